@@ -1,0 +1,93 @@
+//! The `builtin` dialect: `builtin.module`, printed `module @name attributes {...} {...}`.
+
+use std::sync::Arc;
+
+use acc_ir::parser::{CustomParse, OperationState, PResult};
+use acc_ir::printer::OpPrinter;
+use acc_ir::{Context, CustomSyntax, OpDef, OpRef, OpTraits};
+
+use crate::syntax::{make_props, parse_optional_attributes, print_remaining_attrs, string_value};
+
+/// Registers the builtin dialect.
+pub fn register(ctx: &mut Context) {
+    ctx.register_op(OpDef {
+        name: "builtin.module".into(),
+        summary: "A top-level container of ops, with an optional symbol name".into(),
+        traits: OpTraits {
+            isolated_from_above: true,
+            no_terminator: true,
+            graph_region: true,
+            single_block: true,
+            symbol_table: true,
+            ..Default::default()
+        },
+        inherent_attrs: vec!["sym_name".into(), "sym_visibility".into()],
+        verify: Some(verify_module),
+        syntax: Some(Arc::new(ModuleSyntax)),
+        default_dialect: Some("builtin".into()),
+    });
+}
+
+fn verify_module(op: OpRef<'_>, _ctx: &Context) -> Vec<acc_ir::Diagnostic> {
+    let mut out = Vec::new();
+    let body = op.ir.body(op.region_body());
+    // More than one block is reported by the single-block trait.
+    let ok = op.regions().len() == 1 && body.region_blocks(op.regions()[0]).count() >= 1;
+    if !ok {
+        out.push(acc_ir::Diagnostic::error(
+            acc_ir::DiagLoc::Loc(op.loc()),
+            "'builtin.module' op expects one region with one block",
+        ));
+    } else if let Some(b) = body.entry_block(op.regions()[0]) {
+        if !body.block_args(b).is_empty() {
+            out.push(acc_ir::Diagnostic::error(
+                acc_ir::DiagLoc::Loc(op.loc()),
+                "'builtin.module' op expects its block to have no arguments",
+            ));
+        }
+    }
+    out
+}
+
+struct ModuleSyntax;
+
+impl CustomSyntax for ModuleSyntax {
+    fn print(&self, p: &mut OpPrinter<'_, '_>, op: OpRef<'_>) -> std::fmt::Result {
+        let ctx = p.ctx();
+        if let Some(name) = op.attr(ctx, "sym_name").and_then(|a| string_value(ctx, a)) {
+            p.write_str(" ");
+            let mut s = String::new();
+            acc_ir::printer::write_symbol(&mut s, name);
+            p.write_str(&s);
+        }
+        print_remaining_attrs(p, op, &["sym_name"]);
+        p.write_str(" ");
+        if let Some(&region) = op.regions().first() {
+            p.print_region_of(op, region, false, false);
+        }
+        Ok(())
+    }
+
+    fn parse(&self, cp: &mut CustomParse<'_, '_, '_>, state: &mut OperationState) -> PResult<()> {
+        let mut props = Vec::new();
+        if cp.p.peek() == acc_ir::parser::lexer::Tok::AtId {
+            let name = cp.p.parse_symbol_name()?;
+            let text = cp.p.context().str(name).to_string();
+            let attr = cp.p.context().string_attr(&text);
+            let key = cp.p.context().sym("sym_name");
+            props.push((key, attr));
+        }
+        parse_optional_attributes(cp.p, &mut state.attrs)?;
+        if !props.is_empty() {
+            state.props = Some(make_props(cp, props)?);
+        }
+        cp.parse_region(state, &[])?;
+        // `module {}` still has its one (empty) block.
+        if let (Some(body), Some(&region)) = (state.nested, state.regions.first()) {
+            if cp.ir.body(body).entry_block(region).is_none() {
+                cp.ir.body_mut(body).append_block(region);
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,552 @@
+//! The `func` dialect: `func.func`, `func.return` and `func.call`, with MLIR's custom
+//! forms and verifiers.
+//!
+//! `func.func` keeps `sym_name`, `function_type`, `sym_visibility`, `arg_attrs` and
+//! `res_attrs` as properties, as MLIR 22 prints them in generic form.
+
+use std::sync::Arc;
+
+use acc_ir::attrs::{AttrData, AttrId};
+use acc_ir::parser::lexer::Tok;
+use acc_ir::parser::{CustomParse, OperationState, PResult, RegionArg};
+use acc_ir::printer::OpPrinter;
+use acc_ir::{
+    Context, CustomSyntax, DiagLoc, Diagnostic, OpDef, OpRef, OpTraits, Sym, TypeData, TypeId,
+};
+
+use crate::syntax::{make_props, parse_optional_attributes, print_remaining_attrs, string_value};
+
+/// Registers the func dialect.
+pub fn register(ctx: &mut Context) {
+    ctx.register_op(OpDef {
+        name: "func.func".into(),
+        summary: "A function: a symbol with a signature and an optional body".into(),
+        traits: OpTraits {
+            isolated_from_above: true,
+            ..Default::default()
+        },
+        inherent_attrs: [
+            "sym_name",
+            "function_type",
+            "sym_visibility",
+            "arg_attrs",
+            "res_attrs",
+        ]
+        .map(String::from)
+        .into(),
+        verify: Some(verify_func),
+        syntax: Some(Arc::new(FuncSyntax)),
+        default_dialect: Some("func".into()),
+    });
+    ctx.register_op(OpDef {
+        name: "func.return".into(),
+        summary: "Returns values from the enclosing function".into(),
+        traits: OpTraits {
+            terminator: true,
+            pure_: true,
+            ..Default::default()
+        },
+        inherent_attrs: vec![],
+        verify: Some(verify_return),
+        syntax: Some(Arc::new(ReturnSyntax)),
+        default_dialect: None,
+    });
+    ctx.register_op(OpDef {
+        name: "func.call".into(),
+        summary: "Calls a function by symbol".into(),
+        traits: OpTraits::default(),
+        inherent_attrs: vec![
+            "callee".into(),
+            "arg_attrs".into(),
+            "res_attrs".into(),
+            "no_inline".into(),
+        ],
+        verify: Some(verify_call),
+        syntax: Some(Arc::new(CallSyntax)),
+        default_dialect: None,
+    });
+}
+
+fn err(op: OpRef<'_>, msg: String) -> Vec<Diagnostic> {
+    vec![Diagnostic::error(DiagLoc::Loc(op.loc()), msg)]
+}
+
+/// The `(inputs, results)` of a function op's `function_type`.
+pub fn function_signature(ctx: &Context, op: OpRef<'_>) -> Option<(Vec<TypeId>, Vec<TypeId>)> {
+    let attr = op.attr(ctx, "function_type")?;
+    let AttrData::Type(t) = ctx.attr_data(attr) else {
+        return None;
+    };
+    match ctx.type_data(*t) {
+        TypeData::Function { inputs, results } => Some((inputs.to_vec(), results.to_vec())),
+        _ => None,
+    }
+}
+
+fn verify_func(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+    if op
+        .attr(ctx, "sym_name")
+        .and_then(|a| string_value(ctx, a))
+        .is_none()
+    {
+        return err(
+            op,
+            "'func.func' op requires string attribute 'sym_name'".into(),
+        );
+    }
+    let Some((inputs, _)) = function_signature(ctx, op) else {
+        return err(
+            op,
+            "'func.func' op requires attribute 'function_type' to be a function type".into(),
+        );
+    };
+    let body = op.ir.body(op.region_body());
+    let Some(&region) = op.regions().first() else {
+        return err(op, "'func.func' op expects one region".into());
+    };
+    if let Some(entry) = body.entry_block(region) {
+        let args = body.block_args(entry);
+        if args.len() != inputs.len() {
+            return err(
+                op,
+                format!(
+                    "entry block must have {} arguments to match function signature",
+                    inputs.len()
+                ),
+            );
+        }
+        for (i, (&a, &t)) in args.iter().zip(&inputs).enumerate() {
+            if body.value_type(a) != t {
+                let (want, got) = (
+                    acc_ir::printer::type_to_string(ctx, t),
+                    acc_ir::printer::type_to_string(ctx, body.value_type(a)),
+                );
+                return err(
+                    op,
+                    format!(
+                        "type of entry block argument #{i}({got}) must match the type of the corresponding argument in function signature({want})"
+                    ),
+                );
+            }
+        }
+    } else if op
+        .attr(ctx, "sym_visibility")
+        .and_then(|a| string_value(ctx, a))
+        != Some("private")
+    {
+        return err(
+            op,
+            "'func.func' op symbol declaration cannot have public visibility".into(),
+        );
+    }
+    Vec::new()
+}
+
+fn verify_return(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+    let Some(parent) = op.parent_op() else {
+        return err(op, "'func.return' op expects parent op 'func.func'".into());
+    };
+    if ctx.op_name_str(parent.name()) != "func.func" {
+        return err(op, "'func.return' op expects parent op 'func.func'".into());
+    }
+    let Some((_, results)) = function_signature(ctx, parent) else {
+        return Vec::new();
+    };
+    let types = op.operand_types();
+    let fname = parent
+        .attr(ctx, "sym_name")
+        .and_then(|a| string_value(ctx, a))
+        .unwrap_or("");
+    if types.len() != results.len() {
+        return err(
+            op,
+            format!(
+                "'func.return' op has {} operands, but enclosing function (@{fname}) returns {}",
+                types.len(),
+                results.len()
+            ),
+        );
+    }
+    for (i, (t, r)) in types.iter().zip(&results).enumerate() {
+        if t != r {
+            return err(
+                op,
+                format!(
+                    "'func.return' op type of return operand {i} ({}) doesn't match function result type ({}) in function @{fname}",
+                    acc_ir::printer::type_to_string(ctx, *t),
+                    acc_ir::printer::type_to_string(ctx, *r)
+                ),
+            );
+        }
+    }
+    Vec::new()
+}
+
+/// Finds the function named `name` in the nearest enclosing module.
+fn lookup_function<'a>(op: OpRef<'a>, ctx: &Context, name: Sym) -> Option<OpRef<'a>> {
+    let mut cur = op.parent_op();
+    while let Some(p) = cur {
+        let def = ctx.op_def(p.name());
+        if def.is_some_and(|d| d.traits.symbol_table) {
+            let body = p.ir.body(p.region_body());
+            for &region in p.regions() {
+                for block in body.region_blocks(region) {
+                    for o in body.block_ops(block) {
+                        let r = p.ir.op(p.region_body(), o);
+                        let sym = r.attr(ctx, "sym_name");
+                        if sym.is_some_and(|a| matches!(ctx.attr_data(a), AttrData::String { value, .. } if *value == name)) {
+                            return Some(r);
+                        }
+                    }
+                }
+            }
+            return None;
+        }
+        cur = p.parent_op();
+    }
+    None
+}
+
+fn verify_call(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+    let Some(callee) = op.attr(ctx, "callee") else {
+        return err(op, "'func.call' op requires attribute 'callee'".into());
+    };
+    let AttrData::SymbolRef { root, nested } = ctx.attr_data(callee) else {
+        return err(
+            op,
+            "'func.call' op requires 'callee' to be a symbol reference".into(),
+        );
+    };
+    if !nested.is_empty() {
+        return Vec::new();
+    }
+    let name = ctx.str(*root);
+    let Some(f) = lookup_function(op, ctx, *root) else {
+        return err(
+            op,
+            format!("'func.call' op '{name}' does not reference a valid function"),
+        );
+    };
+    let Some((inputs, results)) = function_signature(ctx, f) else {
+        return Vec::new();
+    };
+    let types = op.operand_types();
+    if types.len() != inputs.len() {
+        return err(
+            op,
+            "'func.call' op incorrect number of operands for callee".into(),
+        );
+    }
+    if types != inputs {
+        return err(
+            op,
+            "'func.call' op operand type mismatch with callee signature".into(),
+        );
+    }
+    if op.result_types() != results {
+        return err(
+            op,
+            "'func.call' op result type mismatch with callee signature".into(),
+        );
+    }
+    Vec::new()
+}
+
+/// Writes `type {attrs}` items of a signature.
+fn print_sig_item(p: &mut OpPrinter<'_, '_>, dict: Option<AttrId>) {
+    if let Some(d) = dict {
+        if !p.ctx().dict_entries(d).is_empty() {
+            p.print_optional_attr_dict(d, &[]);
+        }
+    }
+}
+
+fn array_item(ctx: &Context, array: Option<AttrId>, i: usize) -> Option<AttrId> {
+    match array.map(|a| ctx.attr_data(a)) {
+        Some(AttrData::Array(items)) => items.get(i).copied(),
+        _ => None,
+    }
+}
+
+struct FuncSyntax;
+
+impl CustomSyntax for FuncSyntax {
+    fn print(&self, p: &mut OpPrinter<'_, '_>, op: OpRef<'_>) -> std::fmt::Result {
+        let ctx = p.ctx();
+        if let Some(v) = op
+            .attr(ctx, "sym_visibility")
+            .and_then(|a| string_value(ctx, a))
+        {
+            p.write_str(" ");
+            p.write_str(v);
+        }
+        p.write_str(" ");
+        let mut s = String::new();
+        acc_ir::printer::write_symbol(
+            &mut s,
+            op.attr(ctx, "sym_name")
+                .and_then(|a| string_value(ctx, a))
+                .unwrap_or(""),
+        );
+        p.write_str(&s);
+        let (inputs, results) = function_signature(ctx, op).unwrap_or_default();
+        let arg_attrs = op.attr(ctx, "arg_attrs");
+        let res_attrs = op.attr(ctx, "res_attrs");
+        let body = op.ir.body(op.region_body());
+        let entry = op.regions().first().and_then(|r| body.entry_block(*r));
+        p.write_str("(");
+        for (i, &t) in inputs.iter().enumerate() {
+            if i > 0 {
+                p.write_str(", ");
+            }
+            let arg = entry.and_then(|e| body.block_args(e).get(i).copied());
+            match arg {
+                Some(arg) => p.with_body(op.region_body(), |p| p.print_arg_name_and_type(arg)),
+                None => p.print_type(t),
+            }
+            print_sig_item(p, array_item(ctx, arg_attrs, i));
+            if let Some(arg) = arg {
+                p.with_body(op.region_body(), |p| p.print_arg_loc(arg));
+            }
+        }
+        p.write_str(")");
+        if !results.is_empty() {
+            p.write_str(" -> ");
+            let any_attrs = (0..results.len()).any(|i| {
+                array_item(ctx, res_attrs, i).is_some_and(|d| !ctx.dict_entries(d).is_empty())
+            });
+            let bare = results.len() == 1
+                && !any_attrs
+                && !matches!(ctx.type_data(results[0]), TypeData::Function { .. });
+            if !bare {
+                p.write_str("(");
+            }
+            for (i, &t) in results.iter().enumerate() {
+                if i > 0 {
+                    p.write_str(", ");
+                }
+                p.print_type(t);
+                print_sig_item(p, array_item(ctx, res_attrs, i));
+            }
+            if !bare {
+                p.write_str(")");
+            }
+        }
+        print_remaining_attrs(
+            p,
+            op,
+            &[
+                "sym_name",
+                "function_type",
+                "sym_visibility",
+                "arg_attrs",
+                "res_attrs",
+            ],
+        );
+        if entry.is_some() {
+            p.write_str(" ");
+            p.print_region_of(op, op.regions()[0], false, false);
+        }
+        Ok(())
+    }
+
+    fn parse(&self, cp: &mut CustomParse<'_, '_, '_>, state: &mut OperationState) -> PResult<()> {
+        let mut props: Vec<(Sym, AttrId)> = Vec::new();
+        for vis in ["private", "public", "nested"] {
+            if cp.p.try_keyword(vis) {
+                let a = cp.p.context().string_attr(vis);
+                let k = cp.p.context().sym("sym_visibility");
+                props.push((k, a));
+                break;
+            }
+        }
+        let name = cp.p.parse_symbol_name()?;
+        let name_text = cp.p.context().str(name).to_string();
+        let name_attr = cp.p.context().string_attr(&name_text);
+        let k = cp.p.context().sym("sym_name");
+        props.push((k, name_attr));
+        // Arguments: `%a: T {attrs} loc(..)` (definition) or `T {attrs}` (declaration).
+        cp.p.expect(Tok::LParen, "'(' to start the argument list")?;
+        let mut args: Vec<RegionArg<'_>> = Vec::new();
+        let mut inputs = Vec::new();
+        let mut arg_attrs = Vec::new();
+        let mut named = None;
+        cp.p.parse_comma_list_until(Tok::RParen, "')' or ','", |p| {
+            let is_named = p.peek() == Tok::ValueId;
+            if *named.get_or_insert(is_named) != is_named {
+                return p.err("expected SSA identifier: all arguments must be named or none");
+            }
+            let ty = if is_named {
+                let a = p.parse_region_argument_no_loc()?;
+                let t = a.ty;
+                args.push(a);
+                t
+            } else {
+                p.parse_type()?
+            };
+            inputs.push(ty);
+            let attrs = if p.peek() == Tok::LBrace {
+                p.parse_attr_dict()?
+            } else {
+                Vec::new()
+            };
+            let d = p.context().intern_attr(AttrData::Dictionary(attrs.into()));
+            arg_attrs.push(d);
+            if is_named {
+                if let Some(loc) = p.parse_optional_arg_loc()? {
+                    if let Some(a) = args.last_mut() {
+                        a.loc = Some(loc);
+                    }
+                }
+            }
+            Ok(())
+        })?;
+        let mut results = Vec::new();
+        let mut res_attrs = Vec::new();
+        if cp.p.try_consume(Tok::Arrow) {
+            if cp.p.try_consume(Tok::LParen) {
+                cp.p.parse_comma_list_until(Tok::RParen, "')' or ','", |p| {
+                    results.push(p.parse_type()?);
+                    let attrs = if p.peek() == Tok::LBrace {
+                        p.parse_attr_dict()?
+                    } else {
+                        Vec::new()
+                    };
+                    res_attrs.push(p.context().intern_attr(AttrData::Dictionary(attrs.into())));
+                    Ok(())
+                })?;
+            } else {
+                results.push(cp.p.parse_type()?);
+                let empty = cp.p.context().empty_dict();
+                res_attrs.push(empty);
+            }
+        }
+        let ctx = cp.p.context();
+        let fty = ctx.function_type(&inputs, &results);
+        let fty_attr = ctx.type_attr(fty);
+        props.push((ctx.sym("function_type"), fty_attr));
+        let empty = ctx.empty_dict();
+        if arg_attrs.iter().any(|&d| d != empty) {
+            let a = ctx.intern_attr(AttrData::Array(arg_attrs.into()));
+            props.push((ctx.sym("arg_attrs"), a));
+        }
+        if res_attrs.iter().any(|&d| d != empty) {
+            let a = ctx.intern_attr(AttrData::Array(res_attrs.into()));
+            props.push((ctx.sym("res_attrs"), a));
+        }
+        parse_optional_attributes(cp.p, &mut state.attrs)?;
+        state.props = Some(make_props(cp, props)?);
+        if cp.p.peek() == Tok::LBrace {
+            if named == Some(false) && !inputs.is_empty() {
+                return cp
+                    .p
+                    .err("expected named arguments (%name: type) for a function with a body");
+            }
+            cp.parse_region(state, &args)?;
+        } else {
+            // A declaration still owns an empty region.
+            let body = *state.nested.get_or_insert_with(|| cp.ir.new_body());
+            let region = cp.ir.body_mut(body).new_top_region();
+            state.regions.push(region);
+        }
+        Ok(())
+    }
+}
+
+struct ReturnSyntax;
+
+impl CustomSyntax for ReturnSyntax {
+    fn print(&self, p: &mut OpPrinter<'_, '_>, op: OpRef<'_>) -> std::fmt::Result {
+        if op.operands().len() > 0 {
+            p.write_str(" ");
+            p.print_operands(op.operands());
+            p.write_str(" : ");
+            p.print_types(&op.operand_types());
+        }
+        p.print_optional_attr_dict(op.attrs(), &[]);
+        Ok(())
+    }
+
+    fn parse(&self, cp: &mut CustomParse<'_, '_, '_>, state: &mut OperationState) -> PResult<()> {
+        let mut operands = Vec::new();
+        let span = cp.p.tok_span();
+        if cp.p.peek() == Tok::ValueId {
+            operands.push(cp.p.parse_operand()?);
+            while cp.p.try_consume(Tok::Comma) {
+                operands.push(cp.p.parse_operand()?);
+            }
+        }
+        if cp.p.peek() == Tok::LBrace {
+            state.attrs = cp.p.parse_attr_dict()?;
+        }
+        let types = if operands.is_empty() {
+            Vec::new()
+        } else {
+            cp.p.expect(Tok::Colon, "':' and the operand types")?;
+            cp.p.parse_type_list()?
+        };
+        state.operands = cp.resolve_all(&operands, &types, span)?;
+        Ok(())
+    }
+}
+
+struct CallSyntax;
+
+impl CustomSyntax for CallSyntax {
+    fn print(&self, p: &mut OpPrinter<'_, '_>, op: OpRef<'_>) -> std::fmt::Result {
+        let ctx = p.ctx();
+        p.write_str(" ");
+        if let Some(c) = op.attr(ctx, "callee") {
+            p.print_attr(c);
+        }
+        p.write_str("(");
+        p.print_operands(op.operands());
+        p.write_str(")");
+        print_remaining_attrs_plain(p, op);
+        p.write_str(" : (");
+        p.print_types(&op.operand_types());
+        p.write_str(") -> ");
+        p.print_result_types(&op.result_types());
+        Ok(())
+    }
+
+    fn parse(&self, cp: &mut CustomParse<'_, '_, '_>, state: &mut OperationState) -> PResult<()> {
+        let callee = cp.p.parse_attribute()?;
+        if !matches!(cp.p.context().attr_data(callee), AttrData::SymbolRef { .. }) {
+            return cp.p.err("expected a symbol reference to the callee");
+        }
+        let span = cp.p.tok_span();
+        let operands = cp.p.parse_operand_list_parens()?;
+        if cp.p.peek() == Tok::LBrace {
+            state.attrs = cp.p.parse_attr_dict()?;
+        }
+        cp.p.expect(Tok::Colon, "':' and the function type")?;
+        let fspan = cp.p.tok_span();
+        let fty = cp.p.parse_type()?;
+        let (inputs, results) = match cp.p.context().type_data(fty) {
+            TypeData::Function { inputs, results } => (inputs.to_vec(), results.to_vec()),
+            _ => return cp.p.err_at(fspan, "expected function type"),
+        };
+        state.operands = cp.resolve_all(&operands, &inputs, span)?;
+        state.result_types = results;
+        let key = cp.p.context().sym("callee");
+        state.props = Some(make_props(cp, vec![(key, callee)])?);
+        Ok(())
+    }
+}
+
+/// Discardable attributes and unknown properties of a call, as `{...}`.
+fn print_remaining_attrs_plain(p: &mut OpPrinter<'_, '_>, op: OpRef<'_>) {
+    let ctx = p.ctx();
+    let mut merged: Vec<(Sym, AttrId)> = crate::syntax::props_entries(ctx, op)
+        .iter()
+        .filter(|(k, _)| ctx.str(*k) != "callee")
+        .copied()
+        .collect();
+    merged.extend_from_slice(ctx.dict_entries(op.attrs()));
+    merged.sort_by(|a, b| ctx.str(a.0).cmp(ctx.str(b.0)));
+    if !merged.is_empty() {
+        p.write_str(" ");
+        p.print_dict_entries(&merged);
+    }
+}

@@ -1,0 +1,262 @@
+//! The [`Context`]: uniqued types, attributes and strings, the op registry, and the
+//! resource blobs of `dense_resource` attributes.
+//!
+//! Invariant: a [`TypeId`], [`AttrId`] or [`Sym`] is only meaningful in the context that
+//! made it; IDs are never removed, so an ID stays valid as long as its context. IR stores
+//! only these small IDs, which is what makes a module cheap to clone.
+
+use std::sync::Arc;
+
+use indexmap::{IndexMap, IndexSet};
+use rustc_hash::FxBuildHasher;
+
+type FxIndexSet<T> = IndexSet<T, FxBuildHasher>;
+type FxIndexMap<K, V> = IndexMap<K, V, FxBuildHasher>;
+
+use crate::attrs::{AttrData, AttrId, Location};
+use crate::intern::{StrInterner, Sym};
+use crate::registry::{OpDef, OpName};
+use crate::types::{FloatKind, Signedness, TypeData, TypeId};
+
+/// Data of one entry of the `{-# dialect_resources: ... #-}` section.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ResourceValue {
+    /// A `"0x..."` blob: the alignment (first 4 bytes of the hex) and the data.
+    Blob {
+        /// Required alignment in bytes.
+        alignment: u32,
+        /// Raw bytes.
+        data: Arc<[u8]>,
+    },
+    /// Any other value (bool, string) kept as its source text.
+    Text(String),
+}
+
+/// Owner of everything uniqued. See the module docs for the invariants.
+pub struct Context {
+    strings: StrInterner,
+    types: FxIndexSet<TypeData>,
+    attrs: FxIndexSet<AttrData>,
+    ops: FxIndexMap<Sym, Option<Arc<OpDef>>>,
+    dialects: FxIndexSet<String>,
+    resources: FxIndexMap<(Sym, Sym), ResourceValue>,
+    empty_dict: AttrId,
+    /// Accept ops, types and attributes of dialects that are not registered.
+    pub allow_unregistered: bool,
+}
+
+impl Default for Context {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Context {
+    /// An empty context with no dialect registered.
+    pub fn new() -> Context {
+        let mut attrs = FxIndexSet::default();
+        let (empty, _) = attrs.insert_full(AttrData::Dictionary(Box::new([])));
+        Context {
+            strings: StrInterner::default(),
+            types: FxIndexSet::default(),
+            attrs,
+            ops: FxIndexMap::default(),
+            dialects: FxIndexSet::default(),
+            resources: FxIndexMap::default(),
+            empty_dict: AttrId(empty as u32),
+            allow_unregistered: false,
+        }
+    }
+
+    // ----- strings -----
+
+    /// Interns a string.
+    pub fn sym(&mut self, s: &str) -> Sym {
+        self.strings.intern(s)
+    }
+    /// The text of an interned string.
+    pub fn str(&self, s: Sym) -> &str {
+        self.strings.get(s)
+    }
+    /// Looks a string up without interning it.
+    pub fn lookup_sym(&self, s: &str) -> Option<Sym> {
+        self.strings.lookup(s)
+    }
+
+    // ----- types -----
+
+    /// Uniques a type.
+    pub fn intern_type(&mut self, data: TypeData) -> TypeId {
+        if let Some(i) = self.types.get_index_of(&data) {
+            return TypeId(i as u32);
+        }
+        TypeId(self.types.insert_full(data).0 as u32)
+    }
+    /// The structure of a type.
+    pub fn type_data(&self, t: TypeId) -> &TypeData {
+        &self.types[t.0 as usize]
+    }
+    /// `iN` (signless).
+    pub fn int_type(&mut self, width: u32) -> TypeId {
+        self.intern_type(TypeData::Integer {
+            width,
+            signedness: Signedness::Signless,
+        })
+    }
+    /// `index`.
+    pub fn index_type(&mut self) -> TypeId {
+        self.intern_type(TypeData::Index)
+    }
+    /// A float type.
+    pub fn float_type(&mut self, kind: FloatKind) -> TypeId {
+        self.intern_type(TypeData::Float(kind))
+    }
+    /// `none`.
+    pub fn none_type(&mut self) -> TypeId {
+        self.intern_type(TypeData::None)
+    }
+    /// `(inputs) -> (results)`.
+    pub fn function_type(&mut self, inputs: &[TypeId], results: &[TypeId]) -> TypeId {
+        self.intern_type(TypeData::Function {
+            inputs: inputs.into(),
+            results: results.into(),
+        })
+    }
+
+    // ----- attributes -----
+
+    /// Uniques an attribute. Dictionaries must already be sorted with unique names
+    /// (use [`Context::dict_attr`] to build one from any order).
+    pub fn intern_attr(&mut self, data: AttrData) -> AttrId {
+        if let AttrData::Dictionary(entries) = &data {
+            debug_assert!(
+                entries
+                    .windows(2)
+                    .all(|w| self.str(w[0].0) < self.str(w[1].0)),
+                "dictionary entries must be sorted by name and unique"
+            );
+        }
+        if let Some(i) = self.attrs.get_index_of(&data) {
+            return AttrId(i as u32);
+        }
+        AttrId(self.attrs.insert_full(data).0 as u32)
+    }
+    /// The structure of an attribute.
+    pub fn attr_data(&self, a: AttrId) -> &AttrData {
+        &self.attrs[a.0 as usize]
+    }
+    /// A dictionary from entries in any order; on a repeated name, returns that name.
+    pub fn dict_attr(&mut self, mut entries: Vec<(Sym, AttrId)>) -> Result<AttrId, Sym> {
+        if entries.is_empty() {
+            return Ok(self.empty_dict);
+        }
+        entries.sort_by(|a, b| self.strings.get(a.0).cmp(self.strings.get(b.0)));
+        if let Some(w) = entries.windows(2).find(|w| w[0].0 == w[1].0) {
+            return Err(w[0].0);
+        }
+        Ok(self.intern_attr(AttrData::Dictionary(entries.into())))
+    }
+    /// The entries of a dictionary attribute (empty for any other attribute).
+    pub fn dict_entries(&self, a: AttrId) -> &[(Sym, AttrId)] {
+        match self.attr_data(a) {
+            AttrData::Dictionary(e) => e,
+            _ => &[],
+        }
+    }
+    /// Looks `name` up in a dictionary attribute.
+    pub fn dict_get(&self, dict: AttrId, name: &str) -> Option<AttrId> {
+        let key = self.lookup_sym(name)?;
+        self.dict_entries(dict)
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| *v)
+    }
+    /// `{}`.
+    pub fn empty_dict(&self) -> AttrId {
+        self.empty_dict
+    }
+    /// `"text"`.
+    pub fn string_attr(&mut self, s: &str) -> AttrId {
+        let value = self.sym(s);
+        self.intern_attr(AttrData::String { value, ty: None })
+    }
+    /// A type attribute.
+    pub fn type_attr(&mut self, t: TypeId) -> AttrId {
+        self.intern_attr(AttrData::Type(t))
+    }
+    /// `loc(unknown)`.
+    pub fn unknown_loc(&mut self) -> AttrId {
+        self.intern_attr(AttrData::Location(Location::Unknown))
+    }
+    /// `loc("file":line:col)`.
+    pub fn file_loc(&mut self, file: Sym, line: u32, col: u32) -> AttrId {
+        self.intern_attr(AttrData::Location(Location::FileLineCol {
+            file,
+            line,
+            col,
+            end: None,
+        }))
+    }
+
+    // ----- dialects and ops -----
+
+    /// Registers a dialect namespace.
+    pub fn register_dialect(&mut self, name: &str) {
+        self.dialects.insert(name.to_string());
+    }
+    /// True when `name` is a registered dialect namespace.
+    pub fn is_dialect_registered(&self, name: &str) -> bool {
+        self.dialects.contains(name)
+    }
+    /// Registers an op (replacing any previous definition of the same name) and its dialect.
+    pub fn register_op(&mut self, def: OpDef) -> OpName {
+        if let Some((dialect, _)) = def.name.split_once('.') {
+            self.register_dialect(dialect);
+        }
+        let name = self.sym(&def.name);
+        let (index, _) = self.ops.insert_full(name, Some(Arc::new(def)));
+        OpName(index as u32)
+    }
+    /// The name for an op spelled `name`, registered or not.
+    pub fn op_name(&mut self, name: &str) -> OpName {
+        let sym = self.sym(name);
+        let entry = self.ops.entry(sym);
+        let index = entry.index();
+        entry.or_insert(None);
+        OpName(index as u32)
+    }
+    /// Looks up an op name without creating one.
+    pub fn lookup_op_name(&self, name: &str) -> Option<OpName> {
+        let sym = self.lookup_sym(name)?;
+        self.ops.get_index_of(&sym).map(|i| OpName(i as u32))
+    }
+    /// The spelling of an op name.
+    pub fn op_name_str(&self, name: OpName) -> &str {
+        let (sym, _) = self
+            .ops
+            .get_index(name.0 as usize)
+            .expect("OpName from this context");
+        self.str(*sym)
+    }
+    /// The definition of a registered op.
+    pub fn op_def(&self, name: OpName) -> Option<&Arc<OpDef>> {
+        self.ops
+            .get_index(name.0 as usize)
+            .and_then(|(_, d)| d.as_ref())
+    }
+    /// All registered ops, in registration order.
+    pub fn registered_ops(&self) -> impl Iterator<Item = &Arc<OpDef>> {
+        self.ops.values().flatten()
+    }
+
+    // ----- resources -----
+
+    /// Stores a resource entry under `(dialect, key)`.
+    pub fn set_resource(&mut self, dialect: Sym, key: Sym, value: ResourceValue) {
+        self.resources.insert((dialect, key), value);
+    }
+    /// Looks a resource entry up.
+    pub fn resource(&self, dialect: Sym, key: Sym) -> Option<&ResourceValue> {
+        self.resources.get(&(dialect, key))
+    }
+}

@@ -1,0 +1,139 @@
+//! Block dominance within one region (Cooper, Harvey and Kennedy's iterative algorithm).
+//!
+//! Invariant: a [`DomTree`] describes the region as it was when computed; recompute
+//! after changing the control flow. Unreachable blocks have no immediate dominator and
+//! are reported by [`DomTree::is_reachable`].
+
+use std::collections::HashMap;
+
+use crate::entity::EntityId;
+use crate::ir::{BlockId, Body, RegionId};
+
+/// Immediate dominators of the blocks of one region.
+pub struct DomTree {
+    /// Position of each reachable block in reverse post-order.
+    rpo_index: HashMap<BlockId, usize>,
+    /// Immediate dominator by RPO index (the entry is its own).
+    idom: Vec<usize>,
+}
+
+/// The successors of `block`: the successors of its ops (only its terminator has any in
+/// verified IR).
+pub fn block_successors(body: &Body, block: BlockId) -> Vec<BlockId> {
+    body.block_ops(block)
+        .flat_map(|op| body.successors(op).collect::<Vec<_>>())
+        .collect()
+}
+
+impl DomTree {
+    /// Computes the dominator tree of `region`.
+    pub fn compute(body: &Body, region: RegionId) -> DomTree {
+        let mut rpo = Vec::new();
+        if let Some(entry) = body.entry_block(region) {
+            // Iterative DFS post-order.
+            let mut visited = std::collections::HashSet::new();
+            let mut stack = vec![(entry, 0usize)];
+            visited.insert(entry);
+            let mut succ_cache: HashMap<BlockId, Vec<BlockId>> = HashMap::new();
+            while let Some((b, i)) = stack.pop() {
+                let succs = succ_cache
+                    .entry(b)
+                    .or_insert_with(|| block_successors(body, b))
+                    .clone();
+                if i < succs.len() {
+                    stack.push((b, i + 1));
+                    let s = succs[i];
+                    if body.block_region(s) == region && visited.insert(s) {
+                        stack.push((s, 0));
+                    }
+                } else {
+                    rpo.push(b);
+                }
+            }
+            rpo.reverse();
+        }
+        let rpo_index: HashMap<BlockId, usize> =
+            rpo.iter().enumerate().map(|(i, b)| (*b, i)).collect();
+        let preds: Vec<Vec<usize>> = rpo
+            .iter()
+            .map(|&b| {
+                body.block_predecessors(b)
+                    .into_iter()
+                    .filter_map(|op| body.op_block(op))
+                    .filter_map(|pb| rpo_index.get(&pb).copied())
+                    .collect()
+            })
+            .collect();
+        const UNDEF: usize = usize::MAX;
+        let mut idom = vec![UNDEF; rpo.len()];
+        if !rpo.is_empty() {
+            idom[0] = 0;
+        }
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for i in 1..rpo.len() {
+                let mut new_idom = UNDEF;
+                for &p in &preds[i] {
+                    if idom[p] == UNDEF {
+                        continue;
+                    }
+                    new_idom = if new_idom == UNDEF {
+                        p
+                    } else {
+                        intersect(&idom, p, new_idom)
+                    };
+                }
+                if new_idom != UNDEF && idom[i] != new_idom {
+                    idom[i] = new_idom;
+                    changed = true;
+                }
+            }
+        }
+        DomTree { rpo_index, idom }
+    }
+
+    /// True when `block` is reachable from the entry.
+    pub fn is_reachable(&self, block: BlockId) -> bool {
+        self.rpo_index.contains_key(&block)
+    }
+
+    /// True when `a` dominates `b` (reflexive). Unreachable `b` is dominated by anything.
+    pub fn dominates(&self, a: BlockId, b: BlockId) -> bool {
+        if a == b {
+            return true;
+        }
+        let (Some(&ia), Some(&ib)) = (self.rpo_index.get(&a), self.rpo_index.get(&b)) else {
+            return !self.rpo_index.contains_key(&b);
+        };
+        let mut cur = ib;
+        while cur != 0 && cur > ia {
+            cur = self.idom[cur];
+        }
+        cur == ia
+    }
+}
+
+fn intersect(idom: &[usize], mut a: usize, mut b: usize) -> usize {
+    while a != b {
+        while a > b {
+            a = idom[a];
+        }
+        while b > a {
+            b = idom[b];
+        }
+    }
+    a
+}
+
+impl std::fmt::Debug for DomTree {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut v: Vec<_> = self
+            .rpo_index
+            .iter()
+            .map(|(b, i)| (b.index(), self.idom[*i]))
+            .collect();
+        v.sort();
+        f.debug_list().entries(v).finish()
+    }
+}

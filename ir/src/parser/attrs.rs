@@ -1,0 +1,1029 @@
+//! Parsing of attributes, dense element literals, locations, aliases and the
+//! `{-# dialect_resources ... #-}` section.
+
+use super::lexer::Tok;
+use super::{PResult, Parser, parse_int_literal};
+use crate::attrs::{AttrData, AttrId, DenseData, Location, element_bytes};
+use crate::context::ResourceValue;
+use crate::floats;
+use crate::intern::Sym;
+use crate::types::{DYNAMIC, FloatKind, Signedness, TypeData, TypeId};
+
+/// A literal inside `dense<...>` or `array<...>`, before its type is known.
+enum Lit<'s> {
+    Int {
+        neg: bool,
+        text: &'s str,
+        span: std::ops::Range<usize>,
+    },
+    Float {
+        neg: bool,
+        text: &'s str,
+        span: std::ops::Range<usize>,
+    },
+    Bool(bool),
+    Str(String),
+    Complex(Box<Lit<'s>>, Box<Lit<'s>>),
+    List(Vec<Lit<'s>>, std::ops::Range<usize>),
+}
+
+/// How a scalar element of a dense attribute is stored.
+#[derive(Copy, Clone)]
+enum ScalarKind {
+    Int { width: u32, signedness: Signedness },
+    Float(FloatKind),
+}
+
+impl<'s> Parser<'s, '_> {
+    /// Parses an attribute.
+    pub fn parse_attribute(&mut self) -> PResult<AttrId> {
+        self.nested(|p| p.parse_attribute_inner())
+    }
+
+    fn parse_attribute_inner(&mut self) -> PResult<AttrId> {
+        match self.peek() {
+            Tok::LSquare => {
+                self.bump();
+                let mut elems = Vec::new();
+                self.parse_comma_list_until(Tok::RSquare, "']' or ','", |p| {
+                    elems.push(p.parse_attribute()?);
+                    Ok(())
+                })?;
+                Ok(self.ctx.intern_attr(AttrData::Array(elems.into())))
+            }
+            Tok::LBrace => {
+                let entries = self.parse_attr_dict()?;
+                Ok(self.ctx.intern_attr(AttrData::Dictionary(entries.into())))
+            }
+            Tok::String => {
+                let s = self.parse_string()?;
+                let ty = if self.try_consume(Tok::Colon) {
+                    Some(self.parse_type()?)
+                } else {
+                    None
+                };
+                let value = self.ctx.sym(&s);
+                Ok(self.ctx.intern_attr(AttrData::String { value, ty }))
+            }
+            Tok::Integer | Tok::Float | Tok::Minus => self.parse_number_attr(),
+            Tok::AtId => self.parse_symbol_ref(),
+            Tok::HashId => self.parse_extended_attr(),
+            Tok::BangId | Tok::LParen => {
+                let t = self.parse_type()?;
+                Ok(self.ctx.type_attr(t))
+            }
+            Tok::BareIdent => {
+                let kw = self.tok_text();
+                match kw {
+                    "true" | "false" => {
+                        self.bump();
+                        let i1 = self.ctx.int_type(1);
+                        Ok(self.ctx.intern_attr(AttrData::Integer {
+                            value: (kw == "true") as i128,
+                            ty: i1,
+                        }))
+                    }
+                    "unit" => {
+                        self.bump();
+                        Ok(self.ctx.intern_attr(AttrData::Unit))
+                    }
+                    "affine_map" | "affine_set" => self.parse_affine(kw == "affine_map"),
+                    "array" => self.parse_dense_array(),
+                    "dense" => self.parse_dense(),
+                    "dense_resource" => self.parse_dense_resource(),
+                    "sparse" => self.parse_sparse(),
+                    "strided" => self.parse_strided(),
+                    "loc" => self.parse_loc_keyword(),
+                    _ if self.at_type() => {
+                        let t = self.parse_type()?;
+                        Ok(self.ctx.type_attr(t))
+                    }
+                    _ => self.err_expected("attribute"),
+                }
+            }
+            _ => self.err_expected("attribute"),
+        }
+    }
+
+    /// Parses `{name = attr, flag, "quoted" = attr}` into entries sorted by name.
+    pub fn parse_attr_dict(&mut self) -> PResult<Vec<(Sym, AttrId)>> {
+        self.expect(Tok::LBrace, "'{'")?;
+        let mut entries: Vec<(Sym, AttrId)> = Vec::new();
+        let mut spans = Vec::new();
+        self.parse_comma_list_until(Tok::RBrace, "'}' or ','", |p| {
+            let span = p.tok_span();
+            let name = match p.peek() {
+                Tok::BareIdent => {
+                    let n = p.tok_text();
+                    p.bump();
+                    n.to_string()
+                }
+                Tok::String => p.parse_string()?,
+                _ => return p.err_expected("attribute name"),
+            };
+            if name.is_empty() {
+                return p.err_at(span, "attribute names must not be empty");
+            }
+            let value = if p.try_consume(Tok::Equal) {
+                p.parse_attribute()?
+            } else {
+                p.ctx.intern_attr(AttrData::Unit)
+            };
+            let sym = p.ctx.sym(&name);
+            entries.push((sym, value));
+            spans.push(span);
+            Ok(())
+        })?;
+        let mut order: Vec<usize> = (0..entries.len()).collect();
+        order.sort_by(|&a, &b| self.ctx.str(entries[a].0).cmp(self.ctx.str(entries[b].0)));
+        for w in order.windows(2) {
+            if entries[w[0]].0 == entries[w[1]].0 {
+                let name = self.ctx.str(entries[w[1]].0).to_string();
+                let span = spans[w[0].max(w[1])].clone();
+                return self.err_at(
+                    span,
+                    format!("duplicate key '{name}' in dictionary attribute"),
+                );
+            }
+        }
+        Ok(order.into_iter().map(|i| entries[i]).collect())
+    }
+
+    /// `@a`, `@"quoted"`, `@a::@b::@c`.
+    fn parse_symbol_ref(&mut self) -> PResult<AttrId> {
+        let root = self.parse_symbol_name()?;
+        let mut nested = Vec::new();
+        while self.try_consume(Tok::ColonColon) {
+            if self.peek() != Tok::AtId {
+                return self.err_expected("nested symbol reference");
+            }
+            nested.push(self.parse_symbol_name()?);
+        }
+        Ok(self.ctx.intern_attr(AttrData::SymbolRef {
+            root,
+            nested: nested.into(),
+        }))
+    }
+
+    /// Parses `@name` or `@"name"` and returns the name.
+    pub fn parse_symbol_name(&mut self) -> PResult<Sym> {
+        if self.peek() != Tok::AtId {
+            return self.err_expected("symbol name");
+        }
+        let text = &self.tok_text()[1..];
+        let name = if text.starts_with('"') {
+            match super::lexer::unescape(&text[1..text.len() - 1]) {
+                Some(s) => s,
+                None => return self.err("invalid escape in symbol name"),
+            }
+        } else {
+            text.to_string()
+        };
+        self.bump();
+        Ok(self.ctx.sym(&name))
+    }
+
+    /// `#alias` or an opaque `#dialect.name<...>` (optionally `: type`).
+    fn parse_extended_attr(&mut self) -> PResult<AttrId> {
+        let span = self.tok_span();
+        let name = &self.tok_text()[1..];
+        if let Some(&a) = self.attr_aliases.get(name) {
+            self.bump();
+            return Ok(a);
+        }
+        let (dialect, _) = name.split_once('.').unwrap_or((name, ""));
+        let is_alias_like =
+            !name.contains('.') && self.src.as_bytes().get(self.tok.end as usize) != Some(&b'<');
+        if is_alias_like {
+            return self.err_at(span, format!("undefined symbol alias id '#{name}'"));
+        }
+        let body = self.parse_dialect_body(name, dialect)?;
+        if !self.ctx.allow_unregistered {
+            return self.err_at(span, format!(
+                "dialect '{dialect}' is not registered (attribute '#{name}'); use --allow-unregistered-dialect to keep it opaque"
+            ));
+        }
+        let ty = if self.try_consume(Tok::Colon) {
+            Some(self.parse_type()?)
+        } else {
+            None
+        };
+        let dialect = self.ctx.sym(dialect);
+        let body = self.ctx.sym(&body);
+        Ok(self
+            .ctx
+            .intern_attr(AttrData::Dialect { dialect, body, ty }))
+    }
+
+    /// Defines an attribute alias `#name = attr` (at top level).
+    pub(crate) fn parse_attr_alias_def(&mut self) -> PResult<()> {
+        let span = self.tok_span();
+        let name = &self.tok_text()[1..];
+        self.bump();
+        self.expect(Tok::Equal, "'=' in attribute alias definition")?;
+        let attr = self.parse_attribute()?;
+        if self.attr_aliases.insert(name, attr).is_some() {
+            return self.err_at(span, format!("redefinition of attribute alias '#{name}'"));
+        }
+        Ok(())
+    }
+
+    /// An attribute alias by name, if defined.
+    pub(crate) fn attr_alias(&self, name: &str) -> Option<AttrId> {
+        self.attr_aliases.get(name).copied()
+    }
+
+    // ----- numbers -----
+
+    fn parse_number_attr(&mut self) -> PResult<AttrId> {
+        let neg = self.try_consume(Tok::Minus);
+        let span = self.tok_span();
+        let text = self.tok_text();
+        let is_float = match self.peek() {
+            Tok::Float => true,
+            Tok::Integer => false,
+            _ => return self.err_expected("number"),
+        };
+        self.bump();
+        let ty = if self.try_consume(Tok::Colon) {
+            self.parse_type()?
+        } else if is_float {
+            self.ctx.float_type(FloatKind::F64)
+        } else {
+            self.ctx.int_type(64)
+        };
+        let lit = if is_float {
+            Lit::Float {
+                neg,
+                text,
+                span: span.clone(),
+            }
+        } else {
+            Lit::Int {
+                neg,
+                text,
+                span: span.clone(),
+            }
+        };
+        match self.scalar_kind(ty) {
+            Some(ScalarKind::Int { width, signedness }) => {
+                let value = self.int_value(&lit, width, signedness)?;
+                Ok(self.ctx.intern_attr(AttrData::Integer { value, ty }))
+            }
+            Some(ScalarKind::Float(kind)) => {
+                let bits = self.float_bits(&lit, kind)?;
+                Ok(self.ctx.intern_attr(AttrData::Float { bits, ty }))
+            }
+            None => self.err_at(
+                span,
+                "number attributes need an integer, index or float type",
+            ),
+        }
+    }
+
+    fn scalar_kind(&self, ty: TypeId) -> Option<ScalarKind> {
+        match self.ctx.type_data(ty) {
+            TypeData::Integer { width, signedness } => Some(ScalarKind::Int {
+                width: *width,
+                signedness: *signedness,
+            }),
+            TypeData::Index => Some(ScalarKind::Int {
+                width: 64,
+                signedness: Signedness::Signless,
+            }),
+            TypeData::Float(k) => Some(ScalarKind::Float(*k)),
+            _ => None,
+        }
+    }
+
+    /// The value of an integer literal checked against the type, stored sign-extended
+    /// (signless, signed) or zero-extended (unsigned).
+    fn int_value(&mut self, lit: &Lit<'s>, width: u32, signedness: Signedness) -> PResult<i128> {
+        let (neg, text, span) = match lit {
+            Lit::Int { neg, text, span } => (*neg, *text, span.clone()),
+            Lit::Bool(b) if width == 1 => return Ok(*b as i128),
+            Lit::Float { span, .. } => {
+                return self.err_at(span.clone(), "expected integer literal for an integer type");
+            }
+            _ => return self.err_at(self.tok_span(), "expected integer literal"),
+        };
+        if width > 127 {
+            return self.err_at(
+                span,
+                "integer attributes wider than 127 bits are not supported",
+            );
+        }
+        let Some(magnitude) = parse_int_literal(text) else {
+            return self.err_at(span, "integer literal is too large");
+        };
+        if neg && signedness == Signedness::Unsigned {
+            return self.err_at(
+                span,
+                "negative integer literal not valid for unsigned integer type",
+            );
+        }
+        let value = if neg { -magnitude } else { magnitude };
+        let fits = match signedness {
+            Signedness::Unsigned => value < (1i128 << width),
+            Signedness::Signed => {
+                value >= -(1i128 << (width - 1)) && value < (1i128 << (width - 1))
+            }
+            // Signless: MLIR accepts both the signed and the unsigned range.
+            Signedness::Signless => value >= -(1i128 << (width - 1)) && value < (1i128 << width),
+        };
+        if !fits {
+            return self.err_at(
+                span,
+                format!("integer constant out of range for {width}-bit type"),
+            );
+        }
+        Ok(match signedness {
+            Signedness::Unsigned => value,
+            _ => sign_extend(value, width),
+        })
+    }
+
+    fn float_bits(&mut self, lit: &Lit<'s>, kind: FloatKind) -> PResult<u128> {
+        let (neg, text, span, is_int) = match lit {
+            Lit::Float { neg, text, span } => (*neg, *text, span.clone(), false),
+            Lit::Int { neg, text, span } => (*neg, *text, span.clone(), true),
+            _ => return self.err_at(self.tok_span(), "expected float literal"),
+        };
+        if is_int && text.starts_with("0x") {
+            // A hex integer is the float's bit pattern.
+            let bits = u128::from_str_radix(&text[2..], 16).ok();
+            return match bits {
+                Some(b) if !neg && b & !floats::width_mask(kind) == 0 => Ok(b),
+                _ => self.err_at(
+                    span,
+                    "hexadecimal float literal does not fit the float type",
+                ),
+            };
+        }
+        let full = if neg {
+            format!("-{text}")
+        } else {
+            text.to_string()
+        };
+        match floats::bits_from_decimal(kind, &full) {
+            Some(b) => Ok(b),
+            None => self.err_at(
+                span,
+                format!(
+                    "decimal literals are not supported for {}; use the hex bit pattern",
+                    kind.keyword()
+                ),
+            ),
+        }
+    }
+
+    // ----- structured builtin attributes -----
+
+    fn parse_affine(&mut self, is_map: bool) -> PResult<AttrId> {
+        self.bump();
+        if self.tok.kind != Tok::Less {
+            return self.err_expected("'<'");
+        }
+        let start = self.tok.end as usize;
+        let rest = &self.src[start..];
+        let result = if is_map {
+            crate::affine::parse_affine_map(rest).map(|(m, n)| (AttrData::AffineMap(m), n))
+        } else {
+            crate::affine::parse_integer_set(rest).map(|(s, n)| (AttrData::IntegerSet(s), n))
+        };
+        match result {
+            Ok((data, consumed)) => {
+                self.lexer.reset(start + consumed);
+                self.bump();
+                Ok(self.ctx.intern_attr(data))
+            }
+            Err(e) => {
+                let at = (start + e.offset).min(self.src.len());
+                self.err_at(at..at, e.message)
+            }
+        }
+    }
+
+    fn parse_strided(&mut self) -> PResult<AttrId> {
+        self.bump();
+        self.expect(Tok::Less, "'<'")?;
+        self.expect(Tok::LSquare, "'['")?;
+        let mut strides = Vec::new();
+        self.parse_comma_list_until(Tok::RSquare, "']' or ','", |p| {
+            strides.push(p.parse_dim_or_dynamic()?);
+            Ok(())
+        })?;
+        let mut offset = 0;
+        if self.try_consume(Tok::Comma) {
+            self.expect_keyword("offset")?;
+            self.expect(Tok::Colon, "':'")?;
+            offset = self.parse_dim_or_dynamic()?;
+        }
+        self.expect(Tok::Greater, "'>'")?;
+        Ok(self.ctx.intern_attr(AttrData::Strided {
+            strides: strides.into(),
+            offset,
+        }))
+    }
+
+    fn parse_dim_or_dynamic(&mut self) -> PResult<i64> {
+        if self.try_consume(Tok::Question) {
+            Ok(DYNAMIC)
+        } else {
+            self.parse_i64()
+        }
+    }
+
+    fn parse_dense_array(&mut self) -> PResult<AttrId> {
+        self.bump();
+        self.expect(Tok::Less, "'<'")?;
+        let span = self.tok_span();
+        let element = self.parse_type()?;
+        let Some(kind) = self.scalar_kind(element) else {
+            return self.err_at(
+                span,
+                "dense array element type must be an integer or float type",
+            );
+        };
+        let mut data = Vec::new();
+        if self.try_consume(Tok::Colon) {
+            loop {
+                let lit = self.parse_literal()?;
+                self.push_scalar(&mut data, &lit, kind)?;
+                if !self.try_consume(Tok::Comma) {
+                    break;
+                }
+            }
+        }
+        self.expect(Tok::Greater, "'>'")?;
+        Ok(self.ctx.intern_attr(AttrData::DenseArray {
+            element,
+            data: data.into(),
+        }))
+    }
+
+    fn parse_dense_resource(&mut self) -> PResult<AttrId> {
+        self.bump();
+        self.expect(Tok::Less, "'<'")?;
+        let handle = match self.peek() {
+            Tok::BareIdent | Tok::String => {
+                let t = self.tok_text();
+                let name = if t.starts_with('"') {
+                    self.parse_string()?
+                } else {
+                    self.bump();
+                    t.to_string()
+                };
+                self.ctx.sym(&name)
+            }
+            _ => return self.err_expected("resource handle"),
+        };
+        self.expect(Tok::Greater, "'>'")?;
+        self.expect(
+            Tok::Colon,
+            "':' and a shaped type after dense_resource<...>",
+        )?;
+        let ty = self.parse_shaped_type_for_elements()?;
+        Ok(self.ctx.intern_attr(AttrData::DenseResource { ty, handle }))
+    }
+
+    fn parse_sparse(&mut self) -> PResult<AttrId> {
+        self.bump();
+        self.expect(Tok::Less, "'<'")?;
+        let idx_lit = self.parse_literal()?;
+        self.expect(Tok::Comma, "','")?;
+        let val_lit = self.parse_literal()?;
+        self.expect(Tok::Greater, "'>'")?;
+        self.expect(Tok::Colon, "':' and a shaped type after sparse<...>")?;
+        let ty = self.parse_shaped_type_for_elements()?;
+        let (shape, element) = self.shape_and_element(ty);
+        // Indices: an Nx(rank) i64 tensor; values: an N-element tensor of the element type.
+        let rank = shape.len() as i64;
+        let n_idx = count_leaves(&idx_lit) as i64;
+        let idx_shape: Vec<i64> = if rank == 0 || n_idx == 0 {
+            vec![n_idx.max(0), rank.max(1)]
+        } else {
+            vec![n_idx / rank.max(1), rank]
+        };
+        let i64t = self.ctx.int_type(64);
+        let idx_ty = self.ctx.intern_type(TypeData::RankedTensor {
+            shape: idx_shape.into(),
+            element: i64t,
+            encoding: None,
+        });
+        let indices = self.dense_from_literal(&idx_lit, idx_ty)?;
+        let n_val = count_leaves(&val_lit) as i64;
+        let val_ty = self.ctx.intern_type(TypeData::RankedTensor {
+            shape: vec![n_val].into(),
+            element,
+            encoding: None,
+        });
+        let values = self.dense_from_literal(&val_lit, val_ty)?;
+        Ok(self.ctx.intern_attr(AttrData::Sparse {
+            ty,
+            indices,
+            values,
+        }))
+    }
+
+    fn parse_dense(&mut self) -> PResult<AttrId> {
+        self.bump();
+        self.expect(Tok::Less, "'<'")?;
+        let lit = if self.peek() == Tok::Greater {
+            Lit::List(Vec::new(), self.tok_span())
+        } else {
+            self.parse_literal()?
+        };
+        self.expect(Tok::Greater, "'>'")?;
+        self.expect(Tok::Colon, "':' and a shaped type after dense<...>")?;
+        let ty = self.parse_shaped_type_for_elements()?;
+        self.dense_from_literal(&lit, ty)
+    }
+
+    fn parse_shaped_type_for_elements(&mut self) -> PResult<TypeId> {
+        let span = self.tok_span();
+        let ty = self.parse_type()?;
+        match self.ctx.type_data(ty) {
+            TypeData::RankedTensor { shape, .. } | TypeData::Vector { shape, .. }
+                if shape.iter().all(|&d| d >= 0) =>
+            {
+                Ok(ty)
+            }
+            _ => self.err_at(
+                span,
+                "elements attribute type must be a statically shaped tensor or vector",
+            ),
+        }
+    }
+
+    fn shape_and_element(&self, ty: TypeId) -> (Vec<i64>, TypeId) {
+        let d = self.ctx.type_data(ty);
+        (
+            d.shape().map(|s| s.to_vec()).unwrap_or_default(),
+            d.element_type().unwrap_or(ty),
+        )
+    }
+
+    /// One literal of a dense or array attribute: number, bool, string, `(re, im)` or a
+    /// nested list.
+    fn parse_literal(&mut self) -> PResult<Lit<'s>> {
+        self.nested(|p| {
+            let neg = p.try_consume(Tok::Minus);
+            let span = p.tok_span();
+            match p.peek() {
+                Tok::Integer => {
+                    let text = p.tok_text();
+                    p.bump();
+                    Ok(Lit::Int { neg, text, span })
+                }
+                Tok::Float => {
+                    let text = p.tok_text();
+                    p.bump();
+                    Ok(Lit::Float { neg, text, span })
+                }
+                _ if neg => p.err_expected("number after '-'"),
+                Tok::BareIdent if matches!(p.tok_text(), "true" | "false") => {
+                    let b = p.tok_text() == "true";
+                    p.bump();
+                    Ok(Lit::Bool(b))
+                }
+                Tok::String => Ok(Lit::Str(p.parse_string()?)),
+                Tok::LParen => {
+                    p.bump();
+                    let re = p.parse_literal()?;
+                    p.expect(Tok::Comma, "','")?;
+                    let im = p.parse_literal()?;
+                    p.expect(Tok::RParen, "')'")?;
+                    Ok(Lit::Complex(Box::new(re), Box::new(im)))
+                }
+                Tok::LSquare => {
+                    p.bump();
+                    let mut elems = Vec::new();
+                    p.parse_comma_list_until(Tok::RSquare, "']' or ','", |p| {
+                        elems.push(p.parse_literal()?);
+                        Ok(())
+                    })?;
+                    Ok(Lit::List(elems, span.start..p.tok.start as usize))
+                }
+                _ => p.err_expected("element literal"),
+            }
+        })
+    }
+
+    fn push_scalar(&mut self, out: &mut Vec<u8>, lit: &Lit<'s>, kind: ScalarKind) -> PResult<()> {
+        match kind {
+            ScalarKind::Int { width, signedness } => {
+                let v = self.int_value(lit, width, signedness)?;
+                out.extend_from_slice(&v.to_le_bytes()[..element_bytes(width)]);
+            }
+            ScalarKind::Float(k) => {
+                let b = self.float_bits(lit, k)?;
+                out.extend_from_slice(&b.to_le_bytes()[..element_bytes(k.width())]);
+            }
+        }
+        Ok(())
+    }
+
+    fn dense_from_literal(&mut self, lit: &Lit<'s>, ty: TypeId) -> PResult<AttrId> {
+        let (shape, element) = self.shape_and_element(ty);
+        let count: i64 = shape
+            .iter()
+            .try_fold(1i64, |a, &d| a.checked_mul(d))
+            .unwrap_or(-1);
+        let span = self.tok_span();
+        if count < 0 {
+            return self.err_at(span, "shaped type has too many elements");
+        }
+        let count = count as usize;
+        let (scalar, complex) = match self.ctx.type_data(element) {
+            TypeData::Complex(inner) => (self.scalar_kind(*inner), true),
+            _ => (self.scalar_kind(element), false),
+        };
+        let Some(kind) = scalar else {
+            // Non-numeric element type: string elements.
+            let mut strings = Vec::new();
+            collect_strings(lit, &mut strings);
+            if strings.len() != count && strings.len() != 1 || count_leaves(lit) != strings.len() {
+                return self.err_at(
+                    span,
+                    "dense string literal does not match the element count",
+                );
+            }
+            let syms: Vec<Sym> = strings.iter().map(|s| self.ctx.sym(s)).collect();
+            return Ok(self.ctx.intern_attr(AttrData::DenseElements {
+                ty,
+                data: DenseData::Strings(syms.into()),
+            }));
+        };
+        let width = match kind {
+            ScalarKind::Int { width, .. } => width,
+            ScalarKind::Float(k) => k.width(),
+        };
+        let elem_bytes = element_bytes(width) * if complex { 2 } else { 1 };
+        if let Lit::Str(s) = lit {
+            return self.dense_from_hex(s, ty, count, elem_bytes, span);
+        }
+        let mut data = Vec::with_capacity(count.min(1 << 20) * elem_bytes);
+        let mut shape_ok = true;
+        if !matches!(lit, Lit::List(..)) {
+            // Splat.
+            self.push_element(&mut data, lit, kind, complex)?;
+            return Ok(self.ctx.intern_attr(AttrData::DenseElements {
+                ty,
+                data: DenseData::Splat(data.into()),
+            }));
+        }
+        self.flatten_into(&mut data, lit, &shape, kind, complex, &mut shape_ok)?;
+        if !shape_ok {
+            let span = match lit {
+                Lit::List(_, s) => s.clone(),
+                _ => span,
+            };
+            return self.err_at(
+                span,
+                format!("dense literal does not match the shape {shape:?} of its type"),
+            );
+        }
+        Ok(self.ctx.intern_attr(AttrData::DenseElements {
+            ty,
+            data: DenseData::Elements(data.into()),
+        }))
+    }
+
+    fn dense_from_hex(
+        &mut self,
+        s: &str,
+        ty: TypeId,
+        count: usize,
+        elem_bytes: usize,
+        span: std::ops::Range<usize>,
+    ) -> PResult<AttrId> {
+        let Some(bytes) = s.strip_prefix("0x").and_then(decode_hex) else {
+            return self.err_at(span, "expected a \"0x...\" hex string in dense<...>");
+        };
+        let data = if bytes.len() == elem_bytes && count != 1 {
+            DenseData::Splat(bytes.into())
+        } else if bytes.len() == count * elem_bytes {
+            DenseData::Elements(bytes.into())
+        } else {
+            return self.err_at(
+                span,
+                format!(
+                    "hex dense data has {} bytes, expected {} ({} elements of {} bytes)",
+                    bytes.len(),
+                    count * elem_bytes,
+                    count,
+                    elem_bytes
+                ),
+            );
+        };
+        Ok(self.ctx.intern_attr(AttrData::DenseElements { ty, data }))
+    }
+
+    fn push_element(
+        &mut self,
+        out: &mut Vec<u8>,
+        lit: &Lit<'s>,
+        kind: ScalarKind,
+        complex: bool,
+    ) -> PResult<()> {
+        if complex {
+            match lit {
+                Lit::Complex(re, im) => {
+                    self.push_scalar(out, re, kind)?;
+                    self.push_scalar(out, im, kind)
+                }
+                _ => self.err_at(self.tok_span(), "expected complex literal '(re, im)'"),
+            }
+        } else {
+            self.push_scalar(out, lit, kind)
+        }
+    }
+
+    fn flatten_into(
+        &mut self,
+        out: &mut Vec<u8>,
+        lit: &Lit<'s>,
+        shape: &[i64],
+        kind: ScalarKind,
+        complex: bool,
+        ok: &mut bool,
+    ) -> PResult<()> {
+        match (lit, shape.split_first()) {
+            (Lit::List(elems, _), Some((&dim, rest))) => {
+                if elems.len() as i64 != dim {
+                    *ok = false;
+                    return Ok(());
+                }
+                for e in elems {
+                    self.flatten_into(out, e, rest, kind, complex, ok)?;
+                    if !*ok {
+                        return Ok(());
+                    }
+                }
+                Ok(())
+            }
+            (Lit::List(..), None) => {
+                *ok = false;
+                Ok(())
+            }
+            (_, None) => self.push_element(out, lit, kind, complex),
+            (_, Some(_)) => {
+                *ok = false;
+                Ok(())
+            }
+        }
+    }
+
+    // ----- locations -----
+
+    /// Parses an optional trailing `loc(...)`; `Ok(None)` when absent. `Err` also covers
+    /// a deferred alias, reported through `deferred`.
+    pub(crate) fn try_parse_trailing_loc(&mut self) -> PResult<Option<LocOrAlias<'s>>> {
+        if !self.at_keyword("loc") {
+            return Ok(None);
+        }
+        self.bump();
+        self.expect(Tok::LParen, "'(' after 'loc'")?;
+        if self.peek() == Tok::HashId {
+            let name = &self.tok_text()[1..];
+            let span = self.tok_span();
+            self.bump();
+            self.expect(Tok::RParen, "')'")?;
+            return Ok(Some(match self.attr_alias(name) {
+                Some(a) => LocOrAlias::Loc(a),
+                None => LocOrAlias::Alias(name, span),
+            }));
+        }
+        let loc = self.parse_location_body()?;
+        self.expect(Tok::RParen, "')'")?;
+        Ok(Some(LocOrAlias::Loc(loc)))
+    }
+
+    /// `loc(...)` as an attribute value (aliases must be defined).
+    fn parse_loc_keyword(&mut self) -> PResult<AttrId> {
+        self.bump();
+        self.expect(Tok::LParen, "'(' after 'loc'")?;
+        let loc = self.parse_location_body()?;
+        self.expect(Tok::RParen, "')'")?;
+        Ok(loc)
+    }
+
+    /// A location without the `loc(...)` wrapper.
+    fn parse_location_body(&mut self) -> PResult<AttrId> {
+        self.nested(|p| {
+            let span = p.tok_span();
+            let loc = match p.peek() {
+                Tok::HashId => {
+                    let name = &p.tok_text()[1..];
+                    match p.attr_alias(name) {
+                        Some(a) if matches!(p.ctx.attr_data(a), AttrData::Location(_)) => {
+                            p.bump();
+                            return Ok(a);
+                        }
+                        _ => {
+                            return p.err(format!(
+                                "expected location alias, '#{name}' is not a defined location"
+                            ));
+                        }
+                    }
+                }
+                Tok::BareIdent if p.tok_text() == "unknown" => {
+                    p.bump();
+                    Location::Unknown
+                }
+                Tok::BareIdent if p.tok_text() == "callsite" => {
+                    p.bump();
+                    p.expect(Tok::LParen, "'('")?;
+                    let callee = p.parse_location_body()?;
+                    p.expect_keyword("at")?;
+                    let caller = p.parse_location_body()?;
+                    p.expect(Tok::RParen, "')'")?;
+                    Location::CallSite { callee, caller }
+                }
+                Tok::BareIdent if p.tok_text() == "fused" => {
+                    p.bump();
+                    let metadata = if p.try_consume(Tok::Less) {
+                        let m = p.parse_attribute()?;
+                        p.expect(Tok::Greater, "'>'")?;
+                        Some(m)
+                    } else {
+                        None
+                    };
+                    p.expect(Tok::LSquare, "'['")?;
+                    let mut locs = Vec::new();
+                    p.parse_comma_list_until(Tok::RSquare, "']' or ','", |p| {
+                        locs.push(p.parse_location_body()?);
+                        Ok(())
+                    })?;
+                    Location::Fused {
+                        metadata,
+                        locs: locs.into(),
+                    }
+                }
+                Tok::String => {
+                    let s = p.parse_string()?;
+                    let sym = p.ctx.sym(&s);
+                    if p.try_consume(Tok::Colon) {
+                        let line = p.parse_u32()?;
+                        p.expect(Tok::Colon, "':'")?;
+                        let col = p.parse_u32()?;
+                        let end = if p.try_keyword("to") {
+                            let l = if p.peek() == Tok::Integer {
+                                p.parse_u32()?
+                            } else {
+                                line
+                            };
+                            p.expect(Tok::Colon, "':'")?;
+                            Some((l, p.parse_u32()?))
+                        } else {
+                            None
+                        };
+                        Location::FileLineCol {
+                            file: sym,
+                            line,
+                            col,
+                            end,
+                        }
+                    } else if p.try_consume(Tok::LParen) {
+                        let child = p.parse_location_body()?;
+                        p.expect(Tok::RParen, "')'")?;
+                        Location::Name {
+                            name: sym,
+                            child: Some(child),
+                        }
+                    } else {
+                        Location::Name {
+                            name: sym,
+                            child: None,
+                        }
+                    }
+                }
+                _ => return p.err_at(span, "expected location"),
+            };
+            Ok(p.ctx.intern_attr(AttrData::Location(loc)))
+        })
+    }
+
+    fn parse_u32(&mut self) -> PResult<u32> {
+        let span = self.tok_span();
+        let v = self.parse_integer()?;
+        u32::try_from(v).or_else(|_| self.err_at(span, "expected a non-negative 32-bit integer"))
+    }
+
+    // ----- file metadata -----
+
+    /// `{-# key: {...}, ... #-}` at the end of a file.
+    pub(crate) fn parse_file_metadata(&mut self) -> PResult<()> {
+        self.expect(Tok::FileMetadataBegin, "'{-#'")?;
+        self.parse_comma_list_until(Tok::FileMetadataEnd, "'#-}' or ','", |p| {
+            let key_span = p.tok_span();
+            if p.peek() != Tok::BareIdent {
+                return p.err_expected("metadata key");
+            }
+            let key = p.tok_text();
+            p.bump();
+            p.expect(Tok::Colon, "':'")?;
+            match key {
+                "dialect_resources" | "external_resources" => {
+                    p.parse_resource_groups(key == "dialect_resources")
+                }
+                _ => p.err_at(key_span, format!("unknown file metadata key '{key}'")),
+            }
+        })
+    }
+
+    fn parse_resource_groups(&mut self, keep: bool) -> PResult<()> {
+        self.expect(Tok::LBrace, "'{'")?;
+        self.parse_comma_list_until(Tok::RBrace, "'}' or ','", |p| {
+            if p.peek() != Tok::BareIdent {
+                return p.err_expected("dialect name");
+            }
+            let dialect = p.tok_text();
+            p.bump();
+            p.expect(Tok::Colon, "':'")?;
+            p.expect(Tok::LBrace, "'{'")?;
+            let dialect_sym = p.ctx.sym(dialect);
+            p.parse_comma_list_until(Tok::RBrace, "'}' or ','", |p| {
+                let key = match p.peek() {
+                    Tok::BareIdent => {
+                        let k = p.tok_text().to_string();
+                        p.bump();
+                        k
+                    }
+                    Tok::String => p.parse_string()?,
+                    _ => return p.err_expected("resource key"),
+                };
+                p.expect(Tok::Colon, "':'")?;
+                let span = p.tok_span();
+                let value = match p.peek() {
+                    Tok::String => {
+                        let raw = p.tok_text().to_string();
+                        let s = p.parse_string()?;
+                        match s.strip_prefix("0x").and_then(decode_hex) {
+                            Some(bytes) if bytes.len() >= 4 => {
+                                let alignment = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+                                ResourceValue::Blob { alignment, data: bytes[4..].into() }
+                            }
+                            _ if dialect == "builtin" => {
+                                return p.err_at(span, "builtin resource blobs must be \"0x\" hex strings starting with a 4-byte alignment");
+                            }
+                            _ => ResourceValue::Text(raw),
+                        }
+                    }
+                    Tok::BareIdent if matches!(p.tok_text(), "true" | "false") => {
+                        let t = p.tok_text().to_string();
+                        p.bump();
+                        ResourceValue::Text(t)
+                    }
+                    _ => return p.err_expected("resource value"),
+                };
+                if keep {
+                    let key = p.ctx.sym(&key);
+                    p.ctx.set_resource(dialect_sym, key, value);
+                }
+                Ok(())
+            })
+        })
+    }
+}
+
+/// A location, or an alias not yet defined (MLIR lets `loc(#loc1)` precede `#loc1 = ...`).
+pub(crate) enum LocOrAlias<'s> {
+    Loc(AttrId),
+    Alias(&'s str, std::ops::Range<usize>),
+}
+
+fn sign_extend(value: i128, width: u32) -> i128 {
+    if width >= 128 {
+        return value;
+    }
+    let shift = 128 - width;
+    (value << shift) >> shift
+}
+
+fn decode_hex(hex: &str) -> Option<Vec<u8>> {
+    if hex.len() % 2 != 0 {
+        return None;
+    }
+    let b = hex.as_bytes();
+    let nib = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
+    (0..b.len() / 2)
+        .map(|i| Some(nib(b[2 * i])? << 4 | nib(b[2 * i + 1])?))
+        .collect()
+}
+
+fn count_leaves(lit: &Lit<'_>) -> usize {
+    match lit {
+        Lit::List(e, _) => e.iter().map(count_leaves).sum(),
+        _ => 1,
+    }
+}
+
+fn collect_strings(lit: &Lit<'_>, out: &mut Vec<String>) {
+    match lit {
+        Lit::List(e, _) => e.iter().for_each(|l| collect_strings(l, out)),
+        Lit::Str(s) => out.push(s.clone()),
+        _ => {}
+    }
+}

@@ -1,0 +1,465 @@
+//! Parsing of types: builtin types, aliases (`!t`), `!quant.uniform` and opaque dialect
+//! types.
+
+use super::lexer::Tok;
+use super::{PResult, Parser};
+use crate::attrs::{AttrData, AttrId};
+use crate::types::{DYNAMIC, FloatKind, QuantUniform, Signedness, TypeData, TypeId};
+
+/// Largest integer width MLIR accepts.
+const MAX_INT_WIDTH: u32 = (1 << 24) - 1;
+
+/// Parses `iN`, `siN`, `uiN` keywords.
+pub(crate) fn integer_keyword(text: &str) -> Option<(Signedness, &str)> {
+    let (sign, digits) = if let Some(d) = text.strip_prefix("si") {
+        (Signedness::Signed, d)
+    } else if let Some(d) = text.strip_prefix("ui") {
+        (Signedness::Unsigned, d)
+    } else {
+        (Signedness::Signless, text.strip_prefix('i')?)
+    };
+    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then_some((sign, digits))
+}
+
+impl<'s> Parser<'s, '_> {
+    /// True when the current token can start a type.
+    pub fn at_type(&self) -> bool {
+        match self.peek() {
+            Tok::LParen | Tok::BangId => true,
+            Tok::BareIdent => {
+                let t = self.tok_text();
+                matches!(
+                    t,
+                    "index" | "none" | "tensor" | "memref" | "vector" | "complex" | "tuple"
+                ) || FloatKind::from_keyword(t).is_some()
+                    || integer_keyword(t).is_some()
+            }
+            _ => false,
+        }
+    }
+
+    /// Parses a type.
+    pub fn parse_type(&mut self) -> PResult<TypeId> {
+        self.nested(|p| p.parse_type_inner())
+    }
+
+    fn parse_type_inner(&mut self) -> PResult<TypeId> {
+        match self.peek() {
+            Tok::LParen => self.parse_function_type(),
+            Tok::BangId => self.parse_extended_type(),
+            Tok::BareIdent => {
+                let text = self.tok_text();
+                let data = match text {
+                    "index" => TypeData::Index,
+                    "none" => TypeData::None,
+                    "tensor" | "memref" | "vector" | "complex" | "tuple" => {
+                        self.bump();
+                        self.expect(Tok::Less, "'<'")?;
+                        let ty = match text {
+                            "tensor" => self.parse_tensor_body()?,
+                            "memref" => self.parse_memref_body()?,
+                            "vector" => self.parse_vector_body()?,
+                            "complex" => {
+                                let e = self.parse_type()?;
+                                self.expect(Tok::Greater, "'>'")?;
+                                TypeData::Complex(e)
+                            }
+                            _ => {
+                                let mut elems = Vec::new();
+                                self.parse_comma_list_until(Tok::Greater, "'>' or ','", |p| {
+                                    elems.push(p.parse_type()?);
+                                    Ok(())
+                                })?;
+                                TypeData::Tuple(elems.into())
+                            }
+                        };
+                        return Ok(self.ctx.intern_type(ty));
+                    }
+                    _ => {
+                        if let Some(kind) = FloatKind::from_keyword(text) {
+                            TypeData::Float(kind)
+                        } else if let Some((signedness, digits)) = integer_keyword(text) {
+                            match digits.parse::<u32>() {
+                                Ok(width) if (1..=MAX_INT_WIDTH).contains(&width) => {
+                                    TypeData::Integer { width, signedness }
+                                }
+                                _ => return self.err(format!("invalid integer width in '{text}'")),
+                            }
+                        } else {
+                            return self.err_expected("type");
+                        }
+                    }
+                };
+                self.bump();
+                Ok(self.ctx.intern_type(data))
+            }
+            _ => self.err_expected("type"),
+        }
+    }
+
+    /// Parses `(T, ...) -> R` or `(T, ...) -> (R, ...)`.
+    pub fn parse_function_type(&mut self) -> PResult<TypeId> {
+        let inputs = self.parse_paren_type_list()?;
+        self.expect(Tok::Arrow, "'->' in function type")?;
+        let results = self.parse_result_type_list()?;
+        Ok(self.ctx.function_type(&inputs, &results))
+    }
+
+    /// Parses `(T, ...)`.
+    pub fn parse_paren_type_list(&mut self) -> PResult<Vec<TypeId>> {
+        self.expect(Tok::LParen, "'('")?;
+        let mut tys = Vec::new();
+        self.parse_comma_list_until(Tok::RParen, "')' or ','", |p| {
+            tys.push(p.parse_type()?);
+            Ok(())
+        })?;
+        Ok(tys)
+    }
+
+    /// Parses a result type list: a single type or a parenthesized list.
+    pub fn parse_result_type_list(&mut self) -> PResult<Vec<TypeId>> {
+        if self.peek() == Tok::LParen {
+            // `(i32) -> i32` as a single function-typed result is written `((i32) -> i32)`.
+            self.parse_paren_type_list()
+        } else {
+            Ok(vec![self.parse_type()?])
+        }
+    }
+
+    /// Parses a comma-separated list of types (at least one).
+    pub fn parse_type_list(&mut self) -> PResult<Vec<TypeId>> {
+        let mut tys = vec![self.parse_type()?];
+        while self.try_consume(Tok::Comma) {
+            tys.push(self.parse_type()?);
+        }
+        Ok(tys)
+    }
+
+    /// Reads `4x?x[8]x` from the raw source at the current token. Returns the dims and
+    /// scalable flags; leaves the lexer at the element type.
+    fn parse_dimension_list(
+        &mut self,
+        allow_dynamic: bool,
+        allow_scalable: bool,
+    ) -> PResult<(Vec<i64>, Vec<bool>)> {
+        let bytes = self.src.as_bytes();
+        let mut pos = self.tok.start as usize;
+        let mut dims = Vec::new();
+        let mut scalable = Vec::new();
+        loop {
+            let start = pos;
+            let (dim, is_scalable) = match bytes.get(pos) {
+                Some(b'?') => {
+                    if !allow_dynamic {
+                        return self
+                            .err_at(pos..pos + 1, "dynamic dimensions are not allowed here");
+                    }
+                    pos += 1;
+                    (DYNAMIC, false)
+                }
+                Some(b'[') if allow_scalable => {
+                    pos += 1;
+                    let d0 = pos;
+                    while bytes.get(pos).is_some_and(|b| b.is_ascii_digit()) {
+                        pos += 1;
+                    }
+                    if d0 == pos || bytes.get(pos) != Some(&b']') {
+                        return self.err_at(start..pos, "expected scalable dimension '[N]'");
+                    }
+                    let d = self.src[d0..pos].parse::<i64>();
+                    pos += 1;
+                    match d {
+                        Ok(d) => (d, true),
+                        Err(_) => return self.err_at(start..pos, "dimension is too large"),
+                    }
+                }
+                Some(b) if b.is_ascii_digit() => {
+                    while bytes.get(pos).is_some_and(|b| b.is_ascii_digit()) {
+                        pos += 1;
+                    }
+                    match self.src[start..pos].parse::<i64>() {
+                        Ok(d) => (d, false),
+                        Err(_) => return self.err_at(start..pos, "dimension is too large"),
+                    }
+                }
+                _ => break,
+            };
+            if bytes.get(pos) != Some(&b'x') {
+                return self.err_at(pos..pos, "expected 'x' in dimension list");
+            }
+            pos += 1;
+            dims.push(dim);
+            scalable.push(is_scalable);
+        }
+        self.lexer.reset(pos);
+        self.bump();
+        Ok((dims, scalable))
+    }
+
+    fn parse_tensor_body(&mut self) -> PResult<TypeData> {
+        if self.tok.kind == Tok::Star {
+            self.bump();
+            self.expect_dim_x()?;
+            let element = self.parse_type()?;
+            self.expect(Tok::Greater, "'>'")?;
+            return Ok(TypeData::UnrankedTensor(element));
+        }
+        let (shape, _) = self.parse_dimension_list(true, false)?;
+        let element = self.parse_type()?;
+        let encoding = if self.try_consume(Tok::Comma) {
+            Some(self.parse_attribute()?)
+        } else {
+            None
+        };
+        self.expect(Tok::Greater, "'>'")?;
+        Ok(TypeData::RankedTensor {
+            shape: shape.into(),
+            element,
+            encoding,
+        })
+    }
+
+    /// After `*` in `tensor<*xf32>`: the `x` is lexed as the start of the element
+    /// identifier (`xf32`), so split it off.
+    fn expect_dim_x(&mut self) -> PResult<()> {
+        let pos = self.tok.start as usize;
+        if self.src.as_bytes().get(pos) != Some(&b'x') {
+            return self.err_expected("'x'");
+        }
+        self.lexer.reset(pos + 1);
+        self.bump();
+        Ok(())
+    }
+
+    fn parse_memref_body(&mut self) -> PResult<TypeData> {
+        let unranked = self.tok.kind == Tok::Star;
+        let shape = if unranked {
+            self.bump();
+            self.expect_dim_x()?;
+            Vec::new()
+        } else {
+            self.parse_dimension_list(true, false)?.0
+        };
+        let element = self.parse_type()?;
+        let mut layout = None;
+        let mut memory_space = None;
+        if self.try_consume(Tok::Comma) {
+            let a = self.parse_attribute()?;
+            if !unranked && self.is_layout_attr(a) {
+                layout = Some(a);
+                if self.try_consume(Tok::Comma) {
+                    memory_space = Some(self.parse_attribute()?);
+                }
+            } else {
+                memory_space = Some(a);
+            }
+        }
+        self.expect(Tok::Greater, "'>'")?;
+        Ok(if unranked {
+            TypeData::UnrankedMemRef {
+                element,
+                memory_space,
+            }
+        } else {
+            TypeData::MemRef {
+                shape: shape.into(),
+                element,
+                layout,
+                memory_space,
+            }
+        })
+    }
+
+    fn is_layout_attr(&self, a: AttrId) -> bool {
+        matches!(
+            self.ctx.attr_data(a),
+            AttrData::AffineMap(_) | AttrData::Strided { .. }
+        )
+    }
+
+    fn parse_vector_body(&mut self) -> PResult<TypeData> {
+        let start = self.tok_span();
+        let (shape, scalable) = self.parse_dimension_list(false, true)?;
+        if shape.iter().any(|&d| d <= 0) {
+            return self.err_at(start, "vector dimensions must be positive");
+        }
+        let element = self.parse_type()?;
+        self.expect(Tok::Greater, "'>'")?;
+        Ok(TypeData::Vector {
+            shape: shape.into(),
+            scalable: scalable.into(),
+            element,
+        })
+    }
+
+    /// `!alias`, `!quant.uniform<...>`, or an opaque `!dialect.name<...>`.
+    fn parse_extended_type(&mut self) -> PResult<TypeId> {
+        let span = self.tok_span();
+        let name = &self.tok_text()[1..];
+        if let Some(&t) = self.type_aliases.get(name) {
+            self.bump();
+            return Ok(t);
+        }
+        let (dialect, _) = name.split_once('.').unwrap_or((name, ""));
+        if name == "quant.uniform" {
+            self.bump();
+            return self.parse_quant_uniform();
+        }
+        let body = self.parse_dialect_body(name, dialect)?;
+        if !self.ctx.allow_unregistered {
+            return self.err_at(span, format!(
+                "dialect '{dialect}' is not registered (type '!{name}'); use --allow-unregistered-dialect to keep it opaque"
+            ));
+        }
+        let dialect = self.ctx.sym(dialect);
+        let body = self.ctx.sym(&body);
+        Ok(self.ctx.intern_type(TypeData::Dialect { dialect, body }))
+    }
+
+    /// After a `!name` / `#name` token: returns the verbatim body (`.name` plus any
+    /// balanced `<...>`), consuming it.
+    pub(crate) fn parse_dialect_body(&mut self, name: &str, dialect: &str) -> PResult<String> {
+        let mut body = name[dialect.len()..].to_string();
+        let after = self.tok.end as usize;
+        if self.src.as_bytes().get(after) == Some(&b'<') {
+            let end = self.scan_balanced(after)?;
+            body.push_str(&self.src[after..end]);
+            self.lexer.reset(end);
+        }
+        self.bump();
+        Ok(body)
+    }
+
+    /// From a `<` at `start`, finds the end (exclusive) of the balanced `<...>` group,
+    /// skipping strings and `->`.
+    fn scan_balanced(&mut self, start: usize) -> PResult<usize> {
+        let bytes = self.src.as_bytes();
+        let mut stack: Vec<u8> = Vec::new();
+        let mut pos = start;
+        while pos < bytes.len() {
+            let b = bytes[pos];
+            match b {
+                b'<' | b'(' | b'[' | b'{' => stack.push(b),
+                b'-' if bytes.get(pos + 1) == Some(&b'>') => pos += 1,
+                b'>' | b')' | b']' | b'}' => {
+                    let open = match b {
+                        b'>' => b'<',
+                        b')' => b'(',
+                        b']' => b'[',
+                        _ => b'{',
+                    };
+                    if stack.pop() != Some(open) {
+                        return self.err_at(pos..pos + 1, "unbalanced punctuation in dialect body");
+                    }
+                    if stack.is_empty() {
+                        return Ok(pos + 1);
+                    }
+                }
+                b'"' => {
+                    pos += 1;
+                    while pos < bytes.len() && bytes[pos] != b'"' {
+                        if bytes[pos] == b'\\' {
+                            pos += 1;
+                        }
+                        pos += 1;
+                    }
+                }
+                _ => {}
+            }
+            pos += 1;
+        }
+        self.err_at(start..bytes.len(), "unterminated dialect body")
+    }
+
+    /// `<i8<-127:127>:f32:1, {0.1:2, 0.2}>` after `!quant.uniform`.
+    fn parse_quant_uniform(&mut self) -> PResult<TypeId> {
+        self.expect(Tok::Less, "'<'")?;
+        let span = self.tok_span();
+        let text = self.tok_text();
+        let (storage_signed, digits) = match text.as_bytes().first() {
+            Some(b'i') => (true, &text[1..]),
+            Some(b'u') => (false, &text[1..]),
+            _ => return self.err_expected("storage type such as 'i8' or 'u8'"),
+        };
+        let storage_width = match digits.parse::<u32>() {
+            Ok(w) if (1..=32).contains(&w) => w,
+            _ => return self.err_at(span, "storage type width must be between 1 and 32"),
+        };
+        self.bump();
+        let storage_range = if self.try_consume(Tok::Less) {
+            let lo = self.parse_i64()?;
+            self.expect(Tok::Colon, "':'")?;
+            let hi = self.parse_i64()?;
+            self.expect(Tok::Greater, "'>'")?;
+            Some((lo, hi))
+        } else {
+            None
+        };
+        self.expect(Tok::Colon, "':'")?;
+        let expressed = self.parse_type()?;
+        let axis = if self.try_consume(Tok::Colon) {
+            let s = self.tok_span();
+            let a = self.parse_integer()?;
+            Some(i32::try_from(a).or_else(|_| self.err_at(s, "quantized dimension out of range"))?)
+        } else {
+            None
+        };
+        self.expect(Tok::Comma, "','")?;
+        let mut params = Vec::new();
+        if axis.is_some() {
+            self.expect(Tok::LBrace, "'{'")?;
+            self.parse_comma_list_until(Tok::RBrace, "'}' or ','", |p| {
+                params.push(p.parse_quant_param()?);
+                Ok(())
+            })?;
+        } else {
+            params.push(self.parse_quant_param()?);
+        }
+        self.expect(Tok::Greater, "'>'")?;
+        Ok(self.ctx.intern_type(TypeData::QuantUniform(QuantUniform {
+            storage_width,
+            storage_signed,
+            storage_range,
+            expressed,
+            axis,
+            params: params.into(),
+        })))
+    }
+
+    fn parse_quant_param(&mut self) -> PResult<(u64, i64)> {
+        let scale = self.parse_f64_literal()?;
+        let zero_point = if self.try_consume(Tok::Colon) {
+            self.parse_i64()?
+        } else {
+            0
+        };
+        Ok((scale.to_bits(), zero_point))
+    }
+
+    /// Parses a (possibly negative) decimal float or integer literal as f64.
+    pub fn parse_f64_literal(&mut self) -> PResult<f64> {
+        let neg = self.try_consume(Tok::Minus);
+        let v = match self.peek() {
+            Tok::Float | Tok::Integer => match self.tok_text().parse::<f64>() {
+                Ok(v) => v,
+                Err(_) => return self.err("invalid number"),
+            },
+            _ => return self.err_expected("number"),
+        };
+        self.bump();
+        Ok(if neg { -v } else { v })
+    }
+
+    /// Defines a type alias `!name = type` (at top level).
+    pub(crate) fn parse_type_alias_def(&mut self) -> PResult<()> {
+        let span = self.tok_span();
+        let name = &self.tok_text()[1..];
+        self.bump();
+        self.expect(Tok::Equal, "'=' in type alias definition")?;
+        let ty = self.parse_type()?;
+        if self.type_aliases.insert(name, ty).is_some() {
+            return self.err_at(span, format!("redefinition of type alias '!{name}'"));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,207 @@
+//! Builtin types, uniqued in the [`Context`](crate::Context) and named by [`TypeId`].
+//!
+//! Two types are equal iff their IDs are equal. Shapes use [`DYNAMIC`] for `?`.
+//! Types the core does not know (dialect types such as `!llvm.ptr`) are kept as
+//! [`TypeData::Dialect`] with their body text verbatim, so they round-trip exactly.
+
+use crate::attrs::AttrId;
+use crate::intern::Sym;
+
+/// A uniqued type.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct TypeId(pub(crate) u32);
+
+/// The marker for a dynamic dimension (`?`), as in MLIR's `ShapedType::kDynamic`.
+pub const DYNAMIC: i64 = i64::MIN;
+
+/// Signedness semantics of an integer type: `iN`, `siN` or `uiN`.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Signedness {
+    /// `iN`: no signedness.
+    Signless,
+    /// `siN`.
+    Signed,
+    /// `uiN`.
+    Unsigned,
+}
+
+/// Floating-point formats, spelled as in MLIR.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum FloatKind {
+    /// `f16`, IEEE half.
+    F16,
+    /// `bf16`, brain float.
+    BF16,
+    /// `f32`.
+    F32,
+    /// `f64`.
+    F64,
+    /// `f80`, x87 extended (parse and print only).
+    F80,
+    /// `f128`, IEEE quad (parse and print only).
+    F128,
+    /// `tf32` (parse and print only).
+    TF32,
+    /// `f8E5M2` (parse and print only).
+    F8E5M2,
+    /// `f8E4M3FN` (parse and print only).
+    F8E4M3FN,
+}
+
+impl FloatKind {
+    /// All kinds with their keywords.
+    pub const ALL: [(FloatKind, &'static str); 9] = [
+        (FloatKind::F16, "f16"),
+        (FloatKind::BF16, "bf16"),
+        (FloatKind::F32, "f32"),
+        (FloatKind::F64, "f64"),
+        (FloatKind::F80, "f80"),
+        (FloatKind::F128, "f128"),
+        (FloatKind::TF32, "tf32"),
+        (FloatKind::F8E5M2, "f8E5M2"),
+        (FloatKind::F8E4M3FN, "f8E4M3FN"),
+    ];
+
+    /// The keyword naming this kind.
+    pub fn keyword(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(k, _)| *k == self)
+            .map(|(_, s)| *s)
+            .unwrap_or("f32")
+    }
+
+    /// The kind named by a keyword.
+    pub fn from_keyword(s: &str) -> Option<FloatKind> {
+        Self::ALL.iter().find(|(_, n)| *n == s).map(|(k, _)| *k)
+    }
+
+    /// Storage width in bits.
+    pub fn width(self) -> u32 {
+        match self {
+            FloatKind::F16 | FloatKind::BF16 => 16,
+            FloatKind::F32 | FloatKind::TF32 => 32,
+            FloatKind::F64 => 64,
+            FloatKind::F80 => 80,
+            FloatKind::F128 => 128,
+            FloatKind::F8E5M2 | FloatKind::F8E4M3FN => 8,
+        }
+    }
+}
+
+/// `!quant.uniform<...>`: a uniformly quantized type, per tensor or per axis.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct QuantUniform {
+    /// Storage integer width (8, 4, 2, ...).
+    pub storage_width: u32,
+    /// `i8` (true) or `u8` (false) storage.
+    pub storage_signed: bool,
+    /// Explicit storage range `<min:max>`, when narrower than the full range.
+    pub storage_range: Option<(i64, i64)>,
+    /// The expressed (real) type, usually `f32`.
+    pub expressed: TypeId,
+    /// The quantized dimension, for per-axis types.
+    pub axis: Option<i32>,
+    /// `(scale as f64 bits, zero point)` pairs: one per tensor, or one per channel.
+    pub params: Box<[(u64, i64)]>,
+}
+
+/// The structure of a type.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum TypeData {
+    /// `iN`, `siN`, `uiN`.
+    Integer {
+        /// Bit width (1 and up).
+        width: u32,
+        /// Signedness semantics.
+        signedness: Signedness,
+    },
+    /// `index`.
+    Index,
+    /// A float type.
+    Float(FloatKind),
+    /// `complex<T>`.
+    Complex(TypeId),
+    /// `tuple<T...>`.
+    Tuple(Box<[TypeId]>),
+    /// `(T...) -> (T...)`.
+    Function {
+        /// Input types.
+        inputs: Box<[TypeId]>,
+        /// Result types.
+        results: Box<[TypeId]>,
+    },
+    /// `none`.
+    None,
+    /// `vector<[4]x4xf32>`: `scalable[i]` marks `[n]` dimensions.
+    Vector {
+        /// Dimension sizes (never dynamic).
+        shape: Box<[i64]>,
+        /// Per-dimension scalable flags, same length as `shape`.
+        scalable: Box<[bool]>,
+        /// Element type.
+        element: TypeId,
+    },
+    /// `tensor<2x?xf32, #enc>`.
+    RankedTensor {
+        /// Dimension sizes, [`DYNAMIC`] for `?`.
+        shape: Box<[i64]>,
+        /// Element type.
+        element: TypeId,
+        /// Optional encoding attribute.
+        encoding: Option<AttrId>,
+    },
+    /// `tensor<*xf32>`.
+    UnrankedTensor(TypeId),
+    /// `memref<4x?xf32, affine_map<...>, 1>`.
+    MemRef {
+        /// Dimension sizes, [`DYNAMIC`] for `?`.
+        shape: Box<[i64]>,
+        /// Element type.
+        element: TypeId,
+        /// Layout: an affine map or strided attribute; `None` is the identity.
+        layout: Option<AttrId>,
+        /// Memory space attribute.
+        memory_space: Option<AttrId>,
+    },
+    /// `memref<*xf32, 1>`.
+    UnrankedMemRef {
+        /// Element type.
+        element: TypeId,
+        /// Memory space attribute.
+        memory_space: Option<AttrId>,
+    },
+    /// `!quant.uniform<...>`.
+    QuantUniform(QuantUniform),
+    /// A type of another dialect kept as text: `!dialect.body` or `!dialect<body>`.
+    Dialect {
+        /// Dialect namespace.
+        dialect: Sym,
+        /// Everything after `dialect`, verbatim: `.name<params>` or `<"opaque">`.
+        body: Sym,
+    },
+}
+
+impl TypeData {
+    /// The shape of a ranked shaped type.
+    pub fn shape(&self) -> Option<&[i64]> {
+        match self {
+            TypeData::Vector { shape, .. }
+            | TypeData::RankedTensor { shape, .. }
+            | TypeData::MemRef { shape, .. } => Some(shape),
+            _ => None,
+        }
+    }
+
+    /// The element type of a shaped type.
+    pub fn element_type(&self) -> Option<TypeId> {
+        match self {
+            TypeData::Vector { element, .. }
+            | TypeData::RankedTensor { element, .. }
+            | TypeData::MemRef { element, .. }
+            | TypeData::UnrankedMemRef { element, .. }
+            | TypeData::UnrankedTensor(element) => Some(*element),
+            _ => None,
+        }
+    }
+}

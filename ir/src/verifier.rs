@@ -1,0 +1,315 @@
+//! The verifier. It checks, for every op reachable from the root:
+//!
+//! 1. the op is registered, unless the context allows unregistered ops;
+//! 2. every operand is a defined value (no dangling forward reference or erased definer);
+//! 3. in SSA regions, every operand's definition properly dominates the use (graph
+//!    regions, the regions of unregistered ops, and unreachable blocks are exempt, as in
+//!    MLIR);
+//! 4. an op with successors is the last op of its block, and its successors are blocks
+//!    of the same region;
+//! 5. in the regions of registered ops that need terminators, every block is non-empty
+//!    and ends with a terminator; a registered terminator is last in its block;
+//! 6. the entry block of a region has no predecessors; single-block and graph regions
+//!    have at most one block;
+//! 7. an isolated-from-above op keeps its regions in its own body (so nothing inside
+//!    can see values from outside);
+//! 8. symbol names are unique in symbol tables;
+//! 9. the op's own verifier hook, if it has one.
+//!
+//! Errors point at the op's location and carry notes (where the operand is defined,
+//! where a symbol was first defined).
+
+use std::collections::HashMap;
+
+use crate::attrs::AttrData;
+use crate::context::Context;
+use crate::diag::{DiagLoc, Diagnostic};
+use crate::dominance::DomTree;
+use crate::ir::{BlockId, Body, BodyId, Ir, OpId, RegionId, ValueDef};
+use crate::registry::OpTraits;
+
+/// Verifies the whole IR. Returns every error found.
+pub fn verify(ctx: &Context, ir: &Ir) -> Result<(), Vec<Diagnostic>> {
+    let mut v = Verifier {
+        ctx,
+        ir,
+        diags: Vec::new(),
+        doms: HashMap::new(),
+    };
+    v.verify_op(ir.root_body, ir.root);
+    if v.diags.is_empty() {
+        Ok(())
+    } else {
+        Err(v.diags)
+    }
+}
+
+struct Verifier<'a> {
+    ctx: &'a Context,
+    ir: &'a Ir,
+    diags: Vec<Diagnostic>,
+    doms: HashMap<(BodyId, RegionId), DomTree>,
+}
+
+impl<'a> Verifier<'a> {
+    fn error(&mut self, body: BodyId, op: OpId, message: impl Into<String>) -> &mut Diagnostic {
+        let loc = self.ir.body(body).op(op).loc;
+        self.diags
+            .push(Diagnostic::error(DiagLoc::Loc(loc), message));
+        self.diags.last_mut().expect("just pushed")
+    }
+
+    fn op_name(&self, body: BodyId, op: OpId) -> &'a str {
+        self.ctx.op_name_str(self.ir.body(body).op(op).name)
+    }
+
+    fn traits(&self, body: BodyId, op: OpId) -> Option<OpTraits> {
+        self.ctx
+            .op_def(self.ir.body(body).op(op).name)
+            .map(|d| d.traits)
+    }
+
+    fn verify_op(&mut self, body: BodyId, op: OpId) {
+        let ir = self.ir;
+        let b = ir.body(body);
+        let name = self.op_name(body, op);
+        let def = self.ctx.op_def(b.op(op).name).cloned();
+        if def.is_none() && !self.ctx.allow_unregistered {
+            self.error(body, op, format!("'{name}' is an unregistered operation"));
+        }
+        for (i, v) in b.operands(op).enumerate() {
+            if matches!(b.value(v).def, ValueDef::Detached) {
+                self.error(
+                    body,
+                    op,
+                    format!("operand #{i} does not reference a valid value"),
+                );
+            }
+        }
+        if b.successors(op).len() > 0 {
+            let block = b.op_block(op);
+            if block.is_some_and(|bl| b.last_op(bl) != Some(op)) {
+                self.error(
+                    body,
+                    op,
+                    "operation with block successors must terminate its parent block",
+                );
+            }
+            let region = block.map(|bl| b.block_region(bl));
+            for s in b.successors(op) {
+                if Some(b.block_region(s)) != region {
+                    self.error(body, op, "reference to block defined in another region");
+                }
+            }
+        }
+        let traits = def.as_ref().map(|d| d.traits).unwrap_or_default();
+        if traits.terminator {
+            if let Some(bl) = b.op_block(op) {
+                if b.last_op(bl) != Some(op) {
+                    self.error(body, op, "must be the last operation in the parent block");
+                }
+            }
+        }
+        let region_body = ir.region_body(body, op);
+        let regions = ir.op(body, op).regions().to_vec();
+        if def.is_some()
+            && traits.isolated_from_above != b.nested_body(op).is_some()
+            && !regions.is_empty()
+        {
+            self.error(
+                body,
+                op,
+                "isolated-from-above op must own a separate body for its regions",
+            );
+        }
+        for region in regions {
+            self.verify_region(body, op, region_body, region, def.is_some(), traits);
+        }
+        if traits.symbol_table {
+            self.verify_symbol_table(body, op, region_body);
+        }
+        if let Some(hook) = def.and_then(|d| d.verify) {
+            let found = hook(ir.op(body, op), self.ctx);
+            self.diags.extend(found);
+        }
+    }
+
+    fn verify_region(
+        &mut self,
+        obody: BodyId,
+        op: OpId,
+        body: BodyId,
+        region: RegionId,
+        registered: bool,
+        traits: OpTraits,
+    ) {
+        let b = self.ir.body(body);
+        let blocks: Vec<BlockId> = b.region_blocks(region).collect();
+        if let Some(&entry) = blocks.first() {
+            if !b.block_predecessors(entry).is_empty() {
+                self.error(obody, op, "entry block of region may not have predecessors");
+            }
+        }
+        if (traits.single_block || traits.graph_region) && blocks.len() > 1 {
+            self.error(
+                obody,
+                op,
+                format!(
+                    "expects region to have 0 or 1 blocks, found {}",
+                    blocks.len()
+                ),
+            );
+        }
+        let needs_terminator = registered && !traits.no_terminator && !traits.graph_region;
+        let ssa = registered && !traits.graph_region;
+        if ssa && blocks.len() > 1 {
+            self.doms
+                .entry((body, region))
+                .or_insert_with(|| DomTree::compute(b, region));
+        }
+        for &block in &blocks {
+            if needs_terminator {
+                match b.last_op(block) {
+                    None => {
+                        self.error(obody, op, "empty block: expect at least a terminator");
+                    }
+                    Some(last) => {
+                        let is_term = self
+                            .traits(body, last)
+                            .map(|t| t.terminator)
+                            .unwrap_or(true);
+                        if !is_term {
+                            let name = self.op_name(body, last);
+                            self.error(
+                                body,
+                                last,
+                                format!(
+                                    "block with no terminator, has '{name}' as its last operation"
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
+            let reachable = self
+                .doms
+                .get(&(body, region))
+                .is_none_or(|d| d.is_reachable(block));
+            for o in b.block_ops(block) {
+                if reachable {
+                    self.verify_dominance(body, o);
+                }
+                self.verify_op(body, o);
+            }
+        }
+    }
+
+    /// Finds the op that is `user` or contains it and sits directly in `region`.
+    fn ancestor_in_region(b: &Body, mut user: OpId, region: RegionId) -> Option<OpId> {
+        loop {
+            let block = b.op_block(user)?;
+            let r = b.block_region(block);
+            if r == region {
+                return Some(user);
+            }
+            user = b.region_parent(r)?;
+        }
+    }
+
+    fn region_is_graph(&self, body: BodyId, region: RegionId) -> bool {
+        let b = self.ir.body(body);
+        let parent = b.region_parent(region).map(|p| (body, p)).or(b.owner());
+        match parent {
+            Some((pb, p)) => self.traits(pb, p).is_none_or(|t| t.graph_region),
+            None => true,
+        }
+    }
+
+    fn verify_dominance(&mut self, body: BodyId, user: OpId) {
+        let b = self.ir.body(body);
+        for (i, v) in b.operands(user).enumerate() {
+            let (def_block, def_op) = match b.value(v).def {
+                ValueDef::Result(d, _) => match b.op_block(d) {
+                    Some(bl) => (bl, Some(d)),
+                    None => continue,
+                },
+                ValueDef::BlockArg(bl, _) => (bl, None),
+                ValueDef::Detached => continue,
+            };
+            let region = b.block_region(def_block);
+            if self.region_is_graph(body, region) {
+                continue;
+            }
+            let ok = match Self::ancestor_in_region(b, user, region) {
+                None => false,
+                Some(anc) => {
+                    let anc_block = b.op_block(anc).expect("placed");
+                    match def_op {
+                        Some(d) if anc_block == def_block => {
+                            d != anc && b.is_before_in_block(d, anc)
+                        }
+                        _ => {
+                            let dom = self
+                                .doms
+                                .entry((body, region))
+                                .or_insert_with(|| DomTree::compute(b, region));
+                            if def_op.is_some() {
+                                def_block != anc_block && dom.dominates(def_block, anc_block)
+                            } else {
+                                dom.dominates(def_block, anc_block)
+                            }
+                        }
+                    }
+                }
+            };
+            if !ok {
+                let note_loc = match def_op {
+                    Some(d) => DiagLoc::Loc(b.op(d).loc),
+                    None => DiagLoc::Unknown,
+                };
+                let d = self.error(
+                    body,
+                    user,
+                    format!("operand #{i} does not dominate this use"),
+                );
+                d.notes.push(Diagnostic::new(
+                    crate::diag::Severity::Note,
+                    note_loc,
+                    "operand defined here",
+                ));
+            }
+        }
+    }
+
+    fn verify_symbol_table(&mut self, obody: BodyId, op: OpId, body: BodyId) {
+        let b = self.ir.body(body);
+        let mut seen: HashMap<&str, OpId> = HashMap::new();
+        let regions = self.ir.op(obody, op).regions().to_vec();
+        for region in regions {
+            for block in b.region_blocks(region) {
+                for o in b.block_ops(block) {
+                    let r = self.ir.op(body, o);
+                    let Some(name_attr) = r.attr(self.ctx, "sym_name") else {
+                        continue;
+                    };
+                    let AttrData::String { value, .. } = self.ctx.attr_data(name_attr) else {
+                        continue;
+                    };
+                    let name = self.ctx.str(*value);
+                    if let Some(&first) = seen.get(name) {
+                        let first_loc = b.op(first).loc;
+                        let d =
+                            self.error(body, o, format!("redefinition of symbol named '{name}'"));
+                        d.notes.push(Diagnostic::new(
+                            crate::diag::Severity::Note,
+                            DiagLoc::Loc(first_loc),
+                            "see existing symbol definition here",
+                        ));
+                    } else {
+                        seen.insert(name, o);
+                    }
+                }
+            }
+        }
+    }
+}

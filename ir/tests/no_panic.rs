@@ -1,0 +1,250 @@
+//! Property test: the parser, verifier and printer never panic, whatever the input.
+//!
+//! Inputs are the lit suite's files, every truncation of each, and seeded random
+//! mutations (byte edits and token splices). For every input that parses and verifies,
+//! the printed text must parse and verify again and print identically (printing is a
+//! fixed point), in both generic and custom form. Every failure must be a diagnostic
+//! with a non-empty message that renders.
+
+use std::path::Path;
+
+use acc_ir::parser::parse_file;
+use acc_ir::printer::{PrintOptions, print_ir};
+use acc_ir::{Context, SourceMap, verifier};
+
+/// A small deterministic PRNG (xorshift64*), so failures reproduce.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+const SPLICES: &[&str] = &[
+    "(",
+    ")",
+    "{",
+    "}",
+    "[",
+    "]",
+    "<",
+    ">",
+    ",",
+    ":",
+    "=",
+    "->",
+    "%0",
+    "%x#1",
+    "^bb0",
+    "^bb1:",
+    "@f",
+    "#map",
+    "!t",
+    "\"",
+    "\"s\"",
+    "0x",
+    "-",
+    "1.5e",
+    "i32",
+    "tensor<",
+    "memref<?x",
+    "dense<",
+    "loc(",
+    "{-#",
+    "#-}",
+    "// -----",
+    "affine_map<(d0) -> (d0",
+    "func.func",
+    "return",
+    "module",
+    "\"t.op\"() : () -> ()",
+    "\u{e9}",
+    "\\",
+    "?",
+    "*",
+];
+
+fn context(allow_unregistered: bool) -> Context {
+    let mut ctx = acc_dialects::new_context();
+    ctx.allow_unregistered = allow_unregistered;
+    ctx
+}
+
+/// Parses, verifies, prints and re-parses `text`; panics only on a real defect.
+fn exercise(text: &str, allow_unregistered: bool) {
+    let mut ctx = context(allow_unregistered);
+    let mut sources = SourceMap::new();
+    let file = sources.add("fuzz.mlir", text.to_string());
+    let ir = match parse_file(&mut ctx, &sources, file) {
+        Ok(ir) => ir,
+        Err(d) => {
+            assert!(!d.message.is_empty(), "empty parse diagnostic for {text:?}");
+            assert!(!sources.render(&ctx, &[d]).is_empty());
+            return;
+        }
+    };
+    if let Err(diags) = verifier::verify(&ctx, &ir) {
+        assert!(diags.iter().all(|d| !d.message.is_empty()));
+        assert!(!sources.render(&ctx, &diags).is_empty());
+        return;
+    }
+    for generic in [false, true] {
+        let opts = PrintOptions {
+            generic,
+            debuginfo: true,
+        };
+        let first = print_ir(&ctx, &ir, &opts);
+        let mut ctx2 = context(allow_unregistered);
+        let mut sources2 = SourceMap::new();
+        let f2 = sources2.add("printed.mlir", first.clone());
+        let ir2 = parse_file(&mut ctx2, &sources2, f2).unwrap_or_else(|d| {
+            panic!(
+                "printed IR does not parse: {}\n--- input ---\n{text}\n--- printed ---\n{first}",
+                d.message
+            )
+        });
+        if let Err(d) = verifier::verify(&ctx2, &ir2) {
+            panic!(
+                "printed IR does not verify: {}\n--- printed ---\n{first}",
+                d[0].message
+            );
+        }
+        let second = print_ir(&ctx2, &ir2, &opts);
+        assert_eq!(
+            first, second,
+            "printing is not a fixed point for input:\n{text}"
+        );
+    }
+}
+
+fn corpus() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/lit");
+    let mut files = Vec::new();
+    let mut stack = vec![root];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "mlir") {
+                if let Ok(t) = std::fs::read_to_string(&p) {
+                    files.push((p.display().to_string(), t));
+                }
+            }
+        }
+    }
+    files.sort();
+    assert!(files.len() >= 10, "lit corpus not found");
+    files
+}
+
+/// Splits a file into its `// -----` chunks (each a self-contained input).
+fn chunks(text: &str) -> Vec<String> {
+    text.split("\n// -----\n").map(str::to_string).collect()
+}
+
+#[test]
+fn corpus_round_trips() {
+    for (name, text) in corpus() {
+        for chunk in chunks(&text) {
+            eprintln!("{name}");
+            exercise(&chunk, true);
+            exercise(&chunk, false);
+        }
+    }
+}
+
+#[test]
+fn truncations_never_panic() {
+    for (_, text) in corpus() {
+        for chunk in chunks(&text) {
+            let cuts: Vec<usize> = (0..=chunk.len())
+                .filter(|&i| chunk.is_char_boundary(i))
+                .collect();
+            // Every cut for small chunks, an even sample of 400 for large ones.
+            let step = (cuts.len() / 400).max(1);
+            for &cut in cuts.iter().step_by(step) {
+                exercise(&chunk[..cut], true);
+            }
+        }
+    }
+}
+
+#[test]
+fn mutations_never_panic() {
+    let mut rng = Rng(0x5EED_ACC0_1234_5678);
+    for (_, text) in corpus() {
+        for chunk in chunks(&text) {
+            for _ in 0..60 {
+                let mut bytes = chunk.clone().into_bytes();
+                for _ in 0..1 + rng.below(3) {
+                    let at = rng.below(bytes.len() + 1);
+                    match rng.below(4) {
+                        0 if at < bytes.len() => {
+                            bytes.remove(at);
+                        }
+                        1 if at < bytes.len() => {
+                            let alphabet = b" (){}[]<>,:=%^@#!\"0x-.?*\\";
+                            bytes[at] = alphabet[rng.below(alphabet.len())];
+                        }
+                        _ => {
+                            let s = SPLICES[rng.below(SPLICES.len())];
+                            bytes.splice(at..at, s.bytes());
+                        }
+                    }
+                }
+                let mutated = String::from_utf8_lossy(&bytes).into_owned();
+                exercise(&mutated, rng.below(2) == 0);
+            }
+        }
+    }
+}
+
+#[test]
+fn deep_nesting_is_a_diagnostic() {
+    let cases = [
+        format!(
+            "\"t.op\"() {{a = {}1{}}} : () -> ()",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        ),
+        format!(
+            "\"t.op\"() {{a = {}i32{}}} : () -> ()",
+            "tuple<".repeat(50_000),
+            ">".repeat(50_000)
+        ),
+        "\"t.op\"() ({".repeat(20_000),
+        format!(
+            "\"t.op\"() {{a = dense<{}1{}> : tensor<1xi8>}} : () -> ()",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        ),
+        format!(
+            "\"t.op\"() : () -> () loc({}\"a\"{})",
+            "fused[".repeat(10_000),
+            "]".repeat(10_000)
+        ),
+        format!("func.func @f() {{ {} }}", "\"t.r\"() ({ ".repeat(5_000)),
+    ];
+    for c in cases {
+        let mut ctx = context(true);
+        let mut sources = SourceMap::new();
+        let f = sources.add("deep.mlir", c);
+        let err = parse_file(&mut ctx, &sources, f).expect_err("deep nesting must be rejected");
+        assert!(
+            err.message.contains("nesting deeper than"),
+            "{}",
+            err.message
+        );
+    }
+}

@@ -1,0 +1,3 @@
+// Not a test: the runner skips directories named Inputs.
+// RUN: false
+value = 42

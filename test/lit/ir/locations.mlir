@@ -1,0 +1,38 @@
+// Locations: unknown, file:line:col (and ranges), names, call sites, fused (with
+// metadata), and #loc aliases, including aliases defined after their use as MLIR
+// prints them.
+// RUN: acc-opt --allow-unregistered-dialect --print-debuginfo %s | FileCheck %s
+// RUN: acc-opt --allow-unregistered-dialect --print-debuginfo --print-generic %s | acc-opt --allow-unregistered-dialect --print-debuginfo | FileCheck %s
+// Without --print-debuginfo no location is printed.
+// RUN: acc-opt --allow-unregistered-dialect %s | FileCheck %s --check-prefix=NOLOC
+
+// NOLOC-NOT: loc(
+
+// CHECK: "t.a"() : () -> () loc(unknown)
+"t.a"() : () -> () loc(unknown)
+// CHECK: "t.b"() : () -> () loc("x.mlir":10:20)
+"t.b"() : () -> () loc("x.mlir":10:20)
+// CHECK: "t.c"() : () -> () loc("r.mlir":1:2 to 3:4)
+"t.c"() : () -> () loc("r.mlir":1:2 to 3:4)
+// CHECK: "t.d"() : () -> () loc("name"("f.mlir":1:2))
+"t.d"() : () -> () loc("name"("f.mlir":1:2))
+// CHECK: "t.e"() : () -> () loc("just a name")
+"t.e"() : () -> () loc("just a name")
+// CHECK: "t.f"() : () -> () loc(callsite("callee.mlir":1:1 at "caller.mlir":2:2))
+"t.f"() : () -> () loc(callsite("callee.mlir":1:1 at "caller.mlir":2:2))
+// CHECK: "t.g"() : () -> () loc(fused["a", "b.mlir":3:3])
+"t.g"() : () -> () loc(fused["a", "b.mlir":3:3])
+// CHECK: "t.h"() : () -> () loc(fused<"meta">["a"])
+"t.h"() : () -> () loc(fused<"meta">["a"])
+// CHECK: "t.i"() : () -> () loc("later.mlir":5:6)
+"t.i"() : () -> () loc(#later)
+// CHECK: "t.j"() ({
+// CHECK-NEXT: ^bb0(%arg0: i32 loc("arg.mlir":1:1)):
+"t.j"() ({
+^bb0(%a: i32 loc("arg.mlir":1:1)):
+  "t.k"() : () -> ()
+}) : () -> ()
+// Ops without a loc get the position where they were parsed.
+// CHECK: "t.l"() : () -> () loc("{{.*}}locations.mlir":[[# @LINE + 1]]:1)
+"t.l"() : () -> ()
+#later = loc("later.mlir":5:6)
