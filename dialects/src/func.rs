@@ -480,7 +480,7 @@ impl CustomSyntax for ReturnSyntax {
             state.attrs = cp.p.parse_attr_dict()?;
         }
         let types = if operands.is_empty() {
-            Vec::new()
+            Default::default()
         } else {
             cp.p.expect(Tok::Colon, "':' and the operand types")?;
             cp.p.parse_type_list()?
@@ -528,7 +528,7 @@ impl CustomSyntax for CallSyntax {
             _ => return cp.p.err_at(fspan, "expected function type"),
         };
         state.operands = cp.resolve_all(&operands, &inputs, span)?;
-        state.result_types = results;
+        state.result_types = results.into();
         let key = cp.p.context().sym("callee");
         state.props = Some(make_props(cp, vec![(key, callee)])?);
         Ok(())

@@ -141,6 +141,10 @@ impl Context {
         }
         AttrId(self.attrs.insert_full(data).0 as u32)
     }
+    /// Makes room for `n` more attributes (the parser reserves one location per op).
+    pub fn reserve_attrs(&mut self, n: usize) {
+        self.attrs.reserve(n);
+    }
     /// The structure of an attribute.
     pub fn attr_data(&self, a: AttrId) -> &AttrData {
         &self.attrs[a.0 as usize]

@@ -7,6 +7,10 @@
 use crate::attrs::AttrId;
 use crate::intern::Sym;
 
+/// A list of types, stored inline when short (function signatures, tuples), so that
+/// building one to look it up allocates nothing.
+pub type TypeList = smallvec::SmallVec<[TypeId; 4]>;
+
 /// A uniqued type.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub struct TypeId(pub(crate) u32);
@@ -123,13 +127,13 @@ pub enum TypeData {
     /// `complex<T>`.
     Complex(TypeId),
     /// `tuple<T...>`.
-    Tuple(Box<[TypeId]>),
+    Tuple(TypeList),
     /// `(T...) -> (T...)`.
     Function {
         /// Input types.
-        inputs: Box<[TypeId]>,
+        inputs: TypeList,
         /// Result types.
-        results: Box<[TypeId]>,
+        results: TypeList,
     },
     /// `none`.
     None,

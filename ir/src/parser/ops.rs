@@ -20,7 +20,11 @@ use crate::intern::Sym;
 use crate::ir::{BlockId, BodyId, Ir, OpId, RegionId, ValueDef, ValueId};
 use crate::layout::InsertPoint;
 use crate::registry::OpName;
-use crate::types::{TypeData, TypeId};
+use crate::types::{TypeData, TypeId, TypeList};
+use smallvec::SmallVec;
+
+/// Operand values, inline when few.
+pub type ValueList = SmallVec<[ValueId; 4]>;
 
 /// Everything parsed for one op before it is created.
 #[derive(Clone, Debug)]
@@ -30,9 +34,9 @@ pub struct OperationState {
     /// Location (defaults to where the op starts).
     pub loc: AttrId,
     /// Operands, resolved.
-    pub operands: Vec<ValueId>,
+    pub operands: ValueList,
     /// Result types.
-    pub result_types: Vec<TypeId>,
+    pub result_types: TypeList,
     /// Successors.
     pub successors: Vec<BlockId>,
     /// Discardable attributes, in any order.
@@ -373,9 +377,9 @@ impl<'s> Parser<'s, '_> {
     }
 
     /// Parses `(%a, %b#1)` operand lists.
-    pub fn parse_operand_list_parens(&mut self) -> PResult<Vec<UnresolvedOperand<'s>>> {
+    pub fn parse_operand_list_parens(&mut self) -> PResult<SmallVec<[UnresolvedOperand<'s>; 4]>> {
         self.expect(Tok::LParen, "'('")?;
-        let mut ops = Vec::new();
+        let mut ops = SmallVec::new();
         self.parse_comma_list_until(Tok::RParen, "')' or ','", |p| {
             ops.push(p.parse_operand()?);
             Ok(())
@@ -390,7 +394,7 @@ impl<'s> Parser<'s, '_> {
         ops: &[UnresolvedOperand<'s>],
         tys: &[TypeId],
         span: Range<usize>,
-    ) -> PResult<Vec<ValueId>> {
+    ) -> PResult<ValueList> {
         if ops.len() != tys.len() {
             return self.err_at(
                 span,
@@ -542,8 +546,8 @@ impl<'s> Parser<'s, '_> {
         OperationState {
             name,
             loc,
-            operands: Vec::new(),
-            result_types: Vec::new(),
+            operands: ValueList::new(),
+            result_types: TypeList::new(),
             successors: Vec::new(),
             attrs: Vec::new(),
             props: None,
@@ -613,7 +617,7 @@ impl<'s> Parser<'s, '_> {
         let ty_span = self.tok_span();
         let fty = self.parse_type()?;
         let (inputs, results) = match self.ctx.type_data(fty) {
-            TypeData::Function { inputs, results } => (inputs.to_vec(), results.to_vec()),
+            TypeData::Function { inputs, results } => (inputs.clone(), results.clone()),
             _ => return self.err_at(ty_span, "expected function type"),
         };
         state.operands = self.resolve_operands(ir, &operands, &inputs, ty_span)?;
@@ -909,7 +913,7 @@ impl<'s> CustomParse<'_, 's, '_> {
         ops: &[UnresolvedOperand<'s>],
         tys: &[TypeId],
         span: Range<usize>,
-    ) -> PResult<Vec<ValueId>> {
+    ) -> PResult<ValueList> {
         self.p.resolve_operands(self.ir, ops, tys, span)
     }
     /// Parses a region for the op being built, with declared entry arguments.

@@ -4,7 +4,7 @@
 use super::lexer::Tok;
 use super::{PResult, Parser};
 use crate::attrs::{AttrData, AttrId};
-use crate::types::{DYNAMIC, FloatKind, QuantUniform, Signedness, TypeData, TypeId};
+use crate::types::{DYNAMIC, FloatKind, QuantUniform, Signedness, TypeData, TypeId, TypeList};
 
 /// Largest integer width MLIR accepts.
 const MAX_INT_WIDTH: u32 = (1 << 24) - 1;
@@ -65,12 +65,12 @@ impl<'s> Parser<'s, '_> {
                                 TypeData::Complex(e)
                             }
                             _ => {
-                                let mut elems = Vec::new();
+                                let mut elems = TypeList::new();
                                 self.parse_comma_list_until(Tok::Greater, "'>' or ','", |p| {
                                     elems.push(p.parse_type()?);
                                     Ok(())
                                 })?;
-                                TypeData::Tuple(elems.into())
+                                TypeData::Tuple(elems)
                             }
                         };
                         return Ok(self.ctx.intern_type(ty));
@@ -106,9 +106,9 @@ impl<'s> Parser<'s, '_> {
     }
 
     /// Parses `(T, ...)`.
-    pub fn parse_paren_type_list(&mut self) -> PResult<Vec<TypeId>> {
+    pub fn parse_paren_type_list(&mut self) -> PResult<TypeList> {
         self.expect(Tok::LParen, "'('")?;
-        let mut tys = Vec::new();
+        let mut tys = TypeList::new();
         self.parse_comma_list_until(Tok::RParen, "')' or ','", |p| {
             tys.push(p.parse_type()?);
             Ok(())
@@ -117,18 +117,18 @@ impl<'s> Parser<'s, '_> {
     }
 
     /// Parses a result type list: a single type or a parenthesized list.
-    pub fn parse_result_type_list(&mut self) -> PResult<Vec<TypeId>> {
+    pub fn parse_result_type_list(&mut self) -> PResult<TypeList> {
         if self.peek() == Tok::LParen {
             // `(i32) -> i32` as a single function-typed result is written `((i32) -> i32)`.
             self.parse_paren_type_list()
         } else {
-            Ok(vec![self.parse_type()?])
+            Ok(smallvec::smallvec![self.parse_type()?])
         }
     }
 
     /// Parses a comma-separated list of types (at least one).
-    pub fn parse_type_list(&mut self) -> PResult<Vec<TypeId>> {
-        let mut tys = vec![self.parse_type()?];
+    pub fn parse_type_list(&mut self) -> PResult<TypeList> {
+        let mut tys: TypeList = smallvec::smallvec![self.parse_type()?];
         while self.try_consume(Tok::Comma) {
             tys.push(self.parse_type()?);
         }
