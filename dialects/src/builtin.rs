@@ -23,6 +23,7 @@ pub fn register(ctx: &mut Context) {
         },
         inherent_attrs: vec!["sym_name".into(), "sym_visibility".into()],
         verify: Some(verify_module),
+        successor_operands: None,
         syntax: Some(Arc::new(ModuleSyntax)),
         default_dialect: Some("builtin".into()),
     });
@@ -52,6 +53,10 @@ fn verify_module(op: OpRef<'_>, _ctx: &Context) -> Vec<acc_ir::Diagnostic> {
 struct ModuleSyntax;
 
 impl CustomSyntax for ModuleSyntax {
+    fn can_print(&self, op: OpRef<'_>, _ctx: &Context) -> bool {
+        op.regions().len() == 1
+    }
+
     fn print(&self, p: &mut OpPrinter<'_, '_>, op: OpRef<'_>) -> std::fmt::Result {
         let ctx = p.ctx();
         if let Some(name) = op.attr(ctx, "sym_name").and_then(|a| string_value(ctx, a)) {

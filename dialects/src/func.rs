@@ -35,6 +35,7 @@ pub fn register(ctx: &mut Context) {
         .map(String::from)
         .into(),
         verify: Some(verify_func),
+        successor_operands: None,
         syntax: Some(Arc::new(FuncSyntax)),
         default_dialect: Some("func".into()),
     });
@@ -48,6 +49,7 @@ pub fn register(ctx: &mut Context) {
         },
         inherent_attrs: vec![],
         verify: Some(verify_return),
+        successor_operands: None,
         syntax: Some(Arc::new(ReturnSyntax)),
         default_dialect: None,
     });
@@ -62,6 +64,7 @@ pub fn register(ctx: &mut Context) {
             "no_inline".into(),
         ],
         verify: Some(verify_call),
+        successor_operands: None,
         syntax: Some(Arc::new(CallSyntax)),
         default_dialect: None,
     });
@@ -271,6 +274,19 @@ fn array_item(ctx: &Context, array: Option<AttrId>, i: usize) -> Option<AttrId> 
 struct FuncSyntax;
 
 impl CustomSyntax for FuncSyntax {
+    fn can_print(&self, op: OpRef<'_>, ctx: &Context) -> bool {
+        let Some((inputs, _)) = function_signature(ctx, op) else {
+            return false;
+        };
+        let body = op.ir.body(op.region_body());
+        let entry = op.regions().first().and_then(|r| body.entry_block(*r));
+        op.attr(ctx, "sym_name")
+            .and_then(|a| string_value(ctx, a))
+            .is_some()
+            && op.regions().len() == 1
+            && entry.is_none_or(|e| body.block_args(e).len() == inputs.len())
+    }
+
     fn print(&self, p: &mut OpPrinter<'_, '_>, op: OpRef<'_>) -> std::fmt::Result {
         let ctx = p.ctx();
         if let Some(v) = op
@@ -493,6 +509,11 @@ impl CustomSyntax for ReturnSyntax {
 struct CallSyntax;
 
 impl CustomSyntax for CallSyntax {
+    fn can_print(&self, op: OpRef<'_>, ctx: &Context) -> bool {
+        op.attr(ctx, "callee")
+            .is_some_and(|c| matches!(ctx.attr_data(c), AttrData::SymbolRef { .. }))
+    }
+
     fn print(&self, p: &mut OpPrinter<'_, '_>, op: OpRef<'_>) -> std::fmt::Result {
         let ctx = p.ctx();
         p.write_str(" ");

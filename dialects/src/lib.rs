@@ -1,12 +1,13 @@
 //! # acc-dialects
 //!
-//! The dialects acc ships. For now: `builtin` (the module) and `func` (functions,
-//! calls, returns), with their MLIR custom assembly forms. Later the dialect language
-//! defines the rest from text files.
+//! The dialects acc ships. For now: `builtin` (the module), `func` (functions,
+//! calls, returns) and `cf` (branches), with their MLIR custom assembly forms. Later
+//! the dialect language defines the rest from text files.
 
 #![deny(missing_docs)]
 
 pub mod builtin;
+pub mod cf;
 pub mod func;
 mod syntax;
 
@@ -23,4 +24,5 @@ pub fn new_context() -> Context {
 pub fn register_all(ctx: &mut Context) {
     builtin::register(ctx);
     func::register(ctx);
+    cf::register(ctx);
 }

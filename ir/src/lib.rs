@@ -22,6 +22,7 @@
 pub mod affine;
 pub mod attrs;
 pub mod body;
+pub mod builder;
 pub mod context;
 pub mod diag;
 pub mod dominance;
@@ -39,6 +40,7 @@ pub mod verifier;
 
 pub use attrs::{AttrData, AttrId, DenseData, Location};
 pub use body::OpSpec;
+pub use builder::Builder;
 pub use context::{Context, ResourceValue};
 pub use diag::{DiagLoc, Diagnostic, Severity, SourceMap};
 pub use entity::EntityId;

@@ -39,6 +39,12 @@ pub struct OpTraits {
 /// The custom assembly form of an op: `print` and `parse` must agree, so that parsing
 /// what `print` wrote yields the same op.
 pub trait CustomSyntax: Send + Sync {
+    /// False when `op` is malformed in a way the custom form cannot express (possible
+    /// when printing unverified IR); the printer then uses the generic form.
+    fn can_print(&self, op: OpRef<'_>, ctx: &Context) -> bool {
+        let _ = (op, ctx);
+        true
+    }
     /// Prints everything after the op name (the printer has already written the results
     /// and the name).
     fn print(&self, p: &mut OpPrinter<'_, '_>, op: OpRef<'_>) -> std::fmt::Result;
@@ -49,6 +55,11 @@ pub trait CustomSyntax: Send + Sync {
 
 /// A per-op verifier: returns the diagnostics it finds (empty when the op is valid).
 pub type VerifyHook = fn(OpRef<'_>, &Context) -> Vec<Diagnostic>;
+
+/// For a branch op (MLIR's `BranchOpInterface`): the range of operands passed to the
+/// arguments of successor `index`, or `None` when the op's operands are malformed
+/// (its own verifier reports that).
+pub type SuccessorOperandsHook = fn(OpRef<'_>, &Context, usize) -> Option<std::ops::Range<usize>>;
 
 /// Everything the core knows about one registered op.
 #[derive(Clone, Default)]
@@ -63,6 +74,9 @@ pub struct OpDef {
     pub inherent_attrs: Vec<String>,
     /// Extra verification beyond the structural checks.
     pub verify: Option<VerifyHook>,
+    /// Which operands a branch passes to each successor; the verifier checks them
+    /// against the successors' block arguments.
+    pub successor_operands: Option<SuccessorOperandsHook>,
     /// Custom assembly form; `None` means the op always prints in generic form.
     pub syntax: Option<Arc<dyn CustomSyntax>>,
     /// Dialect whose prefix may be omitted for ops nested in this op's regions

@@ -6,7 +6,8 @@
 //!    regions, the regions of unregistered ops, and unreachable blocks are exempt, as in
 //!    MLIR);
 //! 4. an op with successors is the last op of its block, and its successors are blocks
-//!    of the same region;
+//!    of the same region; for branch ops, the operands passed to each successor match
+//!    its block arguments in number and type;
 //! 5. in the regions of registered ops that need terminators, every block is non-empty
 //!    and ends with a terminator; a registered terminator is last in its block;
 //! 6. the entry block of a region has no predecessors; single-block and graph regions
@@ -102,6 +103,9 @@ impl<'a> Verifier<'a> {
                 }
             }
         }
+        if let Some(hook) = def.as_ref().and_then(|d| d.successor_operands) {
+            self.verify_successor_operands(body, op, hook);
+        }
         let traits = def.as_ref().map(|d| d.traits).unwrap_or_default();
         if traits.terminator {
             if let Some(bl) = b.op_block(op) {
@@ -131,6 +135,49 @@ impl<'a> Verifier<'a> {
         if let Some(hook) = def.and_then(|d| d.verify) {
             let found = hook(ir.op(body, op), self.ctx);
             self.diags.extend(found);
+        }
+    }
+
+    fn verify_successor_operands(
+        &mut self,
+        body: BodyId,
+        op: OpId,
+        hook: crate::registry::SuccessorOperandsHook,
+    ) {
+        let b = self.ir.body(body);
+        let operands: Vec<_> = b.operands(op).collect();
+        for (i, succ) in b.successors(op).enumerate() {
+            let Some(range) = hook(self.ir.op(body, op), self.ctx, i) else {
+                continue;
+            };
+            let Some(passed) = operands.get(range) else {
+                continue;
+            };
+            let args = b.block_args(succ);
+            if passed.len() != args.len() {
+                self.error(
+                    body,
+                    op,
+                    format!(
+                        "branch has {} operands for successor #{i}, but target block has {}",
+                        passed.len(),
+                        args.len()
+                    ),
+                );
+                continue;
+            }
+            for (j, (&v, &a)) in passed.iter().zip(args).enumerate() {
+                let (vt, at) = (b.value_type(v), b.value_type(a));
+                if vt != at {
+                    let (vs, ats) = (
+                        crate::printer::type_to_string(self.ctx, vt),
+                        crate::printer::type_to_string(self.ctx, at),
+                    );
+                    self.error(body, op, format!(
+                        "type mismatch for bb argument #{j} of successor #{i}: operand has type {vs}, block argument has type {ats}"
+                    ));
+                }
+            }
         }
     }
 

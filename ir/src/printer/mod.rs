@@ -336,6 +336,7 @@ impl<'a> OpPrinter<'a, '_> {
             None
         } else {
             def.and_then(|d| d.syntax.clone())
+                .filter(|s| s.can_print(r, self.ctx))
         };
         if let Some(d) = def.and_then(|d| d.default_dialect.clone()) {
             self.default_dialects.push(d);
