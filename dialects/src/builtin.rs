@@ -39,13 +39,13 @@ fn verify_module(op: OpRef<'_>, _ctx: &Context) -> Vec<acc_ir::Diagnostic> {
             acc_ir::DiagLoc::Loc(op.loc()),
             "'builtin.module' op expects one region with one block",
         ));
-    } else if let Some(b) = body.entry_block(op.regions()[0]) {
-        if !body.block_args(b).is_empty() {
-            out.push(acc_ir::Diagnostic::error(
-                acc_ir::DiagLoc::Loc(op.loc()),
-                "'builtin.module' op expects its block to have no arguments",
-            ));
-        }
+    } else if let Some(b) = body.entry_block(op.regions()[0])
+        && !body.block_args(b).is_empty()
+    {
+        out.push(acc_ir::Diagnostic::error(
+            acc_ir::DiagLoc::Loc(op.loc()),
+            "'builtin.module' op expects its block to have no arguments",
+        ));
     }
     out
 }
@@ -88,10 +88,10 @@ impl CustomSyntax for ModuleSyntax {
         }
         cp.parse_region(state, &[])?;
         // `module {}` still has its one (empty) block.
-        if let (Some(body), Some(&region)) = (state.nested, state.regions.first()) {
-            if cp.ir.body(body).entry_block(region).is_none() {
-                cp.ir.body_mut(body).append_block(region);
-            }
+        if let (Some(body), Some(&region)) = (state.nested, state.regions.first())
+            && cp.ir.body(body).entry_block(region).is_none()
+        {
+            cp.ir.body_mut(body).append_block(region);
         }
         Ok(())
     }

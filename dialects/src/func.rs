@@ -257,10 +257,10 @@ fn verify_call(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
 
 /// Writes `type {attrs}` items of a signature.
 fn print_sig_item(p: &mut OpPrinter<'_, '_>, dict: Option<AttrId>) {
-    if let Some(d) = dict {
-        if !p.ctx().dict_entries(d).is_empty() {
-            p.print_optional_attr_dict(d, &[]);
-        }
+    if let Some(d) = dict
+        && !p.ctx().dict_entries(d).is_empty()
+    {
+        p.print_optional_attr_dict(d, &[]);
     }
 }
 
@@ -408,12 +408,11 @@ impl CustomSyntax for FuncSyntax {
             };
             let d = p.context().intern_attr(AttrData::Dictionary(attrs.into()));
             arg_attrs.push(d);
-            if is_named {
-                if let Some(loc) = p.parse_optional_arg_loc()? {
-                    if let Some(a) = args.last_mut() {
-                        a.loc = Some(loc);
-                    }
-                }
+            if is_named
+                && let Some(loc) = p.parse_optional_arg_loc()?
+                && let Some(a) = args.last_mut()
+            {
+                a.loc = Some(loc);
             }
             Ok(())
         })?;

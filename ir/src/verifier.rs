@@ -107,12 +107,11 @@ impl<'a> Verifier<'a> {
             self.verify_successor_operands(body, op, hook);
         }
         let traits = def.as_ref().map(|d| d.traits).unwrap_or_default();
-        if traits.terminator {
-            if let Some(bl) = b.op_block(op) {
-                if b.last_op(bl) != Some(op) {
-                    self.error(body, op, "must be the last operation in the parent block");
-                }
-            }
+        if traits.terminator
+            && let Some(bl) = b.op_block(op)
+            && b.last_op(bl) != Some(op)
+        {
+            self.error(body, op, "must be the last operation in the parent block");
         }
         let region_body = ir.region_body(body, op);
         let regions = ir.op(body, op).regions().to_vec();
@@ -192,10 +191,10 @@ impl<'a> Verifier<'a> {
     ) {
         let b = self.ir.body(body);
         let blocks: Vec<BlockId> = b.region_blocks(region).collect();
-        if let Some(&entry) = blocks.first() {
-            if !b.block_predecessors(entry).is_empty() {
-                self.error(obody, op, "entry block of region may not have predecessors");
-            }
+        if let Some(&entry) = blocks.first()
+            && !b.block_predecessors(entry).is_empty()
+        {
+            self.error(obody, op, "entry block of region may not have predecessors");
         }
         if (traits.single_block || traits.graph_region) && blocks.len() > 1 {
             self.error(

@@ -136,10 +136,10 @@ fn corpus() -> Vec<(String, String)> {
             let p = e.path();
             if p.is_dir() {
                 stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "mlir") {
-                if let Ok(t) = std::fs::read_to_string(&p) {
-                    files.push((p.display().to_string(), t));
-                }
+            } else if p.extension().is_some_and(|x| x == "mlir")
+                && let Ok(t) = std::fs::read_to_string(&p)
+            {
+                files.push((p.display().to_string(), t));
             }
         }
     }

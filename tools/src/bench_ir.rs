@@ -20,7 +20,7 @@ pub fn generate(ops: usize) -> String {
     let mut emitted = 1;
     let mut f = 0;
     while emitted < ops {
-        let budget = (ops - emitted).min(OPS_PER_FUNCTION).max(4);
+        let budget = (ops - emitted).clamp(4, OPS_PER_FUNCTION);
         emitted += write_function(&mut out, f, budget);
         f += 1;
     }

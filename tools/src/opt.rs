@@ -186,7 +186,7 @@ pub fn run(opts: &OptOptions) -> ExitCode {
     let chunks = if opts.split_input_file {
         split_chunks(&text)
     } else {
-        vec![0..text.len()]
+        std::iter::once(0..text.len()).collect()
     };
     let file = sources.add(&name, text);
     let mut out = match crate::output::Output::open(opts.output.as_deref()) {

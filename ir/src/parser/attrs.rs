@@ -1003,7 +1003,7 @@ fn sign_extend(value: i128, width: u32) -> i128 {
 }
 
 fn decode_hex(hex: &str) -> Option<Vec<u8>> {
-    if hex.len() % 2 != 0 {
+    if !hex.len().is_multiple_of(2) {
         return None;
     }
     let b = hex.as_bytes();

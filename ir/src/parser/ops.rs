@@ -79,10 +79,19 @@ struct IsolatedScope<'s> {
     /// Names defined in each open region, to forget when it closes.
     region_defs: Vec<Vec<&'s str>>,
     forward: HashMap<(&'s str, u32), (ValueId, Range<usize>)>,
-    /// Block labels of each open region: block, defined yet, first reference.
-    blocks: Vec<HashMap<&'s str, (BlockId, bool, Range<usize>)>>,
+    /// Block labels of each open region.
+    blocks: Vec<HashMap<&'s str, BlockLabel>>,
     /// The regions open in this scope, innermost last (to place referenced blocks).
     regions: Vec<RegionId>,
+}
+
+/// A block label seen in a region: the block, whether its definition (`^name:`) was
+/// parsed yet, and where it was first written.
+#[derive(Clone)]
+struct BlockLabel {
+    block: BlockId,
+    defined: bool,
+    first_use: Range<usize>,
 }
 
 /// The stack of isolated scopes.
@@ -178,13 +187,13 @@ impl<'s> Parser<'s, '_> {
     fn finish_root(&mut self, mut ir: Ir, body0: BodyId, block: BlockId) -> PResult<Ir> {
         let module_name = self.ctx.op_name("builtin.module");
         let ops: Vec<OpId> = ir.body(body0).block_ops(block).collect();
-        if let [only] = ops[..] {
-            if ir.body(body0).op(only).name == module_name {
-                ir.body_mut(body0).unlink_op(only);
-                ir.root_body = body0;
-                ir.root = only;
-                return Ok(ir);
-            }
+        if let [only] = ops[..]
+            && ir.body(body0).op(only).name == module_name
+        {
+            ir.body_mut(body0).unlink_op(only);
+            ir.root_body = body0;
+            ir.root = only;
+            return Ok(ir);
         }
         let root_body = ir.new_body();
         let empty = self.ctx.empty_dict();
@@ -247,12 +256,12 @@ impl<'s> Parser<'s, '_> {
         }
         s.regions.pop();
         let blocks = s.blocks.pop().unwrap_or_default();
-        if let Some((name, (_, _, span))) = blocks
+        if let Some((name, label)) = blocks
             .iter()
-            .filter(|(_, b)| !b.1)
-            .min_by_key(|(_, b)| b.2.start)
+            .filter(|(_, l)| !l.defined)
+            .min_by_key(|(_, l)| l.first_use.start)
         {
-            let (name, span) = (name.to_string(), span.clone());
+            let (name, span) = (name.to_string(), label.first_use.clone());
             return self.err_at(span, format!("reference to an undefined block '^{name}'"));
         }
         let _ = ir;
@@ -495,18 +504,17 @@ impl<'s> Parser<'s, '_> {
     ) -> PResult<OpId> {
         let body = self.cur_body();
         // Inherent attributes given in the attribute dictionary move to the properties.
-        if state.props.is_none() {
-            if let Some(def) = self.ctx.op_def(state.name).cloned() {
-                if !def.inherent_attrs.is_empty() {
-                    let (inherent, rest): (Vec<_>, Vec<_>) =
-                        state.attrs.iter().partition(|(k, _)| {
-                            def.inherent_attrs.iter().any(|n| n == self.ctx.str(*k))
-                        });
-                    if !inherent.is_empty() {
-                        state.props = Some(self.dict(inherent, state.name_span.clone())?);
-                        state.attrs = rest;
-                    }
-                }
+        if state.props.is_none()
+            && let Some(def) = self.ctx.op_def(state.name).cloned()
+            && !def.inherent_attrs.is_empty()
+        {
+            let (inherent, rest): (Vec<_>, Vec<_>) = state
+                .attrs
+                .iter()
+                .partition(|(k, _)| def.inherent_attrs.iter().any(|n| n == self.ctx.str(*k)));
+            if !inherent.is_empty() {
+                state.props = Some(self.dict(inherent, state.name_span.clone())?);
+                state.attrs = rest;
             }
         }
         let attrs = self.dict(std::mem::take(&mut state.attrs), state.name_span.clone())?;
@@ -654,10 +662,10 @@ impl<'s> Parser<'s, '_> {
         }
         candidates.push(format!("builtin.{written}"));
         for c in candidates {
-            if let Some(name) = self.ctx.lookup_op_name(&c) {
-                if let Some(syntax) = self.ctx.op_def(name).and_then(|d| d.syntax.clone()) {
-                    return Some((name, syntax));
-                }
+            if let Some(name) = self.ctx.lookup_op_name(&c)
+                && let Some(syntax) = self.ctx.op_def(name).and_then(|d| d.syntax.clone())
+            {
+                return Some((name, syntax));
             }
         }
         None
@@ -676,15 +684,22 @@ impl<'s> Parser<'s, '_> {
         let Some(&region) = scope.regions.last() else {
             return self.err_at(span, "successor outside a region");
         };
-        if let Some(&(b, _, _)) = scope.blocks.last().and_then(|m| m.get(name)) {
-            return Ok(b);
+        if let Some(label) = scope.blocks.last().and_then(|m| m.get(name)) {
+            return Ok(label.block);
         }
         let b = ir.body_mut(body).append_block(region);
         self.scope()
             .blocks
             .last_mut()
             .expect("region scope")
-            .insert(name, (b, false, span));
+            .insert(
+                name,
+                BlockLabel {
+                    block: b,
+                    defined: false,
+                    first_use: span,
+                },
+            );
         Ok(b)
     }
 
@@ -786,12 +801,13 @@ impl<'s> Parser<'s, '_> {
             .and_then(|m| m.get(name))
             .cloned();
         let block = match existing {
-            Some((_, true, _)) => {
+            Some(label) if label.defined => {
                 return self.err_at(span, format!("redefinition of block '^{name}'"));
             }
-            Some((b, false, _)) => {
-                ir.body_mut(body).move_block_to_end(b);
-                b
+            Some(label) => {
+                // Referenced earlier by a branch: it takes its place in source order now.
+                ir.body_mut(body).move_block_to_end(label.block);
+                label.block
             }
             None => ir.body_mut(body).append_block(region),
         };
@@ -799,7 +815,14 @@ impl<'s> Parser<'s, '_> {
             .blocks
             .last_mut()
             .expect("region scope")
-            .insert(name, (block, true, span));
+            .insert(
+                name,
+                BlockLabel {
+                    block,
+                    defined: true,
+                    first_use: span,
+                },
+            );
         if self.try_consume(Tok::LParen) {
             let mut args = Vec::new();
             self.parse_comma_list_until(Tok::RParen, "')' or ','", |p| {

@@ -120,10 +120,10 @@ impl<'a> OpPrinter<'a, '_> {
     }
 
     fn flush(&mut self) {
-        if self.io_error.is_none() {
-            if let Err(e) = self.sink.write_all(self.buf.as_bytes()) {
-                self.io_error = Some(e);
-            }
+        if self.io_error.is_none()
+            && let Err(e) = self.sink.write_all(self.buf.as_bytes())
+        {
+            self.io_error = Some(e);
         }
         self.buf.clear();
     }
@@ -436,9 +436,12 @@ impl<'a> OpPrinter<'a, '_> {
         for (i, block) in b.region_blocks(region).enumerate() {
             let is_empty = b.first_op(block).is_none();
             let has_args = !b.block_args(block).is_empty();
+            // Non-entry blocks always have a label; the entry block has one when its
+            // arguments are printed here, or when it is empty (so that it is not read
+            // back as a region without blocks).
             let label = i > 0
                 || (print_entry_args && has_args)
-                || (print_empty_block && is_empty && !(has_args && !print_entry_args));
+                || (print_empty_block && is_empty && !has_args);
             if label {
                 self.newline();
                 self.print_successor(block);

@@ -619,21 +619,21 @@ fn write_nested<'x, T: 'x>(
 /// else the shortest round-tripping decimal, else (NaN, Inf, formats without a decimal
 /// conversion) the hex bit pattern.
 pub fn write_float(out: &mut String, kind: FloatKind, bits: u128) {
-    if let Some(v) = floats::to_f64(kind, bits) {
-        if v.is_finite() {
-            let sci = mlir_scientific(v);
-            if floats::bits_from_decimal(kind, &sci) == Some(bits) {
-                out.push_str(&sci);
-                return;
-            }
-            let short = match kind {
-                FloatKind::F32 => ensure_dot(format!("{:e}", v as f32)),
-                _ => shortest_f64(v),
-            };
-            if floats::bits_from_decimal(kind, &short) == Some(bits) {
-                out.push_str(&short);
-                return;
-            }
+    if let Some(v) = floats::to_f64(kind, bits)
+        && v.is_finite()
+    {
+        let sci = mlir_scientific(v);
+        if floats::bits_from_decimal(kind, &sci) == Some(bits) {
+            out.push_str(&sci);
+            return;
+        }
+        let short = match kind {
+            FloatKind::F32 => ensure_dot(format!("{:e}", v as f32)),
+            _ => shortest_f64(v),
+        };
+        if floats::bits_from_decimal(kind, &short) == Some(bits) {
+            out.push_str(&short);
+            return;
         }
     }
     let digits = (kind.width() as usize).div_ceil(4);
