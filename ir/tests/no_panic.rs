@@ -185,7 +185,7 @@ fn mutations_never_panic() {
     let mut rng = Rng(0x5EED_ACC0_1234_5678);
     for (_, text) in corpus() {
         for chunk in chunks(&text) {
-            for _ in 0..60 {
+            for _ in 0..150 {
                 let mut bytes = chunk.clone().into_bytes();
                 for _ in 0..1 + rng.below(3) {
                     let at = rng.below(bytes.len() + 1);
@@ -208,6 +208,35 @@ fn mutations_never_panic() {
             }
         }
     }
+}
+
+/// The deepest nesting the parser accepts must also verify, print and re-parse (the
+/// verifier and printer recurse too), here on a test thread's small stack in debug.
+#[test]
+fn deepest_accepted_nesting_round_trips() {
+    let mut depth = 0;
+    for n in (1..200).rev() {
+        let text = format!(
+            "{}{}",
+            "\"t.r\"() ({\n".repeat(n),
+            "}) : () -> ()\n".repeat(n)
+        );
+        let mut ctx = context(true);
+        let mut sources = SourceMap::new();
+        let f = sources.add("deep.mlir", text.clone());
+        if parse_file(&mut ctx, &sources, f).is_ok() {
+            depth = n;
+            exercise(&text, true);
+            break;
+        }
+    }
+    assert!(depth >= 50, "only {depth} nested regions are accepted");
+    let types = format!(
+        "\"t.op\"() {{a = {}i32{}}} : () -> ()",
+        "tuple<".repeat(150),
+        ">".repeat(150)
+    );
+    exercise(&types, true);
 }
 
 #[test]

@@ -809,100 +809,101 @@ impl<'s> Parser<'s, '_> {
         Ok(loc)
     }
 
-    /// A location without the `loc(...)` wrapper.
+    /// A location without the `loc(...)` wrapper. Only nested locations (names, call
+    /// sites, fused) count towards the nesting limit, so that adding `loc(...)` to an op
+    /// when printing never makes accepted IR too deep to read back.
     fn parse_location_body(&mut self) -> PResult<AttrId> {
-        self.nested(|p| {
-            let span = p.tok_span();
-            let loc = match p.peek() {
-                Tok::HashId => {
-                    let name = &p.tok_text()[1..];
-                    match p.attr_alias(name) {
-                        Some(a) if matches!(p.ctx.attr_data(a), AttrData::Location(_)) => {
-                            p.bump();
-                            return Ok(a);
-                        }
-                        _ => {
-                            return p.err(format!(
-                                "expected location alias, '#{name}' is not a defined location"
-                            ));
-                        }
+        let p = self;
+        let span = p.tok_span();
+        let loc = match p.peek() {
+            Tok::HashId => {
+                let name = &p.tok_text()[1..];
+                match p.attr_alias(name) {
+                    Some(a) if matches!(p.ctx.attr_data(a), AttrData::Location(_)) => {
+                        p.bump();
+                        return Ok(a);
+                    }
+                    _ => {
+                        return p.err(format!(
+                            "expected location alias, '#{name}' is not a defined location"
+                        ));
                     }
                 }
-                Tok::BareIdent if p.tok_text() == "unknown" => {
-                    p.bump();
-                    Location::Unknown
+            }
+            Tok::BareIdent if p.tok_text() == "unknown" => {
+                p.bump();
+                Location::Unknown
+            }
+            Tok::BareIdent if p.tok_text() == "callsite" => {
+                p.bump();
+                p.expect(Tok::LParen, "'('")?;
+                let callee = p.nested(|p| p.parse_location_body())?;
+                p.expect_keyword("at")?;
+                let caller = p.nested(|p| p.parse_location_body())?;
+                p.expect(Tok::RParen, "')'")?;
+                Location::CallSite { callee, caller }
+            }
+            Tok::BareIdent if p.tok_text() == "fused" => {
+                p.bump();
+                let metadata = if p.try_consume(Tok::Less) {
+                    let m = p.parse_attribute()?;
+                    p.expect(Tok::Greater, "'>'")?;
+                    Some(m)
+                } else {
+                    None
+                };
+                p.expect(Tok::LSquare, "'['")?;
+                let mut locs = Vec::new();
+                p.parse_comma_list_until(Tok::RSquare, "']' or ','", |p| {
+                    locs.push(p.nested(|p| p.parse_location_body())?);
+                    Ok(())
+                })?;
+                Location::Fused {
+                    metadata,
+                    locs: locs.into(),
                 }
-                Tok::BareIdent if p.tok_text() == "callsite" => {
-                    p.bump();
-                    p.expect(Tok::LParen, "'('")?;
-                    let callee = p.parse_location_body()?;
-                    p.expect_keyword("at")?;
-                    let caller = p.parse_location_body()?;
-                    p.expect(Tok::RParen, "')'")?;
-                    Location::CallSite { callee, caller }
-                }
-                Tok::BareIdent if p.tok_text() == "fused" => {
-                    p.bump();
-                    let metadata = if p.try_consume(Tok::Less) {
-                        let m = p.parse_attribute()?;
-                        p.expect(Tok::Greater, "'>'")?;
-                        Some(m)
+            }
+            Tok::String => {
+                let s = p.parse_string()?;
+                let sym = p.ctx.sym(&s);
+                if p.try_consume(Tok::Colon) {
+                    let line = p.parse_u32()?;
+                    p.expect(Tok::Colon, "':'")?;
+                    let col = p.parse_u32()?;
+                    let end = if p.try_keyword("to") {
+                        let l = if p.peek() == Tok::Integer {
+                            p.parse_u32()?
+                        } else {
+                            line
+                        };
+                        p.expect(Tok::Colon, "':'")?;
+                        Some((l, p.parse_u32()?))
                     } else {
                         None
                     };
-                    p.expect(Tok::LSquare, "'['")?;
-                    let mut locs = Vec::new();
-                    p.parse_comma_list_until(Tok::RSquare, "']' or ','", |p| {
-                        locs.push(p.parse_location_body()?);
-                        Ok(())
-                    })?;
-                    Location::Fused {
-                        metadata,
-                        locs: locs.into(),
+                    Location::FileLineCol {
+                        file: sym,
+                        line,
+                        col,
+                        end,
+                    }
+                } else if p.try_consume(Tok::LParen) {
+                    let child = p.nested(|p| p.parse_location_body())?;
+                    p.expect(Tok::RParen, "')'")?;
+                    Location::Name {
+                        name: sym,
+                        child: Some(child),
+                    }
+                } else {
+                    Location::Name {
+                        name: sym,
+                        child: None,
                     }
                 }
-                Tok::String => {
-                    let s = p.parse_string()?;
-                    let sym = p.ctx.sym(&s);
-                    if p.try_consume(Tok::Colon) {
-                        let line = p.parse_u32()?;
-                        p.expect(Tok::Colon, "':'")?;
-                        let col = p.parse_u32()?;
-                        let end = if p.try_keyword("to") {
-                            let l = if p.peek() == Tok::Integer {
-                                p.parse_u32()?
-                            } else {
-                                line
-                            };
-                            p.expect(Tok::Colon, "':'")?;
-                            Some((l, p.parse_u32()?))
-                        } else {
-                            None
-                        };
-                        Location::FileLineCol {
-                            file: sym,
-                            line,
-                            col,
-                            end,
-                        }
-                    } else if p.try_consume(Tok::LParen) {
-                        let child = p.parse_location_body()?;
-                        p.expect(Tok::RParen, "')'")?;
-                        Location::Name {
-                            name: sym,
-                            child: Some(child),
-                        }
-                    } else {
-                        Location::Name {
-                            name: sym,
-                            child: None,
-                        }
-                    }
-                }
-                _ => return p.err_at(span, "expected location"),
-            };
-            Ok(p.ctx.intern_attr(AttrData::Location(loc)))
-        })
+            }
+            _ => return p.err_at(span, "expected location"),
+        };
+        Ok(p.ctx.intern_attr(AttrData::Location(loc)))
     }
 
     fn parse_u32(&mut self) -> PResult<u32> {

@@ -154,6 +154,10 @@ impl<'s> Parser<'s, '_> {
         self.push_isolated_scope(body0);
         self.push_region_scope(region);
         loop {
+            // Top-level ops other than a module count as nested in the implicit module
+            // (an op and its region), so that whatever is accepted still parses once
+            // printed inside `module { ... }`.
+            self.depth = if self.at_module_op() { 0 } else { 2 };
             match self.peek() {
                 Tok::Eof => break,
                 Tok::BangId if self.peek_after_token_is(b'=') => self.parse_type_alias_def()?,
@@ -171,6 +175,11 @@ impl<'s> Parser<'s, '_> {
         self.pop_isolated_scope(&mut ir)?;
         self.apply_deferred_locs(&mut ir)?;
         self.finish_root(ir, body0, block)
+    }
+
+    /// True when the current token starts a `builtin.module` op (custom or generic form).
+    fn at_module_op(&self) -> bool {
+        matches!(self.tok_text(), "module" | "builtin.module" | "\"builtin.module\"")
     }
 
     /// True when the first non-space byte after the current token is `c`.
