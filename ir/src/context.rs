@@ -17,6 +17,7 @@ use crate::attrs::{AttrData, AttrId, Location};
 use crate::intern::{StrInterner, Sym};
 use crate::registry::{OpDef, OpName};
 use crate::types::{FloatKind, Signedness, TypeData, TypeId};
+use crate::weight::{Weight, weigh_attr, weigh_type};
 
 /// Data of one entry of the `{-# dialect_resources: ... #-}` section.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,6 +42,8 @@ pub struct Context {
     dialects: FxIndexSet<String>,
     resources: FxIndexMap<(Sym, Sym), ResourceValue>,
     empty_dict: AttrId,
+    type_weights: Vec<Weight>,
+    attr_weights: Vec<Weight>,
     /// Accept ops, types and attributes of dialects that are not registered.
     pub allow_unregistered: bool,
 }
@@ -64,6 +67,8 @@ impl Context {
             dialects: FxIndexSet::default(),
             resources: FxIndexMap::default(),
             empty_dict: AttrId(empty as u32),
+            type_weights: Vec::new(),
+            attr_weights: vec![Weight::LEAF],
             allow_unregistered: false,
         }
     }
@@ -90,7 +95,17 @@ impl Context {
         if let Some(i) = self.types.get_index_of(&data) {
             return TypeId(i as u32);
         }
+        let w = weigh_type(&data, &|t| self.type_weights[t.0 as usize], &|a| self.attr_weights[a.0 as usize]);
+        self.type_weights.push(w);
         TypeId(self.types.insert_full(data).0 as u32)
+    }
+    /// Depth and size of a type (see [`crate::weight`]).
+    pub fn type_weight(&self, t: TypeId) -> Weight {
+        self.type_weights[t.0 as usize]
+    }
+    /// Depth and size of an attribute (see [`crate::weight`]).
+    pub fn attr_weight(&self, a: AttrId) -> Weight {
+        self.attr_weights[a.0 as usize]
     }
     /// The structure of a type.
     pub fn type_data(&self, t: TypeId) -> &TypeData {
@@ -139,6 +154,8 @@ impl Context {
         if let Some(i) = self.attrs.get_index_of(&data) {
             return AttrId(i as u32);
         }
+        let w = weigh_attr(&data, &|t| self.type_weights[t.0 as usize], &|a| self.attr_weights[a.0 as usize]);
+        self.attr_weights.push(w);
         AttrId(self.attrs.insert_full(data).0 as u32)
     }
     /// Makes room for `n` more attributes (the parser reserves one location per op).

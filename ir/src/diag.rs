@@ -175,21 +175,30 @@ impl SourceMap {
         }
     }
 
+    /// The byte range a diagnostic location covers, snapped to character boundaries
+    /// of the file (locations written by users may point anywhere).
     fn span_of(&self, ctx: &Context, loc: &DiagLoc) -> Option<(FileId, Range<usize>)> {
-        match loc {
-            DiagLoc::Span(f, r) => Some((*f, r.clone())),
+        let (file, range) = match loc {
+            DiagLoc::Span(f, r) => (*f, r.clone()),
             DiagLoc::Loc(attr) => {
                 let lc = file_line_col(ctx, *attr)?;
                 let (file, start) = self.offset_of(&lc.file, lc.line, lc.col)?;
-                let text = self.text(file);
-                let end = text[start..]
-                    .find(|c: char| c.is_whitespace() || c == '(' || c == '<')
-                    .map(|n| start + n.max(1))
-                    .unwrap_or(text.len());
-                Some((file, start..end.max(start)))
+                let start = floor_boundary(self.text(file), start);
+                let rest = &self.text(file)[start..];
+                // Underline the token at the position: up to a space or an opening bracket.
+                let len = rest
+                    .char_indices()
+                    .find(|&(i, c)| i > 0 && (c.is_whitespace() || c == '(' || c == '<'))
+                    .map(|(i, _)| i)
+                    .unwrap_or(rest.len());
+                (file, start..start + len)
             }
-            DiagLoc::Unknown => None,
-        }
+            DiagLoc::Unknown => return None,
+        };
+        let text = self.text(file);
+        let start = floor_boundary(text, range.start);
+        let end = floor_boundary(text, range.end.max(start));
+        Some((file, start..end))
     }
 
     fn to_codespan(&self, ctx: &Context, d: &Diagnostic) -> CsDiagnostic<FileId> {
@@ -236,6 +245,15 @@ impl SourceMap {
         }
         String::from_utf8_lossy(buffer.as_slice()).into_owned()
     }
+}
+
+/// The largest character boundary of `text` at or below `offset` (clamped to its length).
+fn floor_boundary(text: &str, offset: usize) -> usize {
+    let mut i = offset.min(text.len());
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
 }
 
 /// The innermost `file:line:col` of a location attribute, looking through names,

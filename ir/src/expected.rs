@@ -84,7 +84,7 @@ pub fn parse_expectations(
                     _ => designator
                         .strip_prefix('+')
                         .and_then(|n| n.parse::<u32>().ok())
-                        .map(|n| Some(this_line + n))
+                        .and_then(|n| this_line.checked_add(n)).map(Some)
                         .or_else(|| {
                             designator
                                 .strip_prefix('-')
@@ -97,7 +97,7 @@ pub fn parse_expectations(
                     Some(t) => (t, d[end..].trim_start()),
                     None => {
                         errors.push(Diagnostic::error(
-                            DiagLoc::Span(file, abs..abs + pos),
+                            DiagLoc::Span(file, abs..abs + "expected-".len()),
                             format!("invalid line designator '@{designator}'"),
                         ));
                         break;
@@ -123,7 +123,7 @@ pub fn parse_expectations(
                 severity,
                 line: target,
                 text: body[..close].to_string(),
-                span: abs..abs + line.trim_end().len() - (abs - offset),
+                span: abs..offset + line.trim_end().len().max(abs - offset),
                 matched: false,
             });
             let consumed = line.len() - body[close..].len() + 2 - col;

@@ -136,7 +136,7 @@ pub(crate) struct OpNode {
     pub(crate) block: PackedId<BlockId>,
     pub(crate) prev: PackedId<OpId>,
     pub(crate) next: PackedId<OpId>,
-    pub(crate) seq: u32,
+    pub(crate) seq: u64,
 }
 
 impl Default for PackedId<OpId> {

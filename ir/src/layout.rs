@@ -1,13 +1,13 @@
 //! Where ops are: the order of ops in blocks, kept apart from what they are.
 //!
-//! Each block is a doubly linked list of ops. Every placed op has a sequence number that
+//! Each block is a doubly linked list of ops. Every placed op has a 64-bit sequence number that
 //! increases along its block, so "is A before B in the same block" is one comparison;
 //! when an insertion finds no gap, the block is renumbered (amortised O(1) for appends).
 
 use crate::entity::PackedId;
 use crate::ir::*;
 
-const SEQ_STRIDE: u32 = 1 << 10;
+const SEQ_STRIDE: u64 = 1 << 10;
 
 /// Where [`Body::insert_op`] puts an op.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

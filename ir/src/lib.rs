@@ -37,6 +37,7 @@ pub mod printer;
 pub mod registry;
 pub mod types;
 pub mod verifier;
+pub mod weight;
 
 pub use attrs::{AttrData, AttrId, DenseData, Location};
 pub use body::OpSpec;

@@ -277,3 +277,30 @@ fn deep_nesting_is_a_diagnostic() {
         );
     }
 }
+
+/// Aliases cannot build types or attributes deeper or larger than the limits.
+#[test]
+fn alias_expansion_is_bounded() {
+    let mut deep = String::from("!t0 = i32\n");
+    for i in 1..=300 {
+        deep.push_str(&format!("!t{i} = complex<!t{}>\n", i - 1));
+    }
+    deep.push_str("func.func private @f(!t300)\n");
+    let mut wide = String::from("!t0 = i32\n");
+    for i in 1..=64 {
+        wide.push_str(&format!("!t{i} = tuple<!t{}, !t{}>\n", i - 1, i - 1));
+    }
+    wide.push_str("func.func private @f(!t64)\n");
+    let mut attrs = String::from("#a0 = [1]\n");
+    for i in 1..=64 {
+        attrs.push_str(&format!("#a{i} = [#a{}, #a{}]\n", i - 1, i - 1));
+    }
+    attrs.push_str("func.func private @f() attributes {x = #a64}\n");
+    for text in [deep, wide, attrs] {
+        let mut ctx = context(false);
+        let mut sources = SourceMap::new();
+        let f = sources.add("alias.mlir", text);
+        let err = parse_file(&mut ctx, &sources, f).expect_err("expansion limit");
+        assert!(err.message.contains("expands to"), "{}", err.message);
+    }
+}

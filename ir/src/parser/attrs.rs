@@ -9,6 +9,9 @@ use crate::floats;
 use crate::intern::Sym;
 use crate::types::{DYNAMIC, FloatKind, Signedness, TypeData, TypeId};
 
+/// Widest integer type whose values attributes can hold (types of any width exist).
+const MAX_INT_ATTR_WIDTH: u32 = 64;
+
 /// A literal inside `dense<...>` or `array<...>`, before its type is known.
 enum Lit<'s> {
     Int {
@@ -37,7 +40,11 @@ enum ScalarKind {
 impl<'s> Parser<'s, '_> {
     /// Parses an attribute.
     pub fn parse_attribute(&mut self) -> PResult<AttrId> {
-        self.nested(|p| p.parse_attribute_inner())
+        let start = self.tok.start as usize;
+        let a = self.nested(|p| p.parse_attribute_inner())?;
+        let weight = self.ctx.attr_weight(a);
+        self.check_weight(weight, start)?;
+        Ok(a)
     }
 
     fn parse_attribute_inner(&mut self) -> PResult<AttrId> {
@@ -307,11 +314,8 @@ impl<'s> Parser<'s, '_> {
             }
             _ => return self.err_at(self.tok_span(), "expected integer literal"),
         };
-        if width > 127 {
-            return self.err_at(
-                span,
-                "integer attributes wider than 127 bits are not supported",
-            );
+        if width > MAX_INT_ATTR_WIDTH {
+            return self.err_at(span, format!("integer attributes wider than {MAX_INT_ATTR_WIDTH} bits are not supported"));
         }
         let Some(magnitude) = parse_int_literal(text) else {
             return self.err_at(span, "integer literal is too large");
@@ -338,6 +342,8 @@ impl<'s> Parser<'s, '_> {
             );
         }
         Ok(match signedness {
+            // `true`, `1 : i1` and `-1 : i1` are the same value.
+            _ if width == 1 => value & 1,
             Signedness::Unsigned => value,
             _ => sign_extend(value, width),
         })
@@ -495,6 +501,7 @@ impl<'s> Parser<'s, '_> {
         let val_lit = self.parse_literal()?;
         self.expect(Tok::Greater, "'>'")?;
         self.expect(Tok::Colon, "':' and a shaped type after sparse<...>")?;
+        let span = self.tok_span();
         let ty = self.parse_shaped_type_for_elements()?;
         let (shape, element) = self.shape_and_element(ty);
         // Indices: an Nx(rank) i64 tensor; values: an N-element tensor of the element type.
@@ -519,11 +526,36 @@ impl<'s> Parser<'s, '_> {
             encoding: None,
         });
         let values = self.dense_from_literal(&val_lit, val_ty)?;
+        self.check_sparse_indices(indices, &shape, n_val as usize, span)?;
         Ok(self.ctx.intern_attr(AttrData::Sparse {
             ty,
             indices,
             values,
         }))
+    }
+
+    /// Every index row of a sparse attribute lies inside `shape`, and there is one
+    /// value per row.
+    fn check_sparse_indices(&mut self, indices: AttrId, shape: &[i64], n_values: usize, span: std::ops::Range<usize>) -> PResult<()> {
+        let AttrData::DenseElements { ty, data } = self.ctx.attr_data(indices) else { return Ok(()) };
+        let rows = self.ctx.type_data(*ty).shape().and_then(|s| s.first()).copied().unwrap_or(0) as usize;
+        let rank = shape.len().max(1);
+        let value_at = |i: usize| -> i64 {
+            let bytes = match data {
+                DenseData::Splat(b) => &b[..],
+                DenseData::Elements(b) => b.get(i * 8..i * 8 + 8).unwrap_or(&[]),
+                DenseData::Strings(_) => &[],
+            };
+            bytes.try_into().map(i64::from_le_bytes).unwrap_or(-1)
+        };
+        let in_bounds = (0..rows).all(|r| (0..shape.len()).all(|d| (0..shape[d]).contains(&value_at(r * rank + d))));
+        if rows * rank != count_elements(self.ctx, *ty) || !in_bounds {
+            return self.err_at(span, format!("sparse indices must be rows of {} in-bounds indices", shape.len()));
+        }
+        if n_values != rows {
+            return self.err_at(span, format!("sparse attribute has {rows} indices but {n_values} values"));
+        }
+        Ok(())
     }
 
     fn parse_dense(&mut self) -> PResult<AttrId> {
@@ -626,98 +658,79 @@ impl<'s> Parser<'s, '_> {
 
     fn dense_from_literal(&mut self, lit: &Lit<'s>, ty: TypeId) -> PResult<AttrId> {
         let (shape, element) = self.shape_and_element(ty);
-        let count: i64 = shape
-            .iter()
-            .try_fold(1i64, |a, &d| a.checked_mul(d))
-            .unwrap_or(-1);
         let span = self.tok_span();
-        if count < 0 {
+        let Some(count) = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(usize::try_from(d).ok()?)) else {
             return self.err_at(span, "shaped type has too many elements");
-        }
-        let count = count as usize;
+        };
         let (scalar, complex) = match self.ctx.type_data(element) {
             TypeData::Complex(inner) => (self.scalar_kind(*inner), true),
             _ => (self.scalar_kind(element), false),
         };
         let Some(kind) = scalar else {
-            // Non-numeric element type: string elements.
-            let mut strings = Vec::new();
-            collect_strings(lit, &mut strings);
-            if strings.len() != count && strings.len() != 1 || count_leaves(lit) != strings.len() {
-                return self.err_at(
-                    span,
-                    "dense string literal does not match the element count",
-                );
-            }
-            let syms: Vec<Sym> = strings.iter().map(|s| self.ctx.sym(s)).collect();
-            return Ok(self.ctx.intern_attr(AttrData::DenseElements {
-                ty,
-                data: DenseData::Strings(syms.into()),
-            }));
+            return self.dense_strings(lit, ty, count, span);
         };
         let width = match kind {
             ScalarKind::Int { width, .. } => width,
             ScalarKind::Float(k) => k.width(),
         };
+        if matches!(kind, ScalarKind::Int { .. }) && width > MAX_INT_ATTR_WIDTH {
+            return self.err_at(span, format!("integer attributes wider than {MAX_INT_ATTR_WIDTH} bits are not supported"));
+        }
         let elem_bytes = element_bytes(width) * if complex { 2 } else { 1 };
-        if let Lit::Str(s) = lit {
-            return self.dense_from_hex(s, ty, count, elem_bytes, span);
-        }
-        let mut data = Vec::with_capacity(count.min(1 << 20) * elem_bytes);
-        let mut shape_ok = true;
-        if !matches!(lit, Lit::List(..)) {
-            // Splat.
-            self.push_element(&mut data, lit, kind, complex)?;
-            return Ok(self.ctx.intern_attr(AttrData::DenseElements {
-                ty,
-                data: DenseData::Splat(data.into()),
-            }));
-        }
-        self.flatten_into(&mut data, lit, &shape, kind, complex, &mut shape_ok)?;
-        if !shape_ok {
-            let span = match lit {
-                Lit::List(_, s) => s.clone(),
-                _ => span,
-            };
-            return self.err_at(
-                span,
-                format!("dense literal does not match the shape {shape:?} of its type"),
-            );
-        }
-        Ok(self.ctx.intern_attr(AttrData::DenseElements {
-            ty,
-            data: DenseData::Elements(data.into()),
-        }))
+        let data = match lit {
+            Lit::Str(s) => self.dense_hex_bytes(s, count, elem_bytes, width, span)?,
+            // `dense<>` holds no elements.
+            Lit::List(elems, _) if elems.is_empty() && count == 0 => DenseData::Elements(Box::new([])),
+            Lit::List(_, list_span) => {
+                let list_span = list_span.clone();
+                let mut data = Vec::with_capacity(count.min(1 << 20) * elem_bytes);
+                let mut shape_ok = true;
+                self.flatten_into(&mut data, lit, &shape, kind, complex, &mut shape_ok)?;
+                if !shape_ok {
+                    return self.err_at(list_span, format!("dense literal does not match the shape {shape:?} of its type"));
+                }
+                DenseData::Elements(data.into())
+            }
+            _ => {
+                let mut data = Vec::with_capacity(elem_bytes);
+                self.push_element(&mut data, lit, kind, complex)?;
+                DenseData::Splat(data.into())
+            }
+        };
+        Ok(self.ctx.intern_attr(AttrData::DenseElements { ty, data: canonical_splat(data, elem_bytes) }))
     }
 
-    fn dense_from_hex(
-        &mut self,
-        s: &str,
-        ty: TypeId,
-        count: usize,
-        elem_bytes: usize,
-        span: std::ops::Range<usize>,
-    ) -> PResult<AttrId> {
+    /// String elements, for element types that are not numbers.
+    fn dense_strings(&mut self, lit: &Lit<'s>, ty: TypeId, count: usize, span: std::ops::Range<usize>) -> PResult<AttrId> {
+        let mut strings = Vec::new();
+        collect_strings(lit, &mut strings);
+        if (strings.len() != count && strings.len() != 1) || count_leaves(lit) != strings.len() {
+            return self.err_at(span, "dense string literal does not match the element count");
+        }
+        let syms: Vec<Sym> = strings.iter().map(|s| self.ctx.sym(s)).collect();
+        Ok(self.ctx.intern_attr(AttrData::DenseElements { ty, data: DenseData::Strings(syms.into()) }))
+    }
+
+    /// The bytes of `dense<"0x...">`: one element (a splat) or all of them. `i1`
+    /// elements must be 0 or 1.
+    fn dense_hex_bytes(&mut self, s: &str, count: usize, elem_bytes: usize, width: u32, span: std::ops::Range<usize>) -> PResult<DenseData> {
         let Some(bytes) = s.strip_prefix("0x").and_then(decode_hex) else {
             return self.err_at(span, "expected a \"0x...\" hex string in dense<...>");
         };
-        let data = if bytes.len() == elem_bytes && count != 1 {
-            DenseData::Splat(bytes.into())
-        } else if bytes.len() == count * elem_bytes {
-            DenseData::Elements(bytes.into())
+        if width == 1 && bytes.iter().any(|&b| b > 1) {
+            return self.err_at(span, "i1 elements in hex dense data must be 0 or 1");
+        }
+        let total = count.checked_mul(elem_bytes);
+        if bytes.len() == elem_bytes && count != 1 {
+            Ok(DenseData::Splat(bytes.into()))
+        } else if Some(bytes.len()) == total {
+            Ok(DenseData::Elements(bytes.into()))
         } else {
-            return self.err_at(
-                span,
-                format!(
-                    "hex dense data has {} bytes, expected {} ({} elements of {} bytes)",
-                    bytes.len(),
-                    count * elem_bytes,
-                    count,
-                    elem_bytes
-                ),
-            );
-        };
-        Ok(self.ctx.intern_attr(AttrData::DenseElements { ty, data }))
+            self.err_at(span, format!(
+                "hex dense data has {} bytes, expected {elem_bytes} (a splat) or {count} elements of {elem_bytes} bytes",
+                bytes.len()
+            ))
+        }
     }
 
     fn push_element(
@@ -995,6 +1008,22 @@ pub(crate) enum LocOrAlias<'s> {
     Alias(&'s str, std::ops::Range<usize>),
 }
 
+/// Elements that are all equal are stored as a splat, as MLIR does, so that equal
+/// attributes get equal IDs whichever way they were written.
+fn canonical_splat(data: DenseData, elem_bytes: usize) -> DenseData {
+    match data {
+        DenseData::Elements(bytes) if !bytes.is_empty() && elem_bytes > 0 => {
+            let first = &bytes[..elem_bytes.min(bytes.len())];
+            if bytes.chunks(elem_bytes).all(|c| c == first) {
+                DenseData::Splat(first.into())
+            } else {
+                DenseData::Elements(bytes)
+            }
+        }
+        other => other,
+    }
+}
+
 fn sign_extend(value: i128, width: u32) -> i128 {
     if width >= 128 {
         return value;
@@ -1012,6 +1041,11 @@ fn decode_hex(hex: &str) -> Option<Vec<u8>> {
     (0..b.len() / 2)
         .map(|i| Some(nib(b[2 * i])? << 4 | nib(b[2 * i + 1])?))
         .collect()
+}
+
+/// Number of elements of a statically shaped type (0 when unknown).
+fn count_elements(ctx: &crate::context::Context, ty: TypeId) -> usize {
+    ctx.type_data(ty).shape().map(|s| s.iter().map(|&d| d.max(0) as usize).product()).unwrap_or(0)
 }
 
 fn count_leaves(lit: &Lit<'_>) -> usize {

@@ -28,6 +28,9 @@ pub use ops::{CustomParse, OperationState, RegionArg, UnresolvedOperand};
 /// Deepest nesting of types, attributes and regions the parser accepts.
 pub const MAX_NESTING: u32 = 200;
 
+/// Most type and attribute nodes one type or attribute may expand to (through aliases).
+pub const MAX_EXPANDED_SIZE: u64 = 1 << 20;
+
 /// Marker for a failed parse; the diagnostic is kept in the parser.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Failed;
@@ -229,6 +232,20 @@ impl<'s, 'c> Parser<'s, 'c> {
         let r = f(self);
         self.depth -= 1;
         r
+    }
+
+    /// Rejects a type or attribute (written from `start` to here) whose expansion is too
+    /// deep or too large, which aliases make possible with little text. Printed without
+    /// aliases, it must still fit at the current nesting depth.
+    pub(crate) fn check_weight(&mut self, weight: crate::weight::Weight, start: usize) -> PResult<()> {
+        if self.depth.saturating_add(weight.depth) > MAX_NESTING || weight.size > MAX_EXPANDED_SIZE {
+            let end = (self.tok.start as usize).max(start);
+            return self.err_at(start..end, format!(
+                "this type or attribute expands to {} levels and {} nodes; at most {MAX_NESTING} levels and {MAX_EXPANDED_SIZE} nodes are allowed",
+                weight.depth, weight.size
+            ));
+        }
+        Ok(())
     }
 
     /// Parses `elem` separated by commas until `close` (consumed). Handles the empty list.

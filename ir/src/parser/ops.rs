@@ -474,8 +474,8 @@ impl<'s> Parser<'s, '_> {
             Some(LocOrAlias::Alias(name, span)) => Some((name, span)),
             None => None,
         };
-        let expected: u32 = groups.iter().map(|g| g.1).sum();
-        if !groups.is_empty() && expected as usize != state.result_types.len() {
+        let expected: u64 = groups.iter().map(|g| u64::from(g.1)).sum();
+        if !groups.is_empty() && expected != state.result_types.len() as u64 {
             let span = start..groups.last().map(|g| g.2.end).unwrap_or(start);
             return self.err_at(
                 span,

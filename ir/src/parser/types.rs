@@ -40,7 +40,11 @@ impl<'s> Parser<'s, '_> {
 
     /// Parses a type.
     pub fn parse_type(&mut self) -> PResult<TypeId> {
-        self.nested(|p| p.parse_type_inner())
+        let start = self.tok.start as usize;
+        let t = self.nested(|p| p.parse_type_inner())?;
+        let weight = self.ctx.type_weight(t);
+        self.check_weight(weight, start)?;
+        Ok(t)
     }
 
     fn parse_type_inner(&mut self) -> PResult<TypeId> {

@@ -290,7 +290,7 @@ pub fn write_attr(out: &mut String, ctx: &Context, a: AttrId, resources: &mut Ve
     match ctx.attr_data(a) {
         AttrData::Unit => out.push_str("unit"),
         AttrData::Integer { value, ty } => {
-            if let TypeData::Integer { width: 1, .. } = ctx.type_data(*ty) {
+            if let TypeData::Integer { width: 1, signedness: Signedness::Signless } = ctx.type_data(*ty) {
                 out.push_str(if *value != 0 { "true" } else { "false" });
             } else {
                 let _ = write!(out, "{value} : ");
@@ -328,7 +328,7 @@ pub fn write_attr(out: &mut String, ctx: &Context, a: AttrId, resources: &mut Ve
             let n = element_bytes(width);
             for (i, chunk) in data.chunks(n).enumerate() {
                 out.push_str(if i == 0 { ": " } else { ", " });
-                write_scalar(out, ctx, *element, kind, chunk);
+                write_scalar(out, kind, chunk);
             }
             out.push('>');
         }
@@ -416,10 +416,27 @@ fn write_dyn(out: &mut String, v: i64) {
     }
 }
 
+/// A sparse attribute's indices or values: always a (possibly empty) nested list, with
+/// splats expanded, since the parser infers the payload's shape from the list.
 fn write_dense_payload(out: &mut String, ctx: &Context, a: AttrId) {
-    if let AttrData::DenseElements { ty, data } = ctx.attr_data(a) {
-        write_dense_body(out, ctx, *ty, data);
+    let AttrData::DenseElements { ty, data } = ctx.attr_data(a) else { return };
+    let shape = ctx.type_data(*ty).shape().unwrap_or(&[]).to_vec();
+    let (width, kind) = scalar_info(ctx, ctx.type_data(*ty).element_type().unwrap_or(*ty));
+    let n = element_bytes(width);
+    let count: usize = shape.iter().map(|&d| d.max(0) as usize).product();
+    let chunk = |i: usize| -> &[u8] {
+        match data {
+            DenseData::Splat(b) => b,
+            DenseData::Elements(b) => b.get(i * n..(i + 1) * n).unwrap_or(&[]),
+            DenseData::Strings(_) => &[],
+        }
+    };
+    if count == 0 {
+        out.push_str("[]");
+        return;
     }
+    let mut items = (0..count).map(chunk);
+    write_nested(out, &shape, &mut items, &mut |out, c| write_scalar(out, kind, c));
 }
 
 /// Writes a location without the `loc(...)` wrapper.
@@ -499,9 +516,10 @@ fn scalar_info(ctx: &Context, ty: TypeId) -> (u32, Scalar) {
     }
 }
 
-fn write_scalar(out: &mut String, _ctx: &Context, _ty: TypeId, kind: Scalar, bytes: &[u8]) {
+fn write_scalar(out: &mut String, kind: Scalar, bytes: &[u8]) {
     let mut raw = [0u8; 16];
-    raw[..bytes.len()].copy_from_slice(bytes);
+    let n = bytes.len().min(16);
+    raw[..n].copy_from_slice(&bytes[..n]);
     let bits = u128::from_le_bytes(raw);
     match kind {
         Scalar::Float(k) => write_float(out, k, bits),
@@ -541,12 +559,12 @@ fn write_dense_body(out: &mut String, ctx: &Context, ty: TypeId, data: &DenseDat
         if complex {
             let half = chunk.len() / 2;
             out.push('(');
-            write_scalar(out, ctx, inner, kind, &chunk[..half]);
+            write_scalar(out, kind, &chunk[..half]);
             out.push_str(", ");
-            write_scalar(out, ctx, inner, kind, &chunk[half..]);
+            write_scalar(out, kind, &chunk[half..]);
             out.push(')');
         } else {
-            write_scalar(out, ctx, inner, kind, chunk);
+            write_scalar(out, kind, chunk);
         }
     };
     match data {
