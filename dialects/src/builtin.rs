@@ -6,7 +6,10 @@ use acc_ir::parser::{CustomParse, OperationState, PResult};
 use acc_ir::printer::OpPrinter;
 use acc_ir::{Context, CustomSyntax, OpDef, OpRef, OpTraits};
 
-use crate::syntax::{make_props, parse_optional_attributes, print_remaining_attrs, string_value};
+use crate::syntax::{
+    make_props, parse_optional_attributes, print_remaining_attrs, remaining_attrs, shape_error,
+    string_value, verify_symbol_attrs,
+};
 
 /// Registers the builtin dialect.
 pub fn register(ctx: &mut Context) {
@@ -29,32 +32,35 @@ pub fn register(ctx: &mut Context) {
     });
 }
 
-fn verify_module(op: OpRef<'_>, _ctx: &Context) -> Vec<acc_ir::Diagnostic> {
-    let mut out = Vec::new();
+fn verify_module(op: OpRef<'_>, ctx: &Context) -> Vec<acc_ir::Diagnostic> {
+    let shape = shape_error(op, "builtin.module", Some(0), 0, 1, 0);
+    if !shape.is_empty() {
+        return shape;
+    }
+    let symbol = verify_symbol_attrs(op, ctx, "builtin.module");
+    if !symbol.is_empty() {
+        return symbol;
+    }
     let body = op.ir.body(op.region_body());
     // More than one block is reported by the single-block trait.
-    let ok = op.regions().len() == 1 && body.region_blocks(op.regions()[0]).count() >= 1;
-    if !ok {
-        out.push(acc_ir::Diagnostic::error(
-            acc_ir::DiagLoc::Loc(op.loc()),
-            "'builtin.module' op expects one region with one block",
-        ));
-    } else if let Some(b) = body.entry_block(op.regions()[0])
-        && !body.block_args(b).is_empty()
-    {
-        out.push(acc_ir::Diagnostic::error(
-            acc_ir::DiagLoc::Loc(op.loc()),
-            "'builtin.module' op expects its block to have no arguments",
-        ));
-    }
-    out
+    let message = match body.entry_block(op.regions()[0]) {
+        None => "'builtin.module' op expects one region with one block",
+        Some(b) if !body.block_args(b).is_empty() => {
+            "'builtin.module' op expects its block to have no arguments"
+        }
+        Some(_) => return Vec::new(),
+    };
+    vec![acc_ir::Diagnostic::error(
+        acc_ir::DiagLoc::Loc(op.loc()),
+        message,
+    )]
 }
 
 struct ModuleSyntax;
 
 impl CustomSyntax for ModuleSyntax {
-    fn can_print(&self, op: OpRef<'_>, _ctx: &Context) -> bool {
-        op.regions().len() == 1
+    fn can_print(&self, op: OpRef<'_>, ctx: &Context) -> bool {
+        verify_module(op, ctx).is_empty() && remaining_attrs(ctx, op, &["sym_name"]).is_some()
     }
 
     fn print(&self, p: &mut OpPrinter<'_, '_>, op: OpRef<'_>) -> std::fmt::Result {
@@ -65,7 +71,7 @@ impl CustomSyntax for ModuleSyntax {
             acc_ir::printer::write_symbol(&mut s, name);
             p.write_str(&s);
         }
-        print_remaining_attrs(p, op, &["sym_name"]);
+        print_remaining_attrs(p, op, &["sym_name"], " attributes ");
         p.write_str(" ");
         if let Some(&region) = op.regions().first() {
             p.print_region_of(op, region, false, false);

@@ -5,16 +5,16 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use acc_ir::attrs::{AttrData, AttrId};
+use acc_ir::attrs::AttrData;
 use acc_ir::parser::lexer::Tok;
 use acc_ir::parser::{CustomParse, OperationState, PResult, UnresolvedOperand};
 use acc_ir::printer::OpPrinter;
 use acc_ir::{
-    BlockId, Context, CustomSyntax, DiagLoc, Diagnostic, OpDef, OpRef, OpTraits, TypeData, TypeId,
-    ValueId,
+    BlockId, Context, CustomSyntax, DiagLoc, Diagnostic, OpDef, OpRef, OpTraits, Signedness,
+    TypeData, TypeId, ValueId,
 };
 
-use crate::syntax::make_props;
+use crate::syntax::{make_props, print_remaining_attrs, remaining_attrs, shape_error};
 
 /// Registers the cf dialect.
 pub fn register(ctx: &mut Context) {
@@ -50,25 +50,23 @@ fn err(op: OpRef<'_>, msg: impl Into<String>) -> Vec<Diagnostic> {
 }
 
 fn verify_br(op: OpRef<'_>, _ctx: &Context) -> Vec<Diagnostic> {
-    if op.successors().len() != 1 {
-        return err(
-            op,
-            format!(
-                "'cf.br' op requires 1 successor but found {}",
-                op.successors().len()
-            ),
-        );
-    }
-    Vec::new()
+    shape_error(op, "cf.br", None, 0, 0, 1)
 }
 
 /// `[condition, true operands, false operands]` sizes from `operandSegmentSizes`.
 fn segment_sizes(op: OpRef<'_>, ctx: &Context) -> Option<[usize; 3]> {
     let attr = op.attr(ctx, "operandSegmentSizes")?;
-    let AttrData::DenseArray { data, .. } = ctx.attr_data(attr) else {
+    let AttrData::DenseArray { element, data } = ctx.attr_data(attr) else {
         return None;
     };
-    if data.len() != 12 {
+    let i32_elements = matches!(
+        ctx.type_data(*element),
+        TypeData::Integer {
+            width: 32,
+            signedness: Signedness::Signless
+        }
+    );
+    if !i32_elements || data.len() != 12 {
         return None;
     }
     let size = |i: usize| {
@@ -99,14 +97,9 @@ fn cond_br_successor_operands(op: OpRef<'_>, ctx: &Context, index: usize) -> Opt
 }
 
 fn verify_cond_br(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
-    if op.successors().len() != 2 {
-        return err(
-            op,
-            format!(
-                "'cf.cond_br' op requires 2 successors but found {}",
-                op.successors().len()
-            ),
-        );
+    let shape = shape_error(op, "cf.cond_br", None, 0, 0, 2);
+    if !shape.is_empty() {
+        return shape;
     }
     let Some([c, t, f]) = segment_sizes(op, ctx) else {
         return err(
@@ -124,7 +117,13 @@ fn verify_cond_br(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
         );
     }
     let cond_ty = op.operand_types()[0];
-    if !matches!(ctx.type_data(cond_ty), TypeData::Integer { width: 1, .. }) {
+    if !matches!(
+        ctx.type_data(cond_ty),
+        TypeData::Integer {
+            width: 1,
+            signedness: Signedness::Signless
+        }
+    ) {
         return err(
             op,
             "'cf.cond_br' op operand #0 must be 1-bit signless integer",
@@ -170,26 +169,11 @@ fn parse_dest(cp: &mut CustomParse<'_, '_, '_>) -> PResult<(BlockId, Vec<ValueId
     Ok((block, values))
 }
 
-fn print_attrs_without(p: &mut OpPrinter<'_, '_>, op: OpRef<'_>, skip: &[&str]) {
-    let ctx = p.ctx();
-    let mut merged: Vec<(acc_ir::Sym, AttrId)> = crate::syntax::props_entries(ctx, op)
-        .iter()
-        .filter(|(k, _)| !skip.contains(&ctx.str(*k)))
-        .copied()
-        .collect();
-    merged.extend_from_slice(ctx.dict_entries(op.attrs()));
-    merged.sort_by(|a, b| ctx.str(a.0).cmp(ctx.str(b.0)));
-    if !merged.is_empty() {
-        p.write_str(" ");
-        p.print_dict_entries(&merged);
-    }
-}
-
 struct BrSyntax;
 
 impl CustomSyntax for BrSyntax {
-    fn can_print(&self, op: OpRef<'_>, _ctx: &Context) -> bool {
-        op.successors().len() == 1
+    fn can_print(&self, op: OpRef<'_>, ctx: &Context) -> bool {
+        verify_br(op, ctx).is_empty() && remaining_attrs(ctx, op, &[]).is_some()
     }
 
     fn print(&self, p: &mut OpPrinter<'_, '_>, op: OpRef<'_>) -> std::fmt::Result {
@@ -197,7 +181,7 @@ impl CustomSyntax for BrSyntax {
             p.write_str(" ");
             print_dest(p, op, dest, 0..op.operands().len());
         }
-        print_attrs_without(p, op, &[]);
+        print_remaining_attrs(p, op, &[], " ");
         Ok(())
     }
 
@@ -217,6 +201,7 @@ struct CondBrSyntax;
 impl CustomSyntax for CondBrSyntax {
     fn can_print(&self, op: OpRef<'_>, ctx: &Context) -> bool {
         verify_cond_br(op, ctx).is_empty()
+            && remaining_attrs(ctx, op, &["operandSegmentSizes"]).is_some()
     }
 
     fn print(&self, p: &mut OpPrinter<'_, '_>, op: OpRef<'_>) -> std::fmt::Result {
@@ -235,7 +220,7 @@ impl CustomSyntax for CondBrSyntax {
         print_dest(p, op, t, t_range);
         p.write_str(", ");
         print_dest(p, op, f, f_range);
-        print_attrs_without(p, op, &["operandSegmentSizes"]);
+        print_remaining_attrs(p, op, &["operandSegmentSizes"], " ");
         Ok(())
     }
 

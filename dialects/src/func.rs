@@ -14,7 +14,10 @@ use acc_ir::{
     Context, CustomSyntax, DiagLoc, Diagnostic, OpDef, OpRef, OpTraits, Sym, TypeData, TypeId,
 };
 
-use crate::syntax::{make_props, parse_optional_attributes, print_remaining_attrs, string_value};
+use crate::syntax::{
+    has_shape, make_props, parse_optional_attributes, print_remaining_attrs, remaining_attrs,
+    shape_error, string_value, verify_symbol_attrs,
+};
 
 /// Registers the func dialect.
 pub fn register(ctx: &mut Context) {
@@ -86,7 +89,24 @@ pub fn function_signature(ctx: &Context, op: OpRef<'_>) -> Option<(Vec<TypeId>, 
     }
 }
 
+/// The names `func.func` prints itself rather than in its attribute dictionary.
+const FUNC_PRINTED_ATTRS: [&str; 5] = [
+    "sym_name",
+    "function_type",
+    "sym_visibility",
+    "arg_attrs",
+    "res_attrs",
+];
+
 fn verify_func(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+    let shape = shape_error(op, "func.func", Some(0), 0, 1, 0);
+    if !shape.is_empty() {
+        return shape;
+    }
+    let symbol = verify_symbol_attrs(op, ctx, "func.func");
+    if !symbol.is_empty() {
+        return symbol;
+    }
     if op
         .attr(ctx, "sym_name")
         .and_then(|a| string_value(ctx, a))
@@ -103,10 +123,22 @@ fn verify_func(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
             "'func.func' op requires attribute 'function_type' to be a function type".into(),
         );
     };
+    let (inputs_len, results_len) = function_signature(ctx, op)
+        .map(|(i, r)| (i.len(), r.len()))
+        .unwrap_or_default();
+    for (key, expected) in [("arg_attrs", inputs_len), ("res_attrs", results_len)] {
+        let Some(a) = op.attr(ctx, key) else { continue };
+        let ok = matches!(ctx.attr_data(a), AttrData::Array(items)
+            if items.len() == expected && items.iter().all(|d| matches!(ctx.attr_data(*d), AttrData::Dictionary(_))));
+        if !ok {
+            return err(
+                op,
+                format!("'func.func' op expects '{key}' to be an array of {expected} dictionaries"),
+            );
+        }
+    }
     let body = op.ir.body(op.region_body());
-    let Some(&region) = op.regions().first() else {
-        return err(op, "'func.func' op expects one region".into());
-    };
+    let region = op.regions()[0];
     if let Some(entry) = body.entry_block(region) {
         let args = body.block_args(entry);
         if args.len() != inputs.len() {
@@ -146,6 +178,10 @@ fn verify_func(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
 }
 
 fn verify_return(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+    let shape = shape_error(op, "func.return", None, 0, 0, 0);
+    if !shape.is_empty() {
+        return shape;
+    }
     let Some(parent) = op.parent_op() else {
         return err(op, "'func.return' op expects parent op 'func.func'".into());
     };
@@ -211,6 +247,10 @@ fn lookup_function<'a>(op: OpRef<'a>, ctx: &Context, name: Sym) -> Option<OpRef<
 }
 
 fn verify_call(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+    let shape = shape_error(op, "func.call", None, op.results().len(), 0, 0);
+    if !shape.is_empty() {
+        return shape;
+    }
     let Some(callee) = op.attr(ctx, "callee") else {
         return err(op, "'func.call' op requires attribute 'callee'".into());
     };
@@ -224,7 +264,9 @@ fn verify_call(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
         return Vec::new();
     }
     let name = ctx.str(*root);
-    let Some(f) = lookup_function(op, ctx, *root) else {
+    let Some(f) =
+        lookup_function(op, ctx, *root).filter(|f| ctx.op_name_str(f.name()) == "func.func")
+    else {
         return err(
             op,
             format!("'func.call' op '{name}' does not reference a valid function"),
@@ -275,16 +317,7 @@ struct FuncSyntax;
 
 impl CustomSyntax for FuncSyntax {
     fn can_print(&self, op: OpRef<'_>, ctx: &Context) -> bool {
-        let Some((inputs, _)) = function_signature(ctx, op) else {
-            return false;
-        };
-        let body = op.ir.body(op.region_body());
-        let entry = op.regions().first().and_then(|r| body.entry_block(*r));
-        op.attr(ctx, "sym_name")
-            .and_then(|a| string_value(ctx, a))
-            .is_some()
-            && op.regions().len() == 1
-            && entry.is_none_or(|e| body.block_args(e).len() == inputs.len())
+        verify_func(op, ctx).is_empty() && remaining_attrs(ctx, op, &FUNC_PRINTED_ATTRS).is_some()
     }
 
     fn print(&self, p: &mut OpPrinter<'_, '_>, op: OpRef<'_>) -> std::fmt::Result {
@@ -348,17 +381,7 @@ impl CustomSyntax for FuncSyntax {
                 p.write_str(")");
             }
         }
-        print_remaining_attrs(
-            p,
-            op,
-            &[
-                "sym_name",
-                "function_type",
-                "sym_visibility",
-                "arg_attrs",
-                "res_attrs",
-            ],
-        );
+        print_remaining_attrs(p, op, &FUNC_PRINTED_ATTRS, " attributes ");
         if entry.is_some() {
             p.write_str(" ");
             p.print_region_of(op, op.regions()[0], false, false);
@@ -408,11 +431,8 @@ impl CustomSyntax for FuncSyntax {
             };
             let d = p.context().intern_attr(AttrData::Dictionary(attrs.into()));
             arg_attrs.push(d);
-            if is_named
-                && let Some(loc) = p.parse_optional_arg_loc()?
-                && let Some(a) = args.last_mut()
-            {
-                a.loc = Some(loc);
+            if is_named && let Some(a) = args.last_mut() {
+                p.parse_optional_arg_loc(a)?;
             }
             Ok(())
         })?;
@@ -470,19 +490,27 @@ impl CustomSyntax for FuncSyntax {
 
 struct ReturnSyntax;
 
+/// `return {attrs} %a, %b : T, U`, MLIR's `attr-dict ($operands^ : type($operands))?`.
 impl CustomSyntax for ReturnSyntax {
+    fn can_print(&self, op: OpRef<'_>, ctx: &Context) -> bool {
+        has_shape(op, None, 0, 0, 0) && remaining_attrs(ctx, op, &[]).is_some()
+    }
+
     fn print(&self, p: &mut OpPrinter<'_, '_>, op: OpRef<'_>) -> std::fmt::Result {
+        print_remaining_attrs(p, op, &[], " ");
         if op.operands().len() > 0 {
             p.write_str(" ");
             p.print_operands(op.operands());
             p.write_str(" : ");
             p.print_types(&op.operand_types());
         }
-        p.print_optional_attr_dict(op.attrs(), &[]);
         Ok(())
     }
 
     fn parse(&self, cp: &mut CustomParse<'_, '_, '_>, state: &mut OperationState) -> PResult<()> {
+        if cp.p.peek() == Tok::LBrace {
+            state.attrs = cp.p.parse_attr_dict()?;
+        }
         let mut operands = Vec::new();
         let span = cp.p.tok_span();
         if cp.p.peek() == Tok::ValueId {
@@ -490,9 +518,6 @@ impl CustomSyntax for ReturnSyntax {
             while cp.p.try_consume(Tok::Comma) {
                 operands.push(cp.p.parse_operand()?);
             }
-        }
-        if cp.p.peek() == Tok::LBrace {
-            state.attrs = cp.p.parse_attr_dict()?;
         }
         let types = if operands.is_empty() {
             Default::default()
@@ -509,8 +534,11 @@ struct CallSyntax;
 
 impl CustomSyntax for CallSyntax {
     fn can_print(&self, op: OpRef<'_>, ctx: &Context) -> bool {
-        op.attr(ctx, "callee")
-            .is_some_and(|c| matches!(ctx.attr_data(c), AttrData::SymbolRef { .. }))
+        has_shape(op, None, op.results().len(), 0, 0)
+            && op
+                .attr(ctx, "callee")
+                .is_some_and(|c| matches!(ctx.attr_data(c), AttrData::SymbolRef { .. }))
+            && remaining_attrs(ctx, op, &["callee"]).is_some()
     }
 
     fn print(&self, p: &mut OpPrinter<'_, '_>, op: OpRef<'_>) -> std::fmt::Result {
@@ -522,7 +550,7 @@ impl CustomSyntax for CallSyntax {
         p.write_str("(");
         p.print_operands(op.operands());
         p.write_str(")");
-        print_remaining_attrs_plain(p, op);
+        print_remaining_attrs(p, op, &["callee"], " ");
         p.write_str(" : (");
         p.print_types(&op.operand_types());
         p.write_str(") -> ");
@@ -552,21 +580,5 @@ impl CustomSyntax for CallSyntax {
         let key = cp.p.context().sym("callee");
         state.props = Some(make_props(cp, vec![(key, callee)])?);
         Ok(())
-    }
-}
-
-/// Discardable attributes and unknown properties of a call, as `{...}`.
-fn print_remaining_attrs_plain(p: &mut OpPrinter<'_, '_>, op: OpRef<'_>) {
-    let ctx = p.ctx();
-    let mut merged: Vec<(Sym, AttrId)> = crate::syntax::props_entries(ctx, op)
-        .iter()
-        .filter(|(k, _)| ctx.str(*k) != "callee")
-        .copied()
-        .collect();
-    merged.extend_from_slice(ctx.dict_entries(op.attrs()));
-    merged.sort_by(|a, b| ctx.str(a.0).cmp(ctx.str(b.0)));
-    if !merged.is_empty() {
-        p.write_str(" ");
-        p.print_dict_entries(&merged);
     }
 }

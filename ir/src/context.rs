@@ -95,7 +95,9 @@ impl Context {
         if let Some(i) = self.types.get_index_of(&data) {
             return TypeId(i as u32);
         }
-        let w = weigh_type(&data, &|t| self.type_weights[t.0 as usize], &|a| self.attr_weights[a.0 as usize]);
+        let w = weigh_type(&data, &|t| self.type_weights[t.0 as usize], &|a| {
+            self.attr_weights[a.0 as usize]
+        });
         self.type_weights.push(w);
         TypeId(self.types.insert_full(data).0 as u32)
     }
@@ -154,7 +156,9 @@ impl Context {
         if let Some(i) = self.attrs.get_index_of(&data) {
             return AttrId(i as u32);
         }
-        let w = weigh_attr(&data, &|t| self.type_weights[t.0 as usize], &|a| self.attr_weights[a.0 as usize]);
+        let w = weigh_attr(&data, &|t| self.type_weights[t.0 as usize], &|a| {
+            self.attr_weights[a.0 as usize]
+        });
         self.attr_weights.push(w);
         AttrId(self.attrs.insert_full(data).0 as u32)
     }

@@ -84,7 +84,8 @@ pub fn parse_expectations(
                     _ => designator
                         .strip_prefix('+')
                         .and_then(|n| n.parse::<u32>().ok())
-                        .and_then(|n| this_line.checked_add(n)).map(Some)
+                        .and_then(|n| this_line.checked_add(n))
+                        .map(Some)
                         .or_else(|| {
                             designator
                                 .strip_prefix('-')

@@ -26,7 +26,7 @@ pub struct OpTraits {
     pub isolated_from_above: bool,
     /// Its blocks need no terminator.
     pub no_terminator: bool,
-    /// Its regions are graph regions: no dominance requirement, single block.
+    /// Its regions are graph regions: no dominance requirement, at most one block.
     pub graph_region: bool,
     /// Each of its regions has at most one block.
     pub single_block: bool,

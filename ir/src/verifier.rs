@@ -2,10 +2,11 @@
 //!
 //! 1. the op is registered, unless the context allows unregistered ops;
 //! 2. every operand is a defined value (no dangling forward reference or erased definer);
-//! 3. in SSA regions, every operand's definition properly dominates the use (graph
-//!    regions, the regions of unregistered ops, and unreachable blocks are exempt, as in
-//!    MLIR);
-//! 4. an op with successors is the last op of its block, and its successors are blocks
+//! 3. every operand is defined in a region enclosing the use and, in SSA regions,
+//!    properly dominates it (graph regions, the regions of unregistered ops, and
+//!    unreachable blocks are exempt from the order, as in MLIR);
+//! 4. an op with successors is a terminator (when registered) and the last op of its
+//!    block, and its successors are blocks
 //!    of the same region; for branch ops, the operands passed to each successor match
 //!    its block arguments in number and type;
 //! 5. in the regions of registered ops that need terminators, every block is non-empty
@@ -88,6 +89,9 @@ impl<'a> Verifier<'a> {
             }
         }
         if b.successors(op).len() > 0 {
+            if def.as_ref().is_some_and(|d| !d.traits.terminator) {
+                self.error(body, op, "only terminators may have successors");
+            }
             let block = b.op_block(op);
             if block.is_some_and(|bl| b.last_op(bl) != Some(op)) {
                 self.error(
@@ -206,7 +210,7 @@ impl<'a> Verifier<'a> {
                 ),
             );
         }
-        let needs_terminator = registered && !traits.no_terminator && !traits.graph_region;
+        let needs_terminator = registered && !traits.no_terminator;
         let ssa = registered && !traits.graph_region;
         if ssa && blocks.len() > 1 {
             self.doms
@@ -283,11 +287,11 @@ impl<'a> Verifier<'a> {
                 ValueDef::Detached => continue,
             };
             let region = b.block_region(def_block);
-            if self.region_is_graph(body, region) {
-                continue;
-            }
+            // A value is only visible inside the region that defines it; only then do
+            // graph regions waive the order.
             let ok = match Self::ancestor_in_region(b, user, region) {
                 None => false,
+                Some(_) if self.region_is_graph(body, region) => true,
                 Some(anc) => {
                     let anc_block = b.op_block(anc).expect("placed");
                     match def_op {

@@ -25,7 +25,10 @@ impl Weight {
 
     /// Adds a child.
     fn with(self, child: Weight) -> Weight {
-        Weight { depth: self.depth.max(child.depth.saturating_add(1)), size: self.size.saturating_add(child.size) }
+        Weight {
+            depth: self.depth.max(child.depth.saturating_add(1)),
+            size: self.size.saturating_add(child.size),
+        }
     }
 }
 
@@ -34,35 +37,66 @@ fn type_children(data: &TypeData) -> (Vec<TypeId>, Vec<AttrId>) {
     match data {
         TypeData::Complex(t) | TypeData::UnrankedTensor(t) => (vec![*t], vec![]),
         TypeData::Tuple(ts) => (ts.to_vec(), vec![]),
-        TypeData::Function { inputs, results } => (inputs.iter().chain(results.iter()).copied().collect(), vec![]),
+        TypeData::Function { inputs, results } => (
+            inputs.iter().chain(results.iter()).copied().collect(),
+            vec![],
+        ),
         TypeData::Vector { element, .. } => (vec![*element], vec![]),
-        TypeData::RankedTensor { element, encoding, .. } => (vec![*element], encoding.iter().copied().collect()),
-        TypeData::MemRef { element, layout, memory_space, .. } => {
-            (vec![*element], layout.iter().chain(memory_space.iter()).copied().collect())
-        }
-        TypeData::UnrankedMemRef { element, memory_space } => (vec![*element], memory_space.iter().copied().collect()),
+        TypeData::RankedTensor {
+            element, encoding, ..
+        } => (vec![*element], encoding.iter().copied().collect()),
+        TypeData::MemRef {
+            element,
+            layout,
+            memory_space,
+            ..
+        } => (
+            vec![*element],
+            layout.iter().chain(memory_space.iter()).copied().collect(),
+        ),
+        TypeData::UnrankedMemRef {
+            element,
+            memory_space,
+        } => (vec![*element], memory_space.iter().copied().collect()),
         TypeData::QuantUniform(q) => (vec![q.expressed], vec![]),
-        TypeData::Integer { .. } | TypeData::Index | TypeData::Float(_) | TypeData::None | TypeData::Dialect { .. } => {
-            (vec![], vec![])
-        }
+        TypeData::Integer { .. }
+        | TypeData::Index
+        | TypeData::Float(_)
+        | TypeData::None
+        | TypeData::Dialect { .. } => (vec![], vec![]),
     }
 }
 
 /// The children of an attribute.
 fn attr_children(data: &AttrData) -> (Vec<TypeId>, Vec<AttrId>) {
     match data {
-        AttrData::Integer { ty, .. } | AttrData::Float { ty, .. } | AttrData::Type(ty) => (vec![*ty], vec![]),
-        AttrData::String { ty, .. } | AttrData::Dialect { ty, .. } => (ty.iter().copied().collect(), vec![]),
+        AttrData::Integer { ty, .. } | AttrData::Float { ty, .. } | AttrData::Type(ty) => {
+            (vec![*ty], vec![])
+        }
+        AttrData::String { ty, .. } | AttrData::Dialect { ty, .. } => {
+            (ty.iter().copied().collect(), vec![])
+        }
         AttrData::DenseArray { element, .. } => (vec![*element], vec![]),
-        AttrData::DenseElements { ty, .. } | AttrData::DenseResource { ty, .. } => (vec![*ty], vec![]),
-        AttrData::Sparse { ty, indices, values } => (vec![*ty], vec![*indices, *values]),
+        AttrData::DenseElements { ty, .. } | AttrData::DenseResource { ty, .. } => {
+            (vec![*ty], vec![])
+        }
+        AttrData::Sparse {
+            ty,
+            indices,
+            values,
+        } => (vec![*ty], vec![*indices, *values]),
         AttrData::Array(items) => (vec![], items.to_vec()),
         AttrData::Dictionary(entries) => (vec![], entries.iter().map(|(_, a)| *a).collect()),
-        AttrData::Location(Location::Name { child, .. }) => (vec![], child.iter().copied().collect()),
-        AttrData::Location(Location::CallSite { callee, caller }) => (vec![], vec![*callee, *caller]),
-        AttrData::Location(Location::Fused { metadata, locs }) => {
-            (vec![], metadata.iter().chain(locs.iter()).copied().collect())
+        AttrData::Location(Location::Name { child, .. }) => {
+            (vec![], child.iter().copied().collect())
         }
+        AttrData::Location(Location::CallSite { callee, caller }) => {
+            (vec![], vec![*callee, *caller])
+        }
+        AttrData::Location(Location::Fused { metadata, locs }) => (
+            vec![],
+            metadata.iter().chain(locs.iter()).copied().collect(),
+        ),
         AttrData::Unit
         | AttrData::SymbolRef { .. }
         | AttrData::AffineMap(_)
@@ -73,18 +107,32 @@ fn attr_children(data: &AttrData) -> (Vec<TypeId>, Vec<AttrId>) {
 }
 
 /// The weight of a node whose children weigh as `type_weight` / `attr_weight` say.
-fn combine(children: (Vec<TypeId>, Vec<AttrId>), type_weight: &dyn Fn(TypeId) -> Weight, attr_weight: &dyn Fn(AttrId) -> Weight) -> Weight {
+fn combine(
+    children: (Vec<TypeId>, Vec<AttrId>),
+    type_weight: &dyn Fn(TypeId) -> Weight,
+    attr_weight: &dyn Fn(AttrId) -> Weight,
+) -> Weight {
     let (types, attrs) = children;
-    let w = types.into_iter().fold(Weight::LEAF, |w, t| w.with(type_weight(t)));
+    let w = types
+        .into_iter()
+        .fold(Weight::LEAF, |w, t| w.with(type_weight(t)));
     attrs.into_iter().fold(w, |w, a| w.with(attr_weight(a)))
 }
 
 /// The weight of a type, from its children's weights.
-pub fn weigh_type(data: &TypeData, type_weight: &dyn Fn(TypeId) -> Weight, attr_weight: &dyn Fn(AttrId) -> Weight) -> Weight {
+pub fn weigh_type(
+    data: &TypeData,
+    type_weight: &dyn Fn(TypeId) -> Weight,
+    attr_weight: &dyn Fn(AttrId) -> Weight,
+) -> Weight {
     combine(type_children(data), type_weight, attr_weight)
 }
 
 /// The weight of an attribute, from its children's weights.
-pub fn weigh_attr(data: &AttrData, type_weight: &dyn Fn(TypeId) -> Weight, attr_weight: &dyn Fn(AttrId) -> Weight) -> Weight {
+pub fn weigh_attr(
+    data: &AttrData,
+    type_weight: &dyn Fn(TypeId) -> Weight,
+    attr_weight: &dyn Fn(AttrId) -> Weight,
+) -> Weight {
     combine(attr_children(data), type_weight, attr_weight)
 }

@@ -315,7 +315,12 @@ impl<'s> Parser<'s, '_> {
             _ => return self.err_at(self.tok_span(), "expected integer literal"),
         };
         if width > MAX_INT_ATTR_WIDTH {
-            return self.err_at(span, format!("integer attributes wider than {MAX_INT_ATTR_WIDTH} bits are not supported"));
+            return self.err_at(
+                span,
+                format!(
+                    "integer attributes wider than {MAX_INT_ATTR_WIDTH} bits are not supported"
+                ),
+            );
         }
         let Some(magnitude) = parse_int_literal(text) else {
             return self.err_at(span, "integer literal is too large");
@@ -536,9 +541,23 @@ impl<'s> Parser<'s, '_> {
 
     /// Every index row of a sparse attribute lies inside `shape`, and there is one
     /// value per row.
-    fn check_sparse_indices(&mut self, indices: AttrId, shape: &[i64], n_values: usize, span: std::ops::Range<usize>) -> PResult<()> {
-        let AttrData::DenseElements { ty, data } = self.ctx.attr_data(indices) else { return Ok(()) };
-        let rows = self.ctx.type_data(*ty).shape().and_then(|s| s.first()).copied().unwrap_or(0) as usize;
+    fn check_sparse_indices(
+        &mut self,
+        indices: AttrId,
+        shape: &[i64],
+        n_values: usize,
+        span: std::ops::Range<usize>,
+    ) -> PResult<()> {
+        let AttrData::DenseElements { ty, data } = self.ctx.attr_data(indices) else {
+            return Ok(());
+        };
+        let rows = self
+            .ctx
+            .type_data(*ty)
+            .shape()
+            .and_then(|s| s.first())
+            .copied()
+            .unwrap_or(0) as usize;
         let rank = shape.len().max(1);
         let value_at = |i: usize| -> i64 {
             let bytes = match data {
@@ -548,12 +567,22 @@ impl<'s> Parser<'s, '_> {
             };
             bytes.try_into().map(i64::from_le_bytes).unwrap_or(-1)
         };
-        let in_bounds = (0..rows).all(|r| (0..shape.len()).all(|d| (0..shape[d]).contains(&value_at(r * rank + d))));
+        let in_bounds = (0..rows)
+            .all(|r| (0..shape.len()).all(|d| (0..shape[d]).contains(&value_at(r * rank + d))));
         if rows * rank != count_elements(self.ctx, *ty) || !in_bounds {
-            return self.err_at(span, format!("sparse indices must be rows of {} in-bounds indices", shape.len()));
+            return self.err_at(
+                span,
+                format!(
+                    "sparse indices must be rows of {} in-bounds indices",
+                    shape.len()
+                ),
+            );
         }
         if n_values != rows {
-            return self.err_at(span, format!("sparse attribute has {rows} indices but {n_values} values"));
+            return self.err_at(
+                span,
+                format!("sparse attribute has {rows} indices but {n_values} values"),
+            );
         }
         Ok(())
     }
@@ -659,7 +688,10 @@ impl<'s> Parser<'s, '_> {
     fn dense_from_literal(&mut self, lit: &Lit<'s>, ty: TypeId) -> PResult<AttrId> {
         let (shape, element) = self.shape_and_element(ty);
         let span = self.tok_span();
-        let Some(count) = shape.iter().try_fold(1usize, |a, &d| a.checked_mul(usize::try_from(d).ok()?)) else {
+        let Some(count) = shape
+            .iter()
+            .try_fold(1usize, |a, &d| a.checked_mul(usize::try_from(d).ok()?))
+        else {
             return self.err_at(span, "shaped type has too many elements");
         };
         let (scalar, complex) = match self.ctx.type_data(element) {
@@ -674,20 +706,30 @@ impl<'s> Parser<'s, '_> {
             ScalarKind::Float(k) => k.width(),
         };
         if matches!(kind, ScalarKind::Int { .. }) && width > MAX_INT_ATTR_WIDTH {
-            return self.err_at(span, format!("integer attributes wider than {MAX_INT_ATTR_WIDTH} bits are not supported"));
+            return self.err_at(
+                span,
+                format!(
+                    "integer attributes wider than {MAX_INT_ATTR_WIDTH} bits are not supported"
+                ),
+            );
         }
         let elem_bytes = element_bytes(width) * if complex { 2 } else { 1 };
         let data = match lit {
             Lit::Str(s) => self.dense_hex_bytes(s, count, elem_bytes, width, span)?,
             // `dense<>` holds no elements.
-            Lit::List(elems, _) if elems.is_empty() && count == 0 => DenseData::Elements(Box::new([])),
+            Lit::List(elems, _) if elems.is_empty() && count == 0 => {
+                DenseData::Elements(Box::new([]))
+            }
             Lit::List(_, list_span) => {
                 let list_span = list_span.clone();
                 let mut data = Vec::with_capacity(count.min(1 << 20) * elem_bytes);
                 let mut shape_ok = true;
                 self.flatten_into(&mut data, lit, &shape, kind, complex, &mut shape_ok)?;
                 if !shape_ok {
-                    return self.err_at(list_span, format!("dense literal does not match the shape {shape:?} of its type"));
+                    return self.err_at(
+                        list_span,
+                        format!("dense literal does not match the shape {shape:?} of its type"),
+                    );
                 }
                 DenseData::Elements(data.into())
             }
@@ -697,23 +739,45 @@ impl<'s> Parser<'s, '_> {
                 DenseData::Splat(data.into())
             }
         };
-        Ok(self.ctx.intern_attr(AttrData::DenseElements { ty, data: canonical_splat(data, elem_bytes) }))
+        Ok(self.ctx.intern_attr(AttrData::DenseElements {
+            ty,
+            data: canonical_splat(data, elem_bytes),
+        }))
     }
 
     /// String elements, for element types that are not numbers.
-    fn dense_strings(&mut self, lit: &Lit<'s>, ty: TypeId, count: usize, span: std::ops::Range<usize>) -> PResult<AttrId> {
+    fn dense_strings(
+        &mut self,
+        lit: &Lit<'s>,
+        ty: TypeId,
+        count: usize,
+        span: std::ops::Range<usize>,
+    ) -> PResult<AttrId> {
         let mut strings = Vec::new();
         collect_strings(lit, &mut strings);
         if (strings.len() != count && strings.len() != 1) || count_leaves(lit) != strings.len() {
-            return self.err_at(span, "dense string literal does not match the element count");
+            return self.err_at(
+                span,
+                "dense string literal does not match the element count",
+            );
         }
         let syms: Vec<Sym> = strings.iter().map(|s| self.ctx.sym(s)).collect();
-        Ok(self.ctx.intern_attr(AttrData::DenseElements { ty, data: DenseData::Strings(syms.into()) }))
+        Ok(self.ctx.intern_attr(AttrData::DenseElements {
+            ty,
+            data: DenseData::Strings(syms.into()),
+        }))
     }
 
     /// The bytes of `dense<"0x...">`: one element (a splat) or all of them. `i1`
     /// elements must be 0 or 1.
-    fn dense_hex_bytes(&mut self, s: &str, count: usize, elem_bytes: usize, width: u32, span: std::ops::Range<usize>) -> PResult<DenseData> {
+    fn dense_hex_bytes(
+        &mut self,
+        s: &str,
+        count: usize,
+        elem_bytes: usize,
+        width: u32,
+        span: std::ops::Range<usize>,
+    ) -> PResult<DenseData> {
         let Some(bytes) = s.strip_prefix("0x").and_then(decode_hex) else {
             return self.err_at(span, "expected a \"0x...\" hex string in dense<...>");
         };
@@ -803,10 +867,13 @@ impl<'s> Parser<'s, '_> {
             let span = self.tok_span();
             self.bump();
             self.expect(Tok::RParen, "')'")?;
-            return Ok(Some(match self.attr_alias(name) {
-                Some(a) => LocOrAlias::Loc(a),
-                None => LocOrAlias::Alias(name, span),
-            }));
+            return match self.attr_alias(name) {
+                Some(a) if matches!(self.ctx.attr_data(a), AttrData::Location(_)) => {
+                    Ok(Some(LocOrAlias::Loc(a)))
+                }
+                Some(_) => self.err_at(span, format!("'#{name}' is not a location")),
+                None => Ok(Some(LocOrAlias::Alias(name, span))),
+            };
         }
         let loc = self.parse_location_body()?;
         self.expect(Tok::RParen, "')'")?;
@@ -1045,7 +1112,10 @@ fn decode_hex(hex: &str) -> Option<Vec<u8>> {
 
 /// Number of elements of a statically shaped type (0 when unknown).
 fn count_elements(ctx: &crate::context::Context, ty: TypeId) -> usize {
-    ctx.type_data(ty).shape().map(|s| s.iter().map(|&d| d.max(0) as usize).product()).unwrap_or(0)
+    ctx.type_data(ty)
+        .shape()
+        .map(|s| s.iter().map(|&d| d.max(0) as usize).product())
+        .unwrap_or(0)
 }
 
 fn count_leaves(lit: &Lit<'_>) -> usize {

@@ -49,6 +49,8 @@ pub struct Parser<'s, 'c> {
     line_starts: Vec<u32>,
     line_cursor: usize,
     depth: u32,
+    /// Deepest `depth` reached since last reset (see `parse_top_level`).
+    max_depth: u32,
     error: Option<Diagnostic>,
     type_aliases: HashMap<&'s str, TypeId>,
     attr_aliases: HashMap<&'s str, AttrId>,
@@ -114,6 +116,7 @@ impl<'s, 'c> Parser<'s, 'c> {
             line_starts,
             line_cursor: 0,
             depth: 0,
+            max_depth: 0,
             error: None,
             type_aliases: HashMap::default(),
             attr_aliases: HashMap::default(),
@@ -229,6 +232,7 @@ impl<'s, 'c> Parser<'s, 'c> {
             return self.err(format!("nesting deeper than {MAX_NESTING} levels"));
         }
         self.depth += 1;
+        self.max_depth = self.max_depth.max(self.depth);
         let r = f(self);
         self.depth -= 1;
         r
@@ -237,8 +241,13 @@ impl<'s, 'c> Parser<'s, 'c> {
     /// Rejects a type or attribute (written from `start` to here) whose expansion is too
     /// deep or too large, which aliases make possible with little text. Printed without
     /// aliases, it must still fit at the current nesting depth.
-    pub(crate) fn check_weight(&mut self, weight: crate::weight::Weight, start: usize) -> PResult<()> {
-        if self.depth.saturating_add(weight.depth) > MAX_NESTING || weight.size > MAX_EXPANDED_SIZE {
+    pub(crate) fn check_weight(
+        &mut self,
+        weight: crate::weight::Weight,
+        start: usize,
+    ) -> PResult<()> {
+        if self.depth.saturating_add(weight.depth) > MAX_NESTING || weight.size > MAX_EXPANDED_SIZE
+        {
             let end = (self.tok.start as usize).max(start);
             return self.err_at(start..end, format!(
                 "this type or attribute expands to {} levels and {} nodes; at most {MAX_NESTING} levels and {MAX_EXPANDED_SIZE} nodes are allowed",

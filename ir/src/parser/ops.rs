@@ -153,11 +153,17 @@ impl<'s> Parser<'s, '_> {
         let block = ir.body_mut(body0).append_block(region);
         self.push_isolated_scope(body0);
         self.push_region_scope(region);
+        // The deepest nesting reached inside a top-level module, which gains two levels
+        // if other top-level ops make the printer wrap it in an implicit module.
+        let mut module_depth: Option<(u32, Range<usize>)> = None;
         loop {
             // Top-level ops other than a module count as nested in the implicit module
             // (an op and its region), so that whatever is accepted still parses once
             // printed inside `module { ... }`.
-            self.depth = if self.at_module_op() { 0 } else { 2 };
+            let is_module = self.at_module_op();
+            self.depth = if is_module { 0 } else { 2 };
+            self.max_depth = 0;
+            let span = self.tok_span();
             match self.peek() {
                 Tok::Eof => break,
                 Tok::BangId if self.peek_after_token_is(b'=') => self.parse_type_alias_def()?,
@@ -168,8 +174,25 @@ impl<'s> Parser<'s, '_> {
                 Tok::FileMetadataBegin => self.parse_file_metadata()?,
                 _ => {
                     self.parse_operation(&mut ir, block)?;
+                    if is_module
+                        && module_depth
+                            .as_ref()
+                            .is_none_or(|(d, _)| self.max_depth > *d)
+                    {
+                        module_depth = Some((self.max_depth, span));
+                    }
                 }
             }
+        }
+        let top_level_ops = ir.body(body0).block_ops(block).count();
+        if let Some((depth, span)) = module_depth
+            && top_level_ops > 1
+            && depth + 2 > super::MAX_NESTING
+        {
+            return self.err_at(span, format!(
+                "nesting deeper than {} levels once this module is wrapped with the other top-level ops",
+                super::MAX_NESTING
+            ));
         }
         self.pop_region_scope(&mut ir)?;
         self.pop_isolated_scope(&mut ir)?;
@@ -179,7 +202,10 @@ impl<'s> Parser<'s, '_> {
 
     /// True when the current token starts a `builtin.module` op (custom or generic form).
     fn at_module_op(&self) -> bool {
-        matches!(self.tok_text(), "module" | "builtin.module" | "\"builtin.module\"")
+        matches!(
+            self.tok_text(),
+            "module" | "builtin.module" | "\"builtin.module\""
+        )
     }
 
     /// True when the first non-space byte after the current token is `c`.
@@ -512,9 +538,9 @@ impl<'s> Parser<'s, '_> {
         mut state: OperationState,
     ) -> PResult<OpId> {
         let body = self.cur_body();
-        // Inherent attributes given in the attribute dictionary move to the properties.
-        if state.props.is_none()
-            && let Some(def) = self.ctx.op_def(state.name).cloned()
+        // Inherent attributes given in the attribute dictionary (as custom forms and
+        // MLIR's older generic output write them) join the properties.
+        if let Some(def) = self.ctx.op_def(state.name).cloned()
             && !def.inherent_attrs.is_empty()
         {
             let (inherent, rest): (Vec<_>, Vec<_>) = state
@@ -522,7 +548,11 @@ impl<'s> Parser<'s, '_> {
                 .iter()
                 .partition(|(k, _)| def.inherent_attrs.iter().any(|n| n == self.ctx.str(*k)));
             if !inherent.is_empty() {
-                state.props = Some(self.dict(inherent, state.name_span.clone())?);
+                let mut props = inherent;
+                if let Some(p) = state.props {
+                    props.extend_from_slice(self.ctx.dict_entries(p));
+                }
+                state.props = Some(self.dict(props, state.name_span.clone())?);
                 state.attrs = rest;
             }
         }
@@ -893,16 +923,15 @@ impl<'s> Parser<'s, '_> {
         })
     }
 
-    /// An optional `loc(...)` of an argument; its alias must already be defined.
-    pub fn parse_optional_arg_loc(&mut self) -> PResult<Option<AttrId>> {
+    /// An optional `loc(...)` after an argument declared by a custom syntax (where the
+    /// location follows other syntax, as in `%a: i32 {attrs} loc(...)`).
+    pub fn parse_optional_arg_loc(&mut self, arg: &mut RegionArg<'s>) -> PResult<()> {
         match self.try_parse_trailing_loc()? {
-            Some(LocOrAlias::Loc(l)) => Ok(Some(l)),
-            Some(LocOrAlias::Alias(alias, span)) => self.err_at(
-                span,
-                format!("location alias '#{alias}' must be defined before this use"),
-            ),
-            None => Ok(None),
+            Some(LocOrAlias::Loc(l)) => arg.loc = Some(l),
+            Some(LocOrAlias::Alias(alias, span)) => arg.loc_alias = Some((alias, span)),
+            None => {}
         }
+        Ok(())
     }
 
     /// Applies the deferred locations once all aliases are known.

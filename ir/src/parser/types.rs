@@ -419,7 +419,41 @@ impl<'s> Parser<'s, '_> {
         } else {
             params.push(self.parse_quant_param()?);
         }
+        let end = self.tok.end as usize;
         self.expect(Tok::Greater, "'>'")?;
+        let full = if storage_signed {
+            (
+                -(1i64 << (storage_width - 1)),
+                (1i64 << (storage_width - 1)) - 1,
+            )
+        } else {
+            (0, (1i64 << storage_width) - 1)
+        };
+        let (lo, hi) = storage_range.unwrap_or(full);
+        let problem = if lo > hi || lo < full.0 || hi > full.1 {
+            Some(format!(
+                "storage range [{lo}, {hi}] does not fit the {storage_width}-bit storage type"
+            ))
+        } else if !matches!(self.ctx.type_data(expressed), TypeData::Float(_)) {
+            Some("expressed type must be a float type".to_string())
+        } else if axis.is_some_and(|a| a < 0) {
+            Some("quantized dimension must not be negative".to_string())
+        } else if params.is_empty() {
+            Some("expected at least one scale".to_string())
+        } else if let Some((scale, zp)) = params.iter().find(|(s, z)| {
+            let s = f64::from_bits(*s);
+            !(s.is_finite() && s > 0.0) || *z < lo || *z > hi
+        }) {
+            Some(format!(
+                "scale {} and zero point {zp} are invalid: scales must be finite and positive, zero points within [{lo}, {hi}]",
+                f64::from_bits(*scale)
+            ))
+        } else {
+            None
+        };
+        if let Some(message) = problem {
+            return self.err_at(span.start..end, message);
+        }
         Ok(self.ctx.intern_type(TypeData::QuantUniform(QuantUniform {
             storage_width,
             storage_signed,

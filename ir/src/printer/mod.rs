@@ -260,17 +260,17 @@ impl<'a> OpPrinter<'a, '_> {
 
     /// Writes a type.
     pub fn print_type(&mut self, t: TypeId) {
-        write_type(&mut self.buf, self.ctx, t);
+        write_type(&mut self.buf, self.ctx, t, &mut self.resources);
     }
 
     /// Writes `a, b`.
     pub fn print_types(&mut self, tys: &[TypeId]) {
-        write_type_list(&mut self.buf, self.ctx, tys);
+        write_type_list(&mut self.buf, self.ctx, tys, &mut self.resources);
     }
 
     /// Writes a result type list (`i32` or `(i32, f32)` or `()`).
     pub fn print_result_types(&mut self, tys: &[TypeId]) {
-        write_result_types(&mut self.buf, self.ctx, tys);
+        write_result_types(&mut self.buf, self.ctx, tys, &mut self.resources);
     }
 
     /// Writes an attribute.
@@ -376,9 +376,8 @@ impl<'a> OpPrinter<'a, '_> {
     }
 
     fn print_generic_body(&mut self, r: OpRef<'a>) {
-        self.buf.push('"');
-        self.buf.push_str(self.ctx.op_name_str(r.name()));
-        self.buf.push_str("\"(");
+        write_escaped(&mut self.buf, self.ctx.op_name_str(r.name()));
+        self.buf.push('(');
         self.print_operands(r.operands());
         self.buf.push(')');
         if r.successors().len() > 0 {

@@ -17,7 +17,7 @@ pub const HEX_ELEMENTS_THRESHOLD: usize = 100;
 /// A type as text.
 pub fn type_to_string(ctx: &Context, t: TypeId) -> String {
     let mut s = String::new();
-    write_type(&mut s, ctx, t);
+    write_type(&mut s, ctx, t, &mut Vec::new());
     s
 }
 
@@ -43,7 +43,7 @@ fn write_dims(out: &mut String, shape: &[i64], scalable: Option<&[bool]>) {
 }
 
 /// Writes a type.
-pub fn write_type(out: &mut String, ctx: &Context, t: TypeId) {
+pub fn write_type(out: &mut String, ctx: &Context, t: TypeId, resources: &mut Vec<Sym>) {
     match ctx.type_data(t) {
         TypeData::Integer { width, signedness } => {
             let prefix = match signedness {
@@ -58,19 +58,19 @@ pub fn write_type(out: &mut String, ctx: &Context, t: TypeId) {
         TypeData::None => out.push_str("none"),
         TypeData::Complex(e) => {
             out.push_str("complex<");
-            write_type(out, ctx, *e);
+            write_type(out, ctx, *e, resources);
             out.push('>');
         }
         TypeData::Tuple(elems) => {
             out.push_str("tuple<");
-            write_type_list(out, ctx, elems);
+            write_type_list(out, ctx, elems, resources);
             out.push('>');
         }
         TypeData::Function { inputs, results } => {
             out.push('(');
-            write_type_list(out, ctx, inputs);
+            write_type_list(out, ctx, inputs, resources);
             out.push_str(") -> ");
-            write_result_types(out, ctx, results);
+            write_result_types(out, ctx, results, resources);
         }
         TypeData::Vector {
             shape,
@@ -79,7 +79,7 @@ pub fn write_type(out: &mut String, ctx: &Context, t: TypeId) {
         } => {
             out.push_str("vector<");
             write_dims(out, shape, Some(scalable));
-            write_type(out, ctx, *element);
+            write_type(out, ctx, *element, resources);
             out.push('>');
         }
         TypeData::RankedTensor {
@@ -89,16 +89,16 @@ pub fn write_type(out: &mut String, ctx: &Context, t: TypeId) {
         } => {
             out.push_str("tensor<");
             write_dims(out, shape, None);
-            write_type(out, ctx, *element);
+            write_type(out, ctx, *element, resources);
             if let Some(e) = encoding {
                 out.push_str(", ");
-                write_attr(out, ctx, *e, &mut Vec::new());
+                write_attr(out, ctx, *e, resources);
             }
             out.push('>');
         }
         TypeData::UnrankedTensor(e) => {
             out.push_str("tensor<*x");
-            write_type(out, ctx, *e);
+            write_type(out, ctx, *e, resources);
             out.push('>');
         }
         TypeData::MemRef {
@@ -109,14 +109,14 @@ pub fn write_type(out: &mut String, ctx: &Context, t: TypeId) {
         } => {
             out.push_str("memref<");
             write_dims(out, shape, None);
-            write_type(out, ctx, *element);
+            write_type(out, ctx, *element, resources);
             if let Some(l) = layout {
                 out.push_str(", ");
-                write_attr(out, ctx, *l, &mut Vec::new());
+                write_attr(out, ctx, *l, resources);
             }
             if let Some(m) = memory_space {
                 out.push_str(", ");
-                write_memory_space(out, ctx, *m);
+                write_memory_space(out, ctx, *m, resources);
             }
             out.push('>');
         }
@@ -125,10 +125,10 @@ pub fn write_type(out: &mut String, ctx: &Context, t: TypeId) {
             memory_space,
         } => {
             out.push_str("memref<*x");
-            write_type(out, ctx, *element);
+            write_type(out, ctx, *element, resources);
             if let Some(m) = memory_space {
                 out.push_str(", ");
-                write_memory_space(out, ctx, *m);
+                write_memory_space(out, ctx, *m, resources);
             }
             out.push('>');
         }
@@ -144,7 +144,7 @@ pub fn write_type(out: &mut String, ctx: &Context, t: TypeId) {
                 let _ = write!(out, "<{lo}:{hi}>");
             }
             out.push(':');
-            write_type(out, ctx, q.expressed);
+            write_type(out, ctx, q.expressed, resources);
             if let Some(axis) = q.axis {
                 let _ = write!(out, ":{axis}, {{");
                 for (i, p) in q.params.iter().enumerate() {
@@ -177,7 +177,7 @@ fn write_quant_param(out: &mut String, (scale, zero_point): (u64, i64)) {
 }
 
 /// A memory space: integers print without their `i64` type, as in MLIR.
-fn write_memory_space(out: &mut String, ctx: &Context, m: AttrId) {
+fn write_memory_space(out: &mut String, ctx: &Context, m: AttrId, resources: &mut Vec<Sym>) {
     match ctx.attr_data(m) {
         AttrData::Integer { value, ty }
             if matches!(
@@ -190,27 +190,32 @@ fn write_memory_space(out: &mut String, ctx: &Context, m: AttrId) {
         {
             let _ = write!(out, "{value}");
         }
-        _ => write_attr(out, ctx, m, &mut Vec::new()),
+        _ => write_attr(out, ctx, m, resources),
     }
 }
 
 /// Writes `a, b, c`.
-pub fn write_type_list(out: &mut String, ctx: &Context, tys: &[TypeId]) {
+pub fn write_type_list(out: &mut String, ctx: &Context, tys: &[TypeId], resources: &mut Vec<Sym>) {
     for (i, t) in tys.iter().enumerate() {
         if i > 0 {
             out.push_str(", ");
         }
-        write_type(out, ctx, *t);
+        write_type(out, ctx, *t, resources);
     }
 }
 
 /// Writes a result type list: a lone non-function type bare, anything else in parens.
-pub fn write_result_types(out: &mut String, ctx: &Context, tys: &[TypeId]) {
+pub fn write_result_types(
+    out: &mut String,
+    ctx: &Context,
+    tys: &[TypeId],
+    resources: &mut Vec<Sym>,
+) {
     let bare = tys.len() == 1 && !matches!(ctx.type_data(tys[0]), TypeData::Function { .. });
     if !bare {
         out.push('(');
     }
-    write_type_list(out, ctx, tys);
+    write_type_list(out, ctx, tys, resources);
     if !bare {
         out.push(')');
     }
@@ -290,27 +295,31 @@ pub fn write_attr(out: &mut String, ctx: &Context, a: AttrId, resources: &mut Ve
     match ctx.attr_data(a) {
         AttrData::Unit => out.push_str("unit"),
         AttrData::Integer { value, ty } => {
-            if let TypeData::Integer { width: 1, signedness: Signedness::Signless } = ctx.type_data(*ty) {
+            if let TypeData::Integer {
+                width: 1,
+                signedness: Signedness::Signless,
+            } = ctx.type_data(*ty)
+            {
                 out.push_str(if *value != 0 { "true" } else { "false" });
             } else {
                 let _ = write!(out, "{value} : ");
-                write_type(out, ctx, *ty);
+                write_type(out, ctx, *ty, resources);
             }
         }
         AttrData::Float { bits, ty } => {
             let kind = float_kind(ctx, *ty);
             write_float(out, kind, *bits);
             out.push_str(" : ");
-            write_type(out, ctx, *ty);
+            write_type(out, ctx, *ty, resources);
         }
         AttrData::String { value, ty } => {
             write_escaped(out, ctx.str(*value));
             if let Some(t) = ty {
                 out.push_str(" : ");
-                write_type(out, ctx, *t);
+                write_type(out, ctx, *t, resources);
             }
         }
-        AttrData::Type(t) => write_type(out, ctx, *t),
+        AttrData::Type(t) => write_type(out, ctx, *t, resources),
         AttrData::Array(elems) => {
             out.push('[');
             for (i, e) in elems.iter().enumerate() {
@@ -323,7 +332,7 @@ pub fn write_attr(out: &mut String, ctx: &Context, a: AttrId, resources: &mut Ve
         }
         AttrData::DenseArray { element, data } => {
             out.push_str("array<");
-            write_type(out, ctx, *element);
+            write_type(out, ctx, *element, resources);
             let (width, kind) = scalar_info(ctx, *element);
             let n = element_bytes(width);
             for (i, chunk) in data.chunks(n).enumerate() {
@@ -365,7 +374,7 @@ pub fn write_attr(out: &mut String, ctx: &Context, a: AttrId, resources: &mut Ve
             out.push_str("dense<");
             write_dense_body(out, ctx, *ty, data);
             out.push_str("> : ");
-            write_type(out, ctx, *ty);
+            write_type(out, ctx, *ty, resources);
         }
         AttrData::Sparse {
             ty,
@@ -377,7 +386,7 @@ pub fn write_attr(out: &mut String, ctx: &Context, a: AttrId, resources: &mut Ve
             out.push_str(", ");
             write_dense_payload(out, ctx, *values);
             out.push_str("> : ");
-            write_type(out, ctx, *ty);
+            write_type(out, ctx, *ty, resources);
         }
         AttrData::DenseResource { ty, handle } => {
             if !resources.contains(handle) {
@@ -391,13 +400,13 @@ pub fn write_attr(out: &mut String, ctx: &Context, a: AttrId, resources: &mut Ve
                 write_escaped(out, h)
             }
             out.push_str("> : ");
-            write_type(out, ctx, *ty);
+            write_type(out, ctx, *ty, resources);
         }
         AttrData::Dialect { dialect, body, ty } => {
             let _ = write!(out, "#{}{}", ctx.str(*dialect), ctx.str(*body));
             if let Some(t) = ty {
                 out.push_str(" : ");
-                write_type(out, ctx, *t);
+                write_type(out, ctx, *t, resources);
             }
         }
         AttrData::Location(_) => {
@@ -419,7 +428,9 @@ fn write_dyn(out: &mut String, v: i64) {
 /// A sparse attribute's indices or values: always a (possibly empty) nested list, with
 /// splats expanded, since the parser infers the payload's shape from the list.
 fn write_dense_payload(out: &mut String, ctx: &Context, a: AttrId) {
-    let AttrData::DenseElements { ty, data } = ctx.attr_data(a) else { return };
+    let AttrData::DenseElements { ty, data } = ctx.attr_data(a) else {
+        return;
+    };
     let shape = ctx.type_data(*ty).shape().unwrap_or(&[]).to_vec();
     let (width, kind) = scalar_info(ctx, ctx.type_data(*ty).element_type().unwrap_or(*ty));
     let n = element_bytes(width);
@@ -436,7 +447,9 @@ fn write_dense_payload(out: &mut String, ctx: &Context, a: AttrId) {
         return;
     }
     let mut items = (0..count).map(chunk);
-    write_nested(out, &shape, &mut items, &mut |out, c| write_scalar(out, kind, c));
+    write_nested(out, &shape, &mut items, &mut |out, c| {
+        write_scalar(out, kind, c)
+    });
 }
 
 /// Writes a location without the `loc(...)` wrapper.

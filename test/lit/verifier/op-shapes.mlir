@@ -1,0 +1,61 @@
+// Registered ops check their numbers of operands, results, regions and successors and
+// their symbol attributes, so that custom forms never drop anything.
+// RUN: acc-opt --split-input-file --verify-diagnostics %s
+
+func.func @f() {
+  // expected-error @+1 {{'func.return' op expects 0 results, 0 regions and 0 successors, found 0 operands, 1 results, 0 regions and 0 successors}}
+  %0 = "func.return"() : () -> i32
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op expects 0 operands, 0 results, 1 regions and 0 successors}}
+%0 = "func.func"() <{function_type = () -> (), sym_name = "f", sym_visibility = "private"}> ({
+}) : () -> i32
+
+// -----
+
+// expected-error @+1 {{attribute 'sym_visibility' must be "public", "private" or "nested"}}
+"func.func"() <{function_type = () -> (), sym_name = "f", sym_visibility = "foo"}> ({
+}) : () -> ()
+
+// -----
+
+// expected-error @+1 {{expects 'arg_attrs' to be an array of 1 dictionaries}}
+"func.func"() <{function_type = (i32) -> (), sym_name = "f", sym_visibility = "private", arg_attrs = 5}> ({
+}) : () -> ()
+
+// -----
+
+// expected-error @+1 {{attribute 'sym_name' must be a string}}
+"builtin.module"() <{sym_name = 1 : i64}> ({
+^bb0:
+}) : () -> ()
+
+// -----
+
+module @m {
+}
+func.func @calls_a_module() {
+  // expected-error @+1 {{'m' does not reference a valid function}}
+  func.call @m() : () -> ()
+  return
+}
+
+// -----
+
+func.func @cond_ui1(%c: ui1) {
+  // expected-error @+1 {{operand #0 must be 1-bit signless integer}}
+  "cf.cond_br"(%c) [^bb1, ^bb1] <{operandSegmentSizes = array<i32: 1, 0, 0>}> : (ui1) -> ()
+^bb1:
+  return
+}
+
+// -----
+
+func.func @segments_i8(%c: i1) {
+  // expected-error @+1 {{requires an 'operandSegmentSizes' property of three non-negative i32 sizes}}
+  "cf.cond_br"(%c) [^bb1, ^bb1] <{operandSegmentSizes = array<i8: 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>}> : (i1) -> ()
+^bb1:
+  return
+}
