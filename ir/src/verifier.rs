@@ -1,6 +1,7 @@
 //! The verifier. It checks, for every op reachable from the root:
 //!
-//! 1. the op is registered, unless the context allows unregistered ops;
+//! 1. the op is registered, unless the context allows unregistered ops; a registered
+//!    op's properties are among its declared inherent attributes;
 //! 2. every operand is a defined value (no dangling forward reference or erased definer);
 //! 3. every operand is defined in a region enclosing the use and, in SSA regions,
 //!    properly dominates it (graph regions, the regions of unregistered ops, and
@@ -105,6 +106,17 @@ impl<'a> Verifier<'a> {
                 if Some(b.block_region(s)) != region {
                     self.error(body, op, "reference to block defined in another region");
                 }
+            }
+        }
+        if let (Some(d), Some(props)) = (&def, b.op(op).props) {
+            let unknown = self
+                .ctx
+                .dict_entries(props)
+                .iter()
+                .find(|(k, _)| !d.inherent_attrs.iter().any(|n| n == self.ctx.str(*k)));
+            if let Some((k, _)) = unknown {
+                let k = self.ctx.str(*k).to_string();
+                self.error(body, op, format!("'{k}' is not a property of '{name}'"));
             }
         }
         if let Some(hook) = def.as_ref().and_then(|d| d.successor_operands) {

@@ -548,9 +548,15 @@ impl<'s> Parser<'s, '_> {
                 .iter()
                 .partition(|(k, _)| def.inherent_attrs.iter().any(|n| n == self.ctx.str(*k)));
             if !inherent.is_empty() {
-                let mut props = inherent;
-                if let Some(p) = state.props {
-                    props.extend_from_slice(self.ctx.dict_entries(p));
+                // As in MLIR, a property given both ways keeps its `<{...}>` value.
+                let mut props: Vec<_> = state
+                    .props
+                    .map(|p| self.ctx.dict_entries(p).to_vec())
+                    .unwrap_or_default();
+                for (k, v) in inherent {
+                    if !props.iter().any(|(pk, _)| *pk == k) {
+                        props.push((k, v));
+                    }
                 }
                 state.props = Some(self.dict(props, state.name_span.clone())?);
                 state.attrs = rest;

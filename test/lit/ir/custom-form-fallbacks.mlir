@@ -13,11 +13,11 @@ func.func @attrs_on_return(%a: i32) -> i32 {
   "func.return"(%a) {note = "kept"} : (i32) -> ()
 }
 
-// A property and a discardable attribute of the same name: generic form.
+// A property given both ways keeps its property value, as in MLIR.
 // CHECK-LABEL: func.func @same_name
-// CHECK-NEXT: "func.call"() <{callee = @callee, x}> {x} : () -> ()
+// CHECK-NEXT: call @callee() {no_inline} : () -> ()
 func.func @same_name() {
-  "func.call"() <{callee = @callee, x}> {x} : () -> ()
+  "func.call"() <{callee = @callee, no_inline}> {no_inline = 3} : () -> ()
   return
 }
 

@@ -59,3 +59,12 @@ func.func @segments_i8(%c: i1) {
 ^bb1:
   return
 }
+
+// -----
+
+func.func private @callee()
+func.func @unknown_property() {
+  // expected-error @+1 {{'x' is not a property of 'func.call'}}
+  "func.call"() <{callee = @callee, x}> : () -> ()
+  return
+}
