@@ -20,7 +20,7 @@ use crate::syntax::{make_props, print_remaining_attrs, remaining_attrs, shape_er
 pub fn register(ctx: &mut Context) {
     let terminator = OpTraits {
         terminator: true,
-        pure_: true,
+        pure: true,
         ..Default::default()
     };
     ctx.register_op(OpDef {

@@ -47,7 +47,7 @@ pub fn register(ctx: &mut Context) {
         summary: "Returns values from the enclosing function".into(),
         traits: OpTraits {
             terminator: true,
-            pure_: true,
+            pure: true,
             ..Default::default()
         },
         inherent_attrs: vec![],

@@ -59,17 +59,17 @@ pub fn print_remaining_attrs(
 /// `sym_visibility` is `public`, `private` or `nested`.
 pub fn verify_symbol_attrs(op: OpRef<'_>, ctx: &Context, name: &str) -> Vec<acc_ir::Diagnostic> {
     let err = |m: String| vec![acc_ir::Diagnostic::error(acc_ir::DiagLoc::Loc(op.loc()), m)];
-    if let Some(a) = op.attr(ctx, "sym_name") {
-        if string_value(ctx, a).is_none() {
-            return err(format!("'{name}' op attribute 'sym_name' must be a string"));
-        }
+    if let Some(a) = op.attr(ctx, "sym_name")
+        && string_value(ctx, a).is_none()
+    {
+        return err(format!("'{name}' op attribute 'sym_name' must be a string"));
     }
-    if let Some(a) = op.attr(ctx, "sym_visibility") {
-        if !matches!(string_value(ctx, a), Some("public" | "private" | "nested")) {
-            return err(format!(
-                "'{name}' op attribute 'sym_visibility' must be \"public\", \"private\" or \"nested\""
-            ));
-        }
+    if let Some(a) = op.attr(ctx, "sym_visibility")
+        && !matches!(string_value(ctx, a), Some("public" | "private" | "nested"))
+    {
+        return err(format!(
+            "'{name}' op attribute 'sym_visibility' must be \"public\", \"private\" or \"nested\""
+        ));
     }
     Vec::new()
 }

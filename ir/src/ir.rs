@@ -57,6 +57,13 @@ pub enum ValueDef {
     Detached,
 }
 
+impl ValueDef {
+    /// True for a block argument.
+    pub fn is_block_arg(&self) -> bool {
+        matches!(self, ValueDef::BlockArg(..))
+    }
+}
+
 /// An SSA value.
 #[derive(Clone, Debug)]
 pub struct ValueData {

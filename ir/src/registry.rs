@@ -33,7 +33,7 @@ pub struct OpTraits {
     /// Its region holds symbols whose names must be unique.
     pub symbol_table: bool,
     /// It has no side effects.
-    pub pure_: bool,
+    pub pure: bool,
 }
 
 /// The custom assembly form of an op: `print` and `parse` must agree, so that parsing
@@ -41,8 +41,7 @@ pub struct OpTraits {
 pub trait CustomSyntax: Send + Sync {
     /// False when `op` is malformed in a way the custom form cannot express (possible
     /// when printing unverified IR); the printer then uses the generic form.
-    fn can_print(&self, op: OpRef<'_>, ctx: &Context) -> bool {
-        let _ = (op, ctx);
+    fn can_print(&self, _op: OpRef<'_>, _ctx: &Context) -> bool {
         true
     }
     /// Prints everything after the op name (the printer has already written the results

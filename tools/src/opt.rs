@@ -201,16 +201,21 @@ pub fn run(opts: &OptOptions) -> ExitCode {
         debuginfo: opts.print_debuginfo,
     };
     let mut failed = false;
-    for (i, chunk) in chunks.iter().enumerate() {
+    let mut printed_any = false;
+    for chunk in &chunks {
         let mut ctx = acc_dialects::new_context();
         ctx.allow_unregistered = opts.allow_unregistered_dialect;
         let result = process_chunk(&mut ctx, &sources, file, chunk.clone(), opts);
         let diags = match result {
             Ok(ir) => {
-                if i > 0 {
-                    let _ = out.writer().write_all(b"// -----\n");
-                }
-                if let Err(e) = write_ir(&ctx, &ir, &print, out.writer()) {
+                // Outputs of successive chunks are separated like their inputs.
+                let separator = if printed_any { &b"// -----\n"[..] } else { b"" };
+                printed_any = true;
+                let written = out
+                    .writer()
+                    .write_all(separator)
+                    .and_then(|()| write_ir(&ctx, &ir, &print, out.writer()));
+                if let Err(e) = written {
                     eprintln!("acc-opt: cannot write output: {e}");
                     return ExitCode::FAILURE;
                 }

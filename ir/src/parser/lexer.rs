@@ -321,8 +321,11 @@ pub fn unescape(body: &str) -> Option<String> {
             b'n' => out.push(b'\n'),
             b't' => out.push(b'\t'),
             _ => {
-                let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-                out.push(u8::from_str_radix(hex, 16).ok()?);
+                let hex = bytes.get(i + 1..i + 3)?;
+                if !hex.iter().all(u8::is_ascii_hexdigit) {
+                    return None;
+                }
+                out.push(u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?);
                 i += 3;
                 continue;
             }

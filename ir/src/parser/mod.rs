@@ -49,6 +49,8 @@ pub struct Parser<'s, 'c> {
     line_starts: Vec<u32>,
     line_cursor: usize,
     depth: u32,
+    /// Where the text being parsed starts (the implicit module is located there).
+    chunk_start: usize,
     /// Deepest `depth` reached since last reset (see `parse_top_level`).
     max_depth: u32,
     error: Option<Diagnostic>,
@@ -81,6 +83,7 @@ pub fn parse_chunk(
     ctx.reserve_attrs((end - range.start.min(end)) / 50);
     let mut p = Parser::new(ctx, src, file, sources.name(file));
     p.lexer.reset(range.start);
+    p.chunk_start = range.start.min(end);
     p.bump();
     match p.parse_top_level() {
         Ok(ir) => Ok(ir),
@@ -117,6 +120,7 @@ impl<'s, 'c> Parser<'s, 'c> {
             line_cursor: 0,
             depth: 0,
             max_depth: 0,
+            chunk_start: 0,
             error: None,
             type_aliases: HashMap::default(),
             attr_aliases: HashMap::default(),

@@ -17,7 +17,7 @@ use crate::attrs::{AttrData, AttrId};
 use crate::body::OpSpec;
 use crate::entity::EntityId;
 use crate::intern::Sym;
-use crate::ir::{BlockId, BodyId, Ir, OpId, RegionId, ValueDef, ValueId};
+use crate::ir::{BlockId, BodyId, Ir, OpId, RegionId, ValueId};
 use crate::layout::InsertPoint;
 use crate::registry::OpName;
 use crate::types::{TypeData, TypeId, TypeList};
@@ -68,7 +68,6 @@ pub struct UnresolvedOperand<'s> {
 struct Def {
     first: ValueId,
     count: u32,
-    consecutive: bool,
 }
 
 /// One isolated-from-above name scope.
@@ -194,8 +193,8 @@ impl<'s> Parser<'s, '_> {
                 super::MAX_NESTING
             ));
         }
-        self.pop_region_scope(&mut ir)?;
-        self.pop_isolated_scope(&mut ir)?;
+        self.pop_region_scope()?;
+        self.pop_isolated_scope()?;
         self.apply_deferred_locs(&mut ir)?;
         self.finish_root(ir, body0, block)
     }
@@ -232,7 +231,7 @@ impl<'s> Parser<'s, '_> {
         }
         let root_body = ir.new_body();
         let empty = self.ctx.empty_dict();
-        let loc = self.loc_at(0);
+        let loc = self.loc_at(self.chunk_start);
         let root = ir.body_mut(root_body).create_op(OpSpec {
             name: module_name,
             loc,
@@ -259,7 +258,7 @@ impl<'s> Parser<'s, '_> {
         });
     }
 
-    fn pop_isolated_scope(&mut self, ir: &mut Ir) -> PResult<()> {
+    fn pop_isolated_scope(&mut self) -> PResult<()> {
         let scope = self.scopes.stack.pop().expect("balanced scopes");
         if let Some(((name, index), (_, span))) =
             scope.forward.iter().min_by_key(|(_, (_, s))| s.start)
@@ -272,7 +271,6 @@ impl<'s> Parser<'s, '_> {
             let span = span.clone();
             return self.err_at(span, format!("use of undeclared SSA value name '{shown}'"));
         }
-        let _ = ir;
         Ok(())
     }
 
@@ -283,7 +281,7 @@ impl<'s> Parser<'s, '_> {
         s.regions.push(region);
     }
 
-    fn pop_region_scope(&mut self, ir: &mut Ir) -> PResult<()> {
+    fn pop_region_scope(&mut self) -> PResult<()> {
         let s = self.scope();
         let names = s.region_defs.pop().unwrap_or_default();
         for n in names {
@@ -299,7 +297,6 @@ impl<'s> Parser<'s, '_> {
             let (name, span) = (name.to_string(), label.first_use.clone());
             return self.err_at(span, format!("reference to an undefined block '^{name}'"));
         }
-        let _ = ir;
         Ok(())
     }
 
@@ -311,7 +308,6 @@ impl<'s> Parser<'s, '_> {
         name: &'s str,
         first: ValueId,
         count: u32,
-        consecutive: bool,
         span: Range<usize>,
     ) -> PResult<()> {
         let body = self.cur_body();
@@ -319,7 +315,7 @@ impl<'s> Parser<'s, '_> {
             return self.err_at(span, format!("redefinition of SSA value '%{name}'"));
         }
         for index in 0..count {
-            if let Some((placeholder, use_span)) = self.scope().forward.remove(&(name, index)) {
+            if let Some((placeholder, _)) = self.scope().forward.remove(&(name, index)) {
                 let real = ValueId::from_index(first.index() + index as usize);
                 let b = ir.body_mut(body);
                 if b.value_type(placeholder) != b.value_type(real) {
@@ -329,21 +325,13 @@ impl<'s> Parser<'s, '_> {
                         crate::printer::type_to_string(self.ctx, got),
                         crate::printer::type_to_string(self.ctx, want)
                     );
-                    let _ = use_span;
                     return self.err_at(span, msg);
                 }
                 b.replace_all_uses(placeholder, real);
             }
         }
         let s = self.scope();
-        s.defs.insert(
-            name,
-            Def {
-                first,
-                count,
-                consecutive,
-            },
-        );
+        s.defs.insert(name, Def { first, count });
         if let Some(r) = s.region_defs.last_mut() {
             r.push(name);
         }
@@ -392,7 +380,6 @@ impl<'s> Parser<'s, '_> {
                         ),
                     );
                 }
-                let _ = def.consecutive;
                 ValueId::from_index(def.first.index() + op.index as usize)
             }
             None => {
@@ -525,7 +512,7 @@ impl<'s> Parser<'s, '_> {
         let results: Vec<ValueId> = ir.body(body).results(op).collect();
         let mut next = 0usize;
         for (name, count, span) in groups {
-            self.define_values(ir, name, results[next], count, true, span)?;
+            self.define_values(ir, name, results[next], count, span)?;
             next += count as usize;
         }
         Ok(op)
@@ -774,7 +761,7 @@ impl<'s> Parser<'s, '_> {
             let region = ir.body_mut(nested).new_top_region();
             self.push_isolated_scope(nested);
             let r = self.parse_region_body(ir, region, entry_args);
-            let r = r.and_then(|()| self.pop_isolated_scope(ir));
+            let r = r.and_then(|()| self.pop_isolated_scope());
             state.regions.push(region);
             r
         } else {
@@ -802,7 +789,7 @@ impl<'s> Parser<'s, '_> {
             let body = p.cur_body();
             if p.peek() == Tok::RBrace && entry_args.is_empty() {
                 p.bump();
-                return p.pop_region_scope(ir);
+                return p.pop_region_scope();
             }
             if !entry_args.is_empty() || p.peek() != Tok::CaretId {
                 let entry = ir.body_mut(body).append_block(region);
@@ -822,7 +809,7 @@ impl<'s> Parser<'s, '_> {
                 p.parse_labeled_block(ir, region)?;
             }
             p.expect(Tok::RBrace, "'}' to end the region")?;
-            p.pop_region_scope(ir)
+            p.pop_region_scope()
         })
     }
 
@@ -896,7 +883,7 @@ impl<'s> Parser<'s, '_> {
                 target: LocTarget::Arg(v),
             });
         }
-        self.define_values(ir, a.name, v, 1, false, a.span)
+        self.define_values(ir, a.name, v, 1, a.span)
     }
 
     /// `%name: type loc(...)`: a block or region argument declaration.
@@ -994,12 +981,5 @@ impl<'s> CustomParse<'_, 's, '_> {
     /// Parses a successor block reference.
     pub fn parse_successor(&mut self) -> PResult<BlockId> {
         self.p.parse_successor(self.ir)
-    }
-}
-
-impl ValueDef {
-    /// True for a block argument.
-    pub fn is_block_arg(&self) -> bool {
-        matches!(self, ValueDef::BlockArg(..))
     }
 }
