@@ -25,7 +25,7 @@ pub fn register(ctx: &mut Context) {
             ..Default::default()
         },
         inherent_attrs: vec!["sym_name".into(), "sym_visibility".into()],
-        verify: Some(verify_module),
+        verify: Some(Arc::new(verify_module)),
         successor_operands: None,
         syntax: Some(Arc::new(ModuleSyntax)),
         default_dialect: Some("builtin".into()),

@@ -37,7 +37,7 @@ pub fn register(ctx: &mut Context) {
         ]
         .map(String::from)
         .into(),
-        verify: Some(verify_func),
+        verify: Some(Arc::new(verify_func)),
         successor_operands: None,
         syntax: Some(Arc::new(FuncSyntax)),
         default_dialect: Some("func".into()),
@@ -51,7 +51,7 @@ pub fn register(ctx: &mut Context) {
             ..Default::default()
         },
         inherent_attrs: vec![],
-        verify: Some(verify_return),
+        verify: Some(Arc::new(verify_return)),
         successor_operands: None,
         syntax: Some(Arc::new(ReturnSyntax)),
         default_dialect: None,
@@ -66,7 +66,7 @@ pub fn register(ctx: &mut Context) {
             "res_attrs".into(),
             "no_inline".into(),
         ],
-        verify: Some(verify_call),
+        verify: Some(Arc::new(verify_call)),
         successor_operands: None,
         syntax: Some(Arc::new(CallSyntax)),
         default_dialect: None,

@@ -9,6 +9,7 @@
 pub mod builtin;
 pub mod cf;
 pub mod func;
+pub mod lang;
 mod syntax;
 
 use acc_ir::Context;

@@ -34,6 +34,8 @@ pub struct OpTraits {
     pub symbol_table: bool,
     /// It has no side effects.
     pub pure: bool,
+    /// Its two operands may be swapped.
+    pub commutative: bool,
 }
 
 /// The custom assembly form of an op: `print` and `parse` must agree, so that parsing
@@ -53,7 +55,8 @@ pub trait CustomSyntax: Send + Sync {
 }
 
 /// A per-op verifier: returns the diagnostics it finds (empty when the op is valid).
-pub type VerifyHook = fn(OpRef<'_>, &Context) -> Vec<Diagnostic>;
+/// A closure, so that ops declared in text can carry their constraints.
+pub type VerifyHook = Arc<dyn Fn(OpRef<'_>, &Context) -> Vec<Diagnostic> + Send + Sync>;
 
 /// For a branch op (MLIR's `BranchOpInterface`): the range of operands passed to the
 /// arguments of successor `index`, or `None` when the op's operands are malformed

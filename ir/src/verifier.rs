@@ -147,7 +147,7 @@ impl<'a> Verifier<'a> {
         if traits.symbol_table {
             self.verify_symbol_table(body, op, region_body);
         }
-        if let Some(hook) = def.and_then(|d| d.verify) {
+        if let Some(hook) = def.as_ref().and_then(|d| d.verify.as_ref()) {
             let found = hook(ir.op(body, op), self.ctx);
             self.diags.extend(found);
         }

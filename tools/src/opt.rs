@@ -29,6 +29,8 @@ pub struct OptOptions {
     pub allow_unregistered_dialect: bool,
     /// Skip the verifier.
     pub no_verify: bool,
+    /// Dialect definition files to load (`--dialect FILE`, repeatable).
+    pub dialects: Vec<PathBuf>,
 }
 
 /// Usage text.
@@ -45,6 +47,7 @@ options:
   --verify-diagnostics           check diagnostics against 'expected-*' comments
   --allow-unregistered-dialect   keep unknown ops, types and attributes opaque
   --no-verify                    do not run the verifier
+  --dialect FILE                 load dialects defined in FILE (repeatable)
   -h, --help                     show this help
 ";
 
@@ -84,6 +87,20 @@ pub fn parse_args(args: &[String]) -> Result<OptOptions, String> {
                     }
                 };
                 o.output = Some(PathBuf::from(v));
+            }
+            "--dialect" => {
+                let v = match inline_value {
+                    Some(v) => v,
+                    None => {
+                        let v = args
+                            .get(i)
+                            .ok_or("option '--dialect' needs a file name")?
+                            .clone();
+                        i += 1;
+                        v
+                    }
+                };
+                o.dialects.push(PathBuf::from(v));
             }
             "--print-generic" | "--mlir-print-op-generic" => o.print_generic = flag(&inline_value)?,
             "--print-debuginfo" | "--mlir-print-debuginfo" => {
@@ -196,6 +213,13 @@ pub fn run(opts: &OptOptions) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let dialect_files = match add_dialect_files(&mut sources, &opts.dialects) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("acc-opt: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let print = PrintOptions {
         generic: opts.print_generic,
         debuginfo: opts.print_debuginfo,
@@ -205,6 +229,12 @@ pub fn run(opts: &OptOptions) -> ExitCode {
     for chunk in &chunks {
         let mut ctx = acc_dialects::new_context();
         ctx.allow_unregistered = opts.allow_unregistered_dialect;
+        for &f in &dialect_files {
+            if let Err(diags) = acc_dialects::lang::load_file(&mut ctx, &sources, f) {
+                eprint!("{}", sources.render(&ctx, &diags));
+                return ExitCode::FAILURE;
+            }
+        }
         let result = process_chunk(&mut ctx, &sources, file, chunk.clone(), opts);
         let diags = match result {
             Ok(ir) => {
@@ -249,6 +279,18 @@ pub fn run(opts: &OptOptions) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Reads the dialect definition files into the source map.
+fn add_dialect_files(sources: &mut SourceMap, paths: &[PathBuf]) -> Result<Vec<usize>, String> {
+    paths
+        .iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| format!("cannot read dialect file '{}': {e}", p.display()))?;
+            Ok(sources.add(&p.display().to_string(), text))
+        })
+        .collect()
 }
 
 /// Parses and verifies one chunk.

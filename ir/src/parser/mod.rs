@@ -94,7 +94,50 @@ pub fn parse_chunk(
     }
 }
 
+/// Parses a whole string as one type (as written in a dialect definition). Errors
+/// carry the message and the byte range in `text`.
+pub fn parse_type_str(
+    ctx: &mut Context,
+    text: &str,
+) -> Result<TypeId, (String, std::ops::Range<usize>)> {
+    let mut p = Parser::new(ctx, text, 0, "<type>");
+    p.bump();
+    let result = p.parse_type();
+    p.finish_str(result)
+}
+
+/// Parses a whole string as one attribute (as written in a dialect definition).
+pub fn parse_attribute_str(
+    ctx: &mut Context,
+    text: &str,
+) -> Result<AttrId, (String, std::ops::Range<usize>)> {
+    let mut p = Parser::new(ctx, text, 0, "<attribute>");
+    p.bump();
+    let result = p.parse_attribute();
+    p.finish_str(result)
+}
+
 impl<'s, 'c> Parser<'s, 'c> {
+    /// Ends a whole-string parse: the value, or the error with its range in the string.
+    fn finish_str<T>(&mut self, result: PResult<T>) -> Result<T, (String, std::ops::Range<usize>)> {
+        let result = result.and_then(|v| {
+            if self.peek() == Tok::Eof {
+                Ok(v)
+            } else {
+                self.err_expected("end of text").map(|()| v)
+            }
+        });
+        result.map_err(|Failed| match self.error.take() {
+            Some(Diagnostic {
+                message,
+                loc: DiagLoc::Span(_, range),
+                ..
+            }) => (message, range),
+            Some(d) => (d.message, 0..0),
+            None => ("parse failed".to_string(), 0..0),
+        })
+    }
+
     fn new(ctx: &'c mut Context, src: &'s str, file: FileId, name: &str) -> Self {
         let file_sym = ctx.sym(name);
         let line_starts = std::iter::once(0u32)
