@@ -82,7 +82,7 @@ fn a_loaded_dialect_is_registered() {
     .unwrap();
     let file = sources.add("dsp.acc", text);
     let dialects = acc_dialects::lang::load_file(&mut ctx, &sources, file).expect("dsp.acc loads");
-    assert_eq!(dialects[0].ops.len(), 5);
+    assert_eq!(dialects[0].ops.len(), 6);
     let mac = ctx
         .lookup_op_name("dsp.mac")
         .and_then(|n| ctx.op_def(n).cloned())

@@ -105,6 +105,17 @@ impl AttrKind {
             .unwrap_or("any")
     }
 
+    /// The type of the numbers of this kind, when it is a number kind.
+    pub fn number_type(self, ctx: &mut Context) -> Option<acc_ir::TypeId> {
+        match self {
+            AttrKind::Int(Some(w)) => Some(ctx.int_type(w)),
+            AttrKind::Int(None) => Some(ctx.index_type()),
+            AttrKind::Float(32) => Some(ctx.float_type(acc_ir::FloatKind::F32)),
+            AttrKind::Float(_) => Some(ctx.float_type(acc_ir::FloatKind::F64)),
+            _ => None,
+        }
+    }
+
     /// True when `attr` is of this kind.
     pub fn matches(self, ctx: &Context, attr: AttrId) -> bool {
         let data = ctx.attr_data(attr);
@@ -121,7 +132,7 @@ impl AttrKind {
             AttrKind::Float(w) => {
                 matches!(data, AttrData::Float { ty, .. } if matches!(ctx.type_data(*ty), TypeData::Float(k) if k.width() == w))
             }
-            AttrKind::String => matches!(data, AttrData::String { .. }),
+            AttrKind::String => matches!(data, AttrData::String { ty: None, .. }),
             AttrKind::Unit => matches!(data, AttrData::Unit),
             AttrKind::Type => matches!(data, AttrData::Type(_)),
             AttrKind::Symbol => matches!(data, AttrData::SymbolRef { .. }),

@@ -31,7 +31,15 @@ enum Elem {
     Successor(usize),
     OperandType(usize),
     ResultType(usize),
-    AttrDict { keyword: bool },
+    AttrDict {
+        keyword: bool,
+    },
+    /// `( ... )?`: printed and parsed only when its anchor (`$name^`, an optional
+    /// attribute or an optional/variadic operand) is present.
+    Optional {
+        elems: Vec<Elem>,
+        anchor: Box<Elem>,
+    },
 }
 
 /// A compiled format for one declared op.
@@ -70,42 +78,15 @@ fn is_keyword(s: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'.')
 }
 
-/// Compiles the format of `decl`. Errors carry a message and the byte range within the
-/// format string.
-pub fn compile(decl: &OpDecl, format: &str) -> Result<DeclaredSyntax, (String, Range<usize>)> {
-    let mut elems = Vec::new();
+/// A format mistake: the message and the byte range within the format string.
+pub type FormatError = (String, Range<usize>);
+
+/// Compiles the format of `decl`.
+pub fn compile(decl: &OpDecl, format: &str) -> Result<DeclaredSyntax, FormatError> {
     let mut pos = 0;
-    let bytes = format.as_bytes();
-    while pos < bytes.len() {
-        if bytes[pos].is_ascii_whitespace() {
-            pos += 1;
-            continue;
-        }
-        let start = pos;
-        let elem = if bytes[pos] == b'`' {
-            let end = format[pos + 1..]
-                .find('`')
-                .map(|n| pos + 1 + n)
-                .ok_or(("unterminated literal".to_string(), start..format.len()))?;
-            let lit = &format[pos + 1..end];
-            pos = end + 1;
-            if !PUNCTUATION.iter().any(|(p, _)| *p == lit) && !is_keyword(lit) {
-                return Err((
-                    format!("literal `{lit}` is neither punctuation nor a keyword"),
-                    start..pos,
-                ));
-            }
-            Elem::Literal(lit.to_string())
-        } else {
-            let end = format[pos..]
-                .find(char::is_whitespace)
-                .map(|n| pos + n)
-                .unwrap_or(format.len());
-            let word = &format[pos..end];
-            pos = end;
-            resolve_word(decl, word).map_err(|m| (m, start..end))?
-        };
-        elems.push(elem);
+    let (elems, _) = compile_elems(decl, format, &mut pos, false)?;
+    if pos < format.len() {
+        return Err(("')?' without a matching '('".into(), pos..format.len()));
     }
     let same_all = decl
         .traits
@@ -120,6 +101,104 @@ pub fn compile(decl: &OpDecl, format: &str) -> Result<DeclaredSyntax, (String, R
     };
     syntax.check_complete().map_err(|m| (m, 0..format.len()))?;
     Ok(syntax)
+}
+
+/// Reads elements up to the end, or up to `)?` when `in_group`. Returns them and the
+/// anchor of the group (`$name^`), if one was marked.
+fn compile_elems(
+    decl: &OpDecl,
+    format: &str,
+    pos: &mut usize,
+    in_group: bool,
+) -> Result<(Vec<Elem>, Option<Elem>), FormatError> {
+    let bytes = format.as_bytes();
+    let mut elems = Vec::new();
+    let mut anchor = None;
+    let group_start = *pos;
+    while *pos < bytes.len() {
+        if bytes[*pos].is_ascii_whitespace() {
+            *pos += 1;
+            continue;
+        }
+        let start = *pos;
+        if format[start..].starts_with(")?") {
+            if !in_group {
+                return Err(("')?' without a matching '('".into(), start..start + 2));
+            }
+            *pos += 2;
+            return Ok((elems, anchor));
+        }
+        let elem = if bytes[start] == b'`' {
+            let end = format[start + 1..]
+                .find('`')
+                .map(|n| start + 1 + n)
+                .ok_or(("unterminated literal".to_string(), start..format.len()))?;
+            let lit = &format[start + 1..end];
+            *pos = end + 1;
+            if !PUNCTUATION.iter().any(|(p, _)| *p == lit) && !is_keyword(lit) {
+                return Err((
+                    format!("literal `{lit}` is neither punctuation nor a keyword"),
+                    start..*pos,
+                ));
+            }
+            Elem::Literal(lit.to_string())
+        } else if bytes[start] == b'(' {
+            *pos += 1;
+            let (inner, inner_anchor) = compile_elems(decl, format, pos, true)?;
+            let range = start..*pos;
+            let anchor = inner_anchor.ok_or((
+                "an optional group needs an anchor: mark one element with '^'".to_string(),
+                range.clone(),
+            ))?;
+            match inner.first() {
+                Some(Elem::Literal(_)) | Some(Elem::Operand(_)) => {}
+                _ => {
+                    return Err((
+                        "an optional group must start with a literal or an operand".into(),
+                        range,
+                    ));
+                }
+            }
+            Elem::Optional {
+                elems: inner,
+                anchor: Box::new(anchor),
+            }
+        } else {
+            let end = format[start..]
+                .find(|c: char| c.is_whitespace())
+                .map(|n| start + n)
+                .unwrap_or(format.len());
+            let mut word = &format[start..end];
+            // `)?` may follow a word without a space.
+            if let Some(stripped) = word.strip_suffix(")?") {
+                word = stripped;
+            }
+            *pos = start + word.len();
+            let is_anchor = word.ends_with('^');
+            let elem =
+                resolve_word(decl, word.trim_end_matches('^')).map_err(|m| (m, start..*pos))?;
+            if is_anchor {
+                let ok = match &elem {
+                    Elem::Attr(i) => decl.attributes[*i].optional,
+                    Elem::Operand(i) => decl.operands[*i].quantifier != Quantifier::Single,
+                    _ => false,
+                };
+                if !in_group || !ok || anchor.is_some() {
+                    return Err(("'^' marks the one optional attribute or optional/variadic operand that decides an optional group".into(), start..*pos));
+                }
+                anchor = Some(elem.clone());
+            }
+            elem
+        };
+        elems.push(elem);
+    }
+    if in_group {
+        return Err((
+            "unterminated optional group: expected ')?'".into(),
+            group_start..format.len(),
+        ));
+    }
+    Ok((elems, anchor))
 }
 
 fn resolve_word(decl: &OpDecl, word: &str) -> Result<Elem, String> {
@@ -166,7 +245,11 @@ impl DeclaredSyntax {
     /// Checks at load time that printing and parsing lose nothing.
     fn check_complete(&self) -> Result<(), String> {
         let d = &self.decl;
-        let count = |f: &dyn Fn(&Elem) -> bool| self.elems.iter().filter(|e| f(e)).count();
+        let all = flatten(&self.elems);
+        let count = |f: &dyn Fn(&Elem) -> bool| all.iter().filter(|e| f(e)).count();
+        if self.elems.iter().any(|e| matches!(e, Elem::Optional { elems, .. } if elems.iter().any(|x| matches!(x, Elem::AttrDict { .. } | Elem::Region(_))))) {
+            return Err("attr-dict and regions cannot be inside an optional group".into());
+        }
         if count(&|e| matches!(e, Elem::AttrDict { .. })) != 1 {
             return Err(
                 "the format must contain exactly one attr-dict or attr-dict-with-keyword".into(),
@@ -200,8 +283,7 @@ impl DeclaredSyntax {
                 ));
             }
         }
-        let regions: Vec<usize> = self
-            .elems
+        let regions: Vec<usize> = all
             .iter()
             .filter_map(|e| {
                 if let Elem::Region(i) = e {
@@ -236,7 +318,7 @@ impl DeclaredSyntax {
     }
 
     fn has_type_source(&self) -> bool {
-        self.elems
+        flatten(&self.elems)
             .iter()
             .any(|e| matches!(e, Elem::OperandType(_) | Elem::ResultType(_)))
     }
@@ -246,8 +328,8 @@ impl DeclaredSyntax {
     }
 
     fn attr_names(&self) -> Vec<&str> {
-        self.elems
-            .iter()
+        flatten(&self.elems)
+            .into_iter()
             .filter_map(|e| {
                 if let Elem::Attr(i) = e {
                     Some(self.decl.attributes[*i].name.as_str())
@@ -272,60 +354,98 @@ fn space_before(prev: Option<&Elem>, elem: &Elem) -> bool {
     !(after_open || closing || open_after_value)
 }
 
-impl CustomSyntax for DeclaredSyntax {
-    fn can_print(&self, op: OpRef<'_>, ctx: &Context) -> bool {
-        let names = self.attr_names();
-        super::verify::verify(&self.decl, op, ctx).is_empty()
-            && crate::syntax::remaining_attrs(ctx, op, &names).is_some()
-            // Attributes named in the format must be present to be printed.
-            && names.iter().all(|n| op.attr(ctx, n).is_some())
+/// Every element, with those of optional groups (and the groups themselves) included.
+fn flatten(elems: &[Elem]) -> Vec<&Elem> {
+    let mut out = Vec::new();
+    for e in elems {
+        out.push(e);
+        if let Elem::Optional { elems, .. } = e {
+            out.extend(flatten(elems));
+        }
+    }
+    out
+}
+
+/// What printing needs to know about the op at hand.
+struct PrintState<'o> {
+    operands: Vec<acc_ir::ValueId>,
+    operand_types: Vec<TypeId>,
+    result_types: Vec<TypeId>,
+    op_ranges: Vec<Range<usize>>,
+    res_ranges: Vec<Range<usize>>,
+    attr_names: Vec<&'o str>,
+}
+
+/// What parsing has collected so far, per declared group.
+struct ParseState<'s> {
+    operands: Vec<Vec<UnresolvedOperand<'s>>>,
+    operand_types: Vec<Option<Vec<TypeId>>>,
+    result_types: Vec<Option<Vec<TypeId>>>,
+    successors: Vec<Option<BlockId>>,
+    props: Vec<(Sym, acc_ir::AttrId)>,
+}
+
+impl DeclaredSyntax {
+    fn anchor_present(
+        &self,
+        op: OpRef<'_>,
+        ctx: &Context,
+        anchor: &Elem,
+        st: &PrintState<'_>,
+    ) -> bool {
+        match anchor {
+            Elem::Attr(i) => op.attr(ctx, &self.decl.attributes[*i].name).is_some(),
+            Elem::Operand(i) => !st.op_ranges[*i].is_empty(),
+            _ => true,
+        }
     }
 
-    fn print(&self, p: &mut OpPrinter<'_, '_>, op: OpRef<'_>) -> std::fmt::Result {
+    fn print_elems(
+        &self,
+        p: &mut OpPrinter<'_, '_>,
+        op: OpRef<'_>,
+        elems: &[Elem],
+        st: &PrintState<'_>,
+        prev: &mut Option<Elem>,
+    ) {
         let ctx = p.ctx();
-        let operands: Vec<_> = op.operands().collect();
-        let operand_types = op.operand_types();
-        let result_types = op.result_types();
-        let (Some(op_ranges), Some(res_ranges)) = (
-            group_ranges(&self.decl.operands, operands.len()),
-            group_ranges(&self.decl.results, result_types.len()),
-        ) else {
-            return Ok(());
-        };
-        let names = self.attr_names();
-        let mut prev = None;
-        for elem in &self.elems {
-            let space = if space_before(prev, elem) { " " } else { "" };
+        for elem in elems {
+            let space = if space_before(prev.as_ref(), elem) {
+                " "
+            } else {
+                ""
+            };
             match elem {
                 Elem::Literal(l) => {
                     p.write_str(space);
                     p.write_str(l);
                 }
                 Elem::Operand(i) => {
-                    let group = &operands[op_ranges[*i].clone()];
+                    let group = &st.operands[st.op_ranges[*i].clone()];
                     if !group.is_empty() {
                         p.write_str(space);
                         p.print_operands(group.iter().copied());
                     }
                 }
                 Elem::OperandType(i) => {
-                    let group = &operand_types[op_ranges[*i].clone()];
+                    let group = &st.operand_types[st.op_ranges[*i].clone()];
                     if !group.is_empty() {
                         p.write_str(space);
                         p.print_types(group);
                     }
                 }
                 Elem::ResultType(i) => {
-                    let group = &result_types[res_ranges[*i].clone()];
+                    let group = &st.result_types[st.res_ranges[*i].clone()];
                     if !group.is_empty() {
                         p.write_str(space);
                         p.print_types(group);
                     }
                 }
                 Elem::Attr(i) => {
-                    if let Some(a) = op.attr(ctx, &self.decl.attributes[*i].name) {
+                    let decl = &self.decl.attributes[*i];
+                    if let Some(a) = op.attr(ctx, &decl.name) {
                         p.write_str(space);
-                        print_attr_value(p, a);
+                        print_attr_value(p, a, decl.kind);
                     }
                 }
                 Elem::Region(i) => {
@@ -340,23 +460,40 @@ impl CustomSyntax for DeclaredSyntax {
                 }
                 Elem::AttrDict { keyword } => {
                     let prefix = if *keyword { " attributes " } else { " " };
-                    crate::syntax::print_remaining_attrs(p, op, &names, prefix);
+                    crate::syntax::print_remaining_attrs(p, op, &st.attr_names, prefix);
+                }
+                Elem::Optional { elems, anchor } => {
+                    if self.anchor_present(op, ctx, anchor, st) {
+                        self.print_elems(p, op, elems, st, prev);
+                    }
+                    continue;
                 }
             }
-            prev = Some(elem);
+            *prev = Some(elem.clone());
         }
-        Ok(())
     }
 
-    fn parse(&self, cp: &mut CustomParse<'_, '_, '_>, state: &mut OperationState) -> PResult<()> {
+    /// True when the optional group starting with `first` is present in the input.
+    fn group_present(cp: &CustomParse<'_, '_, '_>, first: &Elem) -> bool {
+        match first {
+            Elem::Literal(l) => match PUNCTUATION.iter().find(|(p, _)| p == l) {
+                Some((_, tok)) => cp.p.peek() == *tok,
+                None => cp.p.at_keyword(l),
+            },
+            Elem::Operand(_) => cp.p.peek() == Tok::ValueId,
+            _ => false,
+        }
+    }
+
+    fn parse_elems<'s>(
+        &self,
+        cp: &mut CustomParse<'_, 's, '_>,
+        state: &mut OperationState,
+        elems: &[Elem],
+        st: &mut ParseState<'s>,
+    ) -> PResult<()> {
         let d = &self.decl;
-        let mut operands: Vec<Vec<UnresolvedOperand<'_>>> = vec![Vec::new(); d.operands.len()];
-        let mut operand_types: Vec<Option<Vec<TypeId>>> = vec![None; d.operands.len()];
-        let mut result_types: Vec<Option<Vec<TypeId>>> = vec![None; d.results.len()];
-        let mut successors: Vec<Option<BlockId>> = vec![None; d.successors.len()];
-        let mut props: Vec<(Sym, acc_ir::AttrId)> = Vec::new();
-        let span = cp.p.tok_span();
-        for elem in &self.elems {
+        for elem in elems {
             match elem {
                 Elem::Literal(l) => match PUNCTUATION.iter().find(|(p, _)| p == l) {
                     Some((_, tok)) => cp.p.expect(*tok, &format!("'{l}'"))?,
@@ -365,19 +502,16 @@ impl CustomSyntax for DeclaredSyntax {
                 Elem::Operand(i) => {
                     let q = d.operands[*i].quantifier;
                     if q == Quantifier::Single || cp.p.peek() == Tok::ValueId {
-                        operands[*i].push(cp.p.parse_operand()?);
-                        while q == Quantifier::Variadic
-                            && cp.p.peek() == Tok::Comma
-                            && cp.p.tok_text() == ","
-                        {
+                        st.operands[*i].push(cp.p.parse_operand()?);
+                        while q == Quantifier::Variadic && cp.p.peek() == Tok::Comma {
                             cp.p.try_consume(Tok::Comma);
-                            operands[*i].push(cp.p.parse_operand()?);
+                            st.operands[*i].push(cp.p.parse_operand()?);
                         }
                     }
                 }
                 Elem::OperandType(i) => {
-                    let n = operands[*i].len();
-                    operand_types[*i] = Some(parse_types(cp, n)?);
+                    let n = st.operands[*i].len();
+                    st.operand_types[*i] = Some(parse_types(cp, n)?);
                 }
                 Elem::ResultType(i) => {
                     let n = if d.results[*i].quantifier == Quantifier::Single {
@@ -385,15 +519,25 @@ impl CustomSyntax for DeclaredSyntax {
                     } else {
                         usize::MAX
                     };
-                    result_types[*i] = Some(parse_types(cp, n)?);
+                    st.result_types[*i] = Some(parse_types(cp, n)?);
                 }
                 Elem::Attr(i) => {
-                    let a = cp.p.parse_attribute()?;
+                    // Numbers of a known type are written without it (a `:` may follow).
+                    let kind = d.attributes[*i].kind;
+                    let a = match kind.number_type(cp.p.context()) {
+                        Some(ty) => cp.p.parse_typed_number(ty)?,
+                        // A string is not followed by a type here either.
+                        None if kind == super::decl::AttrKind::String => {
+                            let text = cp.p.parse_string()?;
+                            cp.p.context().string_attr(&text)
+                        }
+                        None => cp.p.parse_attribute()?,
+                    };
                     let key = cp.p.context().sym(&d.attributes[*i].name);
-                    props.push((key, a));
+                    st.props.push((key, a));
                 }
                 Elem::Region(_) => cp.parse_region(state, &[])?,
-                Elem::Successor(i) => successors[*i] = Some(cp.parse_successor()?),
+                Elem::Successor(i) => st.successors[*i] = Some(cp.parse_successor()?),
                 Elem::AttrDict { keyword } => {
                     if *keyword {
                         crate::syntax::parse_optional_attributes(cp.p, &mut state.attrs)?;
@@ -401,18 +545,73 @@ impl CustomSyntax for DeclaredSyntax {
                         state.attrs.extend(cp.p.parse_attr_dict()?);
                     }
                 }
+                Elem::Optional { elems, .. } => {
+                    if elems.first().is_some_and(|f| Self::group_present(cp, f)) {
+                        self.parse_elems(cp, state, elems, st)?;
+                    }
+                }
             }
         }
+        Ok(())
+    }
+}
+
+impl CustomSyntax for DeclaredSyntax {
+    fn can_print(&self, op: OpRef<'_>, ctx: &Context) -> bool {
+        let names = self.attr_names();
+        // Attributes named outside optional groups must be present to be printed.
+        let required_present = self.elems.iter().all(|e| match e {
+            Elem::Attr(i) => op.attr(ctx, &self.decl.attributes[*i].name).is_some(),
+            _ => true,
+        });
+        super::verify::verify(&self.decl, op, ctx).is_empty()
+            && crate::syntax::remaining_attrs(ctx, op, &names).is_some()
+            && required_present
+    }
+
+    fn print(&self, p: &mut OpPrinter<'_, '_>, op: OpRef<'_>) -> std::fmt::Result {
+        let operands: Vec<_> = op.operands().collect();
+        let result_types = op.result_types();
+        let (Some(op_ranges), Some(res_ranges)) = (
+            group_ranges(&self.decl.operands, operands.len()),
+            group_ranges(&self.decl.results, result_types.len()),
+        ) else {
+            return Ok(());
+        };
+        let st = PrintState {
+            operand_types: op.operand_types(),
+            operands,
+            result_types,
+            op_ranges,
+            res_ranges,
+            attr_names: self.attr_names(),
+        };
+        self.print_elems(p, op, &self.elems, &st, &mut None);
+        Ok(())
+    }
+
+    fn parse(&self, cp: &mut CustomParse<'_, '_, '_>, state: &mut OperationState) -> PResult<()> {
+        let d = &self.decl;
+        let mut st = ParseState {
+            operands: vec![Vec::new(); d.operands.len()],
+            operand_types: vec![None; d.operands.len()],
+            result_types: vec![None; d.results.len()],
+            successors: vec![None; d.successors.len()],
+            props: Vec::new(),
+        };
+        let span = cp.p.tok_span();
+        self.parse_elems(cp, state, &self.elems, &mut st)?;
         // Types the format leaves to the traits: one type for all operands (and results).
-        let known = operand_types
+        let known = st
+            .operand_types
             .iter()
-            .chain(result_types.iter())
+            .chain(st.result_types.iter())
             .flatten()
             .flatten()
             .next()
             .copied();
-        for (i, group) in operands.iter().enumerate() {
-            let types = match operand_types[i].take() {
+        for (i, group) in st.operands.iter().enumerate() {
+            let types = match st.operand_types[i].take() {
                 Some(t) => t,
                 None => {
                     let t = buildable(&d.operands[i].constraint)
@@ -425,7 +624,7 @@ impl CustomSyntax for DeclaredSyntax {
             state.operands.extend(resolved);
         }
         for (i, r) in d.results.iter().enumerate() {
-            match result_types[i].take() {
+            match st.result_types[i].take() {
                 Some(t) => state.result_types.extend(t),
                 None if r.quantifier == Quantifier::Single => {
                     if let Some(t) = buildable(&r.constraint).or(known.filter(|_| self.same_all)) {
@@ -435,39 +634,40 @@ impl CustomSyntax for DeclaredSyntax {
                 None => {}
             }
         }
-        state.successors.extend(successors.into_iter().flatten());
-        if !props.is_empty() {
-            state.props = Some(crate::syntax::make_props(cp, props)?);
+        state.successors.extend(st.successors.into_iter().flatten());
+        if !st.props.is_empty() {
+            state.props = Some(crate::syntax::make_props(cp, st.props)?);
         }
         Ok(())
     }
 }
 
-/// Prints an attribute, leaving out the type of `i64` integers and `f64` floats, which
-/// is what a bare number parses as.
-fn print_attr_value(p: &mut OpPrinter<'_, '_>, a: acc_ir::AttrId) {
+/// Prints an attribute; numbers of a number kind without their type, which the kind
+/// gives back when parsing.
+fn print_attr_value(p: &mut OpPrinter<'_, '_>, a: acc_ir::AttrId, kind: super::decl::AttrKind) {
     let ctx = p.ctx();
+    let is_number_kind = matches!(
+        kind,
+        super::decl::AttrKind::Int(_) | super::decl::AttrKind::Float(_)
+    );
     match ctx.attr_data(a) {
-        acc_ir::AttrData::Integer { value, ty }
-            if matches!(
+        acc_ir::AttrData::Integer { value, ty } if is_number_kind => {
+            let bool_type = matches!(
                 ctx.type_data(*ty),
-                acc_ir::TypeData::Integer {
-                    width: 64,
-                    signedness: acc_ir::Signedness::Signless
-                }
-            ) =>
-        {
-            p.write_str(&value.to_string())
+                acc_ir::TypeData::Integer { width: 1, .. }
+            );
+            p.write_str(&if bool_type {
+                (if *value != 0 { "true" } else { "false" }).to_string()
+            } else {
+                value.to_string()
+            });
         }
-        acc_ir::AttrData::Float { bits, ty }
-            if matches!(
-                ctx.type_data(*ty),
-                acc_ir::TypeData::Float(acc_ir::FloatKind::F64)
-            ) =>
-        {
-            let mut s = String::new();
-            acc_ir::printer::write_float(&mut s, acc_ir::FloatKind::F64, *bits);
-            p.write_str(&s);
+        acc_ir::AttrData::Float { bits, ty } if is_number_kind => {
+            if let acc_ir::TypeData::Float(k) = ctx.type_data(*ty) {
+                let mut s = String::new();
+                acc_ir::printer::write_float(&mut s, *k, *bits);
+                p.write_str(&s);
+            }
         }
         _ => p.print_attr(a),
     }

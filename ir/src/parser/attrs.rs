@@ -243,6 +243,28 @@ impl<'s> Parser<'s, '_> {
     // ----- numbers -----
 
     fn parse_number_attr(&mut self) -> PResult<AttrId> {
+        self.parse_number_of_type(None)
+    }
+
+    /// Parses a number (or `true`/`false`) as an attribute of type `ty` without reading
+    /// a trailing `: type`, as formats need when the type is known and a `:` follows.
+    pub fn parse_typed_number(&mut self, ty: TypeId) -> PResult<AttrId> {
+        if matches!(self.tok_text(), "true" | "false") && self.peek() == Tok::BareIdent {
+            let value = (self.tok_text() == "true") as i128;
+            let span = self.tok_span();
+            self.bump();
+            return match self.ctx.type_data(ty) {
+                TypeData::Integer { width: 1, .. } => {
+                    Ok(self.ctx.intern_attr(AttrData::Integer { value, ty }))
+                }
+                _ => self.err_at(span, "a boolean needs an i1 attribute"),
+            };
+        }
+        self.parse_number_of_type(Some(ty))
+    }
+
+    /// A number literal; its type is `known`, else a trailing `: type`, else i64/f64.
+    fn parse_number_of_type(&mut self, known: Option<TypeId>) -> PResult<AttrId> {
         let neg = self.try_consume(Tok::Minus);
         let span = self.tok_span();
         let text = self.tok_text();
@@ -252,12 +274,11 @@ impl<'s> Parser<'s, '_> {
             _ => return self.err_expected("number"),
         };
         self.bump();
-        let ty = if self.try_consume(Tok::Colon) {
-            self.parse_type()?
-        } else if is_float {
-            self.ctx.float_type(FloatKind::F64)
-        } else {
-            self.ctx.int_type(64)
+        let ty = match known {
+            Some(t) => t,
+            None if self.try_consume(Tok::Colon) => self.parse_type()?,
+            None if is_float => self.ctx.float_type(FloatKind::F64),
+            None => self.ctx.int_type(64),
         };
         let lit = if is_float {
             Lit::Float {

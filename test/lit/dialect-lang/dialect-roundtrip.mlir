@@ -16,6 +16,14 @@ func.func @kernel(%acc: tensor<16xi32>, %a: tensor<16xi8>, %b: tensor<16xi4>, %n
   %2 = dsp.concat(%v, %w) : vector<4xf32>, vector<4xf32> -> vector<8xf32>
   // CHECK: %3 = dsp.concat() : -> vector<1xf32>
   %3 = dsp.concat() : -> vector<1xf32>
+  // Optional groups appear only when their anchor is present.
+  // CHECK: %4 = dsp.scale %0 by 2 : tensor<16xi32> -> tensor<16xi32>
+  %4 = dsp.scale %0 by 2 : tensor<16xi32> -> tensor<16xi32>
+  // CHECK: %5 = dsp.scale %0 by 2 bias %arg0 : tensor<16xi32> round "even" : tensor<16xi32> -> tensor<16xi32>
+  // GENERIC: %5 = "dsp.scale"(%0, %arg0) <{factor = 2 : i64, round = "even"}> : (tensor<16xi32>, tensor<16xi32>) -> tensor<16xi32>
+  %5 = dsp.scale %0 by 2 bias %acc : tensor<16xi32> round "even" : tensor<16xi32> -> tensor<16xi32>
+  // CHECK: %6 = dsp.scale %0 by -1 round "up" {note} : tensor<16xi32> -> tensor<16xi32>
+  %6 = dsp.scale %0 by -1 round "up" {note} : tensor<16xi32> -> tensor<16xi32>
   // CHECK: dsp.loop %arg3 {
   // CHECK-NEXT: dsp.yield
   // CHECK-NEXT: }
