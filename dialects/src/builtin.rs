@@ -16,6 +16,7 @@ pub fn register(ctx: &mut Context) {
     ctx.register_op(OpDef {
         name: "builtin.module".into(),
         summary: "A top-level container of ops, with an optional symbol name".into(),
+        description: "A module holds a single block of ops (functions, globals, nested modules) in a graph region, without a terminator. It is a symbol table: the symbols defined directly in it have unique names. Custom form: `module [@name] [attributes {...}] { ... }`.".into(),
         traits: OpTraits {
             isolated_from_above: true,
             no_terminator: true,

@@ -26,6 +26,7 @@ pub fn register(ctx: &mut Context) {
     ctx.register_op(OpDef {
         name: "cf.br".into(),
         summary: "Branches to a block, passing operands to its arguments".into(),
+        description: "Branches to its successor, passing all operands to the successor's block arguments. Custom form: `cf.br ^bb(%a : T)`.".into(),
         traits: terminator,
         inherent_attrs: vec![],
         verify: Some(Arc::new(verify_br)),
@@ -36,6 +37,7 @@ pub fn register(ctx: &mut Context) {
     ctx.register_op(OpDef {
         name: "cf.cond_br".into(),
         summary: "Branches to one of two blocks on an i1 condition".into(),
+        description: "Branches on an `i1` condition to the first (true) or second (false) successor, each with its own operands, as given by `operandSegmentSizes`. Custom form: `cf.cond_br %c, ^t(%a : T), ^f`.".into(),
         traits: terminator,
         inherent_attrs: vec!["operandSegmentSizes".into(), "branch_weights".into()],
         verify: Some(Arc::new(verify_cond_br)),

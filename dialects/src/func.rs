@@ -24,6 +24,7 @@ pub fn register(ctx: &mut Context) {
     ctx.register_op(OpDef {
         name: "func.func".into(),
         summary: "A function: a symbol with a signature and an optional body".into(),
+        description: "A function: a symbol (`@name`) with a signature and, unless it is a declaration, a body region whose entry block arguments are the parameters. Declarations must be `private`. Custom form: `func.func [visibility] @name(%arg: T {attrs}, ...) -> (R {attrs}, ...) [attributes {...}] { ... }`; declarations list only types.".into(),
         traits: OpTraits {
             isolated_from_above: true,
             ..Default::default()
@@ -45,6 +46,7 @@ pub fn register(ctx: &mut Context) {
     ctx.register_op(OpDef {
         name: "func.return".into(),
         summary: "Returns values from the enclosing function".into(),
+        description: "Ends a function body, returning its operands, which must match the function's result types. Custom form: `return [{attrs}] [%a, %b : T, U]`.".into(),
         traits: OpTraits {
             terminator: true,
             pure: true,
@@ -59,6 +61,7 @@ pub fn register(ctx: &mut Context) {
     ctx.register_op(OpDef {
         name: "func.call".into(),
         summary: "Calls a function by symbol".into(),
+        description: "Calls the function named by the `callee` symbol in the nearest symbol table; operand and result types must match its signature. Custom form: `call @callee(%a) [{attrs}] : (T) -> R`.".into(),
         traits: OpTraits::default(),
         inherent_attrs: vec![
             "callee".into(),

@@ -8,6 +8,7 @@
 
 pub mod builtin;
 pub mod cf;
+pub mod docgen;
 pub mod func;
 pub mod lang;
 mod syntax;

@@ -70,6 +70,8 @@ pub struct OpDef {
     pub name: String,
     /// One-line summary for docs and `--list-ops`.
     pub summary: String,
+    /// Longer documentation (Markdown), for the generated dialect reference.
+    pub description: String,
     /// Structural traits.
     pub traits: OpTraits,
     /// Names of inherent attributes, printed as properties (`<{...}>`) in generic form.

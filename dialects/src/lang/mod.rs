@@ -41,7 +41,7 @@ pub fn load_file(
     let mut defs = Vec::new();
     for d in &dialects {
         for op in &d.ops {
-            match op_def(op, file) {
+            match op_def(op, file, ctx) {
                 Ok(def) => defs.push(def),
                 Err(e) => errors.extend(e),
             }
@@ -60,7 +60,7 @@ pub fn load_file(
 }
 
 /// The registration of one declared op.
-fn op_def(op: &OpDecl, file: FileId) -> Result<OpDef, Vec<Diagnostic>> {
+fn op_def(op: &OpDecl, file: FileId, ctx: &Context) -> Result<OpDef, Vec<Diagnostic>> {
     let mut errors = Vec::new();
     let mut traits = OpTraits::default();
     for (t, span) in &op.traits {
@@ -106,6 +106,7 @@ fn op_def(op: &OpDecl, file: FileId) -> Result<OpDef, Vec<Diagnostic>> {
     Ok(OpDef {
         name: op.name.clone(),
         summary: op.summary.clone(),
+        description: describe(op, ctx),
         traits,
         inherent_attrs: op.attributes.iter().map(|a| a.name.clone()).collect(),
         verify: Some(Arc::new(move |r, ctx| verify::verify(&decl, r, ctx))),
@@ -113,4 +114,78 @@ fn op_def(op: &OpDecl, file: FileId) -> Result<OpDef, Vec<Diagnostic>> {
         syntax,
         default_dialect: None,
     })
+}
+
+/// The Markdown reference of a declared op: its description, then its operands,
+/// results, attributes, regions, successors, traits and format.
+fn describe(op: &OpDecl, ctx: &Context) -> String {
+    let mut out = String::new();
+    if !op.description.is_empty() {
+        out.push_str(&op.description);
+        out.push_str("\n\n");
+    }
+    let quantifier = |q: Quantifier| match q {
+        Quantifier::Single => "",
+        Quantifier::Optional => "optional ",
+        Quantifier::Variadic => "variadic ",
+    };
+    for (title, values) in [("Operands", &op.operands), ("Results", &op.results)] {
+        if values.is_empty() {
+            continue;
+        }
+        out.push_str(&format!(
+            "| {} | type |\n|---|---|\n",
+            title.to_lowercase().trim_end_matches('s')
+        ));
+        for v in values.iter() {
+            // `|` would end the table cell.
+            let c = v.constraint.describe(ctx).replace('|', "\\|");
+            out.push_str(&format!(
+                "| `{}` | {}{} |\n",
+                v.name,
+                quantifier(v.quantifier),
+                c
+            ));
+        }
+        out.push('\n');
+    }
+    if !op.attributes.is_empty() {
+        out.push_str("| attribute | kind |\n|---|---|\n");
+        for a in &op.attributes {
+            let optional = if a.optional { "optional " } else { "" };
+            out.push_str(&format!(
+                "| `{}` | {optional}`{}` |\n",
+                a.name,
+                a.kind.name()
+            ));
+        }
+        out.push('\n');
+    }
+    if !op.regions.is_empty() {
+        let names: Vec<String> = op
+            .regions
+            .iter()
+            .map(|r| {
+                format!(
+                    "`{}`{}",
+                    r.name,
+                    if r.single_block {
+                        " (single block)"
+                    } else {
+                        ""
+                    }
+                )
+            })
+            .collect();
+        out.push_str(&format!("Regions: {}.\n\n", names.join(", ")));
+    }
+    if !op.successors.is_empty() {
+        let names: Vec<String> = op.successors.iter().map(|s| format!("`{s}`")).collect();
+        out.push_str(&format!("Successors: {}.\n\n", names.join(", ")));
+    }
+    if let Some((format, _)) = &op.format {
+        // Double backticks, since formats contain single ones.
+        out.push_str(&format!("Format: `` {format} ``\n\n"));
+    }
+    out.trim_end().to_string()
 }
