@@ -33,6 +33,16 @@ pub enum ResourceValue {
     Text(String),
 }
 
+/// A dialect attribute whose value is one case, or a set of flags, of a fixed list:
+/// `#arith.overflow<nsw>`, `#arith.fastmath<nnan,ninf>`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EnumAttrDef {
+    /// The allowed cases.
+    pub cases: Vec<String>,
+    /// Whether several cases may be combined (`<a,b>`).
+    pub flags: bool,
+}
+
 /// Owner of everything uniqued. See the module docs for the invariants.
 pub struct Context {
     strings: StrInterner,
@@ -41,6 +51,7 @@ pub struct Context {
     ops: FxIndexMap<Sym, Option<Arc<OpDef>>>,
     dialects: FxIndexSet<String>,
     resources: FxIndexMap<(Sym, Sym), ResourceValue>,
+    enum_attrs: FxIndexMap<String, EnumAttrDef>,
     empty_dict: AttrId,
     type_weights: Vec<Weight>,
     attr_weights: Vec<Weight>,
@@ -66,6 +77,7 @@ impl Context {
             ops: FxIndexMap::default(),
             dialects: FxIndexSet::default(),
             resources: FxIndexMap::default(),
+            enum_attrs: FxIndexMap::default(),
             empty_dict: AttrId(empty as u32),
             type_weights: Vec::new(),
             attr_weights: vec![Weight::LEAF],
@@ -272,6 +284,18 @@ impl Context {
     /// All registered ops, in registration order.
     pub fn registered_ops(&self) -> impl Iterator<Item = &Arc<OpDef>> {
         self.ops.values().flatten()
+    }
+
+    /// Registers the enum attribute `dialect.name` (and its dialect).
+    pub fn register_enum_attr(&mut self, full_name: &str, def: EnumAttrDef) {
+        if let Some((dialect, _)) = full_name.split_once('.') {
+            self.register_dialect(dialect);
+        }
+        self.enum_attrs.insert(full_name.to_string(), def);
+    }
+    /// The enum attribute named `dialect.name`, if registered.
+    pub fn enum_attr(&self, full_name: &str) -> Option<&EnumAttrDef> {
+        self.enum_attrs.get(full_name)
     }
 
     // ----- resources -----

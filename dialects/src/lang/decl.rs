@@ -38,7 +38,7 @@ pub struct ValueDecl {
 }
 
 /// The kinds of attributes a declaration can require.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AttrKind {
     /// Any attribute.
     Any,
@@ -64,6 +64,8 @@ pub enum AttrKind {
     IntArray(u32),
     /// An affine map.
     AffineMap,
+    /// An enum attribute of the dialect, by full name (`arith.overflow`).
+    Enum(String),
 }
 
 impl AttrKind {
@@ -88,26 +90,33 @@ impl AttrKind {
         ("affine_map", AttrKind::AffineMap),
     ];
 
-    /// The kind named `name`.
+    /// The builtin kind named `name`.
     pub fn from_name(name: &str) -> Option<AttrKind> {
         Self::NAMES
             .iter()
             .find(|(n, _)| *n == name)
-            .map(|(_, k)| *k)
+            .map(|(_, k)| k.clone())
     }
 
     /// The name of the kind.
-    pub fn name(self) -> &'static str {
-        Self::NAMES
-            .iter()
-            .find(|(_, k)| *k == self)
-            .map(|(n, _)| *n)
-            .unwrap_or("any")
+    pub fn name(&self) -> String {
+        match self {
+            AttrKind::Enum(full) => full
+                .split_once('.')
+                .map(|(_, n)| n)
+                .unwrap_or(full)
+                .to_string(),
+            _ => Self::NAMES
+                .iter()
+                .find(|(_, k)| k == self)
+                .map(|(n, _)| n.to_string())
+                .unwrap_or_default(),
+        }
     }
 
     /// The type of the numbers of this kind, when it is a number kind.
-    pub fn number_type(self, ctx: &mut Context) -> Option<acc_ir::TypeId> {
-        match self {
+    pub fn number_type(&self, ctx: &mut Context) -> Option<acc_ir::TypeId> {
+        match *self {
             AttrKind::Int(Some(w)) => Some(ctx.int_type(w)),
             AttrKind::Int(None) => Some(ctx.index_type()),
             AttrKind::Float(32) => Some(ctx.float_type(acc_ir::FloatKind::F32)),
@@ -117,9 +126,9 @@ impl AttrKind {
     }
 
     /// True when `attr` is of this kind.
-    pub fn matches(self, ctx: &Context, attr: AttrId) -> bool {
+    pub fn matches(&self, ctx: &Context, attr: AttrId) -> bool {
         let data = ctx.attr_data(attr);
-        match self {
+        match *self {
             AttrKind::Any => true,
             AttrKind::Int(width) => match data {
                 AttrData::Integer { ty, .. } => match (width, ctx.type_data(*ty)) {
@@ -145,6 +154,18 @@ impl AttrKind {
             AttrKind::IntArray(w) => matches!(data, AttrData::DenseArray { element, .. }
                 if matches!(ctx.type_data(*element), TypeData::Integer { width, .. } if *width == w)),
             AttrKind::AffineMap => matches!(data, AttrData::AffineMap(_)),
+            AttrKind::Enum(ref full) => match data {
+                AttrData::Dialect { dialect, body, .. } => {
+                    let (d, n) = full.split_once('.').unwrap_or((full, ""));
+                    ctx.str(*dialect) == d
+                        && ctx
+                            .str(*body)
+                            .strip_prefix('.')
+                            .and_then(|b| b.strip_prefix(n))
+                            .is_some_and(|b| b.starts_with('<'))
+                }
+                _ => false,
+            },
         }
     }
 }
@@ -209,6 +230,8 @@ pub struct DialectDecl {
     pub description: String,
     /// Its ops.
     pub ops: Vec<OpDecl>,
+    /// Its enum attributes: full name and definition.
+    pub enums: Vec<(String, acc_ir::context::EnumAttrDef)>,
 }
 
 /// Turns pest pairs into declarations, collecting errors.
@@ -217,6 +240,8 @@ struct Reader<'c> {
     file: FileId,
     errors: Vec<Diagnostic>,
     constraints: Vec<(String, TypeConstraint)>,
+    /// Full names of the enum attributes of the dialect being read.
+    enums: Vec<String>,
 }
 
 /// Reads the dialects declared in `text` (the contents of `file`): the declarations
@@ -232,6 +257,7 @@ pub fn read(
         file,
         errors: Vec::new(),
         constraints: Vec::new(),
+        enums: Vec::new(),
     };
     let mut dialects = Vec::new();
     for pair in pairs.flatten().filter(|p| p.as_rule() == Rule::dialect) {
@@ -302,6 +328,7 @@ impl Reader<'_> {
             ..Default::default()
         };
         self.constraints.clear();
+        self.enums.clear();
         for item in inner {
             match item.as_rule() {
                 Rule::summary => d.summary = self.string_of(item),
@@ -317,6 +344,18 @@ impl Reader<'_> {
                         name.clone(),
                         TypeConstraint::Named(name, Box::new(constraint)),
                     ));
+                }
+                Rule::enum_def => {
+                    let mut parts = item.into_inner();
+                    let name = parts
+                        .next()
+                        .map(|p| format!("{}.{}", d.name, p.as_str()))
+                        .unwrap_or_default();
+                    let flags = parts.next().is_some_and(|k| k.as_str() == "flags");
+                    let cases = parts.map(|c| c.as_str().to_string()).collect();
+                    self.enums.push(name.clone());
+                    d.enums
+                        .push((name, acc_ir::context::EnumAttrDef { cases, flags }));
                 }
                 Rule::op_def => {
                     let op = self.op(item, &d.name);
@@ -443,7 +482,12 @@ impl Reader<'_> {
                 Rule::optional => optional = true,
                 Rule::ident if name.is_empty() => name = p.as_str().to_string(),
                 Rule::ident => {
-                    kind = AttrKind::from_name(p.as_str());
+                    kind = AttrKind::from_name(p.as_str()).or_else(|| {
+                        self.enums
+                            .iter()
+                            .find(|e| e.rsplit('.').next() == Some(p.as_str()))
+                            .map(|e| AttrKind::Enum(e.clone()))
+                    });
                     if kind.is_none() {
                         let names: Vec<&str> = AttrKind::NAMES.iter().map(|(n, _)| *n).collect();
                         self.error(

@@ -445,7 +445,7 @@ impl DeclaredSyntax {
                     let decl = &self.decl.attributes[*i];
                     if let Some(a) = op.attr(ctx, &decl.name) {
                         p.write_str(space);
-                        print_attr_value(p, a, decl.kind);
+                        print_attr_value(p, a, &decl.kind);
                     }
                 }
                 Elem::Region(i) => {
@@ -523,11 +523,11 @@ impl DeclaredSyntax {
                 }
                 Elem::Attr(i) => {
                     // Numbers of a known type are written without it (a `:` may follow).
-                    let kind = d.attributes[*i].kind;
+                    let kind = &d.attributes[*i].kind;
                     let a = match kind.number_type(cp.p.context()) {
                         Some(ty) => cp.p.parse_typed_number(ty)?,
                         // A string is not followed by a type here either.
-                        None if kind == super::decl::AttrKind::String => {
+                        None if *kind == super::decl::AttrKind::String => {
                             let text = cp.p.parse_string()?;
                             cp.p.context().string_attr(&text)
                         }
@@ -644,7 +644,7 @@ impl CustomSyntax for DeclaredSyntax {
 
 /// Prints an attribute; numbers of a number kind without their type, which the kind
 /// gives back when parsing.
-fn print_attr_value(p: &mut OpPrinter<'_, '_>, a: acc_ir::AttrId, kind: super::decl::AttrKind) {
+fn print_attr_value(p: &mut OpPrinter<'_, '_>, a: acc_ir::AttrId, kind: &super::decl::AttrKind) {
     let ctx = p.ctx();
     let is_number_kind = matches!(
         kind,

@@ -52,6 +52,9 @@ pub fn load_file(
     }
     for d in &dialects {
         ctx.register_dialect(&d.name);
+        for (name, def) in &d.enums {
+            ctx.register_enum_attr(name, def.clone());
+        }
     }
     for def in defs {
         ctx.register_op(def);

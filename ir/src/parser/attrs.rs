@@ -205,6 +205,9 @@ impl<'s> Parser<'s, '_> {
             return self.err_at(span, format!("undefined symbol alias id '#{name}'"));
         }
         let body = self.parse_dialect_body(name, dialect)?;
+        if self.ctx.is_dialect_registered(dialect) {
+            return self.enum_attr(name, dialect, &body, span);
+        }
         if !self.ctx.allow_unregistered {
             return self.err_at(span, format!(
                 "dialect '{dialect}' is not registered (attribute '#{name}'); use --allow-unregistered-dialect to keep it opaque"
@@ -220,6 +223,55 @@ impl<'s> Parser<'s, '_> {
         Ok(self
             .ctx
             .intern_attr(AttrData::Dialect { dialect, body, ty }))
+    }
+
+    /// An attribute of a registered dialect: one of its enum attributes, with its body
+    /// checked against the cases and normalised (`<nnan,ninf>`).
+    fn enum_attr(
+        &mut self,
+        name: &str,
+        dialect: &str,
+        body: &str,
+        span: std::ops::Range<usize>,
+    ) -> PResult<AttrId> {
+        let Some(def) = self.ctx.enum_attr(name).cloned() else {
+            return self.err_at(
+                span,
+                format!("dialect '{dialect}' has no attribute '#{name}'"),
+            );
+        };
+        let attr_name = &name[dialect.len()..];
+        let inner = body
+            .strip_prefix(attr_name)
+            .and_then(|b| b.strip_prefix('<'))
+            .and_then(|b| b.strip_suffix('>'));
+        let cases: Option<Vec<&str>> = inner.map(|i| i.split(',').map(str::trim).collect());
+        let valid = cases.as_ref().is_some_and(|c| {
+            !c.is_empty()
+                && (def.flags || c.len() == 1)
+                && c.iter().all(|x| def.cases.iter().any(|k| k == x))
+        });
+        let Some(cases) = cases.filter(|_| valid) else {
+            let shape = if def.flags {
+                "one or more of"
+            } else {
+                "one of"
+            };
+            return self.err_at(
+                span,
+                format!(
+                    "'#{name}' expects <...> with {shape}: {}",
+                    def.cases.join(", ")
+                ),
+            );
+        };
+        let dialect = self.ctx.sym(dialect);
+        let body = self.ctx.sym(&format!("{attr_name}<{}>", cases.join(",")));
+        Ok(self.ctx.intern_attr(AttrData::Dialect {
+            dialect,
+            body,
+            ty: None,
+        }))
     }
 
     /// Defines an attribute alias `#name = attr` (at top level).

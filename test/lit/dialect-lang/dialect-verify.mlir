@@ -65,3 +65,32 @@ func.func @custom_form_type_error(%a: tensor<4xi32>) {
   %0 = dsp.add %a, %a : tensor<8xi32>
   return
 }
+
+// -----
+
+func.func @bad_enum_case(%a: tensor<4xi32>) {
+  // expected-error @+1 {{'#dsp.rounding' expects <...> with one of: even, up, down}}
+  %0 = dsp.scale %a by 1 round #dsp.rounding<sideways> : tensor<4xi32> -> tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @two_cases_of_an_enum(%a: tensor<4xi32>) {
+  // expected-error @+1 {{'#dsp.rounding' expects <...> with one of: even, up, down}}
+  %0 = dsp.scale %a by 1 round #dsp.rounding<even,up> : tensor<4xi32> -> tensor<4xi32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{dialect 'dsp' has no attribute '#dsp.colour'}}
+func.func private @unknown_dialect_attribute() attributes {c = #dsp.colour<red>}
+
+// -----
+
+func.func @wrong_enum(%a: tensor<4xi32>) {
+  // expected-error @+1 {{'dsp.scale' op attribute 'round' must be of kind 'rounding'}}
+  %0 = "dsp.scale"(%a) <{factor = 1, round = #dsp.options<sat>}> : (tensor<4xi32>) -> tensor<4xi32>
+  return
+}
