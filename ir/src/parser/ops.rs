@@ -338,14 +338,20 @@ impl<'s> Parser<'s, '_> {
         Ok(())
     }
 
-    /// Parses `%name` or `%name#N` without resolving it.
-    pub fn parse_operand(&mut self) -> PResult<UnresolvedOperand<'s>> {
+    /// Consumes a `%name` token, returning the name (without `%`) and its span.
+    fn parse_value_name(&mut self, what: &str) -> PResult<(&'s str, Range<usize>)> {
         if self.peek() != Tok::ValueId {
-            return self.err_expected("SSA value");
+            return self.err_expected(what);
         }
         let span = self.tok_span();
         let name = &self.tok_text()[1..];
         self.bump();
+        Ok((name, span))
+    }
+
+    /// Parses `%name` or `%name#N` without resolving it.
+    pub fn parse_operand(&mut self) -> PResult<UnresolvedOperand<'s>> {
+        let (name, span) = self.parse_value_name("SSA value")?;
         let mut index = 0;
         // `#N` result index: lexed as a HashId token `#N` glued to the name.
         if self.peek() == Tok::HashId && self.tok.start as usize == span.end {
@@ -451,12 +457,7 @@ impl<'s> Parser<'s, '_> {
         let mut groups: Vec<(&'s str, u32, Range<usize>)> = Vec::new();
         if self.peek() == Tok::ValueId {
             loop {
-                if self.peek() != Tok::ValueId {
-                    return self.err_expected("SSA value name");
-                }
-                let span = self.tok_span();
-                let name = &self.tok_text()[1..];
-                self.bump();
+                let (name, span) = self.parse_value_name("SSA value name")?;
                 let mut count = 1;
                 if self.try_consume(Tok::Colon) {
                     let s = self.tok_span();
@@ -899,12 +900,7 @@ impl<'s> Parser<'s, '_> {
 
     /// `%name: type`, without a location.
     pub fn parse_region_argument_no_loc(&mut self) -> PResult<RegionArg<'s>> {
-        if self.peek() != Tok::ValueId {
-            return self.err_expected("argument name");
-        }
-        let span = self.tok_span();
-        let name = &self.tok_text()[1..];
-        self.bump();
+        let (name, span) = self.parse_value_name("argument name")?;
         self.expect(Tok::Colon, "':' and type")?;
         let ty = self.parse_type()?;
         Ok(RegionArg {
