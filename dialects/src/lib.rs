@@ -1,30 +1,79 @@
 //! # acc-dialects
 //!
-//! The dialects acc ships. For now: `builtin` (the module), `func` (functions,
-//! calls, returns) and `cf` (branches), with their MLIR custom assembly forms. Later
-//! the dialect language defines the rest from text files.
+//! The dialects acc ships and the dialect language they are written in. Every dialect
+//! is a definition file under `defs/` (embedded in the binaries, see
+//! [`BUILTIN_DEFINITIONS`]) read by [`lang`]; what a declaration cannot say is a Rust
+//! hook from [`hooks`], named in the file.
 
 #![deny(missing_docs)]
 
-pub mod builtin;
-pub mod cf;
 pub mod docgen;
-pub mod func;
+pub mod hooks;
 pub mod lang;
 mod syntax;
 
-use acc_ir::Context;
+use std::sync::{Mutex, OnceLock};
 
-/// A context with every dialect acc ships registered.
+use acc_ir::{Context, SourceMap};
+
+/// The definition files acc ships: file name and text, in load order.
+pub const BUILTIN_DEFINITIONS: [(&str, &str); 3] = [
+    ("builtin.acc", include_str!("../defs/builtin.acc")),
+    ("func.acc", include_str!("../defs/func.acc")),
+    ("cf.acc", include_str!("../defs/cf.acc")),
+];
+
+/// A context with every dialect acc ships registered: a copy of one loaded once per
+/// process, since reading the definition files is the costly part.
 pub fn new_context() -> Context {
-    let mut ctx = Context::new();
-    register_all(&mut ctx);
-    ctx
+    static LOADED: OnceLock<Mutex<Context>> = OnceLock::new();
+    let loaded = LOADED.get_or_init(|| {
+        let mut ctx = Context::new();
+        register_all(&mut ctx);
+        Mutex::new(ctx)
+    });
+    // A poisoned lock only means another thread panicked while cloning; the context
+    // itself is never mutated after loading.
+    match loaded.lock() {
+        Ok(ctx) => ctx.clone(),
+        Err(poisoned) => poisoned.into_inner().clone(),
+    }
 }
 
 /// Registers every dialect acc ships.
+///
+/// # Panics
+/// When a built-in definition file has an error: a bug in acc that the test suite
+/// catches (`builtin_definitions_load`), never a consequence of user input.
 pub fn register_all(ctx: &mut Context) {
-    builtin::register(ctx);
-    func::register(ctx);
-    cf::register(ctx);
+    let _ = load_builtin_definitions(ctx);
+}
+
+/// Loads the built-in definition files into `ctx` and returns their declarations (the
+/// generated docs are made from them).
+pub fn load_builtin_definitions(ctx: &mut Context) -> Vec<lang::DialectDecl> {
+    let mut sources = SourceMap::new();
+    let mut dialects = Vec::new();
+    for (name, text) in BUILTIN_DEFINITIONS {
+        let file = sources.add(name, text.to_string());
+        match lang::load_file(ctx, &sources, file) {
+            Ok(d) => dialects.extend(d),
+            Err(errors) => panic!(
+                "built-in dialect definition {name} is invalid:\n{}",
+                sources.render(ctx, &errors)
+            ),
+        }
+    }
+    dialects
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn builtin_definitions_load() {
+        let mut ctx = acc_ir::Context::new();
+        let dialects = super::load_builtin_definitions(&mut ctx);
+        assert!(dialects.iter().any(|d| d.name == "func"));
+        assert!(ctx.lookup_op_name("cf.cond_br").is_some());
+    }
 }

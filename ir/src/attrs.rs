@@ -151,6 +151,16 @@ pub enum AttrData {
         /// Resource key.
         handle: Sym,
     },
+    /// An attribute declared in a dialect file: `#dialect.name<p1, p2>`, its parameters
+    /// checked against the declaration when parsed.
+    Declared {
+        /// Dialect namespace.
+        dialect: Sym,
+        /// The attribute's name within the dialect.
+        name: Sym,
+        /// Parameter values, one per declared parameter.
+        params: Box<[AttrId]>,
+    },
     /// An attribute of another dialect kept as text: `#dialect.body` or `#dialect<body>`,
     /// optionally typed.
     Dialect {

@@ -34,16 +34,89 @@ pub enum ResourceValue {
 }
 
 /// A dialect attribute whose value is one case, or a set of flags, of a fixed list:
-/// `#arith.overflow<nsw>`, `#arith.fastmath<nnan,ninf>`.
+/// `#arith.overflow<nsw>`, `#arith.fastmath<nnan,ninf>`; or, for enums stored as
+/// integers (MLIR's `I64EnumAttr`), a plain integer such as `predicate = 2 : i64` whose
+/// custom form is the case's keyword (`slt`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EnumAttrDef {
     /// The allowed cases.
     pub cases: Vec<String>,
     /// Whether several cases may be combined (`<a,b>`).
     pub flags: bool,
+    /// What joins the cases of a flag set when printed (`","` or `", "`).
+    pub separator: String,
+    /// For an enum stored as an integer: its width and the value of each case.
+    pub int_storage: Option<(u32, Vec<i64>)>,
 }
 
-/// Owner of everything uniqued. See the module docs for the invariants.
+impl EnumAttrDef {
+    /// The cases `attr` holds (indices into [`EnumAttrDef::cases`], in declaration
+    /// order), when it is a valid value of the enum named `full_name`.
+    pub fn decode(&self, ctx: &Context, full_name: &str, attr: AttrId) -> Option<Vec<usize>> {
+        match (ctx.attr_data(attr), &self.int_storage) {
+            (AttrData::Integer { value, ty }, Some((width, values))) => {
+                let TypeData::Integer { width: w, .. } = ctx.type_data(*ty) else {
+                    return None;
+                };
+                let i = values.iter().position(|v| i128::from(*v) == *value)?;
+                (w == width).then(|| vec![i])
+            }
+            (
+                AttrData::Dialect {
+                    dialect,
+                    body,
+                    ty: None,
+                },
+                None,
+            ) => {
+                let (d, n) = full_name.split_once('.')?;
+                let inner = ctx
+                    .str(*body)
+                    .strip_prefix('.')?
+                    .strip_prefix(n)?
+                    .strip_prefix('<')?
+                    .strip_suffix('>')?;
+                if ctx.str(*dialect) != d {
+                    return None;
+                }
+                self.parse_cases(inner)
+            }
+            _ => None,
+        }
+    }
+
+    /// The cases named in `text` (`nsw, nuw`), sorted in declaration order; `None` when
+    /// one is unknown, or several are given to an enum that is not a flag set.
+    pub fn parse_cases(&self, text: &str) -> Option<Vec<usize>> {
+        let mut found = Vec::new();
+        for word in text.split(',').map(str::trim) {
+            let i = self.cases.iter().position(|c| c == word)?;
+            if !found.contains(&i) {
+                found.push(i);
+            }
+        }
+        found.sort_unstable();
+        (!found.is_empty() && (self.flags || found.len() == 1)).then_some(found)
+    }
+
+    /// The cases joined with the separator: what goes between `<` and `>`.
+    pub fn cases_text(&self, cases: &[usize]) -> String {
+        let names: Vec<&str> = cases.iter().map(|&i| self.cases[i].as_str()).collect();
+        names.join(&self.separator)
+    }
+}
+
+/// The parameters of a type or attribute a dialect file declared, such as
+/// `!hw.token` or `#hw.memory<@sram>`: written `!dialect.name<p1, p2>`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeclaredDef {
+    /// Each parameter's name and kind, in order.
+    pub params: Vec<(String, crate::attr_kind::AttrKind)>,
+}
+
+/// Owner of everything uniqued. See the module docs for the invariants. A clone keeps
+/// every ID valid: it is how a context with all dialects loaded is copied cheaply.
+#[derive(Clone)]
 pub struct Context {
     strings: StrInterner,
     types: FxIndexSet<TypeData>,
@@ -52,6 +125,8 @@ pub struct Context {
     dialects: FxIndexSet<String>,
     resources: FxIndexMap<(Sym, Sym), ResourceValue>,
     enum_attrs: FxIndexMap<String, EnumAttrDef>,
+    declared_types: FxIndexMap<String, DeclaredDef>,
+    declared_attrs: FxIndexMap<String, DeclaredDef>,
     empty_dict: AttrId,
     type_weights: Vec<Weight>,
     attr_weights: Vec<Weight>,
@@ -66,11 +141,14 @@ impl Default for Context {
 }
 
 impl Context {
-    /// An empty context with no dialect registered.
+    /// An empty context with no dialect registered. The scalar types `i1`, `i8`,
+    /// `i16`, `i32`, `i64`, `index`, `f16`, `bf16`, `f32` and `f64` exist from the start,
+    /// so that code holding only `&Context` (verifiers, shape inference) can name them
+    /// with [`Context::lookup_type`].
     pub fn new() -> Context {
         let mut attrs = FxIndexSet::default();
         let (empty, _) = attrs.insert_full(AttrData::Dictionary(Box::new([])));
-        Context {
+        let mut ctx = Context {
             strings: StrInterner::default(),
             types: FxIndexSet::default(),
             attrs,
@@ -78,11 +156,26 @@ impl Context {
             dialects: FxIndexSet::default(),
             resources: FxIndexMap::default(),
             enum_attrs: FxIndexMap::default(),
+            declared_types: FxIndexMap::default(),
+            declared_attrs: FxIndexMap::default(),
             empty_dict: AttrId(empty as u32),
             type_weights: Vec::new(),
             attr_weights: vec![Weight::LEAF],
             allow_unregistered: false,
+        };
+        for width in [1, 8, 16, 32, 64] {
+            ctx.int_type(width);
         }
+        ctx.index_type();
+        for kind in [
+            FloatKind::F16,
+            FloatKind::BF16,
+            FloatKind::F32,
+            FloatKind::F64,
+        ] {
+            ctx.float_type(kind);
+        }
+        ctx
     }
 
     // ----- strings -----
@@ -112,6 +205,10 @@ impl Context {
         });
         self.type_weights.push(w);
         TypeId(self.types.insert_full(data).0 as u32)
+    }
+    /// The ID of a type if it was ever interned (never creates one).
+    pub fn lookup_type(&self, data: &TypeData) -> Option<TypeId> {
+        self.types.get_index_of(data).map(|i| TypeId(i as u32))
     }
     /// Depth and size of a type (see [`crate::weight`]).
     pub fn type_weight(&self, t: TypeId) -> Weight {
@@ -296,6 +393,29 @@ impl Context {
     /// The enum attribute named `dialect.name`, if registered.
     pub fn enum_attr(&self, full_name: &str) -> Option<&EnumAttrDef> {
         self.enum_attrs.get(full_name)
+    }
+
+    /// Registers a type declared by a dialect file, by full name (`hw.token`).
+    pub fn register_declared_type(&mut self, full_name: &str, def: DeclaredDef) {
+        if let Some((dialect, _)) = full_name.split_once('.') {
+            self.register_dialect(dialect);
+        }
+        self.declared_types.insert(full_name.to_string(), def);
+    }
+    /// The declared type named `dialect.name`, if registered.
+    pub fn declared_type(&self, full_name: &str) -> Option<&DeclaredDef> {
+        self.declared_types.get(full_name)
+    }
+    /// Registers an attribute declared by a dialect file, by full name (`hw.memory`).
+    pub fn register_declared_attr(&mut self, full_name: &str, def: DeclaredDef) {
+        if let Some((dialect, _)) = full_name.split_once('.') {
+            self.register_dialect(dialect);
+        }
+        self.declared_attrs.insert(full_name.to_string(), def);
+    }
+    /// The declared attribute named `dialect.name`, if registered.
+    pub fn declared_attr(&self, full_name: &str) -> Option<&DeclaredDef> {
+        self.declared_attrs.get(full_name)
     }
 
     // ----- resources -----

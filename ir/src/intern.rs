@@ -20,6 +20,18 @@ pub struct StrInterner {
     strings: IndexSet<&'static str, FxBuildHasher>,
 }
 
+impl Clone for StrInterner {
+    /// A copy with its own arena; every string keeps its [`Sym`].
+    fn clone(&self) -> Self {
+        let mut copy = StrInterner::default();
+        copy.strings.reserve(self.strings.len());
+        for s in &self.strings {
+            copy.intern(s);
+        }
+        copy
+    }
+}
+
 impl StrInterner {
     /// Interns `s`, returning the same [`Sym`] for equal strings.
     pub fn intern(&mut self, s: &str) -> Sym {
@@ -63,5 +75,8 @@ mod tests {
             t.intern(&format!("s{i}"));
         }
         assert_eq!(t.get(a), "func.func");
+        let copy = t.clone();
+        assert_eq!(copy.get(b), "arith.addi");
+        assert_eq!(copy.lookup("s9999"), t.lookup("s9999"));
     }
 }

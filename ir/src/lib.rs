@@ -20,6 +20,7 @@
 #![deny(missing_docs)]
 
 pub mod affine;
+pub mod attr_kind;
 pub mod attrs;
 pub mod body;
 pub mod builder;
@@ -39,6 +40,7 @@ pub mod types;
 pub mod verifier;
 pub mod weight;
 
+pub use attr_kind::AttrKind;
 pub use attrs::{AttrData, AttrId, DenseData, Location};
 pub use body::OpSpec;
 pub use builder::Builder;
@@ -48,5 +50,7 @@ pub use entity::EntityId;
 pub use intern::Sym;
 pub use ir::{BlockId, Body, BodyId, Ir, OpData, OpId, OpRef, RegionId, ValueDef, ValueId};
 pub use layout::InsertPoint;
-pub use registry::{CustomSyntax, OpDef, OpName, OpTraits};
+pub use registry::{
+    CustomSyntax, FoldHook, FoldResult, InferHook, InferInput, OpDef, OpName, OpTraits,
+};
 pub use types::{DYNAMIC, FloatKind, Signedness, TypeData, TypeId};

@@ -7,11 +7,13 @@
 
 use std::sync::Arc;
 
+use crate::attrs::AttrId;
 use crate::context::Context;
 use crate::diag::Diagnostic;
-use crate::ir::OpRef;
+use crate::ir::{OpRef, ValueId};
 use crate::parser::{CustomParse, OperationState, PResult};
 use crate::printer::OpPrinter;
+use crate::types::{TypeData, TypeId};
 
 /// An interned op name, registered or not.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
@@ -61,7 +63,52 @@ pub type VerifyHook = Arc<dyn Fn(OpRef<'_>, &Context) -> Vec<Diagnostic> + Send 
 /// For a branch op (MLIR's `BranchOpInterface`): the range of operands passed to the
 /// arguments of successor `index`, or `None` when the op's operands are malformed
 /// (its own verifier reports that).
-pub type SuccessorOperandsHook = fn(OpRef<'_>, &Context, usize) -> Option<std::ops::Range<usize>>;
+pub type SuccessorOperandsHook =
+    Arc<dyn Fn(OpRef<'_>, &Context, usize) -> Option<std::ops::Range<usize>> + Send + Sync>;
+
+/// What result-type inference sees of an op (built or still being parsed): its operand
+/// types and attributes.
+#[derive(Copy, Clone, Debug)]
+pub struct InferInput<'a> {
+    /// Operand types, in order.
+    pub operand_types: &'a [TypeId],
+    /// Properties dictionary, if any.
+    pub props: Option<AttrId>,
+    /// Discardable attribute dictionary.
+    pub attrs: AttrId,
+}
+
+impl InferInput<'_> {
+    /// An attribute by name: from the properties, else from the attribute dictionary.
+    pub fn attr(&self, ctx: &Context, name: &str) -> Option<AttrId> {
+        self.props
+            .and_then(|p| ctx.dict_get(p, name))
+            .or_else(|| ctx.dict_get(self.attrs, name))
+    }
+}
+
+/// Infers an op's result types from its operands and attributes (MLIR's
+/// `InferTypeOpInterface`), or says why they are invalid. Types are returned as data,
+/// not IDs, so that a verifier holding only `&Context` can compare them with
+/// [`Context::lookup_type`]; their element types must already exist.
+pub type InferHook =
+    Arc<dyn Fn(&Context, &InferInput<'_>) -> Result<Vec<TypeData>, String> + Send + Sync>;
+
+/// One folded result: a constant, or an existing value that replaces the result.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FoldResult {
+    /// The result is this constant attribute.
+    Attr(AttrId),
+    /// The result is this value (of the op's body).
+    Value(ValueId),
+}
+
+/// Folds an op given the constant value of each operand (`None` when not constant):
+/// one [`FoldResult`] per result, or `None` when it does not fold. It never changes the
+/// IR; the caller replaces the results.
+pub type FoldHook = Arc<
+    dyn Fn(OpRef<'_>, &[Option<AttrId>], &mut Context) -> Option<Vec<FoldResult>> + Send + Sync,
+>;
 
 /// Everything the core knows about one registered op.
 #[derive(Clone, Default)]
@@ -86,6 +133,15 @@ pub struct OpDef {
     /// Dialect whose prefix may be omitted for ops nested in this op's regions
     /// (MLIR's `getDefaultDialect`; `func` for `func.func`).
     pub default_dialect: Option<String>,
+    /// Inherent attributes with a default value: when an op is created without one,
+    /// the parser adds the default to its properties (as MLIR does).
+    pub defaults: Vec<(String, AttrId)>,
+    /// Result-type inference.
+    pub infer: Option<InferHook>,
+    /// Constant folding and simplification.
+    pub fold: Option<FoldHook>,
+    /// Name of the interpreter rule giving the op's semantics, when it has one.
+    pub interpret: Option<String>,
 }
 
 impl OpDef {

@@ -177,6 +177,16 @@ pub enum TypeData {
     },
     /// `!quant.uniform<...>`.
     QuantUniform(QuantUniform),
+    /// A type declared in a dialect file: `!dialect.name` or `!dialect.name<p1, p2>`,
+    /// its parameters checked against the declaration when parsed.
+    Declared {
+        /// Dialect namespace.
+        dialect: Sym,
+        /// The type's name within the dialect.
+        name: Sym,
+        /// Parameter values, one per declared parameter.
+        params: Box<[AttrId]>,
+    },
     /// A type of another dialect kept as text: `!dialect.body` or `!dialect<body>`.
     Dialect {
         /// Dialect namespace.

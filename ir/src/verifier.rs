@@ -119,8 +119,8 @@ impl<'a> Verifier<'a> {
                 self.error(body, op, format!("'{k}' is not a property of '{name}'"));
             }
         }
-        if let Some(hook) = def.as_ref().and_then(|d| d.successor_operands) {
-            self.verify_successor_operands(body, op, hook);
+        if let Some(hook) = def.as_ref().and_then(|d| d.successor_operands.clone()) {
+            self.verify_successor_operands(body, op, &hook);
         }
         let traits = def.as_ref().map(|d| d.traits).unwrap_or_default();
         if traits.terminator
@@ -157,7 +157,7 @@ impl<'a> Verifier<'a> {
         &mut self,
         body: BodyId,
         op: OpId,
-        hook: crate::registry::SuccessorOperandsHook,
+        hook: &crate::registry::SuccessorOperandsHook,
     ) {
         let b = self.ir.body(body);
         let operands: Vec<_> = b.operands(op).collect();

@@ -59,6 +59,7 @@ fn type_children(data: &TypeData) -> (Vec<TypeId>, Vec<AttrId>) {
             memory_space,
         } => (vec![*element], memory_space.iter().copied().collect()),
         TypeData::QuantUniform(q) => (vec![q.expressed], vec![]),
+        TypeData::Declared { params, .. } => (vec![], params.to_vec()),
         TypeData::Integer { .. }
         | TypeData::Index
         | TypeData::Float(_)
@@ -85,7 +86,9 @@ fn attr_children(data: &AttrData) -> (Vec<TypeId>, Vec<AttrId>) {
             indices,
             values,
         } => (vec![*ty], vec![*indices, *values]),
-        AttrData::Array(items) => (vec![], items.to_vec()),
+        AttrData::Array(items) | AttrData::Declared { params: items, .. } => {
+            (vec![], items.to_vec())
+        }
         AttrData::Dictionary(entries) => (vec![], entries.iter().map(|(_, a)| *a).collect()),
         AttrData::Location(Location::Name { child, .. }) => {
             (vec![], child.iter().copied().collect())

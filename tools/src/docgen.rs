@@ -3,31 +3,23 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use acc_dialects::docgen::{DialectInfo, builtin_dialects, render};
 use acc_ir::SourceMap;
 
 /// The pages to write: file name and contents, for the built-in dialects and the
 /// dialects of `dialect_files`.
 pub fn pages(dialect_files: &[PathBuf]) -> Result<Vec<(String, String)>, String> {
-    let mut ctx = acc_dialects::new_context();
-    let mut infos = builtin_dialects();
+    let mut ctx = acc_ir::Context::new();
+    let mut dialects = acc_dialects::load_builtin_definitions(&mut ctx);
     let mut sources = SourceMap::new();
     for path in dialect_files {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read '{}': {e}", path.display()))?;
         let file = sources.add(&path.display().to_string(), text);
-        let dialects = acc_dialects::lang::load_file(&mut ctx, &sources, file)
+        let loaded = acc_dialects::lang::load_file(&mut ctx, &sources, file)
             .map_err(|d| sources.render(&ctx, &d))?;
-        infos.extend(dialects.into_iter().map(|d| DialectInfo {
-            name: d.name,
-            summary: d.summary,
-            description: d.description,
-        }));
+        dialects.extend(loaded);
     }
-    Ok(infos
-        .iter()
-        .map(|info| (format!("{}.md", info.name), render(&ctx, info)))
-        .collect())
+    Ok(acc_dialects::docgen::pages(&ctx, &dialects))
 }
 
 /// The pages of `out` that differ from the generated ones (missing ones included).

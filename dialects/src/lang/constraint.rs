@@ -1,10 +1,11 @@
 //! Type constraints of the dialect language: what an operand or result may be.
 //!
 //! A constraint is a union (`a | b`) of terms: a builtin class (`AnyType`,
-//! `AnyInteger`, `AnySignlessInteger`, `AnyFloat`, `Index`, `AnyQuantized`), an exact
-//! type (`i8`, `f32`, `index`), a shaped type with an element constraint
-//! (`tensor<i8 | i4>`, `ranked_tensor<...>`, `memref<...>`, `vector<...>`, or the bare
-//! kind for any element), or the name of a constraint the dialect defined earlier.
+//! `AnyInteger`, `AnySignlessInteger`, `AnyFloat`, `AnyQuantized`), an exact type (`i8`,
+//! `f32`, `index`), a shaped type with an element constraint and optionally a rank
+//! (`tensor<i8 | i4>`, `ranked_tensor<AnyFloat, rank 4>`, `memref<...>`, `vector<...>`,
+//! or the bare kind for any element), a type the dialect declared (`token`), or the name
+//! of a constraint the dialect defined earlier.
 
 use acc_ir::printer::type_to_string;
 use acc_ir::{Context, Signedness, TypeData, TypeId};
@@ -24,12 +25,39 @@ pub enum TypeConstraint {
     AnyFloat,
     /// A `!quant.uniform` type.
     AnyQuantized,
-    /// A shaped type of `kind` whose element satisfies the inner constraint.
-    Shaped(ShapedKind, Box<TypeConstraint>),
+    /// A shaped type of `kind` whose element satisfies the inner constraint, and whose
+    /// rank, when a range is given, is in it (an unranked type has no rank and fails).
+    Shaped(ShapedKind, Box<TypeConstraint>, Option<RankRange>),
+    /// A type a dialect declared, any parameters: its full name (`hw.token`).
+    Declared(String),
     /// Any of these.
     AnyOf(Vec<TypeConstraint>),
     /// A constraint the dialect named (kept for messages).
     Named(String, Box<TypeConstraint>),
+}
+
+/// Allowed ranks: `rank 4` is `4..=4`, `rank 1..3` is `1..=3`, `rank 2..` has no
+/// upper bound.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RankRange {
+    /// Smallest rank.
+    pub min: u32,
+    /// Largest rank, if bounded.
+    pub max: Option<u32>,
+}
+
+impl RankRange {
+    fn contains(self, rank: usize) -> bool {
+        rank >= self.min as usize && self.max.is_none_or(|m| rank <= m as usize)
+    }
+
+    fn describe(self) -> String {
+        match self.max {
+            Some(m) if m == self.min => format!("rank {m}"),
+            Some(m) => format!("rank {} to {m}", self.min),
+            None => format!("rank {} or more", self.min),
+        }
+    }
 }
 
 /// The shaped type kinds a constraint can name.
@@ -78,7 +106,7 @@ pub fn builtin_class(name: &str) -> Option<TypeConstraint> {
         "AnyFloat" => TypeConstraint::AnyFloat,
         "AnyQuantized" => TypeConstraint::AnyQuantized,
         _ => match ShapedKind::from_keyword(name) {
-            Some(kind) => TypeConstraint::Shaped(kind, Box::new(TypeConstraint::Any)),
+            Some(kind) => TypeConstraint::Shaped(kind, Box::new(TypeConstraint::Any), None),
             None => return None,
         },
     })
@@ -103,7 +131,13 @@ impl TypeConstraint {
             }
             TypeConstraint::AnyFloat => matches!(data, TypeData::Float(_)),
             TypeConstraint::AnyQuantized => matches!(data, TypeData::QuantUniform(_)),
-            TypeConstraint::Shaped(kind, element) => {
+            TypeConstraint::Declared(full) => match data {
+                TypeData::Declared { dialect, name, .. } => {
+                    full.split_once('.') == Some((ctx.str(*dialect), ctx.str(*name)))
+                }
+                _ => false,
+            },
+            TypeConstraint::Shaped(kind, element, rank) => {
                 let kind_ok = match kind {
                     ShapedKind::Tensor => matches!(
                         data,
@@ -116,7 +150,9 @@ impl TypeConstraint {
                     ),
                     ShapedKind::Vector => matches!(data, TypeData::Vector { .. }),
                 };
-                kind_ok && data.element_type().is_some_and(|e| element.matches(ctx, e))
+                let rank_ok =
+                    rank.is_none_or(|r| data.shape().is_some_and(|s| r.contains(s.len())));
+                kind_ok && rank_ok && data.element_type().is_some_and(|e| element.matches(ctx, e))
             }
             TypeConstraint::AnyOf(options) => options.iter().any(|c| c.matches(ctx, ty)),
             TypeConstraint::Named(_, inner) => inner.matches(ctx, ty),
@@ -132,10 +168,17 @@ impl TypeConstraint {
             TypeConstraint::AnySignlessInteger => "any signless integer".into(),
             TypeConstraint::AnyFloat => "any float".into(),
             TypeConstraint::AnyQuantized => "any quantized type".into(),
-            TypeConstraint::Shaped(kind, element) => match **element {
-                TypeConstraint::Any => format!("any {}", kind.keyword()),
-                _ => format!("{} of {}", kind.keyword(), element.describe(ctx)),
-            },
+            TypeConstraint::Declared(full) => format!("!{full}"),
+            TypeConstraint::Shaped(kind, element, rank) => {
+                let base = match **element {
+                    TypeConstraint::Any => format!("any {}", kind.keyword()),
+                    _ => format!("{} of {}", kind.keyword(), element.describe(ctx)),
+                };
+                match rank {
+                    Some(r) => format!("{base} of {}", r.describe()),
+                    None => base,
+                }
+            }
             TypeConstraint::AnyOf(options) => options
                 .iter()
                 .map(|c| c.describe(ctx))
@@ -158,7 +201,12 @@ mod tests {
         let f32t = ctx.float_type(acc_ir::FloatKind::F32);
         let small =
             TypeConstraint::AnyOf(vec![TypeConstraint::Exact(i8t), TypeConstraint::Exact(i4t)]);
-        let t = TypeConstraint::Shaped(ShapedKind::Tensor, Box::new(small));
+        let t = TypeConstraint::Shaped(ShapedKind::Tensor, Box::new(small), None);
+        let rank2 = TypeConstraint::Shaped(
+            ShapedKind::Tensor,
+            Box::new(TypeConstraint::Any),
+            Some(RankRange { min: 2, max: None }),
+        );
         let ti8 = ctx.intern_type(TypeData::RankedTensor {
             shape: vec![4].into(),
             element: i8t,
@@ -175,6 +223,9 @@ mod tests {
         assert!(!t.matches(&ctx, tf32));
         assert!(!t.matches(&ctx, i8t));
         assert_eq!(t.describe(&ctx), "tensor of i8 | i4");
+        assert!(!rank2.matches(&ctx, ti8));
+        assert!(!rank2.matches(&ctx, ui8));
+        assert_eq!(rank2.describe(&ctx), "any tensor of rank 2 or more");
         assert!(builtin_class("AnyFloat").unwrap().matches(&ctx, f32t));
     }
 }

@@ -1,26 +1,34 @@
-//! The dialect language: dialects, their ops, constraints and assembly formats written
-//! in text files and loaded at run time, so that a new dialect needs no Rust and no
-//! rebuild. `docs/dialect-language.md` is its reference.
+//! The dialect language: dialects, their types, attributes, ops, constraints and
+//! assembly formats written in text files and loaded at run time, so that a new dialect
+//! needs no Rust and no rebuild. `docs/dialect-language.md` is its reference.
 //!
-//! Loading registers one [`OpDef`] per declared op: its traits, inherent attributes,
-//! a verifier built from the declaration, and its custom syntax compiled from the
-//! format. Mistakes in a file are diagnostics with spans, like IR errors.
+//! Loading registers one [`OpDef`] per declared op: its traits, inherent attributes and
+//! their defaults, a verifier built from the declaration, its custom syntax compiled
+//! from the format, and the Rust hooks it names (looked up in [`crate::hooks`]).
+//! Mistakes in a file are diagnostics with spans, like IR errors.
 
 mod constraint;
 mod decl;
+pub mod describe;
 mod format;
+mod read;
 mod verify;
 
 use std::sync::Arc;
 
 use acc_ir::diag::{DiagLoc, Diagnostic, FileId, SourceMap};
+use acc_ir::registry::SuccessorOperandsHook;
 use acc_ir::{Context, OpDef, OpTraits};
 
-pub use constraint::{ShapedKind, TypeConstraint};
-pub use decl::{AttrDecl, AttrKind, DialectDecl, OpDecl, Quantifier, RegionDecl, ValueDecl};
+pub use constraint::{RankRange, ShapedKind, TypeConstraint};
+pub use decl::{
+    AttrDecl, DeclaredItem, DialectDecl, EnumItem, HookNames, OpDecl, Quantifier, RegionDecl,
+    Relation, RelationKind, SuccessorDecl, ValueDecl, segment_property,
+};
+pub use verify::{segment_sizes, value_ranges};
 
 /// Traits that set [`OpTraits`] flags.
-const STRUCTURAL_TRAITS: [&str; 7] = [
+const STRUCTURAL_TRAITS: [&str; 9] = [
     "Pure",
     "Commutative",
     "Terminator",
@@ -28,6 +36,8 @@ const STRUCTURAL_TRAITS: [&str; 7] = [
     "NoTerminator",
     "SingleBlock",
     "SymbolTable",
+    "GraphRegion",
+    "ConstantLike",
 ];
 
 /// Loads every dialect of `file` (already in `sources`) into `ctx`. Returns the
@@ -37,11 +47,11 @@ pub fn load_file(
     sources: &SourceMap,
     file: FileId,
 ) -> Result<Vec<DialectDecl>, Vec<Diagnostic>> {
-    let (dialects, mut errors) = decl::read(ctx, file, sources.text(file)).map_err(|e| vec![e])?;
+    let (dialects, mut errors) = read::read(ctx, file, sources.text(file)).map_err(|e| vec![e])?;
     let mut defs = Vec::new();
     for d in &dialects {
         for op in &d.ops {
-            match op_def(op, file, ctx) {
+            match op_def(op, file) {
                 Ok(def) => defs.push(def),
                 Err(e) => errors.extend(e),
             }
@@ -50,12 +60,6 @@ pub fn load_file(
     if !errors.is_empty() {
         return Err(errors);
     }
-    for d in &dialects {
-        ctx.register_dialect(&d.name);
-        for (name, def) in &d.enums {
-            ctx.register_enum_attr(name, def.clone());
-        }
-    }
     for def in defs {
         ctx.register_op(def);
     }
@@ -63,32 +67,65 @@ pub fn load_file(
 }
 
 /// The registration of one declared op.
-fn op_def(op: &OpDecl, file: FileId, ctx: &Context) -> Result<OpDef, Vec<Diagnostic>> {
+fn op_def(op: &OpDecl, file: FileId) -> Result<OpDef, Vec<Diagnostic>> {
     let mut errors = Vec::new();
+    let at = |span: &std::ops::Range<usize>| DiagLoc::Span(file, span.clone());
     let mut traits = OpTraits::default();
     for (t, span) in &op.traits {
         match t.as_str() {
-            "Pure" => traits.pure = true,
+            "Pure" | "ConstantLike" => traits.pure = true,
             "Commutative" => traits.commutative = true,
             "Terminator" => traits.terminator = true,
             "IsolatedFromAbove" => traits.isolated_from_above = true,
             "NoTerminator" => traits.no_terminator = true,
             "SingleBlock" => traits.single_block = true,
             "SymbolTable" => traits.symbol_table = true,
+            "GraphRegion" => traits.graph_region = true,
             other if verify::CHECKED_TRAITS.contains(&other) => {}
             other => errors.push(Diagnostic::error(
-                DiagLoc::Span(file, span.clone()),
+                at(span),
                 format!(
-                    "unknown trait '{other}': expected one of {}, {}",
+                    "unknown trait '{other}': expected one of {}, {}, or {}(...) relating operands and results",
                     STRUCTURAL_TRAITS.join(", "),
-                    verify::CHECKED_TRAITS.join(", ")
+                    verify::CHECKED_TRAITS.join(", "),
+                    RelationKind::NAMES.map(|(n, _)| n).join("(...), ")
                 ),
             )),
         }
     }
-    let syntax: Option<Arc<dyn acc_ir::CustomSyntax>> = match &op.format {
-        None => None,
-        Some((text, span)) => match format::compile(op, text) {
+    let hooks = crate::hooks::table();
+    let mut lookup = |slot: &Option<(String, std::ops::Range<usize>)>, kind: &str, known: bool| {
+        if let Some((name, span)) = slot
+            && !known
+        {
+            errors.push(Diagnostic::error(
+                at(span),
+                format!(
+                    "unknown {kind} hook '{name}': acc provides {}",
+                    hooks.names(kind).join(", ")
+                ),
+            ));
+        }
+    };
+    let h = &op.hooks;
+    let verifier = h.verifier.as_ref().and_then(|(n, _)| hooks.verifier(n));
+    lookup(&h.verifier, "verifier", verifier.is_some());
+    let infer = h.infer.as_ref().and_then(|(n, _)| hooks.infer(n));
+    lookup(&h.infer, "infer", infer.is_some());
+    let fold = h.folder.as_ref().and_then(|(n, _)| hooks.folder(n));
+    lookup(&h.folder, "folder", fold.is_some());
+    let rust_syntax = h.syntax.as_ref().and_then(|(n, _)| hooks.syntax(n));
+    lookup(&h.syntax, "syntax", rust_syntax.is_some());
+    let syntax: Option<Arc<dyn acc_ir::CustomSyntax>> = match (&op.format, rust_syntax) {
+        (Some((_, span)), Some(_)) => {
+            errors.push(Diagnostic::error(
+                at(span),
+                format!("op '{}' has both a format and a syntax hook", op.name),
+            ));
+            None
+        }
+        (None, rust) => rust,
+        (Some((text, span)), None) => match format::compile(op, text, infer.clone()) {
             Ok(s) => Some(Arc::new(s)),
             Err((message, range)) => {
                 // +1 skips the opening quote (formats rarely contain escapes).
@@ -105,90 +142,53 @@ fn op_def(op: &OpDecl, file: FileId, ctx: &Context) -> Result<OpDef, Vec<Diagnos
     if !errors.is_empty() {
         return Err(errors);
     }
+    let mut inherent_attrs: Vec<String> = op.attributes.iter().map(|a| a.name.clone()).collect();
+    for results in [false, true] {
+        let values = if results { &op.results } else { &op.operands };
+        if OpDecl::needs_segments(values) {
+            inherent_attrs.push(segment_property(results).to_string());
+        }
+    }
     let decl = op.clone();
+    let infer_for_verify = infer.clone();
+    let verify: acc_ir::registry::VerifyHook = Arc::new(move |r, ctx| {
+        let found = verify::verify(&decl, infer_for_verify.as_ref(), r, ctx);
+        match (&verifier, found.is_empty()) {
+            (Some(extra), true) => extra(r, ctx),
+            _ => found,
+        }
+    });
     Ok(OpDef {
         name: op.name.clone(),
         summary: op.summary.clone(),
-        description: describe(op, ctx),
+        description: op.description.clone(),
         traits,
-        inherent_attrs: op.attributes.iter().map(|a| a.name.clone()).collect(),
-        verify: Some(Arc::new(move |r, ctx| verify::verify(&decl, r, ctx))),
-        successor_operands: None,
+        inherent_attrs,
+        verify: Some(verify),
+        successor_operands: successor_operands(op),
         syntax,
-        default_dialect: None,
+        default_dialect: op.default_dialect.clone(),
+        defaults: op
+            .attributes
+            .iter()
+            .filter_map(|a| a.default.map(|d| (a.name.clone(), d)))
+            .collect(),
+        infer,
+        fold,
+        interpret: op.hooks.interpret.as_ref().map(|(n, _)| n.clone()),
     })
 }
 
-/// The Markdown reference of a declared op: its description, then its operands,
-/// results, attributes, regions, successors, traits and format.
-fn describe(op: &OpDecl, ctx: &Context) -> String {
-    let mut out = String::new();
-    if !op.description.is_empty() {
-        out.push_str(&op.description);
-        out.push_str("\n\n");
+/// For a branch, the operands passed to each successor: the operand group the
+/// successor's declaration names.
+fn successor_operands(op: &OpDecl) -> Option<SuccessorOperandsHook> {
+    if op.successors.iter().all(|s| s.operands.is_none()) {
+        return None;
     }
-    let quantifier = |q: Quantifier| match q {
-        Quantifier::Single => "",
-        Quantifier::Optional => "optional ",
-        Quantifier::Variadic => "variadic ",
-    };
-    for (title, values) in [("Operands", &op.operands), ("Results", &op.results)] {
-        if values.is_empty() {
-            continue;
-        }
-        out.push_str(&format!(
-            "| {} | type |\n|---|---|\n",
-            title.to_lowercase().trim_end_matches('s')
-        ));
-        for v in values.iter() {
-            // `|` would end the table cell.
-            let c = v.constraint.describe(ctx).replace('|', "\\|");
-            out.push_str(&format!(
-                "| `{}` | {}{} |\n",
-                v.name,
-                quantifier(v.quantifier),
-                c
-            ));
-        }
-        out.push('\n');
-    }
-    if !op.attributes.is_empty() {
-        out.push_str("| attribute | kind |\n|---|---|\n");
-        for a in &op.attributes {
-            let optional = if a.optional { "optional " } else { "" };
-            out.push_str(&format!(
-                "| `{}` | {optional}`{}` |\n",
-                a.name,
-                a.kind.name()
-            ));
-        }
-        out.push('\n');
-    }
-    if !op.regions.is_empty() {
-        let names: Vec<String> = op
-            .regions
-            .iter()
-            .map(|r| {
-                format!(
-                    "`{}`{}",
-                    r.name,
-                    if r.single_block {
-                        " (single block)"
-                    } else {
-                        ""
-                    }
-                )
-            })
-            .collect();
-        out.push_str(&format!("Regions: {}.\n\n", names.join(", ")));
-    }
-    if !op.successors.is_empty() {
-        let names: Vec<String> = op.successors.iter().map(|s| format!("`{s}`")).collect();
-        out.push_str(&format!("Successors: {}.\n\n", names.join(", ")));
-    }
-    if let Some((format, _)) = &op.format {
-        // Double backticks, since formats contain single ones.
-        out.push_str(&format!("Format: `` {format} ``\n\n"));
-    }
-    out.trim_end().to_string()
+    let decl = op.clone();
+    Some(Arc::new(move |r, ctx, index| {
+        let group = decl.successors.get(index)?.operands?;
+        let ranges = value_ranges(ctx, &decl, r, false).ok()?;
+        ranges.get(group).cloned()
+    }))
 }

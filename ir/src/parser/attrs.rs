@@ -3,8 +3,9 @@
 
 use super::lexer::Tok;
 use super::{PResult, Parser, parse_int_literal};
+use crate::attr_kind::AttrKind;
 use crate::attrs::{AttrData, AttrId, DenseData, Location, element_bytes};
-use crate::context::ResourceValue;
+use crate::context::{DeclaredDef, EnumAttrDef, ResourceValue};
 use crate::floats;
 use crate::intern::Sym;
 use crate::types::{DYNAMIC, FloatKind, Signedness, TypeData, TypeId};
@@ -204,6 +205,19 @@ impl<'s> Parser<'s, '_> {
         if is_alias_like {
             return self.err_at(span, format!("undefined symbol alias id '#{name}'"));
         }
+        if let Some(def) = self.ctx.declared_attr(name).cloned() {
+            self.bump();
+            let params = self.parse_declared_params(name, &def)?;
+            let (dialect, name) = (
+                self.ctx.sym(dialect),
+                self.ctx.sym(&name[dialect.len() + 1..]),
+            );
+            return Ok(self.ctx.intern_attr(AttrData::Declared {
+                dialect,
+                name,
+                params,
+            }));
+        }
         let body = self.parse_dialect_body(name, dialect)?;
         if self.ctx.is_dialect_registered(dialect) {
             return self.enum_attr(name, dialect, &body, span);
@@ -234,44 +248,151 @@ impl<'s> Parser<'s, '_> {
         body: &str,
         span: std::ops::Range<usize>,
     ) -> PResult<AttrId> {
-        let Some(def) = self.ctx.enum_attr(name).cloned() else {
-            return self.err_at(
-                span,
-                format!("dialect '{dialect}' has no attribute '#{name}'"),
-            );
+        let def = match self.ctx.enum_attr(name) {
+            Some(def) if def.int_storage.is_none() => def.clone(),
+            _ => {
+                return self.err_at(
+                    span,
+                    format!("dialect '{dialect}' has no attribute '#{name}'"),
+                );
+            }
         };
         let attr_name = &name[dialect.len()..];
-        let inner = body
+        let cases = body
             .strip_prefix(attr_name)
             .and_then(|b| b.strip_prefix('<'))
-            .and_then(|b| b.strip_suffix('>'));
-        let cases: Option<Vec<&str>> = inner.map(|i| i.split(',').map(str::trim).collect());
-        let valid = cases.as_ref().is_some_and(|c| {
-            !c.is_empty()
-                && (def.flags || c.len() == 1)
-                && c.iter().all(|x| def.cases.iter().any(|k| k == x))
-        });
-        let Some(cases) = cases.filter(|_| valid) else {
-            let shape = if def.flags {
-                "one or more of"
-            } else {
-                "one of"
-            };
-            return self.err_at(
-                span,
-                format!(
-                    "'#{name}' expects <...> with {shape}: {}",
-                    def.cases.join(", ")
-                ),
-            );
+            .and_then(|b| b.strip_suffix('>'))
+            .and_then(|inner| def.parse_cases(inner));
+        let Some(cases) = cases else {
+            return self.err_at(span, enum_expectation(name, &def));
         };
         let dialect = self.ctx.sym(dialect);
-        let body = self.ctx.sym(&format!("{attr_name}<{}>", cases.join(",")));
+        let body = self
+            .ctx
+            .sym(&format!("{attr_name}<{}>", def.cases_text(&cases)));
         Ok(self.ctx.intern_attr(AttrData::Dialect {
             dialect,
             body,
             ty: None,
         }))
+    }
+
+    /// The custom form of an enum attribute: `<nsw, nuw>` for one stored as text, or the
+    /// bare keyword (`slt`) for one stored as an integer.
+    pub fn parse_enum_value(&mut self, full_name: &str) -> PResult<AttrId> {
+        let Some(def) = self.ctx.enum_attr(full_name).cloned() else {
+            return self.err(format!("unknown enum attribute '#{full_name}'"));
+        };
+        let span = self.tok_span();
+        if let Some((width, values)) = &def.int_storage {
+            let word = self.tok_text();
+            let case = def.cases.iter().position(|c| c == word);
+            let Some(i) = case.filter(|_| self.peek() == Tok::BareIdent) else {
+                return self.err_at(span, enum_expectation(full_name, &def));
+            };
+            self.bump();
+            let ty = self.ctx.int_type(*width);
+            return Ok(self.ctx.intern_attr(AttrData::Integer {
+                value: i128::from(values[i]),
+                ty,
+            }));
+        }
+        if self.peek() == Tok::HashId {
+            // The full form `#dialect.name<...>` is accepted too.
+            let a = self.parse_attribute()?;
+            if def.decode(self.ctx, full_name, a).is_none() {
+                return self.err_at(span, enum_expectation(full_name, &def));
+            }
+            return Ok(a);
+        }
+        self.expect(Tok::Less, "'<'")?;
+        let mut words = Vec::new();
+        loop {
+            if self.peek() != Tok::BareIdent {
+                return self.err_at(span, enum_expectation(full_name, &def));
+            }
+            words.push(self.tok_text());
+            self.bump();
+            if !self.try_consume(Tok::Comma) {
+                break;
+            }
+        }
+        let end = self.tok_span();
+        self.expect(Tok::Greater, "'>'")?;
+        let Some(cases) = def.parse_cases(&words.join(",")) else {
+            return self.err_at(span.start..end.end, enum_expectation(full_name, &def));
+        };
+        let (dialect, name) = full_name.split_once('.').unwrap_or((full_name, ""));
+        let dialect = self.ctx.sym(dialect);
+        let body = self
+            .ctx
+            .sym(&format!(".{name}<{}>", def.cases_text(&cases)));
+        Ok(self.ctx.intern_attr(AttrData::Dialect {
+            dialect,
+            body,
+            ty: None,
+        }))
+    }
+
+    /// `<p1, p2>` after a declared type or attribute `!name` / `#name` (required when it
+    /// declares parameters, absent otherwise), each parameter read by its kind.
+    pub(crate) fn parse_declared_params(
+        &mut self,
+        name: &str,
+        def: &DeclaredDef,
+    ) -> PResult<Box<[AttrId]>> {
+        if def.params.is_empty() {
+            return Ok(Box::new([]));
+        }
+        let what = format!("'<' and the parameters of '{name}'");
+        self.expect(Tok::Less, &what)?;
+        let mut params = Vec::with_capacity(def.params.len());
+        for (i, (param, kind)) in def.params.iter().enumerate() {
+            if i > 0 {
+                self.expect(
+                    Tok::Comma,
+                    &format!("',' before parameter '{param}' of '{name}'"),
+                )?;
+            }
+            let span = self.tok_span();
+            let value = self.parse_attr_of_kind(kind)?;
+            if !kind.matches(self.ctx, value) {
+                return self.err_at(
+                    span,
+                    format!(
+                        "parameter '{param}' of '{name}' must be of kind '{}'",
+                        kind.name()
+                    ),
+                );
+            }
+            params.push(value);
+        }
+        self.expect(
+            Tok::Greater,
+            &format!("'>' after the {} parameters of '{name}'", def.params.len()),
+        )?;
+        Ok(params.into())
+    }
+
+    /// An attribute whose kind is known, as custom forms write it: numbers of a number
+    /// kind and strings without a type, types bare, enum cases in their custom form,
+    /// anything else as a full attribute.
+    pub fn parse_attr_of_kind(&mut self, kind: &AttrKind) -> PResult<AttrId> {
+        if let Some(ty) = kind.number_type(self.ctx) {
+            return self.parse_typed_number(ty);
+        }
+        match kind {
+            AttrKind::String => {
+                let text = self.parse_string()?;
+                Ok(self.ctx.string_attr(&text))
+            }
+            AttrKind::Type => {
+                let t = self.parse_type()?;
+                Ok(self.ctx.type_attr(t))
+            }
+            AttrKind::Enum(full) => self.parse_enum_value(full),
+            _ => self.parse_attribute(),
+        }
     }
 
     /// Defines an attribute alias `#name = attr` (at top level).
@@ -1203,5 +1324,15 @@ fn collect_strings(lit: &Lit<'_>, out: &mut Vec<String>) {
         Lit::List(e, _) => e.iter().for_each(|l| collect_strings(l, out)),
         Lit::Str(s) => out.push(s.clone()),
         _ => {}
+    }
+}
+
+/// What an enum attribute accepts, for its error messages.
+fn enum_expectation(name: &str, def: &EnumAttrDef) -> String {
+    let cases = def.cases.join(", ");
+    match (&def.int_storage, def.flags) {
+        (Some(_), _) => format!("'#{name}' expects one of the keywords: {cases}"),
+        (None, true) => format!("'#{name}' expects <...> with one or more of: {cases}"),
+        (None, false) => format!("'#{name}' expects <...> with one of: {cases}"),
     }
 }

@@ -117,6 +117,19 @@ pub fn parse_attribute_str(
     p.finish_str(result)
 }
 
+/// Parses a whole string as one attribute of a known kind, as custom forms write it
+/// (`3` for an `i32`, `<nsw>` for an enum): the defaults of a dialect definition.
+pub fn parse_attr_of_kind_str(
+    ctx: &mut Context,
+    text: &str,
+    kind: &crate::attr_kind::AttrKind,
+) -> Result<AttrId, (String, std::ops::Range<usize>)> {
+    let mut p = Parser::new(ctx, text, 0, "<attribute>");
+    p.bump();
+    let result = p.parse_attr_of_kind(kind);
+    p.finish_str(result)
+}
+
 impl<'s, 'c> Parser<'s, 'c> {
     /// Ends a whole-string parse: the value, or the error with its range in the string.
     fn finish_str<T>(&mut self, result: PResult<T>) -> Result<T, (String, std::ops::Range<usize>)> {

@@ -550,6 +550,7 @@ impl<'s> Parser<'s, '_> {
                 state.attrs = rest;
             }
         }
+        self.add_default_props(&mut state)?;
         let attrs = self.dict(std::mem::take(&mut state.attrs), state.name_span.clone())?;
         let op = ir.body_mut(body).create_op(OpSpec {
             name: state.name,
@@ -571,6 +572,32 @@ impl<'s> Parser<'s, '_> {
         }
         ir.body_mut(body).insert_op(op, InsertPoint::End(block));
         Ok(op)
+    }
+
+    /// Gives a registered op the default of every declared attribute it lacks.
+    fn add_default_props(&mut self, state: &mut OperationState) -> PResult<()> {
+        let Some(def) = self.ctx.op_def(state.name).cloned() else {
+            return Ok(());
+        };
+        if def.defaults.is_empty() {
+            return Ok(());
+        }
+        let mut props: Vec<(Sym, AttrId)> = state
+            .props
+            .map(|p| self.ctx.dict_entries(p).to_vec())
+            .unwrap_or_default();
+        let before = props.len();
+        for (name, value) in &def.defaults {
+            let key = self.ctx.sym(name);
+            if !props.iter().any(|(k, _)| *k == key) && !state.attrs.iter().any(|(k, _)| *k == key)
+            {
+                props.push((key, *value));
+            }
+        }
+        if props.len() != before {
+            state.props = Some(self.dict(props, state.name_span.clone())?);
+        }
+        Ok(())
     }
 
     fn dict(&mut self, entries: Vec<(Sym, AttrId)>, span: Range<usize>) -> PResult<AttrId> {
@@ -953,6 +980,10 @@ pub struct CustomParse<'a, 's, 'c> {
 }
 
 impl<'s> CustomParse<'_, 's, '_> {
+    /// The type of a value resolved for the op being built.
+    pub fn value_type(&self, v: ValueId) -> TypeId {
+        self.ir.body(self.p.cur_body()).value_type(v)
+    }
     /// Resolves an operand to a value of `ty`.
     pub fn resolve(&mut self, op: &UnresolvedOperand<'s>, ty: TypeId) -> PResult<ValueId> {
         self.p.resolve_operand(self.ir, op, ty)

@@ -309,6 +309,22 @@ impl<'s> Parser<'s, '_> {
             self.bump();
             return self.parse_quant_uniform();
         }
+        if self.ctx.is_dialect_registered(dialect) {
+            let Some(def) = self.ctx.declared_type(name).cloned() else {
+                return self.err_at(span, format!("dialect '{dialect}' has no type '!{name}'"));
+            };
+            self.bump();
+            let params = self.parse_declared_params(name, &def)?;
+            let (dialect, name) = (
+                self.ctx.sym(dialect),
+                self.ctx.sym(&name[dialect.len() + 1..]),
+            );
+            return Ok(self.ctx.intern_type(TypeData::Declared {
+                dialect,
+                name,
+                params,
+            }));
+        }
         let body = self.parse_dialect_body(name, dialect)?;
         if !self.ctx.allow_unregistered {
             return self.err_at(span, format!(

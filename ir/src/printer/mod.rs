@@ -13,8 +13,9 @@ use std::fmt::Write as _;
 use std::io;
 
 pub use values::{
-    attr_to_string, is_bare_identifier, type_to_string, write_attr, write_dict, write_escaped,
-    write_float, write_location, write_result_types, write_symbol, write_type, write_type_list,
+    attr_to_string, is_bare_identifier, type_to_string, write_attr, write_bare_value, write_dict,
+    write_escaped, write_float, write_location, write_result_types, write_symbol, write_type,
+    write_type_list,
 };
 
 use crate::context::{Context, ResourceValue};
@@ -276,6 +277,12 @@ impl<'a> OpPrinter<'a, '_> {
     /// Writes an attribute.
     pub fn print_attr(&mut self, a: crate::attrs::AttrId) {
         write_attr(&mut self.buf, self.ctx, a, &mut self.resources);
+    }
+
+    /// Writes an attribute whose kind the reader knows: numbers without their type
+    /// (see [`write_bare_value`]).
+    pub fn print_bare_value(&mut self, a: crate::attrs::AttrId) {
+        write_bare_value(&mut self.buf, self.ctx, a, &mut self.resources);
     }
 
     /// Writes `{entries}` (sorted by the caller).

@@ -165,6 +165,47 @@ pub fn write_type(out: &mut String, ctx: &Context, t: TypeId, resources: &mut Ve
         TypeData::Dialect { dialect, body } => {
             let _ = write!(out, "!{}{}", ctx.str(*dialect), ctx.str(*body));
         }
+        TypeData::Declared {
+            dialect,
+            name,
+            params,
+        } => {
+            let _ = write!(out, "!{}.{}", ctx.str(*dialect), ctx.str(*name));
+            write_params(out, ctx, params, resources);
+        }
+    }
+}
+
+/// `<p1, p2>` after a declared type or attribute (nothing when there are none).
+/// Numbers print without their type, which the declared kind gives back.
+fn write_params(out: &mut String, ctx: &Context, params: &[AttrId], resources: &mut Vec<Sym>) {
+    if params.is_empty() {
+        return;
+    }
+    out.push('<');
+    for (i, &p) in params.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        write_bare_value(out, ctx, p, resources);
+    }
+    out.push('>');
+}
+
+/// An attribute as a custom form writes it when its kind is known: integers and floats
+/// without their type (`3`, `true`, `2.500000e-01`), anything else in full.
+pub fn write_bare_value(out: &mut String, ctx: &Context, a: AttrId, resources: &mut Vec<Sym>) {
+    match ctx.attr_data(a) {
+        AttrData::Integer { value, ty } => match ctx.type_data(*ty) {
+            TypeData::Integer { width: 1, .. } => {
+                out.push_str(if *value != 0 { "true" } else { "false" })
+            }
+            _ => {
+                let _ = write!(out, "{value}");
+            }
+        },
+        AttrData::Float { bits, ty } => write_float(out, float_kind(ctx, *ty), *bits),
+        _ => write_attr(out, ctx, a, resources),
     }
 }
 
@@ -408,6 +449,14 @@ pub fn write_attr(out: &mut String, ctx: &Context, a: AttrId, resources: &mut Ve
                 out.push_str(" : ");
                 write_type(out, ctx, *t, resources);
             }
+        }
+        AttrData::Declared {
+            dialect,
+            name,
+            params,
+        } => {
+            let _ = write!(out, "#{}.{}", ctx.str(*dialect), ctx.str(*name));
+            write_params(out, ctx, params, resources);
         }
         AttrData::Location(_) => {
             out.push_str("loc(");

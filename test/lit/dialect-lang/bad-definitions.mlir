@@ -5,7 +5,7 @@
 
 // CHECK-DAG: error: unknown type constraint 'Blue'
 // CHECK-DAG: bad.acc:4:25
-// CHECK-DAG: error: the default of attribute 'a' is not of kind 'i64'
+// CHECK-DAG: error: invalid default value: expected number
 // CHECK-DAG: error: unknown trait 'Sparkly'
 // CHECK-DAG: bad.acc:3:18
 // SYNTAX: error: syntax error in dialect definition: expected

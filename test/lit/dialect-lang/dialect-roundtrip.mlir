@@ -19,11 +19,11 @@ func.func @kernel(%acc: tensor<16xi32>, %a: tensor<16xi8>, %b: tensor<16xi4>, %n
   // Optional groups appear only when their anchor is present.
   // CHECK: %4 = dsp.scale %0 by 2 : tensor<16xi32> -> tensor<16xi32>
   %4 = dsp.scale %0 by 2 : tensor<16xi32> -> tensor<16xi32>
-  // CHECK: %5 = dsp.scale %0 by 2 bias %arg0 : tensor<16xi32> round #dsp.rounding<even> : tensor<16xi32> -> tensor<16xi32>
+  // CHECK: %5 = dsp.scale %0 by 2 bias %arg0 : tensor<16xi32> round <even> : tensor<16xi32> -> tensor<16xi32>
   // GENERIC: %5 = "dsp.scale"(%0, %arg0) <{factor = 2 : i64, round = #dsp.rounding<even>}> : (tensor<16xi32>, tensor<16xi32>) -> tensor<16xi32>
   %5 = dsp.scale %0 by 2 bias %acc : tensor<16xi32> round #dsp.rounding<even> : tensor<16xi32> -> tensor<16xi32>
   // Dialect enum attributes are checked and normalised; flags combine.
-  // CHECK: %6 = dsp.scale %0 by -1 round #dsp.rounding<up> {note, opts = #dsp.options<sat,relu>} : tensor<16xi32> -> tensor<16xi32>
+  // CHECK: %6 = dsp.scale %0 by -1 round <up> {note, opts = #dsp.options<sat,relu>} : tensor<16xi32> -> tensor<16xi32>
   %6 = dsp.scale %0 by -1 round #dsp.rounding<up> {note, opts = #dsp.options<sat, relu>} : tensor<16xi32> -> tensor<16xi32>
   // CHECK: dsp.loop %arg3 {
   // CHECK-NEXT: dsp.yield

@@ -32,7 +32,7 @@ func.func @cond_false_side(%c: i1, %x: i32) {
 // -----
 
 func.func @bad_segments(%c: i1) {
-  // expected-error @+1 {{operand segment sizes [1, 1, 0] do not match its 1 operands}}
+  // expected-error @+1 {{'operandSegmentSizes' [1, 1, 0] does not match its 1 operands}}
   "cf.cond_br"(%c) [^bb1, ^bb1] <{operandSegmentSizes = array<i32: 1, 1, 0>}> : (i1) -> ()
 ^bb1:
   return
@@ -41,7 +41,7 @@ func.func @bad_segments(%c: i1) {
 // -----
 
 func.func @bad_condition(%c: i32) {
-  // expected-error @+1 {{operand #0 must be 1-bit signless integer}}
+  // expected-error @+1 {{operand #0 ('condition') must be i1, but got i32}}
   "cf.cond_br"(%c) [^bb1, ^bb1] <{operandSegmentSizes = array<i32: 1, 0, 0>}> : (i32) -> ()
 ^bb1:
   return

@@ -1,80 +1,19 @@
-//! The `func` dialect: `func.func`, `func.return` and `func.call`, with MLIR's custom
-//! forms and verifiers.
+//! Rust hooks of the `func` dialect (`defs/func.acc`): the custom form of `func.func`,
+//! and the verifiers that look beyond one op (function signatures, callees).
 //!
 //! `func.func` keeps `sym_name`, `function_type`, `sym_visibility`, `arg_attrs` and
 //! `res_attrs` as properties, as MLIR 22 prints them in generic form.
-
-use std::sync::Arc;
 
 use acc_ir::attrs::{AttrData, AttrId};
 use acc_ir::parser::lexer::Tok;
 use acc_ir::parser::{CustomParse, OperationState, PResult, RegionArg};
 use acc_ir::printer::OpPrinter;
-use acc_ir::{
-    Context, CustomSyntax, DiagLoc, Diagnostic, OpDef, OpRef, OpTraits, Sym, TypeData, TypeId,
-};
+use acc_ir::{Context, CustomSyntax, DiagLoc, Diagnostic, OpRef, Sym, TypeData, TypeId};
 
 use crate::syntax::{
-    has_shape, make_props, parse_optional_attributes, print_remaining_attrs, remaining_attrs,
-    shape_error, string_value, verify_symbol_attrs,
+    make_props, parse_optional_attributes, print_remaining_attrs, remaining_attrs, shape_error,
+    string_value, verify_symbol_attrs,
 };
-
-/// Registers the func dialect.
-pub fn register(ctx: &mut Context) {
-    ctx.register_op(OpDef {
-        name: "func.func".into(),
-        summary: "A function: a symbol with a signature and an optional body".into(),
-        description: "A function: a symbol (`@name`) with a signature and, unless it is a declaration, a body region whose entry block arguments are the parameters. Declarations must be `private`. Custom form: `func.func [visibility] @name(%arg: T {attrs}, ...) -> (R {attrs}, ...) [attributes {...}] { ... }`; declarations list only types.".into(),
-        traits: OpTraits {
-            isolated_from_above: true,
-            ..Default::default()
-        },
-        inherent_attrs: [
-            "sym_name",
-            "function_type",
-            "sym_visibility",
-            "arg_attrs",
-            "res_attrs",
-        ]
-        .map(String::from)
-        .into(),
-        verify: Some(Arc::new(verify_func)),
-        successor_operands: None,
-        syntax: Some(Arc::new(FuncSyntax)),
-        default_dialect: Some("func".into()),
-    });
-    ctx.register_op(OpDef {
-        name: "func.return".into(),
-        summary: "Returns values from the enclosing function".into(),
-        description: "Ends a function body, returning its operands, which must match the function's result types. Custom form: `return [{attrs}] [%a, %b : T, U]`.".into(),
-        traits: OpTraits {
-            terminator: true,
-            pure: true,
-            ..Default::default()
-        },
-        inherent_attrs: vec![],
-        verify: Some(Arc::new(verify_return)),
-        successor_operands: None,
-        syntax: Some(Arc::new(ReturnSyntax)),
-        default_dialect: None,
-    });
-    ctx.register_op(OpDef {
-        name: "func.call".into(),
-        summary: "Calls a function by symbol".into(),
-        description: "Calls the function named by the `callee` symbol in the nearest symbol table; operand and result types must match its signature. Custom form: `call @callee(%a) [{attrs}] : (T) -> R`.".into(),
-        traits: OpTraits::default(),
-        inherent_attrs: vec![
-            "callee".into(),
-            "arg_attrs".into(),
-            "res_attrs".into(),
-            "no_inline".into(),
-        ],
-        verify: Some(Arc::new(verify_call)),
-        successor_operands: None,
-        syntax: Some(Arc::new(CallSyntax)),
-        default_dialect: None,
-    });
-}
 
 fn err(op: OpRef<'_>, msg: String) -> Vec<Diagnostic> {
     vec![Diagnostic::error(DiagLoc::Loc(op.loc()), msg)]
@@ -101,7 +40,7 @@ const FUNC_PRINTED_ATTRS: [&str; 5] = [
     "res_attrs",
 ];
 
-fn verify_func(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+pub(crate) fn verify_func(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     let shape = shape_error(op, "func.func", Some(0), 0, 1, 0);
     if !shape.is_empty() {
         return shape;
@@ -180,7 +119,7 @@ fn verify_func(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     Vec::new()
 }
 
-fn verify_return(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+pub(crate) fn verify_return(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     let shape = shape_error(op, "func.return", None, 0, 0, 0);
     if !shape.is_empty() {
         return shape;
@@ -249,7 +188,7 @@ fn lookup_function<'a>(op: OpRef<'a>, ctx: &Context, name: Sym) -> Option<OpRef<
     None
 }
 
-fn verify_call(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+pub(crate) fn verify_call(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     let shape = shape_error(op, "func.call", None, op.results().len(), 0, 0);
     if !shape.is_empty() {
         return shape;
@@ -316,7 +255,7 @@ fn array_item(ctx: &Context, array: Option<AttrId>, i: usize) -> Option<AttrId> 
     }
 }
 
-struct FuncSyntax;
+pub(crate) struct FuncSyntax;
 
 impl CustomSyntax for FuncSyntax {
     fn can_print(&self, op: OpRef<'_>, ctx: &Context) -> bool {
@@ -487,101 +426,6 @@ impl CustomSyntax for FuncSyntax {
             let region = cp.ir.body_mut(body).new_top_region();
             state.regions.push(region);
         }
-        Ok(())
-    }
-}
-
-struct ReturnSyntax;
-
-/// `return {attrs} %a, %b : T, U`, MLIR's `attr-dict ($operands^ : type($operands))?`.
-impl CustomSyntax for ReturnSyntax {
-    fn can_print(&self, op: OpRef<'_>, ctx: &Context) -> bool {
-        has_shape(op, None, 0, 0, 0) && remaining_attrs(ctx, op, &[]).is_some()
-    }
-
-    fn print(&self, p: &mut OpPrinter<'_, '_>, op: OpRef<'_>) -> std::fmt::Result {
-        print_remaining_attrs(p, op, &[], " ");
-        if op.operands().len() > 0 {
-            p.write_str(" ");
-            p.print_operands(op.operands());
-            p.write_str(" : ");
-            p.print_types(&op.operand_types());
-        }
-        Ok(())
-    }
-
-    fn parse(&self, cp: &mut CustomParse<'_, '_, '_>, state: &mut OperationState) -> PResult<()> {
-        if cp.p.peek() == Tok::LBrace {
-            state.attrs = cp.p.parse_attr_dict()?;
-        }
-        let mut operands = Vec::new();
-        let span = cp.p.tok_span();
-        if cp.p.peek() == Tok::ValueId {
-            operands.push(cp.p.parse_operand()?);
-            while cp.p.try_consume(Tok::Comma) {
-                operands.push(cp.p.parse_operand()?);
-            }
-        }
-        let types = if operands.is_empty() {
-            Default::default()
-        } else {
-            cp.p.expect(Tok::Colon, "':' and the operand types")?;
-            cp.p.parse_type_list()?
-        };
-        state.operands = cp.resolve_all(&operands, &types, span)?;
-        Ok(())
-    }
-}
-
-struct CallSyntax;
-
-impl CustomSyntax for CallSyntax {
-    fn can_print(&self, op: OpRef<'_>, ctx: &Context) -> bool {
-        has_shape(op, None, op.results().len(), 0, 0)
-            && op
-                .attr(ctx, "callee")
-                .is_some_and(|c| matches!(ctx.attr_data(c), AttrData::SymbolRef { .. }))
-            && remaining_attrs(ctx, op, &["callee"]).is_some()
-    }
-
-    fn print(&self, p: &mut OpPrinter<'_, '_>, op: OpRef<'_>) -> std::fmt::Result {
-        let ctx = p.ctx();
-        p.write_str(" ");
-        if let Some(c) = op.attr(ctx, "callee") {
-            p.print_attr(c);
-        }
-        p.write_str("(");
-        p.print_operands(op.operands());
-        p.write_str(")");
-        print_remaining_attrs(p, op, &["callee"], " ");
-        p.write_str(" : (");
-        p.print_types(&op.operand_types());
-        p.write_str(") -> ");
-        p.print_result_types(&op.result_types());
-        Ok(())
-    }
-
-    fn parse(&self, cp: &mut CustomParse<'_, '_, '_>, state: &mut OperationState) -> PResult<()> {
-        let callee = cp.p.parse_attribute()?;
-        if !matches!(cp.p.context().attr_data(callee), AttrData::SymbolRef { .. }) {
-            return cp.p.err("expected a symbol reference to the callee");
-        }
-        let span = cp.p.tok_span();
-        let operands = cp.p.parse_operand_list_parens()?;
-        if cp.p.peek() == Tok::LBrace {
-            state.attrs = cp.p.parse_attr_dict()?;
-        }
-        cp.p.expect(Tok::Colon, "':' and the function type")?;
-        let fspan = cp.p.tok_span();
-        let fty = cp.p.parse_type()?;
-        let (inputs, results) = match cp.p.context().type_data(fty) {
-            TypeData::Function { inputs, results } => (inputs.to_vec(), results.to_vec()),
-            _ => return cp.p.err_at(fspan, "expected function type"),
-        };
-        state.operands = cp.resolve_all(&operands, &inputs, span)?;
-        state.result_types = results.into();
-        let key = cp.p.context().sym("callee");
-        state.props = Some(make_props(cp, vec![(key, callee)])?);
         Ok(())
     }
 }

@@ -1,39 +1,16 @@
-//! The `builtin` dialect: `builtin.module`, printed `module @name attributes {...} {...}`.
-
-use std::sync::Arc;
+//! Rust hooks of the `builtin` dialect (`defs/builtin.acc`): the verifier and custom
+//! form of `builtin.module`, printed `module @name attributes {...} {...}`.
 
 use acc_ir::parser::{CustomParse, OperationState, PResult};
 use acc_ir::printer::OpPrinter;
-use acc_ir::{Context, CustomSyntax, OpDef, OpRef, OpTraits};
+use acc_ir::{Context, CustomSyntax, OpRef};
 
 use crate::syntax::{
     make_props, parse_optional_attributes, print_remaining_attrs, remaining_attrs, shape_error,
     string_value, verify_symbol_attrs,
 };
 
-/// Registers the builtin dialect.
-pub fn register(ctx: &mut Context) {
-    ctx.register_op(OpDef {
-        name: "builtin.module".into(),
-        summary: "A top-level container of ops, with an optional symbol name".into(),
-        description: "A module holds a single block of ops (functions, globals, nested modules) in a graph region, without a terminator. It is a symbol table: the symbols defined directly in it have unique names. Custom form: `module [@name] [attributes {...}] { ... }`.".into(),
-        traits: OpTraits {
-            isolated_from_above: true,
-            no_terminator: true,
-            graph_region: true,
-            single_block: true,
-            symbol_table: true,
-            ..Default::default()
-        },
-        inherent_attrs: vec!["sym_name".into(), "sym_visibility".into()],
-        verify: Some(Arc::new(verify_module)),
-        successor_operands: None,
-        syntax: Some(Arc::new(ModuleSyntax)),
-        default_dialect: Some("builtin".into()),
-    });
-}
-
-fn verify_module(op: OpRef<'_>, ctx: &Context) -> Vec<acc_ir::Diagnostic> {
+pub(crate) fn verify_module(op: OpRef<'_>, ctx: &Context) -> Vec<acc_ir::Diagnostic> {
     let shape = shape_error(op, "builtin.module", Some(0), 0, 1, 0);
     if !shape.is_empty() {
         return shape;
@@ -57,7 +34,7 @@ fn verify_module(op: OpRef<'_>, ctx: &Context) -> Vec<acc_ir::Diagnostic> {
     )]
 }
 
-struct ModuleSyntax;
+pub(crate) struct ModuleSyntax;
 
 impl CustomSyntax for ModuleSyntax {
     fn can_print(&self, op: OpRef<'_>, ctx: &Context) -> bool {

@@ -1,0 +1,77 @@
+//! The Rust hooks dialect files may name: what a declaration cannot say (a verifier
+//! that looks at other ops, shape inference, a folder, a hand-written custom form).
+//!
+//! A dialect file names a hook by kind and name (`infer broadcast`); loading looks the
+//! name up in [`table`] and reports unknown names with the list of known ones. Hooks
+//! are plain functions registered here once; a vendor's dialect file can name any of
+//! them (an elementwise op can reuse `infer broadcast`) without touching Rust.
+
+pub(crate) mod builtin;
+pub(crate) mod func;
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+
+use acc_ir::registry::VerifyHook;
+use acc_ir::{CustomSyntax, FoldHook, InferHook};
+
+/// The hooks acc provides, by kind and name.
+#[derive(Default)]
+pub struct Hooks {
+    verifiers: BTreeMap<&'static str, VerifyHook>,
+    infers: BTreeMap<&'static str, InferHook>,
+    folders: BTreeMap<&'static str, FoldHook>,
+    syntaxes: BTreeMap<&'static str, Arc<dyn CustomSyntax>>,
+}
+
+impl Hooks {
+    /// A verifier by name.
+    pub fn verifier(&self, name: &str) -> Option<VerifyHook> {
+        self.verifiers.get(name).cloned()
+    }
+    /// An inference hook by name.
+    pub fn infer(&self, name: &str) -> Option<InferHook> {
+        self.infers.get(name).cloned()
+    }
+    /// A folder by name.
+    pub fn folder(&self, name: &str) -> Option<FoldHook> {
+        self.folders.get(name).cloned()
+    }
+    /// A custom syntax by name.
+    pub fn syntax(&self, name: &str) -> Option<Arc<dyn CustomSyntax>> {
+        self.syntaxes.get(name).cloned()
+    }
+    /// The names of the hooks of one kind (`verifier`, `infer`, `folder`, `syntax`),
+    /// sorted.
+    pub fn names(&self, kind: &str) -> Vec<&'static str> {
+        match kind {
+            "verifier" => self.verifiers.keys().copied().collect(),
+            "infer" => self.infers.keys().copied().collect(),
+            "folder" => self.folders.keys().copied().collect(),
+            "syntax" => self.syntaxes.keys().copied().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn add_verifier(&mut self, name: &'static str, hook: VerifyHook) {
+        self.verifiers.insert(name, hook);
+    }
+    fn add_syntax(&mut self, name: &'static str, syntax: Arc<dyn CustomSyntax>) {
+        self.syntaxes.insert(name, syntax);
+    }
+}
+
+/// Every hook acc provides.
+pub fn table() -> &'static Hooks {
+    static TABLE: OnceLock<Hooks> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut h = Hooks::default();
+        h.add_verifier("module", Arc::new(builtin::verify_module));
+        h.add_syntax("module", Arc::new(builtin::ModuleSyntax));
+        h.add_verifier("func", Arc::new(func::verify_func));
+        h.add_syntax("func", Arc::new(func::FuncSyntax));
+        h.add_verifier("return", Arc::new(func::verify_return));
+        h.add_verifier("call", Arc::new(func::verify_call));
+        h
+    })
+}

@@ -1,0 +1,710 @@
+//! Reading a dialect file: the pest grammar (`grammar.pest`) and its translation into
+//! declarations ([`super::decl`]), with every mistake reported as a diagnostic at its
+//! span.
+//!
+//! Enum attributes and declared types and attributes are registered in the context as
+//! soon as they are read, so that the ops below them can use them (as attribute kinds,
+//! parameter kinds, constraints and defaults).
+
+use std::ops::Range;
+
+use acc_ir::context::{DeclaredDef, EnumAttrDef};
+use acc_ir::diag::{DiagLoc, Diagnostic, FileId};
+use acc_ir::{AttrKind, Context};
+use pest::Parser as _;
+use pest::iterators::Pair;
+
+use super::constraint::{RankRange, ShapedKind, TypeConstraint, builtin_class};
+use super::decl::*;
+
+#[derive(pest_derive::Parser)]
+#[grammar = "lang/grammar.pest"]
+struct DialectGrammar;
+
+/// A name written in a dialect file, with where it is written.
+type Spanned = (String, Range<usize>);
+
+/// An op (or class) being read: its declaration plus the names that can only be
+/// resolved once all its items, its class's included, are known.
+#[derive(Clone, Default)]
+struct OpDraft {
+    decl: OpDecl,
+    /// Traits with arguments: kind and the named values, with spans.
+    relations: Vec<(RelationKind, Vec<Spanned>)>,
+    /// For each successor, the operand group it receives, by name.
+    successor_operands: Vec<Option<Spanned>>,
+}
+
+/// Turns pest pairs into declarations, collecting errors.
+struct Reader<'c> {
+    ctx: &'c mut Context,
+    file: FileId,
+    errors: Vec<Diagnostic>,
+    /// Named constraints of the dialect being read.
+    constraints: Vec<(String, TypeConstraint)>,
+    /// Classes of the dialect being read.
+    classes: Vec<(String, OpDraft)>,
+    /// The dialect being read.
+    dialect: String,
+}
+
+/// Reads the dialects declared in `text` (the contents of `file`): the declarations
+/// and the errors found in them, or the syntax error that stopped the reading.
+pub fn read(
+    ctx: &mut Context,
+    file: FileId,
+    text: &str,
+) -> Result<(Vec<DialectDecl>, Vec<Diagnostic>), Diagnostic> {
+    let pairs = DialectGrammar::parse(Rule::file, text).map_err(|e| pest_error(file, text, e))?;
+    let mut reader = Reader {
+        ctx,
+        file,
+        errors: Vec::new(),
+        constraints: Vec::new(),
+        classes: Vec::new(),
+        dialect: String::new(),
+    };
+    let mut dialects = Vec::new();
+    for pair in pairs.flatten().filter(|p| p.as_rule() == Rule::dialect) {
+        dialects.push(reader.dialect(pair));
+    }
+    Ok((dialects, reader.errors))
+}
+
+fn pest_error(file: FileId, text: &str, e: pest::error::Error<Rule>) -> Diagnostic {
+    let range = match e.location {
+        pest::error::InputLocation::Pos(p) => p..p,
+        pest::error::InputLocation::Span((a, b)) => a..b,
+    };
+    let range = range.start.min(text.len())..range.end.min(text.len());
+    let message = match &e.variant {
+        pest::error::ErrorVariant::ParsingError { positives, .. } if !positives.is_empty() => {
+            let names: Vec<String> = positives
+                .iter()
+                .map(|r| format!("{r:?}").replace('_', " "))
+                .collect();
+            format!(
+                "syntax error in dialect definition: expected {}",
+                names.join(" or ")
+            )
+        }
+        _ => "syntax error in dialect definition".to_string(),
+    };
+    Diagnostic::error(DiagLoc::Span(file, range), message)
+}
+
+fn span(p: &Pair<'_, Rule>) -> Range<usize> {
+    p.as_span().start()..p.as_span().end()
+}
+
+/// The contents of a string literal (escapes `\"`, `\\`, `\n`).
+fn unquote(s: &str) -> String {
+    let inner = &s[1..s.len() - 1];
+    let mut out = String::new();
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next() {
+                Some('n') => out.push('\n'),
+                Some(other) => out.push(other),
+                None => {}
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The text of the first inner pair (an identifier or name).
+fn first_text(pair: &Pair<'_, Rule>) -> String {
+    pair.clone()
+        .into_inner()
+        .next()
+        .map(|p| p.as_str().to_string())
+        .unwrap_or_default()
+}
+
+impl Reader<'_> {
+    fn error(&mut self, range: Range<usize>, message: impl Into<String>) {
+        self.errors
+            .push(Diagnostic::error(DiagLoc::Span(self.file, range), message));
+    }
+
+    fn dialect(&mut self, pair: Pair<'_, Rule>) -> DialectDecl {
+        let mut inner = pair.into_inner();
+        let name = inner
+            .next()
+            .map(|p| p.as_str().to_string())
+            .unwrap_or_default();
+        self.ctx.register_dialect(&name);
+        self.dialect = name.clone();
+        self.constraints.clear();
+        self.classes.clear();
+        let mut d = DialectDecl {
+            name,
+            ..Default::default()
+        };
+        for item in inner {
+            match item.as_rule() {
+                Rule::summary => d.summary = self.string_of(item),
+                Rule::description => d.description = self.string_of(item),
+                Rule::constraint_def => {
+                    let mut parts = item.into_inner();
+                    let (Some(n), Some(c)) = (parts.next(), parts.next()) else {
+                        continue;
+                    };
+                    let name = n.as_str().to_string();
+                    let constraint = self.constraint(c);
+                    self.constraints.push((
+                        name.clone(),
+                        TypeConstraint::Named(name, Box::new(constraint)),
+                    ));
+                }
+                Rule::enum_def => {
+                    if let Some(e) = self.enum_def(item) {
+                        self.ctx.register_enum_attr(&e.name, e.def.clone());
+                        d.enums.push(e);
+                    }
+                }
+                Rule::type_def | Rule::attr_def => {
+                    let is_type = item.as_rule() == Rule::type_def;
+                    let sp = span(&item);
+                    let declared = self.declared_item(item);
+                    let taken = d
+                        .types
+                        .iter()
+                        .chain(&d.attrs)
+                        .any(|t| t.name == declared.name)
+                        || d.enums.iter().any(|e| e.name == declared.name);
+                    if taken {
+                        self.error(sp, format!("'{}' is declared twice", declared.name));
+                    }
+                    if is_type {
+                        self.ctx
+                            .register_declared_type(&declared.name, declared.def.clone());
+                        d.types.push(declared);
+                    } else {
+                        self.ctx
+                            .register_declared_attr(&declared.name, declared.def.clone());
+                        d.attrs.push(declared);
+                    }
+                }
+                Rule::class_def => {
+                    let sp = span(&item);
+                    let name = first_text(&item);
+                    let draft = self.op_items(OpDraft::default(), item.into_inner().skip(1));
+                    if self.classes.iter().any(|(n, _)| *n == name) {
+                        self.error(sp, format!("class '{name}' is defined twice"));
+                    }
+                    self.classes.push((name, draft));
+                }
+                Rule::op_def => {
+                    let op = self.op(item);
+                    if d.ops.iter().any(|o| o.name == op.name) {
+                        self.error(
+                            op.span.clone(),
+                            format!("op '{}' is defined twice", op.name),
+                        );
+                    }
+                    d.ops.push(op);
+                }
+                _ => {}
+            }
+        }
+        d
+    }
+
+    fn string_of(&self, pair: Pair<'_, Rule>) -> String {
+        pair.into_inner()
+            .next()
+            .map(|s| unquote(s.as_str()))
+            .unwrap_or_default()
+    }
+
+    fn enum_def(&mut self, pair: Pair<'_, Rule>) -> Option<EnumItem> {
+        let sp = span(&pair);
+        let mut parts = pair.into_inner();
+        let name = format!("{}.{}", self.dialect, parts.next()?.as_str());
+        let flags = parts.next().is_some_and(|k| k.as_str() == "flags");
+        let mut storage = None;
+        let mut cases = Vec::new();
+        let mut values = Vec::new();
+        let mut separator = ",".to_string();
+        for p in parts {
+            match p.as_rule() {
+                Rule::int_storage => storage = Some(if p.as_str() == "i32" { 32 } else { 64 }),
+                Rule::enum_case => {
+                    let case_span = span(&p);
+                    let mut it = p.into_inner();
+                    let case = it
+                        .next()
+                        .map(|c| c.as_str().to_string())
+                        .unwrap_or_default();
+                    if cases.contains(&case) {
+                        self.error(case_span.clone(), format!("case '{case}' is listed twice"));
+                    }
+                    cases.push(case);
+                    match it.next().map(|v| v.as_str().parse::<i64>()) {
+                        Some(Ok(v)) => values.push(Some(v)),
+                        Some(Err(_)) => {
+                            self.error(case_span, "case value out of range");
+                            values.push(None);
+                        }
+                        None => values.push(None),
+                    }
+                }
+                Rule::separator => separator = self.string_of(p),
+                _ => {}
+            }
+        }
+        let int_storage = match storage {
+            None if values.iter().any(Option::is_some) => {
+                self.error(sp, format!("enum '{name}' gives case values but no storage type: write `enum i64 (case = 0, ...)`"));
+                return None;
+            }
+            None => None,
+            Some(_) if flags => {
+                self.error(sp, format!("flags '{name}' cannot be stored as an integer"));
+                return None;
+            }
+            Some(width) => {
+                let values: Option<Vec<i64>> = values.into_iter().collect();
+                let Some(values) = values else {
+                    self.error(sp, format!("every case of '{name}' needs a value (`case = 0`), since it is stored as i{width}"));
+                    return None;
+                };
+                if (1..values.len()).any(|i| values[..i].contains(&values[i])) {
+                    self.error(sp, format!("two cases of '{name}' have the same value"));
+                    return None;
+                }
+                Some((width, values))
+            }
+        };
+        Some(EnumItem {
+            name,
+            def: EnumAttrDef {
+                cases,
+                flags,
+                separator,
+                int_storage,
+            },
+        })
+    }
+
+    fn declared_item(&mut self, pair: Pair<'_, Rule>) -> DeclaredItem {
+        let mut parts = pair.into_inner();
+        let name = format!(
+            "{}.{}",
+            self.dialect,
+            parts.next().map(|p| p.as_str()).unwrap_or_default()
+        );
+        let mut item = DeclaredItem {
+            name,
+            def: DeclaredDef { params: Vec::new() },
+            summary: String::new(),
+            description: String::new(),
+        };
+        for p in parts {
+            match p.as_rule() {
+                Rule::params => {
+                    for param in p.into_inner() {
+                        let mut it = param.into_inner();
+                        let (Some(n), Some(k)) = (it.next(), it.next()) else {
+                            continue;
+                        };
+                        let pname = n.as_str().to_string();
+                        if item.def.params.iter().any(|(x, _)| *x == pname) {
+                            self.error(span(&n), format!("parameter '{pname}' is declared twice"));
+                        }
+                        if let Some(kind) = self.attr_kind(&k) {
+                            item.def.params.push((pname, kind));
+                        }
+                    }
+                }
+                Rule::doc_body => {
+                    for doc in p.into_inner() {
+                        match doc.as_rule() {
+                            Rule::summary => item.summary = self.string_of(doc),
+                            Rule::description => item.description = self.string_of(doc),
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        item
+    }
+
+    /// An attribute kind by name: a builtin kind, or an enum or declared attribute of
+    /// the dialect being read.
+    fn attr_kind(&mut self, pair: &Pair<'_, Rule>) -> Option<AttrKind> {
+        let word = pair.as_str();
+        if let Some(k) = AttrKind::from_name(word) {
+            return Some(k);
+        }
+        let full = format!("{}.{word}", self.dialect);
+        if self.ctx.enum_attr(&full).is_some() {
+            return Some(AttrKind::Enum(full));
+        }
+        if self.ctx.declared_attr(&full).is_some() {
+            return Some(AttrKind::Declared(full));
+        }
+        let names: Vec<&str> = AttrKind::NAMES.iter().map(|(n, _)| *n).collect();
+        self.error(
+            span(pair),
+            format!(
+                "unknown attribute kind '{word}': expected one of {}, or an attribute of dialect '{}' declared above",
+                names.join(", "),
+                self.dialect
+            ),
+        );
+        None
+    }
+
+    fn op(&mut self, pair: Pair<'_, Rule>) -> OpDecl {
+        let sp = span(&pair);
+        let mut inner = pair.into_inner().peekable();
+        let name = inner
+            .next()
+            .map(|p| p.as_str().to_string())
+            .unwrap_or_default();
+        let mut draft = OpDraft::default();
+        if let Some(class) = inner.next_if(|p| p.as_rule() == Rule::class_ref) {
+            let class_name = class.as_str();
+            match self.classes.iter().find(|(n, _)| n == class_name) {
+                Some((_, c)) => draft = c.clone(),
+                None => self.error(
+                    span(&class),
+                    format!("unknown class '{class_name}': classes must be defined above the ops that use them"),
+                ),
+            }
+        }
+        draft.decl.name = format!("{}.{name}", self.dialect);
+        draft.decl.span = sp;
+        let draft = self.op_items(draft, inner);
+        self.finish(draft)
+    }
+
+    /// Applies op items to `draft`: each replaces what the class gave, except traits,
+    /// which add to the class's.
+    fn op_items<'i>(
+        &mut self,
+        mut draft: OpDraft,
+        items: impl Iterator<Item = Pair<'i, Rule>>,
+    ) -> OpDraft {
+        for item in items {
+            let op = &mut draft.decl;
+            match item.as_rule() {
+                Rule::summary => op.summary = self.string_of(item),
+                Rule::description => op.description = self.string_of(item),
+                Rule::traits => {
+                    for t in item.into_inner() {
+                        let mut parts = t.into_inner();
+                        let Some(name_pair) = parts.next() else {
+                            continue;
+                        };
+                        // The name's span: the trait's own would run over trailing space.
+                        let tspan = span(&name_pair);
+                        let tname = name_pair.as_str().to_string();
+                        let args: Vec<(String, Range<usize>)> =
+                            parts.map(|a| (a.as_str().to_string(), span(&a))).collect();
+                        let relation = RelationKind::NAMES.iter().find(|(n, _)| *n == tname);
+                        match (relation, args.is_empty()) {
+                            (Some((_, kind)), false) => draft.relations.push((*kind, args)),
+                            (Some(_), true) => self.error(tspan, format!("trait '{tname}' needs the operands and results it relates: {tname}(a, b)")),
+                            (None, false) => self.error(tspan, format!("trait '{tname}' takes no arguments")),
+                            (None, true) => draft.decl.traits.push((tname, tspan)),
+                        }
+                    }
+                }
+                Rule::operands => op.operands = item.into_inner().map(|v| self.value(v)).collect(),
+                Rule::results => op.results = item.into_inner().map(|v| self.value(v)).collect(),
+                Rule::attributes => {
+                    let attrs: Vec<AttrDecl> = item
+                        .into_inner()
+                        .filter_map(|a| self.attribute(a))
+                        .collect();
+                    draft.decl.attributes = attrs;
+                }
+                Rule::regions => {
+                    let mut regions = Vec::new();
+                    for r in item.into_inner() {
+                        let mut parts = r.into_inner();
+                        let name = parts
+                            .next()
+                            .map(|p| p.as_str().to_string())
+                            .unwrap_or_default();
+                        let single_block = match parts.next() {
+                            None => false,
+                            Some(k) if k.as_str() == "single_block" => true,
+                            Some(k) if k.as_str() == "any" => false,
+                            Some(k) => {
+                                self.error(span(&k), format!("unknown region kind '{}': expected 'single_block' or 'any'", k.as_str()));
+                                false
+                            }
+                        };
+                        regions.push(RegionDecl { name, single_block });
+                    }
+                    draft.decl.regions = regions;
+                }
+                Rule::successors => {
+                    op.successors.clear();
+                    draft.successor_operands.clear();
+                    for s in item.into_inner() {
+                        let mut parts = s.into_inner();
+                        let name = parts
+                            .next()
+                            .map(|p| p.as_str().to_string())
+                            .unwrap_or_default();
+                        draft.decl.successors.push(SuccessorDecl {
+                            name,
+                            operands: None,
+                        });
+                        draft
+                            .successor_operands
+                            .push(parts.next().map(|g| (g.as_str().to_string(), span(&g))));
+                    }
+                }
+                Rule::format => {
+                    if let Some(s) = item.into_inner().next() {
+                        op.format = Some((unquote(s.as_str()), span(&s)));
+                    }
+                }
+                Rule::hook => {
+                    let mut parts = item.into_inner();
+                    let (Some(kind), Some(name)) = (parts.next(), parts.next()) else {
+                        continue;
+                    };
+                    let value = Some((name.as_str().to_string(), span(&name)));
+                    match kind.as_str() {
+                        "verifier" => op.hooks.verifier = value,
+                        "infer" => op.hooks.infer = value,
+                        "folder" => op.hooks.folder = value,
+                        "interpret" => op.hooks.interpret = value,
+                        _ => op.hooks.syntax = value,
+                    }
+                }
+                Rule::default_dialect => op.default_dialect = Some(first_text(&item)),
+                _ => {}
+            }
+        }
+        draft
+    }
+
+    /// Resolves the names a draft refers to and checks what needs the whole op.
+    fn finish(&mut self, draft: OpDraft) -> OpDecl {
+        let mut op = draft.decl;
+        let mut seen: Vec<&str> = Vec::new();
+        let names = op
+            .operands
+            .iter()
+            .chain(&op.results)
+            .map(|v| v.name.as_str())
+            .chain(op.attributes.iter().map(|a| a.name.as_str()))
+            .chain(op.regions.iter().map(|r| r.name.as_str()))
+            .chain(op.successors.iter().map(|s| s.name.as_str()));
+        let mut duplicate = None;
+        for n in names {
+            if seen.contains(&n) {
+                duplicate = Some(n.to_string());
+            }
+            seen.push(n);
+        }
+        if let Some(n) = duplicate {
+            self.error(
+                op.span.clone(),
+                format!("'{n}' names two things of op '{}'", op.name),
+            );
+        }
+        for (kind, args) in draft.relations {
+            let mut values = Vec::new();
+            for (name, sp) in args {
+                let found = op
+                    .operands
+                    .iter()
+                    .position(|v| v.name == name)
+                    .map(|i| (false, i))
+                    .or_else(|| {
+                        op.results
+                            .iter()
+                            .position(|v| v.name == name)
+                            .map(|i| (true, i))
+                    });
+                match found {
+                    Some(v) => values.push(v),
+                    None => self.error(
+                        sp,
+                        format!("'{name}' is not an operand or result of '{}'", op.name),
+                    ),
+                }
+            }
+            op.relations.push(Relation { kind, values });
+        }
+        for (i, group) in draft.successor_operands.into_iter().enumerate() {
+            let Some((name, sp)) = group else { continue };
+            match op.operands.iter().position(|v| v.name == name) {
+                Some(g) if op.operands[g].quantifier == Quantifier::Variadic => {
+                    op.successors[i].operands = Some(g)
+                }
+                _ => self.error(
+                    sp,
+                    format!(
+                        "successor operands '{name}' must name a variadic operand group of '{}'",
+                        op.name
+                    ),
+                ),
+            }
+        }
+        op
+    }
+
+    fn value(&mut self, pair: Pair<'_, Rule>) -> ValueDecl {
+        let mut parts = pair.into_inner();
+        let name = parts
+            .next()
+            .map(|p| p.as_str().to_string())
+            .unwrap_or_default();
+        let mut quantifier = Quantifier::Single;
+        let mut constraint = TypeConstraint::Any;
+        for p in parts {
+            match p.as_rule() {
+                Rule::quantifier => {
+                    quantifier = if p.as_str() == "variadic" {
+                        Quantifier::Variadic
+                    } else {
+                        Quantifier::Optional
+                    }
+                }
+                Rule::constraint => constraint = self.constraint(p),
+                _ => {}
+            }
+        }
+        ValueDecl {
+            name,
+            quantifier,
+            constraint,
+        }
+    }
+
+    fn attribute(&mut self, pair: Pair<'_, Rule>) -> Option<AttrDecl> {
+        let sp = span(&pair);
+        let mut optional = false;
+        let mut name = String::new();
+        let mut kind = None;
+        let mut default_text = None;
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::optional => optional = true,
+                Rule::ident if name.is_empty() => name = p.as_str().to_string(),
+                Rule::ident => kind = Some(self.attr_kind(&p)?),
+                Rule::string => default_text = Some((unquote(p.as_str()), span(&p))),
+                _ => {}
+            }
+        }
+        let kind = kind?;
+        let mut default = None;
+        if let Some((text, dspan)) = default_text {
+            match acc_ir::parser::parse_attr_of_kind_str(self.ctx, &text, &kind) {
+                Ok(a) if kind.matches(self.ctx, a) => default = Some(a),
+                Ok(_) => self.error(
+                    sp,
+                    format!(
+                        "the default of attribute '{name}' is not of kind '{}'",
+                        kind.name()
+                    ),
+                ),
+                Err((m, _)) => self.error(dspan, format!("invalid default value: {m}")),
+            }
+        }
+        Some(AttrDecl {
+            name,
+            optional: optional || default.is_some(),
+            kind,
+            default,
+        })
+    }
+
+    fn constraint(&mut self, pair: Pair<'_, Rule>) -> TypeConstraint {
+        let mut options: Vec<TypeConstraint> =
+            pair.into_inner().map(|t| self.constraint_term(t)).collect();
+        if options.len() == 1 {
+            options.remove(0)
+        } else {
+            TypeConstraint::AnyOf(options)
+        }
+    }
+
+    fn constraint_term(&mut self, pair: Pair<'_, Rule>) -> TypeConstraint {
+        let sp = span(&pair);
+        if pair.as_rule() == Rule::shaped_constraint {
+            let mut parts = pair.into_inner();
+            let kind = parts
+                .next()
+                .and_then(|k| ShapedKind::from_keyword(k.as_str()))
+                .unwrap_or(ShapedKind::Tensor);
+            let mut element = TypeConstraint::Any;
+            let mut rank = None;
+            for p in parts {
+                match p.as_rule() {
+                    Rule::constraint => element = self.constraint(p),
+                    Rule::rank => rank = self.rank(p),
+                    _ => {}
+                }
+            }
+            return TypeConstraint::Shaped(kind, Box::new(element), rank);
+        }
+        let name = pair.as_str();
+        if let Some((_, c)) = self.constraints.iter().find(|(n, _)| n == name) {
+            return c.clone();
+        }
+        let full = format!("{}.{name}", self.dialect);
+        if self.ctx.declared_type(&full).is_some() {
+            return TypeConstraint::Declared(full);
+        }
+        if let Some(c) = builtin_class(name) {
+            return c;
+        }
+        match acc_ir::parser::parse_type_str(self.ctx, name) {
+            Ok(t) => TypeConstraint::Exact(t),
+            Err(_) => {
+                self.error(sp, format!(
+                    "unknown type constraint '{name}': not a constraint or type of this dialect, a builtin class (AnyType, AnyInteger, AnySignlessInteger, AnyFloat, AnyQuantized, tensor, ranked_tensor, memref, vector) or a type"
+                ));
+                TypeConstraint::Any
+            }
+        }
+    }
+
+    fn rank(&mut self, pair: Pair<'_, Rule>) -> Option<RankRange> {
+        let sp = span(&pair);
+        let mut min = None;
+        let mut max = None;
+        let mut open = false;
+        for p in pair.into_inner() {
+            match p.as_rule() {
+                Rule::rank_to => open = true,
+                Rule::int => {
+                    let v = p.as_str().parse::<u32>().ok();
+                    if open {
+                        max = v;
+                    } else {
+                        min = v;
+                    }
+                    if v.is_none() {
+                        self.error(span(&p), "a rank must be a small non-negative integer");
+                    }
+                }
+                _ => {}
+            }
+        }
+        let min = min?;
+        let max = if open { max } else { Some(min) };
+        if max.is_some_and(|m| m < min) {
+            self.error(sp, "empty rank range");
+            return None;
+        }
+        Some(RankRange { min, max })
+    }
+}
