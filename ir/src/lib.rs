@@ -27,6 +27,7 @@ pub mod builder;
 pub mod context;
 pub mod diag;
 pub mod dominance;
+pub mod elements;
 pub mod entity;
 pub mod expected;
 pub mod floats;

@@ -6,8 +6,12 @@
 //! are plain functions registered here once; a vendor's dialect file can name any of
 //! them (an elementwise op can reuse `infer broadcast`) without touching Rust.
 
+pub(crate) mod arith;
 pub(crate) mod builtin;
+mod fold;
 pub(crate) mod func;
+#[cfg(test)]
+mod testing;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
@@ -56,6 +60,12 @@ impl Hooks {
     fn add_verifier(&mut self, name: &'static str, hook: VerifyHook) {
         self.verifiers.insert(name, hook);
     }
+    fn add_infer(&mut self, name: &'static str, hook: InferHook) {
+        self.infers.insert(name, hook);
+    }
+    fn add_folder(&mut self, name: &'static str, hook: FoldHook) {
+        self.folders.insert(name, hook);
+    }
     fn add_syntax(&mut self, name: &'static str, syntax: Arc<dyn CustomSyntax>) {
         self.syntaxes.insert(name, syntax);
     }
@@ -72,6 +82,26 @@ pub fn table() -> &'static Hooks {
         h.add_syntax("func", Arc::new(func::FuncSyntax));
         h.add_verifier("return", Arc::new(func::verify_return));
         h.add_verifier("call", Arc::new(func::verify_call));
+        add_arith(&mut h);
         h
     })
+}
+
+fn add_arith(h: &mut Hooks) {
+    h.add_infer("constant", Arc::new(arith::infer_constant));
+    h.add_infer("compare", Arc::new(arith::infer_compare));
+    h.add_folder("constant", Arc::new(arith::fold_constant));
+    h.add_folder("int_binary", Arc::new(arith::fold_int_binary));
+    h.add_folder("float_binary", Arc::new(arith::fold_float_binary));
+    h.add_folder("float_unary", Arc::new(arith::fold_float_unary));
+    h.add_folder("cmpi", Arc::new(arith::fold_cmpi));
+    h.add_folder("cmpf", Arc::new(arith::fold_cmpf));
+    h.add_folder("select", Arc::new(arith::fold_select));
+    h.add_folder("cast", Arc::new(arith::fold_cast));
+    h.add_verifier("widen", Arc::new(arith::verify_widen));
+    h.add_verifier("narrow", Arc::new(arith::verify_narrow));
+    h.add_verifier("index_cast", Arc::new(arith::verify_index_cast));
+    h.add_verifier("bitcast", Arc::new(arith::verify_bitcast));
+    h.add_verifier("select", Arc::new(arith::verify_select));
+    h.add_syntax("select", Arc::new(arith::SelectSyntax));
 }

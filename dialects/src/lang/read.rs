@@ -193,7 +193,9 @@ impl Reader<'_> {
                 Rule::class_def => {
                     let sp = span(&item);
                     let name = first_text(&item);
-                    let draft = self.op_items(OpDraft::default(), item.into_inner().skip(1));
+                    let mut inner = item.into_inner().skip(1).peekable();
+                    let base = self.base_class(&mut inner);
+                    let draft = self.op_items(base, inner);
                     if self.classes.iter().any(|(n, _)| *n == name) {
                         self.error(sp, format!("class '{name}' is defined twice"));
                     }
@@ -370,21 +372,32 @@ impl Reader<'_> {
             .next()
             .map(|p| p.as_str().to_string())
             .unwrap_or_default();
-        let mut draft = OpDraft::default();
-        if let Some(class) = inner.next_if(|p| p.as_rule() == Rule::class_ref) {
-            let class_name = class.as_str();
-            match self.classes.iter().find(|(n, _)| n == class_name) {
-                Some((_, c)) => draft = c.clone(),
-                None => self.error(
-                    span(&class),
-                    format!("unknown class '{class_name}': classes must be defined above the ops that use them"),
-                ),
-            }
-        }
+        let mut draft = self.base_class(&mut inner);
         draft.decl.name = format!("{}.{name}", self.dialect);
         draft.decl.span = sp;
         let draft = self.op_items(draft, inner);
         self.finish(draft)
+    }
+
+    /// The class named after `:` (a copy of its draft), or an empty draft.
+    fn base_class<'i>(
+        &mut self,
+        inner: &mut std::iter::Peekable<impl Iterator<Item = Pair<'i, Rule>>>,
+    ) -> OpDraft {
+        let Some(class) = inner.next_if(|p| p.as_rule() == Rule::class_ref) else {
+            return OpDraft::default();
+        };
+        let class_name = class.as_str();
+        match self.classes.iter().find(|(n, _)| n == class_name) {
+            Some((_, c)) => c.clone(),
+            None => {
+                self.error(
+                    span(&class),
+                    format!("unknown class '{class_name}': classes must be defined above the ops and classes that use them"),
+                );
+                OpDraft::default()
+            }
+        }
     }
 
     /// Applies op items to `draft`: each replaces what the class gave, except traits,

@@ -317,10 +317,7 @@ fn check_inferred(
     }
     for (i, (actual, want)) in results.iter().zip(&inferred).enumerate() {
         if !compatible(ctx, *actual, want) {
-            let want = match ctx.lookup_type(want) {
-                Some(t) => type_to_string(ctx, t),
-                None => format!("{want:?}"),
-            };
+            let want = acc_ir::printer::type_data_to_string(ctx, want);
             return Some(format!(
                 "'{}' op result #{i} has type {}, but its operands and attributes give {want}",
                 decl.name,

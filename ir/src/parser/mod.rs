@@ -188,7 +188,12 @@ impl<'s, 'c> Parser<'s, 'c> {
 
     // ----- tokens -----
 
-    /// The context.
+    /// The context, to look things up.
+    pub fn context_ref(&self) -> &Context {
+        self.ctx
+    }
+
+    /// The context, mutably (to intern what is parsed).
     pub fn context(&mut self) -> &mut Context {
         self.ctx
     }

@@ -13,9 +13,9 @@ use std::fmt::Write as _;
 use std::io;
 
 pub use values::{
-    attr_to_string, is_bare_identifier, type_to_string, write_attr, write_bare_value, write_dict,
-    write_escaped, write_float, write_location, write_result_types, write_symbol, write_type,
-    write_type_list,
+    attr_to_string, is_bare_identifier, type_data_to_string, type_to_string, write_attr,
+    write_bare_value, write_dict, write_escaped, write_float, write_location, write_result_types,
+    write_symbol, write_type, write_type_list,
 };
 
 use crate::context::{Context, ResourceValue};

@@ -44,7 +44,18 @@ fn write_dims(out: &mut String, shape: &[i64], scalable: Option<&[bool]>) {
 
 /// Writes a type.
 pub fn write_type(out: &mut String, ctx: &Context, t: TypeId, resources: &mut Vec<Sym>) {
-    match ctx.type_data(t) {
+    write_type_data(out, ctx, ctx.type_data(t), resources)
+}
+
+/// A type given as data, interned or not (what inference hooks return).
+pub fn type_data_to_string(ctx: &Context, data: &TypeData) -> String {
+    let mut s = String::new();
+    write_type_data(&mut s, ctx, data, &mut Vec::new());
+    s
+}
+
+fn write_type_data(out: &mut String, ctx: &Context, data: &TypeData, resources: &mut Vec<Sym>) {
+    match data {
         TypeData::Integer { width, signedness } => {
             let prefix = match signedness {
                 Signedness::Signless => "i",

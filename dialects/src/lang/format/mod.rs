@@ -166,9 +166,10 @@ fn compile_elems(
             ))?;
             match inner.first() {
                 Some(Elem::Literal(_)) | Some(Elem::Operand(_)) => {}
+                Some(Elem::Attr(i)) if matches!(decl.attributes[*i].kind, AttrKind::Enum(_)) => {}
                 _ => {
                     return Err((
-                        "an optional group must start with a literal or an operand".into(),
+                        "an optional group must start with a literal, an operand or an enum attribute".into(),
                         range,
                     ));
                 }

@@ -19,8 +19,21 @@ pub(super) struct ParseState<'s> {
 
 impl DeclaredSyntax {
     /// True when the optional group starting with `first` is present in the input.
-    fn group_present(cp: &CustomParse<'_, '_, '_>, first: &Elem) -> bool {
+    fn group_present(&self, cp: &CustomParse<'_, '_, '_>, first: &Elem) -> bool {
         match first {
+            Elem::Attr(i) => {
+                let AttrKind::Enum(full) = &self.decl.attributes[*i].kind else {
+                    return false;
+                };
+                match cp.p.context_ref().enum_attr(full) {
+                    Some(def) if def.int_storage.is_some() => {
+                        cp.p.peek() == Tok::BareIdent
+                            && def.cases.iter().any(|c| c == cp.p.tok_text())
+                    }
+                    Some(_) => matches!(cp.p.peek(), Tok::Less | Tok::HashId),
+                    None => false,
+                }
+            }
             Elem::Literal(l) => match PUNCTUATION.iter().find(|(p, _)| p == l) {
                 Some((_, tok)) => cp.p.peek() == *tok,
                 None => cp.p.at_keyword(l),
@@ -116,7 +129,7 @@ impl DeclaredSyntax {
                     }
                 }
                 Elem::Optional { elems, .. } => {
-                    if elems.first().is_some_and(|f| Self::group_present(cp, f)) {
+                    if elems.first().is_some_and(|f| self.group_present(cp, f)) {
                         self.parse_elems(cp, state, elems, st)?;
                     }
                 }

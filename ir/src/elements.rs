@@ -1,0 +1,314 @@
+//! Constant values as numbers: reading integer, float and dense elements attributes
+//! (dense resources included) into [`Scalar`]s, and building such attributes back.
+//! Folders, weight transformations and the interpreter share these conversions.
+//!
+//! Conventions, as the parser stores them: an integer of a signless or signed type
+//! `iN` is held sign-extended, of an unsigned type zero-extended, and `i1` as 0 or 1;
+//! `index` is a 64-bit signless integer. Floats are held as `f64`, which represents
+//! every `f16`, `bf16` and `f32` value exactly; wider formats (`f80`, `f128`) and
+//! complex elements are not supported here.
+
+use crate::attrs::{AttrData, AttrId, DenseData, element_bytes};
+use crate::context::{Context, ResourceValue};
+use crate::types::{FloatKind, Signedness, TypeData, TypeId};
+
+/// One number.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum Scalar {
+    /// An integer, normalized for its type (see the module docs).
+    Int(i128),
+    /// A float.
+    Float(f64),
+}
+
+/// How the elements of a type are stored.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ElementKind {
+    /// An integer of this width and signedness (`index` is 64-bit signless).
+    Int(u32, Signedness),
+    /// A float of this format.
+    Float(FloatKind),
+}
+
+impl ElementKind {
+    /// The kind of a scalar type, if it is an integer, index or supported float.
+    pub fn of(ctx: &Context, ty: TypeId) -> Option<ElementKind> {
+        match ctx.type_data(ty) {
+            TypeData::Integer { width, signedness } if *width <= 64 => {
+                Some(ElementKind::Int(*width, *signedness))
+            }
+            TypeData::Index => Some(ElementKind::Int(64, Signedness::Signless)),
+            TypeData::Float(
+                k @ (FloatKind::F16 | FloatKind::BF16 | FloatKind::F32 | FloatKind::F64),
+            ) => Some(ElementKind::Float(*k)),
+            _ => None,
+        }
+    }
+
+    /// Bytes one element takes in dense storage.
+    pub fn bytes(self) -> usize {
+        match self {
+            ElementKind::Int(w, _) => element_bytes(w),
+            ElementKind::Float(k) => element_bytes(k.width()),
+        }
+    }
+
+    /// `value` brought into this kind's range and convention: integers wrap to the
+    /// width, floats round to the format (round to nearest even).
+    pub fn normalize(self, value: Scalar) -> Scalar {
+        match (self, value) {
+            (ElementKind::Int(w, s), Scalar::Int(v)) => Scalar::Int(normalize_int(v, w, s)),
+            (ElementKind::Int(w, s), Scalar::Float(f)) => {
+                Scalar::Int(normalize_int(f as i128, w, s))
+            }
+            (ElementKind::Float(k), Scalar::Float(f)) => Scalar::Float(round_float(f, k)),
+            (ElementKind::Float(k), Scalar::Int(v)) => Scalar::Float(round_float(v as f64, k)),
+        }
+    }
+
+    /// Decodes one element from its little-endian bytes.
+    pub fn decode(self, bytes: &[u8]) -> Scalar {
+        let mut raw = [0u8; 16];
+        let n = bytes.len().min(16);
+        raw[..n].copy_from_slice(&bytes[..n]);
+        let bits = u128::from_le_bytes(raw);
+        match self {
+            ElementKind::Int(w, s) => Scalar::Int(normalize_int(bits as i128, w, s)),
+            ElementKind::Float(k) => Scalar::Float(float_from_bits(bits, k)),
+        }
+    }
+
+    /// Encodes one element as little-endian bytes ([`ElementKind::bytes`] of them).
+    pub fn encode(self, value: Scalar, out: &mut Vec<u8>) {
+        let bits: u128 = match self.normalize(value) {
+            Scalar::Int(v) => v as u128,
+            Scalar::Float(f) => match self {
+                ElementKind::Float(k) => float_to_bits(f, k),
+                ElementKind::Int(..) => 0,
+            },
+        };
+        out.extend_from_slice(&bits.to_le_bytes()[..self.bytes()]);
+    }
+}
+
+/// Wraps `v` to `width` bits and applies the storage convention of `signedness`.
+pub fn normalize_int(v: i128, width: u32, signedness: Signedness) -> i128 {
+    if width >= 128 {
+        return v;
+    }
+    let masked = v & ((1i128 << width) - 1);
+    match signedness {
+        _ if width == 1 => masked,
+        Signedness::Unsigned => masked,
+        _ => {
+            let shift = 128 - width;
+            (masked << shift) >> shift
+        }
+    }
+}
+
+/// The float of format `kind` nearest to `f`, as an `f64`.
+pub fn round_float(f: f64, kind: FloatKind) -> f64 {
+    match kind {
+        FloatKind::F16 => half::f16::from_f64(f).to_f64(),
+        FloatKind::BF16 => half::bf16::from_f64(f).to_f64(),
+        FloatKind::F32 => f as f32 as f64,
+        _ => f,
+    }
+}
+
+/// The value of a float's bit pattern.
+pub fn float_from_bits(bits: u128, kind: FloatKind) -> f64 {
+    match kind {
+        FloatKind::F16 => half::f16::from_bits(bits as u16).to_f64(),
+        FloatKind::BF16 => half::bf16::from_bits(bits as u16).to_f64(),
+        FloatKind::F32 => f32::from_bits(bits as u32) as f64,
+        _ => f64::from_bits(bits as u64),
+    }
+}
+
+/// The bit pattern of `f` rounded to `kind`.
+pub fn float_to_bits(f: f64, kind: FloatKind) -> u128 {
+    match kind {
+        FloatKind::F16 => u128::from(half::f16::from_f64(f).to_bits()),
+        FloatKind::BF16 => u128::from(half::bf16::from_f64(f).to_bits()),
+        FloatKind::F32 => u128::from((f as f32).to_bits()),
+        _ => u128::from(f.to_bits()),
+    }
+}
+
+/// The value of an integer or float attribute, with its type.
+pub fn scalar(ctx: &Context, a: AttrId) -> Option<(TypeId, Scalar)> {
+    match ctx.attr_data(a) {
+        AttrData::Integer { value, ty } => Some((*ty, Scalar::Int(*value))),
+        AttrData::Float { bits, ty } => {
+            let ElementKind::Float(k) = ElementKind::of(ctx, *ty)? else {
+                return None;
+            };
+            Some((*ty, Scalar::Float(float_from_bits(*bits, k))))
+        }
+        _ => None,
+    }
+}
+
+/// An integer or float attribute of type `ty` holding `value` (normalized to `ty`).
+pub fn scalar_attr(ctx: &mut Context, ty: TypeId, value: Scalar) -> Option<AttrId> {
+    let kind = ElementKind::of(ctx, ty)?;
+    Some(match kind.normalize(value) {
+        Scalar::Int(value) => ctx.intern_attr(AttrData::Integer { value, ty }),
+        Scalar::Float(f) => {
+            let ElementKind::Float(k) = kind else {
+                return None;
+            };
+            ctx.intern_attr(AttrData::Float {
+                bits: float_to_bits(f, k),
+                ty,
+            })
+        }
+    })
+}
+
+/// The elements of a dense attribute.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dense {
+    /// The shaped type.
+    pub ty: TypeId,
+    /// Its element type.
+    pub element: TypeId,
+    /// How elements are stored.
+    pub kind: ElementKind,
+    /// Every element in row-major order, or one when `splat`.
+    pub values: Vec<Scalar>,
+    /// True when one value stands for every element.
+    pub splat: bool,
+}
+
+impl Dense {
+    /// Element `i` (row-major), the splat value for any `i` when splat.
+    pub fn get(&self, i: usize) -> Scalar {
+        if self.splat {
+            self.values[0]
+        } else {
+            self.values[i]
+        }
+    }
+}
+
+/// Number of elements of a statically shaped type (`None` if dynamic or unranked).
+pub fn num_elements(ctx: &Context, shaped: TypeId) -> Option<usize> {
+    let shape = ctx.type_data(shaped).shape()?;
+    shape.iter().try_fold(1usize, |n, &d| {
+        usize::try_from(d).ok().and_then(|d| n.checked_mul(d))
+    })
+}
+
+/// The elements of a `dense<...>` or `dense_resource<...>` attribute of integer,
+/// index or float elements.
+pub fn dense(ctx: &Context, a: AttrId) -> Option<Dense> {
+    let (ty, bytes, splat): (TypeId, &[u8], bool) = match ctx.attr_data(a) {
+        AttrData::DenseElements { ty, data } => match data {
+            DenseData::Splat(b) => (*ty, b, true),
+            DenseData::Elements(b) => (*ty, b, false),
+            DenseData::Strings(_) => return None,
+        },
+        AttrData::DenseResource { ty, handle } => {
+            let dialect = ctx.lookup_sym("builtin")?;
+            match ctx.resource(dialect, *handle)? {
+                ResourceValue::Blob { data, .. } => (*ty, &data[..], false),
+                ResourceValue::Text(_) => return None,
+            }
+        }
+        _ => return None,
+    };
+    let element = ctx.type_data(ty).element_type()?;
+    let kind = ElementKind::of(ctx, element)?;
+    let n = if splat { 1 } else { num_elements(ctx, ty)? };
+    let size = kind.bytes();
+    if bytes.len() < n.checked_mul(size)? {
+        return None;
+    }
+    let values = bytes
+        .chunks_exact(size)
+        .take(n)
+        .map(|c| kind.decode(c))
+        .collect();
+    Some(Dense {
+        ty,
+        element,
+        kind,
+        values,
+        splat,
+    })
+}
+
+/// A `dense<...>` attribute of `shaped` type from its elements (one value makes a
+/// splat); `None` when the element type is not supported or the count is wrong.
+pub fn dense_attr(ctx: &mut Context, shaped: TypeId, values: &[Scalar]) -> Option<AttrId> {
+    let element = ctx.type_data(shaped).element_type()?;
+    let kind = ElementKind::of(ctx, element)?;
+    let n = num_elements(ctx, shaped)?;
+    let splat = values.len() == 1 || (!values.is_empty() && values.iter().all(|v| *v == values[0]));
+    if !splat && values.len() != n {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(kind.bytes() * if splat { 1 } else { n });
+    if splat {
+        kind.encode(*values.first()?, &mut bytes);
+    } else {
+        for v in values {
+            kind.encode(*v, &mut bytes);
+        }
+    }
+    let data = if splat {
+        DenseData::Splat(bytes.into())
+    } else {
+        DenseData::Elements(bytes.into())
+    };
+    Some(ctx.intern_attr(AttrData::DenseElements { ty: shaped, data }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_wrap_and_keep_the_convention() {
+        assert_eq!(normalize_int(128, 8, Signedness::Signless), -128);
+        assert_eq!(normalize_int(-1, 8, Signedness::Unsigned), 255);
+        assert_eq!(normalize_int(-1, 1, Signedness::Signless), 1);
+        assert_eq!(normalize_int(7, 4, Signedness::Signless), 7);
+        assert_eq!(normalize_int(8, 4, Signedness::Signless), -8);
+        assert_eq!(normalize_int(5, 2, Signedness::Signless), 1);
+    }
+
+    #[test]
+    fn dense_round_trip() {
+        let mut ctx = Context::new();
+        let f16 = ctx.float_type(FloatKind::F16);
+        let t = ctx.intern_type(TypeData::RankedTensor {
+            shape: vec![3].into(),
+            element: f16,
+            encoding: None,
+        });
+        let values = [Scalar::Float(1.0), Scalar::Float(-2.5), Scalar::Float(0.1)];
+        let a = dense_attr(&mut ctx, t, &values).unwrap();
+        let d = dense(&ctx, a).unwrap();
+        assert!(!d.splat);
+        assert_eq!(d.values[1], Scalar::Float(-2.5));
+        // 0.1 rounds to the nearest f16.
+        assert_eq!(
+            d.values[2],
+            Scalar::Float(half::f16::from_f64(0.1).to_f64())
+        );
+        let s = dense_attr(&mut ctx, t, &[Scalar::Float(3.0)]).unwrap();
+        assert_eq!(dense(&ctx, s).unwrap().get(2), Scalar::Float(3.0));
+    }
+
+    #[test]
+    fn scalars_round_trip_through_attributes() {
+        let mut ctx = Context::new();
+        let i4 = ctx.int_type(4);
+        let a = scalar_attr(&mut ctx, i4, Scalar::Int(9)).unwrap();
+        assert_eq!(scalar(&ctx, a), Some((i4, Scalar::Int(-7))));
+    }
+}
