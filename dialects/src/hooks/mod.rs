@@ -7,9 +7,12 @@
 //! them (an elementwise op can reuse `infer broadcast`) without touching Rust.
 
 pub(crate) mod arith;
+pub mod attr_read;
 pub(crate) mod builtin;
 mod fold;
 pub(crate) mod func;
+mod graph;
+pub mod shape;
 #[cfg(test)]
 mod testing;
 
@@ -83,6 +86,7 @@ pub fn table() -> &'static Hooks {
         h.add_verifier("return", Arc::new(func::verify_return));
         h.add_verifier("call", Arc::new(func::verify_call));
         add_arith(&mut h);
+        add_graph(&mut h);
         h
     })
 }
@@ -104,4 +108,31 @@ fn add_arith(h: &mut Hooks) {
     h.add_verifier("bitcast", Arc::new(arith::verify_bitcast));
     h.add_verifier("select", Arc::new(arith::verify_select));
     h.add_syntax("select", Arc::new(arith::SelectSyntax));
+}
+
+fn add_graph(h: &mut Hooks) {
+    h.add_infer("broadcast", Arc::new(shape::infer_broadcast));
+    h.add_infer("conv2d", Arc::new(shape::infer_conv2d));
+    h.add_infer("matmul", Arc::new(shape::infer_matmul));
+    h.add_infer("gemm", Arc::new(shape::infer_gemm));
+    h.add_infer("pool", Arc::new(shape::infer_pool));
+    h.add_infer("global_pool", Arc::new(shape::infer_global_pool));
+    h.add_infer("reshape", Arc::new(shape::infer_reshape));
+    h.add_infer("transpose", Arc::new(shape::infer_transpose));
+    h.add_infer("concat", Arc::new(shape::infer_concat));
+    h.add_infer("slice", Arc::new(shape::infer_slice));
+    h.add_infer("flatten", Arc::new(shape::infer_flatten));
+    h.add_infer("pad", Arc::new(shape::infer_pad));
+    h.add_infer("squeeze", Arc::new(shape::infer_squeeze));
+    h.add_infer("unsqueeze", Arc::new(shape::infer_unsqueeze));
+    h.add_infer("reduce", Arc::new(shape::infer_reduce));
+    h.add_infer("resize", Arc::new(shape::infer_resize));
+    h.add_infer("topk", Arc::new(shape::infer_topk));
+    h.add_infer("nms", Arc::new(shape::infer_nms));
+    h.add_verifier("batch_norm", Arc::new(graph::verify_batch_norm));
+    h.add_verifier("layer_norm", Arc::new(graph::verify_layer_norm));
+    h.add_verifier("axis", Arc::new(graph::verify_axis));
+    h.add_verifier("quantize", Arc::new(graph::verify_quantize));
+    h.add_verifier("quantized_result", Arc::new(graph::verify_quantized_result));
+    h.add_folder("reshape", Arc::new(graph::fold_reshape));
 }

@@ -174,8 +174,17 @@ impl DeclaredSyntax {
                     }
                 }
                 Elem::AttrDict { keyword } => {
+                    // Attributes at their default value are left out, as MLIR does.
+                    let mut skip = st.attr_names.clone();
+                    skip.extend(
+                        self.decl
+                            .attributes
+                            .iter()
+                            .filter(|a| a.default.is_some() && op.attr(ctx, &a.name) == a.default)
+                            .map(|a| a.name.as_str()),
+                    );
                     let prefix = if *keyword { " attributes " } else { " " };
-                    crate::syntax::print_remaining_attrs(p, op, &st.attr_names, prefix);
+                    crate::syntax::print_remaining_attrs(p, op, &skip, prefix);
                 }
                 Elem::Optional { elems, anchor } => {
                     if self.anchor_present(op, ctx, anchor, st) {

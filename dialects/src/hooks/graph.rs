@@ -1,0 +1,186 @@
+//! Verifiers and folders of the `graph` dialect (`defs/graph.acc`) for what shape
+//! inference does not cover: per-channel operands, axes, quantized types.
+
+use acc_ir::attrs::AttrData;
+use acc_ir::types::QuantUniform;
+use acc_ir::{AttrId, Context, DiagLoc, Diagnostic, FoldResult, OpRef, TypeData, TypeId};
+
+use super::attr_read::{Attrs, dims_agree, norm_axis, ranked};
+use super::shape::{conv2d_shape, matmul_shape};
+
+fn check(op: OpRef<'_>, ctx: &Context, result: Result<(), String>) -> Vec<Diagnostic> {
+    match result {
+        Ok(()) => Vec::new(),
+        Err(m) => vec![Diagnostic::error(
+            DiagLoc::Loc(op.loc()),
+            format!("'{}' op {m}", ctx.op_name_str(op.name())),
+        )],
+    }
+}
+
+/// `scale`, `bias`, `mean` and `var` have one value per channel (dimension 1).
+pub(crate) fn verify_batch_norm(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+    let types = op.operand_types();
+    let result = (|| {
+        let (x, _) = ranked(ctx, types[0], "input")?;
+        if x.len() < 2 {
+            return Err("input must have rank 2 or more (N x C x ...)".to_string());
+        }
+        let (p, _) = ranked(ctx, types[1], "scale")?;
+        if !dims_agree(p[0], x[1]) {
+            return Err(format!(
+                "scale, bias, mean and var must have {} values, one per channel, but have {}",
+                x[1], p[0]
+            ));
+        }
+        Ok(())
+    })();
+    check(op, ctx, result)
+}
+
+/// `axis` is valid, and `scale` (and `bias`) broadcast to the normalized dimensions.
+pub(crate) fn verify_layer_norm(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+    let types = op.operand_types();
+    let result = (|| {
+        let (x, _) = ranked(ctx, types[0], "input")?;
+        let attrs = Attrs::of_op(ctx, op);
+        let axis = norm_axis(attrs.int("axis")?.unwrap_or(-1), x.len(), "axis")?;
+        let normalized = &x[axis..];
+        for (i, t) in types.iter().enumerate().skip(1) {
+            let (s, _) = ranked(ctx, *t, "scale and bias")?;
+            let fits = s.len() <= normalized.len()
+                && s.iter()
+                    .rev()
+                    .zip(normalized.iter().rev())
+                    .all(|(a, b)| *a == 1 || dims_agree(*a, *b));
+            if !fits {
+                let name = if i == 1 { "scale" } else { "bias" };
+                return Err(format!(
+                    "{name} of shape {s:?} does not broadcast to the normalized dimensions {normalized:?}"
+                ));
+            }
+        }
+        Ok(())
+    })();
+    check(op, ctx, result)
+}
+
+/// The `axis` attribute names a dimension of the input.
+pub(crate) fn verify_axis(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+    let types = op.operand_types();
+    let result = (|| {
+        let (x, _) = ranked(ctx, types[0], "input")?;
+        let axis = Attrs::of_op(ctx, op).int("axis")?.unwrap_or(-1);
+        norm_axis(axis, x.len(), "axis").map(|_| ())
+    })();
+    check(op, ctx, result)
+}
+
+fn quant(ctx: &Context, t: TypeId) -> Option<&QuantUniform> {
+    let element = ctx.type_data(t).element_type()?;
+    match ctx.type_data(element) {
+        TypeData::QuantUniform(q) => Some(q),
+        _ => None,
+    }
+}
+
+/// A quantized type's per-axis parameters fit the tensor they describe.
+fn check_quant_axis(ctx: &Context, t: TypeId, what: &str) -> Result<(), String> {
+    let Some(q) = quant(ctx, t) else {
+        return Ok(());
+    };
+    let Some(axis) = q.axis else { return Ok(()) };
+    let (shape, _) = ranked(ctx, t, what)?;
+    let axis = usize::try_from(axis)
+        .ok()
+        .filter(|a| *a < shape.len())
+        .ok_or_else(|| format!("{what} is quantized along axis {axis}, which it lacks"))?;
+    if !dims_agree(shape[axis], q.params.len() as i64) {
+        return Err(format!(
+            "{what} has {} quantization parameters for {} channels on axis {axis}",
+            q.params.len(),
+            shape[axis]
+        ));
+    }
+    Ok(())
+}
+
+/// `graph.quantize` / `graph.dequantize`: the quantized side expresses the float side's
+/// element type, and its per-axis parameters fit.
+pub(crate) fn verify_quantize(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+    let (Some(&input), Some(&output)) = (op.operand_types().first(), op.result_types().first())
+    else {
+        return Vec::new();
+    };
+    let result = (|| {
+        let (q_side, f_side) = if quant(ctx, input).is_some() {
+            (input, output)
+        } else {
+            (output, input)
+        };
+        let q = quant(ctx, q_side).ok_or("one side must be quantized")?;
+        let float = ctx.type_data(f_side).element_type().unwrap_or(f_side);
+        if q.expressed != float {
+            return Err(format!(
+                "the quantized type expresses {}, but the float side is {}",
+                acc_ir::printer::type_to_string(ctx, q.expressed),
+                acc_ir::printer::type_to_string(ctx, float)
+            ));
+        }
+        check_quant_axis(ctx, q_side, "the quantized tensor")
+    })();
+    check(op, ctx, result)
+}
+
+/// `graph.qconv2d` / `graph.qmatmul`: the result has the shape of the float op on the
+/// operands' shapes; weights may be per output channel, activations per tensor.
+pub(crate) fn verify_quantized_result(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+    let types = op.operand_types();
+    let Some(&out) = op.result_types().first() else {
+        return Vec::new();
+    };
+    let result = (|| {
+        let (a, _) = ranked(ctx, types[0], "input")?;
+        let (b, _) = ranked(ctx, types[1], "weight")?;
+        let want = if ctx.op_name_str(op.name()) == "graph.qconv2d" {
+            let bias = match types.get(2) {
+                Some(t) => Some(ranked(ctx, *t, "bias")?.0),
+                None => None,
+            };
+            conv2d_shape(&Attrs::of_op(ctx, op), &a, &b, bias.as_deref())?
+        } else {
+            matmul_shape(&a, &b)?
+        };
+        let (got, _) = ranked(ctx, out, "the result")?;
+        if got.len() != want.len() || !got.iter().zip(&want).all(|(g, w)| dims_agree(*g, *w)) {
+            return Err(format!(
+                "result shape {got:?} does not match the inferred {want:?}"
+            ));
+        }
+        if quant(ctx, types[0]).and_then(|q| q.axis).is_some() {
+            return Err("the input must be quantized per tensor".into());
+        }
+        check_quant_axis(ctx, types[1], "the weight")?;
+        check_quant_axis(ctx, out, "the result")
+    })();
+    check(op, ctx, result)
+}
+
+/// A reshape to the input's own type is the input; of a constant, a constant.
+pub(crate) fn fold_reshape(
+    op: OpRef<'_>,
+    consts: &[Option<AttrId>],
+    ctx: &mut Context,
+) -> Option<Vec<FoldResult>> {
+    let input = op.operands().next()?;
+    let out = op.result_types().first().copied()?;
+    if op.operand_types().first() == Some(&out) {
+        return Some(vec![FoldResult::Value(input)]);
+    }
+    let data = match ctx.attr_data(consts.first().copied()??).clone() {
+        AttrData::DenseElements { data, .. } => AttrData::DenseElements { ty: out, data },
+        AttrData::DenseResource { handle, .. } => AttrData::DenseResource { ty: out, handle },
+        _ => return None,
+    };
+    Some(vec![FoldResult::Attr(ctx.intern_attr(data))])
+}
