@@ -12,7 +12,9 @@ pub(crate) mod builtin;
 mod fold;
 pub(crate) mod func;
 mod graph;
+pub mod layout;
 pub mod shape;
+pub mod tensor;
 #[cfg(test)]
 mod testing;
 
@@ -87,6 +89,7 @@ pub fn table() -> &'static Hooks {
         h.add_verifier("call", Arc::new(func::verify_call));
         add_arith(&mut h);
         add_graph(&mut h);
+        add_tensor(&mut h);
         h
     })
 }
@@ -135,4 +138,20 @@ fn add_graph(h: &mut Hooks) {
     h.add_verifier("quantize", Arc::new(graph::verify_quantize));
     h.add_verifier("quantized_result", Arc::new(graph::verify_quantized_result));
     h.add_folder("reshape", Arc::new(graph::fold_reshape));
+}
+
+fn add_tensor(h: &mut Hooks) {
+    h.add_verifier("empty", Arc::new(tensor::verify_empty));
+    h.add_verifier("slice", Arc::new(tensor::verify_slice));
+    h.add_verifier("pad", Arc::new(tensor::verify_pad));
+    h.add_verifier("reassociation", Arc::new(tensor::verify_reassociation));
+    h.add_verifier("indices", Arc::new(tensor::verify_indices));
+    h.add_verifier("matmul", Arc::new(tensor::verify_matmul));
+    h.add_verifier("conv2d", Arc::new(tensor::verify_conv2d));
+    h.add_verifier("pool", Arc::new(tensor::verify_pool));
+    h.add_verifier("map", Arc::new(tensor::verify_map));
+    h.add_verifier("reduce", Arc::new(tensor::verify_reduce));
+    h.add_verifier("broadcast", Arc::new(tensor::verify_broadcast));
+    h.add_verifier("transpose", Arc::new(tensor::verify_transpose));
+    h.add_verifier("pack", Arc::new(tensor::verify_pack));
 }

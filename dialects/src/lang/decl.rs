@@ -85,15 +85,19 @@ pub enum RelationKind {
     Shapes,
     /// Identical ranks.
     Ranks,
+    /// The second value's type is the first's element type (`ElementTypeOf(tensor,
+    /// scalar)`, MLIR's `TypesMatchWith` on `getElementTypeOrSelf`).
+    ElementOf,
 }
 
 impl RelationKind {
     /// The trait names, as written in dialect files.
-    pub const NAMES: [(&'static str, RelationKind); 4] = [
+    pub const NAMES: [(&'static str, RelationKind); 5] = [
         ("AllTypesMatch", RelationKind::Types),
         ("AllElementTypesMatch", RelationKind::ElementTypes),
         ("AllShapesMatch", RelationKind::Shapes),
         ("AllRanksMatch", RelationKind::Ranks),
+        ("ElementTypeOf", RelationKind::ElementOf),
     ];
 
     /// The trait name.
@@ -112,6 +116,7 @@ impl RelationKind {
             RelationKind::ElementTypes => "the same element type",
             RelationKind::Shapes => "the same shape",
             RelationKind::Ranks => "the same rank",
+            RelationKind::ElementOf => "the element type of the first as the type of the second",
         }
     }
 }

@@ -125,19 +125,21 @@ fn op_def(op: &OpDecl, file: FileId) -> Result<OpDef, Vec<Diagnostic>> {
             None
         }
         (None, rust) => rust,
-        (Some((text, span)), None) => match format::compile(op, text, infer.clone()) {
-            Ok(s) => Some(Arc::new(s)),
-            Err((message, range)) => {
-                // +1 skips the opening quote (formats rarely contain escapes).
-                let start = (span.start + 1 + range.start).min(span.end);
-                let end = (span.start + 1 + range.end).min(span.end);
-                errors.push(Diagnostic::error(
-                    DiagLoc::Span(file, start..end.max(start)),
-                    format!("in the format of '{}': {message}", op.name),
-                ));
-                None
+        (Some((text, span)), None) => {
+            match format::compile(op, text, infer.clone(), verifier.clone()) {
+                Ok(s) => Some(Arc::new(s)),
+                Err((message, range)) => {
+                    // +1 skips the opening quote (formats rarely contain escapes).
+                    let start = (span.start + 1 + range.start).min(span.end);
+                    let end = (span.start + 1 + range.end).min(span.end);
+                    errors.push(Diagnostic::error(
+                        DiagLoc::Span(file, start..end.max(start)),
+                        format!("in the format of '{}': {message}", op.name),
+                    ));
+                    None
+                }
             }
-        },
+        }
     };
     if !errors.is_empty() {
         return Err(errors);

@@ -553,6 +553,12 @@ impl Reader<'_> {
                     ),
                 }
             }
+            if kind == RelationKind::ElementOf && values.len() != 2 {
+                self.error(
+                    op.span.clone(),
+                    format!("ElementTypeOf relates exactly two values (a container, then its element), in '{}'", op.name),
+                );
+            }
             op.relations.push(Relation { kind, values });
         }
         for (i, group) in draft.successor_operands.into_iter().enumerate() {

@@ -183,6 +183,7 @@ fn agree(ctx: &Context, kind: RelationKind, a: TypeId, b: TypeId) -> bool {
         RelationKind::ElementTypes => ea == eb,
         RelationKind::Shapes => sa == sb,
         RelationKind::Ranks => sa.map(|s| s.len()) == sb.map(|s| s.len()),
+        RelationKind::ElementOf => ea == b,
     }
 }
 

@@ -375,8 +375,9 @@ impl<'s> Parser<'s, '_> {
     }
 
     /// An attribute whose kind is known, as custom forms write it: numbers of a number
-    /// kind and strings without a type, types bare, enum cases in their custom form,
-    /// anything else as a full attribute.
+    /// kind and strings without a type, types bare, enum cases and declared attributes
+    /// without their `#dialect.name` (`<nsw>`, `<"NCHW">`), arrays as `[1, 2]`, anything
+    /// else as a full attribute (which every kind also accepts).
     pub fn parse_attr_of_kind(&mut self, kind: &AttrKind) -> PResult<AttrId> {
         if let Some(ty) = kind.number_type(self.ctx) {
             return self.parse_typed_number(ty);
@@ -391,8 +392,57 @@ impl<'s> Parser<'s, '_> {
                 Ok(self.ctx.type_attr(t))
             }
             AttrKind::Enum(full) => self.parse_enum_value(full),
+            AttrKind::Declared(full) if self.peek() == Tok::Less => {
+                let Some(def) = self.ctx.declared_attr(full).cloned() else {
+                    return self.err(format!("unknown attribute '#{full}'"));
+                };
+                let params = self.parse_declared_params(full, &def)?;
+                let (dialect, name) = full.split_once('.').unwrap_or((full, ""));
+                let (dialect, name) = (self.ctx.sym(dialect), self.ctx.sym(name));
+                Ok(self.ctx.intern_attr(AttrData::Declared {
+                    dialect,
+                    name,
+                    params,
+                }))
+            }
+            AttrKind::IntArray(w) if self.peek() == Tok::LSquare => {
+                let element = self.ctx.int_type(*w);
+                self.parse_bare_array(element)
+            }
+            AttrKind::FloatArray(w) if self.peek() == Tok::LSquare => {
+                let kind = if *w == 32 {
+                    FloatKind::F32
+                } else {
+                    FloatKind::F64
+                };
+                let element = self.ctx.float_type(kind);
+                self.parse_bare_array(element)
+            }
             _ => self.parse_attribute(),
         }
+    }
+
+    /// `[1, 2, 3]`: a dense array of `element` as custom forms write it.
+    fn parse_bare_array(&mut self, element: TypeId) -> PResult<AttrId> {
+        self.expect(Tok::LSquare, "'['")?;
+        let Some(kind) = self.scalar_kind(element) else {
+            return self.err("dense array element type must be an integer or float type");
+        };
+        let mut data = Vec::new();
+        if !self.try_consume(Tok::RSquare) {
+            loop {
+                let lit = self.parse_literal()?;
+                self.push_scalar(&mut data, &lit, kind)?;
+                if !self.try_consume(Tok::Comma) {
+                    break;
+                }
+            }
+            self.expect(Tok::RSquare, "']' or ','")?;
+        }
+        Ok(self.ctx.intern_attr(AttrData::DenseArray {
+            element,
+            data: data.into(),
+        }))
     }
 
     /// Defines an attribute alias `#name = attr` (at top level).

@@ -285,6 +285,11 @@ impl<'a> OpPrinter<'a, '_> {
         write_bare_value(&mut self.buf, self.ctx, a, &mut self.resources);
     }
 
+    /// Writes a dense array as `[1, 2, 3]`.
+    pub fn print_bare_array(&mut self, a: crate::attrs::AttrId) {
+        values::write_bare_array(&mut self.buf, self.ctx, a, &mut self.resources);
+    }
+
     /// Writes `{entries}` (sorted by the caller).
     pub fn print_dict_entries(&mut self, entries: &[(Sym, crate::attrs::AttrId)]) {
         write_dict(&mut self.buf, self.ctx, entries, &[], &mut self.resources);

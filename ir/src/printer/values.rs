@@ -203,6 +203,22 @@ fn write_params(out: &mut String, ctx: &Context, params: &[AttrId], resources: &
     out.push('>');
 }
 
+/// A dense array as custom forms write it: `[1, 2, 3]`.
+pub fn write_bare_array(out: &mut String, ctx: &Context, a: AttrId, resources: &mut Vec<Sym>) {
+    let AttrData::DenseArray { element, data } = ctx.attr_data(a) else {
+        return write_attr(out, ctx, a, resources);
+    };
+    let (width, kind) = scalar_info(ctx, *element);
+    out.push('[');
+    for (i, chunk) in data.chunks_exact(element_bytes(width)).enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        write_scalar(out, kind, chunk);
+    }
+    out.push(']');
+}
+
 /// An attribute as a custom form writes it when its kind is known: integers and floats
 /// without their type (`3`, `true`, `2.500000e-01`), anything else in full.
 pub fn write_bare_value(out: &mut String, ctx: &Context, a: AttrId, resources: &mut Vec<Sym>) {
@@ -378,7 +394,22 @@ pub fn write_attr(out: &mut String, ctx: &Context, a: AttrId, resources: &mut Ve
                 if i > 0 {
                     out.push_str(", ");
                 }
-                write_attr(out, ctx, *e, resources);
+                // As in MLIR, array elements of the default types (i64, f64) print
+                // without their type; the parser gives them those types back.
+                match ctx.attr_data(*e) {
+                    AttrData::Integer { ty, .. } | AttrData::Float { ty, .. }
+                        if matches!(
+                            ctx.type_data(*ty),
+                            TypeData::Integer {
+                                width: 64,
+                                signedness: Signedness::Signless
+                            } | TypeData::Float(FloatKind::F64)
+                        ) =>
+                    {
+                        write_bare_value(out, ctx, *e, resources)
+                    }
+                    _ => write_attr(out, ctx, *e, resources),
+                }
             }
             out.push(']');
         }

@@ -2,7 +2,7 @@
 // RUN: acc-opt --allow-unregistered-dialect %s | FileCheck %s
 // RUN: acc-opt --allow-unregistered-dialect --print-generic %s | acc-opt --allow-unregistered-dialect | FileCheck %s
 
-// CHECK: "t.arrays"() {a = [1 : i64, "x", [true, []]], b = []}
+// CHECK: "t.arrays"() {a = [1, "x", [true, []]], b = []}
 "t.arrays"() {a = [1, "x", [true, []]], b = []} : () -> ()
 
 // CHECK: "t.dense_arrays"() {a = array<i64: 1, -2, 3>, b = array<f32: 1.000000e+00, 2.500000e+00>, c = array<i1: true, false>, d = array<i32>, e = array<i8: -128, 127>}

@@ -45,6 +45,13 @@ enum Elem {
     AllResultTypes,
     /// `functional-type(operands, results)`.
     FunctionalType,
+    /// `dynamic_index_list($operands, $attr)`: `[0, %i, 4]`, constants in the
+    /// `i64_array` attribute and, where it holds `?` (i64::MIN), the next operand of the
+    /// variadic `index` group (MLIR's `custom<DynamicIndexList>`).
+    DynamicList {
+        operand: usize,
+        attr: usize,
+    },
     AttrDict {
         keyword: bool,
     },
@@ -61,6 +68,8 @@ pub struct DeclaredSyntax {
     decl: OpDecl,
     elems: Vec<Elem>,
     infer: Option<InferHook>,
+    /// The op's extra verifier: an op it rejects prints in generic form.
+    verifier: Option<acc_ir::registry::VerifyHook>,
 }
 
 const PUNCTUATION: [(&str, Tok); 16] = [
@@ -99,6 +108,7 @@ pub fn compile(
     decl: &OpDecl,
     format: &str,
     infer: Option<InferHook>,
+    verifier: Option<acc_ir::registry::VerifyHook>,
 ) -> Result<DeclaredSyntax, FormatError> {
     let mut pos = 0;
     let (elems, _) = compile_elems(decl, format, &mut pos, false)?;
@@ -109,6 +119,7 @@ pub fn compile(
         decl: decl.clone(),
         elems,
         infer,
+        verifier,
     };
     syntax.check_complete().map_err(|m| (m, 0..format.len()))?;
     Ok(syntax)
@@ -213,7 +224,8 @@ fn compile_elems(
     Ok((elems, anchor))
 }
 
-/// The end of a word: the next space, or the `)` closing a directive's parentheses.
+/// The end of a word: the next space or literal, or the `)` closing a directive's
+/// parentheses.
 fn word_end(format: &str, start: usize) -> usize {
     let mut depth = 0usize;
     for (i, c) in format[start..].char_indices() {
@@ -225,7 +237,7 @@ fn word_end(format: &str, start: usize) -> usize {
                     return start + i + 1;
                 }
             }
-            c if c.is_whitespace() && depth == 0 => return start + i,
+            c if (c.is_whitespace() || c == '`') && depth == 0 && i > 0 => return start + i,
             _ => {}
         }
     }
@@ -242,6 +254,12 @@ fn resolve_word(decl: &OpDecl, word: &str) -> Result<Elem, String> {
             return Ok(Elem::FunctionalType);
         }
         _ => {}
+    }
+    if let Some(inner) = word
+        .strip_prefix("dynamic_index_list(")
+        .and_then(|w| w.strip_suffix(')'))
+    {
+        return dynamic_list(decl, inner);
     }
     if let Some(inner) = word.strip_prefix("type(").and_then(|w| w.strip_suffix(')')) {
         let name = inner.trim().strip_prefix('$').ok_or(format!(
@@ -284,6 +302,27 @@ fn resolve_word(decl: &OpDecl, word: &str) -> Result<Elem, String> {
     Err(format!(
         "unknown format element '{word}': expected `literal`, $name, type($name), type(operands), type(results), functional-type(operands, results), attr-dict or attr-dict-with-keyword"
     ))
+}
+
+/// `dynamic_index_list($operands, $attr)`: a variadic operand group and an i64 array.
+fn dynamic_list(decl: &OpDecl, inner: &str) -> Result<Elem, String> {
+    let usage = "expected dynamic_index_list($operands, $attr): a variadic operand group and an i64_array attribute";
+    let (a, b) = inner.split_once(',').ok_or(usage)?;
+    let (a, b) = (a.trim().strip_prefix('$'), b.trim().strip_prefix('$'));
+    let operand = a.and_then(|a| decl.operands.iter().position(|o| o.name == a));
+    let attr = b.and_then(|b| decl.attributes.iter().position(|x| x.name == b));
+    match (operand, attr) {
+        (Some(o), Some(at))
+            if decl.operands[o].quantifier == Quantifier::Variadic
+                && decl.attributes[at].kind == AttrKind::IntArray(64) =>
+        {
+            Ok(Elem::DynamicList {
+                operand: o,
+                attr: at,
+            })
+        }
+        _ => Err(usage.into()),
+    }
 }
 
 /// The one type a constraint allows, when it allows exactly one (the format then need
@@ -341,6 +380,22 @@ fn propagate_known(decl: &OpDecl, has_infer: bool, known: &mut (Vec<bool>, Vec<b
                 }
             }
         }
+        for rel in decl
+            .relations
+            .iter()
+            .filter(|r| r.kind == RelationKind::ElementOf)
+        {
+            if let [(cres, cg), (eres, eg)] = rel.values[..] {
+                let container = if cres { known.1[cg] } else { known.0[cg] };
+                if container {
+                    if eres {
+                        known.1[eg] = true
+                    } else {
+                        known.0[eg] = true
+                    }
+                }
+            }
+        }
         let any_operand = known.0.iter().any(|k| *k);
         let any = any_operand || known.1.iter().any(|k| *k);
         if (same_operands && any_operand) || (same_all && any) {
@@ -370,8 +425,13 @@ impl DeclaredSyntax {
                 "the format must contain attr-dict (or attr-dict-with-keyword) exactly once".into(),
             );
         }
+        let in_list = |i: usize| {
+            all.iter()
+                .filter(|e| matches!(e, Elem::DynamicList { operand, .. } if *operand == i))
+                .count()
+        };
         for (i, o) in d.operands.iter().enumerate() {
-            if count(&Elem::Operand(i)) != 1 {
+            if count(&Elem::Operand(i)) + in_list(i) != 1 {
                 return Err(format!(
                     "the format must mention operand '${}' exactly once",
                     o.name
@@ -459,7 +519,9 @@ impl DeclaredSyntax {
         let mut names: Vec<&str> = flatten(&self.elems)
             .into_iter()
             .filter_map(|e| match e {
-                Elem::Attr(i) => Some(self.decl.attributes[*i].name.as_str()),
+                Elem::Attr(i) | Elem::DynamicList { attr: i, .. } => {
+                    Some(self.decl.attributes[*i].name.as_str())
+                }
                 _ => None,
             })
             .collect();
@@ -477,6 +539,7 @@ impl DeclaredSyntax {
 impl CustomSyntax for DeclaredSyntax {
     fn can_print(&self, op: OpRef<'_>, ctx: &Context) -> bool {
         super::verify::verify(&self.decl, self.infer.as_ref(), op, ctx).is_empty()
+            && self.verifier.as_ref().is_none_or(|v| v(op, ctx).is_empty())
             && crate::syntax::remaining_attrs(ctx, op, &self.attr_names()).is_some()
             && self.required_attrs_present(op, ctx)
     }

@@ -109,6 +109,33 @@ impl DeclaredSyntax {
                     self.split_operand_types(st, inputs.to_vec());
                     self.split_result_types(cp, st, results.to_vec())?;
                 }
+                Elem::DynamicList { operand, attr } => {
+                    cp.p.expect(Tok::LSquare, "'['")?;
+                    let mut values: Vec<i64> = Vec::new();
+                    if !cp.p.try_consume(Tok::RSquare) {
+                        loop {
+                            if cp.p.peek() == Tok::ValueId {
+                                st.operands[*operand].push(cp.p.parse_operand()?);
+                                values.push(acc_ir::DYNAMIC);
+                            } else {
+                                values.push(cp.p.parse_i64()?);
+                            }
+                            if !cp.p.try_consume(Tok::Comma) {
+                                break;
+                            }
+                        }
+                        cp.p.expect(Tok::RSquare, "']' or ','")?;
+                    }
+                    let ctx = cp.p.context();
+                    let element = ctx.int_type(64);
+                    let data: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+                    let value = ctx.intern_attr(AttrData::DenseArray {
+                        element,
+                        data: data.into(),
+                    });
+                    let key = ctx.sym(&d.attributes[*attr].name);
+                    st.props.push((key, value));
+                }
                 Elem::Attr(i) => {
                     let decl = &d.attributes[*i];
                     let a = if decl.kind == AttrKind::Unit {
@@ -172,7 +199,7 @@ impl DeclaredSyntax {
     }
 
     /// Fills the types the format left out, from constraints, relations and traits.
-    fn derive_types(&self, st: &mut ParseState<'_>) {
+    fn derive_types(&self, ctx: &acc_ir::Context, st: &mut ParseState<'_>) {
         let d = &self.decl;
         for (i, o) in d.operands.iter().enumerate() {
             if st.operand_types[i].is_none()
@@ -208,6 +235,25 @@ impl DeclaredSyntax {
                 for &(res, g) in &rel.values {
                     changed |= fill(st, res, g, t);
                 }
+            }
+            for rel in d
+                .relations
+                .iter()
+                .filter(|r| r.kind == RelationKind::ElementOf)
+            {
+                let [(cres, cg), (eres, eg)] = rel.values[..] else {
+                    continue;
+                };
+                let types = if cres {
+                    &st.result_types
+                } else {
+                    &st.operand_types
+                };
+                let Some(container) = types[cg].as_ref().and_then(|t| t.first().copied()) else {
+                    continue;
+                };
+                let element = ctx.type_data(container).element_type().unwrap_or(container);
+                changed |= fill(st, eres, eg, element);
             }
             let operand_type = first(&st.operand_types);
             let any_type = operand_type.or_else(|| first(&st.result_types));
@@ -265,7 +311,7 @@ impl DeclaredSyntax {
         };
         let span = cp.p.tok_span();
         self.parse_elems(cp, state, &self.elems, &mut st)?;
-        self.derive_types(&mut st);
+        self.derive_types(cp.p.context_ref(), &mut st);
         for (i, group) in st.operands.iter().enumerate() {
             let types = st.operand_types[i].take().unwrap_or_default();
             if types.len() != group.len() {

@@ -154,6 +154,25 @@ impl DeclaredSyntax {
                     p.write_str(") -> ");
                     p.print_result_types(&st.result_types);
                 }
+                Elem::DynamicList { operand, attr } => {
+                    sp.value(p);
+                    let values = op
+                        .attr(ctx, &self.decl.attributes[*attr].name)
+                        .map(|a| dense_i64s(ctx, a))
+                        .unwrap_or_default();
+                    let mut dynamic = st.operands[st.op_ranges[*operand].clone()].iter();
+                    p.write_str("[");
+                    for (i, v) in values.iter().enumerate() {
+                        if i > 0 {
+                            p.write_str(", ");
+                        }
+                        match (*v == acc_ir::DYNAMIC).then(|| dynamic.next()).flatten() {
+                            Some(d) => p.print_operand(*d),
+                            None => p.write_str(&v.to_string()),
+                        }
+                    }
+                    p.write_str("]");
+                }
                 Elem::Attr(i) => {
                     let decl = &self.decl.attributes[*i];
                     if let Some(a) = op.attr(ctx, &decl.name)
@@ -205,6 +224,17 @@ impl DeclaredSyntax {
     }
 }
 
+/// The values of an `array<i64: ...>` attribute.
+pub(super) fn dense_i64s(ctx: &Context, a: AttrId) -> Vec<i64> {
+    match ctx.attr_data(a) {
+        AttrData::DenseArray { data, .. } => data
+            .chunks_exact(8)
+            .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
 /// Prints an attribute the way its kind lets the parser read it back: numbers without
 /// their type, enum cases in their custom form (`<nsw>`, or the keyword of an enum
 /// stored as an integer), anything else in full.
@@ -212,6 +242,7 @@ fn print_attr_value(p: &mut OpPrinter<'_, '_>, a: AttrId, kind: &AttrKind) {
     let ctx = p.ctx();
     match kind {
         AttrKind::Int(_) | AttrKind::Float(_) => p.print_bare_value(a),
+        AttrKind::IntArray(_) | AttrKind::FloatArray(_) => p.print_bare_array(a),
         AttrKind::Enum(full) => {
             let Some(def) = ctx.enum_attr(full) else {
                 return p.print_attr(a);
@@ -225,6 +256,13 @@ fn print_attr_value(p: &mut OpPrinter<'_, '_>, a: AttrId, kind: &AttrKind) {
                     Some(at) => p.write_str(&ctx.str(*body)[at..]),
                     None => p.print_attr(a),
                 },
+                _ => p.print_attr(a),
+            }
+        }
+        AttrKind::Declared(full) => {
+            let text = acc_ir::printer::attr_to_string(ctx, a);
+            match text.strip_prefix(&format!("#{full}")) {
+                Some(params) if params.starts_with('<') => p.write_str(params),
                 _ => p.print_attr(a),
             }
         }
