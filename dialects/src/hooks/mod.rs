@@ -13,6 +13,7 @@ mod fold;
 pub(crate) mod func;
 mod graph;
 pub mod layout;
+pub mod loops;
 pub mod shape;
 pub mod tensor;
 #[cfg(test)]
@@ -90,6 +91,7 @@ pub fn table() -> &'static Hooks {
         add_arith(&mut h);
         add_graph(&mut h);
         add_tensor(&mut h);
+        add_loop(&mut h);
         h
     })
 }
@@ -145,7 +147,6 @@ fn add_tensor(h: &mut Hooks) {
     h.add_verifier("slice", Arc::new(tensor::verify_slice));
     h.add_verifier("pad", Arc::new(tensor::verify_pad));
     h.add_verifier("reassociation", Arc::new(tensor::verify_reassociation));
-    h.add_verifier("indices", Arc::new(tensor::verify_indices));
     h.add_verifier("matmul", Arc::new(tensor::verify_matmul));
     h.add_verifier("conv2d", Arc::new(tensor::verify_conv2d));
     h.add_verifier("pool", Arc::new(tensor::verify_pool));
@@ -154,4 +155,14 @@ fn add_tensor(h: &mut Hooks) {
     h.add_verifier("broadcast", Arc::new(tensor::verify_broadcast));
     h.add_verifier("transpose", Arc::new(tensor::verify_transpose));
     h.add_verifier("pack", Arc::new(tensor::verify_pack));
+}
+
+fn add_loop(h: &mut Hooks) {
+    h.add_verifier("indices", Arc::new(loops::verify_indices));
+    h.add_verifier("for", Arc::new(loops::verify_for));
+    h.add_verifier("parallel", Arc::new(loops::verify_parallel));
+    h.add_verifier("alloc", Arc::new(loops::verify_alloc));
+    h.add_verifier("subview", Arc::new(loops::verify_subview));
+    h.add_syntax("for", Arc::new(loops::ForSyntax));
+    h.add_syntax("parallel", Arc::new(loops::ParallelSyntax));
 }

@@ -303,24 +303,6 @@ pub(crate) fn verify_reassociation(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnost
     report(op, ctx, result)
 }
 
-/// `tensor.extract` / `tensor.insert`: one index per dimension.
-pub(crate) fn verify_indices(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
-    let result = (|| {
-        let insert = ctx.op_name_str(op.name()) == "tensor.insert";
-        let types = op.operand_types();
-        let tensor = if insert { types[1] } else { types[0] };
-        let rank = shape_of(ctx, tensor)?.len();
-        let indices = types.len() - if insert { 2 } else { 1 };
-        if indices != rank {
-            return Err(format!(
-                "needs {rank} indices, one per dimension, but has {indices}"
-            ));
-        }
-        Ok(())
-    })();
-    report(op, ctx, result)
-}
-
 /// The input shapes of a structured op (all operands but the init) and its init shape.
 fn structured(
     ctx: &Context,

@@ -116,7 +116,7 @@ impl RelationKind {
             RelationKind::ElementTypes => "the same element type",
             RelationKind::Shapes => "the same shape",
             RelationKind::Ranks => "the same rank",
-            RelationKind::ElementOf => "the element type of the first as the type of the second",
+            RelationKind::ElementOf => "the element type of the first as the second's type",
         }
     }
 }

@@ -242,6 +242,14 @@ fn check_relations(
                 match first {
                     None => first = Some((name, types[i])),
                     Some((fname, ft)) if !agree(ctx, rel.kind, ft, types[i]) => {
+                        if rel.kind == RelationKind::ElementOf {
+                            return Some(format!(
+                                "'{}' op requires '{name}' to have the element type of '{fname}' (ElementTypeOf), but found {} and {}",
+                                decl.name,
+                                type_to_string(ctx, ft),
+                                type_to_string(ctx, types[i])
+                            ));
+                        }
                         return Some(format!(
                             "'{}' op requires {} for '{fname}' and '{name}' ({}), but found {} and {}",
                             decl.name,

@@ -939,6 +939,19 @@ impl<'s> Parser<'s, '_> {
         })
     }
 
+    /// `%name`: a region entry argument whose type the custom syntax knows (the
+    /// induction variable of a loop).
+    pub fn parse_region_argument_of_type(&mut self, ty: TypeId) -> PResult<RegionArg<'s>> {
+        let (name, span) = self.parse_value_name("argument name")?;
+        Ok(RegionArg {
+            name,
+            ty,
+            loc: None,
+            loc_alias: None,
+            span,
+        })
+    }
+
     /// An optional `loc(...)` after an argument declared by a custom syntax (where the
     /// location follows other syntax, as in `%a: i32 {attrs} loc(...)`).
     pub fn parse_optional_arg_loc(&mut self, arg: &mut RegionArg<'s>) -> PResult<()> {

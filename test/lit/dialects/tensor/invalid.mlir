@@ -80,7 +80,7 @@ func.func @extract(%t: tensor<2x3x4xf32>, %m: tensor<4x8xf32>, %i: index, %p: f3
 // -----
 
 func.func @insert(%t: tensor<2x3x4xf32>, %m: tensor<4x8xf32>, %i: index, %p: f32, %x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
-  // expected-error @+1 {{'tensor.insert' op requires the element type of the first as the type of the second for 'dest' and 'scalar' (ElementTypeOf), but found tensor<2x3x4xf32> and index}}
+  // expected-error @+1 {{'tensor.insert' op requires 'scalar' to have the element type of 'dest' (ElementTypeOf), but found tensor<2x3x4xf32> and index}}
   %0 = "tensor.insert"(%i, %t, %i, %i, %i) : (index, tensor<2x3x4xf32>, index, index, index) -> tensor<2x3x4xf32>
   return
 }
