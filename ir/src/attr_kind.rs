@@ -26,6 +26,8 @@ pub enum AttrKind {
     Type,
     /// A symbol reference.
     Symbol,
+    /// The name a symbol defines (`sym_name`): a string, written `@name` in formats.
+    SymbolName,
     /// An array of attributes.
     Array,
     /// A dictionary.
@@ -48,7 +50,7 @@ pub enum AttrKind {
 
 impl AttrKind {
     /// The builtin kinds and their names in dialect files.
-    pub const NAMES: [(&'static str, AttrKind); 23] = [
+    pub const NAMES: [(&'static str, AttrKind); 24] = [
         ("any", AttrKind::Any),
         ("bool", AttrKind::Int(Some(1))),
         ("i8", AttrKind::Int(Some(8))),
@@ -62,6 +64,7 @@ impl AttrKind {
         ("unit", AttrKind::Unit),
         ("type", AttrKind::Type),
         ("symbol", AttrKind::Symbol),
+        ("symbol_name", AttrKind::SymbolName),
         ("array", AttrKind::Array),
         ("dict", AttrKind::Dict),
         ("dense", AttrKind::Dense),
@@ -138,7 +141,9 @@ impl AttrKind {
             AttrKind::Float(w) => {
                 matches!(data, AttrData::Float { ty, .. } if float_width(*ty) == Some(*w))
             }
-            AttrKind::String => matches!(data, AttrData::String { ty: None, .. }),
+            AttrKind::String | AttrKind::SymbolName => {
+                matches!(data, AttrData::String { ty: None, .. })
+            }
             AttrKind::Unit => matches!(data, AttrData::Unit),
             AttrKind::Type => matches!(data, AttrData::Type(_)),
             AttrKind::Symbol => matches!(data, AttrData::SymbolRef { .. }),

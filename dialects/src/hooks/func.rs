@@ -163,31 +163,6 @@ pub(crate) fn verify_return(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     Vec::new()
 }
 
-/// Finds the function named `name` in the nearest enclosing module.
-fn lookup_function<'a>(op: OpRef<'a>, ctx: &Context, name: Sym) -> Option<OpRef<'a>> {
-    let mut cur = op.parent_op();
-    while let Some(p) = cur {
-        let def = ctx.op_def(p.name());
-        if def.is_some_and(|d| d.traits.symbol_table) {
-            let body = p.ir.body(p.region_body());
-            for &region in p.regions() {
-                for block in body.region_blocks(region) {
-                    for o in body.block_ops(block) {
-                        let r = p.ir.op(p.region_body(), o);
-                        let sym = r.attr(ctx, "sym_name");
-                        if sym.is_some_and(|a| matches!(ctx.attr_data(a), AttrData::String { value, .. } if *value == name)) {
-                            return Some(r);
-                        }
-                    }
-                }
-            }
-            return None;
-        }
-        cur = p.parent_op();
-    }
-    None
-}
-
 pub(crate) fn verify_call(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     let shape = shape_error(op, "func.call", None, op.results().len(), 0, 0);
     if !shape.is_empty() {
@@ -206,8 +181,8 @@ pub(crate) fn verify_call(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
         return Vec::new();
     }
     let name = ctx.str(*root);
-    let Some(f) =
-        lookup_function(op, ctx, *root).filter(|f| ctx.op_name_str(f.name()) == "func.func")
+    let Some(f) = crate::syntax::lookup_symbol(op, ctx, *root)
+        .filter(|f| ctx.op_name_str(f.name()) == "func.func")
     else {
         return err(
             op,

@@ -12,6 +12,7 @@ pub(crate) mod builtin;
 mod fold;
 pub(crate) mod func;
 mod graph;
+pub mod hw;
 pub mod layout;
 pub mod loops;
 pub mod shape;
@@ -92,6 +93,10 @@ pub fn table() -> &'static Hooks {
         add_graph(&mut h);
         add_tensor(&mut h);
         add_loop(&mut h);
+        h.add_verifier("device", Arc::new(hw::verify_device));
+        h.add_verifier("memory", Arc::new(hw::verify_memory));
+        h.add_verifier("buffer", Arc::new(hw::verify_buffer));
+        h.add_verifier("launch", Arc::new(hw::verify_launch));
         h
     })
 }

@@ -679,8 +679,17 @@ impl Reader<'_> {
             return c.clone();
         }
         let full = format!("{}.{name}", self.dialect);
-        if self.ctx.declared_type(&full).is_some() {
-            return TypeConstraint::Declared(full);
+        if let Some(def) = self.ctx.declared_type(&full) {
+            if !def.params.is_empty() {
+                return TypeConstraint::Declared(full);
+            }
+            // A type without parameters is one type: the format need not write it.
+            let (dialect, name) = (self.ctx.sym(&self.dialect), self.ctx.sym(name));
+            return TypeConstraint::Exact(self.ctx.intern_type(acc_ir::TypeData::Declared {
+                dialect,
+                name,
+                params: Box::new([]),
+            }));
         }
         if let Some(c) = builtin_class(name) {
             return c;

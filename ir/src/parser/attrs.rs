@@ -391,6 +391,11 @@ impl<'s> Parser<'s, '_> {
                 let t = self.parse_type()?;
                 Ok(self.ctx.type_attr(t))
             }
+            AttrKind::SymbolName if self.peek() == Tok::AtId => {
+                let name = self.parse_symbol_name()?;
+                let text = self.ctx.str(name).to_string();
+                Ok(self.ctx.string_attr(&text))
+            }
             AttrKind::Enum(full) => self.parse_enum_value(full),
             AttrKind::Declared(full) if self.peek() == Tok::Less => {
                 let Some(def) = self.ctx.declared_attr(full).cloned() else {

@@ -243,6 +243,14 @@ fn print_attr_value(p: &mut OpPrinter<'_, '_>, a: AttrId, kind: &AttrKind) {
     match kind {
         AttrKind::Int(_) | AttrKind::Float(_) => p.print_bare_value(a),
         AttrKind::IntArray(_) | AttrKind::FloatArray(_) => p.print_bare_array(a),
+        AttrKind::SymbolName => match ctx.attr_data(a) {
+            AttrData::String { value, .. } => {
+                let mut s = String::new();
+                acc_ir::printer::write_symbol(&mut s, ctx.str(*value));
+                p.write_str(&s);
+            }
+            _ => p.print_attr(a),
+        },
         AttrKind::Enum(full) => {
             let Some(def) = ctx.enum_attr(full) else {
                 return p.print_attr(a);

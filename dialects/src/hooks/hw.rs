@@ -1,0 +1,154 @@
+//! Verifiers of the `hw` dialect (`defs/hw.acc`): symbols name the right kind of op,
+//! buffers fit their memory, launches pass what their region takes.
+
+use acc_ir::attrs::AttrData;
+use acc_ir::{AttrId, Context, DiagLoc, Diagnostic, OpRef, TypeData, TypeId};
+
+use super::attr_read::Attrs;
+use crate::syntax::lookup_symbol;
+
+type Check = Result<(), String>;
+
+fn report(op: OpRef<'_>, ctx: &Context, result: Check) -> Vec<Diagnostic> {
+    match result {
+        Ok(()) => Vec::new(),
+        Err(m) => vec![Diagnostic::error(
+            DiagLoc::Loc(op.loc()),
+            format!("'{}' op {m}", ctx.op_name_str(op.name())),
+        )],
+    }
+}
+
+/// The op a symbol reference attribute names, checked to be a `want` op.
+fn resolve<'a>(op: OpRef<'a>, ctx: &Context, a: AttrId, want: &str) -> Result<OpRef<'a>, String> {
+    let AttrData::SymbolRef { root, nested } = ctx.attr_data(a) else {
+        return Err(format!("expects a symbol naming a '{want}'"));
+    };
+    let name = ctx.str(*root);
+    let found = lookup_symbol(op, ctx, *root)
+        .filter(|_| nested.is_empty())
+        .ok_or_else(|| format!("refers to @{name}, which is not defined"))?;
+    if ctx.op_name_str(found.name()) != want {
+        return Err(format!("refers to @{name}, which is not a '{want}'"));
+    }
+    Ok(found)
+}
+
+pub(crate) fn verify_device(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+    let kind = op.attr(ctx, "kind").map(|a| ctx.attr_data(a));
+    let result = match kind {
+        Some(AttrData::String { value, .. }) if !ctx.str(*value).is_empty() => Ok(()),
+        _ => Err("needs a non-empty 'kind' (\"host\", \"accelerator\", \"dsp\", ...)".to_string()),
+    };
+    report(op, ctx, result)
+}
+
+pub(crate) fn verify_memory(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+    let result = (|| {
+        let attrs = Attrs::of_op(ctx, op);
+        let size = attrs.req_int("size")?;
+        let alignment = attrs.int("alignment")?.unwrap_or(1);
+        if size <= 0 {
+            return Err(format!("size must be positive, but is {size}"));
+        }
+        if alignment <= 0 || alignment & (alignment - 1) != 0 {
+            return Err(format!(
+                "alignment must be a power of two, but is {alignment}"
+            ));
+        }
+        if let Some(devices) = attrs.get("devices") {
+            let AttrData::Array(items) = ctx.attr_data(devices) else {
+                return Err("'devices' must list device symbols".into());
+            };
+            for d in items.iter() {
+                resolve(op, ctx, *d, "hw.device")?;
+            }
+        }
+        Ok(())
+    })();
+    report(op, ctx, result)
+}
+
+/// Bytes a statically shaped buffer of `t` takes (sub-byte elements packed).
+pub fn buffer_bytes(ctx: &Context, t: TypeId) -> Option<i64> {
+    let data = ctx.type_data(t);
+    let count: i64 = data
+        .shape()?
+        .iter()
+        .try_fold(1i64, |n, &d| (d >= 0).then(|| n.saturating_mul(d)))?;
+    let bits = match ctx.type_data(data.element_type()?) {
+        TypeData::Integer { width, .. } => i64::from(*width),
+        TypeData::Float(k) => i64::from(k.width()),
+        TypeData::Index => 64,
+        _ => return None,
+    };
+    Some((count.saturating_mul(bits) + 7) / 8)
+}
+
+/// The memory named by a memref's `#hw.space<@name>` memory space.
+pub fn memory_space(ctx: &Context, t: TypeId) -> Option<AttrId> {
+    let TypeData::MemRef { memory_space, .. } = ctx.type_data(t) else {
+        return None;
+    };
+    match ctx.attr_data((*memory_space)?) {
+        AttrData::Declared {
+            dialect,
+            name,
+            params,
+        } if ctx.str(*dialect) == "hw" && ctx.str(*name) == "space" => params.first().copied(),
+        _ => None,
+    }
+}
+
+pub(crate) fn verify_buffer(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+    let result = (|| {
+        let attrs = Attrs::of_op(ctx, op);
+        let memory_ref = attrs.get("memory").ok_or("requires attribute 'memory'")?;
+        let memory = resolve(op, ctx, memory_ref, "hw.memory")?;
+        let mem_attrs = Attrs::of_op(ctx, memory);
+        let size = mem_attrs.req_int("size")?;
+        let alignment = mem_attrs.int("alignment")?.unwrap_or(1).max(1);
+        let offset = attrs.req_int("offset")?;
+        let t = op.result_types()[0];
+        if memory_space(ctx, t) != Some(memory_ref) {
+            return Err(
+                "the buffer's type must have the memory space #hw.space of its memory".into(),
+            );
+        }
+        let bytes = buffer_bytes(ctx, t).ok_or("a buffer needs a static shape of numbers")?;
+        if offset < 0 || offset % alignment != 0 {
+            return Err(format!(
+                "offset {offset} is not a multiple of the memory's alignment {alignment}"
+            ));
+        }
+        if offset.saturating_add(bytes) > size {
+            return Err(format!(
+                "{bytes} bytes at offset {offset} do not fit in the memory's {size} bytes"
+            ));
+        }
+        Ok(())
+    })();
+    report(op, ctx, result)
+}
+
+pub(crate) fn verify_launch(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+    let result = (|| {
+        let device = op
+            .attr(ctx, "device")
+            .ok_or("requires attribute 'device'")?;
+        resolve(op, ctx, device, "hw.device")?;
+        let body = op.ir.body(op.region_body());
+        let region = *op.regions().first().ok_or("needs a body")?;
+        let block = body.entry_block(region).ok_or("needs a body block")?;
+        let args: Vec<TypeId> = body
+            .block_args(block)
+            .iter()
+            .map(|v| body.value_type(*v))
+            .collect();
+        if args != op.operand_types() {
+            return Err("the body's arguments must have the operands' types".into());
+        }
+        Ok(())
+    })();
+    report(op, ctx, result)
+}
