@@ -85,17 +85,13 @@ pub fn buffer_bytes(ctx: &Context, t: TypeId) -> Option<i64> {
     Some((count.saturating_mul(bits) + 7) / 8)
 }
 
-/// The memory named by a memref's `#hw.space<@name>` memory space.
-pub fn memory_space(ctx: &Context, t: TypeId) -> Option<AttrId> {
+/// The name of the memory a memref lives in: its string memory space (`"sram"`).
+pub fn memory_space(ctx: &Context, t: TypeId) -> Option<&str> {
     let TypeData::MemRef { memory_space, .. } = ctx.type_data(t) else {
         return None;
     };
     match ctx.attr_data((*memory_space)?) {
-        AttrData::Declared {
-            dialect,
-            name,
-            params,
-        } if ctx.str(*dialect) == "hw" && ctx.str(*name) == "space" => params.first().copied(),
+        AttrData::String { value, ty: None } => Some(ctx.str(*value)),
         _ => None,
     }
 }
@@ -110,10 +106,14 @@ pub(crate) fn verify_buffer(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
         let alignment = mem_attrs.int("alignment")?.unwrap_or(1).max(1);
         let offset = attrs.req_int("offset")?;
         let t = op.result_types()[0];
-        if memory_space(ctx, t) != Some(memory_ref) {
-            return Err(
-                "the buffer's type must have the memory space #hw.space of its memory".into(),
-            );
+        let AttrData::SymbolRef { root, .. } = ctx.attr_data(memory_ref) else {
+            return Err("'memory' must name an hw.memory".into());
+        };
+        let name = ctx.str(*root);
+        if memory_space(ctx, t) != Some(name) {
+            return Err(format!(
+                "the buffer's type must have its memory's name \"{name}\" as memory space"
+            ));
         }
         let bytes = buffer_bytes(ctx, t).ok_or("a buffer needs a static shape of numbers")?;
         if offset < 0 || offset % alignment != 0 {

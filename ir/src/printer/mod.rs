@@ -1,7 +1,10 @@
 //! The printer: an [`Ir`] to MLIR-syntax text, in generic or custom form.
 //!
 //! Values and blocks are renumbered densely and deterministically with MLIR's scheme:
-//! numbering restarts at every isolated-from-above op; entry block arguments are
+//! numbering restarts at the isolated-from-above ops MLIR knows ([`RESTARTS_NUMBERING`]);
+//! other isolated ops (acc's, such as `hw.launch`, which `mlir-opt
+//! --allow-unregistered-dialect` reads as ordinary ops) continue their parent's numbers,
+//! so that their generic form never redefines a name MLIR still sees; entry block arguments are
 //! `%argN`, other values `%N` (one number per op, `%N:k` for k results, used as `%N#i`);
 //! blocks are `^bbN` per region; nested regions continue from the counters their parent
 //! region ended with. Printing then parsing yields the same IR, and printing is a fixed
@@ -33,6 +36,10 @@ pub struct PrintOptions {
     pub debuginfo: bool,
 }
 
+/// The isolated-from-above ops at which value numbering restarts, as in MLIR: those
+/// `mlir-opt` itself knows to be isolated.
+pub const RESTARTS_NUMBERING: [&str; 2] = ["builtin.module", "func.func"];
+
 const NO_NAME: u32 = u32::MAX;
 const ARG_FLAG: u32 = 1 << 31;
 
@@ -52,6 +59,10 @@ pub struct OpPrinter<'a, 'w> {
     io_error: Option<io::Error>,
     indent: usize,
     names: Vec<Option<Names>>,
+    /// Where numbering starts in the bodies of isolated ops that continue their
+    /// parent's numbers: `(next value, next argument)`, recorded when the parent is
+    /// numbered.
+    name_starts: rustc_hash::FxHashMap<BodyId, (u32, u32)>,
     default_dialects: Vec<String>,
     resources: Vec<Sym>,
     /// The body of the op being printed.
@@ -82,6 +93,7 @@ pub fn write_ir(
         io_error: None,
         indent: 0,
         names: Vec::new(),
+        name_starts: Default::default(),
         default_dialects: Vec::new(),
         resources: Vec::new(),
         body: ir.root_body,
@@ -151,8 +163,19 @@ impl<'a> OpPrinter<'a, '_> {
             values: vec![NO_NAME; b.values.len()],
             blocks: vec![NO_NAME; b.blocks.len()],
         };
+        let (first_value, first_arg) = self.name_starts.get(&body).copied().unwrap_or((0, 0));
+        let restarts = RestartRule {
+            ctx: self.ctx,
+            starts: &mut self.name_starts,
+        };
+        let mut numbering = Numbering {
+            ir: self.ir,
+            body,
+            names: &mut names,
+            rule: restarts,
+        };
         for &r in b.top_regions() {
-            number_region(self.ir, body, r, 0, 0, &mut names);
+            numbering.region(r, first_value, first_arg);
         }
         // A detached root op's results get numbers too.
         if body == self.ir.root_body {
@@ -528,39 +551,59 @@ impl<'a> OpPrinter<'a, '_> {
 
 /// Numbers the blocks and values of `region` (MLIR's `numberValuesInRegion`), then its
 /// nested non-isolated regions, which start from the counters this region ended with.
-fn number_region(
-    ir: &Ir,
+/// Decides where numbering restarts, and records where it continues.
+struct RestartRule<'a> {
+    ctx: &'a Context,
+    starts: &'a mut rustc_hash::FxHashMap<BodyId, (u32, u32)>,
+}
+
+/// Numbers the values and blocks of one body.
+struct Numbering<'a> {
+    ir: &'a Ir,
     body: BodyId,
-    region: RegionId,
-    mut next_value: u32,
-    mut next_arg: u32,
-    names: &mut Names,
-) {
-    let b = ir.body(body);
-    let entry = b.entry_block(region);
-    for (i, block) in b.region_blocks(region).enumerate() {
-        names.blocks[block.index()] = i as u32;
-        for &a in b.block_args(block) {
-            if Some(block) == entry {
-                names.values[a.index()] = next_arg | ARG_FLAG;
-                next_arg += 1;
-            } else {
-                names.values[a.index()] = next_value;
-                next_value += 1;
+    names: &'a mut Names,
+    rule: RestartRule<'a>,
+}
+
+impl Numbering<'_> {
+    /// Numbers `region`'s blocks, then its values from `next_value` (results and
+    /// non-entry arguments) and `next_arg` (entry arguments), then nested regions,
+    /// which continue from where this region ended.
+    fn region(&mut self, region: RegionId, mut next_value: u32, mut next_arg: u32) {
+        let b = self.ir.body(self.body);
+        let entry = b.entry_block(region);
+        for (i, block) in b.region_blocks(region).enumerate() {
+            self.names.blocks[block.index()] = i as u32;
+            for &a in b.block_args(block) {
+                if Some(block) == entry {
+                    self.names.values[a.index()] = next_arg | ARG_FLAG;
+                    next_arg += 1;
+                } else {
+                    self.names.values[a.index()] = next_value;
+                    next_value += 1;
+                }
+            }
+            for op in b.block_ops(block) {
+                if let Some(first) = b.results(op).next() {
+                    self.names.values[first.index()] = next_value;
+                    next_value += 1;
+                }
             }
         }
-        for op in b.block_ops(block) {
-            if let Some(first) = b.results(op).next() {
-                names.values[first.index()] = next_value;
-                next_value += 1;
-            }
-        }
-    }
-    for block in b.region_blocks(region) {
-        for op in b.block_ops(block) {
-            if b.nested_body(op).is_none() {
-                for &r in b.op_regions(op) {
-                    number_region(ir, body, r, next_value, next_arg, names);
+        for block in b.region_blocks(region) {
+            for op in b.block_ops(block) {
+                match b.nested_body(op) {
+                    None => {
+                        for &r in b.op_regions(op) {
+                            self.region(r, next_value, next_arg);
+                        }
+                    }
+                    Some(nested) => {
+                        let name = self.rule.ctx.op_name_str(b.op(op).name);
+                        if !RESTARTS_NUMBERING.contains(&name) {
+                            self.rule.starts.insert(nested, (next_value, next_arg));
+                        }
+                    }
                 }
             }
         }

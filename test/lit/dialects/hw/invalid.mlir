@@ -26,7 +26,7 @@ hw.device @dla kind "accelerator"
 hw.memory @sram size 1024 {alignment = 64 : i64}
 func.func @buffer(%a: memref<16xi8>, %b: memref<8xi8>, %i: index) {
   // expected-error @+1 {{'hw.buffer' op 128 bytes at offset 960 do not fit in the memory's 1024 bytes}}
-  %0 = hw.buffer @sram[960] : memref<128xi8, #hw.space<@sram>>
+  %0 = hw.buffer @sram[960] : memref<128xi8, "sram">
   return
 }
 
@@ -35,7 +35,7 @@ func.func @buffer(%a: memref<16xi8>, %b: memref<8xi8>, %i: index) {
 hw.device @dla kind "accelerator"
 hw.memory @sram size 1024 {alignment = 64 : i64}
 func.func @buffer_space(%a: memref<16xi8>, %b: memref<8xi8>, %i: index) {
-  // expected-error @+1 {{'hw.buffer' op the buffer's type must have the memory space #hw.space of its memory}}
+  // expected-error @+1 {{'hw.buffer' op the buffer's type must have its memory's name "sram" as memory space}}
   %0 = hw.buffer @sram[0] : memref<128xi8>
   return
 }
@@ -46,7 +46,7 @@ hw.device @dla kind "accelerator"
 hw.memory @sram size 1024 {alignment = 64 : i64}
 func.func @buffer_align(%a: memref<16xi8>, %b: memref<8xi8>, %i: index) {
   // expected-error @+1 {{'hw.buffer' op offset 8 is not a multiple of the memory's alignment 64}}
-  %0 = hw.buffer @sram[8] : memref<8xi8, #hw.space<@sram>>
+  %0 = hw.buffer @sram[8] : memref<8xi8, "sram">
   return
 }
 

@@ -3,8 +3,9 @@
 // RUN: acc-opt %s | FileCheck %s
 // RUN: acc-opt --print-generic %s | acc-opt | FileCheck %s
 // RUN: acc-opt --print-generic %s | FileCheck %s --check-prefix=GENERIC
+// acc's isolated ops (hw.launch) continue their parent's value numbers, as MLIR reads them.
 // GENERIC: "hw.memory"() <{alignment = 1 : i64, size = 1048576 : i64, sym_name = "dram"}> : () -> ()
-// GENERIC: "hw.dma_start"(%arg0, %0) : (memref<1x3x8x8xi8>, memref<1x3x8x8xi8, #hw.space<@sram>>) -> !hw.token
+// GENERIC: "hw.dma_start"(%arg0, %0) : (memref<1x3x8x8xi8>, memref<1x3x8x8xi8, "sram">) -> !hw.token
 // GENERIC: "hw.launch"(%0, %2, %1) <{device = @dla}> ({
 
 // CHECK-LABEL: module {
@@ -19,22 +20,22 @@ module {
   hw.memory @sram size 65536 {alignment = 64 : i64, devices = [@dla, @host]}
   // CHECK: func.func @run(%arg0: memref<1x3x8x8xi8>) {
   func.func @run(%arg0: memref<1x3x8x8xi8>) {
-  // CHECK-NEXT: %0 = hw.buffer @sram[0] : memref<1x3x8x8xi8, #hw.space<@sram>>
-    %0 = hw.buffer @sram[0] : memref<1x3x8x8xi8, #hw.space<@sram>>
-  // CHECK-NEXT: %1 = hw.buffer @sram[256] : memref<1x8x6x6xi8, #hw.space<@sram>>
-    %1 = hw.buffer @sram[256] : memref<1x8x6x6xi8, #hw.space<@sram>>
-  // CHECK-NEXT: %2 = hw.buffer @sram[576] : memref<8x3x3x3xi4, #hw.space<@sram>>
-    %2 = hw.buffer @sram[576] : memref<8x3x3x3xi4, #hw.space<@sram>>
-  // CHECK-NEXT: %3 = hw.dma_start %arg0, %0 : memref<1x3x8x8xi8> to memref<1x3x8x8xi8, #hw.space<@sram>>
-    %3 = hw.dma_start %arg0, %0 : memref<1x3x8x8xi8> to memref<1x3x8x8xi8, #hw.space<@sram>>
+  // CHECK-NEXT: %0 = hw.buffer @sram[0] : memref<1x3x8x8xi8, "sram">
+    %0 = hw.buffer @sram[0] : memref<1x3x8x8xi8, "sram">
+  // CHECK-NEXT: %1 = hw.buffer @sram[256] : memref<1x8x6x6xi8, "sram">
+    %1 = hw.buffer @sram[256] : memref<1x8x6x6xi8, "sram">
+  // CHECK-NEXT: %2 = hw.buffer @sram[576] : memref<8x3x3x3xi4, "sram">
+    %2 = hw.buffer @sram[576] : memref<8x3x3x3xi4, "sram">
+  // CHECK-NEXT: %3 = hw.dma_start %arg0, %0 : memref<1x3x8x8xi8> to memref<1x3x8x8xi8, "sram">
+    %3 = hw.dma_start %arg0, %0 : memref<1x3x8x8xi8> to memref<1x3x8x8xi8, "sram">
   // CHECK-NEXT: hw.dma_wait %3
     hw.dma_wait %3
-  // CHECK-NEXT: %4 = hw.launch @dla(%0, %2, %1 : memref<1x3x8x8xi8, #hw.space<@sram>>, memref<8x3x3x3xi4, #hw.space<@sram>>, memref<1x8x6x6xi8, #hw.space<@sram>>) attributes {priority = 1 : i64} {
-    %4 = hw.launch @dla(%0, %2, %1 : memref<1x3x8x8xi8, #hw.space<@sram>>, memref<8x3x3x3xi4, #hw.space<@sram>>, memref<1x8x6x6xi8, #hw.space<@sram>>) attributes {priority = 1 : i64} {
-  // CHECK-NEXT: ^bb0(%arg0: memref<1x3x8x8xi8, #hw.space<@sram>>, %arg1: memref<8x3x3x3xi4, #hw.space<@sram>>, %arg2: memref<1x8x6x6xi8, #hw.space<@sram>>):
-    ^bb0(%arg0: memref<1x3x8x8xi8, #hw.space<@sram>>, %arg1: memref<8x3x3x3xi4, #hw.space<@sram>>, %arg2: memref<1x8x6x6xi8, #hw.space<@sram>>):
-  // CHECK-NEXT: hw.intrinsic "conv_tile"(%arg0, %arg1, %arg2) {k = 3 : i64} : (memref<1x3x8x8xi8, #hw.space<@sram>>, memref<8x3x3x3xi4, #hw.space<@sram>>, memref<1x8x6x6xi8, #hw.space<@sram>>) -> ()
-      hw.intrinsic "conv_tile"(%arg0, %arg1, %arg2) {k = 3 : i64} : (memref<1x3x8x8xi8, #hw.space<@sram>>, memref<8x3x3x3xi4, #hw.space<@sram>>, memref<1x8x6x6xi8, #hw.space<@sram>>) -> ()
+  // CHECK-NEXT: %4 = hw.launch @dla(%0, %2, %1 : memref<1x3x8x8xi8, "sram">, memref<8x3x3x3xi4, "sram">, memref<1x8x6x6xi8, "sram">) attributes {priority = 1 : i64} {
+    %4 = hw.launch @dla(%0, %2, %1 : memref<1x3x8x8xi8, "sram">, memref<8x3x3x3xi4, "sram">, memref<1x8x6x6xi8, "sram">) attributes {priority = 1 : i64} {
+  // CHECK-NEXT: ^bb0(%arg1: memref<1x3x8x8xi8, "sram">, %arg2: memref<8x3x3x3xi4, "sram">, %arg3: memref<1x8x6x6xi8, "sram">):
+    ^bb0(%arg1: memref<1x3x8x8xi8, "sram">, %arg2: memref<8x3x3x3xi4, "sram">, %arg3: memref<1x8x6x6xi8, "sram">):
+  // CHECK-NEXT: hw.intrinsic "conv_tile"(%arg1, %arg2, %arg3) {k = 3 : i64} : (memref<1x3x8x8xi8, "sram">, memref<8x3x3x3xi4, "sram">, memref<1x8x6x6xi8, "sram">) -> ()
+      hw.intrinsic "conv_tile"(%arg1, %arg2, %arg3) {k = 3 : i64} : (memref<1x3x8x8xi8, "sram">, memref<8x3x3x3xi4, "sram">, memref<1x8x6x6xi8, "sram">) -> ()
   // CHECK-NEXT: hw.yield
       hw.yield
   // CHECK-NEXT: }
