@@ -1,0 +1,23 @@
+// Mistakes in the newer parts of a dialect file (enums, parameters, classes, relations,
+// successors, hooks, formats) are all reported, each at its place, before any IR is read.
+// RUN: not acc-opt --dialect %S/Inputs/bad-features.acc %s 2>&1 | FileCheck %s
+
+// CHECK-DAG: error: enum 'worse.level' gives case values but no storage type
+// CHECK-DAG: bad-features.acc:2:3
+// CHECK-DAG: error: unknown attribute kind 'colour'
+// CHECK-DAG: bad-features.acc:3:18
+// CHECK-DAG: error: unknown class 'Missing'
+// CHECK-DAG: bad-features.acc:4:10
+// CHECK-DAG: error: 'y' is not an operand or result of 'worse.b'
+// CHECK-DAG: bad-features.acc:7:29
+// CHECK-DAG: error: unknown infer hook 'no_such_hook': acc provides broadcast,
+// CHECK-DAG: bad-features.acc:8:11
+// CHECK-DAG: error: successor operands 'rest' must name a variadic operand group of 'worse.c'
+// CHECK-DAG: bad-features.acc:12:23
+// CHECK-DAG: error: op 'worse.d' has both a format and a syntax hook
+// CHECK-DAG: error: ElementTypeOf relates exactly two values
+// CHECK-DAG: error: invalid default value: expected number, found '<'
+// CHECK-DAG: bad-features.acc:24:26
+// CHECK-NOT: module
+
+func.func private @f()
