@@ -692,12 +692,22 @@ impl<'s> Parser<'s, '_> {
         Ok(self.ctx.intern_attr(AttrData::DenseResource { ty, handle }))
     }
 
+    /// `sparse<indices, values> : T`, or `sparse<> : T` (no stored elements, the same
+    /// attribute as `sparse<[], []> : T`).
     fn parse_sparse(&mut self) -> PResult<AttrId> {
         self.bump();
         self.expect(Tok::Less, "'<'")?;
-        let idx_lit = self.parse_literal()?;
-        self.expect(Tok::Comma, "','")?;
-        let val_lit = self.parse_literal()?;
+        let (idx_lit, val_lit) = if self.peek() == Tok::Greater {
+            let empty = self.tok_span();
+            (
+                Lit::List(Vec::new(), empty.clone()),
+                Lit::List(Vec::new(), empty),
+            )
+        } else {
+            let idx_lit = self.parse_literal()?;
+            self.expect(Tok::Comma, "','")?;
+            (idx_lit, self.parse_literal()?)
+        };
         self.expect(Tok::Greater, "'>'")?;
         self.expect(Tok::Colon, "':' and a shaped type after sparse<...>")?;
         let span = self.tok_span();
