@@ -100,7 +100,8 @@ pub struct QuantUniform {
     pub storage_width: u32,
     /// `i8` (true) or `u8` (false) storage.
     pub storage_signed: bool,
-    /// Explicit storage range `<min:max>`, when narrower than the full range.
+    /// Explicit storage range `<min:max>`; never the full range of the storage type
+    /// (the parser drops it then), so that equal types have equal data.
     pub storage_range: Option<(i64, i64)>,
     /// The expressed (real) type, usually `f32`.
     pub expressed: TypeId,

@@ -470,6 +470,9 @@ impl<'s> Parser<'s, '_> {
         if let Some(message) = problem {
             return self.err_at(span.start..end, message);
         }
+        // As in MLIR, a range equal to the storage type's full range is no range, so
+        // that `i4<-8:7>` and `i4` are the same type.
+        let storage_range = storage_range.filter(|&r| r != full);
         Ok(self.ctx.intern_type(TypeData::QuantUniform(QuantUniform {
             storage_width,
             storage_signed,
