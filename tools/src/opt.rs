@@ -280,8 +280,9 @@ fn add_dialect_files(sources: &mut SourceMap, paths: &[PathBuf]) -> Result<Vec<u
     paths
         .iter()
         .map(|p| {
-            let bytes = std::fs::read(p)
-                .map_err(|e| format!("acc-opt: cannot read dialect file '{}': {e}\n", p.display()))?;
+            let bytes = std::fs::read(p).map_err(|e| {
+                format!("acc-opt: cannot read dialect file '{}': {e}\n", p.display())
+            })?;
             match sources.add_bytes(&p.display().to_string(), bytes) {
                 (file, None) => Ok(file),
                 (_, Some(d)) => Err(sources.render(&Context::new(), &[d])),
