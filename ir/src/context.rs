@@ -332,6 +332,45 @@ impl Context {
         }))
     }
 
+    /// A fused location, normalised as MLIR's `FusedLoc::get`: fused locations with the
+    /// same metadata are flattened into it, `unknown` entries and duplicates are
+    /// dropped; then no location left is `unknown` (or `fused<m>[unknown]` with
+    /// metadata `m`), and one left without metadata is that location itself.
+    pub fn fused_loc(&mut self, locs: &[AttrId], metadata: Option<AttrId>) -> AttrId {
+        let unknown = self.unknown_loc();
+        let mut kept: Vec<AttrId> = Vec::with_capacity(locs.len());
+        let mut seen = rustc_hash::FxHashSet::default();
+        for &l in locs {
+            match self.attr_data(l) {
+                AttrData::Location(Location::Fused {
+                    metadata: m,
+                    locs: inner,
+                }) if *m == metadata => {
+                    // Already normalised: only `fused<m>[unknown]` holds `unknown`.
+                    kept.extend(inner.iter().filter(|i| seen.insert(**i)));
+                }
+                _ if l == unknown => {}
+                _ => {
+                    if seen.insert(l) {
+                        kept.push(l);
+                    }
+                }
+            }
+        }
+        match (kept.as_slice(), metadata) {
+            ([], None) => unknown,
+            ([], Some(_)) => self.intern_attr(AttrData::Location(Location::Fused {
+                metadata,
+                locs: Box::new([unknown]),
+            })),
+            ([one], None) => *one,
+            _ => self.intern_attr(AttrData::Location(Location::Fused {
+                metadata,
+                locs: kept.into(),
+            })),
+        }
+    }
+
     // ----- dialects and ops -----
 
     /// Registers a dialect namespace.

@@ -1142,10 +1142,7 @@ impl<'s> Parser<'s, '_> {
                     locs.push(p.nested(|p| p.parse_location_body())?);
                     Ok(())
                 })?;
-                Location::Fused {
-                    metadata,
-                    locs: locs.into(),
-                }
+                return Ok(p.ctx.fused_loc(&locs, metadata));
             }
             Tok::String => {
                 let s = p.parse_string()?;
