@@ -19,7 +19,8 @@ use crate::registry::{OpDef, OpName};
 use crate::types::{FloatKind, Signedness, TypeData, TypeId};
 use crate::weight::{Weight, weigh_attr, weigh_type};
 
-/// Data of one entry of the `{-# dialect_resources: ... #-}` section.
+/// Data of one entry of the `{-# dialect_resources: ... #-}` or
+/// `{-# external_resources: ... #-}` sections.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ResourceValue {
     /// A `"0x..."` blob: the alignment (first 4 bytes of the hex) and the data.
@@ -29,8 +30,10 @@ pub enum ResourceValue {
         /// Raw bytes.
         data: Arc<[u8]>,
     },
-    /// Any other value (bool, string) kept as its source text.
-    Text(String),
+    /// `true` or `false`.
+    Bool(bool),
+    /// Any other string, unescaped.
+    String(String),
 }
 
 /// A dialect attribute whose value is one case, or a set of flags, of a fixed list:

@@ -170,7 +170,7 @@ impl<'s> Parser<'s, '_> {
                 Tok::BangId | Tok::HashId => {
                     return self.err_expected("operation or alias definition");
                 }
-                Tok::FileMetadataBegin => self.parse_file_metadata()?,
+                Tok::FileMetadataBegin => self.parse_file_metadata(&mut ir)?,
                 _ => {
                     self.parse_operation(&mut ir, block)?;
                     if is_module
