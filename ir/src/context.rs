@@ -19,7 +19,8 @@ use crate::registry::{OpDef, OpName};
 use crate::types::{FloatKind, Signedness, TypeData, TypeId};
 use crate::weight::{Weight, weigh_attr, weigh_type};
 
-/// Data of one entry of the `{-# dialect_resources: ... #-}` section.
+/// Data of one entry of the `{-# dialect_resources: ... #-}` or
+/// `{-# external_resources: ... #-}` sections.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ResourceValue {
     /// A `"0x..."` blob: the alignment (first 4 bytes of the hex) and the data.
@@ -29,8 +30,10 @@ pub enum ResourceValue {
         /// Raw bytes.
         data: Arc<[u8]>,
     },
-    /// Any other value (bool, string) kept as its source text.
-    Text(String),
+    /// `true` or `false`.
+    Bool(bool),
+    /// Any other string, unescaped.
+    String(String),
 }
 
 /// A dialect attribute whose value is one case, or a set of flags, of a fixed list:
@@ -330,6 +333,45 @@ impl Context {
             col,
             end: None,
         }))
+    }
+
+    /// A fused location, normalised as MLIR's `FusedLoc::get`: fused locations with the
+    /// same metadata are flattened into it, `unknown` entries and duplicates are
+    /// dropped; then no location left is `unknown` (or `fused<m>[unknown]` with
+    /// metadata `m`), and one left without metadata is that location itself.
+    pub fn fused_loc(&mut self, locs: &[AttrId], metadata: Option<AttrId>) -> AttrId {
+        let unknown = self.unknown_loc();
+        let mut kept: Vec<AttrId> = Vec::with_capacity(locs.len());
+        let mut seen = rustc_hash::FxHashSet::default();
+        for &l in locs {
+            match self.attr_data(l) {
+                AttrData::Location(Location::Fused {
+                    metadata: m,
+                    locs: inner,
+                }) if *m == metadata => {
+                    // Already normalised: only `fused<m>[unknown]` holds `unknown`.
+                    kept.extend(inner.iter().filter(|i| seen.insert(**i)));
+                }
+                _ if l == unknown => {}
+                _ => {
+                    if seen.insert(l) {
+                        kept.push(l);
+                    }
+                }
+            }
+        }
+        match (kept.as_slice(), metadata) {
+            ([], None) => unknown,
+            ([], Some(_)) => self.intern_attr(AttrData::Location(Location::Fused {
+                metadata,
+                locs: Box::new([unknown]),
+            })),
+            ([one], None) => *one,
+            _ => self.intern_attr(AttrData::Location(Location::Fused {
+                metadata,
+                locs: kept.into(),
+            })),
+        }
     }
 
     // ----- dialects and ops -----

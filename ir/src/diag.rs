@@ -133,6 +133,27 @@ impl SourceMap {
         self.files.add(name.to_string(), text)
     }
 
+    /// Adds a file given as raw bytes. Text that is not UTF-8 is added with each invalid
+    /// sequence replaced by U+FFFD (so that positions before the first one are
+    /// unchanged), and the second result is an error pointing at the first invalid byte.
+    pub fn add_bytes(&mut self, name: &str, bytes: Vec<u8>) -> (FileId, Option<Diagnostic>) {
+        match String::from_utf8(bytes) {
+            Ok(text) => (self.add(name, text), None),
+            Err(e) => {
+                let offset = e.utf8_error().valid_up_to();
+                let byte = e.as_bytes()[offset];
+                let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+                let file = self.add(name, text);
+                // The replacement character is 3 bytes long in the added text.
+                let diag = Diagnostic::error(
+                    DiagLoc::Span(file, offset..offset + '\u{FFFD}'.len_utf8()),
+                    format!("invalid UTF-8 byte 0x{byte:02X}: input files must be UTF-8"),
+                );
+                (file, Some(diag))
+            }
+        }
+    }
+
     /// The text of a file.
     pub fn text(&self, file: FileId) -> &str {
         self.files

@@ -215,7 +215,7 @@ pub fn dense(ctx: &Context, a: AttrId) -> Option<Dense> {
             let dialect = ctx.lookup_sym("builtin")?;
             match ctx.resource(dialect, *handle)? {
                 ResourceValue::Blob { data, .. } => (*ty, &data[..], false),
-                ResourceValue::Text(_) => return None,
+                ResourceValue::Bool(_) | ResourceValue::String(_) => return None,
             }
         }
         _ => return None,

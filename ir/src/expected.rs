@@ -7,6 +7,11 @@
 //! nearest line in that direction that holds no expectation), or `@unknown` (a
 //! diagnostic without a location). Every expectation must be met by a diagnostic and
 //! every diagnostic (notes included) must meet an expectation.
+//!
+//! `expected-<severity>-re` takes a pattern instead of plain text: inside it, each
+//! `{{regex}}` is a regular expression (the `regex` crate's syntax) and the rest is
+//! literal, as in `expected-error-re {{must be the {{[a-z]+}} operation}}`; the message
+//! must contain a match.
 
 use crate::context::Context;
 use crate::diag::{DiagLoc, Diagnostic, FileId, Severity, SourceMap};
@@ -18,8 +23,10 @@ pub struct Expectation {
     pub severity: Severity,
     /// Expected 1-based line, `None` for `@unknown`.
     pub line: Option<u32>,
-    /// Text the message must contain.
+    /// Text the message must contain (the pattern as written, for `-re`).
     pub text: String,
+    /// For `expected-<severity>-re`: the compiled pattern the message must match.
+    pub regex: Option<regex::Regex>,
     /// Byte range of the comment (for reporting).
     pub span: std::ops::Range<usize>,
     matched: bool,
@@ -64,6 +71,10 @@ pub fn parse_expectations(
                 col += pos + 1;
                 rest = &rest[pos + 1..];
                 continue;
+            };
+            let (is_regex, after) = match after.strip_prefix("-re") {
+                Some(a) => (true, a),
+                None => (false, after),
             };
             let this_line = first_line + i as u32;
             let after = after.trim_start();
@@ -120,11 +131,25 @@ pub fn parse_expectations(
                 ));
                 break;
             };
+            let span = abs..offset + line.trim_end().len().max(abs - offset);
+            let text = &body[..close];
+            let regex = if is_regex {
+                match pattern_regex(text) {
+                    Ok(r) => Some(r),
+                    Err(message) => {
+                        errors.push(Diagnostic::error(DiagLoc::Span(file, span), message));
+                        break;
+                    }
+                }
+            } else {
+                None
+            };
             out.push(Expectation {
                 severity,
                 line: target,
-                text: body[..close].to_string(),
-                span: abs..offset + line.trim_end().len().max(abs - offset),
+                text: text.to_string(),
+                regex,
+                span,
                 matched: false,
             });
             let consumed = line.len() - body[close..].len() + 2 - col;
@@ -133,6 +158,40 @@ pub fn parse_expectations(
         }
     }
     (out, errors)
+}
+
+/// Compiles the pattern of an `expected-*-re` comment: `{{...}}` groups are regular
+/// expressions, everything else is literal.
+fn pattern_regex(pattern: &str) -> Result<regex::Regex, String> {
+    let mut out = String::new();
+    let mut rest = pattern;
+    while let Some(open) = rest.find("{{") {
+        out.push_str(&regex::escape(&rest[..open]));
+        let after = &rest[open + 2..];
+        let Some(close) = after.find("}}") else {
+            return Err("found start of regex with no end '}}'".to_string());
+        };
+        let group = &after[..close];
+        if let Err(e) = regex::Regex::new(group) {
+            return Err(format!("invalid regex '{group}': {e}"));
+        }
+        out.push('(');
+        out.push_str(group);
+        out.push(')');
+        rest = &after[close + 2..];
+    }
+    out.push_str(&regex::escape(rest));
+    regex::Regex::new(&out).map_err(|e| format!("invalid regex: {e}"))
+}
+
+impl Expectation {
+    /// True when `message` meets this expectation's text or pattern.
+    fn matches(&self, message: &str) -> bool {
+        match &self.regex {
+            Some(r) => r.is_match(message),
+            None => message.contains(&self.text),
+        }
+    }
 }
 
 /// Matches `diags` (and their notes) against `expected`; returns the mismatches as
@@ -159,7 +218,7 @@ pub fn check(
             None => None,
         };
         let found = expected.iter_mut().find(|e| {
-            !e.matched && e.severity == d.severity && e.line == line && d.message.contains(&e.text)
+            !e.matched && e.severity == d.severity && e.line == line && e.matches(&d.message)
         });
         match found {
             Some(e) => e.matched = true,
@@ -214,6 +273,48 @@ mod tests {
                 (Severity::Error, None, "u"),
             ]
         );
+    }
+
+    #[test]
+    fn regex_expectations() {
+        let mut sm = SourceMap::new();
+        let text = "// expected-error-re @+1 {{must be the {{[a-z]+}} op (x)}}\nx // expected-note-re {{{{^a.c$}}}}\n// expected-remark-re@-1 {{{{[0-9]+}} items}}\n// expected-warning-re {{plain}}\n";
+        let f = sm.add("t.mlir", text.to_string());
+        let (e, errs) = parse_expectations(&sm, f, 0, text.len());
+        assert!(errs.is_empty(), "{errs:?}");
+        let sev: Vec<Severity> = e.iter().map(|e| e.severity).collect();
+        assert_eq!(
+            sev,
+            [
+                Severity::Error,
+                Severity::Note,
+                Severity::Remark,
+                Severity::Warning
+            ]
+        );
+        assert!(e.iter().all(|e| e.regex.is_some()));
+        // Outside `{{...}}` the text is literal: `(x)` and `.` are not regex syntax.
+        assert!(e[0].matches("'t.a' op must be the last op (x) here"));
+        assert!(!e[0].matches("must be the Last op (x)"));
+        assert!(!e[0].matches("must be the last op x"));
+        // Inside them it is a regex, anchored here.
+        assert!(e[1].matches("abc"));
+        assert!(!e[1].matches("xabc"));
+        assert!(e[2].matches("found 12 items"));
+        assert!(!e[2].matches("found x items"));
+        assert!(e[3].matches("a plain warning"));
+    }
+
+    #[test]
+    fn bad_regex_is_an_error() {
+        let mut sm = SourceMap::new();
+        let text = "// expected-error-re {{a {{[z}} b}}\n// expected-error-re {{a {{b c}}\n";
+        let f = sm.add("t.mlir", text.to_string());
+        let (e, errs) = parse_expectations(&sm, f, 0, text.len());
+        assert!(e.is_empty());
+        assert_eq!(errs.len(), 2, "{errs:?}");
+        assert!(errs[0].message.starts_with("invalid regex '[z'"));
+        assert_eq!(errs[1].message, "found start of regex with no end '}}'");
     }
 
     #[test]

@@ -12,8 +12,9 @@
 //!   block is on that block's list. Erased ops have no uses and are unlinked.
 
 use crate::attrs::AttrId;
-use crate::context::Context;
+use crate::context::{Context, ResourceValue};
 use crate::entity::{EntityId, PackedId, Table, entity_id};
+use crate::intern::Sym;
 use crate::registry::OpName;
 use crate::types::TypeId;
 
@@ -184,6 +185,10 @@ pub struct Ir {
     pub root_body: BodyId,
     /// The root op (usually `builtin.module`), detached in [`Ir::root_body`].
     pub root: OpId,
+    /// The `{-# external_resources: ... #-}` entries of the file, which acc keeps and
+    /// prints back without reading them: groups in the order first seen, each with
+    /// its entries in source order (a repeated key keeps its place, the last value).
+    pub external_resources: Vec<(Sym, Vec<(Sym, ResourceValue)>)>,
 }
 
 /// A borrowed handle on one op: the IR, its body and its ID.
@@ -208,6 +213,27 @@ impl Ir {
             dead_bodies: vec![false],
             root_body: BodyId(0),
             root: OpId::from_index(0),
+            external_resources: Vec::new(),
+        }
+    }
+
+    /// Sets the external resource `key` of `group` (see [`Ir::external_resources`]).
+    pub fn set_external_resource(&mut self, group: Sym, key: Sym, value: ResourceValue) {
+        let index = match self
+            .external_resources
+            .iter()
+            .position(|(g, _)| *g == group)
+        {
+            Some(i) => i,
+            None => {
+                self.external_resources.push((group, Vec::new()));
+                self.external_resources.len() - 1
+            }
+        };
+        let entries = &mut self.external_resources[index].1;
+        match entries.iter_mut().find(|(k, _)| *k == key) {
+            Some(entry) => entry.1 = value,
+            None => entries.push((key, value)),
         }
     }
 

@@ -100,7 +100,8 @@ pub struct QuantUniform {
     pub storage_width: u32,
     /// `i8` (true) or `u8` (false) storage.
     pub storage_signed: bool,
-    /// Explicit storage range `<min:max>`, when narrower than the full range.
+    /// Explicit storage range `<min:max>`; never the full range of the storage type
+    /// (the parser drops it then), so that equal types have equal data.
     pub storage_range: Option<(i64, i64)>,
     /// The expressed (real) type, usually `f32`.
     pub expressed: TypeId,
@@ -197,6 +198,55 @@ pub enum TypeData {
 }
 
 impl TypeData {
+    /// True for the element types `complex<...>` allows (MLIR's rule): integers and
+    /// floats.
+    pub fn is_valid_complex_element(&self) -> bool {
+        matches!(self, TypeData::Integer { .. } | TypeData::Float(_))
+    }
+
+    /// True for the element types `vector<...>` allows (MLIR's rule): integers,
+    /// `index` and floats.
+    pub fn is_valid_vector_element(&self) -> bool {
+        matches!(
+            self,
+            TypeData::Integer { .. } | TypeData::Index | TypeData::Float(_)
+        )
+    }
+
+    /// True for the element types `memref<...>` allows (MLIR's rule): integers,
+    /// `index`, floats, complex numbers, vectors, memrefs, and types declared in a
+    /// dialect file (opaque types of unknown dialects, tuples, functions, `none`,
+    /// tensors and quantized types are not allowed).
+    pub fn is_valid_memref_element(&self) -> bool {
+        matches!(
+            self,
+            TypeData::Integer { .. }
+                | TypeData::Index
+                | TypeData::Float(_)
+                | TypeData::Complex(_)
+                | TypeData::Vector { .. }
+                | TypeData::MemRef { .. }
+                | TypeData::UnrankedMemRef { .. }
+                | TypeData::Declared { .. }
+        )
+    }
+
+    /// True for the element types `tensor<...>` allows (MLIR's rule): integers,
+    /// `index`, floats, complex numbers, vectors and every non-builtin type; not
+    /// tensors, memrefs, tuples, functions or `none`.
+    pub fn is_valid_tensor_element(&self) -> bool {
+        !matches!(
+            self,
+            TypeData::RankedTensor { .. }
+                | TypeData::UnrankedTensor(_)
+                | TypeData::MemRef { .. }
+                | TypeData::UnrankedMemRef { .. }
+                | TypeData::Tuple(_)
+                | TypeData::Function { .. }
+                | TypeData::None
+        )
+    }
+
     /// The shape of a ranked shaped type.
     pub fn shape(&self) -> Option<&[i64]> {
         match self {

@@ -20,7 +20,8 @@
 //! 9. the op's own verifier hook, if it has one.
 //!
 //! Errors point at the op's location and carry notes (where the operand is defined,
-//! where a symbol was first defined).
+//! where a symbol was first defined). Messages are MLIR's: those MLIR emits with
+//! `emitOpError` start with `'<op name>' op `, the others do not.
 
 use std::collections::HashMap;
 
@@ -78,7 +79,17 @@ impl<'a> Verifier<'a> {
         let name = self.op_name(body, op);
         let def = self.ctx.op_def(b.op(op).name).cloned();
         if def.is_none() && !self.ctx.allow_unregistered {
-            self.error(body, op, format!("'{name}' is an unregistered operation"));
+            let dialect = name.split_once('.').map_or(name, |d| d.0);
+            let message = if self.ctx.is_dialect_registered(dialect) {
+                format!(
+                    "unregistered operation '{name}' found in dialect ('{dialect}') that does not allow unknown operations"
+                )
+            } else {
+                format!(
+                    "'{name}' op created with unregistered dialect; use --allow-unregistered-dialect to keep it opaque"
+                )
+            };
+            self.error(body, op, message);
         }
         for (i, v) in b.operands(op).enumerate() {
             if matches!(b.value(v).def, ValueDef::Detached) {
@@ -104,7 +115,11 @@ impl<'a> Verifier<'a> {
             let region = block.map(|bl| b.block_region(bl));
             for s in b.successors(op) {
                 if Some(b.block_region(s)) != region {
-                    self.error(body, op, "reference to block defined in another region");
+                    self.error(
+                        body,
+                        op,
+                        format!("'{name}' op branching to block of a different region"),
+                    );
                 }
             }
         }
@@ -127,7 +142,11 @@ impl<'a> Verifier<'a> {
             && let Some(bl) = b.op_block(op)
             && b.last_op(bl) != Some(op)
         {
-            self.error(body, op, "must be the last operation in the parent block");
+            self.error(
+                body,
+                op,
+                format!("'{name}' op must be the last operation in the parent block"),
+            );
         }
         let region_body = ir.region_body(body, op);
         let regions = ir.op(body, op).regions().to_vec();
@@ -141,8 +160,15 @@ impl<'a> Verifier<'a> {
                 "isolated-from-above op must own a separate body for its regions",
             );
         }
-        for region in regions {
-            self.verify_region(body, op, region_body, region, def.is_some(), traits);
+        for (index, region) in regions.into_iter().enumerate() {
+            self.verify_region(
+                body,
+                op,
+                region_body,
+                (index, region),
+                def.is_some(),
+                traits,
+            );
         }
         if traits.symbol_table {
             self.verify_symbol_table(body, op, region_body);
@@ -201,7 +227,7 @@ impl<'a> Verifier<'a> {
         obody: BodyId,
         op: OpId,
         body: BodyId,
-        region: RegionId,
+        (index, region): (usize, RegionId),
         registered: bool,
         traits: OpTraits,
     ) {
@@ -213,13 +239,13 @@ impl<'a> Verifier<'a> {
             self.error(obody, op, "entry block of region may not have predecessors");
         }
         if (traits.single_block || traits.graph_region) && blocks.len() > 1 {
+            // MLIR's single-block trait is checked before the graph region rule.
+            let kind = if traits.single_block { "" } else { "graph " };
+            let name = self.op_name(obody, op);
             self.error(
                 obody,
                 op,
-                format!(
-                    "expects region to have 0 or 1 blocks, found {}",
-                    blocks.len()
-                ),
+                format!("'{name}' op expects {kind}region #{index} to have 0 or 1 blocks"),
             );
         }
         let needs_terminator = registered && !traits.no_terminator;

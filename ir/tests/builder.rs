@@ -114,3 +114,39 @@ fn insertion_after_and_attributes() {
         "module {\n  \"t.first\"() : () -> ()\n  \"t.middle\"() {n = 1 : i64} : () -> ()\n  \"t.last\"() : () -> ()\n  \"t.end\"() : () -> ()\n}\n"
     );
 }
+
+#[test]
+fn verifier_messages_name_the_op() {
+    let mut ctx = acc_dialects::new_context();
+    ctx.allow_unregistered = true;
+    let loc = ctx.unknown_loc();
+    let (mut ir, module_body, module_block) = Ir::new_module(&mut ctx);
+    // "t.outer" { ^a: "t.inner" { ^b: cf.br ^c } ^c: }: a branch out of its region.
+    let body = ir.body_mut(module_body);
+    let outer_region = body.new_region(None);
+    let a = body.append_block(outer_region);
+    let c = body.append_block(outer_region);
+    let inner_region = body.new_region(None);
+    let b = body.append_block(inner_region);
+    let targets = [c];
+    let br = body.create_op(OpSpec::new(&mut ctx, "cf.br", loc).successors(&targets));
+    body.insert_op(br, InsertPoint::End(b));
+    let inner = body.create_op(OpSpec::new(&mut ctx, "t.inner", loc).regions(vec![inner_region]));
+    body.insert_op(inner, InsertPoint::End(a));
+    let outer = body.create_op(OpSpec::new(&mut ctx, "t.outer", loc).regions(vec![outer_region]));
+    body.insert_op(outer, InsertPoint::End(module_block));
+    let errors = verifier::verify(&ctx, &ir).expect_err("branch to another region");
+    let messages: Vec<&str> = errors.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        ["'cf.br' op branching to block of a different region"]
+    );
+
+    ctx.allow_unregistered = false;
+    let errors = verifier::verify(&ctx, &ir).expect_err("unregistered ops");
+    assert!(
+        errors.iter().any(|d| d.message
+            == "'t.outer' op created with unregistered dialect; use --allow-unregistered-dialect to keep it opaque"),
+        "{errors:?}"
+    );
+}

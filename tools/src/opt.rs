@@ -156,43 +156,31 @@ pub fn main_with_args(args: &[String]) -> ExitCode {
     run(&opts)
 }
 
-fn read_input(opts: &OptOptions) -> Result<(String, String), String> {
+/// Reads the input file (or standard input): its name for diagnostics and its bytes.
+fn read_input(opts: &OptOptions) -> Result<(String, Vec<u8>), String> {
     match opts.input.as_deref() {
         None => read_stdin(),
         Some(p) if p.as_os_str() == "-" => read_stdin(),
         Some(p) => {
             let bytes =
                 std::fs::read(p).map_err(|e| format!("cannot read '{}': {e}", p.display()))?;
-            let text = String::from_utf8(bytes).map_err(|e| {
-                format!(
-                    "'{}' is not valid UTF-8 (byte {})",
-                    p.display(),
-                    e.utf8_error().valid_up_to()
-                )
-            })?;
-            Ok((p.display().to_string(), text))
+            Ok((p.display().to_string(), bytes))
         }
     }
 }
 
-fn read_stdin() -> Result<(String, String), String> {
+fn read_stdin() -> Result<(String, Vec<u8>), String> {
     use std::io::Read;
     let mut bytes = Vec::new();
     std::io::stdin()
         .read_to_end(&mut bytes)
         .map_err(|e| format!("cannot read standard input: {e}"))?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "standard input is not valid UTF-8 (byte {})",
-            e.utf8_error().valid_up_to()
-        )
-    })?;
-    Ok(("<stdin>".to_string(), text))
+    Ok(("<stdin>".to_string(), bytes))
 }
 
 /// Runs `acc-opt` with parsed options.
 pub fn run(opts: &OptOptions) -> ExitCode {
-    let (name, text) = match read_input(opts) {
+    let (name, bytes) = match read_input(opts) {
         Ok(x) => x,
         Err(e) => {
             eprintln!("acc-opt: {e}");
@@ -200,12 +188,17 @@ pub fn run(opts: &OptOptions) -> ExitCode {
         }
     };
     let mut sources = SourceMap::new();
+    let (file, not_utf8) = sources.add_bytes(&name, bytes);
+    if let Some(d) = not_utf8 {
+        eprint!("{}", sources.render(&Context::new(), &[d]));
+        return ExitCode::FAILURE;
+    }
+    let text = sources.text(file);
     let chunks = if opts.split_input_file {
-        split_chunks(&text)
+        split_chunks(text)
     } else {
         std::iter::once(0..text.len()).collect()
     };
-    let file = sources.add(&name, text);
     let mut out = match crate::output::Output::open(opts.output.as_deref()) {
         Ok(o) => o,
         Err(e) => {
@@ -216,7 +209,7 @@ pub fn run(opts: &OptOptions) -> ExitCode {
     let dialect_files = match add_dialect_files(&mut sources, &opts.dialects) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("acc-opt: {e}");
+            eprint!("{e}");
             return ExitCode::FAILURE;
         }
     };
@@ -281,14 +274,19 @@ pub fn run(opts: &OptOptions) -> ExitCode {
     }
 }
 
-/// Reads the dialect definition files into the source map.
+/// Reads the dialect definition files into the source map. The error is the message to
+/// print, ending in a newline.
 fn add_dialect_files(sources: &mut SourceMap, paths: &[PathBuf]) -> Result<Vec<usize>, String> {
     paths
         .iter()
         .map(|p| {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| format!("cannot read dialect file '{}': {e}", p.display()))?;
-            Ok(sources.add(&p.display().to_string(), text))
+            let bytes = std::fs::read(p).map_err(|e| {
+                format!("acc-opt: cannot read dialect file '{}': {e}\n", p.display())
+            })?;
+            match sources.add_bytes(&p.display().to_string(), bytes) {
+                (file, None) => Ok(file),
+                (_, Some(d)) => Err(sources.render(&Context::new(), &[d])),
+            }
         })
         .collect()
 }

@@ -1,5 +1,5 @@
 //! Parsing of attributes, dense element literals, locations, aliases and the
-//! `{-# dialect_resources ... #-}` section.
+//! `{-# dialect_resources ... external_resources ... #-}` file metadata.
 
 use super::lexer::Tok;
 use super::{PResult, Parser, parse_int_literal};
@@ -8,6 +8,7 @@ use crate::attrs::{AttrData, AttrId, DenseData, Location, element_bytes};
 use crate::context::{DeclaredDef, EnumAttrDef, ResourceValue};
 use crate::floats;
 use crate::intern::Sym;
+use crate::ir::Ir;
 use crate::types::{DYNAMIC, FloatKind, Signedness, TypeData, TypeId};
 
 /// Widest integer type whose values attributes can hold (types of any width exist).
@@ -747,12 +748,22 @@ impl<'s> Parser<'s, '_> {
         Ok(self.ctx.intern_attr(AttrData::DenseResource { ty, handle }))
     }
 
+    /// `sparse<indices, values> : T`, or `sparse<> : T` (no stored elements, the same
+    /// attribute as `sparse<[], []> : T`).
     fn parse_sparse(&mut self) -> PResult<AttrId> {
         self.bump();
         self.expect(Tok::Less, "'<'")?;
-        let idx_lit = self.parse_literal()?;
-        self.expect(Tok::Comma, "','")?;
-        let val_lit = self.parse_literal()?;
+        let (idx_lit, val_lit) = if self.peek() == Tok::Greater {
+            let empty = self.tok_span();
+            (
+                Lit::List(Vec::new(), empty.clone()),
+                Lit::List(Vec::new(), empty),
+            )
+        } else {
+            let idx_lit = self.parse_literal()?;
+            self.expect(Tok::Comma, "','")?;
+            (idx_lit, self.parse_literal()?)
+        };
         self.expect(Tok::Greater, "'>'")?;
         self.expect(Tok::Colon, "':' and a shaped type after sparse<...>")?;
         let span = self.tok_span();
@@ -1187,10 +1198,7 @@ impl<'s> Parser<'s, '_> {
                     locs.push(p.nested(|p| p.parse_location_body())?);
                     Ok(())
                 })?;
-                Location::Fused {
-                    metadata,
-                    locs: locs.into(),
-                }
+                return Ok(p.ctx.fused_loc(&locs, metadata));
             }
             Tok::String => {
                 let s = p.parse_string()?;
@@ -1243,8 +1251,10 @@ impl<'s> Parser<'s, '_> {
 
     // ----- file metadata -----
 
-    /// `{-# key: {...}, ... #-}` at the end of a file.
-    pub(crate) fn parse_file_metadata(&mut self) -> PResult<()> {
+    /// `{-# key: {...}, ... #-}` (usually at the end of a file): `dialect_resources`
+    /// (blobs of the builtin dialect, for `dense_resource`, kept in the context) and
+    /// `external_resources` (kept in `ir` and printed back unchanged).
+    pub(crate) fn parse_file_metadata(&mut self, ir: &mut Ir) -> PResult<()> {
         self.expect(Tok::FileMetadataBegin, "'{-#'")?;
         self.parse_comma_list_until(Tok::FileMetadataEnd, "'#-}' or ','", |p| {
             let key_span = p.tok_span();
@@ -1255,26 +1265,34 @@ impl<'s> Parser<'s, '_> {
             p.bump();
             p.expect(Tok::Colon, "':'")?;
             match key {
-                "dialect_resources" | "external_resources" => {
-                    p.parse_resource_groups(key == "dialect_resources")
-                }
+                "dialect_resources" => p.parse_resource_groups(None),
+                "external_resources" => p.parse_resource_groups(Some(ir)),
                 _ => p.err_at(key_span, format!("unknown file metadata key '{key}'")),
             }
         })
     }
 
-    fn parse_resource_groups(&mut self, keep: bool) -> PResult<()> {
+    /// `{group: {key: value, ...}, ...}`: dialect resources when `external` is `None`
+    /// (only the builtin dialect has any, as in mlir-opt: other dialects are errors),
+    /// else external resources, appended to `external`.
+    fn parse_resource_groups(&mut self, mut external: Option<&mut Ir>) -> PResult<()> {
         self.expect(Tok::LBrace, "'{'")?;
         self.parse_comma_list_until(Tok::RBrace, "'}' or ','", |p| {
             if p.peek() != Tok::BareIdent {
-                return p.err_expected("dialect name");
+                let what = if external.is_some() { "resource group name" } else { "dialect name" };
+                return p.err_expected(what);
             }
-            let dialect = p.tok_text();
+            let group = p.tok_text();
+            let group_span = p.tok_span();
             p.bump();
+            if external.is_none() && group != "builtin" && !p.ctx.is_dialect_registered(group) {
+                return p.err_at(group_span, format!("dialect '{group}' is unknown"));
+            }
             p.expect(Tok::Colon, "':'")?;
             p.expect(Tok::LBrace, "'{'")?;
-            let dialect_sym = p.ctx.sym(dialect);
+            let group_sym = p.ctx.sym(group);
             p.parse_comma_list_until(Tok::RBrace, "'}' or ','", |p| {
+                let key_span = p.tok_span();
                 let key = match p.peek() {
                     Tok::BareIdent => {
                         let k = p.tok_text().to_string();
@@ -1284,37 +1302,66 @@ impl<'s> Parser<'s, '_> {
                     Tok::String => p.parse_string()?,
                     _ => return p.err_expected("resource key"),
                 };
+                if external.is_none() && group != "builtin" {
+                    return p.err_at(key_span, format!("unexpected 'resource' section for dialect '{group}'"));
+                }
                 p.expect(Tok::Colon, "':'")?;
-                let span = p.tok_span();
-                let value = match p.peek() {
-                    Tok::String => {
-                        let raw = p.tok_text().to_string();
-                        let s = p.parse_string()?;
-                        match s.strip_prefix("0x").and_then(decode_hex) {
-                            Some(bytes) if bytes.len() >= 4 => {
-                                let alignment = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-                                ResourceValue::Blob { alignment, data: bytes[4..].into() }
-                            }
-                            _ if dialect == "builtin" => {
-                                return p.err_at(span, "builtin resource blobs must be \"0x\" hex strings starting with a 4-byte alignment");
-                            }
-                            _ => ResourceValue::Text(raw),
-                        }
-                    }
-                    Tok::BareIdent if matches!(p.tok_text(), "true" | "false") => {
-                        let t = p.tok_text().to_string();
-                        p.bump();
-                        ResourceValue::Text(t)
-                    }
-                    _ => return p.err_expected("resource value"),
-                };
-                if keep {
-                    let key = p.ctx.sym(&key);
-                    p.ctx.set_resource(dialect_sym, key, value);
+                let value = p.parse_resource_value(&key)?;
+                if external.is_none() && !matches!(value.1, ResourceValue::Blob { .. }) {
+                    return p.err_at(value.0, "builtin resource blobs must be \"0x\" hex strings starting with a 4-byte alignment");
+                }
+                let key = p.ctx.sym(&key);
+                match external.as_deref_mut() {
+                    Some(ir) => ir.set_external_resource(group_sym, key, value.1),
+                    None => p.ctx.set_resource(group_sym, key, value.1),
                 }
                 Ok(())
             })
         })
+    }
+
+    /// A resource value, as MLIR reads one: `true` or `false`, a `"0x..."` hex blob
+    /// whose first 4 bytes are its alignment, or any other string. Returns it with
+    /// its span.
+    fn parse_resource_value(
+        &mut self,
+        key: &str,
+    ) -> PResult<(std::ops::Range<usize>, ResourceValue)> {
+        let span = self.tok_span();
+        let value = match self.peek() {
+            Tok::BareIdent if matches!(self.tok_text(), "true" | "false") => {
+                let b = self.tok_text() == "true";
+                self.bump();
+                ResourceValue::Bool(b)
+            }
+            Tok::String => {
+                let s = self.parse_string()?;
+                match s.strip_prefix("0x") {
+                    Some(hex) => match decode_hex(hex) {
+                        Some(bytes) if bytes.len() >= 4 => ResourceValue::Blob {
+                            alignment: u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
+                            data: bytes[4..].into(),
+                        },
+                        Some(_) => {
+                            return self.err_at(span, format!(
+                                "expected hex string blob for key '{key}' to encode alignment in first 4 bytes"
+                            ));
+                        }
+                        None => {
+                            return self
+                                .err_at(span, format!("expected hex string blob for key '{key}'"));
+                        }
+                    },
+                    None => ResourceValue::String(s),
+                }
+            }
+            _ => {
+                return self.err_expected(&format!(
+                    "a string, 'true', 'false' or a \"0x...\" blob for resource key '{key}'"
+                ));
+            }
+        };
+        Ok((span, value))
     }
 }
 

@@ -49,7 +49,7 @@ pub struct Parser<'s, 'c> {
     line_starts: Vec<u32>,
     line_cursor: usize,
     depth: u32,
-    /// Where the text being parsed starts (the implicit module is located there).
+    /// Where the text being parsed starts (locates the implicit module of a chunk).
     chunk_start: usize,
     /// Deepest `depth` reached since last reset (see `parse_top_level`).
     max_depth: u32,

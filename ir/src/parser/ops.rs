@@ -31,7 +31,7 @@ pub type ValueList = SmallVec<[ValueId; 4]>;
 pub struct OperationState {
     /// Name.
     pub name: OpName,
-    /// Location (defaults to where the op starts).
+    /// Location (defaults to where the op name starts).
     pub loc: AttrId,
     /// Operands, resolved.
     pub operands: ValueList,
@@ -170,7 +170,7 @@ impl<'s> Parser<'s, '_> {
                 Tok::BangId | Tok::HashId => {
                     return self.err_expected("operation or alias definition");
                 }
-                Tok::FileMetadataBegin => self.parse_file_metadata()?,
+                Tok::FileMetadataBegin => self.parse_file_metadata(&mut ir)?,
                 _ => {
                     self.parse_operation(&mut ir, block)?;
                     if is_module
@@ -231,7 +231,7 @@ impl<'s> Parser<'s, '_> {
         }
         let root_body = ir.new_body();
         let empty = self.ctx.empty_dict();
-        let loc = self.loc_at(self.chunk_start);
+        let loc = self.implicit_module_loc();
         let root = ir.body_mut(root_body).create_op(OpSpec {
             name: module_name,
             loc,
@@ -247,6 +247,21 @@ impl<'s> Parser<'s, '_> {
         ir.root_body = root_body;
         ir.root = root;
         Ok(ir)
+    }
+
+    /// The location of an implicit module, as mlir-opt gives it: `file:0:0` for a
+    /// whole file (or its first `--split-input-file` chunk), else the end of the
+    /// `// -----` marker the chunk follows.
+    fn implicit_module_loc(&mut self) -> AttrId {
+        const MARKER: &str = "// -----";
+        let before = self.src.get(..self.chunk_start).unwrap_or("");
+        match before.rfind(MARKER) {
+            Some(at) if self.chunk_start > 0 => self.loc_at(at + MARKER.len()),
+            _ => {
+                let file = self.file_sym;
+                self.ctx.file_loc(file, 0, 0)
+            }
+        }
     }
 
     // ----- scopes -----
@@ -474,7 +489,8 @@ impl<'s> Parser<'s, '_> {
             }
             self.expect(Tok::Equal, "'=' after result names")?;
         }
-        let loc = self.loc_at(start);
+        // As in MLIR, an op is located at its name (after any result names).
+        let loc = self.loc_at(self.tok.start as usize);
         let mut state = match self.peek() {
             Tok::String => self.parse_generic_op(ir, loc)?,
             Tok::BareIdent => self.parse_custom_op(ir, loc)?,
@@ -900,9 +916,12 @@ impl<'s> Parser<'s, '_> {
     fn add_block_argument(&mut self, ir: &mut Ir, block: BlockId, a: RegionArg<'s>) -> PResult<()> {
         let body = self.cur_body();
         let v = ir.body_mut(body).add_block_arg(block, a.ty);
-        if let Some(l) = a.loc {
-            ir.body_mut(body).arg_locs.insert(v, l);
-        }
+        // As in MLIR, an argument without `loc(...)` is located at its `%name`.
+        let loc = match a.loc {
+            Some(l) => l,
+            None => self.loc_at(a.span.start),
+        };
+        ir.body_mut(body).arg_locs.insert(v, loc);
         if let Some((alias, span)) = a.loc_alias {
             self.deferred_locs.push(DeferredLoc {
                 alias,

@@ -57,14 +57,19 @@ impl<'s> Parser<'s, '_> {
                     "index" => TypeData::Index,
                     "none" => TypeData::None,
                     "tensor" | "memref" | "vector" | "complex" | "tuple" => {
+                        let keyword = self.tok_span();
                         self.bump();
                         self.expect(Tok::Less, "'<'")?;
                         let ty = match text {
                             "tensor" => self.parse_tensor_body()?,
-                            "memref" => self.parse_memref_body()?,
-                            "vector" => self.parse_vector_body()?,
+                            "memref" => self.parse_memref_body(keyword)?,
+                            "vector" => self.parse_vector_body(keyword)?,
                             "complex" => {
+                                let span = self.tok_span();
                                 let e = self.parse_type()?;
+                                if !self.ctx.type_data(e).is_valid_complex_element() {
+                                    return self.err_at(span, "invalid element type for complex");
+                                }
                                 self.expect(Tok::Greater, "'>'")?;
                                 TypeData::Complex(e)
                             }
@@ -204,12 +209,12 @@ impl<'s> Parser<'s, '_> {
         if self.tok.kind == Tok::Star {
             self.bump();
             self.expect_dim_x()?;
-            let element = self.parse_type()?;
+            let element = self.parse_tensor_element()?;
             self.expect(Tok::Greater, "'>'")?;
             return Ok(TypeData::UnrankedTensor(element));
         }
         let (shape, _) = self.parse_dimension_list(true, false)?;
-        let element = self.parse_type()?;
+        let element = self.parse_tensor_element()?;
         let encoding = if self.try_consume(Tok::Comma) {
             Some(self.parse_attribute()?)
         } else {
@@ -221,6 +226,16 @@ impl<'s> Parser<'s, '_> {
             element,
             encoding,
         })
+    }
+
+    /// The element type of a tensor, checked as MLIR checks it.
+    fn parse_tensor_element(&mut self) -> PResult<TypeId> {
+        let span = self.tok_span();
+        let element = self.parse_type()?;
+        if !self.ctx.type_data(element).is_valid_tensor_element() {
+            return self.err_at(span, "invalid tensor element type");
+        }
+        Ok(element)
     }
 
     /// After `*` in `tensor<*xf32>`: the `x` is lexed as the start of the element
@@ -235,7 +250,9 @@ impl<'s> Parser<'s, '_> {
         Ok(())
     }
 
-    fn parse_memref_body(&mut self) -> PResult<TypeData> {
+    /// After `memref<`: the shape, element type, layout and memory space, checked as
+    /// MLIR checks them (`keyword` is the span of `memref`, where shape errors point).
+    fn parse_memref_body(&mut self, keyword: std::ops::Range<usize>) -> PResult<TypeData> {
         let unranked = self.tok.kind == Tok::Star;
         let shape = if unranked {
             self.bump();
@@ -244,12 +261,21 @@ impl<'s> Parser<'s, '_> {
         } else {
             self.parse_dimension_list(true, false)?.0
         };
+        let element_span = self.tok_span();
         let element = self.parse_type()?;
+        if !self.ctx.type_data(element).is_valid_memref_element() {
+            return self.err_at(element_span, "invalid memref element type");
+        }
         let mut layout = None;
         let mut memory_space = None;
         if self.try_consume(Tok::Comma) {
+            let span = self.tok_span();
             let a = self.parse_attribute()?;
-            if !unranked && self.is_layout_attr(a) {
+            if self.is_layout_attr(a) {
+                if unranked {
+                    return self.err_at(span, "cannot have affine map for unranked memref type");
+                }
+                self.check_layout_rank(a, shape.len(), keyword)?;
                 layout = Some(a);
                 if self.try_consume(Tok::Comma) {
                     memory_space = Some(self.parse_attribute()?);
@@ -274,6 +300,29 @@ impl<'s> Parser<'s, '_> {
         })
     }
 
+    /// A memref layout must fit the rank: one stride per dimension, or an affine map
+    /// with one dimension per memref dimension.
+    fn check_layout_rank(
+        &mut self,
+        layout: AttrId,
+        rank: usize,
+        span: std::ops::Range<usize>,
+    ) -> PResult<()> {
+        match self.ctx.attr_data(layout) {
+            AttrData::Strided { strides, .. } if strides.len() != rank => {
+                self.err_at(span, "expected the number of strides to match the rank")
+            }
+            AttrData::AffineMap(m) if m.num_dims as usize != rank => {
+                let dims = m.num_dims;
+                self.err_at(
+                    span,
+                    format!("memref layout mismatch between rank and affine map: {rank} != {dims}"),
+                )
+            }
+            _ => Ok(()),
+        }
+    }
+
     fn is_layout_attr(&self, a: AttrId) -> bool {
         matches!(
             self.ctx.attr_data(a),
@@ -281,13 +330,21 @@ impl<'s> Parser<'s, '_> {
         )
     }
 
-    fn parse_vector_body(&mut self) -> PResult<TypeData> {
+    /// After `vector<` (`keyword` is the span of `vector`, where MLIR reports an invalid
+    /// element type).
+    fn parse_vector_body(&mut self, keyword: std::ops::Range<usize>) -> PResult<TypeData> {
         let start = self.tok_span();
         let (shape, scalable) = self.parse_dimension_list(false, true)?;
         if shape.iter().any(|&d| d <= 0) {
             return self.err_at(start, "vector dimensions must be positive");
         }
         let element = self.parse_type()?;
+        if !self.ctx.type_data(element).is_valid_vector_element() {
+            return self.err_at(
+                keyword,
+                "invalid vector element type: expected an integer, index or float type",
+            );
+        }
         self.expect(Tok::Greater, "'>'")?;
         Ok(TypeData::Vector {
             shape: shape.into(),
@@ -470,6 +527,9 @@ impl<'s> Parser<'s, '_> {
         if let Some(message) = problem {
             return self.err_at(span.start..end, message);
         }
+        // As in MLIR, a range equal to the storage type's full range is no range, so
+        // that `i4<-8:7>` and `i4` are the same type.
+        let storage_range = storage_range.filter(|&r| r != full);
         Ok(self.ctx.intern_type(TypeData::QuantUniform(QuantUniform {
             storage_width,
             storage_signed,

@@ -507,45 +507,91 @@ impl<'a> OpPrinter<'a, '_> {
         self.body = saved;
     }
 
+    /// Prints the file metadata: the builtin blobs of the `dense_resource` attributes
+    /// printed (nothing for handles without data), then the external resources; no
+    /// section at all when both are empty.
     fn print_resources(&mut self) {
-        if self.resources.is_empty() {
+        let ctx = self.ctx;
+        let handles = std::mem::take(&mut self.resources);
+        let blobs: Vec<(Sym, &ResourceValue)> = match ctx.lookup_sym("builtin") {
+            Some(builtin) => handles
+                .into_iter()
+                .filter_map(|h| match ctx.resource(builtin, h) {
+                    Some(v @ ResourceValue::Blob { .. }) => Some((h, v)),
+                    _ => None,
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        let external: Vec<&(Sym, Vec<(Sym, ResourceValue)>)> = self
+            .ir
+            .external_resources
+            .iter()
+            .filter(|(_, entries)| !entries.is_empty())
+            .collect();
+        if blobs.is_empty() && external.is_empty() {
             self.buf.push('\n');
             return;
         }
-        let Some(builtin) = self.ctx.lookup_sym("builtin") else {
-            self.buf.push('\n');
-            return;
-        };
-        self.buf
-            .push_str("\n\n{-#\n  dialect_resources: {\n    builtin: {");
-        let handles = std::mem::take(&mut self.resources);
-        let mut first = true;
-        for h in handles {
-            let Some(ResourceValue::Blob { alignment, data }) = self.ctx.resource(builtin, h)
-            else {
-                continue;
-            };
-            if !first {
+        self.buf.push_str("\n\n{-#");
+        if !blobs.is_empty() {
+            self.buf
+                .push_str("\n  dialect_resources: {\n    builtin: {");
+            self.print_resource_entries(blobs.iter().map(|(k, v)| (*k, *v)));
+            self.buf.push_str("\n    }\n  }");
+        }
+        if !external.is_empty() {
+            if !blobs.is_empty() {
                 self.buf.push(',');
             }
-            first = false;
+            self.buf.push_str("\n  external_resources: {");
+            for (i, (group, entries)) in external.into_iter().enumerate() {
+                if i > 0 {
+                    self.buf.push(',');
+                }
+                let _ = write!(self.buf, "\n    {}: {{", ctx.str(*group));
+                self.print_resource_entries(entries.iter().map(|(k, v)| (*k, v)));
+                self.buf.push_str("\n    }");
+            }
+            self.buf.push_str("\n  }");
+        }
+        // mlir-opt ends the section with an empty line.
+        self.buf.push_str("\n#-}\n\n");
+    }
+
+    /// Writes `key: value` entries of a resource group, one per line, separated by
+    /// commas, as mlir-opt does.
+    fn print_resource_entries<'v>(
+        &mut self,
+        entries: impl Iterator<Item = (Sym, &'v ResourceValue)>,
+    ) {
+        for (i, (key, value)) in entries.enumerate() {
+            if i > 0 {
+                self.buf.push(',');
+            }
             self.buf.push_str("\n      ");
-            let name = self.ctx.str(h);
+            let name = self.ctx.str(key);
             if is_bare_identifier(name) {
                 self.buf.push_str(name)
             } else {
                 write_escaped(&mut self.buf, name)
             }
-            let _ = write!(self.buf, ": \"0x");
-            for byte in alignment.to_le_bytes().iter().chain(data.iter()) {
-                let _ = write!(self.buf, "{byte:02X}");
+            self.buf.push_str(": ");
+            match value {
+                ResourceValue::Blob { alignment, data } => {
+                    self.buf.push_str("\"0x");
+                    for byte in alignment.to_le_bytes().iter().chain(data.iter()) {
+                        let _ = write!(self.buf, "{byte:02X}");
+                    }
+                    self.buf.push('"');
+                }
+                ResourceValue::Bool(b) => self.buf.push_str(if *b { "true" } else { "false" }),
+                ResourceValue::String(text) => write_escaped(&mut self.buf, text),
             }
-            self.buf.push('"');
             if self.buf.len() >= 1 << 16 {
                 self.flush();
             }
         }
-        self.buf.push_str("\n    }\n  }\n#-}\n");
     }
 }
 

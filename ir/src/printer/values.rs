@@ -465,9 +465,12 @@ pub fn write_attr(out: &mut String, ctx: &Context, a: AttrId, resources: &mut Ve
             values,
         } => {
             out.push_str("sparse<");
-            write_dense_payload(out, ctx, *indices);
-            out.push_str(", ");
-            write_dense_payload(out, ctx, *values);
+            // As in MLIR, no stored elements print as `sparse<>`.
+            if dense_count(ctx, *indices) != 0 {
+                write_dense_payload(out, ctx, *indices);
+                out.push_str(", ");
+                write_dense_payload(out, ctx, *values);
+            }
             out.push_str("> : ");
             write_type(out, ctx, *ty, resources);
         }
@@ -514,6 +517,15 @@ fn write_dyn(out: &mut String, v: i64) {
     } else {
         let _ = write!(out, "{v}");
     }
+}
+
+/// The number of elements of a dense elements attribute (0 for anything else).
+fn dense_count(ctx: &Context, a: AttrId) -> usize {
+    let AttrData::DenseElements { ty, .. } = ctx.attr_data(a) else {
+        return 0;
+    };
+    let shape = ctx.type_data(*ty).shape().unwrap_or(&[]);
+    shape.iter().map(|&d| d.max(0) as usize).product()
 }
 
 /// A sparse attribute's indices or values: always a (possibly empty) nested list, with

@@ -11,3 +11,16 @@
 // CHECK: expected error "never" was not produced
 // expected-error {{never}}
 func.func private @fine()
+
+// -----
+
+// Outside {{...}} the text of an expected-*-re is literal: '.' is not a wildcard.
+// CHECK: expected error "operation 't.unknown' is of an {{[{][{]}}.*{{[}][}]}} dialect. " was not produced
+// expected-error-re @+1 {{operation 't.unknown' is of an {{.*}} dialect. }}
+"t.unknown"() : () -> ()
+
+// -----
+
+// CHECK: error: invalid regex '(': {{.*}}
+// expected-error-re @+1 {{a {{(}} b}}
+"t.unknown"() : () -> ()

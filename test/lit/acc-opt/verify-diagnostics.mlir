@@ -23,3 +23,15 @@
 // -----
 
 "t.unknown"() : () -> () // expected-error {{operation 't.unknown' is of an unregistered dialect}}
+
+// -----
+
+// expected-error-re @+1 {{operation '{{t\.[a-z]+}}' is of an {{(un)?registered}} dialect}}
+"t.unknown"() : () -> ()
+
+// -----
+
+func.func private @dup()
+// expected-note-re @-1 {{{{^}}see existing symbol {{definition|declaration}} here{{$}}}}
+// expected-error-re @+1 {{redefinition of symbol named '{{.*}}'}}
+func.func private @dup()

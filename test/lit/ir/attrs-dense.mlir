@@ -35,3 +35,7 @@
 
 // CHECK: "t.sparse"() {a = sparse<{{\[\[}}0, 0], [1, 2]], [1, 5]> : tensor<3x4xi32>}
 "t.sparse"() {a = sparse<[[0, 0], [1, 2]], [1, 5]> : tensor<3x4xi32>} : () -> ()
+
+// No stored elements: `sparse<>`, also when written `sparse<[], []>` (as mlir-opt).
+// CHECK: "t.sparse_empty"() {a = sparse<> : tensor<4xi32>, b = sparse<> : tensor<2x3xf32>, c = sparse<> : tensor<4xi32>, d = sparse<> : tensor<i32>}
+"t.sparse_empty"() {a = sparse<> : tensor<4xi32>, b = sparse<> : tensor<2x3xf32>, c = sparse<[], []> : tensor<4xi32>, d = sparse<> : tensor<i32>} : () -> ()

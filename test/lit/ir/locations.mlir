@@ -35,4 +35,45 @@
 // Ops without a loc get the position where they were parsed.
 // CHECK: "t.l"() : () -> () loc("{{.*}}locations.mlir":[[# @LINE + 1]]:1)
 "t.l"() : () -> ()
+// As in MLIR, that is the position of the op's name, after its results.
+// CHECK: %0 = "t.m"() : () -> i32 loc("{{.*}}locations.mlir":[[# @LINE + 1]]:8)
+  %m = "t.m"() : () -> i32
+// CHECK: %1:2 = "t.m2"() : () -> (i32, i32) loc("{{.*}}locations.mlir":[[# @LINE + 1]]:14)
+%m2a, %m2b = "t.m2"() : () -> (i32, i32)
+// Block and function arguments without a loc are located at their %name.
+// CHECK: ^bb0(%arg0: i32 loc("{{[^"]*}}locations.mlir":[[# @LINE + 3]]:6), %arg1: f32 loc("{{[^"]*}}locations.mlir":[[# @LINE + 3]]:15)):
+// CHECK-NEXT: "t.o"() : () -> () loc("{{.*}}locations.mlir":[[# @LINE + 3]]:3)
+"t.n"() ({
+^bb0(%a: i32, %b: f32):
+  "t.o"() : () -> ()
+}) : () -> ()
+// CHECK: func.func @args(%arg0: i32 loc("{{.*}}locations.mlir":[[# @LINE + 1]]:17), %arg1: i64 loc("y.mlir":2:2))
+func.func @args(%a: i32, %b: i64 loc("y.mlir":2:2)) {
+  return
+}
 #later = loc("later.mlir":5:6)
+
+// Fused locations are normalised as MLIR's FusedLoc::get does: unknown entries and
+// duplicates dropped, nested fused locations with the same metadata flattened, one
+// location left without metadata is that location, none left is unknown.
+// CHECK: "t.fused1"() : () -> () loc("a":1:1)
+"t.fused1"() : () -> () loc(fused[unknown, "a":1:1])
+// CHECK: "t.fused2"() : () -> () loc(unknown)
+"t.fused2"() : () -> () loc(fused[unknown])
+// CHECK: "t.fused3"() : () -> () loc(unknown)
+"t.fused3"() : () -> () loc(fused[])
+// CHECK: "t.fused4"() : () -> () loc(fused<"m">[unknown])
+"t.fused4"() : () -> () loc(fused<"m">[])
+// CHECK: "t.fused5"() : () -> () loc(fused["a":1:1, "b":1:1])
+"t.fused5"() : () -> () loc(fused["a":1:1, "a":1:1, unknown, "b":1:1])
+// CHECK: "t.fused6"() : () -> () loc(fused<"m">["a":1:1, "c":3:3, "b":2:2])
+"t.fused6"() : () -> () loc(fused<"m">[fused<"m">["a":1:1, "c":3:3], "b":2:2, "a":1:1])
+// CHECK: "t.fused7"() : () -> () loc(fused["a":1:1, fused<"m">["b":1:1, "c":1:1]])
+"t.fused7"() : () -> () loc(fused["a":1:1, fused<"m">["b":1:1, "c":1:1]])
+// CHECK: "t.fused8"() : () -> () loc(fused<"m">["x":1:1])
+"t.fused8"() : () -> () loc(fused<"m">[unknown, "x":1:1])
+// CHECK: "t.fused9"() : () -> () loc(fused<"m">[unknown])
+"t.fused9"() : () -> () loc(fused[fused<"m">[unknown]])
+
+// The implicit module around the top-level ops is located at line 0, column 0.
+// CHECK: } loc("{{.*}}locations.mlir":0:0)

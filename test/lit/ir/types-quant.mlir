@@ -12,3 +12,15 @@ func.func private @per_tensor(tensor<4x!quant.uniform<i8:f32, 0.5:-3>>, tensor<4
 // CHECK-LABEL: func.func private @per_axis
 // CHECK-SAME: tensor<2x3x!quant.uniform<i8<-127:127>:f32:0, {1.000000e-01,2.000000e-01:4}>>
 func.func private @per_axis(tensor<2x3x!quant.uniform<i8<-127:127>:f32:0, {0.1:0, 0.2:4}>>)
+
+// A storage range equal to the full range of the storage type is the same type as no
+// range (MLIR drops it): returning one as the other verifies.
+// CHECK-LABEL: func.func @full_range
+// CHECK-SAME: (%arg0: !quant.uniform<i4:f32, 5.000000e-01>) -> !quant.uniform<i4:f32, 5.000000e-01>
+func.func @full_range(%a: !quant.uniform<i4<-8:7>:f32, 0.5>) -> !quant.uniform<i4:f32, 0.5> {
+  return %a : !quant.uniform<i4<-8:7>:f32, 0.5>
+}
+
+// CHECK-LABEL: func.func private @full_ranges
+// CHECK-SAME: !quant.uniform<i8:f32, 5.000000e-01>, !quant.uniform<u4:f32, 5.000000e-01>, !quant.uniform<u8:f32:1, {5.000000e-01,2.500000e-01}>, !quant.uniform<i16:f32, 5.000000e-01>, !quant.uniform<i8<-127:127>:f32, 5.000000e-01>, !quant.uniform<u4<1:15>:f32, 5.000000e-01:1>
+func.func private @full_ranges(!quant.uniform<i8<-128:127>:f32, 0.5>, !quant.uniform<u4<0:15>:f32, 0.5>, !quant.uniform<u8<0:255>:f32:1, {0.5, 0.25}>, !quant.uniform<i16<-32768:32767>:f32, 0.5>, !quant.uniform<i8<-127:127>:f32, 0.5>, !quant.uniform<u4<1:15>:f32, 0.5:1>)

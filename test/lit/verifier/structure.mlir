@@ -16,7 +16,7 @@ func.func @missing_terminator() {
 // -----
 
 func.func @return_not_last() {
-  // expected-error @+1 {{must be the last operation in the parent block}}
+  // expected-error @+1 {{'func.return' op must be the last operation in the parent block}}
   return
   "t.op"() : () -> ()
 }
@@ -48,7 +48,7 @@ func.func private @dup()
 
 // -----
 
-// expected-error @+1 {{expects region to have 0 or 1 blocks, found 2}}
+// expected-error @+1 {{'builtin.module' op expects region #0 to have 0 or 1 blocks}}
 "builtin.module"() ({
 ^a:
   "t.x"() : () -> ()
