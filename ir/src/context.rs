@@ -17,6 +17,7 @@ use crate::attrs::{AttrData, AttrId, Location};
 use crate::intern::{StrInterner, Sym};
 use crate::registry::{OpDef, OpName};
 use crate::types::{FloatKind, Signedness, TypeData, TypeId};
+use crate::uniquer::Uniquer;
 use crate::weight::{Weight, weigh_attr, weigh_type};
 
 /// Data of one entry of the `{-# dialect_resources: ... #-}` or
@@ -119,11 +120,16 @@ pub struct DeclaredDef {
 
 /// Owner of everything uniqued. See the module docs for the invariants. A clone keeps
 /// every ID valid: it is how a context with all dialects loaded is copied cheaply.
+///
+/// Strings, types and attributes are interned through `&Context` (a lock-protected
+/// [`Uniquer`](crate::uniquer)), and read without locks, so threads running passes on
+/// different functions share one context. Registration (dialects, ops, enums) needs
+/// `&mut Context`: it happens before any IR is processed.
 #[derive(Clone)]
 pub struct Context {
     strings: StrInterner,
-    types: FxIndexSet<TypeData>,
-    attrs: FxIndexSet<AttrData>,
+    types: Uniquer<TypeData, Weight>,
+    attrs: Uniquer<AttrData, Weight>,
     ops: FxIndexMap<Sym, Option<Arc<OpDef>>>,
     dialects: FxIndexSet<String>,
     resources: FxIndexMap<(Sym, Sym), ResourceValue>,
@@ -131,8 +137,6 @@ pub struct Context {
     declared_types: FxIndexMap<String, DeclaredDef>,
     declared_attrs: FxIndexMap<String, DeclaredDef>,
     empty_dict: AttrId,
-    type_weights: Vec<Weight>,
-    attr_weights: Vec<Weight>,
     /// Accept ops, types and attributes of dialects that are not registered.
     pub allow_unregistered: bool,
 }
@@ -149,11 +153,11 @@ impl Context {
     /// so that code holding only `&Context` (verifiers, shape inference) can name them
     /// with [`Context::lookup_type`].
     pub fn new() -> Context {
-        let mut attrs = FxIndexSet::default();
-        let (empty, _) = attrs.insert_full(AttrData::Dictionary(Box::new([])));
-        let mut ctx = Context {
+        let attrs = Uniquer::default();
+        let empty = attrs.intern(AttrData::Dictionary(Box::new([])), |_| Weight::LEAF);
+        let ctx = Context {
             strings: StrInterner::default(),
-            types: FxIndexSet::default(),
+            types: Uniquer::default(),
             attrs,
             ops: FxIndexMap::default(),
             dialects: FxIndexSet::default(),
@@ -161,9 +165,7 @@ impl Context {
             enum_attrs: FxIndexMap::default(),
             declared_types: FxIndexMap::default(),
             declared_attrs: FxIndexMap::default(),
-            empty_dict: AttrId(empty as u32),
-            type_weights: Vec::new(),
-            attr_weights: vec![Weight::LEAF],
+            empty_dict: AttrId(empty),
             allow_unregistered: false,
         };
         for width in [1, 8, 16, 32, 64] {
@@ -184,7 +186,7 @@ impl Context {
     // ----- strings -----
 
     /// Interns a string.
-    pub fn sym(&mut self, s: &str) -> Sym {
+    pub fn sym(&self, s: &str) -> Sym {
         self.strings.intern(s)
     }
     /// The text of an interned string.
@@ -199,53 +201,48 @@ impl Context {
     // ----- types -----
 
     /// Uniques a type.
-    pub fn intern_type(&mut self, data: TypeData) -> TypeId {
-        if let Some(i) = self.types.get_index_of(&data) {
-            return TypeId(i as u32);
-        }
-        let w = weigh_type(&data, &|t| self.type_weights[t.0 as usize], &|a| {
-            self.attr_weights[a.0 as usize]
-        });
-        self.type_weights.push(w);
-        TypeId(self.types.insert_full(data).0 as u32)
+    pub fn intern_type(&self, data: TypeData) -> TypeId {
+        let weigh =
+            |d: &TypeData| weigh_type(d, &|t| self.types.meta(t.0), &|a| self.attrs.meta(a.0));
+        TypeId(self.types.intern(data, weigh))
     }
     /// The ID of a type if it was ever interned (never creates one).
     pub fn lookup_type(&self, data: &TypeData) -> Option<TypeId> {
-        self.types.get_index_of(data).map(|i| TypeId(i as u32))
+        self.types.lookup(data).map(TypeId)
     }
     /// Depth and size of a type (see [`crate::weight`]).
     pub fn type_weight(&self, t: TypeId) -> Weight {
-        self.type_weights[t.0 as usize]
+        self.types.meta(t.0)
     }
     /// Depth and size of an attribute (see [`crate::weight`]).
     pub fn attr_weight(&self, a: AttrId) -> Weight {
-        self.attr_weights[a.0 as usize]
+        self.attrs.meta(a.0)
     }
     /// The structure of a type.
     pub fn type_data(&self, t: TypeId) -> &TypeData {
-        &self.types[t.0 as usize]
+        self.types.get(t.0)
     }
     /// `iN` (signless).
-    pub fn int_type(&mut self, width: u32) -> TypeId {
+    pub fn int_type(&self, width: u32) -> TypeId {
         self.intern_type(TypeData::Integer {
             width,
             signedness: Signedness::Signless,
         })
     }
     /// `index`.
-    pub fn index_type(&mut self) -> TypeId {
+    pub fn index_type(&self) -> TypeId {
         self.intern_type(TypeData::Index)
     }
     /// A float type.
-    pub fn float_type(&mut self, kind: FloatKind) -> TypeId {
+    pub fn float_type(&self, kind: FloatKind) -> TypeId {
         self.intern_type(TypeData::Float(kind))
     }
     /// `none`.
-    pub fn none_type(&mut self) -> TypeId {
+    pub fn none_type(&self) -> TypeId {
         self.intern_type(TypeData::None)
     }
     /// `(inputs) -> (results)`.
-    pub fn function_type(&mut self, inputs: &[TypeId], results: &[TypeId]) -> TypeId {
+    pub fn function_type(&self, inputs: &[TypeId], results: &[TypeId]) -> TypeId {
         self.intern_type(TypeData::Function {
             inputs: inputs.into(),
             results: results.into(),
@@ -256,7 +253,7 @@ impl Context {
 
     /// Uniques an attribute. Dictionaries must already be sorted with unique names
     /// (use [`Context::dict_attr`] to build one from any order).
-    pub fn intern_attr(&mut self, data: AttrData) -> AttrId {
+    pub fn intern_attr(&self, data: AttrData) -> AttrId {
         if let AttrData::Dictionary(entries) = &data {
             debug_assert!(
                 entries
@@ -265,25 +262,16 @@ impl Context {
                 "dictionary entries must be sorted by name and unique"
             );
         }
-        if let Some(i) = self.attrs.get_index_of(&data) {
-            return AttrId(i as u32);
-        }
-        let w = weigh_attr(&data, &|t| self.type_weights[t.0 as usize], &|a| {
-            self.attr_weights[a.0 as usize]
-        });
-        self.attr_weights.push(w);
-        AttrId(self.attrs.insert_full(data).0 as u32)
-    }
-    /// Makes room for `n` more attributes (the parser reserves one location per op).
-    pub fn reserve_attrs(&mut self, n: usize) {
-        self.attrs.reserve(n);
+        let weigh =
+            |d: &AttrData| weigh_attr(d, &|t| self.types.meta(t.0), &|a| self.attrs.meta(a.0));
+        AttrId(self.attrs.intern(data, weigh))
     }
     /// The structure of an attribute.
     pub fn attr_data(&self, a: AttrId) -> &AttrData {
-        &self.attrs[a.0 as usize]
+        self.attrs.get(a.0)
     }
     /// A dictionary from entries in any order; on a repeated name, returns that name.
-    pub fn dict_attr(&mut self, mut entries: Vec<(Sym, AttrId)>) -> Result<AttrId, Sym> {
+    pub fn dict_attr(&self, mut entries: Vec<(Sym, AttrId)>) -> Result<AttrId, Sym> {
         if entries.is_empty() {
             return Ok(self.empty_dict);
         }
@@ -313,20 +301,20 @@ impl Context {
         self.empty_dict
     }
     /// `"text"`.
-    pub fn string_attr(&mut self, s: &str) -> AttrId {
+    pub fn string_attr(&self, s: &str) -> AttrId {
         let value = self.sym(s);
         self.intern_attr(AttrData::String { value, ty: None })
     }
     /// A type attribute.
-    pub fn type_attr(&mut self, t: TypeId) -> AttrId {
+    pub fn type_attr(&self, t: TypeId) -> AttrId {
         self.intern_attr(AttrData::Type(t))
     }
     /// `loc(unknown)`.
-    pub fn unknown_loc(&mut self) -> AttrId {
+    pub fn unknown_loc(&self) -> AttrId {
         self.intern_attr(AttrData::Location(Location::Unknown))
     }
     /// `loc("file":line:col)`.
-    pub fn file_loc(&mut self, file: Sym, line: u32, col: u32) -> AttrId {
+    pub fn file_loc(&self, file: Sym, line: u32, col: u32) -> AttrId {
         self.intern_attr(AttrData::Location(Location::FileLineCol {
             file,
             line,
@@ -339,7 +327,7 @@ impl Context {
     /// same metadata are flattened into it, `unknown` entries and duplicates are
     /// dropped; then no location left is `unknown` (or `fused<m>[unknown]` with
     /// metadata `m`), and one left without metadata is that location itself.
-    pub fn fused_loc(&mut self, locs: &[AttrId], metadata: Option<AttrId>) -> AttrId {
+    pub fn fused_loc(&self, locs: &[AttrId], metadata: Option<AttrId>) -> AttrId {
         let unknown = self.unknown_loc();
         let mut kept: Vec<AttrId> = Vec::with_capacity(locs.len());
         let mut seen = rustc_hash::FxHashSet::default();

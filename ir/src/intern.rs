@@ -1,13 +1,16 @@
 //! Interned strings: identifiers, op names, symbol names and string attribute values.
 //!
 //! Invariant: the bytes of every interned string live in `arena`, which only grows and is
-//! dropped together with the map that points into it, so the `&'static str` keys handed
-//! to the map never dangle while the interner is alive. They are never given out with
-//! the `'static` lifetime: [`StrInterner::get`] ties them to `&self`.
+//! dropped together with the table that points into it, so the `&'static str` entries
+//! never dangle while the interner is alive. They are never given out with the
+//! `'static` lifetime: [`StrInterner::get`] ties them to `&self`. Interning takes
+//! `&self` (see [`crate::uniquer`]), so threads sharing a context can intern.
+
+use std::sync::Mutex;
 
 use bumpalo::Bump;
-use indexmap::IndexSet;
-use rustc_hash::FxBuildHasher;
+
+use crate::uniquer::Uniquer;
 
 /// An interned string, compared by identity.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
@@ -16,16 +19,15 @@ pub struct Sym(u32);
 /// The string table of a [`Context`](crate::Context).
 #[derive(Default)]
 pub struct StrInterner {
-    arena: Bump,
-    strings: IndexSet<&'static str, FxBuildHasher>,
+    arena: Mutex<Bump>,
+    strings: Uniquer<&'static str>,
 }
 
 impl Clone for StrInterner {
     /// A copy with its own arena; every string keeps its [`Sym`].
     fn clone(&self) -> Self {
-        let mut copy = StrInterner::default();
-        copy.strings.reserve(self.strings.len());
-        for s in &self.strings {
+        let copy = StrInterner::default();
+        for (s, ()) in self.strings.iter() {
             copy.intern(s);
         }
         copy
@@ -34,27 +36,31 @@ impl Clone for StrInterner {
 
 impl StrInterner {
     /// Interns `s`, returning the same [`Sym`] for equal strings.
-    pub fn intern(&mut self, s: &str) -> Sym {
-        if let Some(index) = self.strings.get_index_of(s) {
-            return Sym(index as u32);
-        }
-        let stored: &str = self.arena.alloc_str(s);
-        // SAFETY: `stored` points into `self.arena`, which is never reset and lives exactly
-        // as long as `self.strings` (both are fields of `self`). The extended lifetime is
-        // never exposed: `get` re-borrows it for the lifetime of `&self`.
-        let stored: &'static str = unsafe { std::mem::transmute::<&str, &'static str>(stored) };
-        let (index, _) = self.strings.insert_full(stored);
-        Sym(index as u32)
+    pub fn intern(&self, s: &str) -> Sym {
+        let arena = &self.arena;
+        Sym(self.strings.intern_with(
+            s,
+            |s| {
+                let arena = arena.lock().unwrap_or_else(|p| p.into_inner());
+                let stored: &str = arena.alloc_str(s);
+                // SAFETY: `stored` points into `self.arena`, which is never reset and
+                // lives exactly as long as `self.strings` (both are fields of `self`).
+                // The extended lifetime is never exposed: `get` re-borrows it for the
+                // lifetime of `&self`.
+                unsafe { std::mem::transmute::<&str, &'static str>(stored) }
+            },
+            |_| (),
+        ))
     }
 
     /// Looks `s` up without interning it.
     pub fn lookup(&self, s: &str) -> Option<Sym> {
-        self.strings.get_index_of(s).map(|i| Sym(i as u32))
+        self.strings.lookup(s).map(Sym)
     }
 
     /// The text of an interned string.
     pub fn get(&self, sym: Sym) -> &str {
-        self.strings[sym.0 as usize]
+        self.strings.get(sym.0)
     }
 }
 
@@ -64,7 +70,7 @@ mod tests {
 
     #[test]
     fn interning_is_identity() {
-        let mut t = StrInterner::default();
+        let t = StrInterner::default();
         let a = t.intern("func.func");
         let b = t.intern("arith.addi");
         assert_ne!(a, b);

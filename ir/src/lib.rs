@@ -38,6 +38,7 @@ pub mod parser;
 pub mod printer;
 pub mod registry;
 pub mod types;
+mod uniquer;
 pub mod verifier;
 pub mod weight;
 

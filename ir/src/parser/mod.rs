@@ -80,7 +80,6 @@ pub fn parse_chunk(
     let end = range.end.min(text.len());
     let src = text.get(..end).unwrap_or(text);
     // Every op gets a location attribute; ops take about 50 bytes of text.
-    ctx.reserve_attrs((end - range.start.min(end)) / 50);
     let mut p = Parser::new(ctx, src, file, sources.name(file));
     p.lexer.reset(range.start);
     p.chunk_start = range.start.min(end);
