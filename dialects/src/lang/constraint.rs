@@ -195,7 +195,7 @@ mod tests {
 
     #[test]
     fn matches_and_describes() {
-        let mut ctx = Context::new();
+        let ctx = Context::new();
         let i8t = ctx.int_type(8);
         let i4t = ctx.int_type(4);
         let f32t = ctx.float_type(acc_ir::FloatKind::F32);
