@@ -133,10 +133,17 @@ impl Reader<'_> {
 
     fn dialect(&mut self, pair: Pair<'_, Rule>) -> DialectDecl {
         let mut inner = pair.into_inner();
-        let name = inner
-            .next()
+        let name_pair = inner.next();
+        let name_span = name_pair.as_ref().map(span).unwrap_or_default();
+        let name = name_pair
             .map(|p| p.as_str().to_string())
             .unwrap_or_default();
+        if self.ctx.is_dialect_registered(&name) {
+            self.error(
+                name_span.clone(),
+                format!("dialect '{name}' is already loaded: a dialect file cannot redefine or extend it"),
+            );
+        }
         self.ctx.register_dialect(&name);
         self.dialect = name.clone();
         self.constraints.clear();
@@ -155,6 +162,9 @@ impl Reader<'_> {
                         continue;
                     };
                     let name = n.as_str().to_string();
+                    if self.constraints.iter().any(|(x, _)| *x == name) {
+                        self.error(span(&n), format!("constraint '{name}' is defined twice"));
+                    }
                     let constraint = self.constraint(c);
                     self.constraints.push((
                         name.clone(),
@@ -162,7 +172,13 @@ impl Reader<'_> {
                     ));
                 }
                 Rule::enum_def => {
+                    let sp = span(&item);
                     if let Some(e) = self.enum_def(item) {
+                        let taken = d.enums.iter().any(|x| x.name == e.name)
+                            || d.types.iter().chain(&d.attrs).any(|t| t.name == e.name);
+                        if taken {
+                            self.error(sp, format!("'{}' is declared twice", e.name));
+                        }
                         self.ctx.register_enum_attr(&e.name, e.def.clone());
                         d.enums.push(e);
                     }

@@ -89,10 +89,11 @@ pub fn value_ranges(
     };
     if !OpDecl::needs_segments(decls) {
         return group_ranges(decls, n).ok_or_else(|| {
+            let count = count_text(decls);
+            let plural = if count == "1" { "" } else { "s" };
             format!(
-                "'{}' op expects {} {what}s, but found {n}",
-                decl.name,
-                count_text(decls)
+                "'{}' op expects {count} {what}{plural}, but found {n}",
+                decl.name
             )
         });
     }
@@ -385,10 +386,11 @@ fn first_error(
             }
             Some(v) if !a.kind.matches(ctx, v) => {
                 return Some(format!(
-                    "'{}' op attribute '{}' must be of kind '{}'",
+                    "'{}' op attribute '{}' must be of kind '{}', but got {}",
                     decl.name,
                     a.name,
-                    a.kind.name()
+                    a.kind.name(),
+                    acc_ir::printer::attr_to_string(ctx, v)
                 ));
             }
             _ => {}

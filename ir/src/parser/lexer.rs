@@ -93,7 +93,7 @@ fn is_ident_char(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'.'
 }
 /// Characters allowed in `%`, `^`, `#` and `!` suffix identifiers.
-fn is_suffix_char(b: u8) -> bool {
+pub(crate) fn is_suffix_char(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'.' || b == b'-'
 }
 

@@ -958,6 +958,52 @@ impl<'s> Parser<'s, '_> {
         })
     }
 
+    /// True when the `%name` at hand starts the result names of the next op (`%a =`,
+    /// `%a, %b:2 =`) rather than an operand: what lets a format end with a variadic
+    /// operand group and no closing literal.
+    pub fn at_result_names(&self) -> bool {
+        if self.peek() != Tok::ValueId {
+            return false;
+        }
+        let bytes = self.src.as_bytes();
+        let mut at = self.tok.start as usize;
+        let skip_space = |mut i: usize| {
+            while bytes.get(i).is_some_and(|b| b.is_ascii_whitespace()) {
+                i += 1;
+            }
+            i
+        };
+        loop {
+            if bytes.get(at) != Some(&b'%') {
+                return false;
+            }
+            at += 1;
+            while bytes
+                .get(at)
+                .is_some_and(|b| super::lexer::is_suffix_char(*b))
+            {
+                at += 1;
+            }
+            at = skip_space(at);
+            if bytes.get(at) == Some(&b':') {
+                at = skip_space(at + 1);
+                let digits = at;
+                while bytes.get(at).is_some_and(u8::is_ascii_digit) {
+                    at += 1;
+                }
+                if at == digits {
+                    return false;
+                }
+                at = skip_space(at);
+            }
+            match bytes.get(at) {
+                Some(b'=') => return true,
+                Some(b',') => at = skip_space(at + 1),
+                _ => return false,
+            }
+        }
+    }
+
     /// `%name`: a region entry argument whose type the custom syntax knows (the
     /// induction variable of a loop).
     pub fn parse_region_argument_of_type(&mut self, ty: TypeId) -> PResult<RegionArg<'s>> {

@@ -1,5 +1,5 @@
 // Mistakes in the newer parts of a dialect file (enums, parameters, classes, relations,
-// successors, hooks, formats) are all reported, each at its place, before any IR is read.
+// successors, hooks, formats, redefinitions, ambiguous formats) are all reported, each at its place, before any IR is read.
 // RUN: not acc-opt --dialect %S/Inputs/bad-features.acc %s 2>&1 | FileCheck %s
 
 // CHECK-DAG: error: enum 'worse.level' gives case values but no storage type
@@ -18,6 +18,12 @@
 // CHECK-DAG: error: ElementTypeOf relates exactly two values
 // CHECK-DAG: error: invalid default value: expected number, found '<'
 // CHECK-DAG: bad-features.acc:24:26
+// CHECK-DAG: error: dialect 'worse' is already loaded: a dialect file cannot redefine or extend it
+// CHECK-DAG: bad-features.acc:27:9
+// CHECK-DAG: error: constraint 'C' is defined twice
+// CHECK-DAG: error: 'ambiguous.twice' is declared twice
+// CHECK-DAG: error: in the format of 'ambiguous.g': operand groups '$x' and '$y' must be separated by a literal
+// CHECK-DAG: error: in the format of 'ambiguous.h': attr-dict cannot come right before a region
 // CHECK-NOT: module
 
 func.func private @f()

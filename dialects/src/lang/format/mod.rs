@@ -425,6 +425,7 @@ impl DeclaredSyntax {
                 "the format must contain attr-dict (or attr-dict-with-keyword) exactly once".into(),
             );
         }
+        self.check_ambiguity(&self.elems)?;
         let in_list = |i: usize| {
             all.iter()
                 .filter(|e| matches!(e, Elem::DynamicList { operand, .. } if *operand == i))
@@ -491,6 +492,39 @@ impl DeclaredSyntax {
                 "the format must give the type of result '${}' (type(${}), a trait or relation that ties it to a written type, or an infer hook)",
                 d.results[i].name, d.results[i].name
             ));
+        }
+        Ok(())
+    }
+
+    /// Rejects formats the parser could not read back unambiguously: an operand group
+    /// right after an optional or variadic one (where would one end?), and an
+    /// attribute dictionary right before a region (both start with `{`).
+    fn check_ambiguity(&self, elems: &[Elem]) -> Result<(), String> {
+        for pair in elems.windows(2) {
+            match pair {
+                [Elem::Operand(a), Elem::Operand(b)]
+                    if self.decl.operands[*a].quantifier != Quantifier::Single =>
+                {
+                    return Err(format!(
+                        "operand groups '${}' and '${}' must be separated by a literal, since '${}' has no fixed length",
+                        self.decl.operands[*a].name,
+                        self.decl.operands[*b].name,
+                        self.decl.operands[*a].name
+                    ));
+                }
+                [Elem::AttrDict { keyword: false }, Elem::Region(_)] => {
+                    return Err(
+                        "attr-dict cannot come right before a region (both start with '{'): use attr-dict-with-keyword"
+                            .into(),
+                    );
+                }
+                _ => {}
+            }
+        }
+        for e in elems {
+            if let Elem::Optional { elems, .. } = e {
+                self.check_ambiguity(elems)?;
+            }
         }
         Ok(())
     }

@@ -60,7 +60,9 @@ impl DeclaredSyntax {
                 Elem::NoSpace => {}
                 Elem::Operand(i) => {
                     let q = d.operands[*i].quantifier;
-                    if q == Quantifier::Single || cp.p.peek() == Tok::ValueId {
+                    // A flexible group stops before the next op's result names.
+                    let present = cp.p.peek() == Tok::ValueId && !cp.p.at_result_names();
+                    if q == Quantifier::Single || present {
                         st.operands[*i].push(cp.p.parse_operand()?);
                         while q == Quantifier::Variadic && cp.p.peek() == Tok::Comma {
                             cp.p.try_consume(Tok::Comma);

@@ -74,7 +74,7 @@ func.func @neg(%f: tensor<2x3xf32>, %g: tensor<4xf32>, %i: tensor<4xi8>, %x: ten
 // -----
 
 func.func @abs(%f: tensor<2x3xf32>, %g: tensor<4xf32>, %i: tensor<4xi8>, %x: tensor<1x3x8x8xf32>, %w: tensor<4x2x3x3xf32>, %q: tensor<2x3x!quant.uniform<i4:f32:1, {1.0, 2.0}>>, %qx: tensor<1x3x8x8x!quant.uniform<i8:f32, 1.0>>, %qw: tensor<4x3x3x3x!quant.uniform<i8:f32, 1.0>>, %b: tensor<1x10x4xf32>) {
-  // expected-error @+1 {{'graph.abs' op expects 1 operands, but found 2}}
+  // expected-error @+1 {{'graph.abs' op expects 1 operand, but found 2}}
   %0 = "graph.abs"(%f, %f) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   return
 }
