@@ -16,6 +16,7 @@ type FxIndexMap<K, V> = IndexMap<K, V, FxBuildHasher>;
 use crate::attrs::{AttrData, AttrId, Location};
 use crate::intern::{StrInterner, Sym};
 use crate::registry::{OpDef, OpName};
+use crate::rewrite::RewritePattern;
 use crate::types::{FloatKind, Signedness, TypeData, TypeId};
 use crate::uniquer::Uniquer;
 use crate::weight::{Weight, weigh_attr, weigh_type};
@@ -136,6 +137,8 @@ pub struct Context {
     enum_attrs: FxIndexMap<String, EnumAttrDef>,
     declared_types: FxIndexMap<String, DeclaredDef>,
     declared_attrs: FxIndexMap<String, DeclaredDef>,
+    patterns: rustc_hash::FxHashMap<OpName, Vec<Arc<dyn RewritePattern>>>,
+    any_op_patterns: Vec<Arc<dyn RewritePattern>>,
     empty_dict: AttrId,
     /// Accept ops, types and attributes of dialects that are not registered.
     pub allow_unregistered: bool,
@@ -165,6 +168,8 @@ impl Context {
             enum_attrs: FxIndexMap::default(),
             declared_types: FxIndexMap::default(),
             declared_attrs: FxIndexMap::default(),
+            patterns: Default::default(),
+            any_op_patterns: Vec::new(),
             empty_dict: AttrId(empty),
             allow_unregistered: false,
         };
@@ -446,6 +451,37 @@ impl Context {
     /// The declared attribute named `dialect.name`, if registered.
     pub fn declared_attr(&self, full_name: &str) -> Option<&DeclaredDef> {
         self.declared_attrs.get(full_name)
+    }
+
+    // ----- rewrite patterns -----
+
+    /// Adds a pattern that canonicalization applies (to ops of its root's name, or to
+    /// any op). Patterns of one root are kept by decreasing benefit.
+    pub fn add_pattern(&mut self, pattern: Arc<dyn RewritePattern>) {
+        let list = match pattern.root() {
+            Some(root) => {
+                let name = self.op_name(root);
+                self.patterns.entry(name).or_default()
+            }
+            None => &mut self.any_op_patterns,
+        };
+        list.push(pattern);
+        list.sort_by_key(|p| std::cmp::Reverse(p.benefit()));
+    }
+    /// The patterns rooted at ops named `name`, highest benefit first.
+    pub fn patterns_for(&self, name: OpName) -> &[Arc<dyn RewritePattern>] {
+        self.patterns.get(&name).map_or(&[], Vec::as_slice)
+    }
+    /// The patterns that apply to any op.
+    pub fn patterns_for_any_op(&self) -> &[Arc<dyn RewritePattern>] {
+        &self.any_op_patterns
+    }
+    /// Every pattern, in no particular order.
+    pub fn all_patterns(&self) -> impl Iterator<Item = &Arc<dyn RewritePattern>> {
+        self.patterns
+            .values()
+            .flatten()
+            .chain(&self.any_op_patterns)
     }
 
     // ----- resources -----

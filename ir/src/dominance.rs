@@ -15,6 +15,8 @@ pub struct DomTree {
     rpo_index: HashMap<BlockId, usize>,
     /// Immediate dominator by RPO index (the entry is its own).
     idom: Vec<usize>,
+    /// The reachable blocks in reverse post-order.
+    rpo: Vec<BlockId>,
 }
 
 /// The successors of `block`: the successors of its ops (only its terminator has any in
@@ -26,6 +28,20 @@ pub fn block_successors(body: &Body, block: BlockId) -> Vec<BlockId> {
 }
 
 impl DomTree {
+    /// The reachable blocks in reverse post-order: every block after its dominators.
+    pub fn reverse_post_order(&self) -> &[BlockId] {
+        &self.rpo
+    }
+
+    /// The immediate dominator of a reachable block (`None` for the entry block).
+    pub fn idom(&self, block: BlockId) -> Option<BlockId> {
+        let i = *self.rpo_index.get(&block)?;
+        if i == 0 {
+            return None;
+        }
+        self.rpo.get(self.idom[i]).copied()
+    }
+
     /// Computes the dominator tree of `region`.
     pub fn compute(body: &Body, region: RegionId) -> DomTree {
         let mut rpo = Vec::new();
@@ -90,7 +106,11 @@ impl DomTree {
                 }
             }
         }
-        DomTree { rpo_index, idom }
+        DomTree {
+            rpo_index,
+            idom,
+            rpo,
+        }
     }
 
     /// True when `block` is reachable from the entry.

@@ -152,7 +152,7 @@ pub fn scalar(ctx: &Context, a: AttrId) -> Option<(TypeId, Scalar)> {
 }
 
 /// An integer or float attribute of type `ty` holding `value` (normalized to `ty`).
-pub fn scalar_attr(ctx: &mut Context, ty: TypeId, value: Scalar) -> Option<AttrId> {
+pub fn scalar_attr(ctx: &Context, ty: TypeId, value: Scalar) -> Option<AttrId> {
     let kind = ElementKind::of(ctx, ty)?;
     Some(match kind.normalize(value) {
         Scalar::Int(value) => ctx.intern_attr(AttrData::Integer { value, ty }),
@@ -243,7 +243,7 @@ pub fn dense(ctx: &Context, a: AttrId) -> Option<Dense> {
 
 /// A `dense<...>` attribute of `shaped` type from its elements (one value makes a
 /// splat); `None` when the element type is not supported or the count is wrong.
-pub fn dense_attr(ctx: &mut Context, shaped: TypeId, values: &[Scalar]) -> Option<AttrId> {
+pub fn dense_attr(ctx: &Context, shaped: TypeId, values: &[Scalar]) -> Option<AttrId> {
     let element = ctx.type_data(shaped).element_type()?;
     let kind = ElementKind::of(ctx, element)?;
     let n = num_elements(ctx, shaped)?;

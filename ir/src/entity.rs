@@ -83,6 +83,10 @@ impl<K: EntityId, V> Table<K, V> {
     pub fn keys(&self) -> impl Iterator<Item = K> + use<K, V> {
         (0..self.items.len()).map(K::from_index)
     }
+    /// Every entity, mutably, in ID order.
+    pub fn items_mut(&mut self) -> impl Iterator<Item = &mut V> {
+        self.items.iter_mut()
+    }
     /// The entity named by `id`, if `id` is in range.
     pub fn get(&self, id: K) -> Option<&V> {
         self.items.get(id.index())

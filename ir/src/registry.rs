@@ -38,6 +38,9 @@ pub struct OpTraits {
     pub pure: bool,
     /// Its two operands may be swapped.
     pub commutative: bool,
+    /// It is a constant: its `value` attribute is its result (MLIR's `ConstantLike`);
+    /// folding materializes constants of its dialect with it.
+    pub constant_like: bool,
 }
 
 /// The custom assembly form of an op: `print` and `parse` must agree, so that parsing
@@ -106,9 +109,8 @@ pub enum FoldResult {
 /// Folds an op given the constant value of each operand (`None` when not constant):
 /// one [`FoldResult`] per result, or `None` when it does not fold. It never changes the
 /// IR; the caller replaces the results.
-pub type FoldHook = Arc<
-    dyn Fn(OpRef<'_>, &[Option<AttrId>], &mut Context) -> Option<Vec<FoldResult>> + Send + Sync,
->;
+pub type FoldHook =
+    Arc<dyn Fn(OpRef<'_>, &[Option<AttrId>], &Context) -> Option<Vec<FoldResult>> + Send + Sync>;
 
 /// Everything the core knows about one registered op.
 #[derive(Clone, Default)]

@@ -48,6 +48,23 @@ pub fn verify(ctx: &Context, ir: &Ir) -> Result<(), Vec<Diagnostic>> {
     }
 }
 
+/// Verifies the op `op` of `body` and everything nested in it (what a pass running on
+/// that op may have changed).
+pub fn verify_op(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Result<(), Vec<Diagnostic>> {
+    let mut v = Verifier {
+        ctx,
+        ir,
+        diags: Vec::new(),
+        doms: HashMap::new(),
+    };
+    v.verify_op(body, op);
+    if v.diags.is_empty() {
+        Ok(())
+    } else {
+        Err(v.diags)
+    }
+}
+
 struct Verifier<'a> {
     ctx: &'a Context,
     ir: &'a Ir,

@@ -15,13 +15,20 @@ const OPS_PER_FUNCTION: usize = 100;
 /// Writes a generic-form module of about `ops` ops (the count includes functions,
 /// returns and yields). Deterministic for a given `ops`.
 pub fn generate(ops: usize) -> String {
+    generate_with(ops, true)
+}
+
+/// As [`generate`]; without `scf.if` regions when `regions` is false, so that only
+/// `func` and `arith` ops remain (what both acc and `mlir-opt` know, for comparing
+/// passes that do the same work).
+pub fn generate_with(ops: usize, regions: bool) -> String {
     let mut out = String::with_capacity(ops * 70);
     out.push_str("\"builtin.module\"() ({\n");
     let mut emitted = 1;
     let mut f = 0;
     while emitted < ops {
         let budget = (ops - emitted).clamp(4, OPS_PER_FUNCTION);
-        emitted += write_function(&mut out, f, budget);
+        emitted += write_function(&mut out, f, budget, regions);
         f += 1;
     }
     out.push_str("}) : () -> ()\n");
@@ -29,7 +36,7 @@ pub fn generate(ops: usize) -> String {
 }
 
 /// One function of about `budget` ops; returns how many it wrote.
-fn write_function(out: &mut String, index: usize, budget: usize) -> usize {
+fn write_function(out: &mut String, index: usize, budget: usize, regions: bool) -> usize {
     let _ = writeln!(
         out,
         "  \"func.func\"() <{{function_type = (i32, i32, f32) -> i32, sym_name = \"f{index}\"}}> ({{\n  ^bb0(%arg0: i32, %arg1: i32, %arg2: f32):"
@@ -115,7 +122,7 @@ fn write_function(out: &mut String, index: usize, budget: usize) -> usize {
                 ints.push(c);
                 n += 2;
             }
-            7 if n + 6 < budget => {
+            7 if regions && n + 6 < budget => {
                 let (a, b) = (pick(&ints, k), pick(&ints, k + 5));
                 let cond = v;
                 let r = fresh(&mut next);

@@ -1,12 +1,18 @@
-//! `acc-opt`: parse, verify and print IR (passes arrive with the pass manager).
+//! `acc-opt`: parse, verify, transform with a pass pipeline, and print IR.
 //!
 //! Options follow `mlir-opt`, and MLIR's spellings are accepted too
-//! (`--mlir-print-op-generic`, `--mlir-print-debuginfo`, single-dash long options).
+//! (`--mlir-print-op-generic`, `--pass-pipeline=...`, `--mlir-timing`, a registered
+//! pass as a flag such as `--canonicalize`, single-dash long options). Tools that add
+//! their own passes call [`main_with_registry`].
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use acc_ir::diag::Diagnostic;
+use acc_ir::pass::PassRegistry;
+use acc_ir::pass::manager::{RunOptions, run as run_pipeline};
+use acc_ir::pass::pipeline::Pipeline;
+use acc_ir::pass::timing::{TimingNode, report as timing_report};
 use acc_ir::printer::{PrintOptions, write_ir};
 use acc_ir::{Context, SourceMap, expected, parser, verifier};
 
@@ -31,6 +37,28 @@ pub struct OptOptions {
     pub no_verify: bool,
     /// Dialect definition files to load (`--dialect FILE`, repeatable).
     pub dialects: Vec<PathBuf>,
+    /// Passes to run, `--pass a,b{opt=1}` (nested by anchor; repeatable, in order).
+    pub passes: Vec<String>,
+    /// A pipeline in MLIR's syntax (`--pass-pipeline=...`).
+    pub pass_pipeline: Option<String>,
+    /// List the registered passes and exit.
+    pub list_passes: bool,
+    /// Print the pipeline before running it.
+    pub dump_pass_pipeline: bool,
+    /// Dump the IR before passes of these names.
+    pub print_ir_before: Vec<String>,
+    /// Dump the IR after passes of these names.
+    pub print_ir_after: Vec<String>,
+    /// Dump the IR before every pass.
+    pub print_ir_before_all: bool,
+    /// Dump the IR after every pass.
+    pub print_ir_after_all: bool,
+    /// Dump the IR after a pass only when it changed.
+    pub print_ir_after_change: bool,
+    /// Report pass times.
+    pub timing: bool,
+    /// Threads for passes on functions (`None`: as many as the machine has).
+    pub threads: Option<usize>,
 }
 
 /// Usage text.
@@ -48,11 +76,35 @@ options:
   --allow-unregistered-dialect   keep unknown ops, types and attributes opaque
   --no-verify                    do not run the verifier
   --dialect FILE                 load dialects defined in FILE (repeatable)
+
+passes:
+  --pass LIST                    run passes, nested by what they run on: canonicalize,cse{...}
+  --pass-pipeline=PIPELINE       run a pipeline in MLIR's syntax: builtin.module(func.func(cse))
+  --NAME                         run the registered pass NAME (as --pass NAME)
+  --list-passes                  list the passes and their options, then exit
+  --dump-pass-pipeline           print the pipeline (to standard error) before running it
+  --print-ir-before=NAME         dump the IR before pass NAME (repeatable; standard error)
+  --print-ir-after=NAME          dump the IR after pass NAME (repeatable)
+  --print-ir-before-all          dump the IR before every pass
+  --print-ir-after-all           dump the IR after every pass
+  --print-ir-after-change        dump the IR after a pass only when it changed it
+  --timing                       report pass times (--mlir-timing)
+  --threads N                    threads for passes on functions (--mlir-disable-threading: 1)
+  --no-verify                    do not verify, neither the input nor after each pass
   -h, --help                     show this help
 ";
 
-/// Parses arguments (without the program name).
+/// Parses arguments (without the program name); `--NAME` of a pass of `passes` runs it.
+pub fn parse_args_with(args: &[String], passes: &PassRegistry) -> Result<OptOptions, String> {
+    parse_args_impl(args, Some(passes))
+}
+
+/// Parses arguments (without the program name), with acc's passes.
 pub fn parse_args(args: &[String]) -> Result<OptOptions, String> {
+    parse_args_impl(args, Some(&acc_passes::registry()))
+}
+
+fn parse_args_impl(args: &[String], passes: Option<&PassRegistry>) -> Result<OptOptions, String> {
     let mut o = OptOptions::default();
     let mut i = 0;
     while i < args.len() {
@@ -102,6 +154,54 @@ pub fn parse_args(args: &[String]) -> Result<OptOptions, String> {
                 };
                 o.dialects.push(PathBuf::from(v));
             }
+            "--pass"
+            | "--pass-pipeline"
+            | "--print-ir-before"
+            | "--print-ir-after"
+            | "--mlir-print-ir-before"
+            | "--mlir-print-ir-after"
+            | "--threads" => {
+                let v = match inline_value {
+                    Some(v) => v,
+                    None => {
+                        let v = args
+                            .get(i)
+                            .ok_or(format!("option '{name}' needs a value"))?
+                            .clone();
+                        i += 1;
+                        v
+                    }
+                };
+                match name.as_str() {
+                    "--pass" => o.passes.push(v),
+                    "--pass-pipeline" => o.pass_pipeline = Some(v),
+                    "--print-ir-before" | "--mlir-print-ir-before" => o.print_ir_before.push(v),
+                    "--print-ir-after" | "--mlir-print-ir-after" => o.print_ir_after.push(v),
+                    _ => {
+                        let n = v.parse::<usize>().ok().filter(|n| *n >= 1);
+                        o.threads = Some(n.ok_or(format!("invalid thread count '{v}'"))?);
+                    }
+                }
+            }
+            "--list-passes" => o.list_passes = flag(&inline_value)?,
+            "--dump-pass-pipeline" | "--mlir-dump-pass-pipeline" => {
+                o.dump_pass_pipeline = flag(&inline_value)?
+            }
+            "--print-ir-before-all" | "--mlir-print-ir-before-all" => {
+                o.print_ir_before_all = flag(&inline_value)?
+            }
+            "--print-ir-after-all" | "--mlir-print-ir-after-all" => {
+                o.print_ir_after_all = flag(&inline_value)?
+            }
+            "--print-ir-after-change" | "--mlir-print-ir-after-change" => {
+                o.print_ir_after_change = flag(&inline_value)?
+            }
+            "--timing" | "--mlir-timing" => o.timing = flag(&inline_value)?,
+            "--mlir-disable-threading" => {
+                if flag(&inline_value)? {
+                    o.threads = Some(1)
+                }
+            }
             "--print-generic" | "--mlir-print-op-generic" => o.print_generic = flag(&inline_value)?,
             "--print-debuginfo" | "--mlir-print-debuginfo" => {
                 o.print_debuginfo = flag(&inline_value)?
@@ -112,6 +212,14 @@ pub fn parse_args(args: &[String]) -> Result<OptOptions, String> {
             "--no-verify" => o.no_verify = flag(&inline_value)?,
             "--verify-each" => o.no_verify = !flag(&inline_value)?,
             "-" => o.input = Some(PathBuf::from("-")),
+            _ if name.starts_with("--") && passes.is_some_and(|p| p.get(&name[2..]).is_some()) => {
+                // `--canonicalize` or `--canonicalize="max-iterations=3"`, as mlir-opt.
+                let pass = match inline_value {
+                    Some(opts) => format!("{}{{{}}}", &name[2..], opts.trim_matches('"')),
+                    None => name[2..].to_string(),
+                };
+                o.passes.push(pass);
+            }
             _ if name.starts_with('-') => return Err(format!("unknown option '{raw}'")),
             _ => {
                 if o.input.is_some() {
@@ -142,7 +250,13 @@ pub fn split_chunks(text: &str) -> Vec<std::ops::Range<usize>> {
 
 /// Runs `acc-opt` with `args` (without the program name).
 pub fn main_with_args(args: &[String]) -> ExitCode {
-    let opts = match parse_args(args) {
+    main_with_registry(args, &acc_passes::registry())
+}
+
+/// Runs `acc-opt` with `args` and the passes of `passes`: what a tool adding its own
+/// passes to acc's calls (see `docs/writing-a-pass.md`).
+pub fn main_with_registry(args: &[String], passes: &PassRegistry) -> ExitCode {
+    let opts = match parse_args_with(args, passes) {
         Ok(o) => o,
         Err(e) if e.is_empty() => {
             print!("{USAGE}");
@@ -153,7 +267,11 @@ pub fn main_with_args(args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    run(&opts)
+    if opts.list_passes {
+        print!("{}", passes.describe());
+        return ExitCode::SUCCESS;
+    }
+    run_with(&opts, passes)
 }
 
 /// Reads the input file (or standard input): its name for diagnostics and its bytes.
@@ -178,8 +296,76 @@ fn read_stdin() -> Result<(String, Vec<u8>), String> {
     Ok(("<stdin>".to_string(), bytes))
 }
 
-/// Runs `acc-opt` with parsed options.
+/// Runs `acc-opt` with parsed options and acc's passes.
 pub fn run(opts: &OptOptions) -> ExitCode {
+    run_with(opts, &acc_passes::registry())
+}
+
+/// The pipeline the options ask for, if any; the error is the message to print.
+fn build_pipeline(opts: &OptOptions, passes: &PassRegistry) -> Result<Option<Pipeline>, String> {
+    let render = |text: &str, (message, range): (String, std::ops::Range<usize>)| {
+        let mut sources = SourceMap::new();
+        let file = sources.add("<pass pipeline>", text.to_string());
+        sources.render(
+            &Context::new(),
+            &[Diagnostic::error(
+                acc_ir::DiagLoc::Span(file, range),
+                message,
+            )],
+        )
+    };
+    match (&opts.pass_pipeline, opts.passes.is_empty()) {
+        (Some(_), false) => {
+            Err("acc-opt: --pass-pipeline cannot be combined with --pass or pass flags\n".into())
+        }
+        (Some(text), true) => Pipeline::parse(text, passes)
+            .map(Some)
+            .map_err(|e| render(text, e)),
+        (None, false) => {
+            let text = opts.passes.join(",");
+            Pipeline::from_pass_list(&text, passes)
+                .map(Some)
+                .map_err(|e| render(&text, e))
+        }
+        (None, true) => Ok(None),
+    }
+}
+
+/// Runs `acc-opt` with parsed options and the passes of `passes`.
+pub fn run_with(opts: &OptOptions, passes: &PassRegistry) -> ExitCode {
+    let started = std::time::Instant::now();
+    let pipeline = match build_pipeline(opts, passes) {
+        Ok(p) => p,
+        Err(e) => {
+            eprint!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if opts.dump_pass_pipeline
+        && let Some(p) = &pipeline
+    {
+        eprintln!(
+            "Pass Manager with {} passes:\n{}",
+            p.passes().len(),
+            p.to_text()
+        );
+    }
+    let run_options = RunOptions {
+        verify_each: !opts.no_verify,
+        threads: opts
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        print_before: opts.print_ir_before.clone(),
+        print_after: opts.print_ir_after.clone(),
+        print_before_all: opts.print_ir_before_all,
+        print_after_all: opts.print_ir_after_all,
+        print_after_change: opts.print_ir_after_change,
+        print: PrintOptions {
+            generic: opts.print_generic,
+            debuginfo: opts.print_debuginfo,
+        },
+    };
+    let mut timings = Timings::default();
     let (name, bytes) = match read_input(opts) {
         Ok(x) => x,
         Err(e) => {
@@ -228,7 +414,30 @@ pub fn run(opts: &OptOptions) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         }
+        let parse_start = std::time::Instant::now();
         let result = process_chunk(&mut ctx, &sources, file, chunk.clone(), opts);
+        timings.parser += parse_start.elapsed();
+        let result = match (result, &pipeline) {
+            (Ok(mut ir), Some(p)) => match run_pipeline(p, &ctx, &mut ir, &run_options) {
+                Ok(output) => {
+                    eprint!("{}", output.dumps);
+                    timings.add(output.timing);
+                    if !output.diagnostics.is_empty() {
+                        eprint!("{}", sources.render(&ctx, &output.diagnostics));
+                    }
+                    Ok(ir)
+                }
+                Err(failure) => {
+                    eprint!("{}", failure.output.dumps);
+                    timings.add(failure.output.timing);
+                    let mut all = failure.output.diagnostics;
+                    all.extend(failure.errors);
+                    Err(all)
+                }
+            },
+            (other, _) => other,
+        };
+        let output_start = std::time::Instant::now();
         let diags = match result {
             Ok(ir) => {
                 // Outputs of successive chunks are separated like their inputs.
@@ -248,6 +457,7 @@ pub fn run(opts: &OptOptions) -> ExitCode {
             }
             Err(diags) => diags,
         };
+        timings.output += output_start.elapsed();
         if opts.verify_diagnostics {
             let (expected, mut problems) =
                 expected::parse_expectations(&sources, file, chunk.start, chunk.end);
@@ -261,6 +471,9 @@ pub fn run(opts: &OptOptions) -> ExitCode {
             failed = true;
         }
     }
+    if opts.timing {
+        eprint!("{}", timings.report(started.elapsed()));
+    }
     if failed {
         // Dropping the output discards the temporary file: no partial output.
         return ExitCode::FAILURE;
@@ -271,6 +484,38 @@ pub fn run(opts: &OptOptions) -> ExitCode {
             eprintln!("acc-opt: cannot write output: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Times of the parts of a run, for `--timing`.
+#[derive(Default)]
+struct Timings {
+    parser: std::time::Duration,
+    pipeline: Option<TimingNode>,
+    output: std::time::Duration,
+}
+
+impl Timings {
+    fn add(&mut self, node: TimingNode) {
+        match &mut self.pipeline {
+            Some(p) => p.merge(&node),
+            None => self.pipeline = Some(node),
+        }
+    }
+
+    fn report(&self, total: std::time::Duration) -> String {
+        let mut nodes = vec![TimingNode {
+            name: "Parser".into(),
+            time: self.parser,
+            children: Vec::new(),
+        }];
+        nodes.extend(self.pipeline.clone());
+        nodes.push(TimingNode {
+            name: "Output".into(),
+            time: self.output,
+            children: Vec::new(),
+        });
+        timing_report(&nodes, total)
     }
 }
 

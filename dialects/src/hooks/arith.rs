@@ -78,7 +78,7 @@ pub(crate) fn infer_compare(
 pub(crate) fn fold_constant(
     op: OpRef<'_>,
     _consts: &[Option<AttrId>],
-    ctx: &mut Context,
+    ctx: &Context,
 ) -> Option<Vec<FoldResult>> {
     op.attr(ctx, "value").map(|v| vec![FoldResult::Attr(v)])
 }
@@ -154,7 +154,7 @@ fn is_splat_of(ctx: &Context, c: Option<AttrId>, want: Scalar) -> bool {
 pub(crate) fn fold_int_binary(
     op: OpRef<'_>,
     consts: &[Option<AttrId>],
-    ctx: &mut Context,
+    ctx: &Context,
 ) -> Option<Vec<FoldResult>> {
     let name = short_name(op, ctx);
     let result_ty = op.result_types().first().copied()?;
@@ -218,7 +218,7 @@ fn float_eval(name: &str, a: f64, b: f64) -> Option<f64> {
 pub(crate) fn fold_float_binary(
     op: OpRef<'_>,
     consts: &[Option<AttrId>],
-    ctx: &mut Context,
+    ctx: &Context,
 ) -> Option<Vec<FoldResult>> {
     let name = short_name(op, ctx);
     let result_ty = op.result_types().first().copied()?;
@@ -251,7 +251,7 @@ pub(crate) fn fold_float_binary(
 pub(crate) fn fold_float_unary(
     op: OpRef<'_>,
     consts: &[Option<AttrId>],
-    ctx: &mut Context,
+    ctx: &Context,
 ) -> Option<Vec<FoldResult>> {
     let result_ty = op.result_types().first().copied()?;
     let folded = elementwise(ctx, &[consts[0]?], result_ty, |v| match v[0] {
@@ -293,7 +293,7 @@ fn bool_scalar(b: bool) -> Scalar {
 pub(crate) fn fold_cmpi(
     op: OpRef<'_>,
     consts: &[Option<AttrId>],
-    ctx: &mut Context,
+    ctx: &Context,
 ) -> Option<Vec<FoldResult>> {
     let pred = predicate(op, ctx, "arith.cmpi_predicate")?;
     let result_ty = op.result_types().first().copied()?;
@@ -345,7 +345,7 @@ fn cmpf_eval(pred: &str, a: f64, b: f64) -> Option<bool> {
 pub(crate) fn fold_cmpf(
     op: OpRef<'_>,
     consts: &[Option<AttrId>],
-    ctx: &mut Context,
+    ctx: &Context,
 ) -> Option<Vec<FoldResult>> {
     let pred = predicate(op, ctx, "arith.cmpf_predicate")?;
     let result_ty = op.result_types().first().copied()?;
@@ -368,7 +368,7 @@ pub(crate) fn fold_cmpf(
 pub(crate) fn fold_select(
     op: OpRef<'_>,
     consts: &[Option<AttrId>],
-    ctx: &mut Context,
+    ctx: &Context,
 ) -> Option<Vec<FoldResult>> {
     let mut operands = op.operands();
     let (_, a, b) = (operands.next()?, operands.next()?, operands.next()?);
@@ -421,7 +421,7 @@ fn cast_eval(name: &str, v: Scalar, from: ElementKind, to: ElementKind) -> Optio
 pub(crate) fn fold_cast(
     op: OpRef<'_>,
     consts: &[Option<AttrId>],
-    ctx: &mut Context,
+    ctx: &Context,
 ) -> Option<Vec<FoldResult>> {
     let name = short_name(op, ctx);
     if name == "truncf"

@@ -8,7 +8,7 @@ use acc_ir::{AttrId, Context, TypeId};
 /// many elements as a statically shaped result (splats stay splats). `None` when an
 /// operand is neither, or `f` declines an element.
 pub(crate) fn elementwise(
-    ctx: &mut Context,
+    ctx: &Context,
     consts: &[AttrId],
     result_ty: TypeId,
     f: impl Fn(&[Scalar]) -> Option<Scalar>,
@@ -43,7 +43,7 @@ pub(crate) fn elementwise(
 }
 
 /// `value` as a constant of type `ty`: a scalar attribute, or a splat of a shaped type.
-pub(crate) fn splat_like(ctx: &mut Context, ty: TypeId, value: Scalar) -> Option<AttrId> {
+pub(crate) fn splat_like(ctx: &Context, ty: TypeId, value: Scalar) -> Option<AttrId> {
     if ctx.type_data(ty).shape().is_some() {
         elements::dense_attr(ctx, ty, &[value])
     } else {

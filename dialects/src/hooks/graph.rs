@@ -170,7 +170,7 @@ pub(crate) fn verify_quantized_result(op: OpRef<'_>, ctx: &Context) -> Vec<Diagn
 pub(crate) fn fold_reshape(
     op: OpRef<'_>,
     consts: &[Option<AttrId>],
-    ctx: &mut Context,
+    ctx: &Context,
 ) -> Option<Vec<FoldResult>> {
     let input = op.operands().next()?;
     let out = op.result_types().first().copied()?;

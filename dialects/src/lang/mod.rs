@@ -73,7 +73,11 @@ fn op_def(op: &OpDecl, file: FileId) -> Result<OpDef, Vec<Diagnostic>> {
     let mut traits = OpTraits::default();
     for (t, span) in &op.traits {
         match t.as_str() {
-            "Pure" | "ConstantLike" => traits.pure = true,
+            "Pure" => traits.pure = true,
+            "ConstantLike" => {
+                traits.pure = true;
+                traits.constant_like = true;
+            }
             "Commutative" => traits.commutative = true,
             "Terminator" => traits.terminator = true,
             "IsolatedFromAbove" => traits.isolated_from_above = true,

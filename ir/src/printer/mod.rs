@@ -108,6 +108,31 @@ pub fn write_ir(
     }
 }
 
+/// Prints one op (and what it nests) in `body`, without a resource section: what pass
+/// instrumentation dumps. Value names are as in the whole IR's printing.
+pub fn print_op(ctx: &Context, ir: &Ir, body: BodyId, op: OpId, opts: &PrintOptions) -> String {
+    let mut out = Vec::new();
+    let mut p = OpPrinter {
+        ctx,
+        ir,
+        opts,
+        buf: String::with_capacity(1 << 12),
+        sink: &mut out,
+        io_error: None,
+        indent: 0,
+        names: Vec::new(),
+        name_starts: Default::default(),
+        default_dialects: Vec::new(),
+        resources: Vec::new(),
+        body,
+    };
+    p.ensure_names(body);
+    p.print_op(body, op);
+    p.buf.push('\n');
+    p.flush();
+    String::from_utf8(out).unwrap_or_default()
+}
+
 impl<'a> OpPrinter<'a, '_> {
     /// The context.
     pub fn ctx(&self) -> &'a Context {

@@ -1,16 +1,18 @@
 //! `acc-bench-ir`: generate N-op IR files and time parse/verify/print.
 //!
 //! ```text
-//! acc-bench-ir gen --ops N -o FILE     write a generic-form file of about N ops
+//! acc-bench-ir gen --ops N [--no-regions] -o FILE
+//!                                      write a generic-form file of about N ops
+//!                                      (--no-regions: only func and arith ops)
 //! acc-bench-ir run FILE                parse, verify and print FILE; report ops/s and peak memory
 //! ```
 
 use std::process::ExitCode;
 
-use acc_tools::bench_ir::{generate, measure, peak_rss_kib};
+use acc_tools::bench_ir::{generate_with, measure, peak_rss_kib};
 
 fn usage() -> ExitCode {
-    eprintln!("usage: acc-bench-ir gen --ops N -o FILE | acc-bench-ir run FILE");
+    eprintln!("usage: acc-bench-ir gen --ops N [--no-regions] -o FILE | acc-bench-ir run FILE");
     ExitCode::from(2)
 }
 
@@ -20,6 +22,7 @@ fn main() -> ExitCode {
         Some("gen") => {
             let mut ops = None;
             let mut out = None;
+            let mut regions = true;
             let mut it = args[1..].iter();
             while let Some(a) = it.next() {
                 match a.as_str() {
@@ -29,13 +32,14 @@ fn main() -> ExitCode {
                             .and_then(|v| v.replace('_', "").parse::<usize>().ok())
                     }
                     "-o" => out = it.next().cloned(),
+                    "--no-regions" => regions = false,
                     _ => return usage(),
                 }
             }
             let (Some(ops), Some(out)) = (ops, out) else {
                 return usage();
             };
-            if let Err(e) = std::fs::write(&out, generate(ops)) {
+            if let Err(e) = std::fs::write(&out, generate_with(ops, regions)) {
                 eprintln!("acc-bench-ir: cannot write '{out}': {e}");
                 return ExitCode::FAILURE;
             }
