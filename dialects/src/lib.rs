@@ -17,7 +17,7 @@ use std::sync::{Mutex, OnceLock};
 use acc_ir::{Context, SourceMap};
 
 /// The definition files acc ships: file name and text, in load order.
-pub const BUILTIN_DEFINITIONS: [(&str, &str); 8] = [
+pub const BUILTIN_DEFINITIONS: [(&str, &str); 10] = [
     ("builtin.acc", include_str!("../defs/builtin.acc")),
     ("func.acc", include_str!("../defs/func.acc")),
     ("cf.acc", include_str!("../defs/cf.acc")),
@@ -26,6 +26,14 @@ pub const BUILTIN_DEFINITIONS: [(&str, &str); 8] = [
     ("tensor.acc", include_str!("../defs/tensor.acc")),
     ("loop.acc", include_str!("../defs/loop.acc")),
     ("hw.acc", include_str!("../defs/hw.acc")),
+    (
+        "arith-rewrites.acc",
+        include_str!("../defs/arith-rewrites.acc"),
+    ),
+    (
+        "graph-rewrites.acc",
+        include_str!("../defs/graph-rewrites.acc"),
+    ),
 ];
 
 /// A context with every dialect acc ships registered: a copy of one loaded once per

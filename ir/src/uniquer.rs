@@ -18,7 +18,9 @@ use rustc_hash::FxBuildHasher;
 /// An append-only set of `T`, each with a `M` computed once when it is inserted.
 pub(crate) struct Uniquer<T, M = ()> {
     items: boxcar::Vec<(T, M)>,
-    index: Mutex<HashTable<u32>>,
+    /// Each value's hash (so growing the table never rehashes values, and a probe
+    /// compares hashes before values) and index.
+    index: Mutex<HashTable<(u64, u32)>>,
     hasher: FxBuildHasher,
 }
 
@@ -73,8 +75,10 @@ impl<T: Hash + Eq, M: Copy> Uniquer<T, M> {
         let hash = self.hasher.hash_one(value);
         let index = self.index.lock().unwrap_or_else(|p| p.into_inner());
         index
-            .find(hash, |&i| self.items[i as usize].0.borrow() == value)
-            .copied()
+            .find(hash, |&(h, i)| {
+                h == hash && self.items[i as usize].0.borrow() == value
+            })
+            .map(|&(_, i)| i)
     }
 
     /// The index of `value`, inserting it (with the metadata `meta` computes, and the
@@ -91,17 +95,14 @@ impl<T: Hash + Eq, M: Copy> Uniquer<T, M> {
     {
         let hash = self.hasher.hash_one(value);
         let mut index = self.index.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(&i) = index.find(hash, |&i| self.items[i as usize].0.borrow() == value) {
+        if let Some(&(_, i)) = index.find(hash, |&(h, i)| {
+            h == hash && self.items[i as usize].0.borrow() == value
+        }) {
             return i;
         }
         let m = meta(value);
         let i = self.items.push((store(value), m)) as u32;
-        let items = &self.items;
-        let hasher = &self.hasher;
-        index.insert_unique(hash, i, |&j| {
-            let stored: &Q = items[j as usize].0.borrow();
-            hasher.hash_one(stored)
-        });
+        index.insert_unique(hash, (hash, i), |&(h, _)| h);
         i
     }
 
@@ -110,14 +111,14 @@ impl<T: Hash + Eq, M: Copy> Uniquer<T, M> {
     pub(crate) fn intern(&self, value: T, meta: impl FnOnce(&T) -> M) -> u32 {
         let hash = self.hasher.hash_one(&value);
         let mut index = self.index.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(&i) = index.find(hash, |&i| self.items[i as usize].0 == value) {
+        if let Some(&(_, i)) = index.find(hash, |&(h, i)| {
+            h == hash && self.items[i as usize].0 == value
+        }) {
             return i;
         }
         let m = meta(&value);
         let i = self.items.push((value, m)) as u32;
-        let items = &self.items;
-        let hasher = &self.hasher;
-        index.insert_unique(hash, i, |&j| hasher.hash_one(&items[j as usize].0));
+        index.insert_unique(hash, (hash, i), |&(h, _)| h);
         i
     }
 

@@ -34,35 +34,68 @@ use crate::registry::OpTraits;
 
 /// Verifies the whole IR. Returns every error found.
 pub fn verify(ctx: &Context, ir: &Ir) -> Result<(), Vec<Diagnostic>> {
-    let mut v = Verifier {
-        ctx,
-        ir,
-        diags: Vec::new(),
-        doms: HashMap::new(),
-    };
-    v.verify_op(ir.root_body, ir.root);
-    if v.diags.is_empty() {
+    verify_op(ctx, ir, ir.root_body, ir.root)
+}
+
+/// Verifies the whole IR using up to `threads` threads: the isolated ops directly
+/// inside the root (a module's functions) are verified in parallel, as MLIR's verifier
+/// does. The result is the same as [`verify`]'s, errors in the same order: when the
+/// parallel run finds any, the serial one reports them.
+pub fn verify_parallel(ctx: &Context, ir: &Ir, threads: usize) -> Result<(), Vec<Diagnostic>> {
+    verify_op_parallel(ctx, ir, ir.root_body, ir.root, threads)
+}
+
+/// [`verify_op`] using up to `threads` threads, as [`verify_parallel`] does.
+pub fn verify_op_parallel(
+    ctx: &Context,
+    ir: &Ir,
+    body: BodyId,
+    op: OpId,
+    threads: usize,
+) -> Result<(), Vec<Diagnostic>> {
+    /// Below this many isolated ops, threads cost more than they save.
+    const MIN_PARALLEL_OPS: usize = 64;
+    let mut root = Verifier::new(ctx, ir);
+    root.deferred = Some(Vec::new());
+    root.verify_op(body, op);
+    let deferred = root.deferred.take().unwrap_or_default();
+    if threads <= 1 || deferred.len() < MIN_PARALLEL_OPS {
+        for (body, op) in deferred {
+            root.verify_op(body, op);
+        }
+        return root.finish();
+    }
+    let per = deferred.len().div_ceil(threads);
+    let clean = root.diags.is_empty()
+        && std::thread::scope(|scope| {
+            let workers: Vec<_> = deferred
+                .chunks(per)
+                .map(|chunk| {
+                    scope.spawn(move || {
+                        let mut v = Verifier::new(ctx, ir);
+                        for &(body, op) in chunk {
+                            v.verify_op(body, op);
+                        }
+                        v.diags.is_empty()
+                    })
+                })
+                .collect();
+            // A panicking worker counts as a failure; the serial run then reports.
+            workers.into_iter().all(|w| w.join().unwrap_or(false))
+        });
+    if clean {
         Ok(())
     } else {
-        Err(v.diags)
+        verify_op(ctx, ir, body, op)
     }
 }
 
 /// Verifies the op `op` of `body` and everything nested in it (what a pass running on
 /// that op may have changed).
 pub fn verify_op(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Result<(), Vec<Diagnostic>> {
-    let mut v = Verifier {
-        ctx,
-        ir,
-        diags: Vec::new(),
-        doms: HashMap::new(),
-    };
+    let mut v = Verifier::new(ctx, ir);
     v.verify_op(body, op);
-    if v.diags.is_empty() {
-        Ok(())
-    } else {
-        Err(v.diags)
-    }
+    v.finish()
 }
 
 struct Verifier<'a> {
@@ -70,9 +103,30 @@ struct Verifier<'a> {
     ir: &'a Ir,
     diags: Vec<Diagnostic>,
     doms: HashMap<(BodyId, RegionId), DomTree>,
+    /// When set, isolated ops met in the regions being verified are collected here
+    /// instead of being verified (for [`verify_parallel`]).
+    deferred: Option<Vec<(BodyId, OpId)>>,
 }
 
 impl<'a> Verifier<'a> {
+    fn new(ctx: &'a Context, ir: &'a Ir) -> Verifier<'a> {
+        Verifier {
+            ctx,
+            ir,
+            diags: Vec::new(),
+            doms: HashMap::new(),
+            deferred: None,
+        }
+    }
+
+    fn finish(self) -> Result<(), Vec<Diagnostic>> {
+        if self.diags.is_empty() {
+            Ok(())
+        } else {
+            Err(self.diags)
+        }
+    }
+
     fn error(&mut self, body: BodyId, op: OpId, message: impl Into<String>) -> &mut Diagnostic {
         let loc = self.ir.body(body).op(op).loc;
         self.diags
@@ -303,6 +357,12 @@ impl<'a> Verifier<'a> {
             for o in b.block_ops(block) {
                 if reachable {
                     self.verify_dominance(body, o);
+                }
+                if let Some(deferred) = &mut self.deferred
+                    && b.nested_body(o).is_some()
+                {
+                    deferred.push((body, o));
+                    continue;
                 }
                 self.verify_op(body, o);
             }

@@ -9,6 +9,7 @@ pub mod bench_ir;
 pub mod docgen;
 pub mod opt;
 pub mod output;
+pub mod repl;
 
 /// Makes any panic abort the process after printing its message, so that a panic is a
 /// crash (which `not` in lit tests does not accept) rather than an ordinary failure.

@@ -352,9 +352,7 @@ pub fn run_with(opts: &OptOptions, passes: &PassRegistry) -> ExitCode {
     }
     let run_options = RunOptions {
         verify_each: !opts.no_verify,
-        threads: opts
-            .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        threads: thread_count(opts),
         print_before: opts.print_ir_before.clone(),
         print_after: opts.print_ir_after.clone(),
         print_before_all: opts.print_ir_before_all,
@@ -536,6 +534,12 @@ fn add_dialect_files(sources: &mut SourceMap, paths: &[PathBuf]) -> Result<Vec<u
         .collect()
 }
 
+/// Threads for verification and passes on functions: `--threads`, else one per core.
+fn thread_count(opts: &OptOptions) -> usize {
+    opts.threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// Parses and verifies one chunk.
 fn process_chunk(
     ctx: &mut Context,
@@ -546,7 +550,7 @@ fn process_chunk(
 ) -> Result<acc_ir::Ir, Vec<Diagnostic>> {
     let ir = parser::parse_chunk(ctx, sources, file, range).map_err(|d| vec![d])?;
     if !opts.no_verify {
-        verifier::verify(ctx, &ir)?;
+        verifier::verify_parallel(ctx, &ir, thread_count(opts))?;
     }
     Ok(ir)
 }

@@ -12,6 +12,7 @@ pub(crate) mod builtin;
 mod fold;
 pub(crate) mod func;
 mod graph;
+mod graph_fold;
 pub mod hw;
 pub mod layout;
 pub mod loops;
@@ -145,6 +146,8 @@ fn add_graph(h: &mut Hooks) {
     h.add_verifier("quantize", Arc::new(graph::verify_quantize));
     h.add_verifier("quantized_result", Arc::new(graph::verify_quantized_result));
     h.add_folder("reshape", Arc::new(graph::fold_reshape));
+    h.add_folder("graph_unary", Arc::new(graph_fold::fold_unary));
+    h.add_folder("graph_binary", Arc::new(graph_fold::fold_binary));
 }
 
 fn add_tensor(h: &mut Hooks) {

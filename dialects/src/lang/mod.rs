@@ -11,6 +11,7 @@ mod constraint;
 mod decl;
 pub mod describe;
 mod format;
+pub mod pattern;
 mod read;
 mod verify;
 
@@ -40,16 +41,17 @@ const STRUCTURAL_TRAITS: [&str; 9] = [
     "ConstantLike",
 ];
 
-/// Loads every dialect of `file` (already in `sources`) into `ctx`. Returns the
-/// dialects read, or all the errors found.
+/// Loads every dialect and rewrite pattern of `file` (already in `sources`) into
+/// `ctx`. Returns the dialects read, or all the errors found (then no pattern of the
+/// file is registered).
 pub fn load_file(
     ctx: &mut Context,
     sources: &SourceMap,
     file: FileId,
 ) -> Result<Vec<DialectDecl>, Vec<Diagnostic>> {
-    let (dialects, mut errors) = read::read(ctx, file, sources.text(file)).map_err(|e| vec![e])?;
+    let (items, mut errors) = read::read(ctx, file, sources.text(file)).map_err(|e| vec![e])?;
     let mut defs = Vec::new();
-    for d in &dialects {
+    for d in &items.dialects {
         for op in &d.ops {
             match op_def(op, file) {
                 Ok(def) => defs.push(def),
@@ -63,7 +65,29 @@ pub fn load_file(
     for def in defs {
         ctx.register_op(def);
     }
-    Ok(dialects)
+    let mut patterns = Vec::new();
+    for (i, ast) in items.patterns.iter().enumerate() {
+        if items.patterns[..i].iter().any(|p| p.name.0 == ast.name.0)
+            || ctx.all_patterns().any(|p| p.name() == ast.name.0)
+        {
+            errors.push(Diagnostic::error(
+                DiagLoc::Span(file, ast.name.1.clone()),
+                format!("pattern '{}' is defined twice", ast.name.0),
+            ));
+            continue;
+        }
+        match pattern::compile(ctx, file, ast) {
+            Ok(p) => patterns.push(p),
+            Err(e) => errors.extend(e),
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    for p in patterns {
+        ctx.add_pattern(Arc::new(p));
+    }
+    Ok(items.dialects)
 }
 
 /// The registration of one declared op.
@@ -179,7 +203,7 @@ fn op_def(op: &OpDecl, file: FileId) -> Result<OpDef, Vec<Diagnostic>> {
             .iter()
             .filter_map(|a| a.default.map(|d| (a.name.clone(), d)))
             .collect(),
-        infer,
+        infer: infer.or_else(|| derived_infer(op)),
         fold,
         interpret: op.hooks.interpret.as_ref().map(|(n, _)| n.clone()),
     })
@@ -196,5 +220,54 @@ fn successor_operands(op: &OpDecl) -> Option<SuccessorOperandsHook> {
         let group = decl.successors.get(index)?.operands?;
         let ranges = value_ranges(ctx, &decl, r, false).ok()?;
         ranges.get(group).cloned()
+    }))
+}
+
+/// For an op without an `infer` hook whose every result must have the type of one of
+/// its operands (`SameOperandsAndResultType`, `AllTypesMatch(x, result)`), inference
+/// from those operands, as MLIR derives `InferTypeOpInterface` from such traits. Only
+/// operands before any optional or variadic group qualify (their index is fixed).
+fn derived_infer(op: &OpDecl) -> Option<acc_ir::InferHook> {
+    let fixed = op
+        .operands
+        .iter()
+        .take_while(|v| v.quantifier == Quantifier::Single)
+        .count();
+    if op
+        .results
+        .iter()
+        .any(|r| r.quantifier != Quantifier::Single)
+    {
+        return None;
+    }
+    let same_all = op
+        .traits
+        .iter()
+        .any(|(t, _)| t == "SameOperandsAndResultType");
+    let sources: Option<Vec<usize>> = (0..op.results.len())
+        .map(|r| {
+            if same_all && fixed > 0 {
+                return Some(0);
+            }
+            op.relations
+                .iter()
+                .filter(|rel| rel.kind == RelationKind::Types && rel.values.contains(&(true, r)))
+                .flat_map(|rel| rel.values.iter())
+                .find(|(is_result, g)| !is_result && *g < fixed)
+                .map(|(_, g)| *g)
+        })
+        .collect();
+    let sources = sources?;
+    if sources.is_empty() {
+        return None;
+    }
+    Some(Arc::new(move |ctx, input| {
+        sources
+            .iter()
+            .map(|&i| match input.operand_types.get(i) {
+                Some(t) => Ok(ctx.type_data(*t).clone()),
+                None => Err(format!("expects at least {} operands", i + 1)),
+            })
+            .collect()
     }))
 }

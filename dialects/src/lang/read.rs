@@ -21,6 +21,8 @@ use super::decl::*;
 #[grammar = "lang/grammar.pest"]
 struct DialectGrammar;
 
+pub(super) use self::Rule as GrammarRule;
+
 /// A name written in a dialect file, with where it is written.
 type Spanned = (String, Range<usize>);
 
@@ -48,13 +50,22 @@ struct Reader<'c> {
     dialect: String,
 }
 
-/// Reads the dialects declared in `text` (the contents of `file`): the declarations
-/// and the errors found in them, or the syntax error that stopped the reading.
+/// What one file declares: its dialects and its rewrite patterns (still unresolved).
+pub struct FileItems {
+    /// The dialects, in file order.
+    pub dialects: Vec<DialectDecl>,
+    /// The patterns, in file order.
+    pub patterns: Vec<super::pattern::PatternAst>,
+}
+
+/// Reads the dialects and patterns declared in `text` (the contents of `file`): the
+/// declarations and the errors found in them, or the syntax error that stopped the
+/// reading.
 pub fn read(
     ctx: &mut Context,
     file: FileId,
     text: &str,
-) -> Result<(Vec<DialectDecl>, Vec<Diagnostic>), Diagnostic> {
+) -> Result<(FileItems, Vec<Diagnostic>), Diagnostic> {
     let pairs = DialectGrammar::parse(Rule::file, text).map_err(|e| pest_error(file, text, e))?;
     let mut reader = Reader {
         ctx,
@@ -64,11 +75,18 @@ pub fn read(
         classes: Vec::new(),
         dialect: String::new(),
     };
-    let mut dialects = Vec::new();
-    for pair in pairs.flatten().filter(|p| p.as_rule() == Rule::dialect) {
-        dialects.push(reader.dialect(pair));
+    let mut items = FileItems {
+        dialects: Vec::new(),
+        patterns: Vec::new(),
+    };
+    for pair in pairs.flatten() {
+        match pair.as_rule() {
+            Rule::dialect => items.dialects.push(reader.dialect(pair)),
+            Rule::pattern => items.patterns.push(super::pattern::read_pattern(pair)),
+            _ => {}
+        }
     }
-    Ok((dialects, reader.errors))
+    Ok((items, reader.errors))
 }
 
 fn pest_error(file: FileId, text: &str, e: pest::error::Error<Rule>) -> Diagnostic {
@@ -93,12 +111,12 @@ fn pest_error(file: FileId, text: &str, e: pest::error::Error<Rule>) -> Diagnost
     Diagnostic::error(DiagLoc::Span(file, range), message)
 }
 
-fn span(p: &Pair<'_, Rule>) -> Range<usize> {
+pub(super) fn span(p: &Pair<'_, Rule>) -> Range<usize> {
     p.as_span().start()..p.as_span().end()
 }
 
 /// The contents of a string literal (escapes `\"`, `\\`, `\n`).
-fn unquote(s: &str) -> String {
+pub(super) fn unquote(s: &str) -> String {
     let inner = &s[1..s.len() - 1];
     let mut out = String::new();
     let mut chars = inner.chars();

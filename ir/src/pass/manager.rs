@@ -203,7 +203,7 @@ fn run_pass(
         return Err(vec![e]);
     }
     if opts.verify_each
-        && let Err(mut errors) = verifier::verify_op(ctx, ir, body, op)
+        && let Err(mut errors) = verifier::verify_op_parallel(ctx, ir, body, op, opts.threads)
     {
         errors.push(Diagnostic::error(
             DiagLoc::Loc(ir.op(body, op).loc()),

@@ -211,6 +211,10 @@ impl<'c> Driver<'c> {
             self.report.folds += 1;
             return;
         }
+        if self.config.fold && traits.commutative && self.move_constants_right(ir, op, list) {
+            self.report.folds += 1;
+            return;
+        }
         if !self.config.use_patterns {
             return;
         }
@@ -371,6 +375,35 @@ impl<'c> Driver<'c> {
         self.constants.insert((name, value, ty), v);
         self.place_constant(ir, op, block);
         Some(v)
+    }
+
+    /// Puts the constant operands of a commutative op after the others (keeping their
+    /// order), as MLIR's folding of commutative ops does, so that patterns only need
+    /// to look for constants on the right. True when the operands moved.
+    fn move_constants_right(&mut self, ir: &mut Ir, op: OpId, list: &mut Worklist) -> bool {
+        let operands: Vec<ValueId> = ir.body(self.body).operands(op).collect();
+        let is_constant: Vec<bool> = operands
+            .iter()
+            .map(|v| constant_value(self.ctx, ir, self.body, *v).is_some())
+            .collect();
+        if !is_constant.windows(2).any(|w| w[0] && !w[1]) {
+            return false;
+        }
+        let mut moved: Vec<ValueId> = Vec::with_capacity(operands.len());
+        for want_constant in [false, true] {
+            moved.extend(
+                operands
+                    .iter()
+                    .zip(&is_constant)
+                    .filter(|(_, c)| **c == want_constant)
+                    .map(|(v, _)| *v),
+            );
+        }
+        let mut rw = self.rewriter(ir, op, list);
+        for (i, v) in moved.into_iter().enumerate() {
+            rw.set_operand(op, i, v);
+        }
+        true
     }
 
     fn try_fold(

@@ -1,0 +1,182 @@
+//! Constant folding of graph ops on whole constant tensors (weights): elementwise
+//! unary ops and binary ops with numpy broadcasting. Floats are computed in `f64` and
+//! rounded to the element type once; integers follow ONNX (division truncates toward
+//! zero, and division by zero is left unfolded).
+
+use acc_ir::elements::{self, Dense, ElementKind, Scalar};
+use acc_ir::{AttrId, Context, FoldResult, OpRef};
+
+fn short_name(op: OpRef<'_>, ctx: &Context) -> String {
+    let full = ctx.op_name_str(op.name());
+    full.rsplit('.').next().unwrap_or(full).to_string()
+}
+
+fn unary_eval(name: &str, v: Scalar) -> Option<Scalar> {
+    Some(match v {
+        Scalar::Float(x) => Scalar::Float(match name {
+            "relu" => x.max(0.0),
+            "neg" => -x,
+            "abs" => x.abs(),
+            "sqrt" => x.sqrt(),
+            "exp" => x.exp(),
+            "log" => x.ln(),
+            "tanh" => x.tanh(),
+            "sigmoid" => 1.0 / (1.0 + (-x).exp()),
+            _ => return None,
+        }),
+        Scalar::Int(x) => Scalar::Int(match name {
+            "relu" => x.max(0),
+            "neg" => x.checked_neg()?,
+            "abs" => x.checked_abs()?,
+            _ => return None,
+        }),
+    })
+}
+
+fn binary_eval(name: &str, a: Scalar, b: Scalar) -> Option<Scalar> {
+    Some(match (a, b) {
+        (Scalar::Float(x), Scalar::Float(y)) => Scalar::Float(match name {
+            "add" => x + y,
+            "sub" => x - y,
+            "mul" => x * y,
+            "div" => x / y,
+            "pow" => x.powf(y),
+            "max" => x.max(y),
+            "min" => x.min(y),
+            _ => return None,
+        }),
+        (Scalar::Int(x), Scalar::Int(y)) => Scalar::Int(match name {
+            "add" => x.checked_add(y)?,
+            "sub" => x.checked_sub(y)?,
+            "mul" => x.checked_mul(y)?,
+            "div" => x.checked_div(y)?,
+            "max" => x.max(y),
+            "min" => x.min(y),
+            _ => return None,
+        }),
+        _ => return None,
+    })
+}
+
+/// The static shape of a dense constant.
+fn shape_of(ctx: &Context, d: &Dense) -> Option<Vec<i64>> {
+    let shape = ctx.type_data(d.ty).shape()?;
+    shape.iter().all(|s| *s >= 0).then(|| shape.to_vec())
+}
+
+/// For each element of `out`, the index of the element of an operand of shape `shape`
+/// that numpy broadcasting reads; `None` when the shapes do not broadcast.
+fn broadcast_index(shape: &[i64], out: &[i64]) -> Option<Vec<usize>> {
+    if shape.len() > out.len() {
+        return None;
+    }
+    let lead = out.len() - shape.len();
+    // The operand's stride for each output dimension (0 where it broadcasts).
+    let mut strides = vec![0usize; out.len()];
+    let mut stride = 1usize;
+    for (i, &d) in shape.iter().enumerate().rev() {
+        let o = out[lead + i];
+        if d == o {
+            strides[lead + i] = stride;
+        } else if d != 1 {
+            return None;
+        }
+        stride = stride.checked_mul(usize::try_from(d).ok()?)?;
+    }
+    let n: usize = out.iter().map(|d| *d as usize).product();
+    let mut index = Vec::with_capacity(n);
+    let mut counter = vec![0usize; out.len()];
+    for _ in 0..n {
+        index.push(counter.iter().zip(&strides).map(|(c, s)| c * s).sum());
+        for (dim, c) in counter.iter_mut().enumerate().rev() {
+            *c += 1;
+            if (*c as i64) < out[dim] {
+                break;
+            }
+            *c = 0;
+        }
+    }
+    Some(index)
+}
+
+/// Folds an elementwise unary graph op on a constant.
+pub(crate) fn fold_unary(
+    op: OpRef<'_>,
+    consts: &[Option<AttrId>],
+    ctx: &Context,
+) -> Option<Vec<FoldResult>> {
+    let name = short_name(op, ctx);
+    let out = *op.result_types().first()?;
+    let input = elements::dense(ctx, consts.first().copied()??)?;
+    let kind = ElementKind::of(ctx, ctx.type_data(out).element_type()?)?;
+    let values: Option<Vec<Scalar>> = input
+        .values
+        .iter()
+        .map(|v| unary_eval(&name, *v).map(|r| kind.normalize(r)))
+        .collect();
+    let attr = elements::dense_attr(ctx, out, &values?)?;
+    Some(vec![FoldResult::Attr(attr)])
+}
+
+/// Folds an elementwise binary graph op (numpy broadcasting) on two constants.
+pub(crate) fn fold_binary(
+    op: OpRef<'_>,
+    consts: &[Option<AttrId>],
+    ctx: &Context,
+) -> Option<Vec<FoldResult>> {
+    let name = short_name(op, ctx);
+    let out = *op.result_types().first()?;
+    let out_shape = ctx.type_data(out).shape()?.to_vec();
+    if out_shape.iter().any(|d| *d < 0) {
+        return None;
+    }
+    let kind = ElementKind::of(ctx, ctx.type_data(out).element_type()?)?;
+    let a = elements::dense(ctx, consts.first().copied()??)?;
+    let b = elements::dense(ctx, consts.get(1).copied()??)?;
+    let eval = |x: Scalar, y: Scalar| binary_eval(&name, x, y).map(|r| kind.normalize(r));
+    if a.splat && b.splat {
+        let attr = elements::dense_attr(ctx, out, &[eval(a.get(0), b.get(0))?])?;
+        return Some(vec![FoldResult::Attr(attr)]);
+    }
+    let read = |d: &Dense| -> Option<Vec<usize>> {
+        if d.splat {
+            let n: usize = out_shape.iter().map(|x| *x as usize).product();
+            return Some(vec![0; n]);
+        }
+        broadcast_index(&shape_of(ctx, d)?, &out_shape)
+    };
+    let (ia, ib) = (read(&a)?, read(&b)?);
+    let values: Option<Vec<Scalar>> = ia
+        .iter()
+        .zip(&ib)
+        .map(|(i, j)| eval(a.get(*i), b.get(*j)))
+        .collect();
+    let attr = elements::dense_attr(ctx, out, &values?)?;
+    Some(vec![FoldResult::Attr(attr)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broadcasting_reads_the_right_elements() {
+        // [2,1] against [2,3]: each row repeats its one element.
+        assert_eq!(
+            broadcast_index(&[2, 1], &[2, 3]),
+            Some(vec![0, 0, 0, 1, 1, 1])
+        );
+        // [3] against [2,3]: the row repeats.
+        assert_eq!(broadcast_index(&[3], &[2, 3]), Some(vec![0, 1, 2, 0, 1, 2]));
+        assert_eq!(broadcast_index(&[2], &[2, 3]), None);
+    }
+
+    #[test]
+    fn integer_division_by_zero_does_not_fold() {
+        assert_eq!(binary_eval("div", Scalar::Int(1), Scalar::Int(0)), None);
+        assert_eq!(
+            binary_eval("div", Scalar::Int(-7), Scalar::Int(2)),
+            Some(Scalar::Int(-3))
+        );
+    }
+}

@@ -1,0 +1,80 @@
+// The graph canonicalization patterns acc ships (dialects/defs/graph-rewrites.acc):
+// relu(relu(x)), inverse transposes, and batch_norm folded into conv2d with the new
+// weights computed at compile time by constant folding.
+// RUN: acc-opt --pass canonicalize %s | FileCheck %s
+
+// CHECK-LABEL: func.func @relu_relu
+// CHECK-NEXT: %[[R:.*]] = graph.relu %arg0
+// CHECK-NEXT: return %[[R]]
+func.func @relu_relu(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = graph.relu %x : tensor<2x3xf32>
+  %1 = graph.relu %0 : tensor<2x3xf32>
+  %2 = graph.relu %1 : tensor<2x3xf32>
+  return %2 : tensor<2x3xf32>
+}
+
+// CHECK-LABEL: func.func @inverse_transposes
+// CHECK-NEXT: return %arg0
+func.func @inverse_transposes(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+  %0 = graph.transpose %x {perm = array<i64: 2, 0, 1>} : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>
+  %1 = graph.transpose %0 {perm = array<i64: 1, 2, 0>} : (tensor<4x2x3xf32>) -> tensor<2x3x4xf32>
+  return %1 : tensor<2x3x4xf32>
+}
+
+// Not inverse: both stay.
+// CHECK-LABEL: func.func @other_transposes
+// CHECK-NEXT: graph.transpose %arg0 {perm = array<i64: 2, 0, 1>}
+// CHECK-NEXT: graph.transpose %{{.*}} {perm = array<i64: 2, 0, 1>}
+func.func @other_transposes(%x: tensor<2x3x4xf32>) -> tensor<3x4x2xf32> {
+  %0 = graph.transpose %x {perm = array<i64: 2, 0, 1>} : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>
+  %1 = graph.transpose %0 {perm = array<i64: 2, 0, 1>} : (tensor<4x2x3xf32>) -> tensor<3x4x2xf32>
+  return %1 : tensor<3x4x2xf32>
+}
+
+// k = scale / sqrt(var + eps) = [2/2, 3/1] = [1, 3]; w' = w * k per output channel;
+// b' = (b - mean) * k + shift = [-0.25, -9].
+// CHECK-LABEL: func.func @conv_bn(
+// CHECK-DAG: %[[W:.*]] = graph.constant dense<{{\[\[\[\[}}1.000000e+00]], {{\[\[}}2.000000e+00]]], {{\[\[\[}}9.000000e+00]], {{\[\[}}1.200000e+01]]]]> : tensor<2x2x1x1xf32>
+// CHECK-DAG: %[[B:.*]] = graph.constant dense<[-2.500000e-01, -9.000000e+00]> : tensor<2xf32>
+// CHECK: %[[C:.*]] = graph.conv2d %arg0, %[[W]], %[[B]] :
+// CHECK-NOT: graph.batch_norm
+// CHECK: return %[[C]]
+func.func @conv_bn(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %w = graph.constant dense<[[[[1.0]], [[2.0]]], [[[3.0]], [[4.0]]]]> : tensor<2x2x1x1xf32>
+  %b = graph.constant dense<[0.5, -1.0]> : tensor<2xf32>
+  %scale = graph.constant dense<[2.0, 3.0]> : tensor<2xf32>
+  %shift = graph.constant dense<[0.25, 0.0]> : tensor<2xf32>
+  %mean = graph.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %var = graph.constant dense<[3.0, 0.0]> : tensor<2xf32>
+  %c = graph.conv2d %x, %w, %b : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  %y = graph.batch_norm %c, %scale, %shift, %mean, %var {epsilon = 1.0 : f32} : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
+}
+
+// Without a bias: b' = shift - mean * k = [-1, -6].
+// CHECK-LABEL: func.func @conv_bn_no_bias
+// CHECK-DAG: graph.constant dense<[-1.000000e+00, -6.000000e+00]> : tensor<2xf32>
+// CHECK: graph.conv2d %arg0, %{{.*}}, %{{.*}} :
+// CHECK-NOT: graph.batch_norm
+func.func @conv_bn_no_bias(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %w = graph.constant dense<1.0> : tensor<2x2x1x1xf32>
+  %scale = graph.constant dense<[2.0, 3.0]> : tensor<2xf32>
+  %shift = graph.constant dense<0.0> : tensor<2xf32>
+  %mean = graph.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %var = graph.constant dense<[3.0, 0.0]> : tensor<2xf32>
+  %c = graph.conv2d %x, %w : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %y = graph.batch_norm %c, %scale, %shift, %mean, %var {epsilon = 1.0 : f32} : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
+}
+
+// Weights that are function arguments are not constants: nothing folds.
+// CHECK-LABEL: func.func @conv_bn_runtime_weights
+// CHECK: graph.conv2d
+// CHECK: graph.batch_norm
+func.func @conv_bn_runtime_weights(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32> {
+  %scale = graph.constant dense<[2.0, 3.0]> : tensor<2xf32>
+  %shift = graph.constant dense<0.0> : tensor<2xf32>
+  %c = graph.conv2d %x, %w : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %y = graph.batch_norm %c, %scale, %shift, %shift, %scale : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
+}
