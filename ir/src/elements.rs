@@ -283,7 +283,7 @@ mod tests {
 
     #[test]
     fn dense_round_trip() {
-        let mut ctx = Context::new();
+        let ctx = Context::new();
         let f16 = ctx.float_type(FloatKind::F16);
         let t = ctx.intern_type(TypeData::RankedTensor {
             shape: vec![3].into(),
@@ -291,7 +291,7 @@ mod tests {
             encoding: None,
         });
         let values = [Scalar::Float(1.0), Scalar::Float(-2.5), Scalar::Float(0.1)];
-        let a = dense_attr(&mut ctx, t, &values).unwrap();
+        let a = dense_attr(&ctx, t, &values).unwrap();
         let d = dense(&ctx, a).unwrap();
         assert!(!d.splat);
         assert_eq!(d.values[1], Scalar::Float(-2.5));
@@ -300,15 +300,15 @@ mod tests {
             d.values[2],
             Scalar::Float(half::f16::from_f64(0.1).to_f64())
         );
-        let s = dense_attr(&mut ctx, t, &[Scalar::Float(3.0)]).unwrap();
+        let s = dense_attr(&ctx, t, &[Scalar::Float(3.0)]).unwrap();
         assert_eq!(dense(&ctx, s).unwrap().get(2), Scalar::Float(3.0));
     }
 
     #[test]
     fn scalars_round_trip_through_attributes() {
-        let mut ctx = Context::new();
+        let ctx = Context::new();
         let i4 = ctx.int_type(4);
-        let a = scalar_attr(&mut ctx, i4, Scalar::Int(9)).unwrap();
+        let a = scalar_attr(&ctx, i4, Scalar::Int(9)).unwrap();
         assert_eq!(scalar(&ctx, a), Some((i4, Scalar::Int(-7))));
     }
 }

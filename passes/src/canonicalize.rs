@@ -54,6 +54,7 @@ fn create(o: &PassOptions) -> Result<Box<dyn Pass>, String> {
             max_rewrites: u64::try_from(rewrites).ok(),
             fold: true,
             use_patterns: true,
+            context_patterns: true,
         },
         test_convergence: o.flag("test-convergence"),
     }))

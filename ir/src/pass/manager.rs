@@ -62,7 +62,7 @@ impl RunOptions {
     fn dump_after(&self, name: &str) -> bool {
         self.print_after_all
             || self.print_after.iter().any(|n| n == name)
-            || (self.print_after_change && self.print_after.is_empty() && !self.print_after_all)
+            || (self.print_after_change && self.print_after.is_empty())
     }
 }
 
@@ -83,8 +83,11 @@ pub struct RunFailure {
     /// The errors (a pass's, or the verifier's after a pass).
     pub errors: Vec<Diagnostic>,
     /// Dumps, times and diagnostics up to the failure.
-    pub output: RunOutput,
+    pub output: Box<RunOutput>,
 }
+
+/// What running a nested pipeline on one function gives: its output and its result.
+type FunctionRun = (RunOutput, Result<(), Vec<Diagnostic>>);
 
 /// The timing node of a pipeline, with one child per element.
 fn timing_shape(p: &Pipeline) -> TimingNode {
@@ -120,7 +123,7 @@ pub fn run(
                     pipeline.anchor
                 ),
             )],
-            output: out,
+            output: Box::new(out),
         });
     }
     let start = Instant::now();
@@ -132,7 +135,7 @@ pub fn run(
         Ok(()) => Ok(out),
         Err(errors) => Err(RunFailure {
             errors,
-            output: out,
+            output: Box::new(out),
         }),
     }
 }
@@ -265,36 +268,34 @@ fn run_nested(
     let groups: Vec<Vec<OpId>> = children.chunks(per).map(<[OpId]>::to_vec).collect();
     let mut workers = workers::split(ir, inner, &groups);
     let shape = timing_shape(p);
-    let results: Vec<(TimingNode, Vec<(RunOutput, Result<(), Vec<Diagnostic>>)>)> =
-        std::thread::scope(|s| {
-            let handles: Vec<_> = workers
-                .iter_mut()
-                .zip(&groups)
-                .map(|(w, group)| {
-                    let shape = shape.clone();
-                    s.spawn(move || {
-                        let mut node = shape;
-                        let mut per_child = Vec::new();
-                        for &child in group {
-                            let mut o = RunOutput::default();
-                            let r = run_pipeline(
-                                p, &mut node, ctx, &mut w.ir, inner, child, opts, &mut o,
-                            );
-                            let failed = r.is_err();
-                            per_child.push((o, r));
-                            if failed {
-                                break;
-                            }
+    let results: Vec<(TimingNode, Vec<FunctionRun>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = workers
+            .iter_mut()
+            .zip(&groups)
+            .map(|(w, group)| {
+                let shape = shape.clone();
+                s.spawn(move || {
+                    let mut node = shape;
+                    let mut per_child = Vec::new();
+                    for &child in group {
+                        let mut o = RunOutput::default();
+                        let r =
+                            run_pipeline(p, &mut node, ctx, &mut w.ir, inner, child, opts, &mut o);
+                        let failed = r.is_err();
+                        per_child.push((o, r));
+                        if failed {
+                            break;
                         }
-                        (node, per_child)
-                    })
+                    }
+                    (node, per_child)
                 })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                .collect()
-        });
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
     workers::join(ir, workers);
     let mut first_error = None;
     for (timing, per_child) in results {

@@ -149,7 +149,7 @@ pub fn apply_conversion(
     let mut report = ConversionReport::default();
     let mut pending = Vec::new();
     for &r in regions {
-        collect(ir, body, r, &mut pending);
+        super::collect_ops(ir, body, r, &mut pending);
     }
     pending.reverse();
     // Rewrites tried per op, to stop patterns that keep an op illegal forever.
@@ -202,7 +202,7 @@ pub fn apply_conversion(
                     let mut nested = Vec::new();
                     if ir.body(body).nested_body(c).is_none() {
                         for &r in ir.body(body).op_regions(c) {
-                            collect(ir, body, r, &mut nested);
+                            super::collect_ops(ir, body, r, &mut nested);
                         }
                     }
                     pending.extend(nested.into_iter().rev());
@@ -241,18 +241,4 @@ fn failure(
             ctx.op_name_str(r.name())
         ),
     )
-}
-
-fn collect(ir: &Ir, body: BodyId, region: RegionId, out: &mut Vec<OpId>) {
-    let b = ir.body(body);
-    for block in b.region_blocks(region) {
-        for op in b.block_ops(block) {
-            out.push(op);
-            if b.nested_body(op).is_none() {
-                for &r in b.op_regions(op) {
-                    collect(ir, body, r, out);
-                }
-            }
-        }
-    }
 }

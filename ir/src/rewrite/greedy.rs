@@ -30,8 +30,11 @@ pub struct GreedyConfig {
     pub max_rewrites: Option<u64>,
     /// Fold ops with their folders.
     pub fold: bool,
-    /// Apply patterns.
+    /// Apply patterns: the `extra` ones given to [`apply_greedily`], and the
+    /// context's when `context_patterns` is also set.
     pub use_patterns: bool,
+    /// Apply the patterns registered in the context (from Rust and dialect files).
+    pub context_patterns: bool,
 }
 
 impl Default for GreedyConfig {
@@ -41,6 +44,7 @@ impl Default for GreedyConfig {
             max_rewrites: None,
             fold: true,
             use_patterns: true,
+            context_patterns: true,
         }
     }
 }
@@ -129,7 +133,7 @@ pub fn apply_greedily(
         driver.report.iterations += 1;
         let mut order = Vec::new();
         for &r in regions {
-            collect_ops(ir, body, r, &mut order);
+            super::collect_ops(ir, body, r, &mut order);
         }
         for &op in order.iter().rev() {
             list.push(op);
@@ -153,21 +157,6 @@ pub fn apply_greedily(
         }
     }
     driver.report
-}
-
-/// Every op of `region` (and of regions nested in the same body), in program order.
-fn collect_ops(ir: &Ir, body: BodyId, region: RegionId, out: &mut Vec<OpId>) {
-    let b = ir.body(body);
-    for block in b.region_blocks(region) {
-        for op in b.block_ops(block) {
-            out.push(op);
-            if b.nested_body(op).is_none() {
-                for &r in b.op_regions(op) {
-                    collect_ops(ir, body, r, out);
-                }
-            }
-        }
-    }
 }
 
 struct Driver<'c> {
@@ -218,10 +207,14 @@ impl<'c> Driver<'c> {
         if !self.config.use_patterns {
             return;
         }
-        let by_root = ctx.patterns_for(name);
+        let (by_root, any_op) = if self.config.context_patterns {
+            (ctx.patterns_for(name), ctx.patterns_for_any_op())
+        } else {
+            (&[][..], &[][..])
+        };
         let mut candidates: Vec<&Arc<dyn RewritePattern>> = by_root
             .iter()
-            .chain(ctx.patterns_for_any_op())
+            .chain(any_op)
             .chain(
                 self.extra
                     .iter()

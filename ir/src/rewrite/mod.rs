@@ -15,7 +15,7 @@ pub mod greedy;
 use crate::attrs::{AttrData, AttrId};
 use crate::body::OpSpec;
 use crate::context::Context;
-use crate::ir::{BlockId, BodyId, Ir, OpId, OpRef, ValueDef, ValueId};
+use crate::ir::{BlockId, BodyId, Ir, OpId, OpRef, RegionId, ValueDef, ValueId};
 use crate::layout::InsertPoint;
 use crate::registry::OpName;
 use crate::types::TypeId;
@@ -233,5 +233,20 @@ pub fn attr_type(ctx: &Context, a: AttrId) -> Option<TypeId> {
         | AttrData::DenseResource { ty, .. }
         | AttrData::Sparse { ty, .. } => Some(*ty),
         _ => None,
+    }
+}
+
+/// Every op of `region` (and of regions nested in the same body), in program order.
+pub(crate) fn collect_ops(ir: &Ir, body: BodyId, region: RegionId, out: &mut Vec<OpId>) {
+    let b = ir.body(body);
+    for block in b.region_blocks(region) {
+        for op in b.block_ops(block) {
+            out.push(op);
+            if b.nested_body(op).is_none() {
+                for &r in b.op_regions(op) {
+                    collect_ops(ir, body, r, out);
+                }
+            }
+        }
     }
 }

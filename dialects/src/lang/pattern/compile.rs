@@ -298,7 +298,7 @@ impl Compiler<'_> {
             if let Some(a) = self.arg(value) {
                 let inherent = def
                     .as_ref()
-                    .is_some_and(|d| d.inherent_attrs.iter().any(|i| *i == key.0));
+                    .is_some_and(|d| d.inherent_attrs.contains(&key.0));
                 attrs.push((self.ctx.sym(&key.0), inherent, a));
             }
         }

@@ -1,0 +1,108 @@
+//! A custom pass written against acc's public API: `mul-to-shift` rewrites
+//! `arith.muli %x, C`, where the constant `C` is a power of two `2^k`, into
+//! `arith.shli %x, k`. `docs/writing-a-pass.md` walks through this file.
+
+use std::sync::Arc;
+
+use acc_ir::elements::{self, Scalar};
+use acc_ir::pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
+use acc_ir::rewrite::greedy::{GreedyConfig, apply_greedily};
+use acc_ir::rewrite::{RewritePattern, Rewriter, constant_value};
+use acc_ir::{Diagnostic, OpId, ValueId};
+
+/// The rewrite: matches `arith.muli` whose right operand is a constant power of two.
+/// (Canonicalization puts constants on the right of commutative ops, and so does the
+/// greedy driver this pass runs, before it tries patterns.)
+struct MulToShift {
+    /// The largest shift amount to produce.
+    max_shift: u32,
+}
+
+impl RewritePattern for MulToShift {
+    fn name(&self) -> &str {
+        "mul-by-power-of-two-to-shift"
+    }
+
+    fn root(&self) -> Option<&str> {
+        Some("arith.muli")
+    }
+
+    fn match_and_rewrite(&self, op: OpId, rw: &mut Rewriter<'_>) -> bool {
+        let operands: Vec<ValueId> = rw.op(op).operands().collect();
+        let [x, c] = operands[..] else {
+            return false;
+        };
+        // The constant, as a scalar integer (splat vectors and tensors are left alone).
+        let Some(value) = constant_value(rw.ctx, rw.ir, rw.body, c) else {
+            return false;
+        };
+        let Some((ty, Scalar::Int(n))) = elements::scalar(rw.ctx, value) else {
+            return false;
+        };
+        if n < 2 || n & (n - 1) != 0 || n.trailing_zeros() > self.max_shift {
+            return false;
+        }
+        let Some(shift) = elements::scalar_attr(rw.ctx, ty, Scalar::Int(n.trailing_zeros().into()))
+        else {
+            return false;
+        };
+        // New ops go before `op`, at its location.
+        let loc = rw.op(op).loc();
+        rw.set_insertion_point_before(op);
+        let value_key = rw.ctx.sym("value");
+        let Some(k) = rw.create_op("arith.constant", &[], &[ty], vec![(value_key, shift)], loc)
+        else {
+            return false;
+        };
+        let k = rw.ir.body(rw.body).results(k).collect::<Vec<_>>()[0];
+        let Some(shl) = rw.create_op("arith.shli", &[x, k], &[ty], Vec::new(), loc) else {
+            return false;
+        };
+        let result = rw.ir.body(rw.body).results(shl).collect::<Vec<_>>()[0];
+        rw.replace_op(op, &[result]);
+        true
+    }
+}
+
+/// The pass: the greedy driver with the one pattern above, and no other patterns.
+struct MulToShiftPass {
+    patterns: Vec<Arc<dyn RewritePattern>>,
+}
+
+impl Pass for MulToShiftPass {
+    fn run(&self, t: &mut PassTarget<'_>) -> Result<(), Diagnostic> {
+        let config = GreedyConfig {
+            context_patterns: false,
+            ..GreedyConfig::default()
+        };
+        for (body, regions) in t.bodies() {
+            apply_greedily(t.ctx, t.ir, body, &regions, &self.patterns, &config);
+        }
+        Ok(())
+    }
+}
+
+/// The pass's registration: name, summary, anchor, options and constructor.
+pub fn info() -> PassInfo {
+    PassInfo {
+        name: "mul-to-shift",
+        title: "MulToShift",
+        summary: "Rewrite multiplications by a constant power of two into left shifts",
+        anchor: Some("func.func"),
+        options: vec![PassOption {
+            name: "max-shift",
+            description: "the largest shift to produce",
+            kind: OptionKind::Int,
+            default: "63",
+        }],
+        create,
+    }
+}
+
+fn create(options: &PassOptions) -> Result<Box<dyn Pass>, String> {
+    let max_shift = u32::try_from(options.int("max-shift"))
+        .map_err(|_| "max-shift must be between 0 and 4294967295".to_string())?;
+    Ok(Box::new(MulToShiftPass {
+        patterns: vec![Arc::new(MulToShift { max_shift })],
+    }))
+}
