@@ -370,8 +370,12 @@ impl Body {
         if self.layout[op].block.get().is_some() {
             self.unlink_op(op);
         }
-        // Drop uses inside the regions first so that inner values lose their users.
+        // Drop every use inside the regions first, so that no inner op is erased while
+        // a later one (or one in another block) still uses its results.
         let regions = self.ops[op].regions.clone();
+        for r in regions.iter() {
+            self.drop_uses_in_region(*r);
+        }
         for r in regions.iter() {
             let blocks: Vec<BlockId> = self.region_blocks(*r).collect();
             for b in &blocks {
@@ -394,6 +398,21 @@ impl Body {
             dead_bodies.push(n);
         }
         self.ops[op].erased = true;
+    }
+
+    /// Drops the operands of every op of `region`, nested regions of this body included.
+    fn drop_uses_in_region(&mut self, region: RegionId) {
+        let blocks: Vec<BlockId> = self.region_blocks(region).collect();
+        for b in blocks {
+            let ops: Vec<OpId> = self.block_ops(b).collect();
+            for o in ops {
+                self.drop_uses(o);
+                let inner = self.ops[o].regions.clone();
+                for r in inner.iter() {
+                    self.drop_uses_in_region(*r);
+                }
+            }
+        }
     }
 
     /// Erases a non-isolated op in place (see [`crate::Ir::erase_op`] for isolated ones).

@@ -140,6 +140,8 @@ pub struct Context {
     patterns: rustc_hash::FxHashMap<OpName, Vec<Arc<dyn RewritePattern>>>,
     any_op_patterns: Vec<Arc<dyn RewritePattern>>,
     empty_dict: AttrId,
+    /// `value`: the attribute of constant-like ops, looked up on every fold.
+    value_sym: Sym,
     /// Accept ops, types and attributes of dialects that are not registered.
     pub allow_unregistered: bool,
 }
@@ -158,8 +160,10 @@ impl Context {
     pub fn new() -> Context {
         let attrs = Uniquer::default();
         let empty = attrs.intern(AttrData::Dictionary(Box::new([])), |_| Weight::LEAF);
+        let strings = StrInterner::default();
+        let value_sym = strings.intern("value");
         let ctx = Context {
-            strings: StrInterner::default(),
+            strings,
             types: Uniquer::default(),
             attrs,
             ops: FxIndexMap::default(),
@@ -171,6 +175,7 @@ impl Context {
             patterns: Default::default(),
             any_op_patterns: Vec::new(),
             empty_dict: AttrId(empty),
+            value_sym,
             allow_unregistered: false,
         };
         for width in [1, 8, 16, 32, 64] {
@@ -300,6 +305,18 @@ impl Context {
             .iter()
             .find(|(k, _)| *k == key)
             .map(|(_, v)| *v)
+    }
+    /// Looks the key `key` up in a dictionary attribute (no string lookup: for hot
+    /// paths holding the key's symbol).
+    pub fn dict_get_sym(&self, dict: AttrId, key: Sym) -> Option<AttrId> {
+        self.dict_entries(dict)
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, v)| *v)
+    }
+    /// The symbol `value` (constants' attribute), interned once.
+    pub fn value_sym(&self) -> Sym {
+        self.value_sym
     }
     /// `{}`.
     pub fn empty_dict(&self) -> AttrId {

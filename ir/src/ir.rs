@@ -364,6 +364,12 @@ impl<'a> OpRef<'a> {
             .and_then(|p| ctx.dict_get(p, name))
             .or_else(|| ctx.dict_get(self.attrs(), name))
     }
+    /// [`OpRef::attr`] by the name's symbol.
+    pub fn attr_sym(&self, ctx: &Context, name: crate::Sym) -> Option<AttrId> {
+        self.props()
+            .and_then(|p| ctx.dict_get_sym(p, name))
+            .or_else(|| ctx.dict_get_sym(self.attrs(), name))
+    }
     /// Operand values.
     pub fn operands(&self) -> impl ExactSizeIterator<Item = ValueId> + 'a {
         self.body_data().operands(self.op)

@@ -1,10 +1,11 @@
 //! `symbol-dce`: erases private symbols (functions, globals) of a symbol table that
 //! nothing references, repeating until none is left (erasing one may orphan another).
-//! Public and nested symbols are kept, as in MLIR.
+//! Public symbols are kept; nested symbol tables (a module in the module) are cleaned
+//! the same way, each on its own, as in MLIR.
 
 use acc_ir::attrs::AttrData;
 use acc_ir::pass::{Pass, PassInfo, PassOptions, PassTarget};
-use acc_ir::{AttrId, Context, Diagnostic, OpId, Sym};
+use acc_ir::{AttrId, BodyId, Context, Diagnostic, Ir, OpId, Sym};
 use rustc_hash::FxHashSet;
 
 /// The pass.
@@ -47,55 +48,70 @@ fn private_symbol(ctx: &Context, op: acc_ir::OpRef<'_>) -> Option<Sym> {
 
 impl Pass for SymbolDce {
     fn run(&self, t: &mut PassTarget<'_>) -> Result<(), Diagnostic> {
-        let ctx = t.ctx;
-        let inner = t.ir.region_body(t.body, t.op);
-        // The symbols defined directly in the table, and whether each is private.
-        let mut symbols: Vec<(OpId, Option<Sym>)> = Vec::new();
-        for &r in t.op_ref().regions() {
-            let body = t.ir.body(inner);
-            for bl in body.region_blocks(r) {
-                for o in body.block_ops(bl) {
-                    symbols.push((o, private_symbol(ctx, t.ir.op(inner, o))));
-                }
+        clean_table(t.ctx, t.ir, t.body, t.op);
+        Ok(())
+    }
+}
+
+/// Erases the unreferenced private symbols of the symbol table `op` (of `body`), then
+/// cleans the symbol tables nested in it.
+fn clean_table(ctx: &Context, ir: &mut Ir, body: BodyId, op: OpId) {
+    let inner = ir.region_body(body, op);
+    // The symbols defined directly in the table, and whether each is private.
+    let mut symbols: Vec<(OpId, Option<Sym>)> = Vec::new();
+    for &r in ir.op(body, op).regions() {
+        let b = ir.body(inner);
+        for bl in b.region_blocks(r) {
+            for o in b.block_ops(bl) {
+                symbols.push((o, private_symbol(ctx, ir.op(inner, o))));
             }
         }
-        // Live: what non-private ops reference, then what live symbols reference.
-        let refs_of = |o: OpId| {
-            let mut refs = FxHashSet::default();
-            let data = t.ir.body(inner).op(o);
-            references(ctx, data.attrs, &mut refs);
-            if let Some(p) = data.props {
+    }
+    // Live: what non-private ops reference, then what live symbols reference.
+    let refs_of = |o: OpId| {
+        let mut refs = FxHashSet::default();
+        let data = ir.body(inner).op(o);
+        references(ctx, data.attrs, &mut refs);
+        if let Some(p) = data.props {
+            references(ctx, p, &mut refs);
+        }
+        ir.walk_nested(inner, o, &mut |b, n| {
+            let d = ir.body(b).op(n);
+            references(ctx, d.attrs, &mut refs);
+            if let Some(p) = d.props {
                 references(ctx, p, &mut refs);
             }
-            t.ir.walk_nested(inner, o, &mut |b, n| {
-                let d = t.ir.body(b).op(n);
-                references(ctx, d.attrs, &mut refs);
-                if let Some(p) = d.props {
-                    references(ctx, p, &mut refs);
-                }
-            });
-            refs
-        };
-        let mut live: FxHashSet<Sym> = FxHashSet::default();
-        let mut frontier: Vec<OpId> = symbols
-            .iter()
-            .filter(|(_, p)| p.is_none())
-            .map(|(o, _)| *o)
-            .collect();
-        while let Some(o) = frontier.pop() {
-            for s in refs_of(o) {
-                if live.insert(s)
-                    && let Some((def, _)) = symbols.iter().find(|(_, p)| *p == Some(s))
-                {
-                    frontier.push(*def);
-                }
+        });
+        refs
+    };
+    let mut live: FxHashSet<Sym> = FxHashSet::default();
+    let mut frontier: Vec<OpId> = symbols
+        .iter()
+        .filter(|(_, p)| p.is_none())
+        .map(|(o, _)| *o)
+        .collect();
+    while let Some(o) = frontier.pop() {
+        for s in refs_of(o) {
+            if live.insert(s)
+                && let Some((def, _)) = symbols.iter().find(|(_, p)| *p == Some(s))
+            {
+                frontier.push(*def);
             }
         }
-        for (o, private) in symbols {
-            if private.is_some_and(|s| !live.contains(&s)) {
-                t.ir.erase_op(inner, o);
-            }
+    }
+    let mut nested_tables = Vec::new();
+    for (o, private) in symbols {
+        if private.is_some_and(|s| !live.contains(&s)) {
+            ir.erase_op(inner, o);
+        } else if ctx
+            .op_def(ir.body(inner).op(o).name)
+            .is_some_and(|d| d.traits.symbol_table)
+            && ir.body(inner).nested_body(o).is_some()
+        {
+            nested_tables.push(o);
         }
-        Ok(())
+    }
+    for o in nested_tables {
+        clean_table(ctx, ir, inner, o);
     }
 }

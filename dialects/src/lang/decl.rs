@@ -37,6 +37,8 @@ pub struct ValueDecl {
 pub struct AttrDecl {
     /// Its name.
     pub name: String,
+    /// Its name, interned (for lookups while verifying).
+    pub sym: acc_ir::Sym,
     /// Whether it may be absent.
     pub optional: bool,
     /// Its kind.

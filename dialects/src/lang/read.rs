@@ -672,6 +672,7 @@ impl Reader<'_> {
             }
         }
         Some(AttrDecl {
+            sym: self.ctx.sym(&name),
             name,
             optional: optional || default.is_some(),
             kind,

@@ -377,7 +377,7 @@ fn first_error(
         }
     }
     for a in &decl.attributes {
-        match op.attr(ctx, &a.name) {
+        match op.attr_sym(ctx, a.sym) {
             None if !a.optional => {
                 return Some(format!(
                     "'{}' op requires attribute '{}'",

@@ -253,11 +253,44 @@ fn run_nested(
     out: &mut RunOutput,
 ) -> Result<(), Vec<Diagnostic>> {
     let (inner, children) = anchors(ctx, ir, body, op, p);
+    run_on_children(p, node, ctx, ir, inner, &children, opts, out)?;
+    // A pipeline on an op kind (`func.func`) also reaches those ops in modules nested
+    // in this one, as `mlir-opt --cse` does.
+    if p.anchor != "any" && p.anchor != "builtin.module" {
+        let modules: Vec<OpId> = {
+            let b = ir.body(inner);
+            ir.op(body, op)
+                .regions()
+                .iter()
+                .flat_map(|r| b.region_blocks(*r))
+                .flat_map(|bl| b.block_ops(bl))
+                .filter(|c| ctx.op_name_str(b.op(*c).name) == "builtin.module")
+                .collect()
+        };
+        for m in modules {
+            run_nested(p, node, ctx, ir, inner, m, opts, out)?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs `p` on `children` (ops of `inner`), on several threads when they are isolated.
+#[allow(clippy::too_many_arguments)]
+fn run_on_children(
+    p: &Pipeline,
+    node: &mut TimingNode,
+    ctx: &Context,
+    ir: &mut Ir,
+    inner: BodyId,
+    children: &[OpId],
+    opts: &RunOptions,
+    out: &mut RunOutput,
+) -> Result<(), Vec<Diagnostic>> {
     let isolated = children
         .iter()
         .all(|c| ir.body(inner).nested_body(*c).is_some());
     if opts.threads <= 1 || children.len() < 2 || !isolated {
-        for child in children {
+        for &child in children {
             run_pipeline(p, node, ctx, ir, inner, child, opts, out)?;
         }
         return Ok(());

@@ -250,7 +250,8 @@ impl<'c> Driver<'c> {
         };
         let b = ir.body(self.body);
         let (Some(value), Some(result)) = (
-            ir.op(self.body, op).attr(self.ctx, "value"),
+            ir.op(self.body, op)
+                .attr_sym(self.ctx, self.ctx.value_sym()),
             b.results(op).next(),
         ) else {
             return;
@@ -348,7 +349,7 @@ impl<'c> Driver<'c> {
         }
         let block = self.hoist_block?;
         let loc = ir.body(self.body).op(folded).loc;
-        let key = self.ctx.sym("value");
+        let key = self.ctx.value_sym();
         let props = self.ctx.dict_attr(vec![(key, value)]).ok();
         let spec = crate::body::OpSpec {
             name,

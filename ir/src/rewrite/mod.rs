@@ -221,7 +221,7 @@ pub fn constant_value(ctx: &Context, ir: &Ir, body: BodyId, v: ValueId) -> Optio
     if !d.traits.constant_like {
         return None;
     }
-    ir.op(body, def).attr(ctx, "value")
+    ir.op(body, def).attr_sym(ctx, ctx.value_sym())
 }
 
 /// The type a constant attribute has (what the constant op producing it returns).

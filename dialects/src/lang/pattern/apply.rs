@@ -31,6 +31,9 @@ impl RewritePattern for TextPattern {
     }
 
     fn match_and_rewrite(&self, op: OpId, rw: &mut Rewriter<'_>) -> bool {
+        if !self.may_match(rw.ir.body(rw.body), op) {
+            return false;
+        }
         let mut b = Bindings {
             values: vec![None; self.slots.len()],
             ops: vec![None; self.matched.len()],
@@ -70,6 +73,25 @@ struct PlannedOp {
 }
 
 impl TextPattern {
+    /// A quick test that rejects most ops without allocating: the root's operand
+    /// count, and the names of the ops defining the operands the match needs defined.
+    fn may_match(&self, body: &Body, op: OpId) -> bool {
+        let root = &self.matched[self.matched.len() - 1];
+        if body.operands(op).len() != root.operands.len() {
+            return false;
+        }
+        root.operands
+            .iter()
+            .zip(body.operands(op))
+            .all(|(slot, v)| match self.slots[*slot] {
+                SlotDef::Matched(j, _) => match body.value(v).def {
+                    ValueDef::Result(def, _) => body.op(def).name == self.matched[j].name,
+                    _ => false,
+                },
+                _ => true,
+            })
+    }
+
     /// Matches pattern op `k` against `op`, binding what it defines.
     fn match_op(&self, ctx: &Context, body: &Body, k: usize, op: OpId, b: &mut Bindings) -> bool {
         if let Some(bound) = b.ops[k] {
@@ -87,13 +109,13 @@ impl TextPattern {
         for (slot, v) in p.results.iter().zip(body.results(op)) {
             b.values[*slot] = Some(v);
         }
-        let attr_of = |name: &str| {
+        let attr_of = |name: acc_ir::Sym| {
             data.props
-                .and_then(|d| ctx.dict_get(d, name))
-                .or_else(|| ctx.dict_get(data.attrs, name))
+                .and_then(|d| ctx.dict_get_sym(d, name))
+                .or_else(|| ctx.dict_get_sym(data.attrs, name))
         };
         for (name, want) in &p.attrs {
-            let Some(found) = attr_of(name) else {
+            let Some(found) = attr_of(*name) else {
                 return false;
             };
             let ok = match want {

@@ -170,7 +170,7 @@ impl Compiler<'_> {
                     continue;
                 }
             };
-            attrs.push((key.0.clone(), m));
+            attrs.push((self.ctx.sym(&key.0), m));
         }
         let results = self.define_results(&op.results, |r| SlotDef::Matched(k, r));
         Some(MatchOp {

@@ -59,7 +59,7 @@ struct MatchOp {
     name: OpName,
     operands: Vec<usize>,
     results: Vec<usize>,
-    attrs: Vec<(String, AttrMatch)>,
+    attrs: Vec<(Sym, AttrMatch)>,
 }
 
 /// What an attribute of a matched op must be.

@@ -1,0 +1,33 @@
+// --list-passes prints every registered pass, what it runs on and its summary, with
+// its options (indented under it: name, description, type and default), then exits
+// without reading any input.
+// RUN: acc-opt --list-passes | FileCheck %s --strict-whitespace
+// RUN: acc-opt -list-passes %s | FileCheck %s --strict-whitespace
+// RUN: acc-opt --list-passes /nonexistent/input.mlir | FileCheck %s --strict-whitespace
+// --help describes the pass manager's flags.
+// RUN: acc-opt --help | FileCheck %s --check-prefix=HELP
+
+// CHECK: {{^}}Passes:{{$}}
+// CHECK-NEXT: {{^}}  canonicalize{{ +}}Fold, erase dead ops and apply rewrite patterns to a fixed point (runs on any op){{$}}
+// CHECK-NEXT: {{^}}      max-iterations{{ +}}sweeps over the IR before giving up (int, default 10){{$}}
+// CHECK-NEXT: {{^}}      max-num-rewrites{{ +}}rewrites before giving up (-1: no limit) (int, default -1){{$}}
+// CHECK-NEXT: {{^}}      test-convergence{{ +}}fail when the limits stop it before a fixed point (bool, default false){{$}}
+// CHECK-NEXT: {{^}}  cse{{ +}}Eliminate common subexpressions (runs on any op){{$}}
+// CHECK-NEXT: {{^}}  dce{{ +}}Erase ops without side effects whose results are unused (runs on any op){{$}}
+// CHECK-NEXT: {{^}}  fold{{ +}}Fold ops with constant operands (whole constant tensors included) and erase dead ops (runs on any op){{$}}
+// CHECK-NEXT: {{^}}  inline{{ +}}Inline calls to functions of the module (runs on builtin.module){{$}}
+// CHECK-NEXT: {{^}}      max-rounds{{ +}}times calls in inlined bodies are inlined in turn (int, default 8){{$}}
+// CHECK-NEXT: {{^}}  symbol-dce{{ +}}Erase private symbols that nothing references (runs on builtin.module){{$}}
+
+// HELP: --pass LIST
+// HELP: --pass-pipeline=PIPELINE
+// HELP: --list-passes
+// HELP: --dump-pass-pipeline
+// HELP: --print-ir-before=NAME
+// HELP: --print-ir-after=NAME
+// HELP: --print-ir-before-all
+// HELP: --print-ir-after-all
+// HELP: --print-ir-after-change
+// HELP: --timing
+// HELP: --threads N
+// HELP: --no-verify
