@@ -64,6 +64,16 @@ impl Pass for Canonicalize {
     fn run(&self, t: &mut PassTarget<'_>) -> Result<(), Diagnostic> {
         for (body, regions) in t.bodies() {
             let report = apply_greedily(t.ctx, t.ir, body, &regions, &[], &self.config);
+            if let Some(pattern) = &report.runaway {
+                return Err(Diagnostic::error(
+                    DiagLoc::Loc(t.op_ref().loc()),
+                    format!(
+                        "canonicalization does not terminate: rewriting went on without end \
+                         (last pattern applied: '{pattern}'); a pattern rebuilds what it \
+                         matches, or two patterns undo each other"
+                    ),
+                ));
+            }
             if self.test_convergence && !report.converged {
                 return Err(Diagnostic::error(
                     DiagLoc::Loc(t.op_ref().loc()),

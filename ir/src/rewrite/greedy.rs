@@ -62,7 +62,16 @@ pub struct GreedyReport {
     pub erased: u64,
     /// True when the last sweep changed nothing.
     pub converged: bool,
+    /// Set when a sweep was cut short because rewriting never stopped (a pattern that
+    /// rebuilds what it matched, or two that undo each other): the name of the last
+    /// pattern applied. The IR is valid, but not at a fixed point.
+    pub runaway: Option<String>,
 }
+
+/// Visits one sweep may make per op it starts with (plus a constant), before it is
+/// taken for a runaway: far more than any terminating set of patterns needs.
+const VISITS_PER_OP: usize = 32;
+const EXTRA_VISITS: usize = 1024;
 
 /// The worklist, fed by the rewriter's notifications.
 #[derive(Default)]
@@ -127,6 +136,7 @@ pub fn apply_greedily(
         hoist_block: regions.first().and_then(|r| ir.body(body).entry_block(*r)),
         last_constant: None,
         constant_ops: FxHashMap::default(),
+        last_pattern: None,
     };
     let mut list = Worklist::default();
     while driver.report.iterations < config.max_iterations {
@@ -139,10 +149,21 @@ pub fn apply_greedily(
             list.push(op);
         }
         list.changed = false;
+        let mut visits_left = order.len() * VISITS_PER_OP + EXTRA_VISITS;
         while let Some(op) = list.pop() {
             if ir.body(body).is_erased(op) {
                 continue;
             }
+            if visits_left == 0 {
+                driver.report.runaway = Some(
+                    driver
+                        .last_pattern
+                        .clone()
+                        .unwrap_or_else(|| "folding".into()),
+                );
+                return driver.report;
+            }
+            visits_left -= 1;
             if config
                 .max_rewrites
                 .is_some_and(|m| driver.report.rewrites + driver.report.folds >= m)
@@ -173,6 +194,8 @@ struct Driver<'c> {
     last_constant: Option<OpId>,
     /// The constant op of each dialect, by dialect name.
     constant_ops: FxHashMap<String, Option<OpName>>,
+    /// The name of the last pattern applied (for [`GreedyReport::runaway`]).
+    last_pattern: Option<String>,
 }
 
 impl<'c> Driver<'c> {
@@ -226,6 +249,9 @@ impl<'c> Driver<'c> {
             let mut rw = self.rewriter(ir, op, list);
             if p.match_and_rewrite(op, &mut rw) {
                 self.report.rewrites += 1;
+                if self.last_pattern.as_deref() != Some(p.name()) {
+                    self.last_pattern = Some(p.name().to_string());
+                }
                 return;
             }
         }
