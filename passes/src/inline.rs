@@ -30,7 +30,10 @@ pub fn info() -> PassInfo {
         }],
         create: |o: &PassOptions| {
             Ok(Box::new(Inline {
-                max_rounds: u32::try_from(o.int("max-rounds").max(1)).unwrap_or(8),
+                max_rounds: u32::try_from(o.int("max-rounds"))
+                    .ok()
+                    .filter(|n| *n >= 1)
+                    .ok_or("max-rounds must be at least 1")?,
             }))
         },
     }

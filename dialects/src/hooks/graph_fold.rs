@@ -155,6 +155,64 @@ pub(crate) fn fold_binary(
     Some(vec![FoldResult::Attr(attr)])
 }
 
+/// Folds `graph.transpose`: an identity permutation gives the input back; a constant
+/// input gives the permuted constant (weights laid out at compile time).
+pub(crate) fn fold_transpose(
+    op: OpRef<'_>,
+    consts: &[Option<AttrId>],
+    ctx: &Context,
+) -> Option<Vec<FoldResult>> {
+    let input = op.operands().next()?;
+    let out = *op.result_types().first()?;
+    let in_ty = *op.operand_types().first()?;
+    let in_shape = ctx.type_data(in_ty).shape()?.to_vec();
+    let rank = in_shape.len();
+    let perm: Vec<usize> = match super::attr_read::Attrs::of_op(ctx, op).ints("perm").ok()? {
+        Some(p) => p
+            .iter()
+            .map(|d| usize::try_from(*d).ok())
+            .collect::<Option<_>>()?,
+        None => (0..rank).rev().collect(),
+    };
+    if perm.len() != rank || perm.iter().any(|d| *d >= rank) {
+        return None;
+    }
+    if perm.iter().enumerate().all(|(i, d)| i == *d) && in_ty == out {
+        return Some(vec![FoldResult::Value(input)]);
+    }
+    let dense = elements::dense(ctx, consts.first().copied()??)?;
+    if dense.splat {
+        let attr = elements::dense_attr(ctx, out, &[dense.get(0)])?;
+        return Some(vec![FoldResult::Attr(attr)]);
+    }
+    if in_shape.iter().any(|d| *d < 0) {
+        return None;
+    }
+    // Row-major strides of the input, then the input stride of each output dimension.
+    let mut strides = vec![1usize; rank];
+    for d in (0..rank.saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * in_shape[d + 1] as usize;
+    }
+    let out_shape: Vec<usize> = perm.iter().map(|d| in_shape[*d] as usize).collect();
+    let out_strides: Vec<usize> = perm.iter().map(|d| strides[*d]).collect();
+    let n: usize = out_shape.iter().product();
+    let mut values = Vec::with_capacity(n);
+    let mut counter = vec![0usize; rank];
+    for _ in 0..n {
+        let at: usize = counter.iter().zip(&out_strides).map(|(c, s)| c * s).sum();
+        values.push(dense.get(at));
+        for d in (0..rank).rev() {
+            counter[d] += 1;
+            if counter[d] < out_shape[d] {
+                break;
+            }
+            counter[d] = 0;
+        }
+    }
+    let attr = elements::dense_attr(ctx, out, &values)?;
+    Some(vec![FoldResult::Attr(attr)])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -148,6 +148,7 @@ fn add_graph(h: &mut Hooks) {
     h.add_folder("reshape", Arc::new(graph::fold_reshape));
     h.add_folder("graph_unary", Arc::new(graph_fold::fold_unary));
     h.add_folder("graph_binary", Arc::new(graph_fold::fold_binary));
+    h.add_folder("transpose", Arc::new(graph_fold::fold_transpose));
 }
 
 fn add_tensor(h: &mut Hooks) {

@@ -78,3 +78,19 @@ func.func @int_tensors() -> (tensor<3xi32>, tensor<3xi32>) {
   %e = graph.div %a, %c : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>
   return %d, %e : tensor<3xi32>, tensor<3xi32>
 }
+
+// Transposes of constants are constants (weights laid out at compile time); an
+// identity permutation is the input itself; a splat stays a splat.
+// CHECK-LABEL: func.func @transposes(
+// CHECK-DAG: %[[A:.*]] = graph.constant dense<{{\[\[\[}}0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]], {{\[\[}}12, 13, 14, 15], [16, 17, 18, 19], [20, 21, 22, 23]]]> : tensor<2x3x4xi32>
+// CHECK-DAG: %[[T:.*]] = graph.constant dense<{{\[\[\[}}0, 4, 8], [12, 16, 20]], {{\[\[}}1, 5, 9], [13, 17, 21]], {{\[\[}}2, 6, 10], [14, 18, 22]], {{\[\[}}3, 7, 11], [15, 19, 23]]]> : tensor<4x2x3xi32>
+// CHECK-DAG: %[[S:.*]] = graph.constant dense<1.500000e+00> : tensor<3x2xf32>
+// CHECK: return %[[T]], %[[A]], %[[S]] :
+func.func @transposes() -> (tensor<4x2x3xi32>, tensor<2x3x4xi32>, tensor<3x2xf32>) {
+  %a = graph.constant dense<[[[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]], [[12, 13, 14, 15], [16, 17, 18, 19], [20, 21, 22, 23]]]> : tensor<2x3x4xi32>
+  %t = graph.transpose %a {perm = array<i64: 2, 0, 1>} : (tensor<2x3x4xi32>) -> tensor<4x2x3xi32>
+  %i = graph.transpose %a {perm = array<i64: 0, 1, 2>} : (tensor<2x3x4xi32>) -> tensor<2x3x4xi32>
+  %s = graph.constant dense<1.5> : tensor<2x3xf32>
+  %u = graph.transpose %s : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %t, %i, %u : tensor<4x2x3xi32>, tensor<2x3x4xi32>, tensor<3x2xf32>
+}

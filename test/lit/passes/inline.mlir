@@ -9,6 +9,10 @@
 // RUN: acc-opt --print-generic %s | acc-opt --pass inline | FileCheck %s
 // max-rounds=1: the call in @twice's body is not inlined again after @twice is.
 // RUN: acc-opt --pass 'inline{max-rounds=1}' %s | FileCheck %s --check-prefix=ONE
+// max-rounds below 1 is refused, and nothing is written.
+// RUN: not acc-opt --pass 'inline{max-rounds=0}' %s -o %t.zero 2>&1 | FileCheck %s --check-prefix=ZERO
+// RUN: not test -e %t.zero
+// ZERO: error: pass 'inline': max-rounds must be at least 1
 // Then symbol-dce erases the private callees no call uses any more.
 // RUN: acc-opt --pass inline,symbol-dce %s | FileCheck %s --check-prefix=DCE --implicit-check-not=@twice --implicit-check-not=@pair --implicit-check-not=@fill
 // It runs on the module, not on functions.
