@@ -92,7 +92,8 @@ fn int_info(ctx: &Context, t: TypeId) -> Option<(u32, Signedness)> {
     }
 }
 
-fn unsigned(v: i128, width: u32) -> u128 {
+/// `v` (held sign-extended) as the unsigned value of its low `width` bits.
+pub fn unsigned(v: i128, width: u32) -> u128 {
     if width >= 128 {
         v as u128
     } else {
@@ -100,8 +101,9 @@ fn unsigned(v: i128, width: u32) -> u128 {
     }
 }
 
-/// Evaluates an integer op on two values of `width` bits; `None` when undefined.
-fn int_eval(name: &str, a: i128, b: i128, width: u32) -> Option<i128> {
+/// Evaluates an integer op (`addi`, `divsi`, ...) on two values of `width` bits;
+/// `None` when undefined (division by zero, overflowing division, oversized shift).
+pub fn int_eval(name: &str, a: i128, b: i128, width: u32) -> Option<i128> {
     let (ua, ub) = (unsigned(a, width), unsigned(b, width));
     let min = -(1i128 << (width - 1));
     Some(match name {
@@ -184,8 +186,9 @@ pub(crate) fn fold_int_binary(
     Some(vec![result])
 }
 
-/// Evaluates a float op; the caller rounds the result to the type.
-fn float_eval(name: &str, a: f64, b: f64) -> Option<f64> {
+/// Evaluates a float op (`addf`, `maximumf`, ...); the caller rounds the result to
+/// the type.
+pub fn float_eval(name: &str, a: f64, b: f64) -> Option<f64> {
     Some(match name {
         "addf" => a + b,
         "subf" => a - b,
@@ -261,15 +264,16 @@ pub(crate) fn fold_float_unary(
     Some(vec![FoldResult::Attr(folded)])
 }
 
-/// The predicate's case name.
-fn predicate(op: OpRef<'_>, ctx: &Context, enum_name: &str) -> Option<String> {
+/// The case name of an op's `predicate` attribute of enum `enum_name`.
+pub fn predicate(op: OpRef<'_>, ctx: &Context, enum_name: &str) -> Option<String> {
     let attr = op.attr(ctx, "predicate")?;
     let def = ctx.enum_attr(enum_name)?;
     let cases = def.decode(ctx, enum_name, attr)?;
     Some(def.cases[cases[0]].clone())
 }
 
-fn cmpi_eval(pred: &str, a: i128, b: i128, width: u32) -> Option<bool> {
+/// Compares two integers of `width` bits by an `arith.cmpi` predicate name.
+pub fn cmpi_eval(pred: &str, a: i128, b: i128, width: u32) -> Option<bool> {
     let (ua, ub) = (unsigned(a, width), unsigned(b, width));
     Some(match pred {
         "eq" => a == b,
@@ -317,7 +321,8 @@ pub(crate) fn fold_cmpi(
     Some(vec![FoldResult::Attr(folded)])
 }
 
-fn cmpf_eval(pred: &str, a: f64, b: f64) -> Option<bool> {
+/// Compares two floats by an `arith.cmpf` predicate name (NaN makes a pair unordered).
+pub fn cmpf_eval(pred: &str, a: f64, b: f64) -> Option<bool> {
     let unordered = a.is_nan() || b.is_nan();
     let ordered = |r: bool| !unordered && r;
     let or_unordered = |r: bool| unordered || r;
@@ -384,8 +389,9 @@ pub(crate) fn fold_select(
     None
 }
 
-/// Converts one value between element kinds as the cast named `name` does.
-fn cast_eval(name: &str, v: Scalar, from: ElementKind, to: ElementKind) -> Option<Scalar> {
+/// Converts one value between element kinds as the cast named `name` does; `None`
+/// when the result is poison (an out-of-range float to integer).
+pub fn cast_eval(name: &str, v: Scalar, from: ElementKind, to: ElementKind) -> Option<Scalar> {
     let in_unsigned = |x: i128| match from {
         ElementKind::Int(w, _) => unsigned(x, w) as i128,
         ElementKind::Float(_) => x,

@@ -11,7 +11,9 @@ fn short_name(op: OpRef<'_>, ctx: &Context) -> String {
     full.rsplit('.').next().unwrap_or(full).to_string()
 }
 
-fn unary_eval(name: &str, v: Scalar) -> Option<Scalar> {
+/// Evaluates an elementwise unary graph op (`relu`, `sqrt`, ...) on one element;
+/// `None` for ops it does not know or integer overflow.
+pub fn unary_eval(name: &str, v: Scalar) -> Option<Scalar> {
     Some(match v {
         Scalar::Float(x) => Scalar::Float(match name {
             "relu" => x.max(0.0),
@@ -33,7 +35,9 @@ fn unary_eval(name: &str, v: Scalar) -> Option<Scalar> {
     })
 }
 
-fn binary_eval(name: &str, a: Scalar, b: Scalar) -> Option<Scalar> {
+/// Evaluates an elementwise binary graph op (`add`, `div`, ...) on one pair of
+/// elements; `None` for unknown ops, integer overflow and integer division by zero.
+pub fn binary_eval(name: &str, a: Scalar, b: Scalar) -> Option<Scalar> {
     Some(match (a, b) {
         (Scalar::Float(x), Scalar::Float(y)) => Scalar::Float(match name {
             "add" => x + y,
@@ -66,7 +70,7 @@ fn shape_of(ctx: &Context, d: &Dense) -> Option<Vec<i64>> {
 
 /// For each element of `out`, the index of the element of an operand of shape `shape`
 /// that numpy broadcasting reads; `None` when the shapes do not broadcast.
-fn broadcast_index(shape: &[i64], out: &[i64]) -> Option<Vec<usize>> {
+pub fn broadcast_index(shape: &[i64], out: &[i64]) -> Option<Vec<usize>> {
     if shape.len() > out.len() {
         return None;
     }

@@ -6,13 +6,13 @@
 //! are plain functions registered here once; a vendor's dialect file can name any of
 //! them (an elementwise op can reuse `infer broadcast`) without touching Rust.
 
-pub(crate) mod arith;
+pub mod arith;
 pub mod attr_read;
 pub(crate) mod builtin;
 mod fold;
 pub(crate) mod func;
 mod graph;
-mod graph_fold;
+pub mod graph_fold;
 pub mod hw;
 pub mod layout;
 pub mod loops;

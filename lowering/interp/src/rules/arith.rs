@@ -1,0 +1,127 @@
+//! Rules for `arith` (and `graph.constant`): elementwise over scalars, vectors and
+//! tensors, with the same evaluation functions as the folders, so that folding and
+//! running agree by construction. Where the folders decline (undefined results such as
+//! a division by zero), running is an error.
+
+use acc_dialects::hooks::arith::{
+    cast_eval, cmpf_eval, cmpi_eval, float_eval, int_eval, predicate,
+};
+use acc_ir::elements::{ElementKind, Scalar};
+
+use super::RuleInput;
+use crate::value::Tensor;
+
+/// `constant`: the `value` attribute.
+pub(super) fn constant(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let value = r.op.attr(r.ctx, "value").ok_or("has no value")?;
+    let t = Tensor::from_attr(r.ctx, value)?;
+    if t.ty != r.result_type(0)? {
+        return Err("its value's type differs from its result type".into());
+    }
+    Ok(vec![t])
+}
+
+/// Applies `f` element by element to operands of one shape, giving result 0's type.
+fn elementwise(
+    r: &RuleInput<'_>,
+    f: impl Fn(&[Scalar]) -> Result<Scalar, String>,
+) -> Result<Vec<Tensor>, String> {
+    let ty = r.result_type(0)?;
+    let first = r.operand(0)?;
+    if let Some(o) = r.operands.iter().find(|o| o.shape != first.shape) {
+        return Err(format!(
+            "operand shapes differ: {:?} and {:?}",
+            first.shape, o.shape
+        ));
+    }
+    let mut args = Vec::with_capacity(r.operands.len());
+    let mut out = Vec::with_capacity(first.data.len());
+    for i in 0..first.data.len() {
+        args.clear();
+        args.extend(r.operands.iter().map(|o| o.data[i]));
+        out.push(f(&args)?);
+    }
+    Ok(vec![Tensor::new(r.ctx, ty, out)?])
+}
+
+fn width(t: &Tensor) -> Result<u32, String> {
+    match t.kind {
+        ElementKind::Int(w, _) => Ok(w),
+        ElementKind::Float(_) => Err("expects integers".into()),
+    }
+}
+
+/// `addi`, `divsi`, `shli`, ...
+pub(super) fn int_binary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let w = width(r.operand(0)?)?;
+    elementwise(r, |v| match (v[0], v[1]) {
+        (Scalar::Int(a), Scalar::Int(b)) => {
+            int_eval(r.name, a, b, w).map(Scalar::Int).ok_or_else(|| {
+                format!("undefined for {a} and {b} (division by zero, overflow or shift too large)")
+            })
+        }
+        _ => Err("expects integers".into()),
+    })
+}
+
+/// `addf`, `maximumf`, ...
+pub(super) fn float_binary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    elementwise(r, |v| match (v[0], v[1]) {
+        (Scalar::Float(a), Scalar::Float(b)) => float_eval(r.name, a, b)
+            .map(Scalar::Float)
+            .ok_or_else(|| "unknown float operation".to_string()),
+        _ => Err("expects floats".into()),
+    })
+}
+
+/// `negf`.
+pub(super) fn float_unary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    elementwise(r, |v| match (r.name, v[0]) {
+        ("negf", Scalar::Float(a)) => Ok(Scalar::Float(-a)),
+        _ => Err("unknown float operation".into()),
+    })
+}
+
+/// `cmpi`: an i1 per element.
+pub(super) fn cmpi(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let pred = predicate(r.op, r.ctx, "arith.cmpi_predicate").ok_or("bad predicate")?;
+    let w = width(r.operand(0)?)?;
+    elementwise(r, |v| match (v[0], v[1]) {
+        (Scalar::Int(a), Scalar::Int(b)) => cmpi_eval(&pred, a, b, w)
+            .map(|c| Scalar::Int(i128::from(c)))
+            .ok_or_else(|| format!("unknown predicate '{pred}'")),
+        _ => Err("expects integers".into()),
+    })
+}
+
+/// `cmpf`: an i1 per element.
+pub(super) fn cmpf(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let pred = predicate(r.op, r.ctx, "arith.cmpf_predicate").ok_or("bad predicate")?;
+    elementwise(r, |v| match (v[0], v[1]) {
+        (Scalar::Float(a), Scalar::Float(b)) => cmpf_eval(&pred, a, b)
+            .map(|c| Scalar::Int(i128::from(c)))
+            .ok_or_else(|| format!("unknown predicate '{pred}'")),
+        _ => Err("expects floats".into()),
+    })
+}
+
+/// `select`: a scalar condition picks a whole operand, a shaped one element by element.
+pub(super) fn select(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let cond = r.operand(0)?;
+    let (a, b) = (r.operand(1)?, r.operand(2)?);
+    if cond.shape.is_empty() {
+        let pick = if cond.data[0] != Scalar::Int(0) { a } else { b };
+        return Ok(vec![pick.clone()]);
+    }
+    elementwise(r, |v| Ok(if v[0] != Scalar::Int(0) { v[1] } else { v[2] }))
+}
+
+/// `extsi`, `sitofp`, `truncf`, `bitcast`, ...
+pub(super) fn cast(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let from = r.operand(0)?.kind;
+    let (_, to) = Tensor::layout(r.ctx, r.result_type(0)?)?;
+    elementwise(r, |v| {
+        cast_eval(r.name, v[0], from, to)
+            .ok_or_else(|| format!("{:?} is out of range of the result type", v[0]))
+    })
+}

@@ -1,0 +1,99 @@
+//! Rules for shape-level ops of `graph` and `tensor`: elementwise ops with numpy
+//! broadcasting (sharing the folders' evaluation), reshapes and transposes.
+
+use acc_dialects::hooks::attr_read::Attrs;
+use acc_dialects::hooks::graph_fold::{binary_eval, broadcast_index, unary_eval};
+use acc_ir::elements::Scalar;
+
+use super::RuleInput;
+use crate::value::Tensor;
+
+/// `relu`, `sqrt`, `exp`, ...: one element at a time.
+pub(super) fn unary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let x = r.operand(0)?;
+    let data: Result<Vec<Scalar>, String> = x
+        .data
+        .iter()
+        .map(|v| {
+            unary_eval(r.name, *v)
+                .ok_or_else(|| format!("no semantics for {:?} (or it overflows)", v))
+        })
+        .collect();
+    Ok(vec![Tensor::new(r.ctx, r.result_type(0)?, data?)?])
+}
+
+/// `add`, `div`, `pow`, ...: numpy broadcasting of both operands to the result shape.
+pub(super) fn binary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let (a, b) = (r.operand(0)?, r.operand(1)?);
+    let ty = r.result_type(0)?;
+    let (shape, _) = Tensor::layout(r.ctx, ty)?;
+    let dims: Vec<i64> = shape.iter().map(|d| *d as i64).collect();
+    let index = |t: &Tensor| {
+        let s: Vec<i64> = t.shape.iter().map(|d| *d as i64).collect();
+        broadcast_index(&s, &dims)
+            .ok_or_else(|| format!("shape {:?} does not broadcast to {:?}", t.shape, shape))
+    };
+    let (ia, ib) = (index(a)?, index(b)?);
+    let data: Result<Vec<Scalar>, String> = ia
+        .iter()
+        .zip(&ib)
+        .map(|(i, j)| {
+            let (x, y) = (a.data[*i], b.data[*j]);
+            binary_eval(r.name, x, y).ok_or_else(|| format!("undefined for {x:?} and {y:?}"))
+        })
+        .collect();
+    Ok(vec![Tensor::new(r.ctx, ty, data?)?])
+}
+
+/// `reshape`, `flatten`, `squeeze`, `collapse_shape`, ...: the same elements in the
+/// result's shape.
+pub(super) fn reshape(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let x = r.operand(0)?;
+    Ok(vec![Tensor::new(r.ctx, r.result_type(0)?, x.data.clone())?])
+}
+
+/// `transpose` (`perm`, default reversed; `tensor.transpose`'s `permutation`).
+pub(super) fn transpose(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let x = r.operand(0)?;
+    let rank = x.shape.len();
+    let attrs = Attrs::of_op(r.ctx, r.op);
+    let perm: Vec<usize> = match attrs.ints("perm")?.or(attrs.ints("permutation")?) {
+        Some(p) => p
+            .iter()
+            .map(|d| usize::try_from(*d).ok().filter(|d| *d < rank))
+            .collect::<Option<_>>()
+            .ok_or("permutation out of range")?,
+        None => (0..rank).rev().collect(),
+    };
+    if perm.len() != rank {
+        return Err(format!(
+            "permutation of {} dimensions for rank {rank}",
+            perm.len()
+        ));
+    }
+    let mut strides = vec![1usize; rank];
+    for d in (0..rank.saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * x.shape[d + 1];
+    }
+    let out_shape: Vec<usize> = perm.iter().map(|d| x.shape[*d]).collect();
+    let out_strides: Vec<usize> = perm.iter().map(|d| strides[*d]).collect();
+    let mut data = Vec::with_capacity(x.data.len());
+    let mut counter = vec![0usize; rank];
+    for _ in 0..x.data.len() {
+        data.push(
+            x.data[counter
+                .iter()
+                .zip(&out_strides)
+                .map(|(c, s)| c * s)
+                .sum::<usize>()],
+        );
+        for d in (0..rank).rev() {
+            counter[d] += 1;
+            if counter[d] < out_shape[d] {
+                break;
+            }
+            counter[d] = 0;
+        }
+    }
+    Ok(vec![Tensor::new(r.ctx, r.result_type(0)?, data)?])
+}

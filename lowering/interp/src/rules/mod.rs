@@ -1,0 +1,69 @@
+//! The semantics of ops, by rule name: the name an op's dialect definition gives with
+//! `interpret NAME`. A rule computes the results from the operand values and the op's
+//! attributes; the interpreter checks their number and types.
+
+mod arith;
+mod graph;
+
+use acc_ir::{Context, OpRef};
+
+use crate::value::Tensor;
+
+/// What a rule sees.
+pub struct RuleInput<'a> {
+    /// The context.
+    pub ctx: &'a Context,
+    /// The op (attributes, result types).
+    pub op: OpRef<'a>,
+    /// The op's name without its dialect (`addi`), for rules shared by several ops.
+    pub name: &'a str,
+    /// The operand values, in order.
+    pub operands: &'a [Tensor],
+}
+
+impl RuleInput<'_> {
+    /// Operand `i`, or an error naming it.
+    pub fn operand(&self, i: usize) -> Result<&Tensor, String> {
+        self.operands
+            .get(i)
+            .ok_or_else(|| format!("expects operand #{i}"))
+    }
+
+    /// The type of result `i`.
+    pub fn result_type(&self, i: usize) -> Result<acc_ir::TypeId, String> {
+        self.op
+            .result_types()
+            .get(i)
+            .copied()
+            .ok_or_else(|| format!("expects result #{i}"))
+    }
+}
+
+/// A rule: the results, or why they cannot be computed.
+pub type Rule = fn(&RuleInput<'_>) -> Result<Vec<Tensor>, String>;
+
+/// The rules acc provides, by name.
+const RULES: &[(&str, Rule)] = &[
+    ("constant", arith::constant),
+    ("int_binary", arith::int_binary),
+    ("float_binary", arith::float_binary),
+    ("float_unary", arith::float_unary),
+    ("cmpi", arith::cmpi),
+    ("cmpf", arith::cmpf),
+    ("select", arith::select),
+    ("cast", arith::cast),
+    ("unary", graph::unary),
+    ("binary", graph::binary),
+    ("reshape", graph::reshape),
+    ("transpose", graph::transpose),
+];
+
+/// The rule named `name`.
+pub fn rule(name: &str) -> Option<Rule> {
+    RULES.iter().find(|(n, _)| *n == name).map(|(_, r)| *r)
+}
+
+/// The names of every rule, for messages and docs.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    RULES.iter().map(|(n, _)| *n)
+}

@@ -1,0 +1,207 @@
+//! The interpreter on real functions: arith with branches and calls, graph ops with
+//! broadcasting, agreement with canonicalization, and errors instead of panics.
+
+use acc_interp::{Interpreter, Limits, Tensor};
+use acc_ir::elements::Scalar;
+use acc_ir::{Context, Ir, SourceMap};
+
+fn parse(ctx: &mut Context, text: &str) -> Ir {
+    let mut sources = SourceMap::new();
+    let file = sources.add("input.mlir", text.to_string());
+    let ir = acc_ir::parser::parse_file(ctx, &sources, file).expect("the input parses");
+    acc_ir::verifier::verify(ctx, &ir).expect("the input verifies");
+    ir
+}
+
+fn tensor(ctx: &mut Context, ty: &str, data: &[f64]) -> Tensor {
+    let ty = acc_ir::parser::parse_type_str(ctx, ty).expect("a type");
+    let (_, kind) = Tensor::layout(ctx, ty).expect("a supported type");
+    let data = data
+        .iter()
+        .map(|v| match kind {
+            acc_ir::elements::ElementKind::Int(..) => Scalar::Int(*v as i128),
+            acc_ir::elements::ElementKind::Float(_) => Scalar::Float(*v),
+        })
+        .collect();
+    Tensor::new(ctx, ty, data).expect("a tensor")
+}
+
+fn numbers(t: &Tensor) -> Vec<f64> {
+    t.data
+        .iter()
+        .map(|v| match v {
+            Scalar::Int(i) => *i as f64,
+            Scalar::Float(f) => *f,
+        })
+        .collect()
+}
+
+const FACTORIAL: &str = r#"
+func.func @factorial(%n: i32) -> i32 {
+  %one = arith.constant 1 : i32
+  cf.br ^loop(%n, %one : i32, i32)
+^loop(%i: i32, %acc: i32):
+  %done = arith.cmpi sle, %i, %one : i32
+  cf.cond_br %done, ^exit(%acc : i32), ^body
+^body:
+  %next = arith.muli %acc, %i : i32
+  %i1 = arith.subi %i, %one : i32
+  cf.br ^loop(%i1, %next : i32, i32)
+^exit(%r: i32):
+  return %r : i32
+}
+func.func @twice(%n: i32) -> (i32, i8) {
+  %a = func.call @factorial(%n) : (i32) -> i32
+  %b = arith.addi %a, %a : i32
+  %t = arith.trunci %b : i32 to i8
+  return %b, %t : i32, i8
+}
+"#;
+
+#[test]
+fn arith_with_branches_and_calls() {
+    let mut ctx = acc_dialects::new_context();
+    let ir = parse(&mut ctx, FACTORIAL);
+    let five = tensor(&mut ctx, "i32", &[5.0]);
+    let mut interp = Interpreter::new(&ctx, &ir, Limits::default());
+    let out = interp.call("factorial", vec![five.clone()]).expect("runs");
+    assert_eq!(numbers(&out[0]), vec![120.0]);
+    // 240 wraps to -16 in i8.
+    let out = interp.call("twice", vec![five]).expect("runs");
+    assert_eq!(numbers(&out[0]), vec![240.0]);
+    assert_eq!(numbers(&out[1]), vec![-16.0]);
+}
+
+const GRAPH: &str = r#"
+func.func @block(%x: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<3x2xf32> {
+  %s = graph.add %x, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %r = graph.relu %s : tensor<2x3xf32>
+  %t = graph.transpose %r : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %t : tensor<3x2xf32>
+}
+"#;
+
+#[test]
+fn graph_ops_broadcast_and_transpose() {
+    let mut ctx = acc_dialects::new_context();
+    let ir = parse(&mut ctx, GRAPH);
+    let x = tensor(
+        &mut ctx,
+        "tensor<2x3xf32>",
+        &[1.0, -2.0, 3.0, -4.0, 5.0, -6.0],
+    );
+    let b = tensor(&mut ctx, "tensor<3xf32>", &[0.5, 1.0, -1.0]);
+    let out = Interpreter::new(&ctx, &ir, Limits::default())
+        .call("block", vec![x, b])
+        .expect("runs");
+    // relu(x + b) = [[1.5, 0, 2], [0, 6, 0]], transposed.
+    assert_eq!(numbers(&out[0]), vec![1.5, 0.0, 0.0, 6.0, 2.0, 0.0]);
+}
+
+#[test]
+fn canonicalization_keeps_the_results() {
+    let text = r#"
+func.func @f(%x: i32) -> (i32, i1) {
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c7 = arith.constant 7 : i32
+  %a = arith.addi %c1, %x : i32
+  %b = arith.addi %a, %c2 : i32
+  %c = arith.subi %c7, %b : i32
+  %d = arith.muli %c, %c2 : i32
+  %e = arith.cmpi slt, %c7, %d : i32
+  return %d, %e : i32, i1
+}
+"#;
+    let mut ctx = acc_dialects::new_context();
+    let before = parse(&mut ctx, text);
+    let mut after = parse(&mut ctx, text);
+    let pipeline = acc_ir::pass::pipeline::Pipeline::from_pass_list(
+        "canonicalize,cse",
+        &acc_passes_registry(),
+    )
+    .expect("a pipeline");
+    let opts = acc_ir::pass::manager::RunOptions::default();
+    acc_ir::pass::manager::run(&pipeline, &ctx, &mut after, &opts).expect("the passes run");
+    for x in [-100.0, -3.0, 0.0, 1.0, 4.0, 1000.0] {
+        let arg = tensor(&mut ctx, "i32", &[x]);
+        let want = Interpreter::new(&ctx, &before, Limits::default()).call("f", vec![arg.clone()]);
+        let got = Interpreter::new(&ctx, &after, Limits::default()).call("f", vec![arg]);
+        let (want, got) = (want.expect("runs"), got.expect("runs"));
+        assert_eq!(
+            want.iter().map(numbers).collect::<Vec<_>>(),
+            got.iter().map(numbers).collect::<Vec<_>>(),
+            "x = {x}"
+        );
+    }
+}
+
+fn acc_passes_registry() -> acc_ir::pass::PassRegistry {
+    acc_passes::registry()
+}
+
+#[test]
+fn errors_name_the_op_and_never_panic() {
+    let text = r#"
+func.func @div(%x: i32, %y: i32) -> i32 {
+  %q = arith.divsi %x, %y : i32
+  return %q : i32
+}
+func.func @forever(%x: i32) -> i32 {
+  %r = func.call @forever(%x) : (i32) -> i32
+  return %r : i32
+}
+func.func @conv(%x: tensor<1x1x2x2xf32>, %w: tensor<1x1x1x1xf32>) -> tensor<1x1x2x2xf32> {
+  %c = graph.conv2d %x, %w : (tensor<1x1x2x2xf32>, tensor<1x1x1x1xf32>) -> tensor<1x1x2x2xf32>
+  return %c : tensor<1x1x2x2xf32>
+}
+"#;
+    let mut ctx = acc_dialects::new_context();
+    let ir = parse(&mut ctx, text);
+    let one = tensor(&mut ctx, "i32", &[1.0]);
+    let zero = tensor(&mut ctx, "i32", &[0.0]);
+    let x = tensor(&mut ctx, "tensor<1x1x2x2xf32>", &[1.0, 2.0, 3.0, 4.0]);
+    let w = tensor(&mut ctx, "tensor<1x1x1x1xf32>", &[2.0]);
+    let mut interp = Interpreter::new(&ctx, &ir, Limits::default());
+    let e = interp
+        .call("div", vec![one.clone(), zero])
+        .expect_err("division by zero");
+    assert!(
+        e.message.contains("'arith.divsi': undefined for 1 and 0"),
+        "{}",
+        e.message
+    );
+    let e = interp
+        .call("forever", vec![one.clone()])
+        .expect_err("unbounded recursion");
+    assert!(
+        e.message.contains("calls nested deeper than 256"),
+        "{}",
+        e.message
+    );
+    let e = interp
+        .call("div", vec![one.clone()])
+        .expect_err("one argument missing");
+    assert!(
+        e.message.contains("takes 2 arguments, got 1"),
+        "{}",
+        e.message
+    );
+    let e = interp
+        .call("nothing", vec![])
+        .expect_err("no such function");
+    assert!(
+        e.message.contains("no function named '@nothing'"),
+        "{}",
+        e.message
+    );
+    let e = interp
+        .call("conv", vec![x, w])
+        .expect_err("conv2d has no rule yet");
+    assert!(
+        e.message
+            .contains("'graph.conv2d' has no interpreter semantics"),
+        "{}",
+        e.message
+    );
+}
