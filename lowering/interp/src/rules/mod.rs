@@ -4,6 +4,7 @@
 
 mod arith;
 mod graph;
+mod nn;
 
 use acc_ir::{Context, OpRef};
 
@@ -56,6 +57,16 @@ const RULES: &[(&str, Rule)] = &[
     ("binary", graph::binary),
     ("reshape", graph::reshape),
     ("transpose", graph::transpose),
+    ("conv2d", nn::conv2d),
+    ("matmul", nn::matmul),
+    ("gemm", nn::gemm),
+    ("batch_norm", nn::batch_norm),
+    ("softmax", nn::softmax),
+    ("concat", nn::concat),
+    ("max_pool", nn::max_pool),
+    ("avg_pool", nn::avg_pool),
+    ("global_max_pool", nn::global_max_pool),
+    ("global_avg_pool", nn::global_avg_pool),
 ];
 
 /// The rule named `name`.

@@ -1,0 +1,391 @@
+//! Rules for the network ops of `graph`: convolution, matrix products, pooling,
+//! normalization, softmax and concatenation, computed in `f64` (integers in `i128`) and
+//! rounded once to the result type. Output shapes are the result types' (inferred and
+//! verified before running); the index arithmetic follows ONNX.
+
+use acc_dialects::hooks::attr_read::Attrs;
+use acc_dialects::hooks::graph_fold::broadcast_index;
+use acc_ir::elements::{ElementKind, Scalar};
+
+use super::RuleInput;
+use crate::value::Tensor;
+
+fn f(v: Scalar) -> f64 {
+    match v {
+        Scalar::Int(i) => i as f64,
+        Scalar::Float(x) => x,
+    }
+}
+
+/// A number of the tensor's kind from an `f64` (integers round toward zero).
+fn back(kind: ElementKind, x: f64) -> Scalar {
+    match kind {
+        ElementKind::Int(..) => Scalar::Int(x as i128),
+        ElementKind::Float(_) => Scalar::Float(x),
+    }
+}
+
+/// These rules are the `graph` ops' semantics; the `tensor` ops naming the same rule
+/// (destination-passing, with layouts) get their own later.
+fn graph_only(r: &RuleInput<'_>) -> Result<(), String> {
+    let name = r.ctx.op_name_str(r.op.name());
+    if name.starts_with("graph.") {
+        Ok(())
+    } else {
+        Err(format!("no semantics for '{name}' yet"))
+    }
+}
+
+fn attrs<'a>(r: &'a RuleInput<'_>) -> Attrs<'a> {
+    Attrs::of_op(r.ctx, r.op)
+}
+
+fn rank4(t: &Tensor, what: &str) -> Result<[usize; 4], String> {
+    <[usize; 4]>::try_from(t.shape.as_slice()).map_err(|_| format!("{what} must have rank 4"))
+}
+
+/// Attribute `name` as `n` non-negative sizes (its default when absent).
+fn sizes(r: &RuleInput<'_>, name: &str, n: usize, default: i64) -> Result<Vec<usize>, String> {
+    attrs(r)
+        .ints_n(name, n, default)?
+        .iter()
+        .map(|v| usize::try_from(*v).map_err(|_| format!("'{name}' must not be negative")))
+        .collect()
+}
+
+fn out(r: &RuleInput<'_>, data: Vec<Scalar>) -> Result<Vec<Tensor>, String> {
+    Ok(vec![Tensor::new(r.ctx, r.result_type(0)?, data)?])
+}
+
+/// The result's shape.
+fn out_shape(r: &RuleInput<'_>) -> Result<Vec<usize>, String> {
+    Ok(Tensor::layout(r.ctx, r.result_type(0)?)?.0)
+}
+
+/// `conv2d`: NCHW input, OIHW weights, groups, strides, dilations, pads
+/// [top, left, bottom, right], optional bias.
+pub(super) fn conv2d(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    graph_only(r)?;
+    let (x, w) = (r.operand(0)?, r.operand(1)?);
+    let bias = r.operands.get(2);
+    let [n, c, h, wd] = rank4(x, "the input")?;
+    let [m, cg, kh, kw] = rank4(w, "the weight")?;
+    let groups =
+        usize::try_from(attrs(r).req_int("groups").unwrap_or(1)).map_err(|_| "bad groups")?;
+    if groups == 0 || c != cg * groups || m % groups != 0 {
+        return Err(format!(
+            "{c} input channels, {cg} per group and {groups} groups do not agree"
+        ));
+    }
+    let (s, d, p) = (
+        sizes(r, "strides", 2, 1)?,
+        sizes(r, "dilations", 2, 1)?,
+        sizes(r, "pads", 4, 0)?,
+    );
+    let [_, _, oh, ow] =
+        <[usize; 4]>::try_from(out_shape(r)?.as_slice()).map_err(|_| "result must have rank 4")?;
+    let mg = m / groups;
+    let mut data = Vec::with_capacity(n * m * oh * ow);
+    for b in 0..n {
+        for oc in 0..m {
+            let g = oc / mg;
+            let base = bias.map_or(0.0, |t| f(t.data[oc]));
+            for y in 0..oh {
+                for xo in 0..ow {
+                    let mut acc = base;
+                    for ic in 0..cg {
+                        let ch = g * cg + ic;
+                        for i in 0..kh {
+                            let iy = (y * s[0] + i * d[0]) as isize - p[0] as isize;
+                            if iy < 0 || iy as usize >= h {
+                                continue;
+                            }
+                            for j in 0..kw {
+                                let ix = (xo * s[1] + j * d[1]) as isize - p[1] as isize;
+                                if ix < 0 || ix as usize >= wd {
+                                    continue;
+                                }
+                                let xv =
+                                    x.data[((b * c + ch) * h + iy as usize) * wd + ix as usize];
+                                let wv = w.data[((oc * cg + ic) * kh + i) * kw + j];
+                                acc += f(xv) * f(wv);
+                            }
+                        }
+                    }
+                    data.push(Scalar::Float(acc));
+                }
+            }
+        }
+    }
+    out(r, data)
+}
+
+/// `matmul`: numpy.matmul (batch dimensions broadcast; 1-D operands are vectors).
+pub(super) fn matmul(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    graph_only(r)?;
+    let (a, b) = (r.operand(0)?, r.operand(1)?);
+    let (mut sa, mut sb) = (a.shape.clone(), b.shape.clone());
+    if sa.len() == 1 {
+        sa.insert(0, 1);
+    }
+    if sb.len() == 1 {
+        sb.push(1);
+    }
+    if sa.len() < 2 || sb.len() < 2 {
+        return Err("operands must have rank 1 or more".into());
+    }
+    let (m, k) = (sa[sa.len() - 2], sa[sa.len() - 1]);
+    let (k2, n) = (sb[sb.len() - 2], sb[sb.len() - 1]);
+    if k != k2 {
+        return Err(format!("inner dimensions differ: {k} and {k2}"));
+    }
+    let (ba, bb) = (&sa[..sa.len() - 2], &sb[..sb.len() - 2]);
+    let rank = ba.len().max(bb.len());
+    let mut batch = vec![1usize; rank];
+    for (i, slot) in batch.iter_mut().enumerate() {
+        let da = ba.len().checked_sub(rank - i).map_or(1, |j| ba[j]);
+        let db = bb.len().checked_sub(rank - i).map_or(1, |j| bb[j]);
+        *slot = if da == 1 { db } else { da };
+        if da != db && da != 1 && db != 1 {
+            return Err(format!("batch dimensions {da} and {db} do not broadcast"));
+        }
+    }
+    let dims = |s: &[usize]| s.iter().map(|d| *d as i64).collect::<Vec<i64>>();
+    let bi = dims(&batch);
+    let ia = broadcast_index(&dims(ba), &bi).ok_or("batch dimensions do not broadcast")?;
+    let ib = broadcast_index(&dims(bb), &bi).ok_or("batch dimensions do not broadcast")?;
+    let int = matches!(a.kind, ElementKind::Int(..));
+    let mut data = Vec::with_capacity(ia.len() * m * n);
+    for (pa, pb) in ia.iter().zip(&ib) {
+        for i in 0..m {
+            for j in 0..n {
+                let (ai, bj) = (pa * m * k + i * k, pb * k * n + j);
+                if int {
+                    let mut acc: i128 = 0;
+                    for t in 0..k {
+                        if let (Scalar::Int(x), Scalar::Int(y)) =
+                            (a.data[ai + t], b.data[bj + t * n])
+                        {
+                            acc = acc.wrapping_add(x.wrapping_mul(y));
+                        }
+                    }
+                    data.push(Scalar::Int(acc));
+                } else {
+                    let acc: f64 = (0..k)
+                        .map(|t| f(a.data[ai + t]) * f(b.data[bj + t * n]))
+                        .sum();
+                    data.push(Scalar::Float(acc));
+                }
+            }
+        }
+    }
+    out(r, data)
+}
+
+/// `gemm`: alpha * A' * B' + beta * C, A' and B' optionally transposed, C broadcast.
+pub(super) fn gemm(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    graph_only(r)?;
+    let (a, b) = (r.operand(0)?, r.operand(1)?);
+    let at = attrs(r);
+    let alpha = at
+        .get("alpha")
+        .and_then(|v| acc_ir::elements::scalar(r.ctx, v))
+        .map_or(1.0, |(_, v)| f(v));
+    let beta = at
+        .get("beta")
+        .and_then(|v| acc_ir::elements::scalar(r.ctx, v))
+        .map_or(1.0, |(_, v)| f(v));
+    let (ta, tb) = (at.flag("transA"), at.flag("transB"));
+    let (m, k) = if ta {
+        (a.shape[1], a.shape[0])
+    } else {
+        (a.shape[0], a.shape[1])
+    };
+    let n = if tb { b.shape[0] } else { b.shape[1] };
+    let get_a = |i: usize, t: usize| {
+        if ta {
+            a.data[t * m + i]
+        } else {
+            a.data[i * k + t]
+        }
+    };
+    let get_b = |t: usize, j: usize| {
+        if tb {
+            b.data[j * k + t]
+        } else {
+            b.data[t * n + j]
+        }
+    };
+    let c_index = match r.operands.get(2) {
+        Some(c) => {
+            let s: Vec<i64> = c.shape.iter().map(|d| *d as i64).collect();
+            Some(
+                broadcast_index(&s, &[m as i64, n as i64])
+                    .ok_or("C does not broadcast to M x N")?,
+            )
+        }
+        None => None,
+    };
+    let mut data = Vec::with_capacity(m * n);
+    for i in 0..m {
+        for j in 0..n {
+            let mut acc: f64 = (0..k).map(|t| f(get_a(i, t)) * f(get_b(t, j))).sum::<f64>() * alpha;
+            if let (Some(c), Some(idx)) = (r.operands.get(2), &c_index) {
+                acc += beta * f(c.data[idx[i * n + j]]);
+            }
+            data.push(back(a.kind, acc));
+        }
+    }
+    out(r, data)
+}
+
+/// `batch_norm` (inference): per channel (dimension 1).
+pub(super) fn batch_norm(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    graph_only(r)?;
+    let x = r.operand(0)?;
+    let [scale, bias, mean, var] = [1, 2, 3, 4].map(|i| r.operands.get(i));
+    let (Some(scale), Some(bias), Some(mean), Some(var)) = (scale, bias, mean, var) else {
+        return Err("expects five operands".into());
+    };
+    let eps = attrs(r)
+        .get("epsilon")
+        .and_then(|v| acc_ir::elements::scalar(r.ctx, v))
+        .map_or(1e-5, |(_, v)| f(v));
+    let c = *x
+        .shape
+        .get(1)
+        .ok_or("the input must have a channel dimension")?;
+    let inner: usize = x.shape[2..].iter().product();
+    let data = x
+        .data
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let ch = (i / inner) % c;
+            let norm = (f(*v) - f(mean.data[ch])) / (f(var.data[ch]) + eps).sqrt();
+            Scalar::Float(norm * f(scale.data[ch]) + f(bias.data[ch]))
+        })
+        .collect();
+    out(r, data)
+}
+
+/// Splits a shape around `axis`: (outer, axis size, inner).
+fn around(shape: &[usize], axis: i64) -> Result<(usize, usize, usize), String> {
+    let rank = shape.len() as i64;
+    let a = if axis < 0 { axis + rank } else { axis };
+    if a < 0 || a >= rank.max(1) {
+        return Err(format!("axis {axis} out of range for rank {rank}"));
+    }
+    let a = a as usize;
+    let outer: usize = shape[..a].iter().product();
+    let inner: usize = shape.get(a + 1..).map_or(1, |s| s.iter().product());
+    Ok((outer, *shape.get(a).unwrap_or(&1), inner))
+}
+
+/// `softmax` along `axis` (default the last), computed stably.
+pub(super) fn softmax(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    graph_only(r)?;
+    let x = r.operand(0)?;
+    let axis = attrs(r).int("axis")?.unwrap_or(-1);
+    let (outer, len, inner) = around(&x.shape, axis)?;
+    let mut data = vec![Scalar::Float(0.0); x.data.len()];
+    for o in 0..outer {
+        for i in 0..inner {
+            let at = |t: usize| (o * len + t) * inner + i;
+            let max = (0..len)
+                .map(|t| f(x.data[at(t)]))
+                .fold(f64::NEG_INFINITY, f64::max);
+            let sum: f64 = (0..len).map(|t| (f(x.data[at(t)]) - max).exp()).sum();
+            for t in 0..len {
+                data[at(t)] = Scalar::Float((f(x.data[at(t)]) - max).exp() / sum);
+            }
+        }
+    }
+    out(r, data)
+}
+
+/// `concat` along `axis`.
+pub(super) fn concat(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    graph_only(r)?;
+    let axis = attrs(r).req_int("axis")?;
+    let shape = out_shape(r)?;
+    let (outer, _, inner) = around(&shape, axis)?;
+    let mut data = Vec::new();
+    for o in 0..outer {
+        for t in r.operands {
+            let (_, len, _) = around(&t.shape, axis)?;
+            let chunk = len * inner;
+            data.extend_from_slice(
+                t.data
+                    .get(o * chunk..(o + 1) * chunk)
+                    .ok_or("operand shapes do not agree")?,
+            );
+        }
+    }
+    out(r, data)
+}
+
+/// `max_pool`, `avg_pool`, `global_max_pool`, `global_avg_pool` over NCHW.
+fn pool(r: &RuleInput<'_>, max: bool, global: bool) -> Result<Vec<Tensor>, String> {
+    graph_only(r)?;
+    let x = r.operand(0)?;
+    let [n, c, h, w] = rank4(x, "the input")?;
+    let (k, s, d, p) = if global {
+        (vec![h, w], vec![1, 1], vec![1, 1], vec![0; 4])
+    } else {
+        (
+            sizes(r, "kernel_shape", 2, 1)?,
+            sizes(r, "strides", 2, 1)?,
+            sizes(r, "dilations", 2, 1)?,
+            sizes(r, "pads", 4, 0)?,
+        )
+    };
+    let include_pad = attrs(r).flag("count_include_pad");
+    let [_, _, oh, ow] =
+        <[usize; 4]>::try_from(out_shape(r)?.as_slice()).map_err(|_| "result must have rank 4")?;
+    let mut data = Vec::with_capacity(n * c * oh * ow);
+    for plane in 0..n * c {
+        for y in 0..oh {
+            for xo in 0..ow {
+                let (mut best, mut sum, mut count, mut padded) =
+                    (f64::NEG_INFINITY, 0.0, 0usize, 0usize);
+                for i in 0..k[0] {
+                    for j in 0..k[1] {
+                        let iy = (y * s[0] + i * d[0]) as isize - p[0] as isize;
+                        let ix = (xo * s[1] + j * d[1]) as isize - p[1] as isize;
+                        // Positions in the padding (but not beyond it, as ceil_mode allows).
+                        let in_pads = iy < (h + p[2]) as isize && ix < (w + p[3]) as isize;
+                        if iy < 0 || ix < 0 || iy as usize >= h || ix as usize >= w {
+                            padded += usize::from(in_pads);
+                            continue;
+                        }
+                        let v = f(x.data[(plane * h + iy as usize) * w + ix as usize]);
+                        best = best.max(v);
+                        sum += v;
+                        count += 1;
+                    }
+                }
+                let v = if max {
+                    best
+                } else {
+                    sum / (count + if include_pad { padded } else { 0 }).max(1) as f64
+                };
+                data.push(back(x.kind, v));
+            }
+        }
+    }
+    out(r, data)
+}
+
+pub(super) fn max_pool(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    pool(r, true, false)
+}
+pub(super) fn avg_pool(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    pool(r, false, false)
+}
+pub(super) fn global_max_pool(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    pool(r, true, true)
+}
+pub(super) fn global_avg_pool(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    pool(r, false, true)
+}

@@ -1,0 +1,186 @@
+//! Network ops in the interpreter, against values worked out by hand, and the
+//! batch-norm-into-conv2d rewrite checked by running the IR before and after it.
+
+use acc_interp::{Interpreter, Limits, Tensor};
+use acc_ir::elements::Scalar;
+use acc_ir::{Context, Ir, SourceMap};
+
+fn parse(ctx: &mut Context, text: &str) -> Ir {
+    let mut sources = SourceMap::new();
+    let file = sources.add("input.mlir", text.to_string());
+    let ir = acc_ir::parser::parse_file(ctx, &sources, file).expect("the input parses");
+    acc_ir::verifier::verify(ctx, &ir).expect("the input verifies");
+    ir
+}
+
+fn floats(ctx: &mut Context, ty: &str, data: &[f64]) -> Tensor {
+    let ty = acc_ir::parser::parse_type_str(ctx, ty).expect("a type");
+    Tensor::new(ctx, ty, data.iter().map(|v| Scalar::Float(*v)).collect()).expect("a tensor")
+}
+
+fn values(t: &Tensor) -> Vec<f64> {
+    t.data
+        .iter()
+        .map(|v| match v {
+            Scalar::Int(i) => *i as f64,
+            Scalar::Float(f) => *f,
+        })
+        .collect()
+}
+
+fn run(text: &str, func: &str, args: &[(&str, Vec<f64>)]) -> Vec<Vec<f64>> {
+    let mut ctx = acc_dialects::new_context();
+    let ir = parse(&mut ctx, text);
+    let args: Vec<Tensor> = args.iter().map(|(t, d)| floats(&mut ctx, t, d)).collect();
+    let out = Interpreter::new(&ctx, &ir, Limits::default())
+        .call(func, args)
+        .unwrap_or_else(|e| panic!("{}", e.message));
+    out.iter().map(values).collect()
+}
+
+fn close(a: &[f64], b: &[f64]) -> bool {
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| (x - y).abs() <= 1e-5 * (1.0 + y.abs()))
+}
+
+#[test]
+fn conv2d_sums_each_window() {
+    let text = r#"
+func.func @f(%x: tensor<1x1x3x3xf32>, %w: tensor<1x1x2x2xf32>) -> (tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>) {
+  %a = graph.conv2d %x, %w : (tensor<1x1x3x3xf32>, tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
+  %b = graph.conv2d %x, %w {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x1x3x3xf32>, tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
+  return %a, %b : tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>
+}
+"#;
+    let x: Vec<f64> = (1..=9).map(f64::from).collect();
+    let out = run(
+        text,
+        "f",
+        &[
+            ("tensor<1x1x3x3xf32>", x),
+            ("tensor<1x1x2x2xf32>", vec![1.0; 4]),
+        ],
+    );
+    assert_eq!(out[0], vec![12.0, 16.0, 24.0, 28.0]);
+    // Padded by one, stride 2: windows at (-1,-1), (-1,1), (1,-1), (1,1).
+    assert_eq!(out[1], vec![1.0, 5.0, 11.0, 28.0]);
+}
+
+#[test]
+fn matmul_broadcasts_batches_and_gemm_transposes() {
+    let text = r#"
+func.func @f(%a: tensor<2x2x3xf32>, %b: tensor<3x2xf32>, %c: tensor<3xf32>) -> (tensor<2x2x2xf32>, tensor<3x3xf32>) {
+  %m = graph.matmul %a, %b : (tensor<2x2x3xf32>, tensor<3x2xf32>) -> tensor<2x2x2xf32>
+  %g = graph.gemm %b, %b, %c {transB = true, alpha = 2.0 : f32} : (tensor<3x2xf32>, tensor<3x2xf32>, tensor<3xf32>) -> tensor<3x3xf32>
+  return %m, %g : tensor<2x2x2xf32>, tensor<3x3xf32>
+}
+"#;
+    let a: Vec<f64> = (1..=12).map(f64::from).collect();
+    let b = vec![1.0, 0.0, 0.0, 1.0, 1.0, 1.0];
+    let out = run(
+        text,
+        "f",
+        &[
+            ("tensor<2x2x3xf32>", a),
+            ("tensor<3x2xf32>", b),
+            ("tensor<3xf32>", vec![10.0, 20.0, 30.0]),
+        ],
+    );
+    // Rows [1,2,3] -> [1+3, 2+3] etc.
+    assert_eq!(out[0], vec![4.0, 5.0, 10.0, 11.0, 16.0, 17.0, 22.0, 23.0]);
+    // 2 * B B^T + C, with B B^T = [[1,0,1],[0,1,1],[1,1,2]] and C along the rows.
+    assert_eq!(
+        out[1],
+        vec![12.0, 20.0, 32.0, 10.0, 22.0, 32.0, 12.0, 22.0, 34.0]
+    );
+}
+
+#[test]
+fn pooling_with_padding() {
+    let text = r#"
+func.func @f(%x: tensor<1x1x2x2xf32>) -> (tensor<1x1x3x3xf32>, tensor<1x1x3x3xf32>, tensor<1x1x1x1xf32>) {
+  %m = graph.max_pool %x {kernel_shape = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x1x2x2xf32>) -> tensor<1x1x3x3xf32>
+  %a = graph.avg_pool %x {kernel_shape = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x1x2x2xf32>) -> tensor<1x1x3x3xf32>
+  %g = graph.global_avg_pool %x : (tensor<1x1x2x2xf32>) -> tensor<1x1x1x1xf32>
+  return %m, %a, %g : tensor<1x1x3x3xf32>, tensor<1x1x3x3xf32>, tensor<1x1x1x1xf32>
+}
+"#;
+    let out = run(
+        text,
+        "f",
+        &[("tensor<1x1x2x2xf32>", vec![1.0, 2.0, 3.0, 4.0])],
+    );
+    assert_eq!(out[0], vec![1.0, 2.0, 2.0, 3.0, 4.0, 4.0, 3.0, 4.0, 4.0]);
+    // Padding excluded from the average.
+    assert_eq!(out[1], vec![1.0, 1.5, 2.0, 2.0, 2.5, 3.0, 3.0, 3.5, 4.0]);
+    assert_eq!(out[2], vec![2.5]);
+}
+
+#[test]
+fn softmax_and_concat() {
+    let text = r#"
+func.func @f(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x6xf32>) {
+  %s = graph.softmax %x : tensor<2x3xf32>
+  %c = graph.concat %x, %x {axis = 1} : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x6xf32>
+  return %s, %c : tensor<2x3xf32>, tensor<2x6xf32>
+}
+"#;
+    let x = vec![1.0, 2.0, 3.0, 0.0, 0.0, 0.0];
+    let out = run(text, "f", &[("tensor<2x3xf32>", x)]);
+    let e = [1f64.exp(), 2f64.exp(), 3f64.exp()];
+    let sum: f64 = e.iter().sum();
+    let third = 1.0 / 3.0;
+    let want = [e[0] / sum, e[1] / sum, e[2] / sum, third, third, third];
+    assert!(close(&out[0], &want), "{:?}", out[0]);
+    assert_eq!(
+        out[1],
+        vec![1.0, 2.0, 3.0, 1.0, 2.0, 3.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    );
+}
+
+/// Translation validation of the shipped batch-norm fold: the same function run
+/// before and after canonicalization gives the same results.
+#[test]
+fn folding_batch_norm_into_conv2d_keeps_the_results() {
+    let text = r#"
+func.func @f(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32> {
+  %w = graph.constant dense<[[[[1.0, -1.0], [0.5, 2.0]], [[0.25, 0.0], [-2.0, 1.0]]], [[[3.0, 1.0], [1.0, 1.0]], [[-1.0, -1.0], [0.0, 4.0]]]]> : tensor<2x2x2x2xf32>
+  %b = graph.constant dense<[0.5, -1.0]> : tensor<2xf32>
+  %scale = graph.constant dense<[2.0, 0.75]> : tensor<2xf32>
+  %shift = graph.constant dense<[0.25, -3.0]> : tensor<2xf32>
+  %mean = graph.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %var = graph.constant dense<[3.0, 0.5]> : tensor<2xf32>
+  %c = graph.conv2d %x, %w, %b {pads = array<i64: 1, 1, 0, 0>} : (tensor<1x2x3x3xf32>, tensor<2x2x2x2xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
+  %y = graph.batch_norm %c, %scale, %shift, %mean, %var {epsilon = 0.001 : f32} : (tensor<1x2x3x3xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
+  return %y : tensor<1x2x3x3xf32>
+}
+"#;
+    let mut ctx = acc_dialects::new_context();
+    let before = parse(&mut ctx, text);
+    let mut after = parse(&mut ctx, text);
+    let pipeline =
+        acc_ir::pass::pipeline::Pipeline::from_pass_list("canonicalize", &acc_passes::registry())
+            .expect("a pipeline");
+    acc_ir::pass::manager::run(&pipeline, &ctx, &mut after, &Default::default()).expect("runs");
+    let printed = acc_ir::printer::print_ir(&ctx, &after, &Default::default());
+    assert!(
+        !printed.contains("batch_norm"),
+        "the fold applied:\n{printed}"
+    );
+    let x: Vec<f64> = (0..18).map(|i| ((i * 7) % 11) as f64 - 5.0).collect();
+    let arg = floats(&mut ctx, "tensor<1x2x3x3xf32>", &x);
+    let want = Interpreter::new(&ctx, &before, Limits::default())
+        .call("f", vec![arg.clone()])
+        .expect("runs");
+    let got = Interpreter::new(&ctx, &after, Limits::default())
+        .call("f", vec![arg])
+        .expect("runs");
+    assert!(
+        close(&values(&got[0]), &values(&want[0])),
+        "{:?}\n{:?}",
+        values(&got[0]),
+        values(&want[0])
+    );
+}
