@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 
 pub mod bench_ir;
+mod check_semantics;
 pub mod docgen;
 pub mod opt;
 pub mod output;

@@ -35,6 +35,11 @@ pub struct OptOptions {
     pub allow_unregistered_dialect: bool,
     /// Skip the verifier, on the input and after passes.
     pub no_verify: bool,
+    /// Run the interpreter before and after each pass and fail at the first pass that
+    /// changes results (`--check-semantics`).
+    pub check_semantics: bool,
+    /// Seed of the inputs `--check-semantics` draws (`--check-semantics-seed`).
+    pub check_semantics_seed: u64,
     /// Skip verification after passes only (`--verify-each=false`); the input is
     /// still verified, as with `mlir-opt`.
     pub no_verify_each: bool,
@@ -92,6 +97,9 @@ passes:
   --print-ir-after-all           dump the IR after every pass
   --print-ir-after-change        dump the IR after a pass only when it changed it
   --timing                       report pass times (--mlir-timing)
+  --check-semantics              run every function in the interpreter before and after
+                                 each pass; fail at the first pass that changes results
+  --check-semantics-seed=N       seed of the random inputs it draws (default 0)
   --threads N                    threads for passes on functions (--mlir-disable-threading: 1)
   --no-verify                    do not verify, neither the input nor after each pass
   -h, --help                     show this help
@@ -200,6 +208,11 @@ fn parse_args_impl(args: &[String], passes: Option<&PassRegistry>) -> Result<Opt
                 o.print_ir_after_change = flag(&inline_value)?
             }
             "--timing" | "--mlir-timing" => o.timing = flag(&inline_value)?,
+            "--check-semantics" => o.check_semantics = flag(&inline_value)?,
+            "--check-semantics-seed" => {
+                let v = inline_value.ok_or("--check-semantics-seed needs =N")?;
+                o.check_semantics_seed = v.parse().map_err(|_| format!("invalid seed '{v}'"))?;
+            }
             "--mlir-disable-threading" => {
                 if flag(&inline_value)? {
                     o.threads = Some(1)
@@ -432,12 +445,14 @@ pub fn run_with(opts: &OptOptions, passes: &PassRegistry) -> ExitCode {
         let result = process_chunk(&mut ctx, &sources, file, chunk.clone(), opts);
         timings.parser += parse_start.elapsed();
         let result = match (result, &pipeline) {
-            (Ok(mut ir), Some(p)) => match run_pipeline(p, &ctx, &mut ir, &run_options) {
-                Ok(output) => {
-                    eprint!("{}", output.dumps);
-                    timings.add(output.timing);
-                    if !output.diagnostics.is_empty() {
-                        eprint!("{}", sources.render(&ctx, &output.diagnostics));
+            (Ok(mut ir), Some(p)) => match run_passes(p, &ctx, &mut ir, &run_options, opts) {
+                Ok(outputs) => {
+                    for output in outputs {
+                        eprint!("{}", output.dumps);
+                        timings.add(output.timing);
+                        if !output.diagnostics.is_empty() {
+                            eprint!("{}", sources.render(&ctx, &output.diagnostics));
+                        }
                     }
                     Ok(ir)
                 }
@@ -556,6 +571,21 @@ fn add_dialect_files(sources: &mut SourceMap, paths: &[PathBuf]) -> Result<Vec<u
             }
         })
         .collect()
+}
+
+/// Runs the pipeline, pass by pass with checks under `--check-semantics`.
+fn run_passes(
+    p: &Pipeline,
+    ctx: &Context,
+    ir: &mut acc_ir::Ir,
+    run_options: &RunOptions,
+    opts: &OptOptions,
+) -> Result<Vec<acc_ir::pass::manager::RunOutput>, acc_ir::pass::manager::RunFailure> {
+    if opts.check_semantics {
+        crate::check_semantics::run_checked(p, ctx, ir, run_options, opts.check_semantics_seed)
+    } else {
+        run_pipeline(p, ctx, ir, run_options).map(|o| vec![o])
+    }
 }
 
 /// Threads for verification and passes on functions: `--threads`, else one per core.

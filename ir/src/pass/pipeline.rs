@@ -98,6 +98,34 @@ impl Pipeline {
         Ok(root)
     }
 
+    /// The pipeline as one-pass pipelines, each nested as its pass is here, in the
+    /// order the passes run. Running them one after another gives the same IR as
+    /// running the whole pipeline, since a pass changes only the op it runs on.
+    pub fn steps(&self) -> Vec<Pipeline> {
+        let mut out = Vec::new();
+        for e in &self.elements {
+            match e {
+                Element::Pass(p) => out.push(Pipeline {
+                    anchor: self.anchor.clone(),
+                    elements: vec![Element::Pass(p.clone())],
+                }),
+                Element::Nested(n) => out.extend(n.steps().into_iter().map(|s| Pipeline {
+                    anchor: self.anchor.clone(),
+                    elements: vec![Element::Nested(s)],
+                })),
+            }
+        }
+        out
+    }
+
+    /// The name of the first pass of the pipeline, if any.
+    pub fn first_pass_name(&self) -> Option<&'static str> {
+        self.elements.iter().find_map(|e| match e {
+            Element::Pass(p) => Some(p.info.name),
+            Element::Nested(n) => n.first_pass_name(),
+        })
+    }
+
     /// Checks that each pass runs on its pipeline's op.
     fn check_anchors(&self) -> Result<(), PipelineError> {
         for e in &self.elements {

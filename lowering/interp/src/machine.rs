@@ -72,20 +72,10 @@ impl<'a> Interpreter<'a> {
 
     /// The `func.func` named `name` in the module: its body and op.
     fn function(&self, name: &str) -> Option<(BodyId, OpId)> {
-        let (body, root) = (self.ir.root_body, self.ir.root);
-        let inner = self.ir.region_body(body, root);
-        let b = self.ir.body(inner);
-        let region = *self.ir.op(body, root).regions().first()?;
-        b.region_blocks(region)
-            .flat_map(|bl| b.block_ops(bl))
-            .find(|o| {
-                let r = self.ir.op(inner, *o);
-                self.ctx.op_name_str(r.name()) == "func.func"
-                    && r.attr(self.ctx, "sym_name").is_some_and(|n| {
-                        matches!(self.ctx.attr_data(n), acc_ir::AttrData::String { value, .. } if self.ctx.str(*value) == name)
-                    })
-            })
-            .map(|o| (inner, o))
+        functions(self.ctx, self.ir)
+            .into_iter()
+            .find(|(n, _, _)| n == name)
+            .map(|(_, b, o)| (b, o))
     }
 
     /// Calls the function `name` with `args`; its results.
@@ -323,4 +313,29 @@ impl<'a> Interpreter<'a> {
         }
         Ok(results)
     }
+}
+
+/// The `func.func` ops directly in the module: name, body and op.
+pub(crate) fn functions(ctx: &Context, ir: &Ir) -> Vec<(String, BodyId, OpId)> {
+    let (body, root) = (ir.root_body, ir.root);
+    let inner = ir.region_body(body, root);
+    let b = ir.body(inner);
+    let Some(&region) = ir.op(body, root).regions().first() else {
+        return Vec::new();
+    };
+    b.region_blocks(region)
+        .flat_map(|bl| b.block_ops(bl))
+        .filter_map(|o| {
+            let r = ir.op(inner, o);
+            if ctx.op_name_str(r.name()) != "func.func" {
+                return None;
+            }
+            match r.attr(ctx, "sym_name").map(|n| ctx.attr_data(n)) {
+                Some(acc_ir::AttrData::String { value, .. }) => {
+                    Some((ctx.str(*value).to_string(), inner, o))
+                }
+                _ => None,
+            }
+        })
+        .collect()
 }
