@@ -8,9 +8,11 @@
 pub mod bench_ir;
 mod check_semantics;
 pub mod docgen;
+pub mod npy;
 pub mod opt;
 pub mod output;
 pub mod repl;
+pub mod run;
 
 /// Makes any panic abort the process after printing its message, so that a panic is a
 /// crash (which `not` in lit tests does not accept) rather than an ordinary failure.

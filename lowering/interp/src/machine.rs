@@ -339,3 +339,24 @@ pub(crate) fn functions(ctx: &Context, ir: &Ir) -> Vec<(String, BodyId, OpId)> {
         })
         .collect()
 }
+
+/// The names of the module's functions, in order.
+pub fn function_names(ctx: &Context, ir: &Ir) -> Vec<String> {
+    functions(ctx, ir).into_iter().map(|(n, _, _)| n).collect()
+}
+
+/// The argument types of the function `name`, if it exists and has a body.
+pub fn parameter_types(ctx: &Context, ir: &Ir, name: &str) -> Option<Vec<acc_ir::TypeId>> {
+    let (_, body, op) = functions(ctx, ir).into_iter().find(|(n, _, _)| n == name)?;
+    let inner = ir.body(body).nested_body(op)?;
+    let entry = ir
+        .body(inner)
+        .entry_block(*ir.op(body, op).regions().first()?)?;
+    let b = ir.body(inner);
+    Some(
+        b.block_args(entry)
+            .iter()
+            .map(|a| b.value_type(*a))
+            .collect(),
+    )
+}

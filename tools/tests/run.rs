@@ -1,0 +1,176 @@
+//! `acc-run` end to end: .npy inputs (written here byte by byte, as numpy does), the
+//! interpreter, .npy outputs read back, the summary, and clear errors for bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const IR: &str = r#"
+func.func @block(%x: tensor<2x3xf32>, %b: tensor<3xf32>) -> (tensor<3x2xf32>, i32) {
+  %s = graph.add %x, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %r = graph.relu %s : tensor<2x3xf32>
+  %t = graph.transpose %r : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %c = arith.constant 42 : i32
+  return %t, %c : tensor<3x2xf32>, i32
+}
+"#;
+
+/// An .npy file (format 1.0, C order) of little-endian `f32`s.
+fn npy_f32(path: &Path, shape: &[usize], values: &[f32]) {
+    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+    let shape_text = if shape.len() == 1 {
+        format!("{},", dims[0])
+    } else {
+        dims.join(", ")
+    };
+    let mut header =
+        format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({shape_text}), }}");
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(header.as_bytes());
+    for v in values {
+        bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    std::fs::write(path, bytes).expect("write input");
+}
+
+struct Setup {
+    dir: tempfile::TempDir,
+}
+
+impl Setup {
+    fn new() -> Setup {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        std::fs::write(dir.path().join("f.mlir"), IR).expect("write IR");
+        npy_f32(
+            &dir.path().join("x.npy"),
+            &[2, 3],
+            &[1.0, -2.0, 3.0, -4.0, 5.0, -6.0],
+        );
+        npy_f32(&dir.path().join("b.npy"), &[3], &[0.5, 1.0, -1.0]);
+        Setup { dir }
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+    fn run(&self, args: &[&str]) -> (i32, String, String) {
+        let out = Command::new(env!("CARGO_BIN_EXE_acc-run"))
+            .current_dir(self.dir.path())
+            .args(args)
+            .output()
+            .expect("acc-run runs");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+}
+
+#[test]
+fn runs_and_summarises() {
+    let s = Setup::new();
+    let (code, out, err) = s.run(&["f.mlir", "--input", "0=x.npy", "--input=%arg1=b.npy"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out,
+        "result 0: tensor<3x2xf32> [1.5, 0, 0, 6, 2, 0]\nresult 1: i32 [42]\n"
+    );
+}
+
+#[test]
+fn writes_npy_outputs() {
+    let s = Setup::new();
+    let (code, _, err) = s.run(&[
+        "f.mlir",
+        "--entry",
+        "block",
+        "--input",
+        "arg0=x.npy",
+        "--input",
+        "1=b.npy",
+        "--output",
+        "t.npy",
+        "-o",
+        "c.npy",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let t_bytes = std::fs::read(s.path("t.npy")).expect("t.npy");
+    let t = npyz::NpyFile::new(&t_bytes[..]).expect("valid npy");
+    assert_eq!(t.shape(), &[3, 2]);
+    assert_eq!(
+        t.into_vec::<f32>().expect("f32 data"),
+        vec![1.5, 0.0, 0.0, 6.0, 2.0, 0.0]
+    );
+    let c_bytes = std::fs::read(s.path("c.npy")).expect("c.npy");
+    let c = npyz::NpyFile::new(&c_bytes[..]).expect("valid npy");
+    assert_eq!(c.shape(), &[] as &[u64]);
+    assert_eq!(c.into_vec::<i32>().expect("i32 data"), vec![42]);
+}
+
+#[test]
+fn bad_inputs_are_clear_errors_and_write_nothing() {
+    let s = Setup::new();
+    std::fs::write(s.path("junk.npy"), "not numpy").expect("write junk");
+    npy_f32(&s.path("short.npy"), &[2], &[1.0, 2.0]);
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &[
+                "f.mlir",
+                "--input",
+                "0=junk.npy",
+                "--input",
+                "1=b.npy",
+                "-o",
+                "t.npy",
+                "-o",
+                "c.npy",
+            ],
+            "'junk.npy' is not a valid .npy file",
+        ),
+        (
+            &[
+                "f.mlir",
+                "--input",
+                "0=x.npy",
+                "--input",
+                "1=short.npy",
+                "-o",
+                "t.npy",
+                "-o",
+                "c.npy",
+            ],
+            "'short.npy' has shape [2], but the argument is tensor<3xf32>",
+        ),
+        (
+            &["f.mlir", "--input", "0=x.npy", "-o", "t.npy", "-o", "c.npy"],
+            "argument 1 of '@block' has no --input",
+        ),
+        (
+            &[
+                "f.mlir", "--input", "0=x.npy", "--input", "1=b.npy", "-o", "t.npy",
+            ],
+            "'@block' has 2 results but 1 --output files were given",
+        ),
+        (
+            &["f.mlir", "--entry", "nope", "--input", "0=x.npy"],
+            "no function '@nope' with a body in the module",
+        ),
+        (&["missing.mlir"], "cannot read 'missing.mlir'"),
+    ];
+    for (args, message) in cases {
+        let (code, _, err) = s.run(args);
+        assert_eq!(code, 1, "{args:?}: {err}");
+        assert!(err.contains(message), "{args:?}: {err}");
+        assert!(!s.path("t.npy").exists(), "{args:?} wrote an output");
+    }
+    let (code, _, err) = s.run(&["f.mlir", "--mode", "jit"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--mode jit arrives with host code generation"),
+        "{err}"
+    );
+}
