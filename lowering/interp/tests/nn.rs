@@ -184,3 +184,80 @@ func.func @f(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32> {
         values(&want[0])
     );
 }
+
+#[test]
+fn reductions_slices_and_pads() {
+    let text = r#"
+func.func @f(%x: tensor<2x3xf32>) -> (tensor<2x1xf32>, tensor<3xf32>, tensor<1x1xf32>, tensor<2x2xf32>, tensor<2x7xf32>, tensor<2x5xf32>) {
+  %s = graph.reduce_sum %x {axes = array<i64: 1>} : (tensor<2x3xf32>) -> tensor<2x1xf32>
+  %m = graph.reduce_mean %x {axes = array<i64: 0>, keepdims = false} : (tensor<2x3xf32>) -> tensor<3xf32>
+  %mx = graph.reduce_max %x : (tensor<2x3xf32>) -> tensor<1x1xf32>
+  %sl = graph.slice %x {starts = array<i64: -1>, ends = array<i64: -4>, axes = array<i64: 1>, steps = array<i64: -2>} : (tensor<2x3xf32>) -> tensor<2x2xf32>
+  %pr = graph.pad %x {pads = array<i64: 0, 2, 0, 2>, mode = #graph.pad_mode<reflect>} : (tensor<2x3xf32>) -> tensor<2x7xf32>
+  %pc = graph.pad %x {pads = array<i64: 0, 1, 0, 1>, value = 9.0} : (tensor<2x3xf32>) -> tensor<2x5xf32>
+  return %s, %m, %mx, %sl, %pr, %pc : tensor<2x1xf32>, tensor<3xf32>, tensor<1x1xf32>, tensor<2x2xf32>, tensor<2x7xf32>, tensor<2x5xf32>
+}
+"#;
+    let out = run(
+        text,
+        "f",
+        &[("tensor<2x3xf32>", vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])],
+    );
+    assert_eq!(out[0], vec![6.0, 15.0]);
+    assert_eq!(out[1], vec![2.5, 3.5, 4.5]);
+    assert_eq!(out[2], vec![6.0]);
+    // Columns 2 and 0 of each row.
+    assert_eq!(out[3], vec![3.0, 1.0, 6.0, 4.0]);
+    // Reflect: [3 2 | 1 2 3 | 2 1].
+    assert_eq!(
+        out[4],
+        vec![
+            3.0, 2.0, 1.0, 2.0, 3.0, 2.0, 1.0, 6.0, 5.0, 4.0, 5.0, 6.0, 5.0, 4.0
+        ]
+    );
+    assert_eq!(
+        out[5],
+        vec![9.0, 1.0, 2.0, 3.0, 9.0, 9.0, 4.0, 5.0, 6.0, 9.0]
+    );
+}
+
+#[test]
+fn layer_norm_erf_gelu_clip() {
+    let text = r#"
+func.func @f(%x: tensor<2x3xf32>, %g: tensor<3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+  %n = graph.layer_norm %x, %g : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %e = graph.erf %x : tensor<2x3xf32>
+  %u = graph.gelu %x : tensor<2x3xf32>
+  %c = graph.clip %x {min = 1.5 : f32, max = 4.0 : f32} : tensor<2x3xf32>
+  return %n, %e, %u, %c : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
+}
+"#;
+    let x = vec![1.0, 2.0, 3.0, -1.0, 0.0, 5.0];
+    let out = run(
+        text,
+        "f",
+        &[
+            ("tensor<2x3xf32>", x.clone()),
+            ("tensor<3xf32>", vec![1.0, 2.0, 1.0]),
+        ],
+    );
+    // Row [1, 2, 3]: mean 2, variance 2/3.
+    let sd = (2.0f64 / 3.0 + 1e-5).sqrt();
+    assert!(
+        close(&out[0][..3], &[-1.0 / sd, 0.0, 1.0 / sd]),
+        "{:?}",
+        out[0]
+    );
+    assert!(
+        close(&out[1][..2], &[0.842_700_79, 0.995_322_27]),
+        "{:?}",
+        out[1]
+    );
+    // gelu(x) = x * Phi(x): gelu(1) = 0.8413447, gelu(-1) = -0.1586553.
+    assert!(
+        close(&[out[2][0], out[2][3]], &[0.841_344_7, -0.158_655_3]),
+        "{:?}",
+        out[2]
+    );
+    assert_eq!(out[3], vec![1.5, 2.0, 3.0, 1.5, 1.5, 4.0]);
+}

@@ -8,16 +8,47 @@ use acc_ir::elements::Scalar;
 use super::RuleInput;
 use crate::value::Tensor;
 
-/// `relu`, `sqrt`, `exp`, ...: one element at a time.
+/// `relu`, `sqrt`, `exp`, `erf`, `gelu`, `clip`, ...: one element at a time.
 pub(super) fn unary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     let x = r.operand(0)?;
+    let attrs = Attrs::of_op(r.ctx, r.op);
+    let bound = |name: &str| {
+        attrs
+            .get(name)
+            .and_then(|a| acc_ir::elements::scalar(r.ctx, a))
+            .map(|(_, v)| match v {
+                Scalar::Float(f) => f,
+                Scalar::Int(i) => i as f64,
+            })
+    };
+    let (lo, hi) = (bound("min"), bound("max"));
+    let clamp = |x: f64| {
+        hi.map_or(x, |h| x.min(h))
+            .max(lo.unwrap_or(f64::NEG_INFINITY))
+    };
+    let tanh_gelu = attrs
+        .get("approximate")
+        .is_some_and(|a| acc_ir::printer::attr_to_string(r.ctx, a).contains("tanh"));
+    let eval = |v: Scalar| -> Option<Scalar> {
+        match (r.name, v) {
+            ("erf", Scalar::Float(x)) => Some(Scalar::Float(libm::erf(x))),
+            ("gelu", Scalar::Float(x)) if tanh_gelu => {
+                let c = (2.0 / std::f64::consts::PI).sqrt();
+                let inner = c * (x + 0.044715 * x * x * x);
+                Some(Scalar::Float(0.5 * x * (1.0 + inner.tanh())))
+            }
+            ("gelu", Scalar::Float(x)) => Some(Scalar::Float(
+                0.5 * x * (1.0 + libm::erf(x / std::f64::consts::SQRT_2)),
+            )),
+            ("clip", Scalar::Float(x)) => Some(Scalar::Float(clamp(x))),
+            ("clip", Scalar::Int(x)) => Some(Scalar::Int(clamp(x as f64) as i128)),
+            _ => unary_eval(r.name, v),
+        }
+    };
     let data: Result<Vec<Scalar>, String> = x
         .data
         .iter()
-        .map(|v| {
-            unary_eval(r.name, *v)
-                .ok_or_else(|| format!("no semantics for {:?} (or it overflows)", v))
-        })
+        .map(|v| eval(*v).ok_or_else(|| format!("no semantics for {v:?} (or it overflows)")))
         .collect();
     Ok(vec![Tensor::new(r.ctx, r.result_type(0)?, data?)?])
 }

@@ -5,6 +5,7 @@
 mod arith;
 mod graph;
 mod nn;
+mod shape;
 
 use acc_ir::{Context, OpRef};
 
@@ -40,6 +41,17 @@ impl RuleInput<'_> {
     }
 }
 
+/// These rules are the `graph` ops' semantics; the `tensor` ops naming the same rule
+/// (destination-passing, with layouts) get their own later.
+pub(super) fn graph_only(r: &RuleInput<'_>) -> Result<(), String> {
+    let name = r.ctx.op_name_str(r.op.name());
+    if name.starts_with("graph.") {
+        Ok(())
+    } else {
+        Err(format!("no semantics for '{name}' yet"))
+    }
+}
+
 /// A rule: the results, or why they cannot be computed.
 pub type Rule = fn(&RuleInput<'_>) -> Result<Vec<Tensor>, String>;
 
@@ -67,6 +79,10 @@ const RULES: &[(&str, Rule)] = &[
     ("avg_pool", nn::avg_pool),
     ("global_max_pool", nn::global_max_pool),
     ("global_avg_pool", nn::global_avg_pool),
+    ("reduce", shape::reduce),
+    ("slice", shape::slice),
+    ("pad", shape::pad),
+    ("layer_norm", shape::layer_norm),
 ];
 
 /// The rule named `name`.

@@ -1,0 +1,224 @@
+//! Rules for graph ops that move or combine elements along axes: reductions, slices,
+//! pads and layer normalization. Output shapes are the result types' (inferred and
+//! verified before running).
+
+use acc_dialects::hooks::attr_read::Attrs;
+use acc_ir::elements::{ElementKind, Scalar};
+
+use super::{RuleInput, graph_only};
+use crate::value::Tensor;
+
+fn f(v: Scalar) -> f64 {
+    match v {
+        Scalar::Int(i) => i as f64,
+        Scalar::Float(x) => x,
+    }
+}
+
+fn attrs<'a>(r: &'a RuleInput<'_>) -> Attrs<'a> {
+    Attrs::of_op(r.ctx, r.op)
+}
+
+/// Row-major strides of `shape`.
+fn strides(shape: &[usize]) -> Vec<usize> {
+    let mut s = vec![1usize; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        s[d] = s[d + 1] * shape[d + 1];
+    }
+    s
+}
+
+/// Axis `a` of a rank-`rank` tensor, negative ones counting from the end.
+fn axis(a: i64, rank: usize) -> Result<usize, String> {
+    let n = if a < 0 { a + rank as i64 } else { a };
+    usize::try_from(n)
+        .ok()
+        .filter(|n| *n < rank)
+        .ok_or_else(|| format!("axis {a} out of range for rank {rank}"))
+}
+
+/// The enum case of attribute `name` (of enum `enum_name`), if present.
+fn case(r: &RuleInput<'_>, name: &str, enum_name: &str) -> Option<String> {
+    let a = attrs(r).get(name)?;
+    let def = r.ctx.enum_attr(enum_name)?;
+    let cases = def.decode(r.ctx, enum_name, a)?;
+    Some(def.cases[*cases.first()?].clone())
+}
+
+/// `reduce_sum`, `reduce_mean`, `reduce_max`, `reduce_min`, `reduce_prod` over `axes`
+/// (all when absent).
+pub(super) fn reduce(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    graph_only(r)?;
+    let x = r.operand(0)?;
+    let rank = x.shape.len();
+    let axes: Vec<usize> = match attrs(r).ints("axes")? {
+        Some(a) => a.iter().map(|v| axis(*v, rank)).collect::<Result<_, _>>()?,
+        None => (0..rank).collect(),
+    };
+    // The output index of each input element: reduced axes dropped.
+    let kept: Vec<usize> = (0..rank).filter(|d| !axes.contains(d)).collect();
+    let kept_shape: Vec<usize> = kept.iter().map(|d| x.shape[*d]).collect();
+    let kept_strides = strides(&kept_shape);
+    let in_strides = strides(&x.shape);
+    let n_out: usize = kept_shape.iter().product();
+    let count = (x.data.len() / n_out.max(1)).max(1);
+    let (init, combine): (f64, fn(f64, f64) -> f64) = match r.name {
+        "reduce_sum" | "reduce_mean" => (0.0, |a, b| a + b),
+        "reduce_prod" => (1.0, |a, b| a * b),
+        "reduce_max" => (f64::NEG_INFINITY, f64::max),
+        "reduce_min" => (f64::INFINITY, f64::min),
+        other => return Err(format!("no reduction named '{other}'")),
+    };
+    let mut acc = vec![init; n_out];
+    for (i, v) in x.data.iter().enumerate() {
+        let o: usize = kept
+            .iter()
+            .zip(&kept_strides)
+            .map(|(d, s)| (i / in_strides[*d]) % x.shape[*d] * s)
+            .sum();
+        acc[o] = combine(acc[o], f(*v));
+    }
+    if r.name == "reduce_mean" {
+        acc.iter_mut().for_each(|a| *a /= count as f64);
+    }
+    let data = acc
+        .into_iter()
+        .map(|a| match x.kind {
+            ElementKind::Int(..) => Scalar::Int(a as i128),
+            ElementKind::Float(_) => Scalar::Float(a),
+        })
+        .collect();
+    Ok(vec![Tensor::new(r.ctx, r.result_type(0)?, data)?])
+}
+
+/// Gathers the result of shape `out` from `x`: `source(axis, i)` is the input index
+/// along `axis` for output index `i`, or `None` for a padded position (filled with
+/// `fill`).
+fn gather(
+    x: &Tensor,
+    out: &[usize],
+    fill: Scalar,
+    source: impl Fn(usize, usize) -> Option<usize>,
+) -> Vec<Scalar> {
+    let in_strides = strides(&x.shape);
+    let n: usize = out.iter().product();
+    let mut data = Vec::with_capacity(n);
+    let mut counter = vec![0usize; out.len()];
+    for _ in 0..n {
+        let mut at = Some(0usize);
+        for (d, c) in counter.iter().enumerate() {
+            at = at.and_then(|a| source(d, *c).map(|s| a + s * in_strides[d]));
+        }
+        data.push(at.map_or(fill, |a| x.data[a]));
+        for d in (0..out.len()).rev() {
+            counter[d] += 1;
+            if counter[d] < out[d] {
+                break;
+            }
+            counter[d] = 0;
+        }
+    }
+    data
+}
+
+/// `slice`: ONNX Slice with constant starts, ends, axes and steps (clamped).
+pub(super) fn slice(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    graph_only(r)?;
+    let x = r.operand(0)?;
+    let rank = x.shape.len();
+    let a = attrs(r);
+    let starts = a.ints("starts")?.ok_or("requires 'starts'")?;
+    let axes: Vec<usize> = match a.ints("axes")? {
+        Some(v) => v.iter().map(|d| axis(*d, rank)).collect::<Result<_, _>>()?,
+        None => (0..starts.len()).collect(),
+    };
+    let steps = a.ints("steps")?.unwrap_or_else(|| vec![1; starts.len()]);
+    let mut first = vec![0i64; rank];
+    let mut step = vec![1i64; rank];
+    for ((ax, s), st) in axes.iter().zip(&starts).zip(&steps) {
+        let dim = x.shape[*ax] as i64;
+        let s = if *s < 0 { s + dim } else { *s };
+        first[*ax] = if *st > 0 {
+            s.clamp(0, dim)
+        } else {
+            s.clamp(0, dim - 1)
+        };
+        step[*ax] = *st;
+    }
+    let (out, _) = Tensor::layout(r.ctx, r.result_type(0)?)?;
+    let data = gather(x, &out, Scalar::Int(0), |d, i| {
+        usize::try_from(first[d] + i as i64 * step[d]).ok()
+    });
+    Ok(vec![Tensor::new(r.ctx, r.result_type(0)?, data)?])
+}
+
+/// `pad`: constant, reflect or edge padding; negative amounts crop.
+pub(super) fn pad(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    graph_only(r)?;
+    let x = r.operand(0)?;
+    let rank = x.shape.len();
+    let pads = attrs(r).ints("pads")?.ok_or("requires 'pads'")?;
+    if pads.len() != 2 * rank {
+        return Err(format!("'pads' must have {} values", 2 * rank));
+    }
+    let mode = case(r, "mode", "graph.pad_mode").unwrap_or_else(|| "constant".into());
+    let value = attrs(r)
+        .get("value")
+        .and_then(|v| acc_ir::elements::scalar(r.ctx, v))
+        .map_or(0.0, |(_, v)| f(v));
+    let fill = match x.kind {
+        ElementKind::Int(..) => Scalar::Int(value as i128),
+        ElementKind::Float(_) => Scalar::Float(value),
+    };
+    let (out, _) = Tensor::layout(r.ctx, r.result_type(0)?)?;
+    let data = gather(x, &out, fill, |d, i| {
+        let dim = x.shape[d] as i64;
+        let p = i as i64 - pads[d];
+        if (0..dim).contains(&p) {
+            return Some(p as usize);
+        }
+        match mode.as_str() {
+            "edge" => Some(p.clamp(0, dim - 1) as usize),
+            "reflect" if dim > 1 => {
+                let period = 2 * (dim - 1);
+                let m = p.rem_euclid(period);
+                Some((if m < dim { m } else { period - m }) as usize)
+            }
+            "reflect" => Some(0),
+            _ => None,
+        }
+    });
+    Ok(vec![Tensor::new(r.ctx, r.result_type(0)?, data)?])
+}
+
+/// `layer_norm`: normalized over the dimensions from `axis` on, then scaled and shifted
+/// by `scale` (and `bias`) broadcast over those dimensions.
+pub(super) fn layer_norm(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    graph_only(r)?;
+    let x = r.operand(0)?;
+    let scale = r.operand(1)?;
+    let bias = r.operands.get(2);
+    let a = axis(attrs(r).int("axis")?.unwrap_or(-1), x.shape.len())?;
+    let eps = attrs(r)
+        .get("epsilon")
+        .and_then(|v| acc_ir::elements::scalar(r.ctx, v))
+        .map_or(1e-5, |(_, v)| f(v));
+    let inner: usize = x.shape[a..].iter().product();
+    let param = |t: &Tensor, i: usize| {
+        // Parameters shaped like the normalized dimensions (or a suffix of them, or
+        // one element) repeat along them.
+        let n = t.data.len().max(1);
+        f(t.data[i % n])
+    };
+    let mut data = Vec::with_capacity(x.data.len());
+    for row in x.data.chunks(inner.max(1)) {
+        let mean = row.iter().map(|v| f(*v)).sum::<f64>() / row.len() as f64;
+        let var = row.iter().map(|v| (f(*v) - mean).powi(2)).sum::<f64>() / row.len() as f64;
+        for (i, v) in row.iter().enumerate() {
+            let y = (f(*v) - mean) / (var + eps).sqrt() * param(scale, i)
+                + bias.map_or(0.0, |b| param(b, i));
+            data.push(Scalar::Float(y));
+        }
+    }
+    Ok(vec![Tensor::new(r.ctx, r.result_type(0)?, data)?])
+}
