@@ -151,17 +151,16 @@ func.func @forever(%x: i32) -> i32 {
   %r = func.call @forever(%x) : (i32) -> i32
   return %r : i32
 }
-func.func @norm(%x: tensor<2x3xf32>, %s: tensor<3xf32>) -> tensor<2x3xf32> {
-  %c = graph.layer_norm %x, %s : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
-  return %c : tensor<2x3xf32>
+func.func @norm(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32> {
+  %c = graph.resize %x {scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
+  return %c : tensor<1x1x4x4xf32>
 }
 "#;
     let mut ctx = acc_dialects::new_context();
     let ir = parse(&mut ctx, text);
     let one = tensor(&mut ctx, "i32", &[1.0]);
     let zero = tensor(&mut ctx, "i32", &[0.0]);
-    let x = tensor(&mut ctx, "tensor<2x3xf32>", &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
-    let w = tensor(&mut ctx, "tensor<3xf32>", &[2.0, 1.0, 1.0]);
+    let x = tensor(&mut ctx, "tensor<1x1x2x2xf32>", &[1.0, 2.0, 3.0, 4.0]);
     let mut interp = Interpreter::new(&ctx, &ir, Limits::default());
     let e = interp
         .call("div", vec![one.clone(), zero])
@@ -196,12 +195,35 @@ func.func @norm(%x: tensor<2x3xf32>, %s: tensor<3xf32>) -> tensor<2x3xf32> {
         e.message
     );
     let e = interp
-        .call("norm", vec![x, w])
-        .expect_err("layer_norm has no rule yet");
+        .call("norm", vec![x])
+        .expect_err("resize has no rule yet");
     assert!(
         e.message
-            .contains("'graph.layer_norm' has no interpreter semantics"),
+            .contains("'graph.resize' has no interpreter semantics"),
         "{}",
         e.message
     );
+}
+
+#[test]
+fn graph_cast_converts_like_onnx() {
+    let mut ctx = acc_dialects::new_context();
+    let ir = parse(
+        &mut ctx,
+        r#"
+func.func @cast(%x: tensor<4xf32>) -> (tensor<4xi8>, tensor<4xf16>) {
+  %i = graph.cast %x : tensor<4xf32> to tensor<4xi8>
+  %h = graph.cast %x : tensor<4xf32> to tensor<4xf16>
+  return %i, %h : tensor<4xi8>, tensor<4xf16>
+}
+"#,
+    );
+    let x = tensor(&mut ctx, "tensor<4xf32>", &[-2.75, 0.5, 100.0, 1.0e-4]);
+    let out = Interpreter::new(&ctx, &ir, Limits::default())
+        .call("cast", vec![x])
+        .expect("runs");
+    // Toward zero for integers; nearest f16 for floats (1e-4 is 1.0014e-4 in f16).
+    assert_eq!(numbers(&out[0]), vec![-2.0, 0.0, 100.0, 0.0]);
+    assert_eq!(numbers(&out[1])[..3], [-2.75, 0.5, 100.0]);
+    assert!((numbers(&out[1])[3] - 1.0e-4).abs() < 1e-7);
 }

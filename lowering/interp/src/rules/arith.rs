@@ -116,12 +116,38 @@ pub(super) fn select(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     elementwise(r, |v| Ok(if v[0] != Scalar::Int(0) { v[1] } else { v[2] }))
 }
 
-/// `extsi`, `sitofp`, `truncf`, `bitcast`, ...
+/// `extsi`, `sitofp`, `truncf`, `bitcast`, ..., and `graph.cast` (ONNX Cast: the
+/// arith cast its element kinds call for).
 pub(super) fn cast(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     let from = r.operand(0)?.kind;
     let (_, to) = Tensor::layout(r.ctx, r.result_type(0)?)?;
+    let name = match (r.name, from, to) {
+        ("cast", ElementKind::Int(_, s), ElementKind::Float(_)) => {
+            if s == acc_ir::Signedness::Unsigned {
+                "uitofp"
+            } else {
+                "sitofp"
+            }
+        }
+        ("cast", ElementKind::Float(_), ElementKind::Int(_, s)) => {
+            if s == acc_ir::Signedness::Unsigned {
+                "fptoui"
+            } else {
+                "fptosi"
+            }
+        }
+        ("cast", ElementKind::Float(_), ElementKind::Float(_)) => "extf",
+        ("cast", ElementKind::Int(_, s), ElementKind::Int(..)) => {
+            if s == acc_ir::Signedness::Unsigned {
+                "extui"
+            } else {
+                "extsi"
+            }
+        }
+        (name, ..) => name,
+    };
     elementwise(r, |v| {
-        cast_eval(r.name, v[0], from, to)
+        cast_eval(name, v[0], from, to)
             .ok_or_else(|| format!("{:?} is out of range of the result type", v[0]))
     })
 }
