@@ -13,6 +13,7 @@ pub mod opt;
 pub mod output;
 pub mod repl;
 pub mod run;
+pub mod translate;
 
 /// Makes any panic abort the process after printing its message, so that a panic is a
 /// crash (which `not` in lit tests does not accept) rather than an ordinary failure.

@@ -1,0 +1,348 @@
+//! The importer: an ONNX model's main graph as one `func.func` of graph ops, its
+//! initializers as `graph.constant`s, its inputs as arguments and outputs as results.
+
+use std::collections::HashMap;
+
+use acc_ir::elements::{self, Scalar};
+use acc_ir::rewrite::with_defaults;
+use acc_ir::{AttrId, BlockId, BodyId, Builder, Context, InferInput, Ir, OpSpec, TypeId, ValueId};
+use prost::Message;
+
+use crate::nodes::{Lowered, Node, lower, supported};
+use crate::proto::{GraphProto, ModelProto};
+use crate::tensors;
+
+/// The opsets of the default domain the importer accepts.
+pub const OPSETS: std::ops::RangeInclusive<i64> = 13..=21;
+
+/// Decodes an ONNX model and imports it as a module with one function named `name`.
+/// Every problem found is in the error: all unsupported ops at once, then the first
+/// node that cannot be converted.
+pub fn import(ctx: &mut Context, bytes: &[u8], name: &str) -> Result<Ir, Vec<String>> {
+    let model =
+        ModelProto::decode(bytes).map_err(|e| vec![format!("not a valid ONNX model: {e}")])?;
+    for opset in &model.opset_import {
+        let domain = opset.domain.as_deref().unwrap_or("");
+        let version = opset.version.unwrap_or(0);
+        if (domain.is_empty() || domain == "ai.onnx") && !OPSETS.contains(&version) {
+            return Err(vec![format!(
+                "opset {version} is not supported (opsets {} to {} are)",
+                OPSETS.start(),
+                OPSETS.end()
+            )]);
+        }
+    }
+    let graph = model
+        .graph
+        .as_ref()
+        .ok_or_else(|| vec!["the model has no graph".to_string()])?;
+    check_supported(graph)?;
+    Importer::new(ctx, graph)?
+        .run(graph, name)
+        .map_err(|e| vec![e])
+}
+
+/// All the unsupported op types of the graph, in one error.
+fn check_supported(graph: &GraphProto) -> Result<(), Vec<String>> {
+    let mut missing: Vec<(String, usize)> = Vec::new();
+    for node in &graph.node {
+        let op = node.op_type.clone().unwrap_or_default();
+        let domain = node.domain.as_deref().unwrap_or("");
+        let known = (domain.is_empty() || domain == "ai.onnx") && supported(&op);
+        if !known {
+            let shown = if domain.is_empty() {
+                op
+            } else {
+                format!("{domain}.{op}")
+            };
+            match missing.iter_mut().find(|(o, _)| *o == shown) {
+                Some((_, n)) => *n += 1,
+                None => missing.push((shown, 1)),
+            }
+        }
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let list: Vec<String> = missing
+        .iter()
+        .map(|(o, n)| format!("{o} ({n} node{})", if *n == 1 { "" } else { "s" }))
+        .collect();
+    Err(vec![format!(
+        "the model uses ops the importer does not support: {}",
+        list.join(", ")
+    )])
+}
+
+struct Importer<'c> {
+    ctx: &'c mut Context,
+    ir: Ir,
+    module_body: BodyId,
+    module_block: BlockId,
+    /// Values by ONNX name.
+    values: HashMap<String, ValueId>,
+    /// Initializers (and Constant outputs) by name: attribute and elements.
+    constants: HashMap<String, (AttrId, Option<Vec<Scalar>>)>,
+}
+
+impl<'c> Importer<'c> {
+    fn new(ctx: &'c mut Context, graph: &GraphProto) -> Result<Importer<'c>, Vec<String>> {
+        let (ir, module_body, module_block) = Ir::new_module(ctx);
+        let mut constants = HashMap::new();
+        let mut errors = Vec::new();
+        for t in &graph.initializer {
+            let name = t.name.clone().unwrap_or_default();
+            match tensors::constant(ctx, t, &name) {
+                Ok(a) => {
+                    constants.insert(name, (a, expand(ctx, a)));
+                }
+                Err(e) => errors.push(format!("initializer '{name}' {e}")),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        Ok(Importer {
+            ctx,
+            ir,
+            module_body,
+            module_block,
+            values: HashMap::new(),
+            constants,
+        })
+    }
+
+    fn run(mut self, graph: &GraphProto, name: &str) -> Result<Ir, String> {
+        let inputs: Vec<_> = graph
+            .input
+            .iter()
+            .filter(|i| !self.constants.contains_key(i.name.as_deref().unwrap_or("")))
+            .collect();
+        let mut arg_types = Vec::new();
+        for i in &inputs {
+            let n = i.name.as_deref().unwrap_or("");
+            arg_types.push(
+                tensors::value_type(self.ctx, i.r#type.as_ref())
+                    .map_err(|e| format!("input '{n}': {e}"))?,
+            );
+        }
+        let loc = self.ctx.unknown_loc();
+        let (func, body) = self.ir.create_isolated_op(
+            self.module_body,
+            OpSpec::new(self.ctx, "func.func", loc),
+            1,
+            &arg_types,
+        );
+        let region = self.ir.body(body).top_regions()[0];
+        let block = self
+            .ir
+            .body(body)
+            .entry_block(region)
+            .ok_or("no entry block")?;
+        for (i, v) in inputs
+            .iter()
+            .zip(self.ir.body(body).block_args(block).to_vec())
+        {
+            self.values.insert(i.name.clone().unwrap_or_default(), v);
+        }
+        for node in &graph.node {
+            let label = node
+                .name
+                .clone()
+                .filter(|n| !n.is_empty())
+                .unwrap_or_else(|| node.output.first().cloned().unwrap_or_default());
+            let op_type = node.op_type.clone().unwrap_or_default();
+            self.node(body, block, node)
+                .map_err(|e| format!("node '{label}' ({op_type}): {e}"))?;
+        }
+        let mut results = Vec::new();
+        for o in &graph.output {
+            let n = o.name.clone().unwrap_or_default();
+            results.push(
+                self.value(body, block, &n)
+                    .ok_or_else(|| format!("output '{n}' is not computed by the graph"))?,
+            );
+        }
+        let result_types: Vec<TypeId> = results
+            .iter()
+            .map(|v| self.ir.body(body).value_type(*v))
+            .collect();
+        for (o, ty) in graph.output.iter().zip(&result_types) {
+            if let Ok(declared) = tensors::value_type(self.ctx, o.r#type.as_ref())
+                && self
+                    .ctx
+                    .type_data(declared)
+                    .shape()
+                    .is_some_and(|s| s.iter().all(|d| *d >= 0))
+                && declared != *ty
+            {
+                return Err(format!(
+                    "output '{}' is declared {} but computes to {}",
+                    o.name.as_deref().unwrap_or(""),
+                    acc_ir::printer::type_to_string(self.ctx, declared),
+                    acc_ir::printer::type_to_string(self.ctx, *ty)
+                ));
+            }
+        }
+        Builder::at_end(self.ir.body_mut(body), block)
+            .create(OpSpec::new(self.ctx, "func.return", loc).operands(&results));
+        let fn_type = self.ctx.function_type(&arg_types, &result_types);
+        let props = vec![
+            (self.ctx.sym("sym_name"), self.ctx.string_attr(name)),
+            (self.ctx.sym("function_type"), self.ctx.type_attr(fn_type)),
+        ];
+        let props = self
+            .ctx
+            .dict_attr(props)
+            .map_err(|_| "bad function properties")?;
+        self.ir.body_mut(self.module_body).op_mut(func).props = Some(props);
+        Builder::at_end(self.ir.body_mut(self.module_body), self.module_block).move_here(func);
+        Ok(self.ir)
+    }
+
+    /// The value named `name`: computed, an argument, or an initializer (made a
+    /// `graph.constant` at its first use).
+    fn value(&mut self, body: BodyId, block: BlockId, name: &str) -> Option<ValueId> {
+        if let Some(v) = self.values.get(name) {
+            return Some(*v);
+        }
+        let (attr, _) = *self.constants.get(name)?;
+        let ty = acc_ir::rewrite::attr_type(self.ctx, attr)?;
+        let loc = self.ctx.unknown_loc();
+        let props = self
+            .ctx
+            .dict_attr(vec![(self.ctx.sym("value"), attr)])
+            .ok()?;
+        let v = Builder::at_end(self.ir.body_mut(body), block).create_value(
+            OpSpec::new(self.ctx, "graph.constant", loc)
+                .props(props)
+                .results(&[ty]),
+        )?;
+        self.values.insert(name.to_string(), v);
+        Some(v)
+    }
+
+    fn node(
+        &mut self,
+        body: BodyId,
+        block: BlockId,
+        node: &crate::proto::NodeProto,
+    ) -> Result<(), String> {
+        if node.op_type.as_deref() == Some("Constant") {
+            let t = node
+                .attribute
+                .iter()
+                .find(|a| a.name.as_deref() == Some("value"))
+                .and_then(|a| a.t.as_ref())
+                .ok_or("only Constant with a tensor 'value' is supported")?;
+            let out = node.output.first().cloned().unwrap_or_default();
+            let attr = tensors::constant(self.ctx, t, &out)?;
+            let elems = expand(self.ctx, attr);
+            self.constants.insert(out, (attr, elems));
+            return Ok(());
+        }
+        let constants = node
+            .input
+            .iter()
+            .map(|i| self.constants.get(i).and_then(|(_, e)| e.clone()))
+            .collect();
+        let types = node
+            .input
+            .iter()
+            .map(|i| {
+                self.values
+                    .get(i)
+                    .map(|v| self.ir.body(body).value_type(*v))
+                    .or_else(|| {
+                        self.constants
+                            .get(i)
+                            .and_then(|(a, _)| acc_ir::rewrite::attr_type(self.ctx, *a))
+                    })
+            })
+            .collect();
+        let lowered = lower(&Node {
+            ctx: self.ctx,
+            proto: node,
+            constants,
+            types,
+        })?;
+        let mut operands = Vec::new();
+        for &i in &lowered.operands {
+            let name = node.input.get(i).cloned().unwrap_or_default();
+            operands.push(
+                self.value(body, block, &name)
+                    .ok_or_else(|| format!("input '{name}' is not defined"))?,
+            );
+        }
+        if lowered.op.is_empty() {
+            // Identity, Dropout (inference): the output is the input.
+            let out = node.output.first().cloned().unwrap_or_default();
+            self.values
+                .insert(out, *operands.first().ok_or("has no input")?);
+            return Ok(());
+        }
+        let results = self.create(body, block, &lowered, &operands)?;
+        for (name, v) in node.output.iter().zip(results) {
+            self.values.insert(name.clone(), v);
+        }
+        Ok(())
+    }
+
+    /// Creates the graph op, its result types inferred.
+    fn create(
+        &mut self,
+        body: BodyId,
+        block: BlockId,
+        l: &Lowered,
+        operands: &[ValueId],
+    ) -> Result<Vec<ValueId>, String> {
+        let ctx = &*self.ctx;
+        let name = ctx
+            .lookup_op_name(l.op)
+            .ok_or_else(|| format!("'{}' is not registered", l.op))?;
+        let def = ctx
+            .op_def(name)
+            .cloned()
+            .ok_or_else(|| format!("'{}' is not registered", l.op))?;
+        let props: Vec<_> = l.attrs.iter().map(|(k, v)| (ctx.sym(k), *v)).collect();
+        let props = with_defaults(ctx, name, props);
+        let operand_types: Vec<TypeId> = operands
+            .iter()
+            .map(|v| self.ir.body(body).value_type(*v))
+            .collect();
+        let types = match &l.result_types {
+            Some(t) => t.clone(),
+            None => {
+                let infer = def
+                    .infer
+                    .as_ref()
+                    .ok_or_else(|| format!("'{}' cannot infer its result types", l.op))?;
+                let input = InferInput {
+                    operand_types: &operand_types,
+                    props,
+                    attrs: ctx.empty_dict(),
+                };
+                infer(ctx, &input)?
+                    .into_iter()
+                    .map(|t| ctx.intern_type(t))
+                    .collect()
+            }
+        };
+        let loc = ctx.unknown_loc();
+        let mut spec = OpSpec::new(self.ctx, l.op, loc)
+            .operands(operands)
+            .results(&types);
+        if let Some(p) = props {
+            spec = spec.props(p);
+        }
+        let op = Builder::at_end(self.ir.body_mut(body), block).create(spec);
+        Ok(self.ir.body(body).results(op).collect())
+    }
+}
+
+/// Every element of a constant attribute (a splat repeated).
+fn expand(ctx: &Context, a: AttrId) -> Option<Vec<Scalar>> {
+    let d = elements::dense(ctx, a)?;
+    let n = elements::num_elements(ctx, d.ty)?;
+    Some((0..n).map(|i| d.get(i)).collect())
+}

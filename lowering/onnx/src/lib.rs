@@ -1,0 +1,17 @@
+//! # acc-onnx
+//!
+//! ONNX models into acc's `graph` dialect.
+
+#![deny(missing_docs)]
+
+/// The ONNX protobuf messages (`onnx.proto`, compiled at build time).
+#[allow(missing_docs, clippy::all)]
+pub mod proto {
+    include!(concat!(env!("OUT_DIR"), "/onnx.rs"));
+}
+
+mod import;
+mod nodes;
+mod tensors;
+
+pub use import::{OPSETS, import};

@@ -1,0 +1,201 @@
+//! ONNX element types, value types and initializers as acc types and attributes.
+//! Initializers above [`RESOURCE_THRESHOLD`] elements become `dense_resource` blobs
+//! (so the text stays small and round-trips); smaller ones are inline `dense<...>`.
+
+use std::sync::Arc;
+
+use acc_ir::attrs::AttrData;
+use acc_ir::elements::{self, ElementKind, Scalar};
+use acc_ir::{AttrId, Context, DYNAMIC, FloatKind, ResourceValue, Signedness, TypeData, TypeId};
+
+use crate::proto::{TensorProto, TypeProto, tensor_proto::DataType, type_proto};
+
+/// Initializers with more elements than this go to the resource section.
+pub const RESOURCE_THRESHOLD: usize = 64;
+
+/// The acc element type of an ONNX `TensorProto.DataType`.
+pub fn element_type(ctx: &Context, data_type: i32) -> Result<TypeId, String> {
+    let int = |width, signedness| ctx.intern_type(TypeData::Integer { width, signedness });
+    Ok(match DataType::try_from(data_type) {
+        Ok(DataType::Float) => ctx.float_type(FloatKind::F32),
+        Ok(DataType::Double) => ctx.float_type(FloatKind::F64),
+        Ok(DataType::Float16) => ctx.float_type(FloatKind::F16),
+        Ok(DataType::Bfloat16) => ctx.float_type(FloatKind::BF16),
+        Ok(DataType::Int8) => ctx.int_type(8),
+        Ok(DataType::Int16) => ctx.int_type(16),
+        Ok(DataType::Int32) => ctx.int_type(32),
+        Ok(DataType::Int64) => ctx.int_type(64),
+        Ok(DataType::Uint8) => int(8, Signedness::Unsigned),
+        Ok(DataType::Uint16) => int(16, Signedness::Unsigned),
+        Ok(DataType::Uint32) => int(32, Signedness::Unsigned),
+        Ok(DataType::Uint64) => int(64, Signedness::Unsigned),
+        Ok(DataType::Bool) => ctx.int_type(1),
+        Ok(other) => {
+            return Err(format!(
+                "element type {} is not supported",
+                other.as_str_name()
+            ));
+        }
+        Err(_) => return Err(format!("unknown element type {data_type}")),
+    })
+}
+
+/// `tensor<...>` of `shape` (negative for unknown) and `element`.
+pub fn tensor_type(ctx: &Context, shape: &[i64], element: TypeId) -> TypeId {
+    ctx.intern_type(TypeData::RankedTensor {
+        shape: shape
+            .iter()
+            .map(|d| if *d < 0 { DYNAMIC } else { *d })
+            .collect(),
+        element,
+        encoding: None,
+    })
+}
+
+/// The type of a graph input or output.
+pub fn value_type(ctx: &Context, t: Option<&TypeProto>) -> Result<TypeId, String> {
+    let Some(type_proto::Value::TensorType(tt)) = t.and_then(|t| t.value.as_ref()) else {
+        return Err("only tensor inputs and outputs are supported".into());
+    };
+    let element = element_type(ctx, tt.elem_type.unwrap_or(0))?;
+    let shape = tt
+        .shape
+        .as_ref()
+        .ok_or("a tensor of unknown rank is not supported")?;
+    let dims: Vec<i64> = shape
+        .dim
+        .iter()
+        .map(|d| match d.value {
+            Some(crate::proto::tensor_shape_proto::dimension::Value::DimValue(v)) => v,
+            _ => -1,
+        })
+        .collect();
+    Ok(tensor_type(ctx, &dims, element))
+}
+
+/// The elements of an initializer, from `raw_data` or the typed fields.
+fn values(t: &TensorProto, kind: ElementKind, n: usize) -> Result<Vec<Scalar>, String> {
+    if t.data_location == Some(1) {
+        return Err(
+            "external data is not supported; save the model with the weights inside".into(),
+        );
+    }
+    if let Some(raw) = &t.raw_data {
+        let size = kind.bytes();
+        if raw.len() != n * size {
+            return Err(format!("raw data has {} bytes for {n} elements", raw.len()));
+        }
+        let mut out = Vec::with_capacity(n);
+        for c in raw.chunks_exact(size) {
+            out.push(match (kind, t.data_type) {
+                // Booleans are one byte each, whatever their storage width in acc.
+                (_, Some(9)) => Scalar::Int(i128::from(c[0] != 0)),
+                _ => kind.decode(c),
+            });
+        }
+        return Ok(out);
+    }
+    let out: Vec<Scalar> = match kind {
+        ElementKind::Float(FloatKind::F64) => {
+            t.double_data.iter().map(|v| Scalar::Float(*v)).collect()
+        }
+        ElementKind::Float(FloatKind::F32) => t
+            .float_data
+            .iter()
+            .map(|v| Scalar::Float((*v).into()))
+            .collect(),
+        // float16 and bfloat16 are stored as their bits in int32_data.
+        ElementKind::Float(k) => t
+            .int32_data
+            .iter()
+            .map(|v| Scalar::Float(elements::float_from_bits(u128::from(*v as u32 & 0xffff), k)))
+            .collect(),
+        ElementKind::Int(64, Signedness::Unsigned) => t
+            .uint64_data
+            .iter()
+            .map(|v| Scalar::Int((*v).into()))
+            .collect(),
+        ElementKind::Int(64, _) => t
+            .int64_data
+            .iter()
+            .map(|v| Scalar::Int((*v).into()))
+            .collect(),
+        ElementKind::Int(32, Signedness::Unsigned) => t
+            .uint64_data
+            .iter()
+            .map(|v| Scalar::Int((*v).into()))
+            .collect(),
+        ElementKind::Int(..) => t
+            .int32_data
+            .iter()
+            .map(|v| Scalar::Int((*v).into()))
+            .collect(),
+    };
+    if out.len() != n {
+        return Err(format!("has {} values for {n} elements", out.len()));
+    }
+    Ok(out)
+}
+
+/// An initializer as a constant attribute: inline `dense<...>` or a `dense_resource`
+/// blob named after it.
+pub fn constant(ctx: &mut Context, t: &TensorProto, name: &str) -> Result<AttrId, String> {
+    let element = element_type(ctx, t.data_type.unwrap_or(0))?;
+    let ty = tensor_type(ctx, &t.dims, element);
+    let kind = ElementKind::of(ctx, element).ok_or("unsupported element type")?;
+    let n = t.dims.iter().try_fold(1usize, |acc, d| {
+        usize::try_from(*d).ok().and_then(|d| acc.checked_mul(d))
+    });
+    let n = n.ok_or("has a negative or too large dimension")?;
+    let data = values(t, kind, n)?;
+    if n <= RESOURCE_THRESHOLD {
+        return elements::dense_attr(ctx, ty, &data)
+            .ok_or_else(|| "cannot be represented".to_string());
+    }
+    let mut bytes = Vec::with_capacity(n * kind.bytes());
+    for v in &data {
+        kind.encode(*v, &mut bytes);
+    }
+    let builtin = ctx.sym("builtin");
+    let key = ctx.sym(&resource_key(ctx, name));
+    ctx.set_resource(
+        builtin,
+        key,
+        ResourceValue::Blob {
+            alignment: kind.bytes().max(1) as u32,
+            data: Arc::from(bytes),
+        },
+    );
+    Ok(ctx.intern_attr(AttrData::DenseResource { ty, handle: key }))
+}
+
+/// A resource key for `name`: identifier characters only, unique in the context.
+fn resource_key(ctx: &Context, name: &str) -> String {
+    let mut base: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if base.is_empty() || base.starts_with(|c: char| c.is_ascii_digit()) {
+        base.insert_str(0, "w_");
+    }
+    let builtin = ctx.lookup_sym("builtin");
+    let taken = |k: &str| {
+        builtin.is_some_and(|b| {
+            ctx.lookup_sym(k)
+                .is_some_and(|s| ctx.resource(b, s).is_some())
+        })
+    };
+    let mut key = base.clone();
+    let mut n = 1;
+    while taken(&key) {
+        key = format!("{base}_{n}");
+        n += 1;
+    }
+    key
+}
