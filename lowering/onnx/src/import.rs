@@ -12,15 +12,31 @@ use crate::nodes::{Lowered, Node, lower, supported};
 use crate::proto::{GraphProto, ModelProto};
 use crate::tensors;
 
-/// The opsets of the default domain the importer accepts.
-pub const OPSETS: std::ops::RangeInclusive<i64> = 13..=21;
+/// The opsets of the default domain the importer accepts: 13 to 28 (onnx 1.23). For
+/// the ops it converts, the versions after 21 only add element types.
+pub const OPSETS: std::ops::RangeInclusive<i64> = 13..=28;
 
 /// Decodes an ONNX model and imports it as a module with one function named `name`.
 /// Every problem found is in the error: all unsupported ops at once, then the first
 /// node that cannot be converted.
 pub fn import(ctx: &mut Context, bytes: &[u8], name: &str) -> Result<Ir, Vec<String>> {
-    let model =
+    import_with(ctx, bytes, name, &[])
+}
+
+/// [`import`] with the values of some graph inputs fixed: `known` gives values for
+/// graph inputs that must be constants (a shape, axes); they are imported as
+/// initializers and are no longer arguments.
+pub fn import_with(
+    ctx: &mut Context,
+    bytes: &[u8],
+    name: &str,
+    known: &[crate::proto::TensorProto],
+) -> Result<Ir, Vec<String>> {
+    let mut model =
         ModelProto::decode(bytes).map_err(|e| vec![format!("not a valid ONNX model: {e}")])?;
+    if let Some(g) = model.graph.as_mut() {
+        g.initializer.extend(known.iter().cloned());
+    }
     for opset in &model.opset_import {
         let domain = opset.domain.as_deref().unwrap_or("");
         let version = opset.version.unwrap_or(0);
@@ -229,14 +245,9 @@ impl<'c> Importer<'c> {
         node: &crate::proto::NodeProto,
     ) -> Result<(), String> {
         if node.op_type.as_deref() == Some("Constant") {
-            let t = node
-                .attribute
-                .iter()
-                .find(|a| a.name.as_deref() == Some("value"))
-                .and_then(|a| a.t.as_ref())
-                .ok_or("only Constant with a tensor 'value' is supported")?;
             let out = node.output.first().cloned().unwrap_or_default();
-            let attr = tensors::constant(self.ctx, t, &out)?;
+            let t = constant_tensor(node)?;
+            let attr = tensors::constant(self.ctx, &t, &out)?;
             let elems = expand(self.ctx, attr);
             self.constants.insert(out, (attr, elems));
             return Ok(());
@@ -282,6 +293,17 @@ impl<'c> Importer<'c> {
             return Ok(());
         }
         let results = self.create(body, block, &lowered, &operands)?;
+        if node
+            .output
+            .iter()
+            .skip(results.len())
+            .any(|o| !o.is_empty())
+        {
+            return Err(format!(
+                "its outputs after the first {} (such as training-mode statistics) are not supported",
+                results.len()
+            ));
+        }
         for (name, v) in node.output.iter().zip(results) {
             self.values.insert(name.clone(), v);
         }
@@ -345,4 +367,44 @@ fn expand(ctx: &Context, a: AttrId) -> Option<Vec<Scalar>> {
     let d = elements::dense(ctx, a)?;
     let n = elements::num_elements(ctx, d.ty)?;
     Some((0..n).map(|i| d.get(i)).collect())
+}
+
+/// The tensor a Constant node holds: `value`, or one of the scalar and list forms.
+fn constant_tensor(node: &crate::proto::NodeProto) -> Result<crate::proto::TensorProto, String> {
+    use crate::proto::{TensorProto, tensor_proto::DataType};
+    let a = node.attribute.first().ok_or("a Constant needs a value")?;
+    let mut t = TensorProto::default();
+    match a.name.as_deref() {
+        Some("value") => {
+            return a
+                .t
+                .clone()
+                .ok_or_else(|| "its value is not a tensor".to_string());
+        }
+        Some("value_float") => {
+            t.data_type = Some(DataType::Float as i32);
+            t.float_data = vec![a.f.unwrap_or(0.0)];
+        }
+        Some("value_floats") => {
+            t.data_type = Some(DataType::Float as i32);
+            t.dims = vec![a.floats.len() as i64];
+            t.float_data = a.floats.clone();
+        }
+        Some("value_int") => {
+            t.data_type = Some(DataType::Int64 as i32);
+            t.int64_data = vec![a.i.unwrap_or(0)];
+        }
+        Some("value_ints") => {
+            t.data_type = Some(DataType::Int64 as i32);
+            t.dims = vec![a.ints.len() as i64];
+            t.int64_data = a.ints.clone();
+        }
+        other => {
+            return Err(format!(
+                "a Constant given by '{}' is not supported",
+                other.unwrap_or("")
+            ));
+        }
+    }
+    Ok(t)
 }

@@ -10,8 +10,10 @@ pub mod proto {
     include!(concat!(env!("OUT_DIR"), "/onnx.rs"));
 }
 
+pub mod conformance;
 mod import;
 mod nodes;
 mod tensors;
 
-pub use import::{OPSETS, import};
+pub use import::{OPSETS, import, import_with};
+pub use tensors::constant as tensor_attr;

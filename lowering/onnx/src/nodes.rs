@@ -203,10 +203,40 @@ pub fn supported(op_type: &str) -> bool {
 pub fn lower(n: &Node<'_>) -> Result<Lowered, String> {
     let op_type = n.proto.op_type.as_deref().unwrap_or("");
     if let Some((_, name, arity)) = DIRECT.iter().find(|(o, _, _)| *o == op_type) {
+        let given = n.proto.input.iter().filter(|i| !i.is_empty()).count();
+        if given != *arity && !name.is_empty() {
+            return Err(format!(
+                "{op_type} with {given} inputs is not supported ({arity} are)"
+            ));
+        }
+        if name.is_empty() && n.proto.output.iter().skip(1).any(|o| !o.is_empty()) {
+            return Err(format!("the mask output of {op_type} is not supported"));
+        }
+        let float = |t: &Option<TypeId>| {
+            t.and_then(|t| n.ctx.type_data(t).element_type())
+                .is_some_and(|e| matches!(n.ctx.type_data(e), acc_ir::TypeData::Float(_)))
+        };
+        if op_type == "Pow" && !n.types.iter().all(float) {
+            return Err("Pow of integers is not supported (graph.pow is on floats)".into());
+        }
         return op(name, (0..*arity).collect(), Vec::new());
     }
+    let spatial = |what: &str, dims: usize| {
+        if dims == 2 {
+            Ok(())
+        } else {
+            Err(format!("{dims}-D {what} is not supported (2-D only)"))
+        }
+    };
     match op_type {
         "Conv" => {
+            let rank = n
+                .types
+                .get(1)
+                .copied()
+                .flatten()
+                .and_then(|t| n.ctx.type_data(t).shape().map(<[i64]>::len));
+            spatial("convolution", rank.unwrap_or(4).saturating_sub(2))?;
             let attrs = vec![
                 (
                     "strides",
@@ -216,7 +246,7 @@ pub fn lower(n: &Node<'_>) -> Result<Lowered, String> {
                     "dilations",
                     n.i64s_attr(&n.ints("dilations").unwrap_or(vec![1, 1])),
                 ),
-                ("pads", n.i64s_attr(&pads_2d(n)?)),
+                ("pads", n.i64s_attr(&pads_2d(n, &conv_kernel(n))?)),
                 ("groups", n.i64_attr(n.int("group").unwrap_or(1))),
             ];
             let operands = if n.has_input(2) {
@@ -269,17 +299,15 @@ pub fn lower(n: &Node<'_>) -> Result<Lowered, String> {
             vec![("axis", n.i64_attr(n.int("axis").unwrap_or(-1)))],
         ),
         "MaxPool" | "AveragePool" => {
-            if n.string("auto_pad").is_some_and(|p| p != "NOTSET") {
-                return Err("auto_pad is not supported; give explicit pads".into());
-            }
             let kernel = n.ints("kernel_shape").ok_or("requires kernel_shape")?;
+            spatial("pooling", kernel.len())?;
             let mut attrs = vec![
                 ("kernel_shape", n.i64s_attr(&kernel)),
                 (
                     "strides",
                     n.i64s_attr(&n.ints("strides").unwrap_or(vec![1, 1])),
                 ),
-                ("pads", n.i64s_attr(&pads_2d(n)?)),
+                ("pads", n.i64s_attr(&pads_2d(n, &kernel)?)),
                 (
                     "dilations",
                     n.i64s_attr(&n.ints("dilations").unwrap_or(vec![1, 1])),
@@ -437,10 +465,63 @@ pub fn lower(n: &Node<'_>) -> Result<Lowered, String> {
 }
 
 /// ONNX 2-D pads (x1_begin, x2_begin, x1_end, x2_end) are the graph dialect's
-/// [top, left, bottom, right].
-fn pads_2d(n: &Node<'_>) -> Result<Vec<i64>, String> {
-    if n.string("auto_pad").is_some_and(|p| p != "NOTSET") {
-        return Err("auto_pad is not supported; give explicit pads".into());
+/// [top, left, bottom, right]. `auto_pad` SAME_UPPER / SAME_LOWER pads so that the
+/// output is the input size divided by the stride, rounded up (the extra pixel at the
+/// end for SAME_UPPER, at the start for SAME_LOWER); VALID pads nothing.
+fn pads_2d(n: &Node<'_>, kernel: &[i64]) -> Result<Vec<i64>, String> {
+    let auto = n.string("auto_pad").unwrap_or_else(|| "NOTSET".into());
+    match auto.as_str() {
+        "NOTSET" => return Ok(n.ints("pads").unwrap_or(vec![0, 0, 0, 0])),
+        "VALID" => return Ok(vec![0, 0, 0, 0]),
+        "SAME_UPPER" | "SAME_LOWER" => {}
+        other => return Err(format!("auto_pad '{other}' is not supported")),
     }
-    Ok(n.ints("pads").unwrap_or(vec![0, 0, 0, 0]))
+    let input = n
+        .types
+        .first()
+        .copied()
+        .flatten()
+        .ok_or("its input has no type")?;
+    let shape = n
+        .ctx
+        .type_data(input)
+        .shape()
+        .ok_or("its input must be ranked")?
+        .to_vec();
+    if shape.len() != 4 || kernel.len() != 2 || shape[2..].iter().any(|d| *d < 0) {
+        return Err("auto_pad needs a static NCHW input".into());
+    }
+    let strides = n.ints("strides").unwrap_or(vec![1, 1]);
+    let dilations = n.ints("dilations").unwrap_or(vec![1, 1]);
+    let mut begin = [0i64; 2];
+    let mut end = [0i64; 2];
+    for i in 0..2 {
+        let (size, s, d) = (shape[2 + i], strides[i].max(1), dilations[i].max(1));
+        let out = (size + s - 1) / s;
+        let total = ((out - 1) * s + (kernel[i] - 1) * d + 1 - size).max(0);
+        let small = total / 2;
+        (begin[i], end[i]) = if auto == "SAME_UPPER" {
+            (small, total - small)
+        } else {
+            (total - small, small)
+        };
+    }
+    Ok(vec![begin[0], begin[1], end[0], end[1]])
+}
+
+/// The spatial kernel size of a Conv: its attribute, else the weight's last two dims.
+fn conv_kernel(n: &Node<'_>) -> Vec<i64> {
+    n.ints("kernel_shape").unwrap_or_else(|| {
+        n.types
+            .get(1)
+            .copied()
+            .flatten()
+            .and_then(|t| {
+                n.ctx
+                    .type_data(t)
+                    .shape()
+                    .map(|s| s[s.len().saturating_sub(2)..].to_vec())
+            })
+            .unwrap_or_default()
+    })
 }

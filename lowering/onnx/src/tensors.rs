@@ -15,7 +15,6 @@ pub const RESOURCE_THRESHOLD: usize = 64;
 
 /// The acc element type of an ONNX `TensorProto.DataType`.
 pub fn element_type(ctx: &Context, data_type: i32) -> Result<TypeId, String> {
-    let int = |width, signedness| ctx.intern_type(TypeData::Integer { width, signedness });
     Ok(match DataType::try_from(data_type) {
         Ok(DataType::Float) => ctx.float_type(FloatKind::F32),
         Ok(DataType::Double) => ctx.float_type(FloatKind::F64),
@@ -25,10 +24,12 @@ pub fn element_type(ctx: &Context, data_type: i32) -> Result<TypeId, String> {
         Ok(DataType::Int16) => ctx.int_type(16),
         Ok(DataType::Int32) => ctx.int_type(32),
         Ok(DataType::Int64) => ctx.int_type(64),
-        Ok(DataType::Uint8) => int(8, Signedness::Unsigned),
-        Ok(DataType::Uint16) => int(16, Signedness::Unsigned),
-        Ok(DataType::Uint32) => int(32, Signedness::Unsigned),
-        Ok(DataType::Uint64) => int(64, Signedness::Unsigned),
+        // The graph dialect's integers are signless, as MLIR's tensor-level dialects.
+        Ok(DataType::Uint8 | DataType::Uint16 | DataType::Uint32 | DataType::Uint64) => {
+            return Err(
+                "unsigned element types are not supported (graph integers are signless)".into(),
+            );
+        }
         Ok(DataType::Bool) => ctx.int_type(1),
         Ok(other) => {
             return Err(format!(
