@@ -1,7 +1,9 @@
-"""Builds the small ONNX models of examples/onnx with seeded random weights, and their
-reference inputs and outputs computed with numpy (onnx's reference evaluator):
+"""Builds small real models with seeded random weights (an MLP, LeNet-5, a CNN with
+batch norm and a residual add, a transformer encoder block) and their reference
+outputs computed by onnxruntime (checked against onnx's reference evaluator):
 
-    python3 -m venv /tmp/onnx-env && /tmp/onnx-env/bin/pip install onnx==1.23.2
+    python3 -m venv /tmp/onnx-env
+    /tmp/onnx-env/bin/pip install onnx==1.23.2 onnxruntime==1.32.0
     /tmp/onnx-env/bin/python examples/onnx/make_examples.py
 
 The files are committed; tests use them without Python (tools/tests/translate.rs).
@@ -12,6 +14,7 @@ import os
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+import onnxruntime
 from onnx.reference import ReferenceEvaluator
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -27,7 +30,10 @@ def save(name, graph, inputs):
     model.ir_version = 8
     onnx.checker.check_model(model)
     onnx.save(model, os.path.join(HERE, name + ".onnx"))
-    outputs = ReferenceEvaluator(model).run(None, inputs)
+    session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    outputs = session.run(None, inputs)
+    for got, want in zip(ReferenceEvaluator(model).run(None, inputs), outputs):
+        assert np.allclose(got, want, rtol=1e-4, atol=1e-5), name
     for i, (k, v) in enumerate(inputs.items()):
         np.save(os.path.join(HERE, f"{name}.input{i}.npy"), v)
     for i, v in enumerate(outputs):
@@ -79,3 +85,81 @@ cnn = helper.make_graph(
     ],
 )
 save("cnn", cnn, {"x": rng.standard_normal((1, 3, 8, 8)).astype(np.float32)})
+
+
+# LeNet-5: two conv + average-pool stages, then three fully connected layers.
+def fc(x, w, b, out):
+    return helper.make_node("Gemm", [x, w, b], [out], transB=1)
+
+
+lenet = helper.make_graph(
+    [
+        helper.make_node("Conv", ["x", "c1w", "c1b"], ["c1"], kernel_shape=[5, 5], pads=[2, 2, 2, 2]),
+        helper.make_node("Tanh", ["c1"], ["t1"]),
+        helper.make_node("AveragePool", ["t1"], ["p1"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("Conv", ["p1", "c2w", "c2b"], ["c2"], kernel_shape=[5, 5]),
+        helper.make_node("Tanh", ["c2"], ["t2"]),
+        helper.make_node("AveragePool", ["t2"], ["p2"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("Flatten", ["p2"], ["f"], axis=1),
+        fc("f", "f1w", "f1b", "h1"),
+        helper.make_node("Tanh", ["h1"], ["a1"]),
+        fc("a1", "f2w", "f2b", "h2"),
+        helper.make_node("Tanh", ["h2"], ["a2"]),
+        fc("a2", "f3w", "f3b", "y"),
+    ],
+    "lenet5",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1, 28, 28])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])],
+    [
+        weight("c1w", 6, 1, 5, 5), weight("c1b", 6),
+        weight("c2w", 16, 6, 5, 5), weight("c2b", 16),
+        weight("f1w", 120, 400), weight("f1b", 120),
+        weight("f2w", 84, 120), weight("f2b", 84),
+        weight("f3w", 10, 84), weight("f3b", 10),
+    ],
+)
+save("lenet5", lenet, {"x": rng.standard_normal((1, 1, 28, 28)).astype(np.float32)})
+
+# A transformer encoder block: single-head self-attention with a residual and layer
+# norm, then a GELU feed-forward with a residual and layer norm. Sequence 8, width 16.
+S, D, F = 8, 16, 32
+scale = numpy_helper.from_array(np.array(1.0 / np.sqrt(D), dtype=np.float32), "scale")
+encoder = helper.make_graph(
+    [
+        helper.make_node("MatMul", ["x", "wq"], ["q"]),
+        helper.make_node("MatMul", ["x", "wk"], ["k"]),
+        helper.make_node("MatMul", ["x", "wv"], ["v"]),
+        helper.make_node("Transpose", ["k"], ["kt"], perm=[1, 0]),
+        helper.make_node("MatMul", ["q", "kt"], ["s"]),
+        helper.make_node("Mul", ["s", "scale"], ["ss"]),
+        helper.make_node("Softmax", ["ss"], ["a"], axis=-1),
+        helper.make_node("MatMul", ["a", "v"], ["ctx"]),
+        helper.make_node("MatMul", ["ctx", "wo"], ["o"]),
+        helper.make_node("Add", ["o", "x"], ["r1"]),
+        helper.make_node("LayerNormalization", ["r1", "g1", "b1"], ["n1"], axis=-1, epsilon=1e-5),
+        helper.make_node("MatMul", ["n1", "w1"], ["h"]),
+        helper.make_node("Add", ["h", "bf1"], ["hb"]),
+        helper.make_node("Gelu", ["hb"], ["g"]),
+        helper.make_node("MatMul", ["g", "w2"], ["f"]),
+        helper.make_node("Add", ["f", "bf2"], ["fb"]),
+        helper.make_node("Add", ["fb", "n1"], ["r2"]),
+        helper.make_node("LayerNormalization", ["r2", "g2", "b2"], ["y"], axis=-1, epsilon=1e-5),
+    ],
+    "encoder",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [S, D])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [S, D])],
+    [
+        weight("wq", D, D), weight("wk", D, D), weight("wv", D, D), weight("wo", D, D), scale,
+        numpy_helper.from_array(np.ones(D, np.float32), "g1"), weight("b1", D),
+        weight("w1", D, F), weight("bf1", F), weight("w2", F, D), weight("bf2", D),
+        numpy_helper.from_array(np.ones(D, np.float32), "g2"), weight("b2", D),
+    ],
+)
+model = helper.make_model(encoder, opset_imports=[helper.make_opsetid("", 20)])
+model.ir_version = 9
+onnx.checker.check_model(model)
+onnx.save(model, os.path.join(HERE, "encoder.onnx"))
+inputs = {"x": rng.standard_normal((S, D)).astype(np.float32)}
+session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+np.save(os.path.join(HERE, "encoder.input0.npy"), inputs["x"])
+np.save(os.path.join(HERE, "encoder.output0.npy"), session.run(None, inputs)[0])

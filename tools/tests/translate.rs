@@ -1,6 +1,9 @@
-//! `acc-translate --import-onnx` on real models made by the onnx package
+//! `acc-translate --import-onnx` on real models (an MLP, a CNN with batch norm and a
+//! residual add, LeNet-5, a transformer encoder block) made by the onnx package with
+//! reference outputs from onnxruntime
 //! (examples/onnx/make_examples.py): imported, read back by acc-opt, run by acc-run,
-//! and compared with onnx's reference outputs; bad models give errors and no output.
+//! and compared with the reference outputs (1e-5 relative); bad models give errors and
+//! no output.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -29,7 +32,7 @@ fn floats(path: &Path) -> Vec<f32> {
 #[test]
 fn real_models_match_the_onnx_reference() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    for model in ["mlp", "cnn"] {
+    for model in ["mlp", "cnn", "lenet5", "encoder"] {
         let ir = dir.path().join(format!("{model}.mlir"));
         let out = tool("acc-translate")
             .arg("--import-onnx")
