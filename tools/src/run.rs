@@ -53,18 +53,9 @@ fn argument_index(name: &str) -> Option<usize> {
 /// Parses the command line.
 pub fn parse_args(args: &[String]) -> Result<RunOptions, String> {
     let mut o = RunOptions::default();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let (flag, inline) = match a.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
-            _ => (a.as_str(), None),
-        };
-        let mut value = || {
-            inline
-                .clone()
-                .or_else(|| it.next().cloned())
-                .ok_or(format!("{flag} needs a value"))
-        };
+    let mut words = crate::cli::Words::new(args);
+    while let Some((flag, inline)) = words.next_word() {
+        let mut value = || words.value(flag, inline);
         match flag {
             "-h" | "--help" => return Err(String::new()),
             "--entry" => o.entry = Some(value()?),
@@ -91,8 +82,8 @@ pub fn parse_args(args: &[String]) -> Result<RunOptions, String> {
             },
             f if f.starts_with('-') => return Err(format!("unknown option '{f}'")),
             _ => {
-                if o.file.replace(PathBuf::from(a)).is_some() {
-                    return Err(format!("unexpected extra input '{a}'"));
+                if o.file.replace(PathBuf::from(flag)).is_some() {
+                    return Err(format!("unexpected extra input '{flag}'"));
                 }
             }
         }

@@ -25,18 +25,9 @@ struct Options {
 fn parse_args(args: &[String]) -> Result<Options, String> {
     let mut o = Options::default();
     let mut import = false;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let (flag, inline) = match a.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
-            _ => (a.as_str(), None),
-        };
-        let mut value = || {
-            inline
-                .clone()
-                .or_else(|| it.next().cloned())
-                .ok_or(format!("{flag} needs a value"))
-        };
+    let mut words = crate::cli::Words::new(args);
+    while let Some((flag, inline)) = words.next_word() {
+        let mut value = || words.value(flag, inline);
         match flag {
             "-h" | "--help" => return Err(String::new()),
             "--import-onnx" => import = true,
@@ -45,8 +36,8 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             "--print-generic" | "--mlir-print-op-generic" => o.generic = true,
             f if f.starts_with('-') => return Err(format!("unknown option '{f}'")),
             _ => {
-                if o.input.replace(PathBuf::from(a)).is_some() {
-                    return Err(format!("unexpected extra input '{a}'"));
+                if o.input.replace(PathBuf::from(flag)).is_some() {
+                    return Err(format!("unexpected extra input '{flag}'"));
                 }
             }
         }
