@@ -15,6 +15,12 @@ pub const RESOURCE_THRESHOLD: usize = 64;
 
 /// The acc element type of an ONNX `TensorProto.DataType`.
 pub fn element_type(ctx: &Context, data_type: i32) -> Result<TypeId, String> {
+    let unsigned = |width| {
+        ctx.intern_type(TypeData::Integer {
+            width,
+            signedness: Signedness::Unsigned,
+        })
+    };
     Ok(match DataType::try_from(data_type) {
         Ok(DataType::Float) => ctx.float_type(FloatKind::F32),
         Ok(DataType::Double) => ctx.float_type(FloatKind::F64),
@@ -24,12 +30,10 @@ pub fn element_type(ctx: &Context, data_type: i32) -> Result<TypeId, String> {
         Ok(DataType::Int16) => ctx.int_type(16),
         Ok(DataType::Int32) => ctx.int_type(32),
         Ok(DataType::Int64) => ctx.int_type(64),
-        // The graph dialect's integers are signless, as MLIR's tensor-level dialects.
-        Ok(DataType::Uint8 | DataType::Uint16 | DataType::Uint32 | DataType::Uint64) => {
-            return Err(
-                "unsigned element types are not supported (graph integers are signless)".into(),
-            );
-        }
+        Ok(DataType::Uint8) => unsigned(8),
+        Ok(DataType::Uint16) => unsigned(16),
+        Ok(DataType::Uint32) => unsigned(32),
+        Ok(DataType::Uint64) => unsigned(64),
         Ok(DataType::Bool) => ctx.int_type(1),
         Ok(other) => {
             return Err(format!(
