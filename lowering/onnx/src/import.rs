@@ -292,7 +292,24 @@ impl<'c> Importer<'c> {
                 .insert(out, *operands.first().ok_or("has no input")?);
             return Ok(());
         }
-        let results = self.create(body, block, &lowered, &operands)?;
+        let mut results = self.create(body, block, &lowered, &operands)?;
+        if node.op_type.as_deref() == Some("LayerNormalization")
+            && node.output.iter().skip(1).any(|o| !o.is_empty())
+        {
+            let axis = node
+                .attribute
+                .iter()
+                .find(|a| a.name.as_deref() == Some("axis"))
+                .and_then(|a| a.i)
+                .unwrap_or(-1);
+            let eps = node
+                .attribute
+                .iter()
+                .find(|a| a.name.as_deref() == Some("epsilon"))
+                .and_then(|a| a.f)
+                .unwrap_or(1e-5);
+            results.extend(self.layer_norm_statistics(body, block, operands[0], axis, eps)?);
+        }
         if node
             .output
             .iter()
@@ -308,6 +325,81 @@ impl<'c> Importer<'c> {
             self.values.insert(name.clone(), v);
         }
         Ok(())
+    }
+
+    /// LayerNormalization's optional outputs: the mean and the inverse standard
+    /// deviation over the dimensions from `axis` on (kept as size 1), computed in f32
+    /// (ONNX's default stash type) with graph ops.
+    fn layer_norm_statistics(
+        &mut self,
+        body: BodyId,
+        block: BlockId,
+        x: ValueId,
+        axis: i64,
+        eps: f32,
+    ) -> Result<Vec<ValueId>, String> {
+        let ty = self.ir.body(body).value_type(x);
+        let f32_type = self.ctx.float_type(acc_ir::FloatKind::F32);
+        if self.ctx.type_data(ty).element_type() != Some(f32_type) {
+            return Err("its statistics outputs are supported for float32 inputs only".into());
+        }
+        let rank = self.ctx.type_data(ty).shape().map_or(0, <[i64]>::len) as i64;
+        let first = if axis < 0 { axis + rank } else { axis };
+        let axes: Vec<i64> = (first..rank).collect();
+        let reduce = Lowered {
+            op: "graph.reduce_mean",
+            operands: Vec::new(),
+            attrs: vec![
+                ("axes", crate::nodes::i64s_attr(self.ctx, &axes)),
+                ("keepdims", crate::nodes::bool_attr(self.ctx, true)),
+            ],
+            result_types: None,
+        };
+        let plain = |op| Lowered {
+            op,
+            operands: Vec::new(),
+            attrs: Vec::new(),
+            result_types: None,
+        };
+        let mean = self.create(body, block, &reduce, &[x])?[0];
+        let centred = self.create(body, block, &plain("graph.sub"), &[x, mean])?[0];
+        let squared = self.create(body, block, &plain("graph.mul"), &[centred, centred])?[0];
+        let var = self.create(body, block, &reduce, &[squared])?[0];
+        let scalar = self.ctx.intern_type(acc_ir::TypeData::RankedTensor {
+            shape: Box::new([]),
+            element: f32_type,
+            encoding: None,
+        });
+        let eps = self.constant(body, block, scalar, f64::from(eps))?;
+        let one = self.constant(body, block, scalar, 1.0)?;
+        let var_eps = self.create(body, block, &plain("graph.add"), &[var, eps])?[0];
+        let std = self.create(body, block, &plain("graph.sqrt"), &[var_eps])?[0];
+        let inv = self.create(body, block, &plain("graph.div"), &[one, std])?[0];
+        Ok(vec![mean, inv])
+    }
+
+    /// A `graph.constant` of type `ty` holding `value` everywhere.
+    fn constant(
+        &mut self,
+        body: BodyId,
+        block: BlockId,
+        ty: TypeId,
+        value: f64,
+    ) -> Result<ValueId, String> {
+        let attr =
+            elements::dense_attr(self.ctx, ty, &[Scalar::Float(value)]).ok_or("bad constant")?;
+        let loc = self.ctx.unknown_loc();
+        let props = self
+            .ctx
+            .dict_attr(vec![(self.ctx.sym("value"), attr)])
+            .map_err(|_| "bad constant")?;
+        Builder::at_end(self.ir.body_mut(body), block)
+            .create_value(
+                OpSpec::new(self.ctx, "graph.constant", loc)
+                    .props(props)
+                    .results(&[ty]),
+            )
+            .ok_or_else(|| "bad constant".to_string())
     }
 
     /// Creates the graph op, its result types inferred.

@@ -109,8 +109,7 @@ impl Node<'_> {
         .expect("f64 attribute")
     }
     fn bool_attr(&self, v: bool) -> AttrId {
-        elements::scalar_attr(self.ctx, self.ctx.int_type(1), Scalar::Int(v.into()))
-            .expect("bool attribute")
+        bool_attr(self.ctx, v)
     }
     /// `#graph.NAME<case>`.
     fn enum_attr(&self, name: &str, case: &str) -> AttrId {
@@ -121,12 +120,22 @@ impl Node<'_> {
         })
     }
     fn i64s_attr(&self, v: &[i64]) -> AttrId {
-        let data: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-        self.ctx.intern_attr(AttrData::DenseArray {
-            element: self.ctx.int_type(64),
-            data: data.into(),
-        })
+        i64s_attr(self.ctx, v)
     }
+}
+
+/// `array<i64: ...>`.
+pub(crate) fn i64s_attr(ctx: &Context, v: &[i64]) -> AttrId {
+    let data: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+    ctx.intern_attr(AttrData::DenseArray {
+        element: ctx.int_type(64),
+        data: data.into(),
+    })
+}
+
+/// `true` or `false` (an `i1`).
+pub(crate) fn bool_attr(ctx: &Context, v: bool) -> AttrId {
+    elements::scalar_attr(ctx, ctx.int_type(1), Scalar::Int(v.into())).expect("bool attribute")
 }
 
 fn op(
