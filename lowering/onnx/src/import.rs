@@ -271,6 +271,9 @@ impl<'c> Importer<'c> {
                     })
             })
             .collect();
+        if let Some(op) = variadic_op(node) {
+            return self.variadic(body, block, node, op);
+        }
         let lowered = lower(&Node {
             ctx: self.ctx,
             proto: node,
@@ -324,6 +327,38 @@ impl<'c> Importer<'c> {
         for (name, v) in node.output.iter().zip(results) {
             self.values.insert(name.clone(), v);
         }
+        Ok(())
+    }
+
+    /// Max, Min and Sum of any number of inputs: a chain of the binary graph op (one
+    /// input is the result itself).
+    fn variadic(
+        &mut self,
+        body: BodyId,
+        block: BlockId,
+        node: &crate::proto::NodeProto,
+        op: &'static str,
+    ) -> Result<(), String> {
+        let mut inputs = Vec::new();
+        for name in node.input.iter().filter(|n| !n.is_empty()) {
+            inputs.push(
+                self.value(body, block, name)
+                    .ok_or_else(|| format!("input '{name}' is not defined"))?,
+            );
+        }
+        let (&first, rest) = inputs.split_first().ok_or("it has no inputs")?;
+        let binary = Lowered {
+            op,
+            operands: Vec::new(),
+            attrs: Vec::new(),
+            result_types: None,
+        };
+        let mut acc = first;
+        for &v in rest {
+            acc = self.create(body, block, &binary, &[acc, v])?[0];
+        }
+        let out = node.output.first().cloned().unwrap_or_default();
+        self.values.insert(out, acc);
         Ok(())
     }
 
@@ -499,4 +534,14 @@ fn constant_tensor(node: &crate::proto::NodeProto) -> Result<crate::proto::Tenso
         }
     }
     Ok(t)
+}
+
+/// The binary graph op of a variadic ONNX op (Max, Min, Sum).
+fn variadic_op(node: &crate::proto::NodeProto) -> Option<&'static str> {
+    match node.op_type.as_deref()? {
+        "Max" => Some("graph.max"),
+        "Min" => Some("graph.min"),
+        "Sum" => Some("graph.add"),
+        _ => None,
+    }
 }

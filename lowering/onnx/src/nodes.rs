@@ -152,7 +152,7 @@ fn op(
 }
 
 /// Elementwise and other ops that map one to one, without attributes.
-const DIRECT: [(&str, &str, usize); 21] = [
+const DIRECT: [(&str, &str, usize); 19] = [
     ("Relu", "graph.relu", 1),
     ("Sigmoid", "graph.sigmoid", 1),
     ("Tanh", "graph.tanh", 1),
@@ -167,8 +167,6 @@ const DIRECT: [(&str, &str, usize); 21] = [
     ("Mul", "graph.mul", 2),
     ("Div", "graph.div", 2),
     ("Pow", "graph.pow", 2),
-    ("Max", "graph.max", 2),
-    ("Min", "graph.min", 2),
     ("MatMul", "graph.matmul", 2),
     ("GlobalAveragePool", "graph.global_avg_pool", 1),
     ("GlobalMaxPool", "graph.global_max_pool", 1),
@@ -182,6 +180,9 @@ pub fn supported(op_type: &str) -> bool {
         || matches!(
             op_type,
             "Constant"
+                | "Max"
+                | "Min"
+                | "Sum"
                 | "Conv"
                 | "Gemm"
                 | "BatchNormalization"
