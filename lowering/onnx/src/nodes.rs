@@ -183,6 +183,7 @@ pub fn supported(op_type: &str) -> bool {
                 | "Max"
                 | "Min"
                 | "Sum"
+                | "TopK"
                 | "Conv"
                 | "Gemm"
                 | "BatchNormalization"
@@ -301,6 +302,23 @@ pub fn lower(n: &Node<'_>) -> Result<Lowered, String> {
                     "epsilon",
                     n.f32_attr(n.float("epsilon").unwrap_or(1e-5).into()),
                 ),
+            ],
+        ),
+        "TopK" => op(
+            "graph.topk",
+            vec![0],
+            vec![
+                (
+                    "k",
+                    n.i64_attr(
+                        *n.const_ints(1, "k")?
+                            .first()
+                            .ok_or("k must have one value")?,
+                    ),
+                ),
+                ("axis", n.i64_attr(n.int("axis").unwrap_or(-1))),
+                ("largest", n.bool_attr(n.int("largest").unwrap_or(1) != 0)),
+                ("sorted", n.bool_attr(n.int("sorted").unwrap_or(1) != 0)),
             ],
         ),
         "Softmax" => op(

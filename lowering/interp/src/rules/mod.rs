@@ -83,6 +83,8 @@ const RULES: &[(&str, Rule)] = &[
     ("slice", shape::slice),
     ("pad", shape::pad),
     ("layer_norm", shape::layer_norm),
+    ("topk", shape::topk_or_sort),
+    ("sort", shape::topk_or_sort),
 ];
 
 /// The rule named `name`.

@@ -222,3 +222,50 @@ pub(super) fn layer_norm(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     }
     Ok(vec![Tensor::new(r.ctx, r.result_type(0)?, data)?])
 }
+
+/// `topk` and `sort`: along `axis`, the elements ordered (largest first for topk with
+/// `largest`, and for sort with `descending`), equal ones in index order, with their
+/// indices; topk keeps the first `k`.
+pub(super) fn topk_or_sort(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    graph_only(r)?;
+    let x = r.operand(0)?;
+    let a = attrs(r);
+    let ax = axis(a.int("axis")?.unwrap_or(-1), x.shape.len())?;
+    let (descending, keep) = if r.name == "topk" {
+        let k = usize::try_from(a.req_int("k")?).map_err(|_| "k must not be negative")?;
+        (a.get("largest").is_none() || a.flag("largest"), k)
+    } else {
+        (a.flag("descending"), x.shape[ax])
+    };
+    let len = x.shape[ax];
+    if keep > len {
+        return Err(format!("k = {keep} is larger than the axis ({len})"));
+    }
+    let inner: usize = x.shape[ax + 1..].iter().product();
+    let outer: usize = x.shape[..ax].iter().product();
+    let mut values = vec![Scalar::Int(0); outer * keep * inner];
+    let mut indices = vec![Scalar::Int(0); outer * keep * inner];
+    let mut order: Vec<usize> = Vec::with_capacity(len);
+    for o in 0..outer {
+        for i in 0..inner {
+            let at = |t: usize| (o * len + t) * inner + i;
+            order.clear();
+            order.extend(0..len);
+            // Stable: equal values keep their index order, as ONNX requires.
+            order.sort_by(|&p, &q| {
+                let (vp, vq) = (f(x.data[at(p)]), f(x.data[at(q)]));
+                let c = vp.partial_cmp(&vq).unwrap_or(std::cmp::Ordering::Equal);
+                if descending { c.reverse() } else { c }
+            });
+            for (t, &src) in order.iter().take(keep).enumerate() {
+                let dst = (o * keep + t) * inner + i;
+                values[dst] = x.data[at(src)];
+                indices[dst] = Scalar::Int(src as i128);
+            }
+        }
+    }
+    Ok(vec![
+        Tensor::new(r.ctx, r.result_type(0)?, values)?,
+        Tensor::new(r.ctx, r.result_type(1)?, indices)?,
+    ])
+}
