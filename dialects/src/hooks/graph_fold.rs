@@ -159,6 +159,32 @@ pub(crate) fn fold_binary(
     Some(vec![FoldResult::Attr(attr)])
 }
 
+/// For each element of `shape` transposed by `perm` (row-major), the index of the input
+/// element it holds. `perm` must be a permutation of `0..shape.len()`.
+pub fn transpose_indices(shape: &[usize], perm: &[usize]) -> Vec<usize> {
+    let rank = shape.len();
+    let mut strides = vec![1usize; rank];
+    for d in (0..rank.saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * shape[d + 1];
+    }
+    let out_shape: Vec<usize> = perm.iter().map(|d| shape[*d]).collect();
+    let out_strides: Vec<usize> = perm.iter().map(|d| strides[*d]).collect();
+    let n: usize = shape.iter().product();
+    let mut index = Vec::with_capacity(n);
+    let mut counter = vec![0usize; rank];
+    for _ in 0..n {
+        index.push(counter.iter().zip(&out_strides).map(|(c, s)| c * s).sum());
+        for d in (0..rank).rev() {
+            counter[d] += 1;
+            if counter[d] < out_shape[d] {
+                break;
+            }
+            counter[d] = 0;
+        }
+    }
+    index
+}
+
 /// Folds `graph.transpose`: an identity permutation gives the input back; a constant
 /// input gives the permuted constant (weights laid out at compile time).
 pub(crate) fn fold_transpose(
@@ -192,27 +218,11 @@ pub(crate) fn fold_transpose(
     if in_shape.iter().any(|d| *d < 0) {
         return None;
     }
-    // Row-major strides of the input, then the input stride of each output dimension.
-    let mut strides = vec![1usize; rank];
-    for d in (0..rank.saturating_sub(1)).rev() {
-        strides[d] = strides[d + 1] * in_shape[d + 1] as usize;
-    }
-    let out_shape: Vec<usize> = perm.iter().map(|d| in_shape[*d] as usize).collect();
-    let out_strides: Vec<usize> = perm.iter().map(|d| strides[*d]).collect();
-    let n: usize = out_shape.iter().product();
-    let mut values = Vec::with_capacity(n);
-    let mut counter = vec![0usize; rank];
-    for _ in 0..n {
-        let at: usize = counter.iter().zip(&out_strides).map(|(c, s)| c * s).sum();
-        values.push(dense.get(at));
-        for d in (0..rank).rev() {
-            counter[d] += 1;
-            if counter[d] < out_shape[d] {
-                break;
-            }
-            counter[d] = 0;
-        }
-    }
+    let shape: Vec<usize> = in_shape.iter().map(|d| *d as usize).collect();
+    let values: Vec<Scalar> = transpose_indices(&shape, &perm)
+        .into_iter()
+        .map(|at| dense.get(at))
+        .collect();
     let attr = elements::dense_attr(ctx, out, &values)?;
     Some(vec![FoldResult::Attr(attr)])
 }

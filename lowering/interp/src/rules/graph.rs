@@ -2,7 +2,9 @@
 //! broadcasting (sharing the folders' evaluation), reshapes and transposes.
 
 use acc_dialects::hooks::attr_read::Attrs;
-use acc_dialects::hooks::graph_fold::{binary_eval, broadcast_index, unary_eval};
+use acc_dialects::hooks::graph_fold::{
+    binary_eval, broadcast_index, transpose_indices, unary_eval,
+};
 use acc_ir::elements::Scalar;
 
 use super::RuleInput;
@@ -102,29 +104,9 @@ pub(super) fn transpose(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
             perm.len()
         ));
     }
-    let mut strides = vec![1usize; rank];
-    for d in (0..rank.saturating_sub(1)).rev() {
-        strides[d] = strides[d + 1] * x.shape[d + 1];
-    }
-    let out_shape: Vec<usize> = perm.iter().map(|d| x.shape[*d]).collect();
-    let out_strides: Vec<usize> = perm.iter().map(|d| strides[*d]).collect();
-    let mut data = Vec::with_capacity(x.data.len());
-    let mut counter = vec![0usize; rank];
-    for _ in 0..x.data.len() {
-        data.push(
-            x.data[counter
-                .iter()
-                .zip(&out_strides)
-                .map(|(c, s)| c * s)
-                .sum::<usize>()],
-        );
-        for d in (0..rank).rev() {
-            counter[d] += 1;
-            if counter[d] < out_shape[d] {
-                break;
-            }
-            counter[d] = 0;
-        }
-    }
+    let data = transpose_indices(&x.shape, &perm)
+        .into_iter()
+        .map(|at| x.data[at])
+        .collect();
     Ok(vec![Tensor::new(r.ctx, r.result_type(0)?, data)?])
 }
