@@ -111,6 +111,35 @@ pub struct QuantUniform {
     pub params: Box<[(u64, i64)]>,
 }
 
+impl QuantUniform {
+    /// The smallest and largest stored integer: the explicit range, or the storage
+    /// type's full range.
+    pub fn storage_bounds(&self) -> (i64, i64) {
+        self.storage_range
+            .unwrap_or_else(|| Self::full_range(self.storage_width, self.storage_signed))
+    }
+
+    /// The full range of a `width`-bit (1 to 32) storage integer.
+    pub fn full_range(width: u32, signed: bool) -> (i64, i64) {
+        let w = width.clamp(1, 32);
+        if signed {
+            (-(1i64 << (w - 1)), (1i64 << (w - 1)) - 1)
+        } else {
+            (0, (1i64 << w) - 1)
+        }
+    }
+
+    /// Scale and zero point of channel `channel` (of the only pair when per tensor).
+    pub fn params_of(&self, channel: usize) -> (f64, i64) {
+        let (scale, zero) = if self.params.len() == 1 {
+            self.params[0]
+        } else {
+            self.params[channel.min(self.params.len() - 1)]
+        };
+        (f64::from_bits(scale), zero)
+    }
+}
+
 /// The structure of a type.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum TypeData {

@@ -17,11 +17,18 @@ import sys
 import warnings
 
 import numpy as np
-from onnx import numpy_helper
+from onnx import TensorProto, numpy_helper
 from onnx.backend.test.case.node import collect_testcases
 
 
 def tensor_bytes(value, name):
+    if isinstance(value, TensorProto):
+        # Element types numpy cannot hold (int4, float8) come as tensors already.
+        value = TensorProto.FromString(value.SerializeToString())
+        value.name = name
+        return value.SerializeToString()
+    if isinstance(value, np.generic):
+        value = np.asarray(value)
     if not isinstance(value, np.ndarray) or value.dtype == object:
         raise TypeError("not a plain tensor")
     return numpy_helper.from_array(value, name).SerializeToString()

@@ -132,6 +132,31 @@ pub(crate) fn verify_quantize(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     check(op, ctx, result)
 }
 
+/// `graph.storage_cast`: one side quantized, the other an integer of its storage width.
+pub(crate) fn verify_storage_cast(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+    let (Some(&input), Some(&output)) = (op.operand_types().first(), op.result_types().first())
+    else {
+        return Vec::new();
+    };
+    let result = (|| {
+        let (q, int_side) = match (quant(ctx, input), quant(ctx, output)) {
+            (Some(q), None) => (q, output),
+            (None, Some(q)) => (q, input),
+            _ => return Err("exactly one side must be quantized".to_string()),
+        };
+        let element = ctx.type_data(int_side).element_type().unwrap_or(int_side);
+        match ctx.type_data(element) {
+            TypeData::Integer { width, .. } if *width == q.storage_width => Ok(()),
+            _ => Err(format!(
+                "the integer side must have {}-bit integer elements, not {}",
+                q.storage_width,
+                acc_ir::printer::type_to_string(ctx, element)
+            )),
+        }
+    })();
+    check(op, ctx, result)
+}
+
 /// `graph.qconv2d` / `graph.qmatmul`: the result has the shape of the float op on the
 /// operands' shapes; weights may be per output channel, activations per tensor.
 pub(crate) fn verify_quantized_result(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {

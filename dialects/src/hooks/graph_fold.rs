@@ -36,7 +36,8 @@ pub fn unary_eval(name: &str, v: Scalar) -> Option<Scalar> {
 }
 
 /// Evaluates an elementwise binary graph op (`add`, `div`, ...) on one pair of
-/// elements; `None` for unknown ops, integer overflow and integer division by zero.
+/// elements; `None` for unknown ops, integer overflow, integer division by zero and
+/// integer powers with a negative exponent.
 pub fn binary_eval(name: &str, a: Scalar, b: Scalar) -> Option<Scalar> {
     Some(match (a, b) {
         (Scalar::Float(x), Scalar::Float(y)) => Scalar::Float(match name {
@@ -54,6 +55,7 @@ pub fn binary_eval(name: &str, a: Scalar, b: Scalar) -> Option<Scalar> {
             "sub" => x.checked_sub(y)?,
             "mul" => x.checked_mul(y)?,
             "div" => x.checked_div(y)?,
+            "pow" => x.checked_pow(u32::try_from(y).ok()?)?,
             "max" => x.max(y),
             "min" => x.min(y),
             _ => return None,

@@ -145,6 +145,7 @@ fn add_graph(h: &mut Hooks) {
     h.add_verifier("axis", Arc::new(graph::verify_axis));
     h.add_verifier("quantize", Arc::new(graph::verify_quantize));
     h.add_verifier("quantized_result", Arc::new(graph::verify_quantized_result));
+    h.add_verifier("storage_cast", Arc::new(graph::verify_storage_cast));
     h.add_folder("reshape", Arc::new(graph::fold_reshape));
     h.add_folder("graph_unary", Arc::new(graph_fold::fold_unary));
     h.add_folder("graph_binary", Arc::new(graph_fold::fold_binary));

@@ -602,7 +602,7 @@ pub(crate) fn infer_resize(ctx: &Context, input: &InferInput<'_>) -> Inferred {
                 }
             })
             .collect(),
-        (None, Some(sizes)) if sizes.len() == x.len() => sizes,
+        (_, Some(sizes)) if sizes.len() == x.len() => sizes,
         _ => {
             return Err(format!(
                 "requires one of 'scales' or 'sizes', with {} values",

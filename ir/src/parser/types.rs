@@ -494,14 +494,7 @@ impl<'s> Parser<'s, '_> {
         }
         let end = self.tok.end as usize;
         self.expect(Tok::Greater, "'>'")?;
-        let full = if storage_signed {
-            (
-                -(1i64 << (storage_width - 1)),
-                (1i64 << (storage_width - 1)) - 1,
-            )
-        } else {
-            (0, (1i64 << storage_width) - 1)
-        };
+        let full = QuantUniform::full_range(storage_width, storage_signed);
         let (lo, hi) = storage_range.unwrap_or(full);
         let problem = if lo > hi || lo < full.0 || hi > full.1 {
             Some(format!(

@@ -1,6 +1,8 @@
 //! Running functions: the values of a body in an environment, blocks executed op by
 //! op, branches following successors, `func.call` and `func.return`.
 
+use std::cell::{Cell, RefCell};
+
 use acc_ir::{AttrId, BlockId, BodyId, Context, DiagLoc, Diagnostic, Ir, OpId, ValueId};
 use rustc_hash::FxHashMap;
 
@@ -56,7 +58,21 @@ pub struct Interpreter<'a> {
     ctx: &'a Context,
     ir: &'a Ir,
     limits: Limits,
-    steps: u64,
+    steps: Cell<u64>,
+}
+
+/// The values computed so far in a function (blocks of nested regions included: SSA
+/// names are unique in a body).
+type Env = RefCell<FxHashMap<ValueId, Tensor>>;
+
+/// How a block ended.
+enum Flow {
+    /// `func.return` with these values.
+    Return(Vec<Tensor>),
+    /// A branch to a block with its arguments.
+    Branch(BlockId, Vec<Tensor>),
+    /// A region's yield (at this location) with these values.
+    Yield(AttrId, Vec<Tensor>),
 }
 
 impl<'a> Interpreter<'a> {
@@ -66,7 +82,7 @@ impl<'a> Interpreter<'a> {
             ctx,
             ir,
             limits,
-            steps: 0,
+            steps: Cell::new(0),
         }
     }
 
@@ -78,13 +94,23 @@ impl<'a> Interpreter<'a> {
             .map(|(_, b, o)| (b, o))
     }
 
-    /// Calls the function `name` with `args`; its results.
+    /// Calls the function `name` with `args`; its results (a `memref` result with its
+    /// elements read out of its buffer).
     pub fn call(&mut self, name: &str, args: Vec<Tensor>) -> Result<Vec<Tensor>, InterpError> {
-        self.call_at(name, args, 0)
+        let results = self.call_at(name, args, 0)?;
+        results
+            .iter()
+            .map(|t| {
+                t.materialized().map_err(|m| InterpError {
+                    message: format!("result of '@{name}': {m}"),
+                    loc: None,
+                })
+            })
+            .collect()
     }
 
     fn call_at(
-        &mut self,
+        &self,
         name: &str,
         args: Vec<Tensor>,
         depth: u32,
@@ -144,81 +170,151 @@ impl<'a> Interpreter<'a> {
 
     /// Runs blocks from `entry` until a `func.return`.
     fn run_region(
-        &mut self,
+        &self,
         body: BodyId,
         entry: BlockId,
         args: Vec<Tensor>,
         depth: u32,
     ) -> Result<Vec<Tensor>, InterpError> {
-        let mut env: FxHashMap<ValueId, Tensor> = FxHashMap::default();
+        let env = Env::default();
         let mut block = entry;
         let mut block_args = args;
         loop {
-            let b = self.ir.body(body);
-            for (p, v) in b.block_args(block).iter().zip(block_args.drain(..)) {
-                env.insert(*p, v);
-            }
-            let ops: Vec<OpId> = b.block_ops(block).collect();
-            let mut next = None;
-            for op in ops {
-                self.steps += 1;
-                let r = self.ir.op(body, op);
-                if self.steps > self.limits.max_steps {
-                    return Err(InterpError::at(
-                        r.loc(),
-                        format!("stopped after {} ops", self.limits.max_steps),
-                    ));
+            match self.exec_block(body, block, block_args, &env, depth)? {
+                Flow::Return(values) => return Ok(values),
+                Flow::Branch(target, values) => {
+                    block = target;
+                    block_args = values;
                 }
-                let operands = r
-                    .operands()
-                    .map(|v| env.get(&v).cloned())
-                    .collect::<Option<Vec<Tensor>>>()
-                    .ok_or_else(|| {
-                        InterpError::at(
-                            r.loc(),
-                            "an operand has no value (read before it was computed)",
-                        )
-                    })?;
-                let name = self.ctx.op_name_str(r.name());
-                match name {
-                    "func.return" => return Ok(operands),
-                    "func.call" => {
-                        let callee = r
-                            .attr(self.ctx, "callee")
-                            .and_then(|c| match self.ctx.attr_data(c) {
-                                acc_ir::AttrData::SymbolRef { root, .. } => {
-                                    Some(self.ctx.str(*root).to_string())
-                                }
-                                _ => None,
-                            })
-                            .ok_or_else(|| InterpError::at(r.loc(), "call without a callee"))?;
-                        let results = self.call_at(&callee, operands, depth + 1)?;
-                        for (v, t) in r.results().zip(results) {
-                            env.insert(v, t);
-                        }
-                        continue;
-                    }
-                    _ => {}
-                }
-                if r.successors().len() > 0 {
-                    next = Some(self.branch(body, op, &operands)?);
-                    break;
-                }
-                let results = self.apply_rule(body, op, &operands)?;
-                for (v, t) in r.results().zip(results) {
-                    env.insert(v, t);
+                Flow::Yield(loc, _) => {
+                    return Err(InterpError::at(loc, "a yield outside of a region"));
                 }
             }
-            let Some((target, values)) = next else {
-                let last = self.ir.body(body).block_ops(block).last();
-                return Err(InterpError {
-                    message: "a block ended without a terminator".into(),
-                    loc: last.map(|o| self.ir.op(body, o).loc()),
-                });
-            };
-            block = target;
-            block_args = values;
         }
+    }
+
+    /// Runs region `index` of `op` (a single block ending in a yield) with `args` for
+    /// its block arguments; the values it yields. Values from above are read from `env`.
+    fn run_nested(
+        &self,
+        body: BodyId,
+        op: OpId,
+        index: usize,
+        args: Vec<Tensor>,
+        env: &Env,
+        depth: u32,
+    ) -> Result<Vec<Tensor>, InterpError> {
+        let r = self.ir.op(body, op);
+        let block = r
+            .regions()
+            .get(index)
+            .and_then(|region| self.ir.body(body).entry_block(*region))
+            .ok_or_else(|| InterpError::at(r.loc(), format!("has no region #{index}")))?;
+        match self.exec_block(body, block, args, env, depth)? {
+            Flow::Yield(_, values) => Ok(values),
+            Flow::Return(_) | Flow::Branch(..) => {
+                Err(InterpError::at(r.loc(), "its region must end in a yield"))
+            }
+        }
+    }
+
+    /// Runs the ops of `block` (its arguments bound to `args`) up to its terminator.
+    fn exec_block(
+        &self,
+        body: BodyId,
+        block: BlockId,
+        args: Vec<Tensor>,
+        env: &Env,
+        depth: u32,
+    ) -> Result<Flow, InterpError> {
+        let b = self.ir.body(body);
+        let params = b.block_args(block);
+        if params.len() != args.len() {
+            let loc = b.block_ops(block).next().map(|o| self.ir.op(body, o).loc());
+            return Err(InterpError {
+                message: format!(
+                    "a block of {} arguments entered with {} values",
+                    params.len(),
+                    args.len()
+                ),
+                loc,
+            });
+        }
+        {
+            let mut e = env.borrow_mut();
+            for (p, v) in params.iter().zip(args) {
+                e.insert(*p, v);
+            }
+        }
+        for op in b.block_ops(block) {
+            let r = self.ir.op(body, op);
+            self.steps.set(self.steps.get() + 1);
+            if self.steps.get() > self.limits.max_steps {
+                return Err(InterpError::at(
+                    r.loc(),
+                    format!("stopped after {} ops", self.limits.max_steps),
+                ));
+            }
+            let operands = {
+                let e = env.borrow();
+                r.operands()
+                    .map(|v| e.get(&v).cloned())
+                    .collect::<Option<Vec<Tensor>>>()
+            }
+            .ok_or_else(|| {
+                InterpError::at(
+                    r.loc(),
+                    "an operand has no value (read before it was computed)",
+                )
+            })?;
+            let name = self.ctx.op_name_str(r.name());
+            match name {
+                "func.return" => {
+                    if operands.iter().any(|t| t.undefined.is_some()) {
+                        return Err(InterpError::at(
+                            r.loc(),
+                            "returns a tensor with unspecified elements (from tensor.empty)",
+                        ));
+                    }
+                    return Ok(Flow::Return(operands));
+                }
+                "loop.yield" | "tensor.yield" | "hw.yield" => {
+                    return Ok(Flow::Yield(r.loc(), operands));
+                }
+                "func.call" => {
+                    let callee = r
+                        .attr(self.ctx, "callee")
+                        .and_then(|c| match self.ctx.attr_data(c) {
+                            acc_ir::AttrData::SymbolRef { root, .. } => {
+                                Some(self.ctx.str(*root).to_string())
+                            }
+                            _ => None,
+                        })
+                        .ok_or_else(|| InterpError::at(r.loc(), "call without a callee"))?;
+                    let results = self.call_at(&callee, operands, depth + 1)?;
+                    let mut e = env.borrow_mut();
+                    for (v, t) in r.results().zip(results) {
+                        e.insert(v, t);
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            if r.successors().len() > 0 {
+                let (target, values) = self.branch(body, op, &operands)?;
+                return Ok(Flow::Branch(target, values));
+            }
+            let results = self.apply_rule(body, op, &operands, env, depth)?;
+            let mut e = env.borrow_mut();
+            for (v, t) in r.results().zip(results) {
+                e.insert(v, t);
+            }
+        }
+        let last = b.block_ops(block).last();
+        Err(InterpError {
+            message: "a block ended without a terminator".into(),
+            loc: last.map(|o| self.ir.op(body, o).loc()),
+        })
     }
 
     /// The successor a branch takes and the values it passes.
@@ -276,6 +372,8 @@ impl<'a> Interpreter<'a> {
         body: BodyId,
         op: OpId,
         operands: &[Tensor],
+        env: &Env,
+        depth: u32,
     ) -> Result<Vec<Tensor>, InterpError> {
         let r = self.ir.op(body, op);
         let name = self.ctx.op_name_str(r.name());
@@ -283,14 +381,40 @@ impl<'a> Interpreter<'a> {
         let rule = rule_name.as_deref().and_then(rules::rule).ok_or_else(|| {
             InterpError::at(r.loc(), format!("'{name}' has no interpreter semantics"))
         })?;
+        let rule_name = rule_name.as_deref().unwrap_or("");
+        for (i, t) in operands.iter().enumerate() {
+            if t.undefined.is_some() && !rules::accepts_unspecified(rule_name, i, operands.len()) {
+                return Err(InterpError::at(
+                    r.loc(),
+                    format!(
+                        "'{name}' reads operand #{i}, whose elements are unspecified (from tensor.empty)"
+                    ),
+                ));
+            }
+        }
+        // An error inside a region keeps its own location.
+        let inner_error: RefCell<Option<InterpError>> = RefCell::new(None);
+        let run_region = |index: usize, args: Vec<Tensor>| -> Result<Vec<Tensor>, String> {
+            self.run_nested(body, op, index, args, env, depth)
+                .map_err(|e| {
+                    let message = e.message.clone();
+                    inner_error.borrow_mut().get_or_insert(e);
+                    message
+                })
+        };
         let input = RuleInput {
             ctx: self.ctx,
             op: r,
             name: name.rsplit('.').next().unwrap_or(name),
             operands,
+            regions: &run_region,
         };
-        let results =
-            rule(&input).map_err(|m| InterpError::at(r.loc(), format!("'{name}': {m}")))?;
+        let results = rule(&input).map_err(|m| {
+            inner_error
+                .borrow_mut()
+                .take()
+                .unwrap_or_else(|| InterpError::at(r.loc(), format!("'{name}': {m}")))
+        })?;
         let want = r.results().len();
         if results.len() != want {
             return Err(InterpError::at(

@@ -1,11 +1,16 @@
 //! Runtime values: tensors of numbers. A scalar (`i32`, `f32`) is a tensor of rank 0
 //! whose type is the scalar type itself.
 //!
+//! A quantized tensor (`tensor<4x!quant.uniform<i8:f32, 0.5>>`) holds its stored
+//! integers; its type carries the scales and zero points.
+//!
 //! Invariant: `data.len()` is the product of `shape`, and every element is normalized
 //! for `kind` (integers wrapped to their width, floats rounded to their format).
 
+use std::sync::{Arc, Mutex};
+
 use acc_ir::elements::{self, ElementKind, Scalar};
-use acc_ir::{AttrId, Context, TypeData, TypeId};
+use acc_ir::{AttrId, Context, Signedness, TypeData, TypeId};
 
 /// A value of the interpreter.
 #[derive(Clone, Debug, PartialEq)]
@@ -16,8 +21,148 @@ pub struct Tensor {
     pub shape: Vec<usize>,
     /// How its elements are stored.
     pub kind: ElementKind,
-    /// The elements, row-major.
+    /// The elements, row-major (empty for a `memref`, whose elements are in its view).
     pub data: Vec<Scalar>,
+    /// Which elements are unspecified (`tensor.empty` and what is built from it);
+    /// `None` when all are defined.
+    pub undefined: Option<Vec<bool>>,
+    /// For a `memref`: the buffer it views.
+    pub view: Option<View>,
+}
+
+/// A window of a buffer: element `[i, j, ...]` is cell `offset + i * strides[0] + ...`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct View {
+    /// The memory.
+    pub buffer: Buffer,
+    /// The cell of the first element.
+    pub offset: usize,
+    /// Cells between neighbours along each dimension.
+    pub strides: Vec<usize>,
+}
+
+/// Mutable memory shared by every view of it (`loop.alloc`, a `memref` argument).
+#[derive(Clone, Debug)]
+pub struct Buffer(Arc<Mutex<Cells>>);
+
+#[derive(Debug)]
+struct Cells {
+    /// Each cell's value; `None` until written.
+    values: Vec<Option<Scalar>>,
+    /// Set by `loop.dealloc`.
+    freed: bool,
+}
+
+impl PartialEq for Buffer {
+    fn eq(&self, other: &Buffer) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Buffer {
+    /// A buffer of `n` cells, none written yet.
+    pub fn uninitialized(n: usize) -> Buffer {
+        Buffer(Arc::new(Mutex::new(Cells {
+            values: vec![None; n],
+            freed: false,
+        })))
+    }
+
+    /// A buffer holding `values`.
+    pub fn holding(values: &[Scalar]) -> Buffer {
+        Buffer(Arc::new(Mutex::new(Cells {
+            values: values.iter().map(|v| Some(*v)).collect(),
+            freed: false,
+        })))
+    }
+
+    fn cells(&self) -> std::sync::MutexGuard<'_, Cells> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The number of cells.
+    pub fn len(&self) -> usize {
+        self.cells().values.len()
+    }
+
+    /// Whether the buffer has no cells.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The value of cell `i`: an error when out of bounds, unwritten or freed.
+    pub fn read(&self, i: usize) -> Result<Scalar, String> {
+        let cells = self.cells();
+        if cells.freed {
+            return Err("reads a buffer after its dealloc".into());
+        }
+        match cells.values.get(i) {
+            None => Err(format!(
+                "reads cell {i} of a buffer of {} cells",
+                cells.values.len()
+            )),
+            Some(None) => Err(format!("reads cell {i} of a buffer before it is written")),
+            Some(Some(v)) => Ok(*v),
+        }
+    }
+
+    /// Writes cell `i`: an error when out of bounds or freed.
+    pub fn write(&self, i: usize, v: Scalar) -> Result<(), String> {
+        let mut cells = self.cells();
+        if cells.freed {
+            return Err("writes a buffer after its dealloc".into());
+        }
+        let n = cells.values.len();
+        let cell = cells
+            .values
+            .get_mut(i)
+            .ok_or_else(|| format!("writes cell {i} of a buffer of {n} cells"))?;
+        *cell = Some(v);
+        Ok(())
+    }
+
+    /// Marks the buffer freed: a second free is an error.
+    pub fn free(&self) -> Result<(), String> {
+        let mut cells = self.cells();
+        if cells.freed {
+            return Err("frees a buffer twice".into());
+        }
+        cells.freed = true;
+        Ok(())
+    }
+}
+
+impl View {
+    /// The cell of element `index` of a view of `shape`: an error when an index is out
+    /// of its dimension.
+    pub fn cell(&self, shape: &[usize], index: &[usize]) -> Result<usize, String> {
+        if index.len() != shape.len() {
+            return Err(format!(
+                "{} indices for a buffer of rank {}",
+                index.len(),
+                shape.len()
+            ));
+        }
+        let mut cell = self.offset;
+        for (d, (&i, &n)) in index.iter().zip(shape).enumerate() {
+            if i >= n {
+                return Err(format!(
+                    "index {i} is out of bounds for dimension {d} of size {n}"
+                ));
+            }
+            cell += i * self.strides[d];
+        }
+        Ok(cell)
+    }
+}
+
+/// Row-major strides of `shape`.
+pub(crate) fn row_major(shape: &[usize]) -> Vec<usize> {
+    let mut strides = vec![1usize; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * shape[d + 1];
+    }
+    strides
 }
 
 impl Tensor {
@@ -34,8 +179,19 @@ impl Tensor {
             }
             _ => (Vec::new(), ty),
         };
-        let kind = ElementKind::of(ctx, element)
-            .ok_or_else(|| format!("unsupported element type in {}", type_text(ctx, ty)))?;
+        let kind = match ctx.type_data(element) {
+            // A quantized value holds its stored integers; the type keeps the scales.
+            TypeData::QuantUniform(q) => Some(ElementKind::Int(
+                q.storage_width,
+                if q.storage_signed {
+                    Signedness::Signed
+                } else {
+                    Signedness::Unsigned
+                },
+            )),
+            _ => ElementKind::of(ctx, element),
+        }
+        .ok_or_else(|| format!("unsupported element type in {}", type_text(ctx, ty)))?;
         Ok((shape, kind))
     }
 
@@ -50,12 +206,106 @@ impl Tensor {
                 data.len()
             ));
         }
+        let data: Vec<Scalar> = data.into_iter().map(|v| kind.normalize(v)).collect();
+        if matches!(ctx.type_data(ty), TypeData::MemRef { .. }) {
+            // A memref holding `data` in a fresh buffer of its own.
+            let view = View {
+                buffer: Buffer::holding(&data),
+                offset: 0,
+                strides: row_major(&shape),
+            };
+            return Ok(Tensor::of_view(ty, shape, kind, view));
+        }
+        Ok(Tensor {
+            ty,
+            shape,
+            kind,
+            data,
+            undefined: None,
+            view: None,
+        })
+    }
+
+    /// A memref of type `ty` viewing `view`.
+    pub fn of_view(ty: TypeId, shape: Vec<usize>, kind: ElementKind, view: View) -> Tensor {
+        Tensor {
+            ty,
+            shape,
+            kind,
+            data: Vec::new(),
+            undefined: None,
+            view: Some(view),
+        }
+    }
+
+    /// The elements, row-major, read through the view of a memref: an error for
+    /// unspecified or unwritten elements.
+    pub fn values(&self) -> Result<Vec<Scalar>, String> {
+        if let Some(u) = &self.undefined
+            && let Some(i) = u.iter().position(|b| *b)
+        {
+            return Err(format!("element {i} is unspecified (from tensor.empty)"));
+        }
+        let Some(view) = &self.view else {
+            return Ok(self.data.clone());
+        };
+        let n: usize = self.shape.iter().product();
+        let mut out = Vec::with_capacity(n);
+        let mut index = vec![0usize; self.shape.len()];
+        for _ in 0..n {
+            out.push(view.buffer.read(view.cell(&self.shape, &index)?)?);
+            for d in (0..index.len()).rev() {
+                index[d] += 1;
+                if index[d] < self.shape[d] {
+                    break;
+                }
+                index[d] = 0;
+            }
+        }
+        Ok(out)
+    }
+
+    /// This value with its elements in `data` (a memref's read out of its buffer).
+    pub fn materialized(&self) -> Result<Tensor, String> {
+        Ok(Tensor {
+            data: self.values()?,
+            undefined: None,
+            view: None,
+            ..self.clone()
+        })
+    }
+
+    /// A tensor of type `ty` and runtime shape `shape`, for results whose type has
+    /// dynamic dimensions (the static ones must agree).
+    pub fn with_shape(
+        ctx: &Context,
+        ty: TypeId,
+        shape: Vec<usize>,
+        data: Vec<Scalar>,
+    ) -> Result<Tensor, String> {
+        let declared = ctx.type_data(ty).shape().unwrap_or(&[]);
+        let agrees = declared.len() == shape.len()
+            && declared
+                .iter()
+                .zip(&shape)
+                .all(|(d, s)| *d == acc_ir::DYNAMIC || usize::try_from(*d) == Ok(*s));
+        if !agrees || data.len() != shape.iter().product::<usize>() {
+            return Err(format!(
+                "a value of shape {shape:?} with {} elements does not fit {}",
+                data.len(),
+                type_text(ctx, ty)
+            ));
+        }
+        let element = ctx.type_data(ty).element_type().unwrap_or(ty);
+        let (_, kind) = Tensor::layout(ctx, element)?;
         let data = data.into_iter().map(|v| kind.normalize(v)).collect();
         Ok(Tensor {
             ty,
             shape,
             kind,
             data,
+            undefined: None,
+            view: None,
         })
     }
 

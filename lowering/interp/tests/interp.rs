@@ -1,40 +1,10 @@
 //! The interpreter on real functions: arith with branches and calls, graph ops with
 //! broadcasting, agreement with canonicalization, and errors instead of panics.
 
-use acc_interp::{Interpreter, Limits, Tensor};
-use acc_ir::elements::Scalar;
-use acc_ir::{Context, Ir, SourceMap};
+mod common;
 
-fn parse(ctx: &mut Context, text: &str) -> Ir {
-    let mut sources = SourceMap::new();
-    let file = sources.add("input.mlir", text.to_string());
-    let ir = acc_ir::parser::parse_file(ctx, &sources, file).expect("the input parses");
-    acc_ir::verifier::verify(ctx, &ir).expect("the input verifies");
-    ir
-}
-
-fn tensor(ctx: &mut Context, ty: &str, data: &[f64]) -> Tensor {
-    let ty = acc_ir::parser::parse_type_str(ctx, ty).expect("a type");
-    let (_, kind) = Tensor::layout(ctx, ty).expect("a supported type");
-    let data = data
-        .iter()
-        .map(|v| match kind {
-            acc_ir::elements::ElementKind::Int(..) => Scalar::Int(*v as i128),
-            acc_ir::elements::ElementKind::Float(_) => Scalar::Float(*v),
-        })
-        .collect();
-    Tensor::new(ctx, ty, data).expect("a tensor")
-}
-
-fn numbers(t: &Tensor) -> Vec<f64> {
-    t.data
-        .iter()
-        .map(|v| match v {
-            Scalar::Int(i) => *i as f64,
-            Scalar::Float(f) => *f,
-        })
-        .collect()
-}
+use acc_interp::{Interpreter, Limits};
+use common::{numbers, parse, value as tensor};
 
 const FACTORIAL: &str = r#"
 func.func @factorial(%n: i32) -> i32 {
@@ -151,16 +121,31 @@ func.func @forever(%x: i32) -> i32 {
   %r = func.call @forever(%x) : (i32) -> i32
   return %r : i32
 }
-func.func @norm(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32> {
-  %c = graph.resize %x {scales = array<f32: 1.0, 1.0, 2.0, 2.0>} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
-  return %c : tensor<1x1x4x4xf32>
+func.func @opaque(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %c = vendor.opaque %x : tensor<2xf32>
+  return %c : tensor<2xf32>
 }
 "#;
     let mut ctx = acc_dialects::new_context();
+    // A vendor op loaded at run time without `interpret`: it cannot be run.
+    let mut sources = acc_ir::SourceMap::new();
+    let file = sources.add(
+        "vendor.acc",
+        r#"dialect vendor {
+  op opaque {
+    traits Pure, SameOperandsAndResultType
+    operands (input: AnyType)
+    results (output: AnyType)
+    format "$input attr-dict `:` type($input)"
+  }
+}"#
+        .to_string(),
+    );
+    acc_dialects::lang::load_file(&mut ctx, &sources, file).expect("the vendor dialect loads");
     let ir = parse(&mut ctx, text);
     let one = tensor(&mut ctx, "i32", &[1.0]);
     let zero = tensor(&mut ctx, "i32", &[0.0]);
-    let x = tensor(&mut ctx, "tensor<1x1x2x2xf32>", &[1.0, 2.0, 3.0, 4.0]);
+    let x = tensor(&mut ctx, "tensor<2xf32>", &[1.0, 2.0]);
     let mut interp = Interpreter::new(&ctx, &ir, Limits::default());
     let e = interp
         .call("div", vec![one.clone(), zero])
@@ -195,11 +180,11 @@ func.func @norm(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32> {
         e.message
     );
     let e = interp
-        .call("norm", vec![x])
-        .expect_err("resize has no rule yet");
+        .call("opaque", vec![x])
+        .expect_err("the vendor op has no semantics");
     assert!(
         e.message
-            .contains("'graph.resize' has no interpreter semantics"),
+            .contains("'vendor.opaque' has no interpreter semantics"),
         "{}",
         e.message
     );

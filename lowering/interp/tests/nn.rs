@@ -1,31 +1,16 @@
 //! Network ops in the interpreter, against values worked out by hand, and the
 //! batch-norm-into-conv2d rewrite checked by running the IR before and after it.
 
-use acc_interp::{Interpreter, Limits, Tensor};
-use acc_ir::elements::Scalar;
-use acc_ir::{Context, Ir, SourceMap};
+mod common;
 
-fn parse(ctx: &mut Context, text: &str) -> Ir {
-    let mut sources = SourceMap::new();
-    let file = sources.add("input.mlir", text.to_string());
-    let ir = acc_ir::parser::parse_file(ctx, &sources, file).expect("the input parses");
-    acc_ir::verifier::verify(ctx, &ir).expect("the input verifies");
-    ir
-}
+use acc_interp::{Interpreter, Limits, Tensor};
+use acc_ir::Context;
+use acc_ir::elements::Scalar;
+use common::{numbers as values, parse};
 
 fn floats(ctx: &mut Context, ty: &str, data: &[f64]) -> Tensor {
     let ty = acc_ir::parser::parse_type_str(ctx, ty).expect("a type");
     Tensor::new(ctx, ty, data.iter().map(|v| Scalar::Float(*v)).collect()).expect("a tensor")
-}
-
-fn values(t: &Tensor) -> Vec<f64> {
-    t.data
-        .iter()
-        .map(|v| match v {
-            Scalar::Int(i) => *i as f64,
-            Scalar::Float(f) => *f,
-        })
-        .collect()
 }
 
 fn run(text: &str, func: &str, args: &[(&str, Vec<f64>)]) -> Vec<Vec<f64>> {

@@ -44,17 +44,22 @@ fn run(dir: &Path, rtol: f64, atol: f64) -> Result<(), Outcome> {
         })
         .collect();
     sets.sort();
-    // Inputs the graph dialect takes as attributes (shapes, axes) are fed as data in
-    // the tests: when the plain import asks for constants, the integer inputs of the
-    // first data set are fixed (as a compiler specializes on shape inputs).
-    let mut known = Vec::new();
+    // Inputs the graph dialect takes as attributes (shapes, axes, scales) are fed as
+    // data in the tests: the inputs the import asks to be constants are fixed to their
+    // values in the first data set (as a compiler specializes on such inputs).
+    let mut known: Vec<TensorProto> = Vec::new();
     let mut imported = crate::import(&mut ctx, &bytes, "main");
-    if imported
-        .as_ref()
-        .is_err_and(|e| e.iter().any(|m| m.contains("must be a constant")))
-        && let Some(first) = sets.first()
-    {
-        known = integer_inputs(&bytes, first);
+    while let (Err(errors), Some(first)) = (&imported, sets.first()) {
+        let wanted: Vec<String> = errors
+            .iter()
+            .filter_map(|e| required_constant(e))
+            .filter(|n| !known.iter().any(|t| t.name.as_deref() == Some(n)))
+            .collect();
+        let found = named_inputs(&bytes, first, &wanted);
+        if found.is_empty() {
+            break;
+        }
+        known.extend(found);
         imported = crate::import_with(&mut ctx, &bytes, "main", &known);
     }
     let ir = imported.map_err(|e| {
@@ -152,23 +157,34 @@ fn run(dir: &Path, rtol: f64, atol: f64) -> Result<(), Outcome> {
     Ok(())
 }
 
-/// The int64 inputs of data set `set` (named after the model's inputs), as tensors.
-fn integer_inputs(model: &[u8], set: &Path) -> Vec<TensorProto> {
+/// The name of the input an import error asks to be a constant: the last quoted name
+/// before "must be a constant".
+fn required_constant(error: &str) -> Option<String> {
+    let before = &error[..error.find("must be a constant")?];
+    let end = before.rfind('\'')?;
+    let start = before[..end].rfind('\'')?;
+    Some(before[start + 1..end].to_string())
+}
+
+/// The inputs of data set `set` for the graph inputs named in `names`, as tensors
+/// carrying those names.
+fn named_inputs(model: &[u8], set: &Path, names: &[String]) -> Vec<TensorProto> {
     let Ok(model) = crate::proto::ModelProto::decode(model) else {
         return Vec::new();
     };
-    let names: Vec<String> = model
+    let inputs: Vec<String> = model
         .graph
         .map(|g| g.input.into_iter().filter_map(|i| i.name).collect())
         .unwrap_or_default();
     let mut out = Vec::new();
-    for (i, name) in names.iter().enumerate() {
+    for (i, name) in inputs.iter().enumerate() {
+        if !names.contains(name) {
+            continue;
+        }
         let Ok(bytes) = std::fs::read(set.join(format!("input_{i}.pb"))) else {
             continue;
         };
-        if let Ok(mut t) = TensorProto::decode(&bytes[..])
-            && t.data_type == Some(crate::proto::tensor_proto::DataType::Int64 as i32)
-        {
+        if let Ok(mut t) = TensorProto::decode(&bytes[..]) {
             t.name = Some(name.clone());
             out.push(t);
         }

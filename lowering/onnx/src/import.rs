@@ -12,6 +12,9 @@ use crate::nodes::{Lowered, Node, lower, supported};
 use crate::proto::{GraphProto, ModelProto};
 use crate::tensors;
 
+mod compose;
+mod quant;
+
 /// The opsets of the default domain the importer accepts: 13 to 28 (onnx 1.23). For
 /// the ops it converts, the versions after 21 only add element types.
 pub const OPSETS: std::ops::RangeInclusive<i64> = 13..=28;
@@ -37,25 +40,58 @@ pub fn import_with(
     if let Some(g) = model.graph.as_mut() {
         g.initializer.extend(known.iter().cloned());
     }
+    let graph = model
+        .graph
+        .as_ref()
+        .ok_or_else(|| vec!["the model has no graph".to_string()])?;
     for opset in &model.opset_import {
         let domain = opset.domain.as_deref().unwrap_or("");
         let version = opset.version.unwrap_or(0);
-        if (domain.is_empty() || domain == "ai.onnx") && !OPSETS.contains(&version) {
+        if (domain.is_empty() || domain == "ai.onnx") && !opset_supported(graph, version) {
             return Err(vec![format!(
-                "opset {version} is not supported (opsets {} to {} are)",
+                "opset {version} is not supported (opsets {} to {} are, and older ones for ops defined the same way since)",
                 OPSETS.start(),
                 OPSETS.end()
             )]);
         }
     }
-    let graph = model
-        .graph
-        .as_ref()
-        .ok_or_else(|| vec!["the model has no graph".to_string()])?;
     check_supported(graph)?;
     Importer::new(ctx, graph)?
         .run(graph, name)
         .map_err(|e| vec![e])
+}
+
+/// Ops whose opset-13 definition is older than opset 13, with the opset that
+/// introduced it: a model of an older opset using only these (each at least as new as
+/// its definition) means the same as at opset 13.
+/// QuantizeLinear and DequantizeLinear of opsets 10 to 12 are the per-tensor case of
+/// opset 13's; Dropout from opset 7 on is the identity at inference.
+const OLDER_DEFINITIONS: [(&str, i64); 13] = [
+    ("GlobalAveragePool", 1),
+    ("GlobalMaxPool", 1),
+    ("Dropout", 7),
+    ("QuantizeLinear", 10),
+    ("DequantizeLinear", 10),
+    ("BatchNormalization", 9),
+    ("QLinearConv", 10),
+    ("QLinearMatMul", 10),
+    ("Conv", 11),
+    ("AveragePool", 11),
+    ("TopK", 11),
+    ("NonMaxSuppression", 11),
+    ("MaxPool", 12),
+];
+
+/// Whether the importer reads `graph` correctly under default-domain opset `version`.
+fn opset_supported(graph: &GraphProto, version: i64) -> bool {
+    OPSETS.contains(&version)
+        || (version < *OPSETS.start()
+            && graph.node.iter().all(|n| {
+                let op = n.op_type.as_deref().unwrap_or("");
+                OLDER_DEFINITIONS
+                    .iter()
+                    .any(|(o, since)| *o == op && *since <= version)
+            }))
 }
 
 /// All the unsupported op types of the graph, in one error.
@@ -190,7 +226,7 @@ impl<'c> Importer<'c> {
                     .type_data(declared)
                     .shape()
                     .is_some_and(|s| s.iter().all(|d| *d >= 0))
-                && declared != *ty
+                && !refines(self.ctx, declared, *ty)
             {
                 return Err(format!(
                     "output '{}' is declared {} but computes to {}",
@@ -257,7 +293,7 @@ impl<'c> Importer<'c> {
             .iter()
             .map(|i| self.constants.get(i).and_then(|(_, e)| e.clone()))
             .collect();
-        let types = node
+        let types: Vec<Option<TypeId>> = node
             .input
             .iter()
             .map(|i| {
@@ -271,8 +307,14 @@ impl<'c> Importer<'c> {
                     })
             })
             .collect();
-        if let Some(op) = variadic_op(node) {
+        if let Some(op) = compose::variadic_op(node) {
             return self.variadic(body, block, node, op);
+        }
+        if compose::is_mixed_pow(node, &types) {
+            return self.mixed_pow(body, block, node, &types);
+        }
+        if quant::handles(node) {
+            return self.quantized(body, block, node, types);
         }
         let lowered = lower(&Node {
             ctx: self.ctx,
@@ -283,6 +325,9 @@ impl<'c> Importer<'c> {
         let mut operands = Vec::new();
         for &i in &lowered.operands {
             let name = node.input.get(i).cloned().unwrap_or_default();
+            if name.is_empty() {
+                return Err(format!("its input {i} is missing"));
+            }
             operands.push(
                 self.value(body, block, &name)
                     .ok_or_else(|| format!("input '{name}' is not defined"))?,
@@ -290,9 +335,14 @@ impl<'c> Importer<'c> {
         }
         if lowered.op.is_empty() {
             // Identity, Dropout (inference): the output is the input.
+            let input = *operands.first().ok_or("has no input")?;
             let out = node.output.first().cloned().unwrap_or_default();
-            self.values
-                .insert(out, *operands.first().ok_or("has no input")?);
+            self.values.insert(out, input);
+            if let Some(mask) = node.output.get(1).filter(|m| !m.is_empty()) {
+                let ty = self.ir.body(body).value_type(input);
+                let mask_value = self.dropout_mask(body, block, ty)?;
+                self.values.insert(mask.clone(), mask_value);
+            }
             return Ok(());
         }
         let mut results = self.create(body, block, &lowered, &operands)?;
@@ -330,99 +380,15 @@ impl<'c> Importer<'c> {
         Ok(())
     }
 
-    /// Max, Min and Sum of any number of inputs: a chain of the binary graph op (one
-    /// input is the result itself).
-    fn variadic(
-        &mut self,
-        body: BodyId,
-        block: BlockId,
-        node: &crate::proto::NodeProto,
-        op: &'static str,
-    ) -> Result<(), String> {
-        let mut inputs = Vec::new();
-        for name in node.input.iter().filter(|n| !n.is_empty()) {
-            inputs.push(
-                self.value(body, block, name)
-                    .ok_or_else(|| format!("input '{name}' is not defined"))?,
-            );
-        }
-        let (&first, rest) = inputs.split_first().ok_or("it has no inputs")?;
-        let binary = Lowered {
-            op,
-            operands: Vec::new(),
-            attrs: Vec::new(),
-            result_types: None,
-        };
-        let mut acc = first;
-        for &v in rest {
-            acc = self.create(body, block, &binary, &[acc, v])?[0];
-        }
-        let out = node.output.first().cloned().unwrap_or_default();
-        self.values.insert(out, acc);
-        Ok(())
-    }
-
-    /// LayerNormalization's optional outputs: the mean and the inverse standard
-    /// deviation over the dimensions from `axis` on (kept as size 1), computed in f32
-    /// (ONNX's default stash type) with graph ops.
-    fn layer_norm_statistics(
-        &mut self,
-        body: BodyId,
-        block: BlockId,
-        x: ValueId,
-        axis: i64,
-        eps: f32,
-    ) -> Result<Vec<ValueId>, String> {
-        let ty = self.ir.body(body).value_type(x);
-        let f32_type = self.ctx.float_type(acc_ir::FloatKind::F32);
-        if self.ctx.type_data(ty).element_type() != Some(f32_type) {
-            return Err("its statistics outputs are supported for float32 inputs only".into());
-        }
-        let rank = self.ctx.type_data(ty).shape().map_or(0, <[i64]>::len) as i64;
-        let first = if axis < 0 { axis + rank } else { axis };
-        let axes: Vec<i64> = (first..rank).collect();
-        let reduce = Lowered {
-            op: "graph.reduce_mean",
-            operands: Vec::new(),
-            attrs: vec![
-                ("axes", crate::nodes::i64s_attr(self.ctx, &axes)),
-                ("keepdims", crate::nodes::bool_attr(self.ctx, true)),
-            ],
-            result_types: None,
-        };
-        let plain = |op| Lowered {
-            op,
-            operands: Vec::new(),
-            attrs: Vec::new(),
-            result_types: None,
-        };
-        let mean = self.create(body, block, &reduce, &[x])?[0];
-        let centred = self.create(body, block, &plain("graph.sub"), &[x, mean])?[0];
-        let squared = self.create(body, block, &plain("graph.mul"), &[centred, centred])?[0];
-        let var = self.create(body, block, &reduce, &[squared])?[0];
-        let scalar = self.ctx.intern_type(acc_ir::TypeData::RankedTensor {
-            shape: Box::new([]),
-            element: f32_type,
-            encoding: None,
-        });
-        let eps = self.constant(body, block, scalar, f64::from(eps))?;
-        let one = self.constant(body, block, scalar, 1.0)?;
-        let var_eps = self.create(body, block, &plain("graph.add"), &[var, eps])?[0];
-        let std = self.create(body, block, &plain("graph.sqrt"), &[var_eps])?[0];
-        let inv = self.create(body, block, &plain("graph.div"), &[one, std])?[0];
-        Ok(vec![mean, inv])
-    }
-
     /// A `graph.constant` of type `ty` holding `value` everywhere.
     fn constant(
         &mut self,
         body: BodyId,
         block: BlockId,
         ty: TypeId,
-        value: f64,
+        value: Scalar,
     ) -> Result<ValueId, String> {
-        let attr =
-            elements::dense_attr(self.ctx, ty, &[Scalar::Float(value)]).ok_or("bad constant")?;
+        let attr = elements::dense_attr(self.ctx, ty, &[value]).ok_or("bad constant")?;
         let loc = self.ctx.unknown_loc();
         let props = self
             .ctx
@@ -445,38 +411,20 @@ impl<'c> Importer<'c> {
         l: &Lowered,
         operands: &[ValueId],
     ) -> Result<Vec<ValueId>, String> {
-        let ctx = &*self.ctx;
-        let name = ctx
-            .lookup_op_name(l.op)
-            .ok_or_else(|| format!("'{}' is not registered", l.op))?;
-        let def = ctx
-            .op_def(name)
-            .cloned()
-            .ok_or_else(|| format!("'{}' is not registered", l.op))?;
-        let props: Vec<_> = l.attrs.iter().map(|(k, v)| (ctx.sym(k), *v)).collect();
-        let props = with_defaults(ctx, name, props);
         let operand_types: Vec<TypeId> = operands
             .iter()
             .map(|v| self.ir.body(body).value_type(*v))
             .collect();
         let types = match &l.result_types {
             Some(t) => t.clone(),
-            None => {
-                let infer = def
-                    .infer
-                    .as_ref()
-                    .ok_or_else(|| format!("'{}' cannot infer its result types", l.op))?;
-                let input = InferInput {
-                    operand_types: &operand_types,
-                    props,
-                    attrs: ctx.empty_dict(),
-                };
-                infer(ctx, &input)?
-                    .into_iter()
-                    .map(|t| ctx.intern_type(t))
-                    .collect()
-            }
+            None => self.infer(l, &operand_types)?,
         };
+        let ctx = &*self.ctx;
+        let name = ctx
+            .lookup_op_name(l.op)
+            .ok_or_else(|| format!("'{}' is not registered", l.op))?;
+        let props: Vec<_> = l.attrs.iter().map(|(k, v)| (ctx.sym(k), *v)).collect();
+        let props = with_defaults(ctx, name, props);
         let loc = ctx.unknown_loc();
         let mut spec = OpSpec::new(self.ctx, l.op, loc)
             .operands(operands)
@@ -486,6 +434,50 @@ impl<'c> Importer<'c> {
         }
         let op = Builder::at_end(self.ir.body_mut(body), block).create(spec);
         Ok(self.ir.body(body).results(op).collect())
+    }
+}
+
+impl Importer<'_> {
+    /// The result types `l`'s op infers for operands of `operand_types`.
+    fn infer(&self, l: &Lowered, operand_types: &[TypeId]) -> Result<Vec<TypeId>, String> {
+        let ctx = &*self.ctx;
+        let name = ctx
+            .lookup_op_name(l.op)
+            .ok_or_else(|| format!("'{}' is not registered", l.op))?;
+        let def = ctx
+            .op_def(name)
+            .ok_or_else(|| format!("'{}' is not registered", l.op))?;
+        let infer = def
+            .infer
+            .as_ref()
+            .ok_or_else(|| format!("'{}' cannot infer its result types", l.op))?;
+        let props: Vec<_> = l.attrs.iter().map(|(k, v)| (ctx.sym(k), *v)).collect();
+        let input = InferInput {
+            operand_types,
+            props: with_defaults(ctx, name, props),
+            attrs: ctx.empty_dict(),
+        };
+        Ok(infer(ctx, &input)?
+            .into_iter()
+            .map(|t| ctx.intern_type(t))
+            .collect())
+    }
+}
+
+/// Whether `declared` is `computed` with some dynamic dimensions made static (a model
+/// may declare the shape an op such as NonMaxSuppression only knows when it runs).
+fn refines(ctx: &Context, declared: TypeId, computed: TypeId) -> bool {
+    let (d, c) = (ctx.type_data(declared), ctx.type_data(computed));
+    match (d.shape(), c.shape()) {
+        (Some(ds), Some(cs)) => {
+            d.element_type() == c.element_type()
+                && ds.len() == cs.len()
+                && ds
+                    .iter()
+                    .zip(cs)
+                    .all(|(a, b)| a == b || *b == acc_ir::DYNAMIC)
+        }
+        _ => declared == computed,
     }
 }
 
@@ -534,14 +526,4 @@ fn constant_tensor(node: &crate::proto::NodeProto) -> Result<crate::proto::Tenso
         }
     }
     Ok(t)
-}
-
-/// The binary graph op of a variadic ONNX op (Max, Min, Sum).
-fn variadic_op(node: &crate::proto::NodeProto) -> Option<&'static str> {
-    match node.op_type.as_deref()? {
-        "Max" => Some("graph.max"),
-        "Min" => Some("graph.min"),
-        "Sum" => Some("graph.add"),
-        _ => None,
-    }
 }

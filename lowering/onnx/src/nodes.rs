@@ -57,6 +57,12 @@ impl Node<'_> {
     fn has_input(&self, i: usize) -> bool {
         self.proto.input.get(i).is_some_and(|n| !n.is_empty())
     }
+    /// The error for input `i` (a `what`) not being a constant; it names the input, so
+    /// that a caller can supply its value.
+    fn not_constant(&self, i: usize, what: &str) -> String {
+        let name = self.proto.input.get(i).map(String::as_str).unwrap_or("");
+        format!("its {what} (input {i}, '{name}') must be a constant")
+    }
     /// Constant input `i` as integers (shapes, axes, pads).
     fn const_ints(&self, i: usize, what: &str) -> Result<Vec<i64>, String> {
         let values = self
@@ -64,7 +70,7 @@ impl Node<'_> {
             .get(i)
             .cloned()
             .flatten()
-            .ok_or_else(|| format!("its {what} (input {i}) must be a constant"))?;
+            .ok_or_else(|| self.not_constant(i, what))?;
         values
             .into_iter()
             .map(|v| match v {
@@ -80,7 +86,7 @@ impl Node<'_> {
             .get(i)
             .cloned()
             .flatten()
-            .ok_or_else(|| format!("its {what} (input {i}) must be a constant"))?;
+            .ok_or_else(|| self.not_constant(i, what))?;
         match values.as_slice() {
             [Scalar::Float(f)] => Ok(*f),
             [Scalar::Int(i)] => Ok(*i as f64),
@@ -88,6 +94,35 @@ impl Node<'_> {
         }
     }
 
+    /// Constant input `i` as numbers (scales, regions of interest).
+    fn const_floats(&self, i: usize, what: &str) -> Result<Vec<f64>, String> {
+        let values = self
+            .constants
+            .get(i)
+            .cloned()
+            .flatten()
+            .ok_or_else(|| self.not_constant(i, what))?;
+        Ok(values
+            .into_iter()
+            .map(|v| match v {
+                Scalar::Float(f) => f,
+                Scalar::Int(i) => i as f64,
+            })
+            .collect())
+    }
+    /// The static shape of input `i`.
+    fn static_shape(&self, i: usize) -> Option<Vec<i64>> {
+        let ty = self.types.get(i).copied().flatten()?;
+        let shape = self.ctx.type_data(ty).shape()?;
+        shape.iter().all(|d| *d >= 0).then(|| shape.to_vec())
+    }
+    fn f32s_attr(&self, v: &[f64]) -> AttrId {
+        let data: Vec<u8> = v.iter().flat_map(|x| (*x as f32).to_le_bytes()).collect();
+        self.ctx.intern_attr(AttrData::DenseArray {
+            element: self.ctx.float_type(FloatKind::F32),
+            data: data.into(),
+        })
+    }
     fn i64_attr(&self, v: i64) -> AttrId {
         elements::scalar_attr(self.ctx, self.ctx.int_type(64), Scalar::Int(v.into()))
             .expect("i64 attribute")
@@ -201,12 +236,19 @@ pub fn supported(op_type: &str) -> bool {
                 | "Pad"
                 | "Clip"
                 | "Cast"
+                | "CastLike"
                 | "Gelu"
                 | "ReduceSum"
                 | "ReduceMean"
                 | "ReduceMax"
                 | "ReduceMin"
                 | "ReduceProd"
+                | "QuantizeLinear"
+                | "DequantizeLinear"
+                | "QLinearConv"
+                | "QLinearMatMul"
+                | "Resize"
+                | "NonMaxSuppression"
         )
 }
 
@@ -220,15 +262,11 @@ pub fn lower(n: &Node<'_>) -> Result<Lowered, String> {
                 "{op_type} with {given} inputs is not supported ({arity} are)"
             ));
         }
-        if name.is_empty() && n.proto.output.iter().skip(1).any(|o| !o.is_empty()) {
-            return Err(format!("the mask output of {op_type} is not supported"));
-        }
-        let float = |t: &Option<TypeId>| {
-            t.and_then(|t| n.ctx.type_data(t).element_type())
-                .is_some_and(|e| matches!(n.ctx.type_data(e), acc_ir::TypeData::Float(_)))
-        };
-        if op_type == "Pow" && !n.types.iter().all(float) {
-            return Err("Pow of integers is not supported (graph.pow is on floats)".into());
+        if op_type == "Dropout" && n.has_input(2) {
+            let training = n.const_ints(2, "training_mode")?;
+            if training.iter().any(|t| *t != 0) {
+                return Err("training-mode Dropout (random) is not supported".into());
+            }
         }
         return op(name, (0..*arity).collect(), Vec::new());
     }
@@ -411,18 +449,35 @@ pub fn lower(n: &Node<'_>) -> Result<Lowered, String> {
             op("graph.slice", vec![0], attrs)
         }
         "Pad" => {
-            if n.has_input(3) {
-                return Err("the axes input of Pad is not supported".into());
-            }
             let mode = n.string("mode").unwrap_or_else(|| "constant".into());
-            if !matches!(mode.as_str(), "constant" | "reflect" | "edge") {
+            if !matches!(mode.as_str(), "constant" | "reflect" | "edge" | "wrap") {
                 return Err(format!("pad mode '{mode}' is not supported"));
             }
             let mode_attr = n.enum_attr("pad_mode", &mode);
-            let mut attrs = vec![
-                ("pads", n.i64s_attr(&n.const_ints(1, "pads")?)),
-                ("mode", mode_attr),
-            ];
+            let mut pads = n.const_ints(1, "pads")?;
+            if n.has_input(3) {
+                // Pads for some axes only: zero for the others.
+                let axes = n.const_ints(3, "axes")?;
+                let rank = n
+                    .static_shape(0)
+                    .map(|s| s.len())
+                    .ok_or("its input must have a static shape")?;
+                if pads.len() != 2 * axes.len() {
+                    return Err(format!("{} pads for {} axes", pads.len(), axes.len()));
+                }
+                let mut full = vec![0; 2 * rank];
+                for (i, a) in axes.iter().enumerate() {
+                    let a = if *a < 0 { a + rank as i64 } else { *a };
+                    let a = usize::try_from(a)
+                        .ok()
+                        .filter(|a| *a < rank)
+                        .ok_or("pad axis out of range")?;
+                    full[a] = pads[i];
+                    full[rank + a] = pads[axes.len() + i];
+                }
+                pads = full;
+            }
+            let mut attrs = vec![("pads", n.i64s_attr(&pads)), ("mode", mode_attr)];
             if n.has_input(2) {
                 attrs.push(("value", n.f64_attr(n.const_number(2, "constant value")?)));
             }
@@ -446,9 +501,19 @@ pub fn lower(n: &Node<'_>) -> Result<Lowered, String> {
             let attr = n.enum_attr("gelu_approximation", &approx);
             op("graph.gelu", vec![0], vec![("approximate", attr)])
         }
-        "Cast" => {
-            let to = n.int("to").ok_or("requires 'to'")?;
-            let element = crate::tensors::element_type(n.ctx, to as i32)?;
+        "Cast" | "CastLike" => {
+            let element = if op_type == "CastLike" {
+                let like = n
+                    .types
+                    .get(1)
+                    .copied()
+                    .flatten()
+                    .ok_or("its second input has no type")?;
+                n.ctx.type_data(like).element_type().unwrap_or(like)
+            } else {
+                let to = n.int("to").ok_or("requires 'to'")?;
+                crate::tensors::element_type(n.ctx, to as i32)?
+            };
             let input = n
                 .types
                 .first()
@@ -461,7 +526,22 @@ pub fn lower(n: &Node<'_>) -> Result<Lowered, String> {
                 .shape()
                 .ok_or("its input must be a ranked tensor")?
                 .to_vec();
-            let mut lowered = op("graph.cast", vec![0], Vec::new())?;
+            // ONNX wraps floats cast to 4- and 2-bit integers.
+            let from_float = n
+                .ctx
+                .type_data(input)
+                .element_type()
+                .is_some_and(|e| matches!(n.ctx.type_data(e), acc_ir::TypeData::Float(_)));
+            let sub_byte = matches!(
+                n.ctx.type_data(element),
+                acc_ir::TypeData::Integer { width, .. } if *width < 8 && *width > 1
+            );
+            let attrs = if from_float && sub_byte {
+                vec![("wrap", n.bool_attr(true))]
+            } else {
+                Vec::new()
+            };
+            let mut lowered = op("graph.cast", vec![0], attrs)?;
             lowered.result_types = Some(vec![crate::tensors::tensor_type(n.ctx, &shape, element)]);
             Ok(lowered)
         }
@@ -482,14 +562,187 @@ pub fn lower(n: &Node<'_>) -> Result<Lowered, String> {
             match axes {
                 Some(a) if !a.is_empty() => attrs.push(("axes", n.i64s_attr(&a))),
                 Some(_) if n.int("noop_with_empty_axes").unwrap_or(0) != 0 => {
-                    return Err("noop_with_empty_axes is not supported".into());
+                    // No axes and noop_with_empty_axes: the input itself.
+                    return op("", vec![0], Vec::new());
                 }
                 _ => {}
             }
             op(name, vec![0], attrs)
         }
+        "Resize" => resize(n),
+        "NonMaxSuppression" => {
+            let mut attrs = vec![(
+                "center_point_box",
+                n.bool_attr(n.int("center_point_box").unwrap_or(0) != 0),
+            )];
+            if n.has_input(2) {
+                let max = n.const_ints(2, "max_output_boxes_per_class")?;
+                attrs.push((
+                    "max_output_boxes_per_class",
+                    n.i64_attr(*max.first().unwrap_or(&0)),
+                ));
+            }
+            if n.has_input(3) {
+                let iou = n.const_number(3, "iou_threshold")?;
+                attrs.push(("iou_threshold", n.f32_attr(iou)));
+            }
+            if n.has_input(4) {
+                let score = n.const_number(4, "score_threshold")?;
+                attrs.push(("score_threshold", n.f32_attr(score)));
+            }
+            op("graph.non_max_suppression", vec![0, 1], attrs)
+        }
         other => Err(format!("unsupported op '{other}'")),
     }
+}
+
+/// Resize: the `roi`, `scales` and `sizes` inputs (constants) become attributes with
+/// one value per dimension (`axes` expanded); keep_aspect_ratio_policy is resolved here
+/// into both `sizes` (the output shape) and `scales` (the factor used for coordinates).
+fn resize(n: &Node<'_>) -> Result<Lowered, String> {
+    if n.int("antialias").unwrap_or(0) != 0 && n.string("mode").as_deref() == Some("nearest") {
+        return Err("antialias with mode 'nearest' is not supported".into());
+    }
+    let mode = n.string("mode").unwrap_or_else(|| "nearest".into());
+    let coordinates = n
+        .string("coordinate_transformation_mode")
+        .unwrap_or_else(|| "half_pixel".into());
+    let nearest = n
+        .string("nearest_mode")
+        .unwrap_or_else(|| "round_prefer_floor".into());
+    if !matches!(mode.as_str(), "nearest" | "linear" | "cubic") {
+        return Err(format!("mode '{mode}' is not supported"));
+    }
+    if !matches!(
+        coordinates.as_str(),
+        "half_pixel"
+            | "asymmetric"
+            | "align_corners"
+            | "pytorch_half_pixel"
+            | "half_pixel_symmetric"
+            | "tf_crop_and_resize"
+    ) {
+        return Err(format!(
+            "coordinate_transformation_mode '{coordinates}' is not supported"
+        ));
+    }
+    if !matches!(
+        nearest.as_str(),
+        "round_prefer_floor" | "round_prefer_ceil" | "floor" | "ceil"
+    ) {
+        return Err(format!("nearest_mode '{nearest}' is not supported"));
+    }
+    let shape = n
+        .static_shape(0)
+        .ok_or("its input must have a static shape")?;
+    let rank = shape.len();
+    let axes: Vec<usize> = match n.ints("axes") {
+        Some(a) => a
+            .iter()
+            .map(|x| {
+                let x = if *x < 0 { x + rank as i64 } else { *x };
+                usize::try_from(x)
+                    .ok()
+                    .filter(|x| *x < rank)
+                    .ok_or_else(|| format!("axis {x} is out of range"))
+            })
+            .collect::<Result<_, _>>()?,
+        None => (0..rank).collect(),
+    };
+    let given = |i: usize| -> Result<Option<Vec<f64>>, String> {
+        if !n.has_input(i) {
+            return Ok(None);
+        }
+        let v = n.const_floats(i, ["", "roi", "scales", "sizes"][i])?;
+        Ok((!v.is_empty()).then_some(v))
+    };
+    let (roi, scales, sizes) = (given(1)?, given(2)?, given(3)?);
+    let expand = |values: &[f64], fill: f64, what: &str| -> Result<Vec<f64>, String> {
+        if values.len() != axes.len() {
+            return Err(format!("{} {what} for {} axes", values.len(), axes.len()));
+        }
+        let mut full = vec![fill; rank];
+        for (a, v) in axes.iter().zip(values) {
+            full[*a] = *v;
+        }
+        Ok(full)
+    };
+    let mut attrs = vec![
+        ("mode", n.enum_attr("resize_mode", &mode)),
+        (
+            "coordinate_transformation_mode",
+            n.enum_attr("coordinate_mode", &coordinates),
+        ),
+        ("nearest_mode", n.enum_attr("nearest_mode", &nearest)),
+        (
+            "cubic_coeff_a",
+            n.f32_attr(n.float("cubic_coeff_a").unwrap_or(-0.75).into()),
+        ),
+        (
+            "exclude_outside",
+            n.bool_attr(n.int("exclude_outside").unwrap_or(0) != 0),
+        ),
+        (
+            "extrapolation_value",
+            n.f32_attr(n.float("extrapolation_value").unwrap_or(0.0).into()),
+        ),
+        (
+            "antialias",
+            n.bool_attr(n.int("antialias").unwrap_or(0) != 0),
+        ),
+    ];
+    if let Some(roi) = roi.filter(|_| coordinates == "tf_crop_and_resize") {
+        let k = axes.len();
+        if roi.len() != 2 * k {
+            return Err(format!("roi has {} values for {k} axes", roi.len()));
+        }
+        let mut full = expand(&roi[..k], 0.0, "roi starts")?;
+        full.extend(expand(&roi[k..], 1.0, "roi ends")?);
+        attrs.push(("roi", n.f32s_attr(&full)));
+    }
+    match (scales, sizes) {
+        (Some(scales), None) => {
+            attrs.push(("scales", n.f32s_attr(&expand(&scales, 1.0, "scales")?)))
+        }
+        (None, Some(sizes)) => {
+            let current: Vec<f64> = shape.iter().map(|d| *d as f64).collect();
+            let mut out = current.clone();
+            let wanted = expand(&sizes, 0.0, "sizes")?;
+            for a in &axes {
+                out[*a] = wanted[*a];
+            }
+            let policy = n
+                .string("keep_aspect_ratio_policy")
+                .unwrap_or_else(|| "stretch".into());
+            let pick = match policy.as_str() {
+                "stretch" => None,
+                "not_larger" => Some(f64::min as fn(f64, f64) -> f64),
+                "not_smaller" => Some(f64::max as fn(f64, f64) -> f64),
+                other => {
+                    return Err(format!(
+                        "keep_aspect_ratio_policy '{other}' is not supported"
+                    ));
+                }
+            };
+            if let Some(pick) = pick {
+                let scale = axes
+                    .iter()
+                    .map(|a| out[*a] / current[*a])
+                    .reduce(pick)
+                    .ok_or("no axes to resize")?;
+                let mut factors = vec![1.0; rank];
+                for a in &axes {
+                    factors[*a] = scale;
+                    out[*a] = (scale * current[*a] + 0.5).floor();
+                }
+                attrs.push(("scales", n.f32s_attr(&factors)));
+            }
+            let out: Vec<i64> = out.iter().map(|d| *d as i64).collect();
+            attrs.push(("sizes", n.i64s_attr(&out)));
+        }
+        _ => return Err("exactly one of scales and sizes must be given".into()),
+    }
+    op("graph.resize", vec![0], attrs)
 }
 
 /// ONNX 2-D pads (x1_begin, x2_begin, x1_end, x2_end) are the graph dialect's

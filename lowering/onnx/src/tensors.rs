@@ -35,6 +35,10 @@ pub fn element_type(ctx: &Context, data_type: i32) -> Result<TypeId, String> {
         Ok(DataType::Uint32) => unsigned(32),
         Ok(DataType::Uint64) => unsigned(64),
         Ok(DataType::Bool) => ctx.int_type(1),
+        Ok(DataType::Int4) => ctx.int_type(4),
+        Ok(DataType::Uint4) => unsigned(4),
+        Ok(DataType::Int2) => ctx.int_type(2),
+        Ok(DataType::Uint2) => unsigned(2),
         Ok(other) => {
             return Err(format!(
                 "element type {} is not supported",
@@ -84,6 +88,9 @@ fn values(t: &TensorProto, kind: ElementKind, n: usize) -> Result<Vec<Scalar>, S
         return Err(
             "external data is not supported; save the model with the weights inside".into(),
         );
+    }
+    if let ElementKind::Int(width @ (2 | 4), signedness) = kind {
+        return sub_byte_values(t, width, signedness, n);
     }
     if let Some(raw) = &t.raw_data {
         let size = kind.bytes();
@@ -140,6 +147,34 @@ fn values(t: &TensorProto, kind: ElementKind, n: usize) -> Result<Vec<Scalar>, S
         return Err(format!("has {} values for {n} elements", out.len()));
     }
     Ok(out)
+}
+
+/// INT4/UINT4 (two per byte) and INT2/UINT2 (four per byte) elements, packed from the
+/// low bits up, in `raw_data` or one byte per `int32_data` entry.
+fn sub_byte_values(
+    t: &TensorProto,
+    width: u32,
+    signedness: Signedness,
+    n: usize,
+) -> Result<Vec<Scalar>, String> {
+    let bytes: Vec<u8> = match &t.raw_data {
+        Some(raw) => raw.clone(),
+        None => t.int32_data.iter().map(|v| *v as u8).collect(),
+    };
+    let per_byte = (8 / width) as usize;
+    if bytes.len() != n.div_ceil(per_byte) {
+        return Err(format!(
+            "has {} bytes for {n} {width}-bit elements",
+            bytes.len()
+        ));
+    }
+    let mask = (1u8 << width) - 1;
+    Ok((0..n)
+        .map(|i| {
+            let bits = (bytes[i / per_byte] >> ((i % per_byte) as u32 * width)) & mask;
+            Scalar::Int(elements::normalize_int(bits.into(), width, signedness))
+        })
+        .collect())
 }
 
 /// An initializer as a constant attribute: inline `dense<...>` or a `dense_resource`

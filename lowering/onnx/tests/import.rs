@@ -245,9 +245,9 @@ fn bad_models_are_clear_errors() {
     assert!(e[0].starts_with("not a valid ONNX model"), "{e:?}");
     let graph = GraphProto {
         node: vec![
-            node("NonMaxSuppression", &["x"], "a", vec![]),
-            node("Resize", &["a"], "b", vec![]),
-            node("Resize", &["b"], "y", vec![]),
+            node("NonZero", &["x"], "a", vec![]),
+            node("Gather", &["a"], "b", vec![]),
+            node("Gather", &["b"], "y", vec![]),
         ],
         input: vec![value_info("x", &[1])],
         output: vec![value_info("y", &[1])],
@@ -256,7 +256,21 @@ fn bad_models_are_clear_errors() {
     let e = acc_onnx::import(&mut ctx, &model(graph), "main").expect_err("unsupported ops");
     assert_eq!(
         e,
-        vec!["the model uses ops the importer does not support: NonMaxSuppression (1 node), Resize (2 nodes)".to_string()]
+        vec![
+            "the model uses ops the importer does not support: NonZero (1 node), Gather (2 nodes)"
+                .to_string()
+        ]
+    );
+    let graph = GraphProto {
+        node: vec![node("NonMaxSuppression", &["x"], "y", vec![])],
+        input: vec![value_info("x", &[1, 4, 4])],
+        output: vec![value_info("y", &[1])],
+        ..Default::default()
+    };
+    let e = acc_onnx::import(&mut ctx, &model(graph), "main").expect_err("missing scores");
+    assert_eq!(
+        e,
+        vec!["node 'NonMaxSuppression_y' (NonMaxSuppression): its input 1 is missing".to_string()]
     );
     let graph = GraphProto {
         node: vec![node("Reshape", &["x", "x"], "y", vec![])],
@@ -267,6 +281,6 @@ fn bad_models_are_clear_errors() {
     let e = acc_onnx::import(&mut ctx, &model(graph), "main").expect_err("a non-constant shape");
     assert_eq!(
         e,
-        vec!["node 'Reshape_y' (Reshape): its shape (input 1) must be a constant".to_string()]
+        vec!["node 'Reshape_y' (Reshape): its shape (input 1, 'x') must be a constant".to_string()]
     );
 }

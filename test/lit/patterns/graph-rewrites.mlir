@@ -21,6 +21,27 @@ func.func @inverse_transposes(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
   return %1 : tensor<2x3x4xf32>
 }
 
+// A dequantize then requantize through the stored integers: the casts cancel.
+// CHECK-LABEL: func.func @storage_cast_round_trip
+// CHECK-NEXT: %[[D:.*]] = graph.dequantize %arg0
+// CHECK-NEXT: return %[[D]]
+func.func @storage_cast_round_trip(%q: tensor<4x!quant.uniform<i8:f32, 5.000000e-01>>) -> tensor<4xf32> {
+  %0 = graph.storage_cast %q : tensor<4x!quant.uniform<i8:f32, 5.000000e-01>> to tensor<4xi8>
+  %1 = graph.storage_cast %0 : tensor<4xi8> to tensor<4x!quant.uniform<i8:f32, 5.000000e-01>>
+  %2 = graph.dequantize %1 : tensor<4x!quant.uniform<i8:f32, 5.000000e-01>> to tensor<4xf32>
+  return %2 : tensor<4xf32>
+}
+
+// Reinterpreted as a different quantized type: both casts stay.
+// CHECK-LABEL: func.func @storage_cast_retype
+// CHECK-NEXT: graph.storage_cast %arg0
+// CHECK-NEXT: graph.storage_cast
+func.func @storage_cast_retype(%q: tensor<4x!quant.uniform<i8:f32, 5.000000e-01>>) -> tensor<4x!quant.uniform<i8:f32, 2.500000e-01>> {
+  %0 = graph.storage_cast %q : tensor<4x!quant.uniform<i8:f32, 5.000000e-01>> to tensor<4xi8>
+  %1 = graph.storage_cast %0 : tensor<4xi8> to tensor<4x!quant.uniform<i8:f32, 2.500000e-01>>
+  return %1 : tensor<4x!quant.uniform<i8:f32, 2.500000e-01>>
+}
+
 // Not inverse: both stay.
 // CHECK-LABEL: func.func @other_transposes
 // CHECK-NEXT: graph.transpose %arg0 {perm = array<i64: 2, 0, 1>}

@@ -146,6 +146,14 @@ pub(super) fn cast(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
         }
         (name, ..) => name,
     };
+    let wrap = acc_dialects::hooks::attr_read::Attrs::of_op(r.ctx, r.op).flag("wrap");
+    if let (true, ElementKind::Float(_), ElementKind::Int(..)) = (wrap, from, to) {
+        // Truncated toward zero, then wrapped by the result's normalization.
+        return elementwise(r, |v| match v[0] {
+            Scalar::Float(x) if x.is_finite() => Ok(Scalar::Int(x.trunc() as i128)),
+            other => Err(format!("{other:?} has no integer value")),
+        });
+    }
     elementwise(r, |v| {
         cast_eval(name, v[0], from, to)
             .ok_or_else(|| format!("{:?} is out of range of the result type", v[0]))

@@ -24,9 +24,10 @@ pub(super) fn unary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
             })
     };
     let (lo, hi) = (bound("min"), bound("max"));
+    // As numpy.clip: with min above max, every element becomes max.
     let clamp = |x: f64| {
+        let x = lo.map_or(x, |l| x.max(l));
         hi.map_or(x, |h| x.min(h))
-            .max(lo.unwrap_or(f64::NEG_INFINITY))
     };
     let tanh_gelu = attrs
         .get("approximate")

@@ -4,8 +4,14 @@
 
 mod arith;
 mod graph;
+mod indexing;
+mod loops;
 mod nn;
+mod quant;
+mod resample;
 mod shape;
+mod structured;
+mod tensors;
 
 use acc_ir::{Context, OpRef};
 
@@ -21,6 +27,9 @@ pub struct RuleInput<'a> {
     pub name: &'a str,
     /// The operand values, in order.
     pub operands: &'a [Tensor],
+    /// Runs the op's region `i` with the given block arguments and gives the values
+    /// its yield returns (values defined above the op are visible inside).
+    pub regions: &'a dyn Fn(usize, Vec<Tensor>) -> Result<Vec<Tensor>, String>,
 }
 
 impl RuleInput<'_> {
@@ -41,14 +50,26 @@ impl RuleInput<'_> {
     }
 }
 
-/// These rules are the `graph` ops' semantics; the `tensor` ops naming the same rule
-/// (destination-passing, with layouts) get their own later.
+/// These rules are the `graph` ops' semantics (the `tensor` ops have rules of their own,
+/// `tensor_matmul` and so on): another dialect's op naming one is refused rather than
+/// run with semantics it may not have.
 pub(super) fn graph_only(r: &RuleInput<'_>) -> Result<(), String> {
     let name = r.ctx.op_name_str(r.op.name());
     if name.starts_with("graph.") {
         Ok(())
     } else {
         Err(format!("no semantics for '{name}' yet"))
+    }
+}
+
+/// Whether rule `rule` may receive operand `i` (of `n`) with unspecified elements: the
+/// destinations it writes into, and the ops that move elements without reading them.
+pub fn accepts_unspecified(rule: &str, i: usize, n: usize) -> bool {
+    match rule {
+        "extract_slice" | "extract" => i == 0,
+        "insert" | "insert_slice" | "tensor_transpose" | "broadcast" | "pack" | "unpack" => i == 1,
+        "map" | "tensor_pool" => i + 1 == n,
+        _ => false,
     }
 }
 
@@ -85,6 +106,41 @@ const RULES: &[(&str, Rule)] = &[
     ("layer_norm", shape::layer_norm),
     ("topk", shape::topk_or_sort),
     ("sort", shape::topk_or_sort),
+    ("quantize", quant::quantize),
+    ("dequantize", quant::dequantize),
+    ("storage_cast", quant::storage_cast),
+    ("qconv2d", quant::qconv2d),
+    ("qmatmul", quant::qmatmul),
+    ("resize", resample::resize),
+    ("nms", resample::non_max_suppression),
+    ("alloc", loops::alloc),
+    ("dealloc", loops::dealloc),
+    ("subview", loops::subview),
+    ("copy", loops::copy),
+    ("load", loops::load),
+    ("store", loops::store),
+    ("for", loops::for_loop),
+    ("parallel", loops::parallel),
+    ("vload", loops::vload),
+    ("vstore", loops::vstore),
+    ("fma", loops::fma),
+    ("splat", loops::splat),
+    ("vreduce", loops::vreduce),
+    ("empty", tensors::empty),
+    ("extract_slice", tensors::extract_slice),
+    ("insert_slice", tensors::insert_slice),
+    ("extract", tensors::extract),
+    ("insert", tensors::insert),
+    ("tensor_pad", tensors::pad),
+    ("tensor_matmul", structured::matmul),
+    ("tensor_conv2d", structured::conv2d),
+    ("tensor_pool", structured::pool),
+    ("map", structured::map),
+    ("tensor_reduce", structured::reduce),
+    ("broadcast", structured::broadcast),
+    ("tensor_transpose", structured::transpose),
+    ("pack", tensors::pack),
+    ("unpack", tensors::unpack),
 ];
 
 /// The rule named `name`.

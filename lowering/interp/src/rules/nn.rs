@@ -55,8 +55,18 @@ fn out_shape(r: &RuleInput<'_>) -> Result<Vec<usize>, String> {
 /// [top, left, bottom, right], optional bias.
 pub(super) fn conv2d(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     graph_only(r)?;
-    let (x, w) = (r.operand(0)?, r.operand(1)?);
-    let bias = r.operands.get(2);
+    let data = conv2d_values(r, r.operand(0)?, r.operand(1)?, r.operands.get(2))?;
+    out(r, data)
+}
+
+/// The elements of `conv2d` (attributes and result shape from `r`'s op), not yet
+/// rounded to the result type; exact for integer operands of up to 16 bits.
+pub(super) fn conv2d_values(
+    r: &RuleInput<'_>,
+    x: &Tensor,
+    w: &Tensor,
+    bias: Option<&Tensor>,
+) -> Result<Vec<Scalar>, String> {
     let [n, c, h, wd] = rank4(x, "the input")?;
     let [m, cg, kh, kw] = rank4(w, "the weight")?;
     let groups =
@@ -106,13 +116,18 @@ pub(super) fn conv2d(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
             }
         }
     }
-    out(r, data)
+    Ok(data)
 }
 
 /// `matmul`: numpy.matmul (batch dimensions broadcast; 1-D operands are vectors).
 pub(super) fn matmul(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     graph_only(r)?;
-    let (a, b) = (r.operand(0)?, r.operand(1)?);
+    let data = matmul_values(r.operand(0)?, r.operand(1)?)?;
+    out(r, data)
+}
+
+/// The elements of `a` x `b` (numpy.matmul), integers exactly, floats in `f64`.
+pub(super) fn matmul_values(a: &Tensor, b: &Tensor) -> Result<Vec<Scalar>, String> {
     let (mut sa, mut sb) = (a.shape.clone(), b.shape.clone());
     if sa.len() == 1 {
         sa.insert(0, 1);
@@ -168,7 +183,7 @@ pub(super) fn matmul(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
             }
         }
     }
-    out(r, data)
+    Ok(data)
 }
 
 /// `gemm`: alpha * A' * B' + beta * C, A' and B' optionally transposed, C broadcast.

@@ -6,7 +6,7 @@ use acc_dialects::hooks::attr_read::Attrs;
 use acc_ir::elements::{ElementKind, Scalar};
 
 use super::{RuleInput, graph_only};
-use crate::value::Tensor;
+use crate::value::{Tensor, row_major};
 
 fn f(v: Scalar) -> f64 {
     match v {
@@ -19,15 +19,6 @@ fn attrs<'a>(r: &'a RuleInput<'_>) -> Attrs<'a> {
     Attrs::of_op(r.ctx, r.op)
 }
 
-/// Row-major strides of `shape`.
-fn strides(shape: &[usize]) -> Vec<usize> {
-    let mut s = vec![1usize; shape.len()];
-    for d in (0..shape.len().saturating_sub(1)).rev() {
-        s[d] = s[d + 1] * shape[d + 1];
-    }
-    s
-}
-
 /// Axis `a` of a rank-`rank` tensor, negative ones counting from the end.
 fn axis(a: i64, rank: usize) -> Result<usize, String> {
     let n = if a < 0 { a + rank as i64 } else { a };
@@ -38,7 +29,7 @@ fn axis(a: i64, rank: usize) -> Result<usize, String> {
 }
 
 /// The enum case of attribute `name` (of enum `enum_name`), if present.
-fn case(r: &RuleInput<'_>, name: &str, enum_name: &str) -> Option<String> {
+pub(super) fn case(r: &RuleInput<'_>, name: &str, enum_name: &str) -> Option<String> {
     let a = attrs(r).get(name)?;
     let def = r.ctx.enum_attr(enum_name)?;
     let cases = def.decode(r.ctx, enum_name, a)?;
@@ -58,8 +49,8 @@ pub(super) fn reduce(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     // The output index of each input element: reduced axes dropped.
     let kept: Vec<usize> = (0..rank).filter(|d| !axes.contains(d)).collect();
     let kept_shape: Vec<usize> = kept.iter().map(|d| x.shape[*d]).collect();
-    let kept_strides = strides(&kept_shape);
-    let in_strides = strides(&x.shape);
+    let kept_strides = row_major(&kept_shape);
+    let in_strides = row_major(&x.shape);
     let n_out: usize = kept_shape.iter().product();
     let count = (x.data.len() / n_out.max(1)).max(1);
     let (init, combine): (f64, fn(f64, f64) -> f64) = match r.name {
@@ -100,7 +91,7 @@ fn gather(
     fill: Scalar,
     source: impl Fn(usize, usize) -> Option<usize>,
 ) -> Vec<Scalar> {
-    let in_strides = strides(&x.shape);
+    let in_strides = row_major(&x.shape);
     let n: usize = out.iter().product();
     let mut data = Vec::with_capacity(n);
     let mut counter = vec![0usize; out.len()];
@@ -185,6 +176,7 @@ pub(super) fn pad(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
                 Some((if m < dim { m } else { period - m }) as usize)
             }
             "reflect" => Some(0),
+            "wrap" => Some(p.rem_euclid(dim) as usize),
             _ => None,
         }
     });

@@ -138,8 +138,8 @@ func.func @div(%f: tensor<2x3xf32>, %g: tensor<4xf32>, %i: tensor<4xi8>, %x: ten
 // -----
 
 func.func @pow(%f: tensor<2x3xf32>, %g: tensor<4xf32>, %i: tensor<4xi8>, %x: tensor<1x3x8x8xf32>, %w: tensor<4x2x3x3xf32>, %q: tensor<2x3x!quant.uniform<i4:f32:1, {1.0, 2.0}>>, %qx: tensor<1x3x8x8x!quant.uniform<i8:f32, 1.0>>, %qw: tensor<4x3x3x3x!quant.uniform<i8:f32, 1.0>>, %b: tensor<1x10x4xf32>) {
-  // expected-error @+1 {{'graph.pow' op operand #0 ('lhs') must be FloatTensor}}
-  %0 = graph.pow %i, %i : (tensor<4xi8>, tensor<4xi8>) -> tensor<4xi8>
+  // expected-error @+1 {{'graph.pow' op requires the same element type for 'lhs' and 'rhs' (AllElementTypesMatch)}}
+  %0 = graph.pow %f, %i : (tensor<2x3xf32>, tensor<4xi8>) -> tensor<4xi8>
   return
 }
 
@@ -412,5 +412,21 @@ func.func @sort(%f: tensor<2x3xf32>, %g: tensor<4xf32>, %i: tensor<4xi8>, %x: te
 func.func @non_max_suppression(%f: tensor<2x3xf32>, %g: tensor<4xf32>, %i: tensor<4xi8>, %x: tensor<1x3x8x8xf32>, %w: tensor<4x2x3x3xf32>, %q: tensor<2x3x!quant.uniform<i4:f32:1, {1.0, 2.0}>>, %qx: tensor<1x3x8x8x!quant.uniform<i8:f32, 1.0>>, %qw: tensor<4x3x3x3x!quant.uniform<i8:f32, 1.0>>, %b: tensor<1x10x4xf32>) {
   // expected-error @+1 {{'graph.non_max_suppression' op scores [1, 10, 4] must be B x C x N for boxes [1, 10, 4]}}
   %0 = graph.non_max_suppression %b, %b : (tensor<1x10x4xf32>, tensor<1x10x4xf32>) -> tensor<?x3xi64>
+  return
+}
+
+// -----
+
+func.func @storage_cast_width(%f: tensor<2x3xf32>, %g: tensor<4xf32>, %i: tensor<4xi8>, %x: tensor<1x3x8x8xf32>, %w: tensor<4x2x3x3xf32>, %q: tensor<2x3x!quant.uniform<i4:f32:1, {1.0, 2.0}>>, %qx: tensor<1x3x8x8x!quant.uniform<i8:f32, 1.0>>, %qw: tensor<4x3x3x3x!quant.uniform<i8:f32, 1.0>>, %b: tensor<1x10x4xf32>) {
+  // expected-error @+1 {{'graph.storage_cast' op the integer side must have 8-bit integer elements, not i4}}
+  %0 = graph.storage_cast %qx : tensor<1x3x8x8x!quant.uniform<i8:f32, 1.0>> to tensor<1x3x8x8xi4>
+  return
+}
+
+// -----
+
+func.func @storage_cast_two_floats(%f: tensor<2x3xf32>, %g: tensor<4xf32>, %i: tensor<4xi8>, %x: tensor<1x3x8x8xf32>, %w: tensor<4x2x3x3xf32>, %q: tensor<2x3x!quant.uniform<i4:f32:1, {1.0, 2.0}>>, %qx: tensor<1x3x8x8x!quant.uniform<i8:f32, 1.0>>, %qw: tensor<4x3x3x3x!quant.uniform<i8:f32, 1.0>>, %b: tensor<1x10x4xf32>) {
+  // expected-error @+1 {{'graph.storage_cast' op exactly one side must be quantized}}
+  %0 = graph.storage_cast %f : tensor<2x3xf32> to tensor<2x3xf32>
   return
 }

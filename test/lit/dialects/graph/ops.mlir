@@ -49,6 +49,8 @@ func.func @elementwise(%arg0: tensor<2x3xf32>, %arg1: tensor<3xf32>, %arg2: tens
   %18 = graph.clip %arg0 {max = 6.000000e+00 : f32, min = 0.000000e+00 : f32} : tensor<2x3xf32>
   // CHECK-NEXT: %19 = graph.cast %arg0 : tensor<2x3xf32> to tensor<2x3xi32>
   %19 = graph.cast %arg0 : tensor<2x3xf32> to tensor<2x3xi32>
+  // CHECK-NEXT: %{{.*}} = graph.cast %arg0 {wrap = true} : tensor<2x3xf32> to tensor<2x3xi4>
+  %c4 = graph.cast %arg0 {wrap = true} : tensor<2x3xf32> to tensor<2x3xi4>
   // CHECK-NEXT: return
   return
 }
@@ -149,6 +151,10 @@ func.func @quantized(%arg0: tensor<1x3x8x8xf32>, %arg1: tensor<1x3x8x8x!quant.un
   %2 = graph.qconv2d %arg1, %arg2, %arg3 : (tensor<1x3x8x8x!quant.uniform<i8:f32, 5.000000e-02:-3>>, tensor<4x3x3x3x!quant.uniform<i4:f32:0, {1.000000e-01,2.000000e-01,3.000000e-01,4.000000e-01}>>, tensor<4xi32>) -> tensor<1x4x6x6x!quant.uniform<i8:f32, 1.000000e-01>>
   // CHECK-NEXT: %3 = graph.qmatmul %arg4, %arg5 : (tensor<2x3x!quant.uniform<i2:f32, 5.000000e-01>>, tensor<3x3x!quant.uniform<i2:f32, 5.000000e-01>>) -> tensor<2x3x!quant.uniform<i8:f32, 2.500000e-01>>
   %3 = graph.qmatmul %arg4, %arg5 : (tensor<2x3x!quant.uniform<i2:f32, 5.000000e-01>>, tensor<3x3x!quant.uniform<i2:f32, 5.000000e-01>>) -> tensor<2x3x!quant.uniform<i8:f32, 2.500000e-01>>
+  // CHECK-NEXT: %4 = graph.storage_cast %2 : tensor<1x4x6x6x!quant.uniform<i8:f32, 1.000000e-01>> to tensor<1x4x6x6xi8>
+  %4 = graph.storage_cast %2 : tensor<1x4x6x6x!quant.uniform<i8:f32, 1.000000e-01>> to tensor<1x4x6x6xi8>
+  // CHECK-NEXT: %5 = graph.storage_cast %4 : tensor<1x4x6x6xi8> to tensor<1x4x6x6x!quant.uniform<i8:f32, 1.000000e-01>>
+  %5 = graph.storage_cast %4 : tensor<1x4x6x6xi8> to tensor<1x4x6x6x!quant.uniform<i8:f32, 1.000000e-01>>
   // CHECK-NEXT: return
   return
 }
@@ -165,6 +171,8 @@ func.func @detection(%arg0: tensor<1x3x4x4xf32>, %arg1: tensor<1x10x4xf32>, %arg
   %3:2 = graph.sort %arg3 {descending = true} : (tensor<6xf32>) -> (tensor<6xf32>, tensor<6xi64>)
   // CHECK-NEXT: %4 = graph.non_max_suppression %arg1, %arg2 {iou_threshold = 5.000000e-01 : f32, max_output_boxes_per_class = 3 : i64} : (tensor<1x10x4xf32>, tensor<1x2x10xf32>) -> tensor<?x3xi64>
   %4 = graph.non_max_suppression %arg1, %arg2 {iou_threshold = 5.000000e-01 : f32, max_output_boxes_per_class = 3 : i64} : (tensor<1x10x4xf32>, tensor<1x2x10xf32>) -> tensor<?x3xi64>
+  // CHECK-NEXT: %{{.*}} = graph.resize %arg0 {antialias = true, coordinate_transformation_mode = #graph.coordinate_mode<tf_crop_and_resize>, cubic_coeff_a = -5.000000e-01 : f32, exclude_outside = true, extrapolation_value = 1.000000e+01 : f32, mode = #graph.resize_mode<cubic>, roi = array<f32: 0.000000e+00, 0.000000e+00, 2.500000e-01, 2.500000e-01, 1.000000e+00, 1.000000e+00, 7.500000e-01, 7.500000e-01>, scales = array<f32: 1.000000e+00, 1.000000e+00, 7.500000e-01, 7.500000e-01>, sizes = array<i64: 1, 3, 3, 3>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x3x3xf32>
+  %r = graph.resize %arg0 {antialias = true, coordinate_transformation_mode = #graph.coordinate_mode<tf_crop_and_resize>, cubic_coeff_a = -5.000000e-01 : f32, exclude_outside = true, extrapolation_value = 1.000000e+01 : f32, mode = #graph.resize_mode<cubic>, roi = array<f32: 0.000000e+00, 0.000000e+00, 2.500000e-01, 2.500000e-01, 1.000000e+00, 1.000000e+00, 7.500000e-01, 7.500000e-01>, scales = array<f32: 1.000000e+00, 1.000000e+00, 7.500000e-01, 7.500000e-01>, sizes = array<i64: 1, 3, 3, 3>} : (tensor<1x3x4x4xf32>) -> tensor<1x3x3x3xf32>
   // CHECK-NEXT: return
   return
 }

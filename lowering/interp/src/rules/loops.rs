@@ -1,0 +1,369 @@
+//! Rules for the `loop` dialect: buffers (`memref` values sharing a [`Buffer`]), loads
+//! and stores with bounds and initialization checks, counted and parallel loops (their
+//! bodies run through [`RuleInput::regions`]) and the vector ops.
+//!
+//! A memref value is a [`View`] of a buffer: subviews share the buffer, so a store
+//! through one view is seen by every other. Reading a cell never written, reading or
+//! writing out of bounds, and touching a freed buffer are errors.
+
+use acc_dialects::hooks::attr_read::is_dyn;
+use acc_ir::elements::{ElementKind, Scalar};
+use acc_ir::{Context, TypeData, TypeId};
+
+use super::RuleInput;
+use super::indexing::{index, index_list};
+use crate::value::{Buffer, Tensor, View, row_major, type_text};
+
+/// A signed index operand's value (loop bounds may be negative).
+fn signed(t: &Tensor) -> Result<i128, String> {
+    match t.scalar() {
+        Some(Scalar::Int(i)) => Ok(i),
+        _ => Err("expects an index".into()),
+    }
+}
+
+fn index_value(ctx: &Context, i: i128) -> Result<Tensor, String> {
+    Tensor::new(ctx, ctx.index_type(), vec![Scalar::Int(i)])
+}
+
+/// The element kind of a shaped type.
+fn element_kind(ctx: &Context, ty: TypeId) -> Result<ElementKind, String> {
+    let element = ctx.type_data(ty).element_type().unwrap_or(ty);
+    Ok(Tensor::layout(ctx, element)?.1)
+}
+
+/// The view of a memref operand.
+fn view(t: &Tensor) -> Result<&View, String> {
+    t.view
+        .as_ref()
+        .ok_or_else(|| "expects a memref".to_string())
+}
+
+/// `loop.alloc`: a fresh buffer, no cell written; dynamic sizes from the operands.
+pub(super) fn alloc(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let ty = r.result_type(0)?;
+    let declared = r
+        .ctx
+        .type_data(ty)
+        .shape()
+        .ok_or("expects a memref result")?;
+    let mut dynamic = r.operands.iter();
+    let shape = declared
+        .iter()
+        .map(|d| {
+            if is_dyn(*d) {
+                index(dynamic.next().ok_or("missing a dynamic size")?)
+            } else {
+                usize::try_from(*d).map_err(|_| "negative size".to_string())
+            }
+        })
+        .collect::<Result<Vec<usize>, String>>()?;
+    let cells: usize = shape.iter().product();
+    let view = View {
+        buffer: Buffer::uninitialized(cells),
+        offset: 0,
+        strides: row_major(&shape),
+    };
+    Ok(vec![Tensor::of_view(
+        ty,
+        shape,
+        element_kind(r.ctx, ty)?,
+        view,
+    )])
+}
+
+/// `loop.dealloc`: frees the buffer (later accesses are errors).
+pub(super) fn dealloc(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    view(r.operand(0)?)?.buffer.free()?;
+    Ok(Vec::new())
+}
+
+/// `loop.subview`: a window sharing the source's buffer.
+pub(super) fn subview(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let source = r.operand(0)?;
+    let v = view(source)?;
+    let mut dynamic = r.operands[1..].iter();
+    let offsets = index_list(r, "static_offsets", &mut dynamic)?;
+    let sizes = index_list(r, "static_sizes", &mut dynamic)?;
+    let strides = index_list(r, "static_strides", &mut dynamic)?;
+    let rank = source.shape.len();
+    if offsets.len() != rank || sizes.len() != rank || strides.len() != rank {
+        return Err(format!("needs {rank} offsets, sizes and strides"));
+    }
+    for d in 0..rank {
+        let last = offsets[d] + sizes[d].saturating_sub(1) * strides[d];
+        if sizes[d] > 0 && last >= source.shape[d] {
+            return Err(format!(
+                "the window reaches index {last} of dimension {d} of size {}",
+                source.shape[d]
+            ));
+        }
+    }
+    let offset = v.offset + (0..rank).map(|d| offsets[d] * v.strides[d]).sum::<usize>();
+    let ty = r.result_type(0)?;
+    // Dimensions of size 1 the result type drops (a rank-reducing subview).
+    let result_rank = r.ctx.type_data(ty).shape().map_or(rank, <[i64]>::len);
+    let mut kept: Vec<usize> = (0..rank).collect();
+    if result_rank < rank {
+        let mut drop = rank - result_rank;
+        kept.retain(|d| {
+            if drop > 0 && sizes[*d] == 1 {
+                drop -= 1;
+                false
+            } else {
+                true
+            }
+        });
+    }
+    let view = View {
+        buffer: v.buffer.clone(),
+        offset,
+        strides: kept.iter().map(|d| v.strides[*d] * strides[*d]).collect(),
+    };
+    let shape = kept.iter().map(|d| sizes[*d]).collect();
+    Ok(vec![Tensor::of_view(ty, shape, source.kind, view)])
+}
+
+/// Calls `f` with every index of `shape`, in row-major order.
+fn each_index(
+    shape: &[usize],
+    mut f: impl FnMut(&[usize]) -> Result<(), String>,
+) -> Result<(), String> {
+    let n: usize = shape.iter().product();
+    let mut index = vec![0usize; shape.len()];
+    for _ in 0..n {
+        f(&index)?;
+        for d in (0..index.len()).rev() {
+            index[d] += 1;
+            if index[d] < shape[d] {
+                break;
+            }
+            index[d] = 0;
+        }
+    }
+    Ok(())
+}
+
+/// `loop.copy`: every element of the source into the target.
+pub(super) fn copy(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let (source, target) = (r.operand(0)?, r.operand(1)?);
+    view(source)?;
+    let tv = view(target)?;
+    if source.shape != target.shape {
+        return Err(format!(
+            "shapes {:?} and {:?} differ",
+            source.shape, target.shape
+        ));
+    }
+    // Read everything first: the two views may overlap.
+    let values = source.values()?;
+    let mut k = 0;
+    each_index(&target.shape, |i| {
+        tv.buffer.write(tv.cell(&target.shape, i)?, values[k])?;
+        k += 1;
+        Ok(())
+    })?;
+    Ok(Vec::new())
+}
+
+/// The indices operands from `first` on.
+fn indices(r: &RuleInput<'_>, first: usize) -> Result<Vec<usize>, String> {
+    r.operands[first.min(r.operands.len())..]
+        .iter()
+        .map(index)
+        .collect()
+}
+
+/// `loop.load`: one element.
+pub(super) fn load(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let m = r.operand(0)?;
+    let v = view(m)?;
+    let value = v.buffer.read(v.cell(&m.shape, &indices(r, 1)?)?)?;
+    Ok(vec![Tensor::new(r.ctx, r.result_type(0)?, vec![value])?])
+}
+
+/// `loop.store`: one element.
+pub(super) fn store(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let value = r.operand(0)?.scalar().ok_or("stores one element")?;
+    let m = r.operand(1)?;
+    let v = view(m)?;
+    v.buffer
+        .write(v.cell(&m.shape, &indices(r, 2)?)?, m.kind.normalize(value))?;
+    Ok(Vec::new())
+}
+
+/// The cells of `lanes` consecutive elements along the last dimension from `at`.
+fn lanes(m: &Tensor, at: &[usize], lanes: usize) -> Result<Vec<usize>, String> {
+    let v = view(m)?;
+    let last = m
+        .shape
+        .len()
+        .checked_sub(1)
+        .ok_or("needs a memref of rank 1 or more")?;
+    if at.get(last).is_none_or(|i| i + lanes > m.shape[last]) {
+        return Err(format!(
+            "{lanes} lanes from index {:?} run past dimension {last} of size {}",
+            at.get(last),
+            m.shape[last]
+        ));
+    }
+    let first = v.cell(&m.shape, at)?;
+    Ok((0..lanes).map(|k| first + k * v.strides[last]).collect())
+}
+
+/// The number of lanes of a vector type.
+fn lane_count(ctx: &Context, ty: TypeId) -> Result<usize, String> {
+    match ctx.type_data(ty) {
+        TypeData::Vector { .. } => Ok(Tensor::layout(ctx, ty)?.0.iter().product()),
+        _ => Err(format!("expects a vector, not {}", type_text(ctx, ty))),
+    }
+}
+
+/// `loop.vload`: consecutive elements along the last dimension.
+pub(super) fn vload(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let m = r.operand(0)?;
+    let ty = r.result_type(0)?;
+    let cells = lanes(m, &indices(r, 1)?, lane_count(r.ctx, ty)?)?;
+    let v = view(m)?;
+    let data = cells
+        .iter()
+        .map(|c| v.buffer.read(*c))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(vec![Tensor::new(r.ctx, ty, data)?])
+}
+
+/// `loop.vstore`: a vector to consecutive elements along the last dimension.
+pub(super) fn vstore(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let value = r.operand(0)?;
+    let m = r.operand(1)?;
+    let cells = lanes(m, &indices(r, 2)?, value.data.len())?;
+    let v = view(m)?;
+    for (c, x) in cells.iter().zip(&value.data) {
+        v.buffer.write(*c, m.kind.normalize(*x))?;
+    }
+    Ok(Vec::new())
+}
+
+fn float(v: Scalar) -> f64 {
+    match v {
+        Scalar::Int(i) => i as f64,
+        Scalar::Float(f) => f,
+    }
+}
+
+/// `loop.fma`: `a * b + c` per lane, with one rounding to `f64` before the result's
+/// format.
+pub(super) fn fma(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let (a, b, c) = (r.operand(0)?, r.operand(1)?, r.operand(2)?);
+    let data = a
+        .data
+        .iter()
+        .zip(&b.data)
+        .zip(&c.data)
+        .map(|((x, y), z)| Scalar::Float(float(*x).mul_add(float(*y), float(*z))))
+        .collect();
+    Ok(vec![Tensor::new(r.ctx, r.result_type(0)?, data)?])
+}
+
+/// `loop.splat`: every lane the scalar.
+pub(super) fn splat(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let x = r.operand(0)?.scalar().ok_or("splats one element")?;
+    let ty = r.result_type(0)?;
+    let n = lane_count(r.ctx, ty)?;
+    Ok(vec![Tensor::new(r.ctx, ty, vec![x; n])?])
+}
+
+/// `loop.vreduce`: the lanes combined by `kind` (add, mul, max, min), in lane order.
+pub(super) fn vreduce(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let x = r.operand(0)?;
+    let kind = super::shape::case(r, "kind", "loop.reduction").ok_or("requires 'kind'")?;
+    let combine = |a: Scalar, b: Scalar| -> Scalar {
+        match (a, b) {
+            (Scalar::Int(p), Scalar::Int(q)) => Scalar::Int(match kind.as_str() {
+                "add" => p.wrapping_add(q),
+                "mul" => p.wrapping_mul(q),
+                "max" => p.max(q),
+                _ => p.min(q),
+            }),
+            _ => {
+                let (p, q) = (float(a), float(b));
+                Scalar::Float(match kind.as_str() {
+                    "add" => p + q,
+                    "mul" => p * q,
+                    "max" => p.max(q),
+                    _ => p.min(q),
+                })
+            }
+        }
+    };
+    let first = *x.data.first().ok_or("reduces an empty vector")?;
+    let mut acc = first;
+    for v in &x.data[1..] {
+        // Round after each step, as the hardware lanes would.
+        acc = x.kind.normalize(combine(acc, *v));
+    }
+    Ok(vec![Tensor::new(r.ctx, r.result_type(0)?, vec![acc])?])
+}
+
+/// `loop.for`: runs the body from the lower bound while below the upper bound, adding
+/// the step; the carried values go from one iteration's yield to the next.
+pub(super) fn for_loop(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let (lb, ub, step) = (
+        signed(r.operand(0)?)?,
+        signed(r.operand(1)?)?,
+        signed(r.operand(2)?)?,
+    );
+    if step <= 0 {
+        return Err(format!("the step must be positive, not {step}"));
+    }
+    let mut carried: Vec<Tensor> = r.operands[3..].to_vec();
+    let mut i = lb;
+    while i < ub {
+        let mut args = vec![index_value(r.ctx, i)?];
+        args.extend(carried);
+        carried = (r.regions)(0, args)?;
+        i += step;
+    }
+    Ok(carried)
+}
+
+/// `loop.parallel`: runs the body for every point of the iteration space (in
+/// row-major order; the op promises the order does not matter).
+pub(super) fn parallel(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let n = r.operands.len() / 3;
+    let bounds: Vec<(i128, i128, i128)> = (0..n)
+        .map(|d| {
+            Ok((
+                signed(&r.operands[d])?,
+                signed(&r.operands[n + d])?,
+                signed(&r.operands[2 * n + d])?,
+            ))
+        })
+        .collect::<Result<_, String>>()?;
+    if let Some((_, _, s)) = bounds.iter().find(|(_, _, s)| *s <= 0) {
+        return Err(format!("steps must be positive, not {s}"));
+    }
+    if bounds.iter().any(|(lb, ub, _)| lb >= ub) {
+        return Ok(Vec::new());
+    }
+    let mut point: Vec<i128> = bounds.iter().map(|b| b.0).collect();
+    loop {
+        let args = point
+            .iter()
+            .map(|i| index_value(r.ctx, *i))
+            .collect::<Result<Vec<_>, _>>()?;
+        (r.regions)(0, args)?;
+        let mut d = n;
+        loop {
+            if d == 0 {
+                return Ok(Vec::new());
+            }
+            d -= 1;
+            point[d] += bounds[d].2;
+            if point[d] < bounds[d].1 {
+                break;
+            }
+            point[d] = bounds[d].0;
+        }
+    }
+}
