@@ -59,6 +59,9 @@ pub struct Interpreter<'a> {
     ir: &'a Ir,
     limits: Limits,
     steps: Cell<u64>,
+    /// Rules added by the embedding program (a vendor's intrinsics), by name; they
+    /// take precedence over acc's own.
+    extra_rules: FxHashMap<String, rules::Rule>,
 }
 
 /// The values computed so far in a function (blocks of nested regions included: SSA
@@ -83,7 +86,16 @@ impl<'a> Interpreter<'a> {
             ir,
             limits,
             steps: Cell::new(0),
+            extra_rules: FxHashMap::default(),
         }
+    }
+
+    /// Adds (or replaces) the rule `name`: every op whose definition says
+    /// `interpret NAME` then runs `rule`. This is how a vendor's Rust semantics for its
+    /// intrinsics reach the interpreter without changing acc.
+    pub fn add_rule(&mut self, name: &str, rule: rules::Rule) -> &mut Self {
+        self.extra_rules.insert(name.to_string(), rule);
+        self
     }
 
     /// The `func.func` named `name` in the module: its body and op.
@@ -378,9 +390,12 @@ impl<'a> Interpreter<'a> {
         let r = self.ir.op(body, op);
         let name = self.ctx.op_name_str(r.name());
         let rule_name = self.ctx.op_def(r.name()).and_then(|d| d.interpret.clone());
-        let rule = rule_name.as_deref().and_then(rules::rule).ok_or_else(|| {
-            InterpError::at(r.loc(), format!("'{name}' has no interpreter semantics"))
-        })?;
+        let rule = rule_name
+            .as_deref()
+            .and_then(|n| self.extra_rules.get(n).copied().or_else(|| rules::rule(n)))
+            .ok_or_else(|| {
+                InterpError::at(r.loc(), format!("'{name}' has no interpreter semantics"))
+            })?;
         let rule_name = rule_name.as_deref().unwrap_or("");
         for (i, t) in operands.iter().enumerate() {
             if t.undefined.is_some() && !rules::accepts_unspecified(rule_name, i, operands.len()) {

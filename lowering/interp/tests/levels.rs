@@ -287,3 +287,61 @@ func.func @returned() -> tensor<2xf32> {
         "{e}"
     );
 }
+
+/// A vendor's Rust semantics for its own op: three times its input.
+fn triple(r: &acc_interp::rules::RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let x = r.operand(0)?;
+    let data = x
+        .data
+        .iter()
+        .map(|v| match v {
+            acc_ir::elements::Scalar::Float(f) => acc_ir::elements::Scalar::Float(3.0 * f),
+            other => *other,
+        })
+        .collect();
+    Ok(vec![Tensor::new(r.ctx, r.result_type(0)?, data)?])
+}
+
+#[test]
+fn a_vendor_rule_added_in_rust_runs_its_op() {
+    let mut ctx = acc_dialects::new_context();
+    let mut sources = acc_ir::SourceMap::new();
+    let file = sources.add(
+        "vendor.acc",
+        r#"dialect vendor {
+  op triple {
+    traits Pure, SameOperandsAndResultType
+    operands (input: AnyType)
+    results (output: AnyType)
+    format "$input attr-dict `:` type($input)"
+    interpret vendor_triple
+  }
+}"#
+        .to_string(),
+    );
+    acc_dialects::lang::load_file(&mut ctx, &sources, file).expect("the vendor dialect loads");
+    let ir = parse(
+        &mut ctx,
+        r#"
+func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %y = vendor.triple %x : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+"#,
+    );
+    let x = value(&mut ctx, "tensor<2xf32>", &[1.0, -2.5]);
+    let e = Interpreter::new(&ctx, &ir, Limits::default())
+        .call("f", vec![x.clone()])
+        .expect_err("no rule of that name yet");
+    assert!(
+        e.message
+            .contains("'vendor.triple' has no interpreter semantics"),
+        "{}",
+        e.message
+    );
+    let out = Interpreter::new(&ctx, &ir, Limits::default())
+        .add_rule("vendor_triple", triple)
+        .call("f", vec![x])
+        .expect("runs");
+    assert_eq!(numbers(&out[0]), vec![3.0, -7.5]);
+}
