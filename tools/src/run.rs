@@ -1,9 +1,10 @@
 //! `acc-run`: runs a function of an IR file on `.npy` inputs with the reference
-//! interpreter, writing `.npy` outputs or printing a summary of each result.
+//! interpreter or as native code (the JIT), writing `.npy` outputs or printing a
+//! summary of each result, and optionally timing repeated runs.
 //!
 //! ```text
 //! acc-run FILE [--entry NAME] [--input ARG=in.npy ...] [--output out.npy ...]
-//!         [--mode interp] [--dialect FILE ...]
+//!         [--mode interp|jit] [--repeat K] [--threads N] [--dialect FILE ...]
 //! ```
 //!
 //! `ARG` names an argument by position: `0`, `arg0` or `%arg0`. Outputs are written
@@ -17,16 +18,30 @@ use acc_interp::{Interpreter, Limits, Tensor};
 use acc_ir::elements::Scalar;
 use acc_ir::{Context, SourceMap, parser, verifier};
 
-const USAGE: &str = "usage: acc-run FILE [--entry NAME] [--input ARG=in.npy ...] [--output out.npy ...] [--mode interp] [--dialect FILE ...]
+const USAGE: &str = "usage: acc-run FILE [--entry NAME] [--input ARG=in.npy ...] [--output out.npy ...] [--mode interp|jit] [--repeat K] [--threads N] [--dialect FILE ...]
 
-Runs a function of FILE (acc IR) in the reference interpreter.
+Runs a function of FILE (acc IR) in the reference interpreter or as native code.
 
   --entry NAME        the function to run (default: the first function of the module)
   --input ARG=FILE    the value of argument ARG (0, arg0 or %arg0) from a .npy file
   --output FILE       where to write the next result (.npy), in order
-  --mode interp       the execution mode (the JIT arrives with host code generation)
+  --mode MODE         interp (the reference interpreter, default) or jit (native code
+                      through Cranelift; the function must be at the loop level)
+  --repeat K          run K more times after the first and print
+                      `latency_ms median=X min=Y` (and, for jit, `compile_ms=X`)
+  --threads N         threads for the generated code (1 for now)
   --dialect FILE      load a dialect file first (repeatable)
 ";
+
+/// How the function runs.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// The reference interpreter.
+    #[default]
+    Interp,
+    /// Native code from the Cranelift back end.
+    Jit,
+}
 
 /// Command-line options.
 #[derive(Debug, Default)]
@@ -41,6 +56,10 @@ pub struct RunOptions {
     pub outputs: Vec<PathBuf>,
     /// Dialect files to load.
     pub dialects: Vec<PathBuf>,
+    /// How to run.
+    pub mode: Mode,
+    /// Timed runs after the first, when benchmarking.
+    pub repeat: Option<usize>,
 }
 
 fn argument_index(name: &str) -> Option<usize> {
@@ -71,15 +90,32 @@ pub fn parse_args(args: &[String]) -> Result<RunOptions, String> {
             }
             "--output" | "-o" => o.outputs.push(PathBuf::from(value()?)),
             "--dialect" => o.dialects.push(PathBuf::from(value()?)),
-            "--mode" => match value()?.as_str() {
-                "interp" => {}
-                "jit" => {
-                    return Err(
-                        "--mode jit arrives with host code generation; use --mode interp".into(),
-                    );
+            "--mode" => {
+                o.mode = match value()?.as_str() {
+                    "interp" => Mode::Interp,
+                    "jit" => Mode::Jit,
+                    m => return Err(format!("unknown mode '{m}': expected interp or jit")),
                 }
-                m => return Err(format!("unknown mode '{m}': expected interp")),
-            },
+            }
+            "--repeat" => {
+                let v = value()?;
+                o.repeat = Some(
+                    v.parse()
+                        .map_err(|_| format!("--repeat expects a count, got '{v}'"))?,
+                );
+            }
+            "--threads" => {
+                let v = value()?;
+                match v.parse::<usize>() {
+                    Ok(1) => {}
+                    Ok(n) if n > 1 => {
+                        return Err(format!(
+                            "--threads {n}: generated code runs on one thread for now"
+                        ));
+                    }
+                    _ => return Err(format!("--threads expects a positive count, got '{v}'")),
+                }
+            }
             f if f.starts_with('-') => return Err(format!("unknown option '{f}'")),
             _ => {
                 if o.file.replace(PathBuf::from(flag)).is_some() {
@@ -172,13 +208,56 @@ fn run_inner(o: &RunOptions) -> Result<(), String> {
             a.ok_or_else(|| format!("acc-run: argument {i} of '@{entry}' has no --input\n"))
         })
         .collect::<Result<_, _>>()?;
-    let results = Interpreter::new(&ctx, &ir, Limits::default())
-        .call(&entry, args)
-        .map_err(|e| sources.render(&ctx, &[e.diagnostic()]))?;
+    let render = |d: acc_ir::Diagnostic| sources.render(&ctx, &[d]);
+    // Timing lines, printed after the results.
+    let mut timing = Vec::new();
+    let results = match o.mode {
+        Mode::Interp => {
+            let mut interp = Interpreter::new(&ctx, &ir, Limits::default());
+            let results = interp
+                .call(&entry, args.clone())
+                .map_err(|e| render(e.diagnostic()))?;
+            if let Some(k) = o.repeat {
+                let times = (0..k)
+                    .map(|_| {
+                        let start = std::time::Instant::now();
+                        interp
+                            .call(&entry, args.clone())
+                            .map(|_| start.elapsed())
+                            .map_err(|e| render(e.diagnostic()))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                timing.push(latency(&times));
+            }
+            results
+        }
+        Mode::Jit => {
+            let jit = acc_cranelift::jit::JitModule::compile(&ctx, &ir)
+                .map_err(|e| render(e.diagnostic()))?;
+            let mut frame = jit
+                .frame(&ctx, &entry, &args)
+                .map_err(|e| render(e.diagnostic()))?;
+            frame.run();
+            let results = frame.results(&ctx).map_err(|e| render(e.diagnostic()))?;
+            if let Some(k) = o.repeat {
+                timing.push(format!(
+                    "compile_ms={:.3}",
+                    jit.compile_time.as_secs_f64() * 1e3
+                ));
+                timing.push(latency(&frame.time(k)));
+            }
+            results
+        }
+    };
     if o.outputs.is_empty() {
         for (i, r) in results.iter().enumerate() {
             println!("result {i}: {}", summary(&ctx, r));
         }
+    }
+    for line in &timing {
+        println!("{line}");
+    }
+    if o.outputs.is_empty() {
         return Ok(());
     }
     if o.outputs.len() != results.len() {
@@ -199,6 +278,25 @@ fn run_inner(o: &RunOptions) -> Result<(), String> {
 }
 
 /// `tensor<2x3xf32> [1, 2.5, ...]`: the type and the first elements.
+/// `latency_ms median=X min=Y runs=K` over the timed runs.
+fn latency(times: &[std::time::Duration]) -> String {
+    let mut ms: Vec<f64> = times.iter().map(|t| t.as_secs_f64() * 1e3).collect();
+    ms.sort_by(f64::total_cmp);
+    if ms.is_empty() {
+        return "latency_ms runs=0".into();
+    }
+    let median = if ms.len() % 2 == 1 {
+        ms[ms.len() / 2]
+    } else {
+        (ms[ms.len() / 2 - 1] + ms[ms.len() / 2]) / 2.0
+    };
+    format!(
+        "latency_ms median={median:.4} min={:.4} runs={}",
+        ms[0],
+        ms.len()
+    )
+}
+
 fn summary(ctx: &Context, t: &Tensor) -> String {
     const SHOWN: usize = 8;
     let items: Vec<String> = t

@@ -1,7 +1,9 @@
-//! `acc-translate`: converts between acc IR and other formats. Today:
-//! `acc-translate --import-onnx model.onnx [-o model.mlir] [--function NAME]`.
-//! The output is written only when the import succeeds (atomically); errors list every
-//! unsupported op at once. Exit status: 0, 1 on any error, 2 on a bad command line.
+//! `acc-translate`: converts between acc IR and other formats:
+//! `--import-onnx model.onnx [-o model.mlir] [--function NAME]` and
+//! `--emit-object in.mlir --target ARCH -o out.o [--header out.h]`.
+//! Outputs are written only when the translation succeeds (atomically); an import
+//! lists every unsupported op at once. Exit status: 0, 1 on any error, 2 on a bad
+//! command line.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,28 +11,47 @@ use std::process::ExitCode;
 use acc_ir::printer::{PrintOptions, write_ir};
 
 const USAGE: &str = "usage: acc-translate --import-onnx MODEL.onnx [-o OUT.mlir] [--function NAME] [--print-generic]
+       acc-translate --emit-object IN.mlir --target x86_64|aarch64|riscv64 -o OUT.o [--header OUT.h]
 
-Imports an ONNX model (opsets 13 to 21) as acc IR in the graph dialect: one function
-(default name: main), initializers as constants (large ones in dense_resource blobs).
+--import-onnx: imports an ONNX model (opsets 13 to 28) as acc IR in the graph dialect:
+one function (default name: main), initializers as constants (large ones in
+dense_resource blobs).
+
+--emit-object: compiles every function of IN.mlir (func, cf, arith and loop ops)
+into an ELF object for the target, with a C header declaring them (default: OUT.o
+with the extension .h).
 ";
+
+#[derive(Debug, Default, PartialEq)]
+enum Translation {
+    #[default]
+    None,
+    ImportOnnx,
+    EmitObject,
+}
 
 #[derive(Debug, Default)]
 struct Options {
+    translation: Translation,
     input: Option<PathBuf>,
     output: Option<PathBuf>,
+    header: Option<PathBuf>,
+    target: Option<String>,
     function: Option<String>,
     generic: bool,
 }
 
 fn parse_args(args: &[String]) -> Result<Options, String> {
     let mut o = Options::default();
-    let mut import = false;
     let mut words = crate::cli::Words::new(args);
     while let Some((flag, inline)) = words.next_word() {
         let mut value = || words.value(flag, inline);
         match flag {
             "-h" | "--help" => return Err(String::new()),
-            "--import-onnx" => import = true,
+            "--import-onnx" => o.translation = Translation::ImportOnnx,
+            "--emit-object" => o.translation = Translation::EmitObject,
+            "--target" => o.target = Some(value()?),
+            "--header" => o.header = Some(PathBuf::from(value()?)),
             "-o" | "--output" => o.output = Some(PathBuf::from(value()?)),
             "--function" => o.function = Some(value()?),
             "--print-generic" | "--mlir-print-op-generic" => o.generic = true,
@@ -42,11 +63,20 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             }
         }
     }
-    if !import {
-        return Err("choose a translation: --import-onnx".into());
+    match o.translation {
+        Translation::None => {
+            return Err("choose a translation: --import-onnx or --emit-object".into());
+        }
+        Translation::EmitObject if o.target.is_none() => {
+            return Err("--emit-object needs --target x86_64, aarch64 or riscv64".into());
+        }
+        Translation::EmitObject if o.output.is_none() => {
+            return Err("--emit-object needs -o OUT.o".into());
+        }
+        _ => {}
     }
     if o.input.is_none() {
-        return Err("no input model".into());
+        return Err("no input file".into());
     }
     Ok(o)
 }
@@ -74,6 +104,9 @@ pub fn main_with_args(args: &[String]) -> ExitCode {
 }
 
 fn run(o: &Options) -> Result<(), String> {
+    if o.translation == Translation::EmitObject {
+        return emit_object(o);
+    }
     let path = o.input.as_ref().ok_or("acc-translate: no input model")?;
     let shown = path.display();
     let bytes =
@@ -99,4 +132,38 @@ fn run(o: &Options) -> Result<(), String> {
     write_ir(&ctx, &ir, &print, out.writer())
         .and_then(|()| out.commit())
         .map_err(|e| format!("acc-translate: cannot write output: {e}"))
+}
+
+/// `--emit-object`: the object file and its header.
+fn emit_object(o: &Options) -> Result<(), String> {
+    let path = o.input.as_ref().ok_or("acc-translate: no input file")?;
+    let out = o.output.as_ref().ok_or("acc-translate: no output file")?;
+    let arch = o.target.as_deref().unwrap_or("x86_64");
+    let bytes = std::fs::read(path)
+        .map_err(|e| format!("acc-translate: cannot read '{}': {e}", path.display()))?;
+    let mut sources = acc_ir::SourceMap::new();
+    let mut ctx = acc_dialects::new_context();
+    let (file, bad) = sources.add_bytes(&path.display().to_string(), bytes);
+    if let Some(d) = bad {
+        return Err(sources.render(&ctx, &[d]));
+    }
+    let ir = acc_ir::parser::parse_file(&mut ctx, &sources, file)
+        .map_err(|d| sources.render(&ctx, &[d]))?;
+    acc_ir::verifier::verify(&ctx, &ir).map_err(|d| sources.render(&ctx, &d))?;
+    let name = out
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "acc".into());
+    let object = acc_cranelift::object::emit(&ctx, &ir, arch, &name)
+        .map_err(|e| sources.render(&ctx, &[e.diagnostic()]))?;
+    let header = o.header.clone().unwrap_or_else(|| out.with_extension("h"));
+    let write = |p: &std::path::Path, data: &[u8]| {
+        let mut f = crate::output::Output::open(Some(p))
+            .map_err(|e| format!("acc-translate: cannot write '{}': {e}", p.display()))?;
+        std::io::Write::write_all(f.writer(), data)
+            .and_then(|()| f.commit())
+            .map_err(|e| format!("acc-translate: cannot write '{}': {e}", p.display()))
+    };
+    write(out, &object.bytes)?;
+    write(&header, object.header.as_bytes())
 }

@@ -167,10 +167,54 @@ fn bad_inputs_are_clear_errors_and_write_nothing() {
         assert!(err.contains(message), "{args:?}: {err}");
         assert!(!s.path("t.npy").exists(), "{args:?} wrote an output");
     }
-    let (code, _, err) = s.run(&["f.mlir", "--mode", "jit"]);
+    // Graph-level IR must be lowered before it can be compiled: a located error.
+    let (code, _, err) = s.run(&[
+        "f.mlir", "--mode", "jit", "--input", "0=x.npy", "--input", "1=b.npy",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("f.mlir:"), "{err}");
+    assert!(err.contains("has no machine type"), "{err}");
+    let (code, _, err) = s.run(&["f.mlir", "--threads", "2"]);
     assert_eq!(code, 2, "{err}");
-    assert!(
-        err.contains("--mode jit arrives with host code generation"),
-        "{err}"
+    assert!(err.contains("one thread for now"), "{err}");
+}
+
+const LOOPS: &str = r#"
+func.func @scale(%x: memref<2x3xf32>, %k: memref<3xf32>) -> memref<2x3xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %out = loop.alloc() : memref<2x3xf32>
+  loop.parallel (%i, %j) = (%c0, %c0) to (%c2, %c3) step (%c1, %c1) {
+    %a = loop.load %x[%i, %j] : memref<2x3xf32>
+    %b = loop.load %k[%j] : memref<3xf32>
+    %p = arith.mulf %a, %b : f32
+    loop.store %p, %out[%i, %j] : memref<2x3xf32>
+    loop.yield
+  }
+  return %out : memref<2x3xf32>
+}
+"#;
+
+#[test]
+fn jit_mode_runs_native_code_and_times_it() {
+    let s = Setup::new();
+    std::fs::write(s.path("loops.mlir"), LOOPS).expect("write IR");
+    let args = ["loops.mlir", "--input", "0=x.npy", "--input", "1=b.npy"];
+    let (code, interp, err) = s.run(&args);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        interp,
+        "result 0: memref<2x3xf32> [0.5, -2, -3, -2, 5, 6]\n"
     );
+    let mut jit_args = args.to_vec();
+    jit_args.extend(["--mode", "jit", "--repeat", "5", "--threads", "1"]);
+    let (code, out, err) = s.run(&jit_args);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], interp.trim_end());
+    assert!(lines[1].starts_with("compile_ms="), "{out}");
+    assert!(lines[2].starts_with("latency_ms median="), "{out}");
+    assert!(lines[2].ends_with("runs=5"), "{out}");
 }

@@ -454,8 +454,8 @@ impl<'a> Interpreter<'a> {
     }
 }
 
-/// The `func.func` ops directly in the module: name, body and op.
-pub(crate) fn functions(ctx: &Context, ir: &Ir) -> Vec<(String, BodyId, OpId)> {
+/// The `func.func` ops directly in the module: name, the body holding the op, op.
+pub fn functions(ctx: &Context, ir: &Ir) -> Vec<(String, BodyId, OpId)> {
     let (body, root) = (ir.root_body, ir.root);
     let inner = ir.region_body(body, root);
     let b = ir.body(inner);

@@ -1,0 +1,255 @@
+//! Compiling a module in memory for the host and calling its functions on
+//! interpreter values ([`Tensor`]s), through their packed wrappers.
+
+use std::time::{Duration, Instant};
+
+use acc_interp::Tensor;
+use acc_ir::elements::{ElementKind, Scalar};
+use acc_ir::{Context, Ir};
+use cranelift_jit::{JITBuilder, JITModule};
+
+use crate::CodegenError;
+use crate::abi::Slot;
+use crate::module::{Compiled, compile};
+use crate::target;
+use crate::types::Repr;
+
+/// Memory for buffers made inside generated code (`loop.alloc`): the C library's
+/// aligned allocator.
+extern "C" fn acc_alloc(bytes: i64, alignment: i64) -> *mut u8 {
+    let mut p: *mut std::ffi::c_void = std::ptr::null_mut();
+    let align = usize::try_from(alignment.max(8))
+        .unwrap_or(64)
+        .next_power_of_two();
+    let size = usize::try_from(bytes.max(1)).unwrap_or(1);
+    // SAFETY: posix_memalign writes a valid pointer or leaves `p` null on failure.
+    let rc = unsafe { posix_memalign(&mut p, align, size) };
+    if rc != 0 {
+        std::ptr::null_mut()
+    } else {
+        p.cast()
+    }
+}
+
+extern "C" fn acc_free(p: *mut u8) {
+    // SAFETY: `p` came from acc_alloc (posix_memalign) or is null.
+    unsafe { free(p.cast()) }
+}
+
+unsafe extern "C" {
+    fn posix_memalign(out: *mut *mut std::ffi::c_void, align: usize, size: usize) -> i32;
+    fn free(p: *mut std::ffi::c_void);
+}
+
+/// A module compiled for this machine.
+pub struct JitModule {
+    module: Option<JITModule>,
+    functions: Vec<(Compiled, *const u8)>,
+    /// How long compilation took.
+    pub compile_time: Duration,
+}
+
+impl Drop for JitModule {
+    fn drop(&mut self) {
+        if let Some(m) = self.module.take() {
+            // SAFETY: no pointer into the module outlives it: `functions` goes with it.
+            unsafe { m.free_memory() };
+        }
+    }
+}
+
+impl JitModule {
+    /// Compiles every function of `ir` for the host.
+    pub fn compile(ctx: &Context, ir: &Ir) -> Result<JitModule, CodegenError> {
+        let start = Instant::now();
+        let target = target::host()?;
+        let mut builder =
+            JITBuilder::with_isa(target.isa, cranelift_module::default_libcall_names());
+        builder.symbol("acc_alloc", acc_alloc as *const u8);
+        builder.symbol("acc_free", acc_free as *const u8);
+        let mut module = JITModule::new(builder);
+        let compiled = compile(ctx, ir, &mut module, target.features)?;
+        module
+            .finalize_definitions()
+            .map_err(|e| CodegenError::new(format!("cannot link the generated code: {e}")))?;
+        let functions = compiled
+            .into_iter()
+            .map(|c| {
+                let p = module.get_finalized_function(c.packed);
+                (c, p)
+            })
+            .collect();
+        Ok(JitModule {
+            module: Some(module),
+            functions,
+            compile_time: start.elapsed(),
+        })
+    }
+
+    /// The names of the compiled functions, in order.
+    pub fn function_names(&self) -> Vec<String> {
+        self.functions.iter().map(|(c, _)| c.name.clone()).collect()
+    }
+
+    /// Calls `name` on `args`; its results.
+    pub fn call(
+        &self,
+        ctx: &Context,
+        name: &str,
+        args: &[Tensor],
+    ) -> Result<Vec<Tensor>, CodegenError> {
+        let mut frame = self.frame(ctx, name, args)?;
+        frame.run();
+        frame.results(ctx)
+    }
+
+    /// Prepares a call of `name` on `args` that can be run many times (benchmarks).
+    pub fn frame(&self, ctx: &Context, name: &str, args: &[Tensor]) -> Result<Frame, CodegenError> {
+        let (c, packed) = self
+            .functions
+            .iter()
+            .find(|(c, _)| c.name == name)
+            .ok_or_else(|| CodegenError::new(format!("no function named '@{name}'")))?;
+        if args.len() != c.abi.args.len() {
+            return Err(CodegenError::new(format!(
+                "'@{name}' takes {} arguments, got {}",
+                c.abi.args.len(),
+                args.len()
+            )));
+        }
+        let mut buffers = Vec::new();
+        for (i, (slot, t)) in c.abi.args.iter().zip(args).enumerate() {
+            if t.ty != slot.ty {
+                return Err(CodegenError::new(format!(
+                    "argument {i} of '@{name}' must be {}, got {}",
+                    acc_ir::printer::type_to_string(ctx, slot.ty),
+                    acc_ir::printer::type_to_string(ctx, t.ty)
+                )));
+            }
+            buffers.push(encode(t)?);
+        }
+        for slot in &c.abi.results {
+            buffers.push(Aligned::zeroed(bytes_of(slot)));
+        }
+        Ok(Frame {
+            packed: *packed,
+            buffers,
+            results: c.abi.results.clone(),
+            first_result: c.abi.args.len(),
+        })
+    }
+}
+
+/// Bytes a slot's value takes.
+fn bytes_of(slot: &Slot) -> usize {
+    match &slot.repr {
+        Repr::Scalar(t) => t.bytes() as usize,
+        Repr::Memref(m) => m.len() * m.element_bytes() as usize,
+    }
+}
+
+/// A byte buffer aligned for any element (vectors included).
+struct Aligned {
+    words: Vec<u128>,
+    len: usize,
+}
+
+impl Aligned {
+    fn zeroed(len: usize) -> Aligned {
+        Aligned {
+            words: vec![0; len.div_ceil(16).max(1)],
+            len,
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: the words hold at least `len` initialized bytes.
+        unsafe { std::slice::from_raw_parts(self.words.as_ptr().cast(), self.len) }
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        // SAFETY: as above, uniquely borrowed.
+        unsafe { std::slice::from_raw_parts_mut(self.words.as_mut_ptr().cast(), self.len) }
+    }
+
+    fn ptr(&mut self) -> *mut u8 {
+        self.words.as_mut_ptr().cast()
+    }
+}
+
+/// The elements of `t` as the generated code lays them out.
+fn encode(t: &Tensor) -> Result<Aligned, CodegenError> {
+    let values = t.values().map_err(CodegenError::new)?;
+    let mut bytes = Vec::new();
+    for v in values {
+        match t.kind {
+            // Booleans are bytes; i1 is stored as 0 or 1.
+            ElementKind::Int(1, _) => bytes.push(u8::from(v != Scalar::Int(0))),
+            k => k.encode(v, &mut bytes),
+        }
+    }
+    let mut a = Aligned::zeroed(bytes.len());
+    a.bytes_mut().copy_from_slice(&bytes);
+    Ok(a)
+}
+
+/// A prepared call: argument and result buffers, ready to run.
+pub struct Frame {
+    packed: *const u8,
+    buffers: Vec<Aligned>,
+    results: Vec<Slot>,
+    first_result: usize,
+}
+
+impl Frame {
+    /// Runs the function once (results overwrite the previous run's).
+    pub fn run(&mut self) {
+        let mut slots: Vec<*mut u8> = self.buffers.iter_mut().map(Aligned::ptr).collect();
+        // SAFETY: `packed` is a finalized `void (void **)` function of the module,
+        // which outlives the frame's use through JitModule, and every slot points to
+        // a buffer of the size its argument or result needs.
+        let f: extern "C" fn(*mut *mut u8) = unsafe { std::mem::transmute(self.packed) };
+        f(slots.as_mut_ptr());
+    }
+
+    /// Runs the function `repeat` times after one warm-up run: the time of each run.
+    pub fn time(&mut self, repeat: usize) -> Vec<Duration> {
+        self.run();
+        (0..repeat)
+            .map(|_| {
+                let start = Instant::now();
+                self.run();
+                start.elapsed()
+            })
+            .collect()
+    }
+
+    /// The results of the last run.
+    pub fn results(&self, ctx: &Context) -> Result<Vec<Tensor>, CodegenError> {
+        self.results
+            .iter()
+            .zip(&self.buffers[self.first_result..])
+            .map(|(slot, buf)| {
+                let (_, kind) = Tensor::layout(ctx, slot.ty).map_err(CodegenError::new)?;
+                let width = match &slot.repr {
+                    Repr::Scalar(t) => t.bytes() as usize,
+                    Repr::Memref(m) => m.element_bytes() as usize,
+                };
+                let data = buf
+                    .bytes()
+                    .chunks_exact(width)
+                    .map(|c| match kind {
+                        ElementKind::Int(1, _) => Scalar::Int(i128::from(c[0] & 1)),
+                        k => k.decode(c),
+                    })
+                    .collect();
+                let mut t = Tensor::new(ctx, slot.ty, data).map_err(CodegenError::new)?;
+                // A memref result is returned as its elements.
+                if t.view.is_some() {
+                    t = t.materialized().map_err(CodegenError::new)?;
+                }
+                Ok(t)
+            })
+            .collect()
+    }
+}

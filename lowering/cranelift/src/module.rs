@@ -1,0 +1,135 @@
+//! A whole IR module into a Cranelift module (JIT or object): every `func.func` with
+//! a body is declared with its convention, defined, and given its packed wrapper.
+
+use acc_ir::{BodyId, Context, Ir, OpId};
+use cranelift_codegen::ir::UserFuncName;
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_module::{FuncId, Linkage, Module};
+use rustc_hash::FxHashMap;
+
+use crate::CodegenError;
+use crate::abi::{FnAbi, build_packed, packed_signature};
+use crate::target::Features;
+use crate::translate::{FnTranslator, Shared};
+
+/// One compiled function.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    /// Its name in the IR (and the symbol).
+    pub name: String,
+    /// Its convention.
+    pub abi: FnAbi,
+    /// The function.
+    pub id: FuncId,
+    /// Its `NAME_packed` wrapper.
+    pub packed: FuncId,
+}
+
+/// The `func.func` ops of the module with a body: name, the body holding the op, op.
+fn functions(ctx: &Context, ir: &Ir) -> Vec<(String, BodyId, OpId)> {
+    acc_interp::functions(ctx, ir)
+        .into_iter()
+        .filter(|(_, body, op)| ir.body(*body).nested_body(*op).is_some())
+        .collect()
+}
+
+/// Declares and defines every function of `ir` in `module`.
+pub fn compile<M: Module>(
+    ctx: &Context,
+    ir: &Ir,
+    module: &mut M,
+    features: Features,
+) -> Result<Vec<Compiled>, CodegenError> {
+    let call_conv = module.isa().default_call_conv();
+    let config = module.target_config();
+    let pointer = config.pointer_type();
+    let funcs = functions(ctx, ir);
+    if funcs.is_empty() {
+        return Err(CodegenError::new("the module has no function with a body"));
+    }
+    let mut table: FxHashMap<String, (FuncId, FnAbi)> = FxHashMap::default();
+    let mut compiled = Vec::new();
+    for (name, body, op) in &funcs {
+        let r = ir.op(*body, *op);
+        let fn_type = r
+            .attr(ctx, "function_type")
+            .and_then(|a| match ctx.attr_data(a) {
+                acc_ir::AttrData::Type(t) => Some(*t),
+                _ => None,
+            })
+            .ok_or_else(|| CodegenError::at(r.loc(), "a function without a type"))?;
+        let abi = FnAbi::of_function_type(ctx, fn_type)
+            .map_err(|m| CodegenError::at(r.loc(), format!("'@{name}': {m}")))?;
+        let declare = |module: &mut M, symbol: &str, sig: &cranelift_codegen::ir::Signature| {
+            module
+                .declare_function(symbol, Linkage::Export, sig)
+                .map_err(|e| CodegenError::at(r.loc(), format!("cannot declare '{symbol}': {e}")))
+        };
+        let signature = abi.signature(call_conv, pointer);
+        let id = declare(module, name, &signature)?;
+        let packed = declare(
+            module,
+            &format!("{name}_packed"),
+            &packed_signature(call_conv, pointer),
+        )?;
+        table.insert(name.clone(), (id, abi.clone()));
+        compiled.push(Compiled {
+            name: name.clone(),
+            abi,
+            id,
+            packed,
+        });
+    }
+    let mut cctx = module.make_context();
+    let mut fctx = FunctionBuilderContext::new();
+    for ((_, body, op), c) in funcs.iter().zip(&compiled) {
+        let r = ir.op(*body, *op);
+        let inner = ir
+            .body(*body)
+            .nested_body(*op)
+            .ok_or_else(|| CodegenError::at(r.loc(), "a function without a body"))?;
+        let region = *r
+            .regions()
+            .first()
+            .ok_or_else(|| CodegenError::at(r.loc(), "a function without a region"))?;
+        cctx.func.signature = c.abi.signature(call_conv, pointer);
+        cctx.func.name = UserFuncName::user(0, c.id.as_u32());
+        let b = FunctionBuilder::new(&mut cctx.func, &mut fctx);
+        let shared = Shared {
+            module: &mut *module,
+            functions: &table,
+            features,
+            config,
+        };
+        FnTranslator::new(ctx, ir, inner, b, shared, c.abi.clone()).run(region)?;
+        module.define_function(c.id, &mut cctx).map_err(|e| {
+            CodegenError::at(r.loc(), format!("Cranelift rejected '@{}': {e:?}", c.name))
+        })?;
+        module.clear_context(&mut cctx);
+        // The packed wrapper.
+        cctx.func.signature = packed_signature(call_conv, pointer);
+        cctx.func.name = UserFuncName::user(0, c.packed.as_u32());
+        let callee = module.declare_func_in_func(c.id, &mut cctx.func);
+        build_packed(&mut cctx.func, &mut fctx, &c.abi, callee, config);
+        module.define_function(c.packed, &mut cctx).map_err(|e| {
+            CodegenError::new(format!("Cranelift rejected '{}_packed': {e:?}", c.name))
+        })?;
+        module.clear_context(&mut cctx);
+    }
+    Ok(compiled)
+}
+
+/// The C header declaring every compiled function.
+pub fn header(ctx: &Context, compiled: &[Compiled], guard: &str) -> String {
+    let mut out = format!(
+        "/* Generated by acc: the functions of the object file beside this header. */\n#ifndef {guard}\n#define {guard}\n\n#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {{\n#endif\n\n/* Buffers made inside the functions come from these; the program provides them. */\nvoid *acc_alloc(int64_t bytes, int64_t alignment);\nvoid acc_free(void *pointer);\n\n"
+    );
+    for c in compiled {
+        out.push_str(&c.abi.c_declaration(ctx, &c.name));
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "#ifdef __cplusplus\n}}\n#endif\n\n#endif /* {guard} */\n"
+    ));
+    out
+}

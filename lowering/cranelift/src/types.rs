@@ -1,0 +1,116 @@
+//! acc types as Cranelift types: integers (an `i1` is a byte holding 0 or 1), `index`
+//! as a 64-bit integer, `f32`/`f64`, 128-bit vectors, and `memref`s with a static
+//! shape and strides as a pointer.
+
+use acc_dialects::hooks::loops::memref_strides;
+use acc_ir::{Context, FloatKind, TypeData, TypeId};
+use cranelift_codegen::ir::{Type, types};
+
+/// How a value of some acc type is held in generated code.
+#[derive(Clone, Debug)]
+pub enum Repr {
+    /// One machine value of this type.
+    Scalar(Type),
+    /// A pointer to the first element of a buffer laid out as described.
+    Memref(MemrefLayout),
+}
+
+/// A memref's static shape and layout.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemrefLayout {
+    /// Sizes per dimension.
+    pub shape: Vec<usize>,
+    /// Elements between neighbours along each dimension.
+    pub strides: Vec<usize>,
+    /// The element type in generated code.
+    pub element: Type,
+    /// The element's acc type.
+    pub element_ty: TypeId,
+}
+
+impl MemrefLayout {
+    /// Bytes per element.
+    pub fn element_bytes(&self) -> u32 {
+        self.element.bytes()
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// Whether the elements are consecutive in row-major order.
+    pub fn is_contiguous(&self) -> bool {
+        let mut expected = 1;
+        for (size, stride) in self.shape.iter().zip(&self.strides).rev() {
+            if *size > 1 && *stride != expected {
+                return false;
+            }
+            expected *= size;
+        }
+        true
+    }
+}
+
+/// The Cranelift type of a scalar or vector acc type.
+pub fn scalar_type(ctx: &Context, ty: TypeId) -> Result<Type, String> {
+    Ok(match ctx.type_data(ty) {
+        TypeData::Integer { width: 1 | 8, .. } => types::I8,
+        TypeData::Integer { width: 16, .. } => types::I16,
+        TypeData::Integer { width: 32, .. } => types::I32,
+        TypeData::Integer { width: 64, .. } | TypeData::Index => types::I64,
+        TypeData::Float(FloatKind::F32) => types::F32,
+        TypeData::Float(FloatKind::F64) => types::F64,
+        TypeData::Vector { .. } => {
+            let shape = ctx.type_data(ty).shape().unwrap_or(&[]);
+            let element = ctx.type_data(ty).element_type().unwrap_or(ty);
+            let lane = scalar_type(ctx, element)?;
+            let lanes = shape.iter().product::<i64>();
+            let vector = u32::try_from(lanes)
+                .ok()
+                .and_then(|n| lane.by(n))
+                .filter(|v| v.bits() == 128 && shape.len() == 1);
+            vector.ok_or_else(|| {
+                format!(
+                    "{} is not a 128-bit vector of one dimension (the vectors Cranelift has)",
+                    acc_ir::printer::type_to_string(ctx, ty)
+                )
+            })?
+        }
+        _ => {
+            return Err(format!(
+                "{} has no machine type here",
+                acc_ir::printer::type_to_string(ctx, ty)
+            ));
+        }
+    })
+}
+
+/// How a value of type `ty` is held.
+pub fn repr(ctx: &Context, ty: TypeId) -> Result<Repr, String> {
+    let TypeData::MemRef { shape, element, .. } = ctx.type_data(ty) else {
+        return Ok(Repr::Scalar(scalar_type(ctx, ty)?));
+    };
+    let text = || acc_ir::printer::type_to_string(ctx, ty);
+    let shape: Vec<usize> = shape
+        .iter()
+        .map(|d| usize::try_from(*d).map_err(|_| format!("{} has a dynamic size", text())))
+        .collect::<Result<_, _>>()?;
+    let (strides, _) = memref_strides(ctx, ty)?;
+    let strides: Vec<usize> = strides
+        .iter()
+        .map(|s| usize::try_from(*s).map_err(|_| format!("{} has a dynamic stride", text())))
+        .collect::<Result<_, _>>()?;
+    Ok(Repr::Memref(MemrefLayout {
+        shape,
+        strides,
+        element: scalar_type(ctx, *element)?,
+        element_ty: *element,
+    }))
+}
+
+/// Whether `ty` is an `i1`.
+pub fn is_bool(ctx: &Context, ty: TypeId) -> bool {
+    let element = ctx.type_data(ty).element_type().unwrap_or(ty);
+    matches!(ctx.type_data(element), TypeData::Integer { width: 1, .. })
+}
