@@ -17,11 +17,12 @@ use std::sync::{Mutex, OnceLock};
 use acc_ir::{Context, SourceMap};
 
 /// The definition files acc ships: file name and text, in load order.
-pub const BUILTIN_DEFINITIONS: [(&str, &str); 10] = [
+pub const BUILTIN_DEFINITIONS: [(&str, &str); 11] = [
     ("builtin.acc", include_str!("../defs/builtin.acc")),
     ("func.acc", include_str!("../defs/func.acc")),
     ("cf.acc", include_str!("../defs/cf.acc")),
     ("arith.acc", include_str!("../defs/arith.acc")),
+    ("math.acc", include_str!("../defs/math.acc")),
     ("graph.acc", include_str!("../defs/graph.acc")),
     ("tensor.acc", include_str!("../defs/tensor.acc")),
     ("loop.acc", include_str!("../defs/loop.acc")),

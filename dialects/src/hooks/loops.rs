@@ -448,3 +448,62 @@ impl CustomSyntax for ParallelSyntax {
         Ok(())
     }
 }
+
+/// `loop.constant`: the value's tensor type and the memref agree in shape and element
+/// type, and the memref has the identity layout.
+pub(crate) fn verify_buffer_constant(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+    let Some(&out) = op.result_types().first() else {
+        return Vec::new();
+    };
+    let problem = (|| {
+        let value = op.attr(ctx, "value").ok_or("requires a value")?;
+        let vt = acc_ir::rewrite::attr_type(ctx, value).ok_or("the value must be typed")?;
+        let (vd, md) = (ctx.type_data(vt), ctx.type_data(out));
+        if vd.shape() != md.shape() || vd.element_type() != md.element_type() {
+            return Err(format!(
+                "the value's type {} does not match {}",
+                acc_ir::printer::type_to_string(ctx, vt),
+                acc_ir::printer::type_to_string(ctx, out)
+            ));
+        }
+        if !matches!(md, TypeData::MemRef { layout: None, .. }) {
+            return Err("the buffer must have the identity layout".to_string());
+        }
+        Ok(())
+    })();
+    match problem {
+        Ok(()) => Vec::new(),
+        Err(m) => vec![Diagnostic::error(
+            DiagLoc::Loc(op.loc()),
+            format!("'loop.constant' op {m}"),
+        )],
+    }
+}
+
+/// `loop.reshape`: identity layouts, static shapes, the same number of elements.
+pub(crate) fn verify_buffer_reshape(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+    let (Some(&src), Some(&out)) = (op.operand_types().first(), op.result_types().first()) else {
+        return Vec::new();
+    };
+    let count = |t: TypeId| -> Option<i64> {
+        match ctx.type_data(t) {
+            TypeData::MemRef {
+                shape,
+                layout: None,
+                ..
+            } if shape.iter().all(|d| *d >= 0) => Some(shape.iter().product()),
+            _ => None,
+        }
+    };
+    match (count(src), count(out)) {
+        (Some(a), Some(b)) if a == b => Vec::new(),
+        (Some(_), Some(_)) => vec![Diagnostic::error(
+            DiagLoc::Loc(op.loc()),
+            "'loop.reshape' op changes the number of elements",
+        )],
+        _ => vec![Diagnostic::error(
+            DiagLoc::Loc(op.loc()),
+            "'loop.reshape' op needs static shapes with the identity layout",
+        )],
+    }
+}

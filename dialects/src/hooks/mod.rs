@@ -146,6 +146,8 @@ fn add_graph(h: &mut Hooks) {
     h.add_verifier("quantize", Arc::new(graph::verify_quantize));
     h.add_verifier("quantized_result", Arc::new(graph::verify_quantized_result));
     h.add_verifier("storage_cast", Arc::new(graph::verify_storage_cast));
+    h.add_verifier("buffer_constant", Arc::new(loops::verify_buffer_constant));
+    h.add_verifier("buffer_reshape", Arc::new(loops::verify_buffer_reshape));
     h.add_folder("reshape", Arc::new(graph::fold_reshape));
     h.add_folder("graph_unary", Arc::new(graph_fold::fold_unary));
     h.add_folder("graph_binary", Arc::new(graph_fold::fold_binary));

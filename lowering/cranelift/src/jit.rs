@@ -36,6 +36,57 @@ extern "C" fn acc_free(p: *mut u8) {
     unsafe { free(p.cast()) }
 }
 
+// The C library's functions generated code calls for `math` ops, from Rust's (the
+// JIT resolves them here rather than through the dynamic linker).
+extern "C" fn expf(x: f32) -> f32 {
+    x.exp()
+}
+extern "C" fn exp(x: f64) -> f64 {
+    x.exp()
+}
+extern "C" fn logf(x: f32) -> f32 {
+    x.ln()
+}
+extern "C" fn log(x: f64) -> f64 {
+    x.ln()
+}
+extern "C" fn tanhf(x: f32) -> f32 {
+    x.tanh()
+}
+extern "C" fn tanh(x: f64) -> f64 {
+    x.tanh()
+}
+extern "C" fn erff(x: f32) -> f32 {
+    libm::erff(x)
+}
+extern "C" fn erf(x: f64) -> f64 {
+    libm::erf(x)
+}
+extern "C" fn powf(x: f32, y: f32) -> f32 {
+    x.powf(y)
+}
+extern "C" fn pow(x: f64, y: f64) -> f64 {
+    x.powf(y)
+}
+
+/// The runtime symbols generated code may import.
+fn runtime_symbols() -> [(&'static str, *const u8); 12] {
+    [
+        ("acc_alloc", acc_alloc as *const u8),
+        ("acc_free", acc_free as *const u8),
+        ("expf", expf as *const u8),
+        ("exp", exp as *const u8),
+        ("logf", logf as *const u8),
+        ("log", log as *const u8),
+        ("tanhf", tanhf as *const u8),
+        ("tanh", tanh as *const u8),
+        ("erff", erff as *const u8),
+        ("erf", erf as *const u8),
+        ("powf", powf as *const u8),
+        ("pow", pow as *const u8),
+    ]
+}
+
 unsafe extern "C" {
     fn posix_memalign(out: *mut *mut std::ffi::c_void, align: usize, size: usize) -> i32;
     fn free(p: *mut std::ffi::c_void);
@@ -65,8 +116,9 @@ impl JitModule {
         let target = target::host()?;
         let mut builder =
             JITBuilder::with_isa(target.isa, cranelift_module::default_libcall_names());
-        builder.symbol("acc_alloc", acc_alloc as *const u8);
-        builder.symbol("acc_free", acc_free as *const u8);
+        for (name, f) in runtime_symbols() {
+            builder.symbol(name, f);
+        }
         let mut module = JITModule::new(builder);
         let compiled = compile(ctx, ir, &mut module, target.features)?;
         module
@@ -177,17 +229,9 @@ impl Aligned {
     }
 }
 
-/// The elements of `t` as the generated code lays them out.
+/// The elements of `t` in an aligned buffer.
 fn encode(t: &Tensor) -> Result<Aligned, CodegenError> {
-    let values = t.values().map_err(CodegenError::new)?;
-    let mut bytes = Vec::new();
-    for v in values {
-        match t.kind {
-            // Booleans are bytes; i1 is stored as 0 or 1.
-            ElementKind::Int(1, _) => bytes.push(u8::from(v != Scalar::Int(0))),
-            k => k.encode(v, &mut bytes),
-        }
-    }
+    let bytes = crate::types::encode(t).map_err(CodegenError::new)?;
     let mut a = Aligned::zeroed(bytes.len());
     a.bytes_mut().copy_from_slice(&bytes);
     Ok(a)

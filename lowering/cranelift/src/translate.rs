@@ -220,6 +220,7 @@ impl<'a, 'b, 'm, M: Module> FnTranslator<'a, 'b, 'm, M> {
         let (dialect, short) = name.split_once('.').unwrap_or(("", name));
         let results: Vec<Val> = match dialect {
             "arith" => vec![self.arith(op, short, &operands, &result_types)?],
+            "math" => vec![Val::Scalar(self.math(op, short, &operands)?)],
             "func" => match short {
                 "return" => {
                     self.ret(op, &operands)?;
@@ -602,6 +603,71 @@ impl<'a, 'b, 'm, M: Module> FnTranslator<'a, 'b, 'm, M> {
         Ok(Val::Scalar(v))
     }
 
+    /// The `math` functions: square root and absolute value as instructions, the others
+    /// as calls to the C library (`expf`, `exp`, ...), lane by lane for vectors.
+    fn math(
+        &mut self,
+        op: OpRef<'_>,
+        short: &str,
+        operands: &[ValueId],
+    ) -> Result<Value, CodegenError> {
+        let x = self.scalar(op, operands[0])?;
+        let t = self.b.func.dfg.value_type(x);
+        match short {
+            "sqrt" => return Ok(self.b.ins().sqrt(x)),
+            "absf" => return Ok(self.b.ins().fabs(x)),
+            "rsqrt" => {
+                let s = self.b.ins().sqrt(x);
+                let one = if t.lane_type() == types::F32 {
+                    self.b.ins().f32const(1.0)
+                } else {
+                    self.b.ins().f64const(1.0)
+                };
+                let one = if t.is_vector() {
+                    self.b.ins().splat(t, one)
+                } else {
+                    one
+                };
+                return Ok(self.b.ins().fdiv(one, s));
+            }
+            _ => {}
+        }
+        let base = match short {
+            "exp" | "log" | "tanh" | "erf" => short,
+            "powf" => "pow",
+            other => return Err(err(op, format!("no code generation for 'math.{other}'"))),
+        };
+        let lane = t.lane_type();
+        let symbol = if lane == types::F32 {
+            format!("{base}f")
+        } else {
+            base.to_string()
+        };
+        let arity = if short == "powf" { 2 } else { 1 };
+        let f = self.runtime(op, &symbol, &vec![lane; arity], Some(lane))?;
+        let y = if arity == 2 {
+            Some(self.scalar(op, operands[1])?)
+        } else {
+            None
+        };
+        let call = |s: &mut Self, a: Value, b: Option<Value>| -> Value {
+            let args: Vec<Value> = std::iter::once(a).chain(b).collect();
+            let c = s.b.ins().call(f, &args);
+            s.b.inst_results(c)[0]
+        };
+        if !t.is_vector() {
+            return Ok(call(self, x, y));
+        }
+        let mut out = x;
+        for l in 0..t.lane_count() as u8 {
+            let a = self.b.ins().extractlane(x, l);
+            let b = y.map(|y| self.b.ins().extractlane(y, l));
+            let r = call(self, a, b);
+            out = self.b.ins().insertlane(out, r, l);
+        }
+        Ok(out)
+    }
+
     fn predicate(&self, op: OpRef<'_>) -> Result<i128, CodegenError> {
         match op
             .attr(self.ctx, "predicate")
@@ -686,6 +752,18 @@ impl<'a, 'b, 'm, M: Module> FnTranslator<'a, 'b, 'm, M> {
                 }
                 let p = self.alloc(op, m.len() as u64 * u64::from(m.element_bytes()))?;
                 vec![Val::Memref(p, m)]
+            }
+            "constant" => {
+                let m = layout_of(self, result_types[0])?;
+                vec![Val::Memref(self.constant_data(op)?, m)]
+            }
+            "reshape" => {
+                let (p, m) = self.memref(op, operands[0])?;
+                let out = layout_of(self, result_types[0])?;
+                if !m.is_contiguous() {
+                    return Err(err(op, "reshapes a buffer that is not contiguous"));
+                }
+                vec![Val::Memref(p, out)]
             }
             "dealloc" => {
                 let (p, _) = self.memref(op, operands[0])?;
@@ -1068,6 +1146,28 @@ impl<'a, 'b, 'm, M: Module> FnTranslator<'a, 'b, 'm, M> {
             self.b.switch_to_block(exit);
         }
         Ok(())
+    }
+
+    /// A read-only data object holding `op`'s `value`, and its address.
+    fn constant_data(&mut self, op: OpRef<'_>) -> Result<Value, CodegenError> {
+        let value = op
+            .attr(self.ctx, "value")
+            .ok_or_else(|| err(op, "a constant without a value"))?;
+        let t = acc_interp::Tensor::from_attr(self.ctx, value).map_err(|m| err(op, m))?;
+        let bytes = crate::types::encode(&t).map_err(|m| err(op, m))?;
+        let module = &mut *self.shared.module;
+        let id = module
+            .declare_anonymous_data(false, false)
+            .map_err(|e| err(op, format!("cannot declare the constant: {e}")))?;
+        let mut data = cranelift_module::DataDescription::new();
+        data.define(bytes.into_boxed_slice());
+        data.set_align(64);
+        module
+            .define_data(id, &data)
+            .map_err(|e| err(op, format!("cannot define the constant: {e}")))?;
+        let gv = module.declare_data_in_func(id, self.b.func);
+        let p = self.pointer();
+        Ok(self.b.ins().symbol_value(p, gv))
     }
 
     // ----- runtime -----

@@ -3,6 +3,8 @@
 //! shape and strides as a pointer.
 
 use acc_dialects::hooks::loops::memref_strides;
+use acc_interp::Tensor;
+use acc_ir::elements::{ElementKind, Scalar};
 use acc_ir::{Context, FloatKind, TypeData, TypeId};
 use cranelift_codegen::ir::{Type, types};
 
@@ -113,4 +115,18 @@ pub fn repr(ctx: &Context, ty: TypeId) -> Result<Repr, String> {
 pub fn is_bool(ctx: &Context, ty: TypeId) -> bool {
     let element = ctx.type_data(ty).element_type().unwrap_or(ty);
     matches!(ctx.type_data(element), TypeData::Integer { width: 1, .. })
+}
+
+/// The elements of `t` as generated code lays them out: little-endian, row-major, an
+/// `i1` as one byte holding 0 or 1.
+pub fn encode(t: &Tensor) -> Result<Vec<u8>, String> {
+    let values = t.values()?;
+    let mut bytes = Vec::with_capacity(values.len() * t.kind.bytes());
+    for v in values {
+        match t.kind {
+            ElementKind::Int(1, _) => bytes.push(u8::from(v != Scalar::Int(0))),
+            k => k.encode(v, &mut bytes),
+        }
+    }
+    Ok(bytes)
 }

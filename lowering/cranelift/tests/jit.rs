@@ -239,3 +239,62 @@ func.func @g(%x: memref<4xf32>) -> f32 {
     );
     assert!(e.loc.is_some());
 }
+
+#[test]
+fn math_functions_agree_with_the_interpreter_to_an_ulp_or_two() {
+    let text = r#"
+func.func @f(%x: f32, %v: memref<4xf32>) -> (f32, f32, f32, f32, f64, memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %e = math.exp %x : f32
+  %t = math.tanh %x : f32
+  %r = math.erf %x : f32
+  %a = math.absf %x : f32
+  %s = math.sqrt %a : f32
+  %d = arith.extf %x : f32 to f64
+  %p = math.powf %d, %d : f64
+  %vx = loop.vload %v[%c0] : memref<4xf32>, vector<4xf32>
+  %ve = math.exp %vx : vector<4xf32>
+  %vl = math.rsqrt %ve : vector<4xf32>
+  %out = loop.alloc() : memref<4xf32>
+  loop.vstore %vl, %out[%c0] : memref<4xf32>, vector<4xf32>
+  return %e, %t, %r, %s, %p, %out : f32, f32, f32, f32, f64, memref<4xf32>
+}
+"#;
+    for seed in [4, 5, 6] {
+        let (got, want) = both(text, "f", &["f32", "memref<4xf32>"], seed);
+        for (g, w) in got.iter().zip(&want) {
+            for (a, b) in g.data.iter().zip(&w.data) {
+                let (Scalar::Float(a), Scalar::Float(b)) = (a, b) else {
+                    panic!("floats expected");
+                };
+                let close = (a - b).abs() <= 1e-6 * b.abs().max(1.0);
+                assert!(close || (a.is_nan() && b.is_nan()), "{a} vs {b}");
+            }
+        }
+    }
+}
+
+#[test]
+fn constant_buffers_and_reshapes_match_the_interpreter() {
+    let text = r#"
+func.func @weights(%x: memref<2x3xf32>) -> memref<3x2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %w = loop.constant dense<[[1.0, -2.0, 3.5], [0.25, 4.0, -1.0]]> : tensor<2x3xf32> to memref<2x3xf32>
+  %flat = loop.reshape %x : memref<2x3xf32> to memref<6xf32>
+  %wflat = loop.reshape %w : memref<2x3xf32> to memref<6xf32>
+  %out = loop.alloc() : memref<6xf32>
+  loop.for %i = %c0 to %c6 step %c1 {
+    %a = loop.load %flat[%i] : memref<6xf32>
+    %b = loop.load %wflat[%i] : memref<6xf32>
+    %p = arith.mulf %a, %b : f32
+    loop.store %p, %out[%i] : memref<6xf32>
+    loop.yield
+  }
+  %r = loop.reshape %out : memref<6xf32> to memref<3x2xf32>
+  return %r : memref<3x2xf32>
+}
+"#;
+    assert_same(text, "weights", &["memref<2x3xf32>"]);
+}

@@ -82,6 +82,31 @@ pub(super) fn float_unary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     })
 }
 
+/// The `math` dialect's functions of one float.
+pub(super) fn math_unary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    elementwise(r, |v| match v[0] {
+        Scalar::Float(x) => Ok(Scalar::Float(match r.name {
+            "exp" => x.exp(),
+            "log" => x.ln(),
+            "tanh" => x.tanh(),
+            "erf" => libm::erf(x),
+            "sqrt" => x.sqrt(),
+            "rsqrt" => 1.0 / x.sqrt(),
+            "absf" => x.abs(),
+            other => return Err(format!("unknown function '{other}'")),
+        })),
+        Scalar::Int(_) => Err("expects floats".into()),
+    })
+}
+
+/// `math.powf`.
+pub(super) fn math_binary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    elementwise(r, |v| match (v[0], v[1]) {
+        (Scalar::Float(x), Scalar::Float(y)) if r.name == "powf" => Ok(Scalar::Float(x.powf(y))),
+        _ => Err("expects two floats".into()),
+    })
+}
+
 /// `cmpi`: an i1 per element.
 pub(super) fn cmpi(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     let pred = predicate(r.op, r.ctx, "arith.cmpi_predicate").ok_or("bad predicate")?;

@@ -72,6 +72,32 @@ pub(super) fn alloc(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     )])
 }
 
+/// `loop.constant`: a buffer holding the value.
+pub(super) fn buffer_constant(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let value =
+        r.op.attr(r.ctx, "value")
+            .ok_or("requires a value")
+            .and_then(|a| Tensor::from_attr(r.ctx, a).map_err(|_| "unsupported value"))?;
+    Ok(vec![Tensor::new(r.ctx, r.result_type(0)?, value.data)?])
+}
+
+/// `loop.reshape`: the same cells, row-major in the new shape.
+pub(super) fn buffer_reshape(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let m = r.operand(0)?;
+    let v = view(m)?;
+    if v.strides != row_major(&m.shape) {
+        return Err("reshapes a buffer that is not contiguous".into());
+    }
+    let ty = r.result_type(0)?;
+    let (shape, kind) = Tensor::layout(r.ctx, ty)?;
+    let view = View {
+        buffer: v.buffer.clone(),
+        offset: v.offset,
+        strides: row_major(&shape),
+    };
+    Ok(vec![Tensor::of_view(ty, shape, kind, view)])
+}
+
 /// `loop.dealloc`: frees the buffer (later accesses are errors).
 pub(super) fn dealloc(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     view(r.operand(0)?)?.buffer.free()?;

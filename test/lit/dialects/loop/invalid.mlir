@@ -117,3 +117,19 @@ func.func @vreduce(%m: memref<8x8xf32>, %v: memref<64xf32>, %i: index, %f: f32, 
   %0 = loop.vreduce <sum>, %vec : vector<4xf32>
   return
 }
+
+// -----
+
+func.func @constant_shape() {
+  // expected-error @+1 {{'loop.constant' op the value's type tensor<2xf32> does not match memref<3xf32>}}
+  %0 = loop.constant dense<1.0> : tensor<2xf32> to memref<3xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_count(%m: memref<2x3xf32>) {
+  // expected-error @+1 {{'loop.reshape' op changes the number of elements}}
+  %0 = loop.reshape %m : memref<2x3xf32> to memref<7xf32>
+  return
+}

@@ -75,3 +75,13 @@ func.func @loops(%arg0: memref<64xf32>, %arg1: index) -> f32 {
   // CHECK-NEXT: return %5 : f32
   return %5 : f32
 }
+
+// CHECK-LABEL: func.func @constants(
+func.func @constants() -> memref<2x3xf32> {
+  // CHECK-NEXT: %0 = loop.constant dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00, 5.000000e+00, 6.000000e+00]> : tensor<6xf32> to memref<6xf32>
+  %0 = loop.constant dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]> : tensor<6xf32> to memref<6xf32>
+  // CHECK-NEXT: %1 = loop.reshape %0 : memref<6xf32> to memref<2x3xf32>
+  %1 = loop.reshape %0 : memref<6xf32> to memref<2x3xf32>
+  // CHECK-NEXT: return %1 : memref<2x3xf32>
+  return %1 : memref<2x3xf32>
+}
