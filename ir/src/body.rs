@@ -189,6 +189,11 @@ impl Body {
     pub fn value_type(&self, v: ValueId) -> TypeId {
         self.values[v].ty
     }
+    /// Changes the type of a value (a block argument when a conversion changes a
+    /// signature); the caller keeps the IR valid.
+    pub fn set_value_type(&mut self, v: ValueId, ty: TypeId) {
+        self.values[v].ty = ty;
+    }
     /// Operand values of `op`.
     pub fn operands(&self, op: OpId) -> impl ExactSizeIterator<Item = ValueId> + '_ {
         let d = &self.ops[op];

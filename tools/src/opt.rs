@@ -105,6 +105,14 @@ passes:
   -h, --help                     show this help
 ";
 
+/// The passes acc-opt knows: the generic ones (`acc-passes`) and the lowerings
+/// (`acc-lowering`).
+pub fn registry() -> PassRegistry {
+    let mut r = acc_passes::registry();
+    acc_lowering::register_all(&mut r);
+    r
+}
+
 /// Parses arguments (without the program name); `--NAME` of a pass of `passes` runs it.
 pub fn parse_args_with(args: &[String], passes: &PassRegistry) -> Result<OptOptions, String> {
     parse_args_impl(args, Some(passes))
@@ -112,7 +120,7 @@ pub fn parse_args_with(args: &[String], passes: &PassRegistry) -> Result<OptOpti
 
 /// Parses arguments (without the program name), with acc's passes.
 pub fn parse_args(args: &[String]) -> Result<OptOptions, String> {
-    parse_args_impl(args, Some(&acc_passes::registry()))
+    parse_args_impl(args, Some(&crate::opt::registry()))
 }
 
 fn parse_args_impl(args: &[String], passes: Option<&PassRegistry>) -> Result<OptOptions, String> {
@@ -279,7 +287,7 @@ pub fn split_chunks(text: &str) -> Vec<std::ops::Range<usize>> {
 
 /// Runs `acc-opt` with `args` (without the program name).
 pub fn main_with_args(args: &[String]) -> ExitCode {
-    main_with_registry(args, &acc_passes::registry())
+    main_with_registry(args, &crate::opt::registry())
 }
 
 /// Runs `acc-opt` with `args` and the passes of `passes`: what a tool adding its own
@@ -327,7 +335,7 @@ fn read_stdin() -> Result<(String, Vec<u8>), String> {
 
 /// Runs `acc-opt` with parsed options and acc's passes.
 pub fn run(opts: &OptOptions) -> ExitCode {
-    run_with(opts, &acc_passes::registry())
+    run_with(opts, &crate::opt::registry())
 }
 
 /// The pipeline the options ask for, if any; the error is the message to print.

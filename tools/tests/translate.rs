@@ -2,8 +2,9 @@
 //! residual add, LeNet-5, a transformer encoder block) made by the onnx package with
 //! reference outputs from onnxruntime
 //! (examples/onnx/make_examples.py): imported, read back by acc-opt, run by acc-run,
-//! and compared with the reference outputs (1e-5 relative); bad models give errors and
-//! no output.
+//! and compared with the reference outputs (1e-5 relative); lowered to loops
+//! (`graph-to-tensor,bufferize`, each pass checked against the interpreter), compiled
+//! by the JIT and compared again; bad models give errors and no output.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -57,6 +58,68 @@ fn real_models_match_the_onnx_reference() {
         let run = tool("acc-run")
             .arg(&ir)
             .arg("--input")
+            .arg(format!(
+                "0={}",
+                examples().join(format!("{model}.input0.npy")).display()
+            ))
+            .arg("-o")
+            .arg(&result)
+            .output()
+            .expect("acc-run runs");
+        assert!(
+            run.status.success(),
+            "{model}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let (got, want) = (
+            floats(&result),
+            floats(&examples().join(format!("{model}.output0.npy"))),
+        );
+        assert_eq!(got.len(), want.len(), "{model}");
+        for (g, w) in got.iter().zip(&want) {
+            assert!(
+                (g - w).abs() <= 1e-5 * (1.0 + w.abs()),
+                "{model}: {g} vs {w}"
+            );
+        }
+    }
+}
+
+#[test]
+fn real_models_compiled_to_native_code_match_the_onnx_reference() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    for model in ["mlp", "cnn", "lenet5", "encoder"] {
+        let ir = dir.path().join(format!("{model}.mlir"));
+        let loops = dir.path().join(format!("{model}.loops.mlir"));
+        let imported = tool("acc-translate")
+            .arg("--import-onnx")
+            .arg(examples().join(format!("{model}.onnx")))
+            .arg("-o")
+            .arg(&ir)
+            .status()
+            .expect("acc-translate runs");
+        assert!(imported.success(), "{model}");
+        let lowered = tool("acc-opt")
+            .args(["--pass", "graph-to-tensor,bufferize", "--check-semantics"])
+            .arg(&ir)
+            .arg("-o")
+            .arg(&loops)
+            .output()
+            .expect("acc-opt runs");
+        assert!(
+            lowered.status.success(),
+            "{model}: {}",
+            String::from_utf8_lossy(&lowered.stderr)
+        );
+        let text = std::fs::read_to_string(&loops).expect("the lowered IR");
+        assert!(
+            !text.contains("graph.") && !text.contains("tensor."),
+            "{model}: not fully lowered"
+        );
+        let result = dir.path().join(format!("{model}.jit.npy"));
+        let run = tool("acc-run")
+            .arg(&loops)
+            .args(["--mode", "jit", "--input"])
             .arg(format!(
                 "0={}",
                 examples().join(format!("{model}.input0.npy")).display()

@@ -373,14 +373,19 @@ impl Reader<'_> {
         item
     }
 
-    /// An attribute kind by name: a builtin kind, or an enum or declared attribute of
-    /// the dialect being read.
+    /// An attribute kind by name: a builtin kind, an enum or declared attribute of
+    /// the dialect being read, or one of another dialect loaded before, qualified
+    /// (`arith.fastmath`).
     fn attr_kind(&mut self, pair: &Pair<'_, Rule>) -> Option<AttrKind> {
         let word = pair.as_str();
         if let Some(k) = AttrKind::from_name(word) {
             return Some(k);
         }
-        let full = format!("{}.{word}", self.dialect);
+        let full = if word.contains('.') {
+            word.to_string()
+        } else {
+            format!("{}.{word}", self.dialect)
+        };
         if self.ctx.enum_attr(&full).is_some() {
             return Some(AttrKind::Enum(full));
         }
@@ -650,8 +655,8 @@ impl Reader<'_> {
         for p in pair.into_inner() {
             match p.as_rule() {
                 Rule::optional => optional = true,
-                Rule::ident if name.is_empty() => name = p.as_str().to_string(),
-                Rule::ident => kind = Some(self.attr_kind(&p)?),
+                Rule::ident => name = p.as_str().to_string(),
+                Rule::attr_kind_name => kind = Some(self.attr_kind(&p)?),
                 Rule::string => default_text = Some((unquote(p.as_str()), span(&p))),
                 _ => {}
             }

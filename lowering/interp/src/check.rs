@@ -87,15 +87,37 @@ pub fn samples(ctx: &Context, ir: &Ir, seed: u64) -> Vec<Sample> {
 
 /// The results of each sample's function on its inputs; `None` where the function
 /// cannot run (no semantics yet for one of its ops, undefined behaviour, no function).
+/// A bufferized function takes memrefs where its source took tensors of the same
+/// shape: the inputs are retyped to its parameters then.
 pub fn outcomes(ctx: &Context, ir: &Ir, samples: &[Sample]) -> Vec<Option<Vec<Tensor>>> {
     samples
         .iter()
         .map(|s| {
+            let params = crate::parameter_types(ctx, ir, &s.function)?;
+            let inputs = s
+                .inputs
+                .iter()
+                .zip(&params)
+                .map(|(t, p)| retyped(ctx, t, *p))
+                .collect::<Option<Vec<_>>>()?;
             Interpreter::new(ctx, ir, Limits::default())
-                .call(&s.function, s.inputs.clone())
+                .call(&s.function, inputs)
                 .ok()
         })
         .collect()
+}
+
+/// `t` as a value of type `ty` when only the kind of container differs (a tensor as a
+/// memref of the same shape and elements).
+fn retyped(ctx: &Context, t: &Tensor, ty: acc_ir::TypeId) -> Option<Tensor> {
+    if t.ty == ty {
+        return Some(t.clone());
+    }
+    let (shape, kind) = Tensor::layout(ctx, ty).ok()?;
+    if shape != t.shape || kind != t.kind {
+        return None;
+    }
+    Tensor::new(ctx, ty, t.values().ok()?).ok()
 }
 
 /// Whether the module still defines the function `name` (a pass such as symbol-dce

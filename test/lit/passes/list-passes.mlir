@@ -8,6 +8,7 @@
 // RUN: acc-opt --help | FileCheck %s --check-prefix=HELP
 
 // CHECK: {{^}}Passes:{{$}}
+// CHECK-NEXT: {{^}}  bufferize{{ +}}Turn tensors into buffers and tensor ops into loop nests (function signatures included) (runs on builtin.module){{$}}
 // CHECK-NEXT: {{^}}  canonicalize{{ +}}Fold, erase dead ops and apply rewrite patterns to a fixed point (runs on any op){{$}}
 // CHECK-NEXT: {{^}}      max-iterations{{ +}}sweeps over the IR before giving up (int, default 10){{$}}
 // CHECK-NEXT: {{^}}      max-num-rewrites{{ +}}rewrites before giving up (-1: no limit) (int, default -1){{$}}
@@ -15,6 +16,7 @@
 // CHECK-NEXT: {{^}}  cse{{ +}}Eliminate common subexpressions (runs on any op){{$}}
 // CHECK-NEXT: {{^}}  dce{{ +}}Erase ops without side effects whose results are unused (runs on any op){{$}}
 // CHECK-NEXT: {{^}}  fold{{ +}}Fold ops with constant operands (whole constant tensors included) and erase dead ops (runs on any op){{$}}
+// CHECK-NEXT: {{^}}  graph-to-tensor{{ +}}Lower graph ops to the tensor dialect's destination-passing ops (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  inline{{ +}}Inline calls to functions of the module (runs on builtin.module){{$}}
 // CHECK-NEXT: {{^}}      max-rounds{{ +}}times calls in inlined bodies are inlined in turn (int, default 8){{$}}
 // CHECK-NEXT: {{^}}  symbol-dce{{ +}}Erase private symbols that nothing references (runs on builtin.module){{$}}

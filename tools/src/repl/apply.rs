@@ -152,7 +152,7 @@ mod tests {
     }
 
     fn registry() -> PassRegistry {
-        let mut r = acc_passes::registry();
+        let mut r = crate::opt::registry();
         let panics: PassConstructor = |_| Ok(Box::new(Panics));
         let fails: PassConstructor = |_| Ok(Box::new(Fails));
         for (name, create) in [("test-panic", panics), ("test-fail", fails)] {

@@ -108,7 +108,7 @@ pub fn parse_args(args: &[String]) -> Result<ReplOptions, String> {
 
 /// Runs `acc-repl` with `args` (without the program name).
 pub fn main_with_args(args: &[String]) -> ExitCode {
-    main_with_registry(args, acc_passes::registry())
+    main_with_registry(args, crate::opt::registry())
 }
 
 /// Runs `acc-repl` with `args` and the passes of `passes` (for tools adding their own).

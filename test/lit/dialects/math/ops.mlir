@@ -3,7 +3,7 @@
 // RUN: acc-opt %s | FileCheck %s
 // RUN: acc-opt --print-generic %s | acc-opt | FileCheck %s
 // RUN: acc-opt --print-generic %s | FileCheck %s --check-prefix=GENERIC
-// GENERIC: "math.exp"(%arg0) <{fastmath = #math.fastmath<none>}> : (f32) -> f32
+// GENERIC: "math.exp"(%arg0) <{fastmath = #arith.fastmath<none>}> : (f32) -> f32
 
 // CHECK-LABEL: func.func @functions(
 func.func @functions(%arg0: f32, %arg1: vector<4xf64>) -> f32 {

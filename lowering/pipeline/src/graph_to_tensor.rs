@@ -1,0 +1,903 @@
+//! `graph-to-tensor`: graph ops as the tensor dialect's destination-passing ops.
+//!
+//! - elementwise ops become a `tensor.map` whose region computes one element with
+//!   `arith` and `math` ops; operands of another shape are first broadcast (numpy
+//!   rules) with `tensor.broadcast` after reshaping away their stretched dimensions;
+//! - matmul and gemm become `tensor.matmul` / `tensor.batch_matmul` into a zero (or
+//!   bias) init, with transposes and scalings as their own ops;
+//! - conv2d becomes `tensor.pad` (when padded) and `tensor.conv2d` into the broadcast
+//!   bias; pools and global pools `tensor.pool`; softmax reductions, broadcasts and
+//!   maps; batch_norm one map with per-channel factors computed on the parameters;
+//! - reshapes (reshape, flatten, squeeze, unsqueeze) collapse to one dimension and
+//!   expand to the result's shape; transpose is `tensor.transpose`; constants become
+//!   `arith.constant`.
+//!
+//! An op it does not lower (or a case it does not handle, such as dynamic shapes) is
+//! an error at the op: the pass never leaves a half-lowered function silently.
+
+use acc_dialects::hooks::attr_read::Attrs;
+use acc_ir::pass::{Pass, PassInfo, PassOptions, PassTarget};
+use acc_ir::{BodyId, Context, DiagLoc, Diagnostic, InsertPoint, Ir, OpId, TypeId, ValueId};
+
+use crate::emit::{Emitter, i64s, is_float, reassociation, segments, shape_of, tensor_type};
+
+/// The pass.
+pub struct GraphToTensor;
+
+/// Its registration.
+pub fn info() -> PassInfo {
+    PassInfo {
+        name: "graph-to-tensor",
+        title: "GraphToTensor",
+        summary: "Lower graph ops to the tensor dialect's destination-passing ops",
+        anchor: Some("func.func"),
+        options: Vec::new(),
+        create: |_: &PassOptions| Ok(Box::new(GraphToTensor)),
+    }
+}
+
+impl Pass for GraphToTensor {
+    fn run(&self, t: &mut PassTarget<'_>) -> Result<(), Diagnostic> {
+        for (body, _) in t.bodies() {
+            lower_body(t.ctx, t.ir, body)?;
+        }
+        Ok(())
+    }
+}
+
+/// The ops of `body` named `graph.*`, in order.
+fn graph_ops(ctx: &Context, ir: &Ir, body: BodyId) -> Vec<OpId> {
+    let b = ir.body(body);
+    let mut out = Vec::new();
+    for region in b.top_regions().to_vec() {
+        for block in b.region_blocks(region) {
+            for op in b.block_ops(block) {
+                if ctx
+                    .op_name_str(ir.op(body, op).name())
+                    .starts_with("graph.")
+                {
+                    out.push(op);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn lower_body(ctx: &Context, ir: &mut Ir, body: BodyId) -> Result<(), Diagnostic> {
+    for op in graph_ops(ctx, ir, body) {
+        let r = ir.op(body, op);
+        let loc = r.loc();
+        let name = ctx.op_name_str(r.name()).to_string();
+        let mut e = Emitter {
+            ctx,
+            ir: &mut *ir,
+            body,
+            point: InsertPoint::Before(op),
+            loc,
+        };
+        let values = lower_op(&mut e, op, &name).map_err(|m| {
+            Diagnostic::error(DiagLoc::Loc(loc), format!("cannot lower '{name}': {m}"))
+        })?;
+        let results: Vec<ValueId> = ir.body(body).results(op).collect();
+        for (old, new) in results.into_iter().zip(values) {
+            ir.body_mut(body).replace_all_uses(old, new);
+        }
+        ir.erase_op(body, op);
+    }
+    Ok(())
+}
+
+/// The operands, result types and attributes of the op being lowered.
+struct Parts {
+    operands: Vec<ValueId>,
+    results: Vec<TypeId>,
+}
+
+fn parts(e: &Emitter<'_>, op: OpId) -> Parts {
+    let r = e.ir.op(e.body, op);
+    Parts {
+        operands: r.operands().collect(),
+        results: r.result_types().to_vec(),
+    }
+}
+
+/// One element of an elementwise op, computed from the elements of its operands.
+#[derive(Clone, Copy)]
+enum Elementwise<'n> {
+    Unary(&'n str),
+    Binary(&'n str),
+}
+
+fn lower_op(e: &mut Emitter<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, String> {
+    let p = parts(e, op);
+    let attrs_op = e.ir.op(e.body, op);
+    let short = name.trim_start_matches("graph.");
+    let out = *p.results.first().ok_or("an op without results")?;
+    let (out_shape, _) = shape_of(e.ctx, out)?;
+    // The attributes are read now: the emitter borrows the IR mutably below.
+    let attrs = AttrValues::read(e.ctx, attrs_op);
+    let v = match short {
+        "constant" => {
+            let value = attrs.value.ok_or("a constant without a value")?;
+            e.op1("arith.constant", &[], out, &[("value", value)])?
+        }
+        "relu" | "sigmoid" | "tanh" | "exp" | "log" | "sqrt" | "neg" | "abs" | "erf" | "gelu"
+        | "clip" => {
+            let x = p.operands[0];
+            map_elements(e, &[x], out, Elementwise::Unary(short), &attrs)?
+        }
+        "add" | "sub" | "mul" | "div" | "max" | "min" | "pow" => {
+            let a = broadcast_to(e, p.operands[0], &out_shape)?;
+            let b = broadcast_to(e, p.operands[1], &out_shape)?;
+            map_elements(e, &[a, b], out, Elementwise::Binary(short), &attrs)?
+        }
+        "reshape" | "flatten" | "squeeze" | "unsqueeze" => reshape(e, p.operands[0], &out_shape)?,
+        "transpose" => {
+            let perm = attrs
+                .ints("perm")
+                .unwrap_or_else(|| (0..out_shape.len() as i64).rev().collect());
+            let init = e.op1("tensor.empty", &[], out, &[])?;
+            let pa = i64s(e.ctx, &perm);
+            e.op1(
+                "tensor.transpose",
+                &[p.operands[0], init],
+                out,
+                &[("permutation", pa)],
+            )?
+        }
+        "matmul" => matmul(e, p.operands[0], p.operands[1], out)?,
+        "gemm" => gemm(e, &p, out, &attrs)?,
+        "conv2d" => conv2d(e, &p, out, &attrs)?,
+        "max_pool" | "avg_pool" | "global_max_pool" | "global_avg_pool" => {
+            pool(e, short, p.operands[0], out, &attrs)?
+        }
+        "softmax" => softmax(e, p.operands[0], out, &attrs)?,
+        "batch_norm" => batch_norm(e, &p.operands, out, &attrs)?,
+        "layer_norm" => layer_norm(e, &p.operands, out, &attrs)?,
+        other => {
+            return Err(format!(
+                "graph.{other} has no lowering to the tensor dialect yet"
+            ));
+        }
+    };
+    Ok(vec![v])
+}
+
+/// The attributes lowerings read, captured before the IR is changed.
+struct AttrValues<'c> {
+    ctx: &'c Context,
+    value: Option<acc_ir::AttrId>,
+    all: Vec<(String, acc_ir::AttrId)>,
+}
+
+impl<'c> AttrValues<'c> {
+    fn read(ctx: &'c Context, op: acc_ir::OpRef<'_>) -> AttrValues<'c> {
+        let names = [
+            "value",
+            "perm",
+            "alpha",
+            "beta",
+            "transA",
+            "transB",
+            "strides",
+            "pads",
+            "dilations",
+            "groups",
+            "kernel_shape",
+            "ceil_mode",
+            "count_include_pad",
+            "axis",
+            "epsilon",
+            "min",
+            "max",
+            "approximate",
+        ];
+        let attrs = Attrs::of_op(ctx, op);
+        let all: Vec<(String, acc_ir::AttrId)> = names
+            .iter()
+            .filter_map(|n| attrs.get(n).map(|a| (n.to_string(), a)))
+            .collect();
+        AttrValues {
+            ctx,
+            value: attrs.get("value"),
+            all,
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<acc_ir::AttrId> {
+        self.all.iter().find(|(n, _)| n == name).map(|(_, a)| *a)
+    }
+
+    fn ints(&self, name: &str) -> Option<Vec<i64>> {
+        let a = self.get(name)?;
+        match self.ctx.attr_data(a) {
+            acc_ir::attrs::AttrData::DenseArray { data, .. } => Some(
+                data.chunks_exact(8)
+                    .map(|c| i64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+                    .collect(),
+            ),
+            _ => None,
+        }
+    }
+
+    fn number(&self, name: &str) -> Option<f64> {
+        let a = self.get(name)?;
+        acc_ir::elements::scalar(self.ctx, a).map(|(_, v)| match v {
+            acc_ir::elements::Scalar::Int(i) => i as f64,
+            acc_ir::elements::Scalar::Float(f) => f,
+        })
+    }
+
+    fn flag(&self, name: &str) -> bool {
+        self.number(name).is_some_and(|v| v != 0.0)
+    }
+
+    fn text(&self, name: &str) -> String {
+        self.get(name)
+            .map(|a| acc_ir::printer::attr_to_string(self.ctx, a))
+            .unwrap_or_default()
+    }
+}
+
+/// `tensor.map` over same-shaped `inputs` into a new tensor of type `out`, each element
+/// computed by `what`.
+fn map_elements(
+    e: &mut Emitter<'_>,
+    inputs: &[ValueId],
+    out: TypeId,
+    what: Elementwise<'_>,
+    attrs: &AttrValues<'_>,
+) -> Result<ValueId, String> {
+    let arg_types: Vec<TypeId> = inputs
+        .iter()
+        .map(|v| {
+            let t = e.type_of(*v);
+            e.ctx.type_data(t).element_type().unwrap_or(t)
+        })
+        .collect();
+    let (_, elem) = shape_of(e.ctx, out)?;
+    let init = e.op1("tensor.empty", &[], out, &[])?;
+    let mut operands = inputs.to_vec();
+    operands.push(init);
+    let mut fill = |inner: &mut Emitter<'_>, args: &[ValueId]| -> Result<Vec<ValueId>, String> {
+        Ok(vec![element(inner, what, args, elem, attrs)?])
+    };
+    Ok(e.op_with_region(
+        "tensor.map",
+        &operands,
+        &[out],
+        &[],
+        &arg_types,
+        "tensor.yield",
+        &mut fill,
+    )?[0])
+}
+
+/// Computes one element from the elements of the inputs.
+type ElementBuilder<'f> = dyn FnMut(&mut Emitter<'_>, &[ValueId]) -> Result<ValueId, String> + 'f;
+
+/// A `tensor.map` with a region built by `f` (for lowerings composing several maps).
+fn map_with(
+    e: &mut Emitter<'_>,
+    inputs: &[ValueId],
+    out: TypeId,
+    f: &mut ElementBuilder<'_>,
+) -> Result<ValueId, String> {
+    let arg_types: Vec<TypeId> = inputs
+        .iter()
+        .map(|v| {
+            let t = e.type_of(*v);
+            e.ctx.type_data(t).element_type().unwrap_or(t)
+        })
+        .collect();
+    let init = e.op1("tensor.empty", &[], out, &[])?;
+    let mut operands = inputs.to_vec();
+    operands.push(init);
+    let mut fill = |inner: &mut Emitter<'_>, args: &[ValueId]| -> Result<Vec<ValueId>, String> {
+        Ok(vec![f(inner, args)?])
+    };
+    Ok(e.op_with_region(
+        "tensor.map",
+        &operands,
+        &[out],
+        &[],
+        &arg_types,
+        "tensor.yield",
+        &mut fill,
+    )?[0])
+}
+
+/// One arith op on elements of type `elem` (`addf` or `addi` by the type).
+fn arith(
+    e: &mut Emitter<'_>,
+    float_op: &str,
+    int_op: &str,
+    args: &[ValueId],
+    elem: TypeId,
+) -> Result<ValueId, String> {
+    let name = if is_float(e.ctx, elem) {
+        float_op
+    } else {
+        int_op
+    };
+    if name.is_empty() {
+        return Err(format!("'{float_op}' has no integer form here"));
+    }
+    e.op1(&format!("arith.{name}"), args, elem, &[])
+}
+
+fn math(e: &mut Emitter<'_>, f: &str, x: ValueId, elem: TypeId) -> Result<ValueId, String> {
+    if !is_float(e.ctx, elem) {
+        return Err(format!("math.{f} needs floats"));
+    }
+    e.op1(&format!("math.{f}"), &[x], elem, &[])
+}
+
+/// The element computation of an elementwise graph op.
+fn element(
+    e: &mut Emitter<'_>,
+    what: Elementwise<'_>,
+    args: &[ValueId],
+    elem: TypeId,
+    attrs: &AttrValues<'_>,
+) -> Result<ValueId, String> {
+    let float = is_float(e.ctx, elem);
+    match what {
+        Elementwise::Binary(op) => {
+            let (f, i) = match op {
+                "add" => ("addf", "addi"),
+                "sub" => ("subf", "subi"),
+                "mul" => ("mulf", "muli"),
+                "div" => ("divf", "divsi"),
+                "max" => ("maximumf", "maxsi"),
+                "min" => ("minimumf", "minsi"),
+                _ => {
+                    if !float {
+                        return Err("integer pow has no lowering yet".into());
+                    }
+                    return e.op1("math.powf", args, elem, &[]);
+                }
+            };
+            arith(e, f, i, args, elem)
+        }
+        Elementwise::Unary(op) => {
+            let x = args[0];
+            match op {
+                "relu" => {
+                    let zero = e.scalar(elem, 0.0)?;
+                    arith(e, "maximumf", "maxsi", &[x, zero], elem)
+                }
+                "neg" if float => e.op1("arith.negf", &[x], elem, &[]),
+                "neg" => {
+                    let zero = e.scalar(elem, 0.0)?;
+                    arith(e, "", "subi", &[zero, x], elem)
+                }
+                "abs" if float => math(e, "absf", x, elem),
+                "abs" => {
+                    let zero = e.scalar(elem, 0.0)?;
+                    let n = arith(e, "", "subi", &[zero, x], elem)?;
+                    arith(e, "", "maxsi", &[x, n], elem)
+                }
+                "sigmoid" => {
+                    // 1 / (1 + exp(-x))
+                    let n = e.op1("arith.negf", &[x], elem, &[])?;
+                    let ex = math(e, "exp", n, elem)?;
+                    let one = e.scalar(elem, 1.0)?;
+                    let d = arith(e, "addf", "", &[one, ex], elem)?;
+                    arith(e, "divf", "", &[one, d], elem)
+                }
+                "tanh" | "exp" | "log" | "sqrt" | "erf" => math(e, op, x, elem),
+                "gelu" => {
+                    let half = e.scalar(elem, 0.5)?;
+                    let one = e.scalar(elem, 1.0)?;
+                    let inner = if attrs.text("approximate").contains("tanh") {
+                        // tanh(sqrt(2/pi) * (x + 0.044715 x^3))
+                        let c = e.scalar(elem, (2.0 / std::f64::consts::PI).sqrt())?;
+                        let k = e.scalar(elem, 0.044715)?;
+                        let x2 = arith(e, "mulf", "", &[x, x], elem)?;
+                        let x3 = arith(e, "mulf", "", &[x2, x], elem)?;
+                        let kx3 = arith(e, "mulf", "", &[k, x3], elem)?;
+                        let s = arith(e, "addf", "", &[x, kx3], elem)?;
+                        let cs = arith(e, "mulf", "", &[c, s], elem)?;
+                        math(e, "tanh", cs, elem)?
+                    } else {
+                        // erf(x / sqrt(2))
+                        let r = e.scalar(elem, std::f64::consts::FRAC_1_SQRT_2)?;
+                        let xs = arith(e, "mulf", "", &[x, r], elem)?;
+                        math(e, "erf", xs, elem)?
+                    };
+                    let s = arith(e, "addf", "", &[one, inner], elem)?;
+                    let hx = arith(e, "mulf", "", &[half, x], elem)?;
+                    arith(e, "mulf", "", &[hx, s], elem)
+                }
+                "clip" => {
+                    // numpy.clip: max with the lower bound, then min with the upper.
+                    let mut y = x;
+                    if let Some(lo) = attrs.number("min") {
+                        let c = e.scalar(elem, lo)?;
+                        y = arith(e, "maximumf", "maxsi", &[y, c], elem)?;
+                    }
+                    if let Some(hi) = attrs.number("max") {
+                        let c = e.scalar(elem, hi)?;
+                        y = arith(e, "minimumf", "minsi", &[y, c], elem)?;
+                    }
+                    Ok(y)
+                }
+                other => Err(format!("no element lowering for '{other}'")),
+            }
+        }
+    }
+}
+
+/// `x` reshaped to `shape` (same number of elements): collapsed to one dimension,
+/// then expanded.
+fn reshape(e: &mut Emitter<'_>, x: ValueId, shape: &[i64]) -> Result<ValueId, String> {
+    let (from, elem) = shape_of(e.ctx, e.type_of(x))?;
+    if from == shape {
+        return Ok(x);
+    }
+    let n: i64 = from.iter().product();
+    let flat_ty = tensor_type(e.ctx, &[n], elem);
+    let flat = match from.len() {
+        1 => x,
+        0 => {
+            let r = reassociation(e.ctx, &[]);
+            let os = i64s(e.ctx, &[1]);
+            e.op1(
+                "tensor.expand_shape",
+                &[x],
+                flat_ty,
+                &[("reassociation", r), ("static_output_shape", os)],
+            )?
+        }
+        rank => {
+            let r = reassociation(e.ctx, &[(0..rank as i64).collect()]);
+            e.op1(
+                "tensor.collapse_shape",
+                &[x],
+                flat_ty,
+                &[("reassociation", r)],
+            )?
+        }
+    };
+    let out = tensor_type(e.ctx, shape, elem);
+    match shape.len() {
+        1 => Ok(flat),
+        0 => {
+            let r = reassociation(e.ctx, &[]);
+            e.op1(
+                "tensor.collapse_shape",
+                &[flat],
+                out,
+                &[("reassociation", r)],
+            )
+        }
+        rank => {
+            let r = reassociation(e.ctx, &[(0..rank as i64).collect()]);
+            let os = i64s(e.ctx, shape);
+            e.op1(
+                "tensor.expand_shape",
+                &[flat],
+                out,
+                &[("reassociation", r), ("static_output_shape", os)],
+            )
+        }
+    }
+}
+
+/// `x` broadcast to `shape` by numpy's rules.
+fn broadcast_to(e: &mut Emitter<'_>, x: ValueId, shape: &[i64]) -> Result<ValueId, String> {
+    let (from, elem) = shape_of(e.ctx, e.type_of(x))?;
+    if from == shape {
+        return Ok(x);
+    }
+    let lead = shape
+        .len()
+        .checked_sub(from.len())
+        .ok_or("cannot broadcast to a lower rank")?;
+    let mut kept = Vec::new();
+    let mut added = Vec::new();
+    for (d, &n) in shape.iter().enumerate() {
+        let f = if d < lead { 1 } else { from[d - lead] };
+        if f == n {
+            kept.push(n);
+        } else if f == 1 {
+            added.push(d as i64);
+        } else {
+            return Err(format!("{from:?} does not broadcast to {shape:?}"));
+        }
+    }
+    let core = reshape(e, x, &kept)?;
+    let out = tensor_type(e.ctx, shape, elem);
+    let init = e.op1("tensor.empty", &[], out, &[])?;
+    let dims = i64s(e.ctx, &added);
+    e.op1(
+        "tensor.broadcast",
+        &[core, init],
+        out,
+        &[("dimensions", dims)],
+    )
+}
+
+/// A tensor of type `ty` with every element `value`.
+fn filled(e: &mut Emitter<'_>, ty: TypeId, value: f64) -> Result<ValueId, String> {
+    let (_, elem) = shape_of(e.ctx, ty)?;
+    let v = if is_float(e.ctx, elem) {
+        acc_ir::elements::Scalar::Float(value)
+    } else {
+        acc_ir::elements::Scalar::Int(value as i128)
+    };
+    let attr = acc_ir::elements::dense_attr(e.ctx, ty, &[v]).ok_or("cannot make a constant")?;
+    e.op1("arith.constant", &[], ty, &[("value", attr)])
+}
+
+/// numpy.matmul of `a` and `b` into `out`.
+fn matmul(e: &mut Emitter<'_>, a: ValueId, b: ValueId, out: TypeId) -> Result<ValueId, String> {
+    let (sa, elem) = shape_of(e.ctx, e.type_of(a))?;
+    let (sb, _) = shape_of(e.ctx, e.type_of(b))?;
+    let (so, _) = shape_of(e.ctx, out)?;
+    // Vectors become matrices, and the result is reshaped back.
+    let a2 = if sa.len() == 1 {
+        reshape(e, a, &[1, sa[0]])?
+    } else {
+        a
+    };
+    let b2 = if sb.len() == 1 {
+        reshape(e, b, &[sb[0], 1])?
+    } else {
+        b
+    };
+    let (sa, sb) = (
+        shape_of(e.ctx, e.type_of(a2))?.0,
+        shape_of(e.ctx, e.type_of(b2))?.0,
+    );
+    let (m, k, n) = (sa[sa.len() - 2], sa[sa.len() - 1], sb[sb.len() - 1]);
+    let result = if sa.len() == 2 && sb.len() == 2 {
+        let ty = tensor_type(e.ctx, &[m, n], elem);
+        let init = filled(e, ty, 0.0)?;
+        e.op1("tensor.matmul", &[a2, b2, init], ty, &[])?
+    } else if sb.len() == 2 {
+        // A batch of rows times one matrix: one matrix product on the stacked rows.
+        let rows: i64 = sa[..sa.len() - 1].iter().product();
+        let flat = reshape(e, a2, &[rows, k])?;
+        let ty = tensor_type(e.ctx, &[rows, n], elem);
+        let init = filled(e, ty, 0.0)?;
+        e.op1("tensor.matmul", &[flat, b2, init], ty, &[])?
+    } else if sa.len() == sb.len() && sa[..sa.len() - 2] == sb[..sb.len() - 2] {
+        let batch: i64 = sa[..sa.len() - 2].iter().product();
+        let a3 = reshape(e, a2, &[batch, m, k])?;
+        let b3 = reshape(e, b2, &[batch, k, n])?;
+        let ty = tensor_type(e.ctx, &[batch, m, n], elem);
+        let init = filled(e, ty, 0.0)?;
+        e.op1("tensor.batch_matmul", &[a3, b3, init], ty, &[])?
+    } else {
+        return Err(format!(
+            "batch dimensions {sa:?} x {sb:?} that broadcast have no lowering yet"
+        ));
+    };
+    reshape(e, result, &so)
+}
+
+/// `gemm`: alpha * A' * B' + beta * C.
+fn gemm(
+    e: &mut Emitter<'_>,
+    p: &Parts,
+    out: TypeId,
+    attrs: &AttrValues<'_>,
+) -> Result<ValueId, String> {
+    let (so, elem) = shape_of(e.ctx, out)?;
+    let transposed = |e: &mut Emitter<'_>, x: ValueId| -> Result<ValueId, String> {
+        let (s, el) = shape_of(e.ctx, e.type_of(x))?;
+        let ty = tensor_type(e.ctx, &[s[1], s[0]], el);
+        let init = e.op1("tensor.empty", &[], ty, &[])?;
+        let perm = i64s(e.ctx, &[1, 0]);
+        e.op1("tensor.transpose", &[x, init], ty, &[("permutation", perm)])
+    };
+    let mut a = p.operands[0];
+    let mut b = p.operands[1];
+    if attrs.flag("transA") {
+        a = transposed(e, a)?;
+    }
+    if attrs.flag("transB") {
+        b = transposed(e, b)?;
+    }
+    let alpha = attrs.number("alpha").unwrap_or(1.0);
+    let beta = attrs.number("beta").unwrap_or(1.0);
+    if alpha != 1.0 {
+        let aty = e.type_of(a);
+        a = map_with(e, &[a], aty, &mut |inner, args| {
+            let c = inner.scalar(elem, alpha)?;
+            arith(inner, "mulf", "muli", &[args[0], c], elem)
+        })?;
+    }
+    let init = match p.operands.get(2) {
+        Some(&c) => {
+            let c = broadcast_to(e, c, &so)?;
+            if beta == 1.0 {
+                c
+            } else {
+                map_with(e, &[c], out, &mut |inner, args| {
+                    let k = inner.scalar(elem, beta)?;
+                    arith(inner, "mulf", "muli", &[args[0], k], elem)
+                })?
+            }
+        }
+        None => filled(e, out, 0.0)?,
+    };
+    e.op1("tensor.matmul", &[a, b, init], out, &[])
+}
+
+/// `conv2d`: padding, then the convolution into the broadcast bias.
+fn conv2d(
+    e: &mut Emitter<'_>,
+    p: &Parts,
+    out: TypeId,
+    attrs: &AttrValues<'_>,
+) -> Result<ValueId, String> {
+    let x = p.operands[0];
+    let pads = attrs.ints("pads").unwrap_or_else(|| vec![0; 4]);
+    let xp = pad_spatial(e, x, &pads, 0.0)?;
+    let init = match p.operands.get(2) {
+        Some(&bias) => {
+            let init = e.op1("tensor.empty", &[], out, &[])?;
+            let dims = i64s(e.ctx, &[0, 2, 3]);
+            e.op1(
+                "tensor.broadcast",
+                &[bias, init],
+                out,
+                &[("dimensions", dims)],
+            )?
+        }
+        None => filled(e, out, 0.0)?,
+    };
+    let mut props = Vec::new();
+    for name in ["strides", "dilations", "groups"] {
+        if let Some(a) = attrs.get(name) {
+            props.push((name, a));
+        }
+    }
+    e.op1("tensor.conv2d", &[xp, p.operands[1], init], out, &props)
+}
+
+/// `x` (NCHW) padded by [top, left, bottom, right] with `value`.
+fn pad_spatial(
+    e: &mut Emitter<'_>,
+    x: ValueId,
+    pads: &[i64],
+    value: f64,
+) -> Result<ValueId, String> {
+    if pads.iter().all(|p| *p == 0) {
+        return Ok(x);
+    }
+    let (s, elem) = shape_of(e.ctx, e.type_of(x))?;
+    if pads.len() != 4 || s.len() != 4 || pads.iter().any(|p| *p < 0) {
+        return Err("pads must be four non-negative amounts for an NCHW input".into());
+    }
+    let out = tensor_type(
+        e.ctx,
+        &[
+            s[0],
+            s[1],
+            s[2] + pads[0] + pads[2],
+            s[3] + pads[1] + pads[3],
+        ],
+        elem,
+    );
+    let low = i64s(e.ctx, &[0, 0, pads[0], pads[1]]);
+    let high = i64s(e.ctx, &[0, 0, pads[2], pads[3]]);
+    let index = e.ctx.index_type();
+    let mut fill = |inner: &mut Emitter<'_>, _: &[ValueId]| -> Result<Vec<ValueId>, String> {
+        Ok(vec![inner.scalar(elem, value)?])
+    };
+    Ok(e.op_with_region(
+        "tensor.pad",
+        &[x],
+        &[out],
+        &[
+            ("static_low", low),
+            ("static_high", high),
+            ("operandSegmentSizes", segments(e.ctx, &[1, 0, 0])),
+        ],
+        &[index; 4],
+        "tensor.yield",
+        &mut fill,
+    )?[0])
+}
+
+/// The pools, as `tensor.pool` into a new tensor.
+fn pool(
+    e: &mut Emitter<'_>,
+    short: &str,
+    x: ValueId,
+    out: TypeId,
+    attrs: &AttrValues<'_>,
+) -> Result<ValueId, String> {
+    let (sx, _) = shape_of(e.ctx, e.type_of(x))?;
+    let kind = if short.contains("max") { "max" } else { "avg" };
+    let kind = e.ctx.intern_attr(acc_ir::attrs::AttrData::Dialect {
+        dialect: e.ctx.sym("tensor"),
+        body: e.ctx.sym(&format!(".pool_kind<{kind}>")),
+        ty: None,
+    });
+    let mut props = vec![("kind", kind)];
+    if short.starts_with("global") {
+        let w = i64s(e.ctx, &sx[2..]);
+        props.push(("window", w));
+    } else {
+        if attrs.flag("ceil_mode") {
+            return Err("ceil_mode has no lowering yet".into());
+        }
+        let w = attrs.get("kernel_shape").ok_or("requires kernel_shape")?;
+        props.push(("window", w));
+        for name in ["strides", "dilations", "pads", "count_include_pad"] {
+            if let Some(a) = attrs.get(name) {
+                props.push((name, a));
+            }
+        }
+    }
+    let init = e.op1("tensor.empty", &[], out, &[])?;
+    e.op1("tensor.pool", &[x, init], out, &props)
+}
+
+/// A reduction of `x` over `axis` with `combine` (an arith op name pair) from `start`.
+fn reduce_axis(
+    e: &mut Emitter<'_>,
+    x: ValueId,
+    axis: usize,
+    (f, i): (&str, &str),
+    start: f64,
+) -> Result<ValueId, String> {
+    let (s, elem) = shape_of(e.ctx, e.type_of(x))?;
+    let mut kept = s.clone();
+    kept.remove(axis);
+    let ty = tensor_type(e.ctx, &kept, elem);
+    let init = filled(e, ty, start)?;
+    let dims = i64s(e.ctx, &[axis as i64]);
+    let mut fill = |inner: &mut Emitter<'_>, args: &[ValueId]| -> Result<Vec<ValueId>, String> {
+        Ok(vec![arith(inner, f, i, &[args[0], args[1]], elem)?])
+    };
+    Ok(e.op_with_region(
+        "tensor.reduce",
+        &[x, init],
+        &[ty],
+        &[("dimensions", dims)],
+        &[elem, elem],
+        "tensor.yield",
+        &mut fill,
+    )?[0])
+}
+
+/// `v` (`x`'s shape without `axis`) copied along `axis` to `x`'s shape.
+fn broadcast_axis(
+    e: &mut Emitter<'_>,
+    v: ValueId,
+    to: TypeId,
+    axis: usize,
+) -> Result<ValueId, String> {
+    let init = e.op1("tensor.empty", &[], to, &[])?;
+    let dims = i64s(e.ctx, &[axis as i64]);
+    e.op1("tensor.broadcast", &[v, init], to, &[("dimensions", dims)])
+}
+
+/// `softmax` along `axis`: exp(x - max) / sum(exp(x - max)).
+fn softmax(
+    e: &mut Emitter<'_>,
+    x: ValueId,
+    out: TypeId,
+    attrs: &AttrValues<'_>,
+) -> Result<ValueId, String> {
+    let (s, elem) = shape_of(e.ctx, out)?;
+    let rank = s.len() as i64;
+    let a = attrs.number("axis").unwrap_or(-1.0) as i64;
+    let axis =
+        usize::try_from(if a < 0 { a + rank } else { a }).map_err(|_| "axis out of range")?;
+    let max = reduce_axis(e, x, axis, ("maximumf", "maxsi"), f64::NEG_INFINITY)?;
+    let maxb = broadcast_axis(e, max, out, axis)?;
+    let ex = map_with(e, &[x, maxb], out, &mut |inner, args| {
+        let d = arith(inner, "subf", "", &[args[0], args[1]], elem)?;
+        math(inner, "exp", d, elem)
+    })?;
+    let sum = reduce_axis(e, ex, axis, ("addf", ""), 0.0)?;
+    let sumb = broadcast_axis(e, sum, out, axis)?;
+    map_with(e, &[ex, sumb], out, &mut |inner, args| {
+        arith(inner, "divf", "", args, elem)
+    })
+}
+
+/// `layer_norm` over the dimensions from `axis` on: the input seen as rows of those
+/// dimensions, each row centred and divided by sqrt(variance + epsilon), then scaled
+/// and shifted (numpy broadcasting of `scale` and `bias`).
+fn layer_norm(
+    e: &mut Emitter<'_>,
+    ops: &[ValueId],
+    out: TypeId,
+    attrs: &AttrValues<'_>,
+) -> Result<ValueId, String> {
+    let (s, elem) = shape_of(e.ctx, out)?;
+    if !is_float(e.ctx, elem) {
+        return Err("layer_norm needs floats".into());
+    }
+    let rank = s.len() as i64;
+    let a = attrs.number("axis").unwrap_or(-1.0) as i64;
+    let axis =
+        usize::try_from(if a < 0 { a + rank } else { a }).map_err(|_| "axis out of range")?;
+    let eps = attrs.number("epsilon").unwrap_or(1e-5);
+    let rows: i64 = s[..axis].iter().product();
+    let width: i64 = s[axis..].iter().product();
+    let x2 = reshape(e, ops[0], &[rows, width])?;
+    let t2 = tensor_type(e.ctx, &[rows, width], elem);
+    let mean_of = |e: &mut Emitter<'_>, v: ValueId| -> Result<ValueId, String> {
+        let sum = reduce_axis(e, v, 1, ("addf", ""), 0.0)?;
+        let rty = e.type_of(sum);
+        let mean = map_with(e, &[sum], rty, &mut |inner, args| {
+            let n = inner.scalar(elem, width as f64)?;
+            arith(inner, "divf", "", &[args[0], n], elem)
+        })?;
+        broadcast_axis(e, mean, t2, 1)
+    };
+    let mean = mean_of(e, x2)?;
+    let centred = map_with(e, &[x2, mean], t2, &mut |inner, args| {
+        arith(inner, "subf", "", args, elem)
+    })?;
+    let square = map_with(e, &[centred], t2, &mut |inner, args| {
+        arith(inner, "mulf", "", &[args[0], args[0]], elem)
+    })?;
+    let var = mean_of(e, square)?;
+    let normal = map_with(e, &[centred, var], t2, &mut |inner, args| {
+        let c = inner.scalar(elem, eps)?;
+        let v = arith(inner, "addf", "", &[args[1], c], elem)?;
+        let r = math(inner, "sqrt", v, elem)?;
+        arith(inner, "divf", "", &[args[0], r], elem)
+    })?;
+    let y = reshape(e, normal, &s)?;
+    let scale = broadcast_to(e, ops[1], &s)?;
+    let scaled = map_with(e, &[y, scale], out, &mut |inner, args| {
+        arith(inner, "mulf", "", args, elem)
+    })?;
+    match ops.get(2) {
+        Some(&bias) => {
+            let b = broadcast_to(e, bias, &s)?;
+            map_with(e, &[scaled, b], out, &mut |inner, args| {
+                arith(inner, "addf", "", args, elem)
+            })
+        }
+        None => Ok(scaled),
+    }
+}
+
+/// `batch_norm` (inference): per channel k = scale / sqrt(var + eps) and
+/// b = shift - mean * k, then x * k + b.
+fn batch_norm(
+    e: &mut Emitter<'_>,
+    ops: &[ValueId],
+    out: TypeId,
+    attrs: &AttrValues<'_>,
+) -> Result<ValueId, String> {
+    let (s, elem) = shape_of(e.ctx, out)?;
+    let eps = attrs.number("epsilon").unwrap_or(1e-5);
+    let (x, scale, shift, mean, var) = (ops[0], ops[1], ops[2], ops[3], ops[4]);
+    let cty = e.type_of(scale);
+    let k = map_with(e, &[scale, var], cty, &mut |inner, args| {
+        let c = inner.scalar(elem, eps)?;
+        let v = arith(inner, "addf", "", &[args[1], c], elem)?;
+        let r = math(inner, "sqrt", v, elem)?;
+        arith(inner, "divf", "", &[args[0], r], elem)
+    })?;
+    let b = map_with(e, &[shift, mean, k], cty, &mut |inner, args| {
+        let mk = arith(inner, "mulf", "", &[args[1], args[2]], elem)?;
+        arith(inner, "subf", "", &[args[0], mk], elem)
+    })?;
+    let dims: Vec<i64> = (0..s.len() as i64).filter(|d| *d != 1).collect();
+    let spread = |e: &mut Emitter<'_>, v: ValueId| -> Result<ValueId, String> {
+        let init = e.op1("tensor.empty", &[], out, &[])?;
+        let d = i64s(e.ctx, &dims);
+        e.op1("tensor.broadcast", &[v, init], out, &[("dimensions", d)])
+    };
+    let kb = spread(e, k)?;
+    let bb = spread(e, b)?;
+    map_with(e, &[x, kb, bb], out, &mut |inner, args| {
+        let m = arith(inner, "mulf", "", &[args[0], args[1]], elem)?;
+        arith(inner, "addf", "", &[m, args[2]], elem)
+    })
+}
