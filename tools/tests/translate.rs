@@ -30,23 +30,63 @@ fn floats(path: &Path) -> Vec<f32> {
         .expect("f32 data")
 }
 
+/// Imports `model` into `dir`; the IR file.
+fn import(dir: &Path, model: &str) -> PathBuf {
+    let ir = dir.join(format!("{model}.mlir"));
+    let out = tool("acc-translate")
+        .arg("--import-onnx")
+        .arg(examples().join(format!("{model}.onnx")))
+        .arg("-o")
+        .arg(&ir)
+        .output()
+        .expect("acc-translate runs");
+    assert!(
+        out.status.success(),
+        "{model}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    ir
+}
+
+/// Runs `ir` on the model's reference input with `extra` options and compares the
+/// result with the reference output.
+fn run_and_compare(dir: &Path, model: &str, ir: &Path, extra: &[&str]) {
+    let result = dir.join(format!("{model}.out.npy"));
+    let run = tool("acc-run")
+        .arg(ir)
+        .args(extra)
+        .arg("--input")
+        .arg(format!(
+            "0={}",
+            examples().join(format!("{model}.input0.npy")).display()
+        ))
+        .arg("-o")
+        .arg(&result)
+        .output()
+        .expect("acc-run runs");
+    assert!(
+        run.status.success(),
+        "{model}: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let (got, want) = (
+        floats(&result),
+        floats(&examples().join(format!("{model}.output0.npy"))),
+    );
+    assert_eq!(got.len(), want.len(), "{model}");
+    for (g, w) in got.iter().zip(&want) {
+        assert!(
+            (g - w).abs() <= 1e-5 * (1.0 + w.abs()),
+            "{model}: {g} vs {w}"
+        );
+    }
+}
+
 #[test]
 fn real_models_match_the_onnx_reference() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     for model in ["mlp", "cnn", "lenet5", "encoder"] {
-        let ir = dir.path().join(format!("{model}.mlir"));
-        let out = tool("acc-translate")
-            .arg("--import-onnx")
-            .arg(examples().join(format!("{model}.onnx")))
-            .arg("-o")
-            .arg(&ir)
-            .output()
-            .expect("acc-translate runs");
-        assert!(
-            out.status.success(),
-            "{model}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let ir = import(dir.path(), model);
         // The text reads back (weights in the resource section round-trip).
         let reread = tool("acc-opt").arg(&ir).output().expect("acc-opt runs");
         assert!(
@@ -54,34 +94,7 @@ fn real_models_match_the_onnx_reference() {
             "{model}: {}",
             String::from_utf8_lossy(&reread.stderr)
         );
-        let result = dir.path().join(format!("{model}.out.npy"));
-        let run = tool("acc-run")
-            .arg(&ir)
-            .arg("--input")
-            .arg(format!(
-                "0={}",
-                examples().join(format!("{model}.input0.npy")).display()
-            ))
-            .arg("-o")
-            .arg(&result)
-            .output()
-            .expect("acc-run runs");
-        assert!(
-            run.status.success(),
-            "{model}: {}",
-            String::from_utf8_lossy(&run.stderr)
-        );
-        let (got, want) = (
-            floats(&result),
-            floats(&examples().join(format!("{model}.output0.npy"))),
-        );
-        assert_eq!(got.len(), want.len(), "{model}");
-        for (g, w) in got.iter().zip(&want) {
-            assert!(
-                (g - w).abs() <= 1e-5 * (1.0 + w.abs()),
-                "{model}: {g} vs {w}"
-            );
-        }
+        run_and_compare(dir.path(), model, &ir, &[]);
     }
 }
 
@@ -89,16 +102,8 @@ fn real_models_match_the_onnx_reference() {
 fn real_models_compiled_to_native_code_match_the_onnx_reference() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     for model in ["mlp", "cnn", "lenet5", "encoder"] {
-        let ir = dir.path().join(format!("{model}.mlir"));
+        let ir = import(dir.path(), model);
         let loops = dir.path().join(format!("{model}.loops.mlir"));
-        let imported = tool("acc-translate")
-            .arg("--import-onnx")
-            .arg(examples().join(format!("{model}.onnx")))
-            .arg("-o")
-            .arg(&ir)
-            .status()
-            .expect("acc-translate runs");
-        assert!(imported.success(), "{model}");
         let lowered = tool("acc-opt")
             .args(["--pass", "graph-to-tensor,bufferize", "--check-semantics"])
             .arg(&ir)
@@ -116,34 +121,7 @@ fn real_models_compiled_to_native_code_match_the_onnx_reference() {
             !text.contains("graph.") && !text.contains("tensor."),
             "{model}: not fully lowered"
         );
-        let result = dir.path().join(format!("{model}.jit.npy"));
-        let run = tool("acc-run")
-            .arg(&loops)
-            .args(["--mode", "jit", "--input"])
-            .arg(format!(
-                "0={}",
-                examples().join(format!("{model}.input0.npy")).display()
-            ))
-            .arg("-o")
-            .arg(&result)
-            .output()
-            .expect("acc-run runs");
-        assert!(
-            run.status.success(),
-            "{model}: {}",
-            String::from_utf8_lossy(&run.stderr)
-        );
-        let (got, want) = (
-            floats(&result),
-            floats(&examples().join(format!("{model}.output0.npy"))),
-        );
-        assert_eq!(got.len(), want.len(), "{model}");
-        for (g, w) in got.iter().zip(&want) {
-            assert!(
-                (g - w).abs() <= 1e-5 * (1.0 + w.abs()),
-                "{model}: {g} vs {w}"
-            );
-        }
+        run_and_compare(dir.path(), model, &loops, &["--mode", "jit"]);
     }
 }
 

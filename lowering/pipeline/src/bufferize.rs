@@ -359,50 +359,48 @@ impl<'a> Bufferizer<'a> {
     }
 
     fn broadcast(&mut self, op: OpId) -> Result<ValueId, String> {
-        let (x, init) = self.two(op);
         let dims = self.ints(op, "dimensions");
-        let dest = self.destination(op, init, false)?;
-        let src = self
-            .buffers
-            .get(&x)
-            .copied()
-            .ok_or("the input has no buffer")?;
-        let shape = self.shape(init)?;
-        let elem = self.element(x);
-        let mut e = self.emitter(op);
-        parallel(&mut e, &shape, &mut |e, ivs| {
-            let kept: Vec<ValueId> = ivs
-                .iter()
+        // The input's dimensions are the init's not in `dimensions`.
+        self.gather(op, &|ivs| {
+            ivs.iter()
                 .enumerate()
                 .filter(|(d, _)| !dims.contains(&(*d as i64)))
                 .map(|(_, v)| *v)
-                .collect();
-            let v = e.op1("loop.load", &with(src, &kept), elem, &[])?;
-            e.op("loop.store", &[&[v, dest][..], ivs].concat(), &[], &[])?;
-            Ok(())
-        })?;
-        Ok(dest)
+                .collect()
+        })
     }
 
     fn transpose(&mut self, op: OpId) -> Result<ValueId, String> {
-        let (x, init) = self.two(op);
         let perm = self.ints(op, "permutation");
-        let dest = self.destination(op, init, false)?;
-        let src = self
-            .buffers
-            .get(&x)
-            .copied()
-            .ok_or("the input has no buffer")?;
-        let shape = self.shape(init)?;
-        let elem = self.element(x);
-        let mut e = self.emitter(op);
-        parallel(&mut e, &shape, &mut |e, ivs| {
-            // Result dimension i is input dimension perm[i].
+        // Result dimension i is input dimension perm[i].
+        self.gather(op, &|ivs| {
             let mut at = ivs.to_vec();
             for (i, p) in perm.iter().enumerate() {
                 at[*p as usize] = ivs[i];
             }
-            let v = e.op1("loop.load", &with(src, &at), elem, &[])?;
+            at
+        })
+    }
+
+    /// An op (input, init) whose result element at each index is the input's element
+    /// at `source(index)`.
+    fn gather(
+        &mut self,
+        op: OpId,
+        source: &dyn Fn(&[ValueId]) -> Vec<ValueId>,
+    ) -> Result<ValueId, String> {
+        let (x, init) = self.two(op);
+        let dest = self.destination(op, init, false)?;
+        let src = self
+            .buffers
+            .get(&x)
+            .copied()
+            .ok_or("the input has no buffer")?;
+        let shape = self.shape(init)?;
+        let elem = self.element(x);
+        let mut e = self.emitter(op);
+        parallel(&mut e, &shape, &mut |e, ivs| {
+            let v = e.op1("loop.load", &with(src, &source(ivs)), elem, &[])?;
             e.op("loop.store", &[&[v, dest][..], ivs].concat(), &[], &[])?;
             Ok(())
         })?;

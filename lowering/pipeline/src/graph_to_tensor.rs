@@ -249,29 +249,10 @@ fn map_elements(
     what: Elementwise<'_>,
     attrs: &AttrValues<'_>,
 ) -> Result<ValueId, String> {
-    let arg_types: Vec<TypeId> = inputs
-        .iter()
-        .map(|v| {
-            let t = e.type_of(*v);
-            e.ctx.type_data(t).element_type().unwrap_or(t)
-        })
-        .collect();
     let (_, elem) = shape_of(e.ctx, out)?;
-    let init = e.op1("tensor.empty", &[], out, &[])?;
-    let mut operands = inputs.to_vec();
-    operands.push(init);
-    let mut fill = |inner: &mut Emitter<'_>, args: &[ValueId]| -> Result<Vec<ValueId>, String> {
-        Ok(vec![element(inner, what, args, elem, attrs)?])
-    };
-    Ok(e.op_with_region(
-        "tensor.map",
-        &operands,
-        &[out],
-        &[],
-        &arg_types,
-        "tensor.yield",
-        &mut fill,
-    )?[0])
+    map_with(e, inputs, out, &mut |inner, args| {
+        element(inner, what, args, elem, attrs)
+    })
 }
 
 /// Computes one element from the elements of the inputs.
