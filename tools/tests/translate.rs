@@ -101,11 +101,20 @@ fn real_models_match_the_onnx_reference() {
 #[test]
 fn real_models_compiled_to_native_code_match_the_onnx_reference() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    for model in ["mlp", "cnn", "lenet5", "encoder"] {
+    // Loops everywhere, and matrix products and convolutions as calls to the host's
+    // GEMM.
+    let pipelines = [
+        "graph-to-tensor,bufferize",
+        "graph-to-tensor,bufferize{gemm=acc_sgemm}",
+    ];
+    for (model, pipeline) in ["mlp", "cnn", "lenet5", "encoder"]
+        .iter()
+        .flat_map(|m| pipelines.iter().map(move |p| (*m, *p)))
+    {
         let ir = import(dir.path(), model);
         let loops = dir.path().join(format!("{model}.loops.mlir"));
         let lowered = tool("acc-opt")
-            .args(["--pass", "graph-to-tensor,bufferize", "--check-semantics"])
+            .args(["--pass", pipeline, "--check-semantics"])
             .arg(&ir)
             .arg("-o")
             .arg(&loops)
@@ -120,6 +129,11 @@ fn real_models_compiled_to_native_code_match_the_onnx_reference() {
         assert!(
             !text.contains("graph.") && !text.contains("tensor."),
             "{model}: not fully lowered"
+        );
+        assert_eq!(
+            text.contains("hw.intrinsic \"acc_sgemm\""),
+            pipeline.contains("gemm"),
+            "{model} with {pipeline}"
         );
         run_and_compare(dir.path(), model, &loops, &["--mode", "jit"]);
     }

@@ -243,6 +243,10 @@ impl<'a, 'b, 'm, M: Module> FnTranslator<'a, 'b, 'm, M> {
                 }
                 _ => self.loop_op(id, short, &operands, &result_types)?,
             },
+            "hw" if short == "intrinsic" => {
+                self.intrinsic(op, &operands, &result_types)?;
+                vec![]
+            }
             _ => {
                 return Err(err(
                     op,
@@ -1168,6 +1172,43 @@ impl<'a, 'b, 'm, M: Module> FnTranslator<'a, 'b, 'm, M> {
         let gv = module.declare_data_in_func(id, self.b.func);
         let p = self.pointer();
         Ok(self.b.ins().symbol_value(p, gv))
+    }
+
+    /// `hw.intrinsic "NAME"(operands)`: a call to the function NAME of the program
+    /// (a library's: the host's GEMM, a vendor's HWlib), memrefs as pointers to their
+    /// first element, scalars by value.
+    fn intrinsic(
+        &mut self,
+        op: OpRef<'_>,
+        operands: &[ValueId],
+        result_types: &[acc_ir::TypeId],
+    ) -> Result<(), CodegenError> {
+        if !result_types.is_empty() {
+            return Err(err(
+                op,
+                "intrinsics with results have no code generation yet",
+            ));
+        }
+        let callee = op
+            .attr(self.ctx, "callee")
+            .and_then(|c| match self.ctx.attr_data(c) {
+                acc_ir::AttrData::String { value, .. } => Some(self.ctx.str(*value).to_string()),
+                _ => None,
+            })
+            .ok_or_else(|| err(op, "an intrinsic without a callee"))?;
+        let mut args = Vec::new();
+        let mut params = Vec::new();
+        for v in operands {
+            let (x, t) = match self.get(op, *v)? {
+                Val::Scalar(x) => (x, self.b.func.dfg.value_type(x)),
+                Val::Memref(p, _) => (p, self.pointer()),
+            };
+            args.push(x);
+            params.push(t);
+        }
+        let f = self.runtime(op, &callee, &params, None)?;
+        self.b.ins().call(f, &args);
+        Ok(())
     }
 
     // ----- runtime -----

@@ -389,7 +389,18 @@ impl<'a> Interpreter<'a> {
     ) -> Result<Vec<Tensor>, InterpError> {
         let r = self.ir.op(body, op);
         let name = self.ctx.op_name_str(r.name());
-        let rule_name = self.ctx.op_def(r.name()).and_then(|d| d.interpret.clone());
+        // `hw.intrinsic "NAME"(...)` runs the rule of the intrinsic's name.
+        let rule_name = if name == "hw.intrinsic" {
+            r.attr(self.ctx, "callee")
+                .and_then(|c| match self.ctx.attr_data(c) {
+                    acc_ir::AttrData::String { value, .. } => {
+                        Some(self.ctx.str(*value).to_string())
+                    }
+                    _ => None,
+                })
+        } else {
+            self.ctx.op_def(r.name()).and_then(|d| d.interpret.clone())
+        };
         let rule = rule_name
             .as_deref()
             .and_then(|n| self.extra_rules.get(n).copied().or_else(|| rules::rule(n)))

@@ -28,7 +28,11 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::emit::{BodyBuilder, Emitter, is_float, memref_type, shape_of};
 
 /// The pass.
-pub struct Bufferize;
+pub struct Bufferize {
+    /// The library matrix product f32 matmuls and convolutions call (`hw.intrinsic`),
+    /// when the host has one; loops otherwise.
+    gemm: Option<String>,
+}
 
 /// Its registration.
 pub fn info() -> PassInfo {
@@ -37,8 +41,18 @@ pub fn info() -> PassInfo {
         title: "Bufferize",
         summary: "Turn tensors into buffers and tensor ops into loop nests (function signatures included)",
         anchor: Some("builtin.module"),
-        options: Vec::new(),
-        create: |_: &PassOptions| Ok(Box::new(Bufferize)),
+        options: vec![acc_ir::pass::PassOption {
+            name: "gemm",
+            description: "a library f32 matrix product (C += A x B, row-major: a, b, c, m, n, k) for matmuls and convolutions, e.g. acc_sgemm; empty: loops",
+            kind: acc_ir::pass::OptionKind::String,
+            default: "",
+        }],
+        create: |o: &PassOptions| {
+            let g = o.get("gemm");
+            Ok(Box::new(Bufferize {
+                gemm: (!g.is_empty()).then(|| g.to_string()),
+            }))
+        },
     }
 }
 
@@ -58,7 +72,7 @@ impl Pass for Bufferize {
         for f in funcs {
             convert_signature(ctx, t.ir, module_body, f);
             if let Some(inner) = t.ir.body(module_body).nested_body(f) {
-                Bufferizer::new(ctx, t.ir, inner).run()?;
+                Bufferizer::new(ctx, t.ir, inner, self.gemm.clone()).run()?;
             }
         }
         Ok(())
@@ -124,6 +138,8 @@ struct Bufferizer<'a> {
     buffers: FxHashMap<ValueId, ValueId>,
     /// Buffers allocated here (which ops may write into).
     writable: FxHashSet<ValueId>,
+    /// The library matrix product, if any.
+    gemm: Option<String>,
 }
 
 fn err(loc: AttrId, m: impl Into<String>) -> Diagnostic {
@@ -131,13 +147,14 @@ fn err(loc: AttrId, m: impl Into<String>) -> Diagnostic {
 }
 
 impl<'a> Bufferizer<'a> {
-    fn new(ctx: &'a Context, ir: &'a mut Ir, body: BodyId) -> Self {
+    fn new(ctx: &'a Context, ir: &'a mut Ir, body: BodyId, gemm: Option<String>) -> Self {
         Bufferizer {
             ctx,
             ir,
             body,
             buffers: FxHashMap::default(),
             writable: FxHashSet::default(),
+            gemm,
         }
     }
 
@@ -411,6 +428,18 @@ impl<'a> Bufferizer<'a> {
         let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
         let (a, b, init) = (operands[0], operands[1], operands[2]);
         let dest = self.destination(op, init, true)?;
+        if let Some(gemm) = self.library_gemm(&[a, b, init])? {
+            let (sa, sb) = (self.shape(a)?, self.shape(b)?);
+            if sa.len() == 2 {
+                let (ba, bb) = (
+                    self.buffers.get(&a).copied().ok_or("A has no buffer")?,
+                    self.buffers.get(&b).copied().ok_or("B has no buffer")?,
+                );
+                let mut e = self.emitter(op);
+                call_gemm(&mut e, &gemm, [ba, bb, dest], [sa[0], sb[1], sa[1]])?;
+                return Ok(dest);
+            }
+        }
         let (ba, bb) = (
             self.buffers.get(&a).copied().ok_or("A has no buffer")?,
             self.buffers.get(&b).copied().ok_or("B has no buffer")?,
@@ -471,6 +500,24 @@ impl<'a> Bufferizer<'a> {
         );
         let shape = self.shape(init)?;
         let sw = self.shape(w)?;
+        if let Some(gemm) = self.library_gemm(&[x, w, init])?
+            && groups == 1
+            && shape[0] == 1
+        {
+            let sx = self.shape(x)?;
+            let mut e = self.emitter(op);
+            conv_as_gemm(
+                &mut e,
+                &gemm,
+                [bx, bw, dest],
+                &sx,
+                &sw,
+                &shape,
+                &strides,
+                &dilations,
+            )?;
+            return Ok(dest);
+        }
         let (m, cg, kh, kw) = (sw[0], sw[1], sw[2], sw[3]);
         let mg = m / groups.max(1);
         let (ex, ew, ec) = (self.element(x), self.element(w), self.element(init));
@@ -660,6 +707,15 @@ impl<'a> Bufferizer<'a> {
         })?;
         self.writable.insert(dest);
         Ok(dest)
+    }
+
+    /// The library matrix product, when there is one and every value is f32.
+    fn library_gemm(&self, values: &[ValueId]) -> Result<Option<String>, String> {
+        let f32t = self.ctx.float_type(acc_ir::FloatKind::F32);
+        Ok(self
+            .gemm
+            .clone()
+            .filter(|_| values.iter().all(|v| self.element(*v) == f32t)))
     }
 
     // ----- attribute helpers -----
@@ -878,4 +934,73 @@ fn sequential(
         Ok(())
     }
     level(e, shape, &mut Vec::new(), body)
+}
+
+/// `hw.intrinsic "gemm"(a, b, c, m, n, k)`: C += A x B (row-major, contiguous).
+fn call_gemm(
+    e: &mut Emitter<'_>,
+    gemm: &str,
+    [a, b, c]: [ValueId; 3],
+    [m, n, k]: [i64; 3],
+) -> Result<(), String> {
+    let dims = [e.index(m)?, e.index(n)?, e.index(k)?];
+    let callee = e.ctx.string_attr(gemm);
+    e.op(
+        "hw.intrinsic",
+        &[a, b, c, dims[0], dims[1], dims[2]],
+        &[],
+        &[("callee", callee)],
+    )?;
+    Ok(())
+}
+
+/// A batch-1, ungrouped NCHW convolution as one matrix product: the filter
+/// (M x C*kh*kw) times the input's patches (C*kh*kw x OH*OW, gathered into a new
+/// buffer, or the input itself for a 1x1 convolution with unit strides), added into
+/// the output seen as M x OH*OW.
+#[allow(clippy::too_many_arguments)]
+fn conv_as_gemm(
+    e: &mut Emitter<'_>,
+    gemm: &str,
+    [x, w, out]: [ValueId; 3],
+    sx: &[i64],
+    sw: &[i64],
+    so: &[i64],
+    strides: &[i64],
+    dilations: &[i64],
+) -> Result<(), String> {
+    let (c, h, wd) = (sx[1], sx[2], sx[3]);
+    let (m, kh, kw) = (sw[0], sw[2], sw[3]);
+    let (oh, ow) = (so[2], so[3]);
+    let f32t = e.ctx.float_type(acc_ir::FloatKind::F32);
+    let depth = c * kh * kw;
+    let plane = oh * ow;
+    let as_matrix = |e: &mut Emitter<'_>, v: ValueId, rows: i64, cols: i64| {
+        let ty = memref_type(e.ctx, &[rows, cols], f32t);
+        e.op1("loop.reshape", &[v], ty, &[])
+    };
+    let filter = as_matrix(e, w, m, depth)?;
+    let output = as_matrix(e, out, m, plane)?;
+    let direct = kh == 1 && kw == 1 && strides == [1, 1] && oh == h && ow == wd;
+    let patches = if direct {
+        as_matrix(e, x, c, plane)?
+    } else {
+        // patches[(ci, i, j), (y, x)] = input[0, ci, y * sh + i * dh, x * sw + j * dw]
+        let ty = memref_type(e.ctx, &[c, kh, kw, oh, ow], f32t);
+        let buf = e.op1("loop.alloc", &[], ty, &[])?;
+        parallel(e, &[c, kh, kw, oh, ow], &mut |e, ivs| {
+            let zero = e.index(0)?;
+            let y0 = index_op(e, "muli", ivs[3], strides[0])?;
+            let di = index_op(e, "muli", ivs[1], dilations[0])?;
+            let iy = index_add(e, y0, di)?;
+            let x0 = index_op(e, "muli", ivs[4], strides[1])?;
+            let dj = index_op(e, "muli", ivs[2], dilations[1])?;
+            let ix = index_add(e, x0, dj)?;
+            let v = e.op1("loop.load", &with(x, &[zero, ivs[0], iy, ix]), f32t, &[])?;
+            e.op("loop.store", &[&[v, buf][..], ivs].concat(), &[], &[])?;
+            Ok(())
+        })?;
+        as_matrix(e, buf, depth, plane)?
+    };
+    call_gemm(e, gemm, [filter, patches, output], [m, plane, depth])
 }

@@ -393,3 +393,58 @@ pub(super) fn parallel(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
         }
     }
 }
+
+/// `hw.intrinsic "acc_sgemm"(%a, %b, %c, %m, %n, %k)`: C += A x B on row-major f32
+/// buffers (A is m x k, B k x n, C m x n), the host library's matrix product.
+pub(super) fn sgemm(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let (a, b, c) = (r.operand(0)?, r.operand(1)?, r.operand(2)?);
+    let dims: Vec<usize> = r.operands[3..]
+        .iter()
+        .map(index)
+        .collect::<Result<_, _>>()?;
+    let [m, n, k] = <[usize; 3]>::try_from(dims.as_slice()).map_err(|_| "expects m, n and k")?;
+    let (va, vb, vc) = (view(a)?, view(b)?, view(c)?);
+    let fits =
+        |t: &Tensor, rows: usize, cols: usize| t.shape.iter().product::<usize>() == rows * cols;
+    if !fits(a, m, k) || !fits(b, k, n) || !fits(c, m, n) {
+        return Err(format!(
+            "buffers {:?}, {:?}, {:?} do not hold {m}x{k}, {k}x{n} and {m}x{n} matrices",
+            a.shape, b.shape, c.shape
+        ));
+    }
+    let at = |t: &Tensor, v: &View, i: usize| -> Result<f64, String> {
+        let mut rest = i;
+        let mut index = vec![0; t.shape.len()];
+        for d in (0..t.shape.len()).rev() {
+            index[d] = rest % t.shape[d];
+            rest /= t.shape[d];
+        }
+        match v.buffer.read(v.cell(&t.shape, &index)?)? {
+            Scalar::Float(f) => Ok(f),
+            Scalar::Int(i) => Ok(i as f64),
+        }
+    };
+    let mut out = Vec::with_capacity(m * n);
+    for i in 0..m {
+        for j in 0..n {
+            let mut acc = at(c, vc, i * n + j)?;
+            for t in 0..k {
+                acc += at(a, va, i * k + t)? * at(b, vb, t * n + j)?;
+            }
+            out.push(acc);
+        }
+    }
+    for (i, v) in out.into_iter().enumerate() {
+        let mut rest = i;
+        let mut index = vec![0; c.shape.len()];
+        for d in (0..c.shape.len()).rev() {
+            index[d] = rest % c.shape[d];
+            rest /= c.shape[d];
+        }
+        vc.buffer.write(
+            vc.cell(&c.shape, &index)?,
+            c.kind.normalize(Scalar::Float(v)),
+        )?;
+    }
+    Ok(Vec::new())
+}

@@ -130,6 +130,7 @@ const RULES: &[(&str, Rule)] = &[
     ("fma", loops::fma),
     ("splat", loops::splat),
     ("vreduce", loops::vreduce),
+    ("acc_sgemm", loops::sgemm),
     ("empty", tensors::empty),
     ("extract_slice", tensors::extract_slice),
     ("insert_slice", tensors::insert_slice),
