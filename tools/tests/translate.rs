@@ -105,7 +105,7 @@ fn real_models_compiled_to_native_code_match_the_onnx_reference() {
     // GEMM.
     let pipelines = [
         "graph-to-tensor,bufferize",
-        "graph-to-tensor,bufferize{gemm=acc_sgemm}",
+        "graph-to-tensor,bufferize{gemm=acc_sgemm},buffer-deallocation",
     ];
     for (model, pipeline) in ["mlp", "cnn", "lenet5", "encoder"]
         .iter()

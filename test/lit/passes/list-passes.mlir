@@ -8,6 +8,7 @@
 // RUN: acc-opt --help | FileCheck %s --check-prefix=HELP
 
 // CHECK: {{^}}Passes:{{$}}
+// CHECK-NEXT: {{^}}  buffer-deallocation{{ +}}Free each buffer a function allocates after its last use (views included) (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  bufferize{{ +}}Turn tensors into buffers and tensor ops into loop nests (function signatures included) (runs on builtin.module){{$}}
 // CHECK-NEXT: {{^}}      gemm{{ +}}a library f32 matrix product (C += A x B, row-major: a, b, c, m, n, k) for matmuls and convolutions, e.g. acc_sgemm; empty: loops (string, default ){{$}}
 // CHECK-NEXT: {{^}}  canonicalize{{ +}}Fold, erase dead ops and apply rewrite patterns to a fixed point (runs on any op){{$}}
