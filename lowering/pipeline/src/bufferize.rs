@@ -439,6 +439,22 @@ impl<'a> Bufferizer<'a> {
                 call_gemm(&mut e, &gemm, [ba, bb, dest], [sa[0], sb[1], sa[1]])?;
                 return Ok(dest);
             }
+            if sa.len() == 3 {
+                // One product per batch, on windows of the three buffers.
+                let (ba, bb) = (
+                    self.buffers.get(&a).copied().ok_or("A has no buffer")?,
+                    self.buffers.get(&b).copied().ok_or("B has no buffer")?,
+                );
+                let (batch, m, k, n) = (sa[0], sa[1], sa[2], sb[2]);
+                let mut e = self.emitter(op);
+                for i in 0..batch {
+                    let wa = matrix_window(&mut e, ba, i, m, k)?;
+                    let wb = matrix_window(&mut e, bb, i, k, n)?;
+                    let wc = matrix_window(&mut e, dest, i, m, n)?;
+                    call_gemm(&mut e, &gemm, [wa, wb, wc], [m, n, k])?;
+                }
+                return Ok(dest);
+            }
         }
         let (ba, bb) = (
             self.buffers.get(&a).copied().ok_or("A has no buffer")?,
@@ -1003,4 +1019,37 @@ fn conv_as_gemm(
         as_matrix(e, buf, depth, plane)?
     };
     call_gemm(e, gemm, [filter, patches, output], [m, plane, depth])
+}
+
+/// Matrix `i` (rows x cols) of a contiguous batch of matrices, as a window of shape
+/// 1 x rows x cols.
+fn matrix_window(
+    e: &mut Emitter<'_>,
+    batch: ValueId,
+    i: i64,
+    rows: i64,
+    cols: i64,
+) -> Result<ValueId, String> {
+    let f32t = e.ctx.float_type(acc_ir::FloatKind::F32);
+    let layout = e.ctx.intern_attr(acc_ir::AttrData::Strided {
+        strides: vec![rows * cols, cols, 1].into(),
+        offset: i * rows * cols,
+    });
+    let ty = e.ctx.intern_type(TypeData::MemRef {
+        shape: vec![1, rows, cols].into(),
+        element: f32t,
+        layout: Some(layout),
+        memory_space: None,
+    });
+    let list = |v: &[i64]| crate::emit::i64s(e.ctx, v);
+    let props = [
+        ("static_offsets", list(&[i, 0, 0])),
+        ("static_sizes", list(&[1, rows, cols])),
+        ("static_strides", list(&[1, 1, 1])),
+        (
+            "operandSegmentSizes",
+            crate::emit::segments(e.ctx, &[1, 0, 0, 0]),
+        ),
+    ];
+    e.op1("loop.subview", &[batch], ty, &props)
 }

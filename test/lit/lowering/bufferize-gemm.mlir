@@ -40,3 +40,13 @@ func.func @patches(%x: tensor<1x2x5x5xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1
   %y = tensor.conv2d {strides = array<i64: 2, 2>} ins(%x, %w : tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>) outs(%z : tensor<1x3x2x2xf32>) -> tensor<1x3x2x2xf32>
   return %y : tensor<1x3x2x2xf32>
 }
+
+// A batch of products: one call per matrix, on 1 x M x K windows of the buffers.
+// CHECK-LABEL: func.func @batched(
+// CHECK: %[[A1:.*]] = loop.subview %arg0[1, 0, 0] [1, 3, 4] [1, 1, 1] : memref<2x3x4xf32> to memref<1x3x4xf32, strided<[12, 4, 1], offset: 12>>
+// CHECK: hw.intrinsic "acc_sgemm"(%[[A1]],
+func.func @batched(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>) -> tensor<2x3x5xf32> {
+  %z = arith.constant dense<0.0> : tensor<2x3x5xf32>
+  %y = tensor.batch_matmul ins(%a, %b : tensor<2x3x4xf32>, tensor<2x4x5xf32>) outs(%z : tensor<2x3x5xf32>) -> tensor<2x3x5xf32>
+  return %y : tensor<2x3x5xf32>
+}
