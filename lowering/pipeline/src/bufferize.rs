@@ -259,7 +259,10 @@ impl<'a> Bufferizer<'a> {
                     .emitter(op)
                     .op1("loop.reshape", &[src], ty, &[])
                     .map_err(fail)?;
-                if self.writable.contains(&src) {
+                // The reshaped buffer may be written into only when nothing else reads
+                // the tensor it reshapes (the two share the buffer).
+                let sole_use = self.ir.body(self.body).value_users(operands[0]).count() == 1;
+                if self.writable.contains(&src) && sole_use {
                     self.writable.insert(v);
                 }
                 v

@@ -35,3 +35,20 @@ func.func @scale_sum(%x: tensor<2x3xf32>, %w: tensor<3x4xf32>) -> tensor<2x4xf32
   %y = tensor.matmul ins(%s, %w : tensor<2x3xf32>, tensor<3x4xf32>) outs(%z : tensor<2x4xf32>) -> tensor<2x4xf32>
   return %y : tensor<2x4xf32>
 }
+
+// A reshaped buffer whose source tensor is read again is not written into: the
+// product accumulates into a copy.
+// CHECK-LABEL: func.func @shared_view(
+// CHECK: %[[V:.*]] = loop.reshape
+// CHECK: %[[C:.*]] = loop.alloc() : memref<2x2xf32>
+// CHECK-NEXT: loop.copy %[[V]], %[[C]]
+func.func @shared_view(%x: tensor<4xf32>, %a: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<4xf32>) {
+  %e = tensor.empty() : tensor<4xf32>
+  %t = tensor.map ins(%x : tensor<4xf32>) outs(%e : tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%v: f32):
+    tensor.yield %v : f32
+  }
+  %r = tensor.expand_shape %t [[0, 1]] output_shape [2, 2] : tensor<4xf32> into tensor<2x2xf32>
+  %y = tensor.matmul ins(%a, %a : tensor<2x2xf32>, tensor<2x2xf32>) outs(%r : tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %y, %t : tensor<2x2xf32>, tensor<4xf32>
+}
