@@ -1,0 +1,391 @@
+//! `arith` and `math` ops as instructions (and calls to the C library).
+
+use acc_ir::elements::{self, Scalar};
+use acc_ir::{OpRef, ValueId};
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Type, Value, types};
+use cranelift_frontend::FunctionBuilder;
+use cranelift_module::Module;
+
+use super::{CodegenError, FnTranslator, Val, err};
+use crate::types::{is_bool, scalar_type};
+
+impl<M: Module> FnTranslator<'_, '_, '_, M> {
+    // ----- arith -----
+
+    pub(super) fn arith(
+        &mut self,
+        op: OpRef<'_>,
+        short: &str,
+        operands: &[ValueId],
+        result_types: &[acc_ir::TypeId],
+    ) -> Result<Val, CodegenError> {
+        let ty = *result_types
+            .first()
+            .ok_or_else(|| err(op, "an arith op without a result"))?;
+        let t = scalar_type(self.ctx, ty).map_err(|m| err(op, m))?;
+        if t.is_vector() && !self.shared.features.vectors {
+            return Err(err(
+                op,
+                "the target has no vector instructions (RISC-V needs the V extension)",
+            ));
+        }
+        if short == "constant" {
+            return self.constant(op, ty, t).map(Val::Scalar);
+        }
+        let x = |i: usize| self.scalar(op, operands[i]);
+        let bool_result = is_bool(self.ctx, ty);
+        let v = match short {
+            "addi" => {
+                let (a, c) = (x(0)?, x(1)?);
+                self.ins().iadd(a, c)
+            }
+            "subi" => {
+                let (a, c) = (x(0)?, x(1)?);
+                self.ins().isub(a, c)
+            }
+            "muli" => {
+                let (a, c) = (x(0)?, x(1)?);
+                self.ins().imul(a, c)
+            }
+            "divsi" => {
+                let (a, c) = (x(0)?, x(1)?);
+                self.ins().sdiv(a, c)
+            }
+            "divui" => {
+                let (a, c) = (x(0)?, x(1)?);
+                self.ins().udiv(a, c)
+            }
+            "remsi" => {
+                let (a, c) = (x(0)?, x(1)?);
+                self.ins().srem(a, c)
+            }
+            "remui" => {
+                let (a, c) = (x(0)?, x(1)?);
+                self.ins().urem(a, c)
+            }
+            "andi" => {
+                let (a, c) = (x(0)?, x(1)?);
+                self.ins().band(a, c)
+            }
+            "ori" => {
+                let (a, c) = (x(0)?, x(1)?);
+                self.ins().bor(a, c)
+            }
+            "xori" => {
+                let (a, c) = (x(0)?, x(1)?);
+                self.ins().bxor(a, c)
+            }
+            "shli" => {
+                let (a, c) = (x(0)?, x(1)?);
+                self.ins().ishl(a, c)
+            }
+            "shrsi" => {
+                let (a, c) = (x(0)?, x(1)?);
+                self.ins().sshr(a, c)
+            }
+            "shrui" => {
+                let (a, c) = (x(0)?, x(1)?);
+                self.ins().ushr(a, c)
+            }
+            "maxsi" => {
+                let (a, c) = (x(0)?, x(1)?);
+                self.ins().smax(a, c)
+            }
+            "minsi" => {
+                let (a, c) = (x(0)?, x(1)?);
+                self.ins().smin(a, c)
+            }
+            "maxui" => {
+                let (a, c) = (x(0)?, x(1)?);
+                self.ins().umax(a, c)
+            }
+            "minui" => {
+                let (a, c) = (x(0)?, x(1)?);
+                self.ins().umin(a, c)
+            }
+            "addf" => {
+                let (a, c) = (x(0)?, x(1)?);
+                self.ins().fadd(a, c)
+            }
+            "subf" => {
+                let (a, c) = (x(0)?, x(1)?);
+                self.ins().fsub(a, c)
+            }
+            "mulf" => {
+                let (a, c) = (x(0)?, x(1)?);
+                self.ins().fmul(a, c)
+            }
+            "divf" => {
+                let (a, c) = (x(0)?, x(1)?);
+                self.ins().fdiv(a, c)
+            }
+            "maximumf" => {
+                let (a, c) = (x(0)?, x(1)?);
+                self.ins().fmax(a, c)
+            }
+            "minimumf" => {
+                let (a, c) = (x(0)?, x(1)?);
+                self.ins().fmin(a, c)
+            }
+            "maxnumf" | "minnumf" if !t.is_vector() => {
+                // The non-NaN operand wins.
+                let (a, c) = (x(0)?, x(1)?);
+                let m = if short == "maxnumf" {
+                    self.ins().fmax(a, c)
+                } else {
+                    self.ins().fmin(a, c)
+                };
+                let a_nan = self.ins().fcmp(FloatCC::Unordered, a, a);
+                let c_nan = self.ins().fcmp(FloatCC::Unordered, c, c);
+                let m = self.ins().select(c_nan, a, m);
+                self.ins().select(a_nan, c, m)
+            }
+            "negf" => {
+                let a = x(0)?;
+                self.ins().fneg(a)
+            }
+            "cmpi" => {
+                let (a, c) = (x(0)?, x(1)?);
+                let cc =
+                    int_cc(self.predicate(op)?).ok_or_else(|| err(op, "unknown cmpi predicate"))?;
+                self.ins().icmp(cc, a, c)
+            }
+            "cmpf" => {
+                let (a, c) = (x(0)?, x(1)?);
+                match self.predicate(op)? {
+                    0 => self.ins().iconst(types::I8, 0),
+                    15 => self.ins().iconst(types::I8, 1),
+                    p => {
+                        let cc = float_cc(p).ok_or_else(|| err(op, "unknown cmpf predicate"))?;
+                        self.ins().fcmp(cc, a, c)
+                    }
+                }
+            }
+            "select" => {
+                let (c, a, d) = (x(0)?, x(1)?, x(2)?);
+                self.ins().select(c, a, d)
+            }
+            "extsi" | "extui" | "trunci" | "index_cast" | "index_castui" => {
+                let a = x(0)?;
+                let from_ty = self.ir.body(self.body).value_type(operands[0]);
+                let from = scalar_type(self.ctx, from_ty).map_err(|m| err(op, m))?;
+                let from_bool = is_bool(self.ctx, from_ty);
+                let signed = matches!(short, "extsi" | "index_cast");
+                if from.bits() == t.bits() {
+                    if from_bool && signed && !bool_result {
+                        self.ins().ineg(a)
+                    } else {
+                        a
+                    }
+                } else if from.bits() < t.bits() {
+                    let e = self.ins().uextend(t, a);
+                    match (from_bool, signed) {
+                        (true, true) => self.ins().ineg(e),
+                        (false, true) => self.ins().sextend(t, a),
+                        _ => e,
+                    }
+                } else {
+                    self.ins().ireduce(t, a)
+                }
+            }
+            "extf" => {
+                let a = x(0)?;
+                self.ins().fpromote(t, a)
+            }
+            "truncf" => {
+                let a = x(0)?;
+                self.ins().fdemote(t, a)
+            }
+            "sitofp" => {
+                let a = x(0)?;
+                self.ins().fcvt_from_sint(t, a)
+            }
+            "uitofp" => {
+                let a = x(0)?;
+                self.ins().fcvt_from_uint(t, a)
+            }
+            "fptosi" => {
+                let a = x(0)?;
+                self.ins().fcvt_to_sint_sat(t, a)
+            }
+            "fptoui" => {
+                let a = x(0)?;
+                self.ins().fcvt_to_uint_sat(t, a)
+            }
+            "bitcast" => {
+                let a = x(0)?;
+                self.ins().bitcast(t, MemFlagsData::new(), a)
+            }
+            other => {
+                return Err(err(op, format!("no code generation for 'arith.{other}'")));
+            }
+        };
+        // An i1 keeps only its low bit.
+        let v = if bool_result && matches!(short, "addi" | "subi" | "muli" | "shli" | "trunci") {
+            self.b.ins().band_imm_u(v, 1)
+        } else {
+            v
+        };
+        Ok(Val::Scalar(v))
+    }
+
+    /// The `math` functions: square root and absolute value as instructions, the others
+    /// as calls to the C library (`expf`, `exp`, ...), lane by lane for vectors.
+    pub(super) fn math(
+        &mut self,
+        op: OpRef<'_>,
+        short: &str,
+        operands: &[ValueId],
+    ) -> Result<Value, CodegenError> {
+        let x = self.scalar(op, operands[0])?;
+        let t = self.b.func.dfg.value_type(x);
+        match short {
+            "sqrt" => return Ok(self.b.ins().sqrt(x)),
+            "absf" => return Ok(self.b.ins().fabs(x)),
+            "rsqrt" => {
+                let s = self.b.ins().sqrt(x);
+                let one = if t.lane_type() == types::F32 {
+                    self.b.ins().f32const(1.0)
+                } else {
+                    self.b.ins().f64const(1.0)
+                };
+                let one = if t.is_vector() {
+                    self.b.ins().splat(t, one)
+                } else {
+                    one
+                };
+                return Ok(self.b.ins().fdiv(one, s));
+            }
+            _ => {}
+        }
+        let base = match short {
+            "exp" | "log" | "tanh" | "erf" => short,
+            "powf" => "pow",
+            other => return Err(err(op, format!("no code generation for 'math.{other}'"))),
+        };
+        let lane = t.lane_type();
+        let symbol = if lane == types::F32 {
+            format!("{base}f")
+        } else {
+            base.to_string()
+        };
+        let arity = if short == "powf" { 2 } else { 1 };
+        let f = self.runtime(op, &symbol, &vec![lane; arity], Some(lane))?;
+        let y = if arity == 2 {
+            Some(self.scalar(op, operands[1])?)
+        } else {
+            None
+        };
+        let call = |s: &mut Self, a: Value, b: Option<Value>| -> Value {
+            let args: Vec<Value> = std::iter::once(a).chain(b).collect();
+            let c = s.b.ins().call(f, &args);
+            s.b.inst_results(c)[0]
+        };
+        if !t.is_vector() {
+            return Ok(call(self, x, y));
+        }
+        let mut out = x;
+        for l in 0..t.lane_count() as u8 {
+            let a = self.b.ins().extractlane(x, l);
+            let b = y.map(|y| self.b.ins().extractlane(y, l));
+            let r = call(self, a, b);
+            out = self.b.ins().insertlane(out, r, l);
+        }
+        Ok(out)
+    }
+
+    pub(super) fn predicate(&self, op: OpRef<'_>) -> Result<i128, CodegenError> {
+        match op
+            .attr(self.ctx, "predicate")
+            .and_then(|a| elements::scalar(self.ctx, a))
+        {
+            Some((_, Scalar::Int(p))) => Ok(p),
+            _ => Err(err(op, "requires a predicate")),
+        }
+    }
+
+    pub(super) fn constant(
+        &mut self,
+        op: OpRef<'_>,
+        ty: acc_ir::TypeId,
+        t: Type,
+    ) -> Result<Value, CodegenError> {
+        let attr = op
+            .attr(self.ctx, "value")
+            .ok_or_else(|| err(op, "a constant without a value"))?;
+        let values: Vec<Scalar> = match elements::scalar(self.ctx, attr) {
+            Some((_, v)) => vec![v],
+            None => {
+                let d = elements::dense(self.ctx, attr)
+                    .ok_or_else(|| err(op, "unsupported constant"))?;
+                let n = elements::num_elements(self.ctx, d.ty).unwrap_or(1);
+                (0..n).map(|i| d.get(i)).collect()
+            }
+        };
+        let lane = t.lane_type();
+        let bool_ty = is_bool(self.ctx, ty);
+        let one = |b: &mut FunctionBuilder<'_>, v: Scalar| -> Value {
+            match (v, lane) {
+                (Scalar::Float(f), types::F32) => b.ins().f32const(f as f32),
+                (Scalar::Float(f), _) if lane.is_float() => b.ins().f64const(f),
+                (Scalar::Int(i), _) if lane.is_float() => b.ins().f64const(i as f64),
+                (Scalar::Int(i), _) => {
+                    let i = if bool_ty { i & 1 } else { i };
+                    b.ins().iconst(lane, i as i64)
+                }
+                (Scalar::Float(f), _) => b.ins().iconst(lane, f as i64),
+            }
+        };
+        if !t.is_vector() {
+            let v = *values.first().ok_or_else(|| err(op, "an empty constant"))?;
+            return Ok(one(&mut self.b, v));
+        }
+        let first = *values.first().ok_or_else(|| err(op, "an empty constant"))?;
+        let s = one(&mut self.b, first);
+        let mut vec = self.b.ins().splat(t, s);
+        if values.len() > 1 {
+            for (i, v) in values.iter().enumerate().skip(1) {
+                let s = one(&mut self.b, *v);
+                vec = self.b.ins().insertlane(vec, s, i as u8);
+            }
+        }
+        Ok(vec)
+    }
+}
+
+fn int_cc(p: i128) -> Option<IntCC> {
+    Some(match p {
+        0 => IntCC::Equal,
+        1 => IntCC::NotEqual,
+        2 => IntCC::SignedLessThan,
+        3 => IntCC::SignedLessThanOrEqual,
+        4 => IntCC::SignedGreaterThan,
+        5 => IntCC::SignedGreaterThanOrEqual,
+        6 => IntCC::UnsignedLessThan,
+        7 => IntCC::UnsignedLessThanOrEqual,
+        8 => IntCC::UnsignedGreaterThan,
+        9 => IntCC::UnsignedGreaterThanOrEqual,
+        _ => return None,
+    })
+}
+
+fn float_cc(p: i128) -> Option<FloatCC> {
+    Some(match p {
+        1 => FloatCC::Equal,
+        2 => FloatCC::GreaterThan,
+        3 => FloatCC::GreaterThanOrEqual,
+        4 => FloatCC::LessThan,
+        5 => FloatCC::LessThanOrEqual,
+        6 => FloatCC::OrderedNotEqual,
+        7 => FloatCC::Ordered,
+        8 => FloatCC::UnorderedOrEqual,
+        9 => FloatCC::UnorderedOrGreaterThan,
+        10 => FloatCC::UnorderedOrGreaterThanOrEqual,
+        11 => FloatCC::UnorderedOrLessThan,
+        12 => FloatCC::UnorderedOrLessThanOrEqual,
+        13 => FloatCC::NotEqual,
+        14 => FloatCC::Unordered,
+        _ => return None,
+    })
+}

@@ -1,0 +1,506 @@
+//! `loop` ops: buffers, loads and stores, loops, vectors, constants and intrinsic
+//! calls.
+
+use acc_ir::{OpId, OpRef, ValueId};
+use cranelift_codegen::ir::condcodes::IntCC;
+use cranelift_codegen::ir::{Block, InstBuilder, MemFlagsData, Type, Value, types};
+use cranelift_module::Module;
+
+use super::{CodegenError, FnTranslator, Val, err};
+use crate::types::{MemrefLayout, Repr, repr, scalar_type};
+
+impl<M: Module> FnTranslator<'_, '_, '_, M> {
+    // ----- loop -----
+
+    pub(super) fn loop_op(
+        &mut self,
+        id: OpId,
+        short: &str,
+        operands: &[ValueId],
+        result_types: &[acc_ir::TypeId],
+    ) -> Result<Vec<Val>, CodegenError> {
+        let op = self.ir.op(self.body, id);
+        let layout_of = |s: &Self, ty| match repr(s.ctx, ty) {
+            Ok(Repr::Memref(m)) => Ok(m),
+            Ok(_) => Err(err(op, "expects a memref type")),
+            Err(m) => Err(err(op, m)),
+        };
+        Ok(match short {
+            "alloc" => {
+                let m = layout_of(self, result_types[0])?;
+                if !operands.is_empty() {
+                    return Err(err(
+                        op,
+                        "dynamic sizes are not supported by the code generator",
+                    ));
+                }
+                let p = self.alloc(op, m.len() as u64 * u64::from(m.element_bytes()))?;
+                vec![Val::Memref(p, m)]
+            }
+            "constant" => {
+                let m = layout_of(self, result_types[0])?;
+                vec![Val::Memref(self.constant_data(op)?, m)]
+            }
+            "reshape" => {
+                let (p, m) = self.memref(op, operands[0])?;
+                let out = layout_of(self, result_types[0])?;
+                if !m.is_contiguous() {
+                    return Err(err(op, "reshapes a buffer that is not contiguous"));
+                }
+                vec![Val::Memref(p, out)]
+            }
+            "dealloc" => {
+                let (p, _) = self.memref(op, operands[0])?;
+                let free = self.runtime(op, "acc_free", &[self.pointer()], None)?;
+                self.b.ins().call(free, &[p]);
+                vec![]
+            }
+            "subview" => vec![self.subview(op, operands, result_types[0])?],
+            "load" => {
+                let (p, m) = self.memref(op, operands[0])?;
+                let addr = self.address(op, p, &m, &operands[1..])?;
+                let v = self
+                    .b
+                    .ins()
+                    .load(m.element, MemFlagsData::trusted(), addr, 0);
+                vec![Val::Scalar(v)]
+            }
+            "store" => {
+                let v = self.scalar(op, operands[0])?;
+                let (p, m) = self.memref(op, operands[1])?;
+                let addr = self.address(op, p, &m, &operands[2..])?;
+                self.b.ins().store(MemFlagsData::trusted(), v, addr, 0);
+                vec![]
+            }
+            "vload" => {
+                let t = self.vector_type(op, result_types[0])?;
+                let (p, m) = self.memref(op, operands[0])?;
+                self.check_lanes(op, &m, t)?;
+                let addr = self.address(op, p, &m, &operands[1..])?;
+                let v = self
+                    .b
+                    .ins()
+                    .load(t, MemFlagsData::new().with_notrap(), addr, 0);
+                vec![Val::Scalar(v)]
+            }
+            "vstore" => {
+                let v = self.scalar(op, operands[0])?;
+                let vt = self.ir.body(self.body).value_type(operands[0]);
+                let t = self.vector_type(op, vt)?;
+                let (p, m) = self.memref(op, operands[1])?;
+                self.check_lanes(op, &m, t)?;
+                let addr = self.address(op, p, &m, &operands[2..])?;
+                self.b
+                    .ins()
+                    .store(MemFlagsData::new().with_notrap(), v, addr, 0);
+                vec![]
+            }
+            "fma" => {
+                let (a, c, d) = (
+                    self.scalar(op, operands[0])?,
+                    self.scalar(op, operands[1])?,
+                    self.scalar(op, operands[2])?,
+                );
+                let vector = self.b.func.dfg.value_type(a).is_vector();
+                let v = if vector && !self.shared.features.fma {
+                    let m = self.b.ins().fmul(a, c);
+                    self.b.ins().fadd(m, d)
+                } else {
+                    self.b.ins().fma(a, c, d)
+                };
+                vec![Val::Scalar(v)]
+            }
+            "splat" => {
+                let t = self.vector_type(op, result_types[0])?;
+                let s = self.scalar(op, operands[0])?;
+                vec![Val::Scalar(self.b.ins().splat(t, s))]
+            }
+            "vreduce" => vec![Val::Scalar(self.vreduce(op, operands[0])?)],
+            "copy" => {
+                let (src, sm) = self.memref(op, operands[0])?;
+                let (dst, dm) = self.memref(op, operands[1])?;
+                if sm.shape != dm.shape {
+                    return Err(err(op, "copies between different shapes"));
+                }
+                self.copy(src, &sm, dst, &dm);
+                vec![]
+            }
+            "for" => self.for_loop(id, operands)?,
+            "parallel" => {
+                self.parallel(id, operands)?;
+                vec![]
+            }
+            other => return Err(err(op, format!("no code generation for 'loop.{other}'"))),
+        })
+    }
+
+    pub(super) fn vector_type(
+        &self,
+        op: OpRef<'_>,
+        ty: acc_ir::TypeId,
+    ) -> Result<Type, CodegenError> {
+        if !self.shared.features.vectors {
+            return Err(err(
+                op,
+                "the target has no vector instructions (RISC-V needs the V extension)",
+            ));
+        }
+        scalar_type(self.ctx, ty).map_err(|m| err(op, m))
+    }
+
+    /// Vector accesses read consecutive elements: the innermost stride must be 1.
+    pub(super) fn check_lanes(
+        &self,
+        op: OpRef<'_>,
+        m: &MemrefLayout,
+        t: Type,
+    ) -> Result<(), CodegenError> {
+        if m.strides.last() != Some(&1) || t.lane_type() != m.element {
+            return Err(err(
+                op,
+                "vector accesses need unit-stride elements of the vector's type",
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn vreduce(&mut self, op: OpRef<'_>, v: ValueId) -> Result<Value, CodegenError> {
+        let x = self.scalar(op, v)?;
+        let t = self.b.func.dfg.value_type(x);
+        let kind = op
+            .attr(self.ctx, "kind")
+            .map(|a| acc_ir::printer::attr_to_string(self.ctx, a))
+            .unwrap_or_default();
+        let kind = ["add", "mul", "max", "min"]
+            .into_iter()
+            .find(|k| kind.contains(&format!("<{k}>")) || kind == *k)
+            .ok_or_else(|| err(op, "unknown reduction"))?;
+        let float = t.lane_type().is_float();
+        let mut acc = self.b.ins().extractlane(x, 0);
+        for lane in 1..t.lane_count() {
+            let e = self.b.ins().extractlane(x, lane as u8);
+            acc = match (kind, float) {
+                ("add", true) => self.b.ins().fadd(acc, e),
+                ("mul", true) => self.b.ins().fmul(acc, e),
+                ("max", true) => self.b.ins().fmax(acc, e),
+                ("min", true) => self.b.ins().fmin(acc, e),
+                ("add", false) => self.b.ins().iadd(acc, e),
+                ("mul", false) => self.b.ins().imul(acc, e),
+                ("max", false) => self.b.ins().smax(acc, e),
+                _ => self.b.ins().smin(acc, e),
+            };
+        }
+        Ok(acc)
+    }
+
+    /// The address of element `indices` of a memref at `p`.
+    pub(super) fn address(
+        &mut self,
+        op: OpRef<'_>,
+        p: Value,
+        m: &MemrefLayout,
+        indices: &[ValueId],
+    ) -> Result<Value, CodegenError> {
+        if indices.len() != m.shape.len() {
+            return Err(err(op, "needs one index per dimension"));
+        }
+        let mut addr = p;
+        for (d, idx) in indices.iter().enumerate() {
+            let i = self.scalar(op, *idx)?;
+            let bytes = m.strides[d] as i64 * i64::from(m.element_bytes());
+            let off = self.b.ins().imul_imm_s(i, bytes);
+            addr = self.b.ins().iadd(addr, off);
+        }
+        Ok(addr)
+    }
+
+    pub(super) fn subview(
+        &mut self,
+        op: OpRef<'_>,
+        operands: &[ValueId],
+        result: acc_ir::TypeId,
+    ) -> Result<Val, CodegenError> {
+        let (p, m) = self.memref(op, operands[0])?;
+        let attrs = acc_dialects::hooks::attr_read::Attrs::of_op(self.ctx, op);
+        let list = |name: &str| -> Result<Vec<i64>, CodegenError> {
+            attrs
+                .ints(name)
+                .map_err(|e| err(op, e))?
+                .ok_or_else(|| err(op, format!("requires '{name}'")))
+        };
+        let (offsets, sizes, steps) = (
+            list("static_offsets")?,
+            list("static_sizes")?,
+            list("static_strides")?,
+        );
+        let dynamic = acc_dialects::hooks::attr_read::is_dyn;
+        if sizes.iter().chain(&steps).any(|v| dynamic(*v)) {
+            return Err(err(
+                op,
+                "dynamic sizes and strides are not supported by the code generator",
+            ));
+        }
+        let mut next = operands[1..].iter();
+        let mut addr = p;
+        for (d, off) in offsets.iter().enumerate() {
+            let bytes = m.strides[d] as i64 * i64::from(m.element_bytes());
+            if dynamic(*off) {
+                let v = next
+                    .next()
+                    .ok_or_else(|| err(op, "missing a dynamic offset"))?;
+                let i = self.scalar(op, *v)?;
+                let o = self.b.ins().imul_imm_s(i, bytes);
+                addr = self.b.ins().iadd(addr, o);
+            } else if *off != 0 {
+                addr = self.b.ins().iadd_imm_s(addr, off * bytes);
+            }
+        }
+        let out = match repr(self.ctx, result).map_err(|e| err(op, e))? {
+            Repr::Memref(r) => r,
+            Repr::Scalar(_) => return Err(err(op, "a subview gives a memref")),
+        };
+        Ok(Val::Memref(addr, out))
+    }
+
+    /// Copies every element of (`src`, `sm`) into (`dst`, `dm`): one `memcpy` when
+    /// both are contiguous, else a loop nest.
+    pub(super) fn copy(&mut self, src: Value, sm: &MemrefLayout, dst: Value, dm: &MemrefLayout) {
+        if sm.is_contiguous() && dm.is_contiguous() {
+            let bytes = sm.len() as i64 * i64::from(sm.element_bytes());
+            let p = self.pointer();
+            let size = self.b.ins().iconst(p, bytes);
+            self.b.call_memcpy(self.shared.config, dst, src, size);
+            return;
+        }
+        let shape = sm.shape.clone();
+        let flags = MemFlagsData::trusted();
+        self.nest(&shape, &mut |s, idx| {
+            let a = s.offset_address(src, sm, idx);
+            let v = s.b.ins().load(sm.element, flags, a, 0);
+            let b = s.offset_address(dst, dm, idx);
+            s.b.ins().store(flags, v, b, 0);
+        });
+    }
+
+    pub(super) fn offset_address(&mut self, p: Value, m: &MemrefLayout, idx: &[Value]) -> Value {
+        let mut addr = p;
+        for (d, i) in idx.iter().enumerate() {
+            let bytes = m.strides[d] as i64 * i64::from(m.element_bytes());
+            let o = self.b.ins().imul_imm_s(*i, bytes);
+            addr = self.b.ins().iadd(addr, o);
+        }
+        addr
+    }
+
+    /// A loop nest over `shape` (constant bounds, step 1) running `body` with the
+    /// indices.
+    pub(super) fn nest(&mut self, shape: &[usize], body: &mut dyn FnMut(&mut Self, &[Value])) {
+        fn level<'a, 'b, 'm, M: Module>(
+            s: &mut FnTranslator<'a, 'b, 'm, M>,
+            shape: &[usize],
+            idx: &mut Vec<Value>,
+            body: &mut dyn FnMut(&mut FnTranslator<'a, 'b, 'm, M>, &[Value]),
+        ) {
+            let Some((&n, rest)) = shape.split_first() else {
+                body(s, idx);
+                return;
+            };
+            let lb = s.b.ins().iconst(types::I64, 0);
+            let ub = s.b.ins().iconst(types::I64, n as i64);
+            let (header, body_block, exit) = s.loop_blocks(&[]);
+            s.b.ins().jump(header, &[lb.into()]);
+            s.b.switch_to_block(header);
+            let iv = s.b.block_params(header)[0];
+            let c = s.b.ins().icmp(IntCC::SignedLessThan, iv, ub);
+            s.b.ins().brif(c, body_block, &[], exit, &[]);
+            s.b.switch_to_block(body_block);
+            idx.push(iv);
+            level(s, rest, idx, body);
+            idx.pop();
+            let next = s.b.ins().iadd_imm_s(iv, 1);
+            s.b.ins().jump(header, &[next.into()]);
+            s.b.switch_to_block(exit);
+        }
+        let mut idx = Vec::new();
+        level(self, shape, &mut idx, body);
+    }
+
+    /// A loop's header (induction variable and carried values), body and exit blocks.
+    pub(super) fn loop_blocks(&mut self, carried: &[Type]) -> (Block, Block, Block) {
+        let header = self.b.create_block();
+        self.b.append_block_param(header, types::I64);
+        for t in carried {
+            self.b.append_block_param(header, *t);
+        }
+        let body = self.b.create_block();
+        let exit = self.b.create_block();
+        for t in carried {
+            self.b.append_block_param(exit, *t);
+        }
+        (header, body, exit)
+    }
+
+    /// `loop.for`: the results are the exit block's parameters.
+    pub(super) fn for_loop(
+        &mut self,
+        id: OpId,
+        operands: &[ValueId],
+    ) -> Result<Vec<Val>, CodegenError> {
+        let op = self.ir.op(self.body, id);
+        let (lb, ub, step) = (
+            self.scalar(op, operands[0])?,
+            self.scalar(op, operands[1])?,
+            self.scalar(op, operands[2])?,
+        );
+        let inits: Vec<Val> = operands[3..]
+            .iter()
+            .map(|v| self.get(op, *v))
+            .collect::<Result<_, _>>()?;
+        let machine = |v: &Val| match v {
+            Val::Scalar(x) | Val::Memref(x, _) => *x,
+        };
+        let types: Vec<Type> = inits
+            .iter()
+            .map(|v| self.b.func.dfg.value_type(machine(v)))
+            .collect();
+        let (header, body, exit) = self.loop_blocks(&types);
+        let mut args: Vec<cranelift_codegen::ir::BlockArg> = vec![lb.into()];
+        args.extend(
+            inits
+                .iter()
+                .map(|v| cranelift_codegen::ir::BlockArg::from(machine(v))),
+        );
+        self.b.ins().jump(header, &args);
+        self.b.switch_to_block(header);
+        let ps = self.b.block_params(header).to_vec();
+        let iv = ps[0];
+        let carried: Vec<Val> = inits
+            .iter()
+            .zip(&ps[1..])
+            .map(|(init, p)| match init {
+                Val::Scalar(_) => Val::Scalar(*p),
+                Val::Memref(_, m) => Val::Memref(*p, m.clone()),
+            })
+            .collect();
+        let c = self.b.ins().icmp(IntCC::SignedLessThan, iv, ub);
+        let carried_args: Vec<cranelift_codegen::ir::BlockArg> =
+            ps[1..].iter().map(|v| (*v).into()).collect();
+        self.b.ins().brif(c, body, &[], exit, &carried_args);
+        self.b.switch_to_block(body);
+        let mut region_args = vec![Val::Scalar(iv)];
+        region_args.extend(carried.iter().cloned());
+        let yielded = self.region(id, 0, &region_args)?;
+        let next = self.b.ins().iadd(iv, step);
+        let mut back: Vec<cranelift_codegen::ir::BlockArg> = vec![next.into()];
+        back.extend(
+            yielded
+                .iter()
+                .map(|v| cranelift_codegen::ir::BlockArg::from(machine(v))),
+        );
+        self.b.ins().jump(header, &back);
+        self.b.switch_to_block(exit);
+        let outs = self.b.block_params(exit).to_vec();
+        Ok(carried
+            .iter()
+            .zip(outs)
+            .map(|(c, v)| match c {
+                Val::Scalar(_) => Val::Scalar(v),
+                Val::Memref(_, m) => Val::Memref(v, m.clone()),
+            })
+            .collect())
+    }
+
+    /// `loop.parallel`: a nest of loops, outermost first (run on one thread).
+    pub(super) fn parallel(&mut self, id: OpId, operands: &[ValueId]) -> Result<(), CodegenError> {
+        let op = self.ir.op(self.body, id);
+        let n = operands.len() / 3;
+        let bounds: Vec<(Value, Value, Value)> = (0..n)
+            .map(|d| {
+                Ok((
+                    self.scalar(op, operands[d])?,
+                    self.scalar(op, operands[n + d])?,
+                    self.scalar(op, operands[2 * n + d])?,
+                ))
+            })
+            .collect::<Result<_, CodegenError>>()?;
+        let mut ivs = Vec::new();
+        let mut exits = Vec::new();
+        for (lb, ub, step) in &bounds {
+            let (header, body, exit) = self.loop_blocks(&[]);
+            self.b.ins().jump(header, &[(*lb).into()]);
+            self.b.switch_to_block(header);
+            let iv = self.b.block_params(header)[0];
+            let c = self.b.ins().icmp(IntCC::SignedLessThan, iv, *ub);
+            self.b.ins().brif(c, body, &[], exit, &[]);
+            self.b.switch_to_block(body);
+            ivs.push(Val::Scalar(iv));
+            exits.push((header, exit, iv, *step));
+        }
+        self.region(id, 0, &ivs)?;
+        for (header, exit, iv, step) in exits.into_iter().rev() {
+            let next = self.b.ins().iadd(iv, step);
+            self.b.ins().jump(header, &[next.into()]);
+            self.b.switch_to_block(exit);
+        }
+        Ok(())
+    }
+
+    /// A read-only data object holding `op`'s `value`, and its address.
+    pub(super) fn constant_data(&mut self, op: OpRef<'_>) -> Result<Value, CodegenError> {
+        let value = op
+            .attr(self.ctx, "value")
+            .ok_or_else(|| err(op, "a constant without a value"))?;
+        let t = acc_interp::Tensor::from_attr(self.ctx, value).map_err(|m| err(op, m))?;
+        let bytes = crate::types::encode(&t).map_err(|m| err(op, m))?;
+        let module = &mut *self.shared.module;
+        let id = module
+            .declare_anonymous_data(false, false)
+            .map_err(|e| err(op, format!("cannot declare the constant: {e}")))?;
+        let mut data = cranelift_module::DataDescription::new();
+        data.define(bytes.into_boxed_slice());
+        data.set_align(64);
+        module
+            .define_data(id, &data)
+            .map_err(|e| err(op, format!("cannot define the constant: {e}")))?;
+        let gv = module.declare_data_in_func(id, self.b.func);
+        let p = self.pointer();
+        Ok(self.b.ins().symbol_value(p, gv))
+    }
+
+    /// `hw.intrinsic "NAME"(operands)`: a call to the function NAME of the program
+    /// (a library's: the host's GEMM, a vendor's HWlib), memrefs as pointers to their
+    /// first element, scalars by value.
+    pub(super) fn intrinsic(
+        &mut self,
+        op: OpRef<'_>,
+        operands: &[ValueId],
+        result_types: &[acc_ir::TypeId],
+    ) -> Result<(), CodegenError> {
+        if !result_types.is_empty() {
+            return Err(err(
+                op,
+                "intrinsics with results have no code generation yet",
+            ));
+        }
+        let callee = op
+            .attr(self.ctx, "callee")
+            .and_then(|c| match self.ctx.attr_data(c) {
+                acc_ir::AttrData::String { value, .. } => Some(self.ctx.str(*value).to_string()),
+                _ => None,
+            })
+            .ok_or_else(|| err(op, "an intrinsic without a callee"))?;
+        let mut args = Vec::new();
+        let mut params = Vec::new();
+        for v in operands {
+            let (x, t) = match self.get(op, *v)? {
+                Val::Scalar(x) => (x, self.b.func.dfg.value_type(x)),
+                Val::Memref(p, _) => (p, self.pointer()),
+            };
+            args.push(x);
+            params.push(t);
+        }
+        let f = self.runtime(op, &callee, &params, None)?;
+        self.b.ins().call(f, &args);
+        Ok(())
+    }
+}
