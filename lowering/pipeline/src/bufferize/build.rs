@@ -1,0 +1,310 @@
+//! Building blocks of the bufferized loops: index arithmetic, bounds, conversions,
+//! loop nests, and the calls to the library GEMM.
+
+use acc_ir::{TypeData, TypeId, ValueId};
+
+use crate::emit::{BodyBuilder, Emitter, is_float, memref_type};
+
+/// `buffer` followed by `indices`, as operands.
+pub(super) fn with(buffer: ValueId, indices: &[ValueId]) -> Vec<ValueId> {
+    let mut v = vec![buffer];
+    v.extend_from_slice(indices);
+    v
+}
+
+/// An index op of `a` and a constant.
+pub(super) fn index_op(
+    e: &mut Emitter<'_>,
+    op: &str,
+    a: ValueId,
+    c: i64,
+) -> Result<ValueId, String> {
+    let k = e.index(c)?;
+    let index = e.ctx.index_type();
+    e.op1(&format!("arith.{op}"), &[a, k], index, &[])
+}
+
+pub(super) fn index_add(e: &mut Emitter<'_>, a: ValueId, b: ValueId) -> Result<ValueId, String> {
+    let index = e.ctx.index_type();
+    e.op1("arith.addi", &[a, b], index, &[])
+}
+
+/// `iv * stride + offset`.
+pub(super) fn pos(
+    e: &mut Emitter<'_>,
+    iv: ValueId,
+    stride: i64,
+    offset: i64,
+) -> Result<ValueId, String> {
+    let s = index_op(e, "muli", iv, stride)?;
+    index_op(e, "addi", s, offset)
+}
+
+/// Whether `0 <= i < n`.
+pub(super) fn in_range(e: &mut Emitter<'_>, i: ValueId, n: i64) -> Result<ValueId, String> {
+    let zero = e.index(0)?;
+    let limit = e.index(n)?;
+    let i1 = e.ctx.int_type(1);
+    let pred = |k: i64| crate::emit::i64_attr(e.ctx, k);
+    let (sge, slt) = (pred(5), pred(2));
+    let lo = e.op1("arith.cmpi", &[i, zero], i1, &[("predicate", sge)])?;
+    let hi = e.op1("arith.cmpi", &[i, limit], i1, &[("predicate", slt)])?;
+    e.op1("arith.andi", &[lo, hi], i1, &[])
+}
+
+/// `i` clamped to `[0, n - 1]`.
+pub(super) fn clamp(e: &mut Emitter<'_>, i: ValueId, n: i64) -> Result<ValueId, String> {
+    let index = e.ctx.index_type();
+    let zero = e.index(0)?;
+    let last = e.index(n - 1)?;
+    let lo = e.op1("arith.maxsi", &[i, zero], index, &[])?;
+    e.op1("arith.minsi", &[lo, last], index, &[])
+}
+
+/// `x` converted from element type `from` to `to` (a narrower integer or float
+/// widened), or `x` when they agree.
+pub(super) fn convert(
+    e: &mut Emitter<'_>,
+    x: ValueId,
+    from: TypeId,
+    to: TypeId,
+) -> Result<ValueId, String> {
+    if from == to {
+        return Ok(x);
+    }
+    let op = match (is_float(e.ctx, from), is_float(e.ctx, to)) {
+        (true, true) => "arith.extf",
+        (false, false) => "arith.extsi",
+        (false, true) => "arith.sitofp",
+        (true, false) => return Err("float inputs into an integer result".into()),
+    };
+    e.op1(op, &[x], to, &[])
+}
+
+/// `acc + x * y` in element type `ty`.
+pub(super) fn multiply_add(
+    e: &mut Emitter<'_>,
+    x: ValueId,
+    y: ValueId,
+    acc: ValueId,
+    ty: TypeId,
+) -> Result<ValueId, String> {
+    let (mul, add) = if is_float(e.ctx, ty) {
+        ("arith.mulf", "arith.addf")
+    } else {
+        ("arith.muli", "arith.addi")
+    };
+    let p = e.op1(mul, &[x, y], ty, &[])?;
+    e.op1(add, &[acc, p], ty, &[])
+}
+
+/// A `loop.for` from 0 to `n` carrying one value from `init`; `step` gives the next
+/// value from the index and the carried one.
+pub(super) fn for_range(
+    e: &mut Emitter<'_>,
+    n: i64,
+    init: ValueId,
+    step: &mut dyn FnMut(&mut Emitter<'_>, ValueId, ValueId) -> Result<ValueId, String>,
+) -> Result<ValueId, String> {
+    let (lb, ub, one) = (e.index(0)?, e.index(n)?, e.index(1)?);
+    let ty = e.type_of(init);
+    let index = e.ctx.index_type();
+    let mut fill = |inner: &mut Emitter<'_>, args: &[ValueId]| -> Result<Vec<ValueId>, String> {
+        Ok(vec![step(inner, args[0], args[1])?])
+    };
+    Ok(e.op_with_region(
+        "loop.for",
+        &[lb, ub, one, init],
+        &[ty],
+        &[],
+        &[index, ty],
+        "loop.yield",
+        &mut fill,
+    )?[0])
+}
+
+/// A `loop.parallel` over `shape` running `body` with the indices (directly when the
+/// shape has no dimension).
+pub(super) fn parallel(
+    e: &mut Emitter<'_>,
+    shape: &[i64],
+    body: &mut BodyBuilder<'_>,
+) -> Result<(), String> {
+    if shape.is_empty() {
+        return body(e, &[]);
+    }
+    let mut operands = Vec::new();
+    for _ in shape {
+        operands.push(e.index(0)?);
+    }
+    for n in shape {
+        operands.push(e.index(*n)?);
+    }
+    for _ in shape {
+        operands.push(e.index(1)?);
+    }
+    let k = shape.len() as i32;
+    let segments = {
+        let data: Vec<u8> = [k, k, k].iter().flat_map(|x| x.to_le_bytes()).collect();
+        e.ctx.intern_attr(acc_ir::AttrData::DenseArray {
+            element: e.ctx.int_type(32),
+            data: data.into(),
+        })
+    };
+    let index = e.ctx.index_type();
+    let mut fill = |inner: &mut Emitter<'_>, ivs: &[ValueId]| -> Result<Vec<ValueId>, String> {
+        body(inner, ivs)?;
+        Ok(Vec::new())
+    };
+    e.op_with_region(
+        "loop.parallel",
+        &operands,
+        &[],
+        &[("operandSegmentSizes", segments)],
+        &vec![index; shape.len()],
+        "loop.yield",
+        &mut fill,
+    )?;
+    Ok(())
+}
+
+/// Nested `loop.for`s over `shape`, in order (for reductions, whose iterations depend
+/// on each other).
+pub(super) fn sequential(
+    e: &mut Emitter<'_>,
+    shape: &[i64],
+    body: &mut BodyBuilder<'_>,
+) -> Result<(), String> {
+    fn level(
+        e: &mut Emitter<'_>,
+        shape: &[i64],
+        ivs: &mut Vec<ValueId>,
+        body: &mut BodyBuilder<'_>,
+    ) -> Result<(), String> {
+        let Some((&n, rest)) = shape.split_first() else {
+            return body(e, ivs);
+        };
+        let (lb, ub, one) = (e.index(0)?, e.index(n)?, e.index(1)?);
+        let index = e.ctx.index_type();
+        let mut fill =
+            |inner: &mut Emitter<'_>, args: &[ValueId]| -> Result<Vec<ValueId>, String> {
+                ivs.push(args[0]);
+                let r = level(inner, rest, ivs, body);
+                ivs.pop();
+                r.map(|()| Vec::new())
+            };
+        e.op_with_region(
+            "loop.for",
+            &[lb, ub, one],
+            &[],
+            &[],
+            &[index],
+            "loop.yield",
+            &mut fill,
+        )?;
+        Ok(())
+    }
+    level(e, shape, &mut Vec::new(), body)
+}
+
+/// `hw.intrinsic "gemm"(a, b, c, m, n, k)`: C += A x B (row-major, contiguous).
+pub(super) fn call_gemm(
+    e: &mut Emitter<'_>,
+    gemm: &str,
+    [a, b, c]: [ValueId; 3],
+    [m, n, k]: [i64; 3],
+) -> Result<(), String> {
+    let dims = [e.index(m)?, e.index(n)?, e.index(k)?];
+    let callee = e.ctx.string_attr(gemm);
+    e.op(
+        "hw.intrinsic",
+        &[a, b, c, dims[0], dims[1], dims[2]],
+        &[],
+        &[("callee", callee)],
+    )?;
+    Ok(())
+}
+
+/// A batch-1, ungrouped NCHW convolution as one matrix product: the filter
+/// (M x C*kh*kw) times the input's patches (C*kh*kw x OH*OW, gathered into a new
+/// buffer, or the input itself for a 1x1 convolution with unit strides), added into
+/// the output seen as M x OH*OW.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn conv_as_gemm(
+    e: &mut Emitter<'_>,
+    gemm: &str,
+    [x, w, out]: [ValueId; 3],
+    sx: &[i64],
+    sw: &[i64],
+    so: &[i64],
+    strides: &[i64],
+    dilations: &[i64],
+) -> Result<(), String> {
+    let (c, h, wd) = (sx[1], sx[2], sx[3]);
+    let (m, kh, kw) = (sw[0], sw[2], sw[3]);
+    let (oh, ow) = (so[2], so[3]);
+    let f32t = e.ctx.float_type(acc_ir::FloatKind::F32);
+    let depth = c * kh * kw;
+    let plane = oh * ow;
+    let as_matrix = |e: &mut Emitter<'_>, v: ValueId, rows: i64, cols: i64| {
+        let ty = memref_type(e.ctx, &[rows, cols], f32t);
+        e.op1("loop.reshape", &[v], ty, &[])
+    };
+    let filter = as_matrix(e, w, m, depth)?;
+    let output = as_matrix(e, out, m, plane)?;
+    let direct = kh == 1 && kw == 1 && strides == [1, 1] && oh == h && ow == wd;
+    let patches = if direct {
+        as_matrix(e, x, c, plane)?
+    } else {
+        // patches[(ci, i, j), (y, x)] = input[0, ci, y * sh + i * dh, x * sw + j * dw]
+        let ty = memref_type(e.ctx, &[c, kh, kw, oh, ow], f32t);
+        let buf = e.op1("loop.alloc", &[], ty, &[])?;
+        parallel(e, &[c, kh, kw, oh, ow], &mut |e, ivs| {
+            let zero = e.index(0)?;
+            let y0 = index_op(e, "muli", ivs[3], strides[0])?;
+            let di = index_op(e, "muli", ivs[1], dilations[0])?;
+            let iy = index_add(e, y0, di)?;
+            let x0 = index_op(e, "muli", ivs[4], strides[1])?;
+            let dj = index_op(e, "muli", ivs[2], dilations[1])?;
+            let ix = index_add(e, x0, dj)?;
+            let v = e.op1("loop.load", &with(x, &[zero, ivs[0], iy, ix]), f32t, &[])?;
+            e.op("loop.store", &[&[v, buf][..], ivs].concat(), &[], &[])?;
+            Ok(())
+        })?;
+        as_matrix(e, buf, depth, plane)?
+    };
+    call_gemm(e, gemm, [filter, patches, output], [m, plane, depth])
+}
+
+/// Matrix `i` (rows x cols) of a contiguous batch of matrices, as a window of shape
+/// 1 x rows x cols.
+pub(super) fn matrix_window(
+    e: &mut Emitter<'_>,
+    batch: ValueId,
+    i: i64,
+    rows: i64,
+    cols: i64,
+) -> Result<ValueId, String> {
+    let f32t = e.ctx.float_type(acc_ir::FloatKind::F32);
+    let layout = e.ctx.intern_attr(acc_ir::AttrData::Strided {
+        strides: vec![rows * cols, cols, 1].into(),
+        offset: i * rows * cols,
+    });
+    let ty = e.ctx.intern_type(TypeData::MemRef {
+        shape: vec![1, rows, cols].into(),
+        element: f32t,
+        layout: Some(layout),
+        memory_space: None,
+    });
+    let list = |v: &[i64]| crate::emit::i64s(e.ctx, v);
+    let props = [
+        ("static_offsets", list(&[i, 0, 0])),
+        ("static_sizes", list(&[1, rows, cols])),
+        ("static_strides", list(&[1, 1, 1])),
+        (
+            "operandSegmentSizes",
+            crate::emit::segments(e.ctx, &[1, 0, 0, 0]),
+        ),
+    ];
+    e.op1("loop.subview", &[batch], ty, &props)
+}

@@ -1,0 +1,388 @@
+//! The loop nests of each tensor op: maps, gathers (broadcast, transpose), matrix
+//! products and convolutions (loops, or the library GEMM), pools, reductions, pads.
+
+use acc_ir::{OpId, TypeId, ValueId};
+
+use super::build::{
+    call_gemm, clamp, conv_as_gemm, convert, for_range, in_range, index_add, index_op,
+    matrix_window, multiply_add, parallel, pos, sequential, with,
+};
+use super::{Bufferizer, buffer_type};
+use crate::emit::is_float;
+
+impl Bufferizer<'_> {
+    pub(super) fn map(&mut self, op: OpId) -> Result<ValueId, String> {
+        let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
+        let (inputs, init) = operands.split_at(operands.len() - 1);
+        let dest = self.destination(op, init[0], false)?;
+        let ins: Vec<ValueId> = inputs
+            .iter()
+            .map(|v| self.buffers.get(v).copied().ok_or("an input has no buffer"))
+            .collect::<Result<_, _>>()?;
+        let shape = self.shape(init[0])?;
+        let elem_types: Vec<TypeId> = inputs.iter().map(|v| self.element(*v)).collect();
+        let body = self.body;
+        let mut e = self.emitter(op);
+        parallel(&mut e, &shape, &mut |e, ivs| {
+            let mut args = Vec::new();
+            for (b, t) in ins.iter().zip(&elem_types) {
+                args.push(e.op1("loop.load", &with(*b, ivs), *t, &[])?);
+            }
+            let at = e.point;
+            let y = Self::inline(e.ir, body, op, 0, &args, at)?;
+            e.op("loop.store", &[&[y[0], dest][..], ivs].concat(), &[], &[])?;
+            Ok(())
+        })?;
+        Ok(dest)
+    }
+
+    pub(super) fn broadcast(&mut self, op: OpId) -> Result<ValueId, String> {
+        let dims = self.ints(op, "dimensions");
+        // The input's dimensions are the init's not in `dimensions`.
+        self.gather(op, &|ivs| {
+            ivs.iter()
+                .enumerate()
+                .filter(|(d, _)| !dims.contains(&(*d as i64)))
+                .map(|(_, v)| *v)
+                .collect()
+        })
+    }
+
+    pub(super) fn transpose(&mut self, op: OpId) -> Result<ValueId, String> {
+        let perm = self.ints(op, "permutation");
+        // Result dimension i is input dimension perm[i].
+        self.gather(op, &|ivs| {
+            let mut at = ivs.to_vec();
+            for (i, p) in perm.iter().enumerate() {
+                at[*p as usize] = ivs[i];
+            }
+            at
+        })
+    }
+
+    /// An op (input, init) whose result element at each index is the input's element
+    /// at `source(index)`.
+    pub(super) fn gather(
+        &mut self,
+        op: OpId,
+        source: &dyn Fn(&[ValueId]) -> Vec<ValueId>,
+    ) -> Result<ValueId, String> {
+        let (x, init) = self.two(op);
+        let dest = self.destination(op, init, false)?;
+        let src = self
+            .buffers
+            .get(&x)
+            .copied()
+            .ok_or("the input has no buffer")?;
+        let shape = self.shape(init)?;
+        let elem = self.element(x);
+        let mut e = self.emitter(op);
+        parallel(&mut e, &shape, &mut |e, ivs| {
+            let v = e.op1("loop.load", &with(src, &source(ivs)), elem, &[])?;
+            e.op("loop.store", &[&[v, dest][..], ivs].concat(), &[], &[])?;
+            Ok(())
+        })?;
+        Ok(dest)
+    }
+
+    pub(super) fn matmul(&mut self, op: OpId) -> Result<ValueId, String> {
+        let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
+        let (a, b, init) = (operands[0], operands[1], operands[2]);
+        let dest = self.destination(op, init, true)?;
+        if let Some(gemm) = self.library_gemm(&[a, b, init])? {
+            let (sa, sb) = (self.shape(a)?, self.shape(b)?);
+            if sa.len() == 2 {
+                let (ba, bb) = (
+                    self.buffers.get(&a).copied().ok_or("A has no buffer")?,
+                    self.buffers.get(&b).copied().ok_or("B has no buffer")?,
+                );
+                let mut e = self.emitter(op);
+                call_gemm(&mut e, &gemm, [ba, bb, dest], [sa[0], sb[1], sa[1]])?;
+                return Ok(dest);
+            }
+            if sa.len() == 3 {
+                // One product per batch, on windows of the three buffers.
+                let (ba, bb) = (
+                    self.buffers.get(&a).copied().ok_or("A has no buffer")?,
+                    self.buffers.get(&b).copied().ok_or("B has no buffer")?,
+                );
+                let (batch, m, k, n) = (sa[0], sa[1], sa[2], sb[2]);
+                let mut e = self.emitter(op);
+                for i in 0..batch {
+                    let wa = matrix_window(&mut e, ba, i, m, k)?;
+                    let wb = matrix_window(&mut e, bb, i, k, n)?;
+                    let wc = matrix_window(&mut e, dest, i, m, n)?;
+                    call_gemm(&mut e, &gemm, [wa, wb, wc], [m, n, k])?;
+                }
+                return Ok(dest);
+            }
+        }
+        let (ba, bb) = (
+            self.buffers.get(&a).copied().ok_or("A has no buffer")?,
+            self.buffers.get(&b).copied().ok_or("B has no buffer")?,
+        );
+        let shape = self.shape(init)?;
+        let sa = self.shape(a)?;
+        let k = sa[sa.len() - 1];
+        let (ea, eb, ec) = (self.element(a), self.element(b), self.element(init));
+        let batched = shape.len() == 3;
+        let mut e = self.emitter(op);
+        parallel(&mut e, &shape, &mut |e, ivs| {
+            let c0 = e.op1("loop.load", &with(dest, ivs), ec, &[])?;
+            let sum = for_range(e, k, c0, &mut |e, kv, acc| {
+                let (ai, bi) = if batched {
+                    (vec![ivs[0], ivs[1], kv], vec![ivs[0], kv, ivs[2]])
+                } else {
+                    (vec![ivs[0], kv], vec![kv, ivs[1]])
+                };
+                let x = e.op1("loop.load", &with(ba, &ai), ea, &[])?;
+                let y = e.op1("loop.load", &with(bb, &bi), eb, &[])?;
+                let (x, y) = (convert(e, x, ea, ec)?, convert(e, y, eb, ec)?);
+                multiply_add(e, x, y, acc, ec)
+            })?;
+            e.op("loop.store", &[&[sum, dest][..], ivs].concat(), &[], &[])?;
+            Ok(())
+        })?;
+        Ok(dest)
+    }
+
+    pub(super) fn conv2d(&mut self, op: OpId) -> Result<ValueId, String> {
+        let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
+        let (x, w, init) = (operands[0], operands[1], operands[2]);
+        for (name, plain) in [
+            ("input_layout", "NCHW"),
+            ("filter_layout", "OIHW"),
+            ("output_layout", "NCHW"),
+        ] {
+            let l = self.text(op, name);
+            if !l.is_empty() && !l.contains(&format!("\"{plain}\"")) {
+                return Err(format!(
+                    "{name} {l} has no bufferization yet (only {plain})"
+                ));
+            }
+        }
+        let strides = self.ints_or(op, "strides", &[1, 1]);
+        let dilations = self.ints_or(op, "dilations", &[1, 1]);
+        let groups = self.int(op, "groups").unwrap_or(1);
+        let dest = self.destination(op, init, true)?;
+        let (bx, bw) = (
+            self.buffers
+                .get(&x)
+                .copied()
+                .ok_or("the input has no buffer")?,
+            self.buffers
+                .get(&w)
+                .copied()
+                .ok_or("the filter has no buffer")?,
+        );
+        let shape = self.shape(init)?;
+        let sw = self.shape(w)?;
+        if let Some(gemm) = self.library_gemm(&[x, w, init])?
+            && groups == 1
+            && shape[0] == 1
+        {
+            let sx = self.shape(x)?;
+            let mut e = self.emitter(op);
+            conv_as_gemm(
+                &mut e,
+                &gemm,
+                [bx, bw, dest],
+                &sx,
+                &sw,
+                &shape,
+                &strides,
+                &dilations,
+            )?;
+            return Ok(dest);
+        }
+        let (m, cg, kh, kw) = (sw[0], sw[1], sw[2], sw[3]);
+        let mg = m / groups.max(1);
+        let (ex, ew, ec) = (self.element(x), self.element(w), self.element(init));
+        let mut e = self.emitter(op);
+        parallel(&mut e, &shape, &mut |e, ivs| {
+            let (n, oc, oy, ox) = (ivs[0], ivs[1], ivs[2], ivs[3]);
+            // The first input channel of this output channel's group.
+            let g = index_op(e, "divui", oc, mg)?;
+            let c_base = index_op(e, "muli", g, cg)?;
+            let y0 = index_op(e, "muli", oy, strides[0])?;
+            let x0 = index_op(e, "muli", ox, strides[1])?;
+            let c0 = e.op1("loop.load", &with(dest, ivs), ec, &[])?;
+            let s1 = for_range(e, cg, c0, &mut |e, c, acc| {
+                let ch = index_add(e, c_base, c)?;
+                for_range(e, kh, acc, &mut |e, i, acc| {
+                    let di = index_op(e, "muli", i, dilations[0])?;
+                    let iy = index_add(e, y0, di)?;
+                    for_range(e, kw, acc, &mut |e, j, acc| {
+                        let dj = index_op(e, "muli", j, dilations[1])?;
+                        let ix = index_add(e, x0, dj)?;
+                        let xv = e.op1("loop.load", &with(bx, &[n, ch, iy, ix]), ex, &[])?;
+                        let wv = e.op1("loop.load", &with(bw, &[oc, c, i, j]), ew, &[])?;
+                        let (xv, wv) = (convert(e, xv, ex, ec)?, convert(e, wv, ew, ec)?);
+                        multiply_add(e, xv, wv, acc, ec)
+                    })
+                })
+            })?;
+            e.op("loop.store", &[&[s1, dest][..], ivs].concat(), &[], &[])?;
+            Ok(())
+        })?;
+        Ok(dest)
+    }
+
+    pub(super) fn pool(&mut self, op: OpId) -> Result<ValueId, String> {
+        let (x, init) = self.two(op);
+        let l = self.text(op, "layout");
+        if !l.is_empty() && !l.contains("\"NCHW\"") {
+            return Err(format!("layout {l} has no bufferization yet (only NCHW)"));
+        }
+        let kind = self.text(op, "kind");
+        let max = kind.contains("max");
+        let avg = kind.contains("avg");
+        let window = self.ints(op, "window");
+        let strides = self.ints_or(op, "strides", &[1, 1]);
+        let dilations = self.ints_or(op, "dilations", &[1, 1]);
+        let pads = self.ints_or(op, "pads", &[0, 0, 0, 0]);
+        let include_pad = self.int(op, "count_include_pad").unwrap_or(0) != 0;
+        let dest = self.destination(op, init, false)?;
+        let bx = self
+            .buffers
+            .get(&x)
+            .copied()
+            .ok_or("the input has no buffer")?;
+        let shape = self.shape(init)?;
+        let sx = self.shape(x)?;
+        let elem = self.element(x);
+        if !is_float(self.ctx, elem) {
+            return Err("integer pooling has no bufferization yet".into());
+        }
+        let mut e = self.emitter(op);
+        parallel(&mut e, &shape, &mut |e, ivs| {
+            let start = if max { f64::NEG_INFINITY } else { 0.0 };
+            let init_v = e.scalar(elem, start)?;
+            let count0 = e.scalar(elem, 0.0)?;
+            let mut total = (init_v, count0);
+            for i in 0..window[0] {
+                for j in 0..window[1] {
+                    // The input position, possibly in the padding.
+                    let y = pos(e, ivs[2], strides[0], i * dilations[0] - pads[0])?;
+                    let xx = pos(e, ivs[3], strides[1], j * dilations[1] - pads[1])?;
+                    let inside_y = in_range(e, y, sx[2])?;
+                    let inside_x = in_range(e, xx, sx[3])?;
+                    let inside =
+                        e.op1("arith.andi", &[inside_y, inside_x], e.ctx.int_type(1), &[])?;
+                    let cy = clamp(e, y, sx[2])?;
+                    let cx = clamp(e, xx, sx[3])?;
+                    let v = e.op1("loop.load", &with(bx, &[ivs[0], ivs[1], cy, cx]), elem, &[])?;
+                    let combined = if max {
+                        e.op1("arith.maximumf", &[total.0, v], elem, &[])?
+                    } else {
+                        e.op1("arith.addf", &[total.0, v], elem, &[])?
+                    };
+                    let acc = e.op1("arith.select", &[inside, combined, total.0], elem, &[])?;
+                    let one = e.scalar(elem, 1.0)?;
+                    let bumped = e.op1("arith.addf", &[total.1, one], elem, &[])?;
+                    let count = e.op1("arith.select", &[inside, bumped, total.1], elem, &[])?;
+                    total = (acc, count);
+                }
+            }
+            let result = if avg {
+                let divisor = if include_pad {
+                    e.scalar(elem, (window[0] * window[1]) as f64)?
+                } else {
+                    total.1
+                };
+                e.op1("arith.divf", &[total.0, divisor], elem, &[])?
+            } else {
+                total.0
+            };
+            e.op("loop.store", &[&[result, dest][..], ivs].concat(), &[], &[])?;
+            Ok(())
+        })?;
+        Ok(dest)
+    }
+
+    pub(super) fn reduce(&mut self, op: OpId) -> Result<ValueId, String> {
+        let (x, init) = self.two(op);
+        let dims = self.ints(op, "dimensions");
+        let dest = self.destination(op, init, true)?;
+        let bx = self
+            .buffers
+            .get(&x)
+            .copied()
+            .ok_or("the input has no buffer")?;
+        let sx = self.shape(x)?;
+        let (ex, ei) = (self.element(x), self.element(init));
+        let body = self.body;
+        let mut e = self.emitter(op);
+        sequential(&mut e, &sx, &mut |e, ivs| {
+            let kept: Vec<ValueId> = ivs
+                .iter()
+                .enumerate()
+                .filter(|(d, _)| !dims.contains(&(*d as i64)))
+                .map(|(_, v)| *v)
+                .collect();
+            let v = e.op1("loop.load", &with(bx, ivs), ex, &[])?;
+            let acc = e.op1("loop.load", &with(dest, &kept), ei, &[])?;
+            let at = e.point;
+            let y = Self::inline(e.ir, body, op, 0, &[v, acc], at)?;
+            e.op(
+                "loop.store",
+                &[&[y[0], dest][..], &kept[..]].concat(),
+                &[],
+                &[],
+            )?;
+            Ok(())
+        })?;
+        Ok(dest)
+    }
+
+    pub(super) fn pad(&mut self, op: OpId) -> Result<ValueId, String> {
+        let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
+        if operands.len() != 1 {
+            return Err("dynamic pad amounts have no bufferization yet".into());
+        }
+        let x = operands[0];
+        let low = self.ints(op, "static_low");
+        let bx = self
+            .buffers
+            .get(&x)
+            .copied()
+            .ok_or("the input has no buffer")?;
+        let result = self
+            .ir
+            .body(self.body)
+            .results(op)
+            .next()
+            .ok_or("no result")?;
+        let rty = buffer_type(self.ctx, self.ir.body(self.body).value_type(result));
+        let shape = self.shape(result)?;
+        let sx = self.shape(x)?;
+        let elem = self.element(x);
+        let body = self.body;
+        let mut e = self.emitter(op);
+        let dest = e.op1("loop.alloc", &[], rty, &[])?;
+        parallel(&mut e, &shape, &mut |e, ivs| {
+            let mut inside: Option<ValueId> = None;
+            let mut at = Vec::new();
+            for (d, iv) in ivs.iter().enumerate() {
+                let p = index_op(e, "subi", *iv, low[d])?;
+                let ok = in_range(e, p, sx[d])?;
+                inside = Some(match inside {
+                    None => ok,
+                    Some(prev) => e.op1("arith.andi", &[prev, ok], e.ctx.int_type(1), &[])?,
+                });
+                at.push(clamp(e, p, sx[d])?);
+            }
+            let v = e.op1("loop.load", &with(bx, &at), elem, &[])?;
+            let point = e.point;
+            let fill = Self::inline(e.ir, body, op, 0, ivs, point)?;
+            let chosen = match inside {
+                Some(c) => e.op1("arith.select", &[c, v, fill[0]], elem, &[])?,
+                None => v,
+            };
+            e.op("loop.store", &[&[chosen, dest][..], ivs].concat(), &[], &[])?;
+            Ok(())
+        })?;
+        self.writable.insert(dest);
+        Ok(dest)
+    }
+}
