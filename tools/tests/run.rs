@@ -174,6 +174,7 @@ fn bad_inputs_are_clear_errors_and_write_nothing() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("f.mlir:"), "{err}");
     assert!(err.contains("has no machine type"), "{err}");
+    assert!(err.contains("lowered to buffers first"), "{err}");
     let (code, _, err) = s.run(&["f.mlir", "--threads", "2"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("one thread for now"), "{err}");

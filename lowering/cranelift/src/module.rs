@@ -58,8 +58,14 @@ pub fn compile<M: Module>(
                 _ => None,
             })
             .ok_or_else(|| CodegenError::at(r.loc(), "a function without a type"))?;
-        let abi = FnAbi::of_function_type(ctx, fn_type)
-            .map_err(|m| CodegenError::at(r.loc(), format!("'@{name}': {m}")))?;
+        let abi = FnAbi::of_function_type(ctx, fn_type).map_err(|m| {
+            let hint = if takes_tensors(ctx, fn_type) {
+                " (tensors must be lowered to buffers first: acc-opt --pass 'graph-to-tensor,bufferize,buffer-deallocation')"
+            } else {
+                ""
+            };
+            CodegenError::at(r.loc(), format!("'@{name}': {m}{hint}"))
+        })?;
         let declare = |module: &mut M, symbol: &str, sig: &cranelift_codegen::ir::Signature| {
             module
                 .declare_function(symbol, Linkage::Export, sig)
@@ -117,6 +123,17 @@ pub fn compile<M: Module>(
         module.clear_context(&mut cctx);
     }
     Ok(compiled)
+}
+
+/// Whether a function type has tensor arguments or results.
+fn takes_tensors(ctx: &Context, fn_type: acc_ir::TypeId) -> bool {
+    match ctx.type_data(fn_type) {
+        acc_ir::TypeData::Function { inputs, results } => inputs
+            .iter()
+            .chain(results.iter())
+            .any(|t| matches!(ctx.type_data(*t), acc_ir::TypeData::RankedTensor { .. })),
+        _ => false,
+    }
 }
 
 /// The C header declaring every compiled function.
