@@ -63,15 +63,17 @@ impl Node<'_> {
         let name = self.proto.input.get(i).map(String::as_str).unwrap_or("");
         format!("its {what} (input {i}, '{name}') must be a constant")
     }
-    /// Constant input `i` as integers (shapes, axes, pads).
-    fn const_ints(&self, i: usize, what: &str) -> Result<Vec<i64>, String> {
-        let values = self
-            .constants
+    /// The values of constant input `i`.
+    fn constant(&self, i: usize, what: &str) -> Result<Vec<Scalar>, String> {
+        self.constants
             .get(i)
             .cloned()
             .flatten()
-            .ok_or_else(|| self.not_constant(i, what))?;
-        values
+            .ok_or_else(|| self.not_constant(i, what))
+    }
+    /// Constant input `i` as integers (shapes, axes, pads).
+    fn const_ints(&self, i: usize, what: &str) -> Result<Vec<i64>, String> {
+        self.constant(i, what)?
             .into_iter()
             .map(|v| match v {
                 Scalar::Int(x) => i64::try_from(x).map_err(|_| format!("{what} out of range")),
@@ -79,36 +81,23 @@ impl Node<'_> {
             })
             .collect()
     }
-    /// Constant scalar input `i` as a number.
-    fn const_number(&self, i: usize, what: &str) -> Result<f64, String> {
-        let values = self
-            .constants
-            .get(i)
-            .cloned()
-            .flatten()
-            .ok_or_else(|| self.not_constant(i, what))?;
-        match values.as_slice() {
-            [Scalar::Float(f)] => Ok(*f),
-            [Scalar::Int(i)] => Ok(*i as f64),
-            _ => Err(format!("{what} must be one number")),
-        }
-    }
-
     /// Constant input `i` as numbers (scales, regions of interest).
     fn const_floats(&self, i: usize, what: &str) -> Result<Vec<f64>, String> {
-        let values = self
-            .constants
-            .get(i)
-            .cloned()
-            .flatten()
-            .ok_or_else(|| self.not_constant(i, what))?;
-        Ok(values
+        Ok(self
+            .constant(i, what)?
             .into_iter()
             .map(|v| match v {
                 Scalar::Float(f) => f,
                 Scalar::Int(i) => i as f64,
             })
             .collect())
+    }
+    /// Constant scalar input `i` as a number.
+    fn const_number(&self, i: usize, what: &str) -> Result<f64, String> {
+        match self.const_floats(i, what)?.as_slice() {
+            [x] => Ok(*x),
+            _ => Err(format!("{what} must be one number")),
+        }
     }
     /// The static shape of input `i`.
     fn static_shape(&self, i: usize) -> Option<Vec<i64>> {

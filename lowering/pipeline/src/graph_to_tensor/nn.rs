@@ -267,10 +267,7 @@ pub(super) fn softmax(
     attrs: &AttrValues<'_>,
 ) -> Result<ValueId, String> {
     let (s, elem) = shape_of(e.ctx, out)?;
-    let rank = s.len() as i64;
-    let a = attrs.number("axis").unwrap_or(-1.0) as i64;
-    let axis =
-        usize::try_from(if a < 0 { a + rank } else { a }).map_err(|_| "axis out of range")?;
+    let axis = axis_of(attrs, s.len())?;
     let max = reduce_axis(e, x, axis, ("maximumf", "maxsi"), f64::NEG_INFINITY)?;
     let maxb = broadcast_axis(e, max, out, axis)?;
     let ex = map_with(e, &[x, maxb], out, &mut |inner, args| {
@@ -297,10 +294,7 @@ pub(super) fn layer_norm(
     if !is_float(e.ctx, elem) {
         return Err("layer_norm needs floats".into());
     }
-    let rank = s.len() as i64;
-    let a = attrs.number("axis").unwrap_or(-1.0) as i64;
-    let axis =
-        usize::try_from(if a < 0 { a + rank } else { a }).map_err(|_| "axis out of range")?;
+    let axis = axis_of(attrs, s.len())?;
     let eps = attrs.number("epsilon").unwrap_or(1e-5);
     let rows: i64 = s[..axis].iter().product();
     let width: i64 = s[axis..].iter().product();
@@ -379,4 +373,14 @@ pub(super) fn batch_norm(
         let m = arith(inner, "mulf", "", &[args[0], args[1]], elem)?;
         arith(inner, "addf", "", &[m, args[2]], elem)
     })
+}
+
+/// The `axis` attribute (default -1, the last) as a dimension of a tensor of `rank`.
+fn axis_of(attrs: &AttrValues<'_>, rank: usize) -> Result<usize, String> {
+    let a = attrs.number("axis").unwrap_or(-1.0) as i64;
+    let d = if a < 0 { a + rank as i64 } else { a };
+    usize::try_from(d)
+        .ok()
+        .filter(|d| *d < rank)
+        .ok_or_else(|| format!("axis {a} is out of range for rank {rank}"))
 }
