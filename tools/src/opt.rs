@@ -452,13 +452,18 @@ pub fn run_with(opts: &OptOptions, passes: &PassRegistry) -> ExitCode {
         let parse_start = std::time::Instant::now();
         let result = process_chunk(&mut ctx, &sources, file, chunk.clone(), opts);
         timings.parser += parse_start.elapsed();
+        // Remarks and warnings of passes that succeeded: printed, or checked against
+        // the expectations with --verify-diagnostics.
+        let mut reported = Vec::new();
         let result = match (result, &pipeline) {
             (Ok(mut ir), Some(p)) => match run_passes(p, &ctx, &mut ir, &run_options, opts) {
                 Ok(outputs) => {
                     for output in outputs {
                         eprint!("{}", output.dumps);
                         timings.add(output.timing);
-                        if !output.diagnostics.is_empty() {
+                        if opts.verify_diagnostics {
+                            reported.extend(output.diagnostics);
+                        } else if !output.diagnostics.is_empty() {
                             eprint!("{}", sources.render(&ctx, &output.diagnostics));
                         }
                     }
@@ -490,7 +495,7 @@ pub fn run_with(opts: &OptOptions, passes: &PassRegistry) -> ExitCode {
                 }
                 // The process ends soon: freeing a large IR piece by piece is wasted time.
                 std::mem::forget(ir);
-                Vec::new()
+                reported
             }
             Err(diags) => diags,
         };

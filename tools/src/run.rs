@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! acc-run FILE [--entry NAME] [--input ARG=in.npy ...] [--output out.npy ...]
-//!         [--mode interp|jit] [--repeat K] [--threads N] [--dialect FILE ...]
+//!         [--mode interp|jit] [--repeat K] [--threads N] [--perf-map] [--dialect FILE ...]
 //! ```
 //!
 //! `ARG` names an argument by position: `0`, `arg0` or `%arg0`. Outputs are written
@@ -30,6 +30,8 @@ Runs a function of FILE (acc IR) in the reference interpreter or as native code.
   --repeat K          run K more times after the first and print
                       `latency_ms median=X min=Y` (and, for jit, `compile_ms=X`)
   --threads N         threads for the generated code (1 for now)
+  --perf-map          (jit) write /tmp/perf-PID.map naming the code of each top-level
+                      op, so that `perf record` + `perf report` profile per op
   --dialect FILE      load a dialect file first (repeatable)
 ";
 
@@ -60,6 +62,8 @@ pub struct RunOptions {
     pub mode: Mode,
     /// Timed runs after the first, when benchmarking.
     pub repeat: Option<usize>,
+    /// Write a perf map of the generated code.
+    pub perf_map: bool,
 }
 
 fn argument_index(name: &str) -> Option<usize> {
@@ -104,6 +108,7 @@ pub fn parse_args(args: &[String]) -> Result<RunOptions, String> {
                         .map_err(|_| format!("--repeat expects a count, got '{v}'"))?,
                 );
             }
+            "--perf-map" => o.perf_map = true,
             "--threads" => {
                 let v = value()?;
                 match v.parse::<usize>() {
@@ -234,6 +239,12 @@ fn run_inner(o: &RunOptions) -> Result<(), String> {
         Mode::Jit => {
             let jit = acc_cranelift::jit::JitModule::compile(&ctx, &ir)
                 .map_err(|e| render(e.diagnostic()))?;
+            if o.perf_map {
+                let path = jit
+                    .write_perf_map(&ctx, &ir)
+                    .map_err(|e| format!("acc-run: cannot write the perf map: {e}\n"))?;
+                eprintln!("acc-run: perf map in {}", path.display());
+            }
             let mut frame = jit
                 .frame(&ctx, &entry, &args)
                 .map_err(|e| render(e.diagnostic()))?;

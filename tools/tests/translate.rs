@@ -101,11 +101,12 @@ fn real_models_match_the_onnx_reference() {
 #[test]
 fn real_models_compiled_to_native_code_match_the_onnx_reference() {
     let dir = tempfile::tempdir().expect("a temporary directory");
-    // Loops everywhere, and matrix products and convolutions as calls to the host's
-    // GEMM.
+    // Loops everywhere; matrix products and convolutions as calls to the host's GEMM;
+    // and the whole optimizing pipeline (the benchmarks').
     let pipelines = [
         "graph-to-tensor,bufferize",
         "graph-to-tensor,bufferize{gemm=acc_sgemm},buffer-deallocation",
+        OPTIMIZED,
     ];
     for (model, pipeline) in ["mlp", "cnn", "lenet5", "encoder"]
         .iter()
@@ -135,9 +136,17 @@ fn real_models_compiled_to_native_code_match_the_onnx_reference() {
             pipeline.contains("gemm"),
             "{model} with {pipeline}"
         );
+        if pipeline == OPTIMIZED {
+            assert!(text.contains("loop.vstore"), "{model}: nothing vectorized");
+            assert!(text.contains("loop.arena_size"), "{model}: no memory plan");
+            assert!(!text.contains("math.exp"), "{model}: exp not expanded");
+        }
         run_and_compare(dir.path(), model, &loops, &["--mode", "jit"]);
     }
 }
+
+/// The pipeline of the benchmarks (tools/bench/models.sh).
+const OPTIMIZED: &str = "canonicalize,graph-to-tensor,bufferize{gemm=acc_sgemm},fuse-parallel,math-approximation,unroll,vectorize,buffer-deallocation,memory-plan";
 
 #[test]
 fn bad_models_give_errors_and_no_output() {

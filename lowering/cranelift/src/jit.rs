@@ -5,8 +5,9 @@ use std::time::{Duration, Instant};
 
 use acc_interp::Tensor;
 use acc_ir::elements::{ElementKind, Scalar};
-use acc_ir::{Context, Ir};
+use acc_ir::{Context, Ir, OpId};
 use cranelift_jit::{JITBuilder, JITModule};
+use rustc_hash::FxHashMap;
 
 use crate::CodegenError;
 use crate::abi::Slot;
@@ -150,6 +151,47 @@ impl JitModule {
             functions,
             compile_time: start.elapsed(),
         })
+    }
+
+    /// Writes `/tmp/perf-PID.map`, the file `perf report` reads to name code it has no
+    /// symbols for: one symbol per top-level op of each function
+    /// (`main:#12 loop.parallel @model.mlir:40`), so that a profile of a run says which
+    /// op (with the loop nests inside it) the time went to. Returns the path.
+    pub fn write_perf_map(&self, ctx: &Context, ir: &Ir) -> std::io::Result<std::path::PathBuf> {
+        use std::fmt::Write as _;
+        let module = self.module.as_ref().expect("a live module");
+        let mut text = String::new();
+        for (c, _) in &self.functions {
+            let base = module.get_finalized_function(c.id) as usize;
+            let body = ir.body(c.body);
+            // Op numbers in the order of the function, for readable names.
+            let order: FxHashMap<OpId, usize> = body
+                .top_regions()
+                .iter()
+                .flat_map(|r| body.region_blocks(*r))
+                .flat_map(|b| body.block_ops(b))
+                .enumerate()
+                .map(|(i, op)| (op, i))
+                .collect();
+            for (start, end, op) in &c.code_ranges {
+                let i = order.get(op).copied().unwrap_or(0);
+                let data = body.op(*op);
+                let place = acc_ir::diag::file_line_col(ctx, data.loc)
+                    .map(|l| format!(" @{}:{}", l.file, l.line))
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    text,
+                    "{:x} {:x} {}:#{i} {}{place}",
+                    base + *start as usize,
+                    end - start,
+                    c.name,
+                    ctx.op_name_str(data.name),
+                );
+            }
+        }
+        let path = std::env::temp_dir().join(format!("perf-{}.map", std::process::id()));
+        std::fs::write(&path, text)?;
+        Ok(path)
     }
 
     /// The names of the compiled functions, in order.

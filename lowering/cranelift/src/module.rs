@@ -1,7 +1,7 @@
 //! A whole IR module into a Cranelift module (JIT or object): every `func.func` with
 //! a body is declared with its convention, defined, and given its packed wrapper.
 
-use acc_ir::{BodyId, Context, Ir, OpId};
+use acc_ir::{BodyId, Context, EntityId, Ir, OpId};
 use cranelift_codegen::ir::UserFuncName;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_module::{FuncId, Linkage, Module};
@@ -23,6 +23,12 @@ pub struct Compiled {
     pub id: FuncId,
     /// Its `NAME_packed` wrapper.
     pub packed: FuncId,
+    /// The body holding the function's ops.
+    pub body: BodyId,
+    /// The machine code of each of its top-level ops: (start, end) byte offsets from
+    /// the function's start and the op (several ranges per op when the code of an op is
+    /// interleaved with another's).
+    pub code_ranges: Vec<(u32, u32, OpId)>,
 }
 
 /// The `func.func` ops of the module with a body: name, the body holding the op, op.
@@ -84,11 +90,13 @@ pub fn compile<M: Module>(
             abi,
             id,
             packed,
+            body: ir.body(*body).nested_body(*op).unwrap_or(*body),
+            code_ranges: Vec::new(),
         });
     }
     let mut cctx = module.make_context();
     let mut fctx = FunctionBuilderContext::new();
-    for ((_, body, op), c) in funcs.iter().zip(&compiled) {
+    for ((_, body, op), c) in funcs.iter().zip(compiled.iter_mut()) {
         let r = ir.op(*body, *op);
         let inner = ir
             .body(*body)
@@ -111,6 +119,15 @@ pub fn compile<M: Module>(
         module.define_function(c.id, &mut cctx).map_err(|e| {
             CodegenError::at(r.loc(), format!("Cranelift rejected '@{}': {e:?}", c.name))
         })?;
+        if let Some(code) = cctx.compiled_code() {
+            c.code_ranges = code
+                .buffer
+                .get_srclocs_sorted()
+                .iter()
+                .filter(|s| !s.loc.is_default())
+                .map(|s| (s.start, s.end, OpId::from_index(s.loc.bits() as usize)))
+                .collect();
+        }
         module.clear_context(&mut cctx);
         // The packed wrapper.
         cctx.func.signature = packed_signature(call_conv, pointer);

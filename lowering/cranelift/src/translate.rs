@@ -6,15 +6,15 @@
 //! first element, with its static layout known from its type (subviews move the
 //! pointer). Buffers from `loop.alloc` come from the runtime's `acc_alloc`.
 
-use acc_ir::{BlockId, BodyId, Context, Ir, OpId, OpRef, ValueId};
+use acc_ir::{BlockId, BodyId, Context, EntityId, Ir, OpId, OpRef, ValueId};
 use cranelift_codegen::ir::{
-    AbiParam, Block, FuncRef, InstBuilder, MemFlagsData, Signature, StackSlotData, StackSlotKind,
-    Type, Value, types,
+    AbiParam, Block, FuncRef, GlobalValue, InstBuilder, MemFlagsData, Signature, SourceLoc,
+    StackSlotData, StackSlotKind, Type, Value, types,
 };
 use cranelift_codegen::isa::TargetFrontendConfig;
 use cranelift_frontend::FunctionBuilder;
 use cranelift_module::{FuncId, Linkage, Module};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::CodegenError;
 use crate::abi::FnAbi;
@@ -61,6 +61,10 @@ pub(crate) struct FnTranslator<'a, 'b, 'm, M: Module> {
     results: Vec<Value>,
     abi: FnAbi,
     imported: FxHashMap<String, FuncRef>,
+    /// The function's static arena (`loop.arena_size`), once an allocation uses it.
+    arena: Option<GlobalValue>,
+    /// Buffers placed in the arena: their `loop.dealloc` frees nothing.
+    planned: FxHashSet<ValueId>,
 }
 
 fn err(op: OpRef<'_>, message: impl Into<String>) -> CodegenError {
@@ -87,6 +91,8 @@ impl<'a, 'b, 'm, M: Module> FnTranslator<'a, 'b, 'm, M> {
             results: Vec::new(),
             abi,
             imported: FxHashMap::default(),
+            arena: None,
+            planned: FxHashSet::default(),
         }
     }
 
@@ -138,7 +144,7 @@ impl<'a, 'b, 'm, M: Module> FnTranslator<'a, 'b, 'm, M> {
                     self.values.insert(arg, v);
                 }
             }
-            match self.ops(blk)? {
+            match self.top_level_ops(blk)? {
                 Ended::Left => {}
                 Ended::Yield(_) => {
                     return Err(CodegenError::new("a yield at the function's level"));
@@ -183,6 +189,20 @@ impl<'a, 'b, 'm, M: Module> FnTranslator<'a, 'b, 'm, M> {
     fn ops(&mut self, blk: BlockId) -> Result<Ended, CodegenError> {
         let ops: Vec<OpId> = self.ir.body(self.body).block_ops(blk).collect();
         for op in ops {
+            if let Some(ended) = self.op(op)? {
+                return Ok(ended);
+            }
+        }
+        Err(CodegenError::new("a block ends without a terminator"))
+    }
+
+    /// Translates the ops of a block of the function's own region, marking the code of
+    /// each (nested ops included) with the op's number as its source location, for
+    /// profiles (`JitModule::write_perf_map`).
+    fn top_level_ops(&mut self, blk: BlockId) -> Result<Ended, CodegenError> {
+        let ops: Vec<OpId> = self.ir.body(self.body).block_ops(blk).collect();
+        for op in ops {
+            self.b.set_srcloc(SourceLoc::new(op.index() as u32));
             if let Some(ended) = self.op(op)? {
                 return Ok(ended);
             }
@@ -399,6 +419,62 @@ impl<'a, 'b, 'm, M: Module> FnTranslator<'a, 'b, 'm, M> {
         let align = self.b.ins().iconst(types::I64, 64);
         let call = self.b.ins().call(f, &[size, align]);
         Ok(self.b.inst_results(call)[0])
+    }
+
+    /// The byte size of the function's static arena (its `loop.arena_size`).
+    fn arena_size(&self) -> Option<i64> {
+        let (outer, func) = self.ir.body(self.body).owner()?;
+        let a = self.ir.op(outer, func).attr(self.ctx, "loop.arena_size")?;
+        match acc_ir::elements::scalar(self.ctx, a)?.1 {
+            acc_ir::elements::Scalar::Int(i) => i64::try_from(i).ok(),
+            acc_ir::elements::Scalar::Float(_) => None,
+        }
+    }
+
+    /// `bytes` at `offset` in the function's static arena: zero-initialized writable
+    /// data of the module (so the function is not reentrant), defined at the first use.
+    fn arena_slot(
+        &mut self,
+        op: OpRef<'_>,
+        offset: i64,
+        bytes: u64,
+    ) -> Result<Value, CodegenError> {
+        let size = self.arena_size().ok_or_else(|| {
+            err(
+                op,
+                "an allocation at an arena offset in a function without 'loop.arena_size'",
+            )
+        })?;
+        let end = u64::try_from(offset)
+            .ok()
+            .and_then(|o| o.checked_add(bytes));
+        if end.is_none_or(|e| e > size.max(0) as u64) {
+            return Err(err(
+                op,
+                format!("{bytes} bytes at offset {offset} do not fit the arena of {size} bytes"),
+            ));
+        }
+        let gv = match self.arena {
+            Some(gv) => gv,
+            None => {
+                let module = &mut *self.shared.module;
+                let id = module
+                    .declare_anonymous_data(true, false)
+                    .map_err(|e| err(op, format!("cannot declare the arena: {e}")))?;
+                let mut data = cranelift_module::DataDescription::new();
+                data.define_zeroinit(size as usize);
+                data.set_align(64);
+                module
+                    .define_data(id, &data)
+                    .map_err(|e| err(op, format!("cannot define the arena: {e}")))?;
+                let gv = module.declare_data_in_func(id, self.b.func);
+                self.arena = Some(gv);
+                gv
+            }
+        };
+        let p = self.pointer();
+        let base = self.b.ins().symbol_value(p, gv);
+        Ok(self.b.ins().iadd_imm_s(base, offset))
     }
 
     /// The runtime function `name`, imported into this function once.

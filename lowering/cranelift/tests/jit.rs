@@ -298,3 +298,67 @@ func.func @weights(%x: memref<2x3xf32>) -> memref<3x2xf32> {
 "#;
     assert_same(text, "weights", &["memref<2x3xf32>"]);
 }
+
+#[test]
+fn strided_gathers_and_arena_buffers_match_the_interpreter() {
+    // Two buffers planned at the same arena offset one after the other (their
+    // lifetimes do not overlap), and lanes read two elements apart.
+    let text = r#"
+func.func @gather(%x: memref<2x17xf32>) -> memref<2x8xf32> attributes {loop.arena_size = 256 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %t = loop.alloc() {offset = 128 : i64} : memref<2x8xf32>
+  loop.parallel (%i, %j) = (%c0, %c0) to (%c2, %c8) step (%c1, %c4) {
+    %k = arith.muli %j, %c2 : index
+    %k1 = arith.addi %k, %c1 : index
+    %v = loop.vload %x[%i, %k1] {stride = 2 : i64} : memref<2x17xf32>, vector<4xf32>
+    loop.vstore %v, %t[%i, %j] : memref<2x8xf32>, vector<4xf32>
+    loop.yield
+  }
+  %u = loop.alloc() {offset = 0 : i64} : memref<2x8xf32>
+  loop.parallel (%i, %j) = (%c0, %c0) to (%c2, %c8) step (%c1, %c4) {
+    %v = loop.vload %t[%i, %j] : memref<2x8xf32>, vector<4xf32>
+    %w = arith.addf %v, %v : vector<4xf32>
+    loop.vstore %w, %u[%i, %j] : memref<2x8xf32>, vector<4xf32>
+    loop.yield
+  }
+  loop.dealloc %t : memref<2x8xf32>
+  %again = loop.alloc() {offset = 128 : i64} : memref<2x8xf32>
+  %out = loop.alloc() : memref<2x8xf32>
+  loop.parallel (%i, %j) = (%c0, %c0) to (%c2, %c8) step (%c1, %c4) {
+    %v = loop.vload %u[%i, %j] : memref<2x8xf32>, vector<4xf32>
+    loop.vstore %v, %again[%i, %j] : memref<2x8xf32>, vector<4xf32>
+    %w = loop.vload %again[%i, %j] : memref<2x8xf32>, vector<4xf32>
+    %s = arith.mulf %w, %v : vector<4xf32>
+    loop.vstore %s, %out[%i, %j] : memref<2x8xf32>, vector<4xf32>
+    loop.yield
+  }
+  loop.dealloc %u : memref<2x8xf32>
+  loop.dealloc %again : memref<2x8xf32>
+  return %out : memref<2x8xf32>
+}
+"#;
+    assert_same(text, "gather", &["memref<2x17xf32>"]);
+}
+
+#[test]
+fn an_arena_too_small_for_its_buffers_is_an_error() {
+    let text = r#"
+func.func @f() attributes {loop.arena_size = 64 : i64} {
+  %t = loop.alloc() {offset = 32 : i64} : memref<16xf32>
+  loop.dealloc %t : memref<16xf32>
+  return
+}
+"#;
+    let mut ctx = acc_dialects::new_context();
+    let ir = parse(&mut ctx, text);
+    let e = JitModule::compile(&ctx, &ir).err().expect("an error");
+    assert!(
+        e.message.contains("do not fit the arena of 64 bytes"),
+        "{}",
+        e.message
+    );
+}

@@ -7,7 +7,15 @@
 //!    destination-passing structured ops;
 //! 2. [`bufferize`] (`bufferize`): tensors as buffers (`memref`), every tensor op as a
 //!    loop nest of loads, arithmetic and stores;
-//! 3. [`deallocation`] (`buffer-deallocation`): each buffer freed after its last use.
+//! 3. [`deallocation`] (`buffer-deallocation`): each buffer freed after its last use;
+//! 4. [`vectorize`] (`vectorize`): the innermost dimension of parallel loop nests on
+//!    128-bit vectors;
+//! 5. [`unroll`] (`unroll`): small constant-trip loops as straight-line code;
+//! 6. [`memory_plan`] (`memory-plan`): the buffers of a function at offsets of one
+//!    static arena, reused by liveness;
+//! 7. [`math_approximation`] (`math-approximation`): f32 `exp` and `erf` as inline
+//!    polynomials that vectorize;
+//! 8. [`fuse`] (`fuse-parallel`): elementwise chains of parallel nests as one nest.
 //!
 //! Each pass leaves verifiable IR whose results the interpreter computes identically
 //! to its input's (`acc-opt --check-semantics`).
@@ -17,7 +25,12 @@
 pub mod bufferize;
 pub mod deallocation;
 mod emit;
+pub mod fuse;
 pub mod graph_to_tensor;
+pub mod math_approximation;
+pub mod memory_plan;
+pub mod unroll;
+pub mod vectorize;
 
 use acc_ir::pass::PassRegistry;
 
@@ -26,4 +39,9 @@ pub fn register_all(r: &mut PassRegistry) {
     r.register(graph_to_tensor::info());
     r.register(bufferize::info());
     r.register(deallocation::info());
+    r.register(vectorize::info());
+    r.register(unroll::info());
+    r.register(memory_plan::info());
+    r.register(math_approximation::info());
+    r.register(fuse::info());
 }

@@ -18,10 +18,17 @@
 // CHECK-NEXT: {{^}}  cse{{ +}}Eliminate common subexpressions (runs on any op){{$}}
 // CHECK-NEXT: {{^}}  dce{{ +}}Erase ops without side effects whose results are unused (runs on any op){{$}}
 // CHECK-NEXT: {{^}}  fold{{ +}}Fold ops with constant operands (whole constant tensors included) and erase dead ops (runs on any op){{$}}
+// CHECK-NEXT: {{^}}  fuse-parallel{{ +}}Fuse a loop.parallel nest into the next one that reads its result elementwise (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  graph-to-tensor{{ +}}Lower graph ops to the tensor dialect's destination-passing ops (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  inline{{ +}}Inline calls to functions of the module (runs on builtin.module){{$}}
 // CHECK-NEXT: {{^}}      max-rounds{{ +}}times calls in inlined bodies are inlined in turn (int, default 8){{$}}
+// CHECK-NEXT: {{^}}  math-approximation{{ +}}Expand f32 math.exp and math.erf into polynomial arithmetic (runs on func.func){{$}}
+// CHECK-NEXT: {{^}}  memory-plan{{ +}}Place the buffers a function allocates in one static arena, reusing memory by liveness (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  symbol-dce{{ +}}Erase private symbols that nothing references (runs on builtin.module){{$}}
+// CHECK-NEXT: {{^}}  unroll{{ +}}Fully unroll loop.for loops with few iterations (runs on func.func){{$}}
+// CHECK-NEXT: {{^}}      max-trip{{ +}}unroll loops of at most this many iterations (int, default 8){{$}}
+// CHECK-NEXT: {{^}}      max-ops{{ +}}and whose unrolled body has at most this many ops (int, default 512){{$}}
+// CHECK-NEXT: {{^}}  vectorize{{ +}}Run the innermost dimension of loop.parallel nests on 128-bit vectors (runs on func.func){{$}}
 
 // HELP: --pass LIST
 // HELP: --pass-pipeline=PIPELINE

@@ -1,6 +1,7 @@
 //! `loop` ops: buffers, loads and stores, loops, vectors, constants and intrinsic
 //! calls.
 
+use acc_ir::elements::{self, Scalar};
 use acc_ir::{OpId, OpRef, ValueId};
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{Block, InstBuilder, MemFlagsData, Type, Value, types};
@@ -34,7 +35,22 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                         "dynamic sizes are not supported by the code generator",
                     ));
                 }
-                let p = self.alloc(op, m.len() as u64 * u64::from(m.element_bytes()))?;
+                let bytes = m.len() as u64 * u64::from(m.element_bytes());
+                let offset = match op
+                    .attr(self.ctx, "offset")
+                    .map(|a| elements::scalar(self.ctx, a))
+                {
+                    Some(Some((_, Scalar::Int(o)))) => Some(o as i64),
+                    Some(_) => return Err(err(op, "an arena offset that is not an integer")),
+                    None => None,
+                };
+                let p = match offset {
+                    Some(o) => {
+                        self.planned.extend(self.ir.body(self.body).results(id));
+                        self.arena_slot(op, o, bytes)?
+                    }
+                    None => self.alloc(op, bytes)?,
+                };
                 vec![Val::Memref(p, m)]
             }
             "constant" => {
@@ -49,6 +65,7 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                 }
                 vec![Val::Memref(p, out)]
             }
+            "dealloc" if self.planned.contains(&operands[0]) => vec![],
             "dealloc" => {
                 let (p, _) = self.memref(op, operands[0])?;
                 let free = self.runtime(op, "acc_free", &[self.pointer()], None)?;
@@ -77,10 +94,35 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                 let (p, m) = self.memref(op, operands[0])?;
                 self.check_lanes(op, &m, t)?;
                 let addr = self.address(op, p, &m, &operands[1..])?;
-                let v = self
-                    .b
-                    .ins()
-                    .load(t, MemFlagsData::new().with_notrap(), addr, 0);
+                let stride = match op
+                    .attr(self.ctx, "stride")
+                    .map(|a| elements::scalar(self.ctx, a))
+                {
+                    Some(Some((_, Scalar::Int(s)))) => s,
+                    _ => 1,
+                };
+                let v = if stride == 1 {
+                    self.b
+                        .ins()
+                        .load(t, MemFlagsData::new().with_notrap(), addr, 0)
+                } else {
+                    // A gather: one load per lane.
+                    let step = i64::try_from(stride)
+                        .ok()
+                        .and_then(|s| s.checked_mul(i64::from(m.element.bytes())))
+                        .and_then(|s| s.checked_mul(*m.strides.last().unwrap_or(&1) as i64))
+                        .ok_or_else(|| err(op, "a vload stride out of range"))?;
+                    let flags = MemFlagsData::new().with_notrap();
+                    let first = self.b.ins().load(m.element, flags, addr, 0);
+                    let mut v = self.b.ins().splat(t, first);
+                    for lane in 1..t.lane_count() {
+                        let offset = i32::try_from(step * i64::from(lane))
+                            .map_err(|_| err(op, "a vload stride out of range"))?;
+                        let x = self.b.ins().load(m.element, flags, addr, offset);
+                        v = self.b.ins().insertlane(v, x, lane as u8);
+                    }
+                    v
+                };
                 vec![Val::Scalar(v)]
             }
             "vstore" => {

@@ -6,7 +6,7 @@
 //! through one view is seen by every other. Reading a cell never written, reading or
 //! writing out of bounds, and touching a freed buffer are errors.
 
-use acc_dialects::hooks::attr_read::is_dyn;
+use acc_dialects::hooks::attr_read::{Attrs, is_dyn};
 use acc_ir::elements::{ElementKind, Scalar};
 use acc_ir::{Context, TypeData, TypeId};
 
@@ -219,14 +219,18 @@ pub(super) fn store(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 }
 
 /// The cells of `lanes` consecutive elements along the last dimension from `at`.
-fn lanes(m: &Tensor, at: &[usize], lanes: usize) -> Result<Vec<usize>, String> {
+fn lanes(m: &Tensor, at: &[usize], lanes: usize, stride: usize) -> Result<Vec<usize>, String> {
     let v = view(m)?;
     let last = m
         .shape
         .len()
         .checked_sub(1)
         .ok_or("needs a memref of rank 1 or more")?;
-    if at.get(last).is_none_or(|i| i + lanes > m.shape[last]) {
+    if stride == 0
+        || at
+            .get(last)
+            .is_none_or(|i| i + (lanes - 1) * stride >= m.shape[last])
+    {
         return Err(format!(
             "{lanes} lanes from index {:?} run past dimension {last} of size {}",
             at.get(last),
@@ -234,7 +238,9 @@ fn lanes(m: &Tensor, at: &[usize], lanes: usize) -> Result<Vec<usize>, String> {
         ));
     }
     let first = v.cell(&m.shape, at)?;
-    Ok((0..lanes).map(|k| first + k * v.strides[last]).collect())
+    Ok((0..lanes)
+        .map(|k| first + k * stride * v.strides[last])
+        .collect())
 }
 
 /// The number of lanes of a vector type.
@@ -245,11 +251,14 @@ fn lane_count(ctx: &Context, ty: TypeId) -> Result<usize, String> {
     }
 }
 
-/// `loop.vload`: consecutive elements along the last dimension.
+/// `loop.vload`: elements `stride` apart (consecutive by default) along the last
+/// dimension.
 pub(super) fn vload(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     let m = r.operand(0)?;
     let ty = r.result_type(0)?;
-    let cells = lanes(m, &indices(r, 1)?, lane_count(r.ctx, ty)?)?;
+    let stride = Attrs::of_op(r.ctx, r.op).int("stride")?.unwrap_or(1);
+    let stride = usize::try_from(stride).map_err(|_| format!("stride {stride} is not positive"))?;
+    let cells = lanes(m, &indices(r, 1)?, lane_count(r.ctx, ty)?, stride)?;
     let v = view(m)?;
     let data = cells
         .iter()
@@ -262,7 +271,7 @@ pub(super) fn vload(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 pub(super) fn vstore(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     let value = r.operand(0)?;
     let m = r.operand(1)?;
-    let cells = lanes(m, &indices(r, 2)?, value.data.len())?;
+    let cells = lanes(m, &indices(r, 2)?, value.data.len(), 1)?;
     let v = view(m)?;
     for (c, x) in cells.iter().zip(&value.data) {
         v.buffer.write(*c, m.kind.normalize(*x))?;

@@ -358,8 +358,39 @@ impl Bufferizer<'_> {
         let sx = self.shape(x)?;
         let elem = self.element(x);
         let body = self.body;
+        let uniform_fill = self.pad_value_is_uniform(op);
         let mut e = self.emitter(op);
         let dest = e.op1("loop.alloc", &[], rty, &[])?;
+        if uniform_fill {
+            // The padding value everywhere, then the input over the interior: two nests
+            // of plain accesses (no bounds test per element).
+            parallel(&mut e, &shape, &mut |e, ivs| {
+                let point = e.point;
+                let fill = Self::inline(e.ir, body, op, 0, ivs, point)?;
+                e.op(
+                    "loop.store",
+                    &[&[fill[0], dest][..], ivs].concat(),
+                    &[],
+                    &[],
+                )?;
+                Ok(())
+            })?;
+            parallel(&mut e, &sx, &mut |e, ivs| {
+                let v = e.op1("loop.load", &with(bx, ivs), elem, &[])?;
+                let mut at = Vec::new();
+                for (d, iv) in ivs.iter().enumerate() {
+                    at.push(if low[d] == 0 {
+                        *iv
+                    } else {
+                        index_op(e, "addi", *iv, low[d])?
+                    });
+                }
+                e.op("loop.store", &[&[v, dest][..], &at[..]].concat(), &[], &[])?;
+                Ok(())
+            })?;
+            self.writable.insert(dest);
+            return Ok(dest);
+        }
         parallel(&mut e, &shape, &mut |e, ivs| {
             let mut inside: Option<ValueId> = None;
             let mut at = Vec::new();
@@ -384,5 +415,28 @@ impl Bufferizer<'_> {
         })?;
         self.writable.insert(dest);
         Ok(dest)
+    }
+
+    /// Whether a pad's region yields the same value at every index: a constant made in
+    /// the region, or a value from outside it.
+    fn pad_value_is_uniform(&self, op: OpId) -> bool {
+        let b = self.ir.body(self.body);
+        let Some(region) = b.op_regions(op).first() else {
+            return false;
+        };
+        let Some(block) = b.entry_block(*region) else {
+            return false;
+        };
+        let Some(terminator) = b.block_ops(block).last() else {
+            return false;
+        };
+        b.operands(terminator).all(|v| match b.value(v).def {
+            acc_ir::ValueDef::Result(def, _) => {
+                b.op_block(def) != Some(block)
+                    || self.ctx.op_name_str(b.op(def).name) == "arith.constant"
+            }
+            acc_ir::ValueDef::BlockArg(blk, _) => blk != block,
+            acc_ir::ValueDef::Detached => false,
+        })
     }
 }
