@@ -210,3 +210,53 @@ pub fn segments(ctx: &Context, sizes: &[i32]) -> AttrId {
         data: data.into(),
     })
 }
+
+/// The integer value of `v` when an `arith.constant` defines it.
+pub fn constant_int(ctx: &Context, ir: &Ir, body: BodyId, v: ValueId) -> Option<i64> {
+    let acc_ir::ValueDef::Result(op, _) = ir.body(body).value(v).def else {
+        return None;
+    };
+    let o = ir.op(body, op);
+    if ctx.op_name_str(o.name()) != "arith.constant" {
+        return None;
+    }
+    match elements::scalar(ctx, o.attr(ctx, "value")?)?.1 {
+        Scalar::Int(i) => i64::try_from(i).ok(),
+        Scalar::Float(_) => None,
+    }
+}
+
+/// The buffer a view was taken of, through `loop.reshape` and `loop.subview`.
+pub fn buffer_root(ctx: &Context, ir: &Ir, body: BodyId, mut v: ValueId) -> ValueId {
+    while let acc_ir::ValueDef::Result(op, _) = ir.body(body).value(v).def {
+        match ctx.op_name_str(ir.body(body).op(op).name) {
+            "loop.reshape" | "loop.subview" => v = ir.body(body).operand(op, 0),
+            _ => break,
+        }
+    }
+    v
+}
+
+/// Every op of a body, nested ones included, each after the ops of its regions
+/// (post-order: inner loops before the loops holding them).
+pub fn ops_post_order(ir: &Ir, body: BodyId) -> Vec<acc_ir::OpId> {
+    fn visit(ir: &Ir, body: BodyId, block: acc_ir::BlockId, out: &mut Vec<acc_ir::OpId>) {
+        let b = ir.body(body);
+        for op in b.block_ops(block) {
+            for r in b.op_regions(op) {
+                for blk in b.region_blocks(*r) {
+                    visit(ir, body, blk, out);
+                }
+            }
+            out.push(op);
+        }
+    }
+    let b = ir.body(body);
+    let mut out = Vec::new();
+    for r in b.top_regions() {
+        for blk in b.region_blocks(*r) {
+            visit(ir, body, blk, &mut out);
+        }
+    }
+    out
+}

@@ -19,6 +19,8 @@ use acc_ir::{
 };
 use rustc_hash::FxHashSet;
 
+use crate::emit::{buffer_root, constant_int};
+
 /// The pass.
 pub struct FuseParallel;
 
@@ -73,7 +75,7 @@ fn fuse_block(ctx: &Context, ir: &mut Ir, body: BodyId, block: BlockId) {
                             continue;
                         };
                         let (p_reads, _) = accesses(ctx, ir, body, p);
-                        let target = root(ctx, ir, body, plan.buffer);
+                        let target = buffer_root(ctx, ir, body, plan.buffer);
                         let clear = earlier[k + 1..].iter().all(|x| {
                             let (reads, writes) = accesses(ctx, ir, body, *x);
                             !reads.contains(&target)
@@ -114,10 +116,10 @@ fn accesses(
     for o in ops {
         match name(ctx, ir, body, o) {
             "loop.load" | "loop.vload" => {
-                reads.insert(root(ctx, ir, body, b.operand(o, 0)));
+                reads.insert(buffer_root(ctx, ir, body, b.operand(o, 0)));
             }
             "loop.store" | "loop.vstore" => {
-                writes.insert(root(ctx, ir, body, b.operand(o, 1)));
+                writes.insert(buffer_root(ctx, ir, body, b.operand(o, 1)));
             }
             _ => {}
         }
@@ -150,17 +152,6 @@ fn all_ops(ir: &Ir, body: BodyId, block: BlockId, out: &mut Vec<OpId>) {
     }
 }
 
-/// The buffer a view was taken of.
-fn root(ctx: &Context, ir: &Ir, body: BodyId, mut v: ValueId) -> ValueId {
-    while let ValueDef::Result(op, _) = ir.body(body).value(v).def {
-        match name(ctx, ir, body, op) {
-            "loop.reshape" | "loop.subview" => v = ir.body(body).operand(op, 0),
-            _ => break,
-        }
-    }
-    v
-}
-
 /// What fusing `p` into `q` needs: the buffer `p` writes and `q`'s loads of it.
 struct Plan {
     buffer: ValueId,
@@ -170,7 +161,9 @@ struct Plan {
 fn fusible(ctx: &Context, ir: &Ir, body: BodyId, p: OpId, q: OpId) -> Option<Plan> {
     let b = ir.body(body);
     let bounds = |op: OpId| -> Option<Vec<i64>> {
-        b.operands(op).map(|v| constant(ctx, ir, body, v)).collect()
+        b.operands(op)
+            .map(|v| constant_int(ctx, ir, body, v))
+            .collect()
     };
     if bounds(p)? != bounds(q)? {
         return None;
@@ -196,14 +189,14 @@ fn fusible(ctx: &Context, ir: &Ir, body: BodyId, p: OpId, q: OpId) -> Option<Pla
                 buffer = Some(b.operand(o, 1));
             }
             "loop.load" => {
-                p_reads.insert(root(ctx, ir, body, b.operand(o, 0)));
+                p_reads.insert(buffer_root(ctx, ir, body, b.operand(o, 0)));
             }
             n if pure_or_structural(n) => {}
             _ => return None,
         }
     }
     let buffer = buffer?;
-    let target = root(ctx, ir, body, buffer);
+    let target = buffer_root(ctx, ir, body, buffer);
     if p_reads.contains(&target) {
         return None;
     }
@@ -213,7 +206,7 @@ fn fusible(ctx: &Context, ir: &Ir, body: BodyId, p: OpId, q: OpId) -> Option<Pla
         match name(ctx, ir, body, o) {
             "loop.load" => {
                 let m = b.operand(o, 0);
-                if root(ctx, ir, body, m) == target {
+                if buffer_root(ctx, ir, body, m) == target {
                     if m != buffer || !at_ivs(o, 1, &q_ivs) {
                         return None;
                     }
@@ -221,7 +214,7 @@ fn fusible(ctx: &Context, ir: &Ir, body: BodyId, p: OpId, q: OpId) -> Option<Pla
                 }
             }
             "loop.store" | "loop.vstore" => {
-                let m = root(ctx, ir, body, b.operand(o, 1));
+                let m = buffer_root(ctx, ir, body, b.operand(o, 1));
                 if m == target || p_reads.contains(&m) {
                     return None;
                 }
@@ -238,20 +231,6 @@ fn pure_or_structural(name: &str) -> bool {
     name.starts_with("arith.")
         || name.starts_with("math.")
         || matches!(name, "loop.yield" | "loop.for" | "loop.fma" | "loop.splat")
-}
-
-fn constant(ctx: &Context, ir: &Ir, body: BodyId, v: ValueId) -> Option<i64> {
-    let ValueDef::Result(op, _) = ir.body(body).value(v).def else {
-        return None;
-    };
-    let o = ir.op(body, op);
-    if ctx.op_name_str(o.name()) != "arith.constant" {
-        return None;
-    }
-    match acc_ir::elements::scalar(ctx, o.attr(ctx, "value")?)?.1 {
-        acc_ir::elements::Scalar::Int(i) => i64::try_from(i).ok(),
-        acc_ir::elements::Scalar::Float(_) => None,
-    }
 }
 
 fn fuse(ctx: &Context, ir: &mut Ir, body: BodyId, p: OpId, q: OpId, plan: Plan) {

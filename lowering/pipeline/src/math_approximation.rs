@@ -13,11 +13,9 @@
 //! Other types and functions are left to the C library.
 
 use acc_ir::pass::{Pass, PassInfo, PassOptions, PassTarget};
-use acc_ir::{
-    BlockId, BodyId, Context, Diagnostic, FloatKind, InsertPoint, Ir, OpId, TypeData, ValueId,
-};
+use acc_ir::{BodyId, Context, Diagnostic, FloatKind, InsertPoint, Ir, OpId, TypeData, ValueId};
 
-use crate::emit::Emitter;
+use crate::emit::{Emitter, ops_post_order};
 
 /// The pass.
 pub struct MathApproximation;
@@ -52,34 +50,20 @@ impl Pass for MathApproximation {
 
 /// The f32 `math.exp` and `math.erf` ops of a body.
 fn candidates(ctx: &Context, ir: &Ir, body: BodyId) -> Vec<OpId> {
-    fn visit(ctx: &Context, ir: &Ir, body: BodyId, block: BlockId, out: &mut Vec<OpId>) {
-        let b = ir.body(body);
-        for op in b.block_ops(block) {
-            for r in b.op_regions(op) {
-                for blk in b.region_blocks(*r) {
-                    visit(ctx, ir, body, blk, out);
-                }
-            }
-            let name = ctx.op_name_str(b.op(op).name);
-            let f32_result = b.results(op).next().is_some_and(|v| {
+    let b = ir.body(body);
+    ops_post_order(ir, body)
+        .into_iter()
+        .filter(|op| {
+            let name = ctx.op_name_str(b.op(*op).name);
+            let f32_result = b.results(*op).next().is_some_and(|v| {
                 matches!(
                     ctx.type_data(b.value_type(v)),
                     TypeData::Float(FloatKind::F32)
                 )
             });
-            if matches!(name, "math.exp" | "math.erf") && f32_result {
-                out.push(op);
-            }
-        }
-    }
-    let b = ir.body(body);
-    let mut out = Vec::new();
-    for r in b.top_regions() {
-        for blk in b.region_blocks(*r) {
-            visit(ctx, ir, body, blk, &mut out);
-        }
-    }
-    out
+            matches!(name, "math.exp" | "math.erf") && f32_result
+        })
+        .collect()
 }
 
 /// Builds f32 and i32 arithmetic before one op.

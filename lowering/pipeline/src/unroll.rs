@@ -7,11 +7,9 @@
 //! default).
 
 use acc_ir::pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
-use acc_ir::{
-    BlockId, BodyId, Context, Diagnostic, InsertPoint, Ir, OpId, ValueDef, ValueId, clone,
-};
+use acc_ir::{BodyId, Context, Diagnostic, InsertPoint, Ir, OpId, ValueId, clone};
 
-use crate::emit::Emitter;
+use crate::emit::{Emitter, constant_int, ops_post_order};
 
 /// The pass.
 pub struct Unroll {
@@ -57,7 +55,10 @@ impl Pass for Unroll {
     fn run(&self, t: &mut PassTarget<'_>) -> Result<(), Diagnostic> {
         for (body, _) in t.bodies() {
             // Innermost first: post-order.
-            let loops = loops_post_order(t.ctx, t.ir, body);
+            let loops: Vec<OpId> = ops_post_order(t.ir, body)
+                .into_iter()
+                .filter(|o| t.ctx.op_name_str(t.ir.body(body).op(*o).name) == "loop.for")
+                .collect();
             for l in loops {
                 if t.ir.body(body).is_erased(l) {
                     continue;
@@ -79,30 +80,6 @@ impl Pass for Unroll {
     }
 }
 
-fn loops_post_order(ctx: &Context, ir: &Ir, body: BodyId) -> Vec<OpId> {
-    fn visit(ctx: &Context, ir: &Ir, body: BodyId, block: BlockId, out: &mut Vec<OpId>) {
-        let b = ir.body(body);
-        for op in b.block_ops(block) {
-            for r in b.op_regions(op) {
-                for blk in b.region_blocks(*r) {
-                    visit(ctx, ir, body, blk, out);
-                }
-            }
-            if ctx.op_name_str(b.op(op).name) == "loop.for" {
-                out.push(op);
-            }
-        }
-    }
-    let b = ir.body(body);
-    let mut out = Vec::new();
-    for r in b.top_regions() {
-        for blk in b.region_blocks(*r) {
-            visit(ctx, ir, body, blk, &mut out);
-        }
-    }
-    out
-}
-
 /// The ops inside a loop (nested ones included).
 fn op_count(ir: &Ir, body: BodyId, op: OpId) -> usize {
     let b = ir.body(body);
@@ -114,24 +91,10 @@ fn op_count(ir: &Ir, body: BodyId, op: OpId) -> usize {
         .sum()
 }
 
-fn constant(ctx: &Context, ir: &Ir, body: BodyId, v: ValueId) -> Option<i64> {
-    let ValueDef::Result(op, _) = ir.body(body).value(v).def else {
-        return None;
-    };
-    let o = ir.op(body, op);
-    if ctx.op_name_str(o.name()) != "arith.constant" {
-        return None;
-    }
-    match acc_ir::elements::scalar(ctx, o.attr(ctx, "value")?)?.1 {
-        acc_ir::elements::Scalar::Int(i) => i64::try_from(i).ok(),
-        acc_ir::elements::Scalar::Float(_) => None,
-    }
-}
-
 /// The iterations of a loop with constant bounds and a positive step.
 fn trip_count(ctx: &Context, ir: &Ir, body: BodyId, l: OpId) -> Option<i64> {
     let b = ir.body(body);
-    let c = |i: usize| constant(ctx, ir, body, b.operand(l, i));
+    let c = |i: usize| constant_int(ctx, ir, body, b.operand(l, i));
     let (lb, ub, step) = (c(0)?, c(1)?, c(2)?);
     if step <= 0 || b.op_regions(l).len() != 1 {
         return None;
@@ -151,8 +114,8 @@ fn unroll(ctx: &Context, ir: &mut Ir, body: BodyId, l: OpId, trip: i64) -> Resul
     let b = ir.body(body);
     let operands: Vec<ValueId> = b.operands(l).collect();
     let results: Vec<ValueId> = b.results(l).collect();
-    let lb = constant(ctx, ir, body, operands[0]).ok_or("a loop bound is not constant")?;
-    let step = constant(ctx, ir, body, operands[2]).ok_or("a loop step is not constant")?;
+    let lb = constant_int(ctx, ir, body, operands[0]).ok_or("a loop bound is not constant")?;
+    let step = constant_int(ctx, ir, body, operands[2]).ok_or("a loop step is not constant")?;
     let region = b.op_regions(l)[0];
     let block = b.entry_block(region).ok_or("an empty loop")?;
     let args = b.block_args(block).to_vec();

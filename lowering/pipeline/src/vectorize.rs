@@ -28,7 +28,7 @@ use acc_ir::{
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::emit::Emitter;
+use crate::emit::{Emitter, buffer_root, constant_int};
 
 /// The pass.
 pub struct Vectorize;
@@ -103,21 +103,6 @@ fn parallel_nests(ctx: &Context, ir: &Ir, body: BodyId) -> Vec<OpId> {
         }
     }
     out
-}
-
-/// The integer value of an `arith.constant`, if `v` is one.
-fn constant(ctx: &Context, ir: &Ir, body: BodyId, v: ValueId) -> Option<i64> {
-    let ValueDef::Result(op, _) = ir.body(body).value(v).def else {
-        return None;
-    };
-    let o = ir.op(body, op);
-    if ctx.op_name_str(o.name()) != "arith.constant" {
-        return None;
-    }
-    match acc_ir::elements::scalar(ctx, o.attr(ctx, "value")?)?.1 {
-        acc_ir::elements::Scalar::Int(i) => i64::try_from(i).ok(),
-        acc_ir::elements::Scalar::Float(_) => None,
-    }
 }
 
 /// The bit width of a scalar type (`None` for index and non-scalars).
@@ -233,7 +218,7 @@ impl Analysis<'_> {
             {
                 // i + u, u + i and i - u keep the stride; i * c multiplies it.
                 let scaled = |s: i64, by: ValueId| {
-                    constant(self.ctx, self.ir, self.body, by)
+                    constant_int(self.ctx, self.ir, self.body, by)
                         .filter(|c| *c > 0)
                         .and_then(|c| c.checked_mul(s))
                 };
@@ -331,17 +316,8 @@ impl Analysis<'_> {
         Some(())
     }
 
-    /// The buffer a view was taken of (through reshapes and subviews).
-    fn root(&self, mut v: ValueId) -> ValueId {
-        while let ValueDef::Result(op, _) = self.ir.body(self.body).value(v).def {
-            match self.name(op) {
-                "loop.reshape" | "loop.subview" => {
-                    v = self.ir.body(self.body).operand(op, 0);
-                }
-                _ => break,
-            }
-        }
-        v
+    fn root(&self, v: ValueId) -> ValueId {
+        buffer_root(self.ctx, self.ir, self.body, v)
     }
 
     /// Whether running lanes together can change what a load sees: it reads a buffer
@@ -363,7 +339,7 @@ fn analyze(ctx: &Context, ir: &Ir, body: BodyId, nest: OpId) -> Option<Plan> {
     if rank == 0 {
         return None;
     }
-    let bound = |i: usize| constant(ctx, ir, body, operands[i]);
+    let bound = |i: usize| constant_int(ctx, ir, body, operands[i]);
     let (lower, upper, step) = (bound(rank - 1)?, bound(2 * rank - 1)?, bound(3 * rank - 1)?);
     if step != 1 {
         return None;
@@ -425,7 +401,7 @@ fn rewrite(
     };
     let split = e.index(plan.upper)?;
     let step = e.index(plan.lanes)?;
-    if constant(ctx, ir, body, original_upper) != Some(plan.upper) {
+    if constant_int(ctx, ir, body, original_upper) != Some(plan.upper) {
         let mut map = clone::ValueMap::default();
         let rest = clone::clone_op(ir, body, nest, body, InsertPoint::Before(next), &mut map);
         ir.body_mut(body).set_operand(rest, rank - 1, split);
