@@ -52,3 +52,22 @@ func.func @shared_view(%x: tensor<4xf32>, %a: tensor<2x2xf32>) -> (tensor<2x2xf3
   %y = tensor.matmul ins(%a, %a : tensor<2x2xf32>, tensor<2x2xf32>) outs(%r : tensor<2x2xf32>) -> tensor<2x2xf32>
   return %y, %t : tensor<2x2xf32>, tensor<4xf32>
 }
+
+// A reduction: a parallel nest over the kept dimensions, a loop.for over each reduced
+// one carrying the accumulator (loaded from the init once, stored once).
+// CHECK-LABEL: func.func @sum_middle(
+// CHECK: loop.parallel (%[[I:[a-z0-9]+]], %[[K:[a-z0-9]+]]) =
+// CHECK: %[[INIT:.*]] = loop.load %{{.*}}[%[[I]], %[[K]]] : memref<2x4xf32>
+// CHECK: %[[SUM:.*]] = loop.for %[[J:[a-z0-9]+]] = {{.*}} iter_args(%[[ACC:[a-z0-9]+]] = %[[INIT]]) -> (f32) {
+// CHECK: %[[X:.*]] = loop.load %arg0[%[[I]], %[[J]], %[[K]]] : memref<2x3x4xf32>
+// CHECK: %[[N:.*]] = arith.addf %[[X]], %[[ACC]] : f32
+// CHECK: loop.yield %[[N]] : f32
+// CHECK: loop.store %[[SUM]], %{{.*}}[%[[I]], %[[K]]] : memref<2x4xf32>
+func.func @sum_middle(%x: tensor<2x3x4xf32>, %init: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  %r = tensor.reduce ins(%x : tensor<2x3x4xf32>) outs(%init : tensor<2x4xf32>) dimensions = [1] -> tensor<2x4xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    tensor.yield %s : f32
+  }
+  return %r : tensor<2x4xf32>
+}

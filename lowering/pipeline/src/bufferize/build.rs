@@ -168,45 +168,6 @@ pub(super) fn parallel(
     Ok(())
 }
 
-/// Nested `loop.for`s over `shape`, in order (for reductions, whose iterations depend
-/// on each other).
-pub(super) fn sequential(
-    e: &mut Emitter<'_>,
-    shape: &[i64],
-    body: &mut BodyBuilder<'_>,
-) -> Result<(), String> {
-    fn level(
-        e: &mut Emitter<'_>,
-        shape: &[i64],
-        ivs: &mut Vec<ValueId>,
-        body: &mut BodyBuilder<'_>,
-    ) -> Result<(), String> {
-        let Some((&n, rest)) = shape.split_first() else {
-            return body(e, ivs);
-        };
-        let (lb, ub, one) = (e.index(0)?, e.index(n)?, e.index(1)?);
-        let index = e.ctx.index_type();
-        let mut fill =
-            |inner: &mut Emitter<'_>, args: &[ValueId]| -> Result<Vec<ValueId>, String> {
-                ivs.push(args[0]);
-                let r = level(inner, rest, ivs, body);
-                ivs.pop();
-                r.map(|()| Vec::new())
-            };
-        e.op_with_region(
-            "loop.for",
-            &[lb, ub, one],
-            &[],
-            &[],
-            &[index],
-            "loop.yield",
-            &mut fill,
-        )?;
-        Ok(())
-    }
-    level(e, shape, &mut Vec::new(), body)
-}
-
 /// `hw.intrinsic "gemm"(a, b, c, m, n, k)`: C += A x B (row-major, contiguous).
 pub(super) fn call_gemm(
     e: &mut Emitter<'_>,

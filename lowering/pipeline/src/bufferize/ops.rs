@@ -5,9 +5,10 @@ use acc_ir::{OpId, TypeId, ValueId};
 
 use super::build::{
     call_gemm, clamp, conv_as_gemm, convert, for_range, in_range, index_add, index_op,
-    matrix_window, multiply_add, parallel, pos, sequential, with,
+    matrix_window, multiply_add, parallel, pos, with,
 };
 use super::{Bufferizer, buffer_type};
+use crate::emit::Emitter;
 use crate::emit::is_float;
 
 impl Bufferizer<'_> {
@@ -312,24 +313,27 @@ impl Bufferizer<'_> {
         let sx = self.shape(x)?;
         let (ex, ei) = (self.element(x), self.element(init));
         let body = self.body;
+        let kept_shape: Vec<i64> = sx
+            .iter()
+            .enumerate()
+            .filter(|(d, _)| !dims.contains(&(*d as i64)))
+            .map(|(_, n)| *n)
+            .collect();
+        let reduced: Vec<usize> = (0..sx.len())
+            .filter(|d| dims.contains(&(*d as i64)))
+            .collect();
         let mut e = self.emitter(op);
-        sequential(&mut e, &sx, &mut |e, ivs| {
-            let kept: Vec<ValueId> = ivs
-                .iter()
-                .enumerate()
-                .filter(|(d, _)| !dims.contains(&(*d as i64)))
-                .map(|(_, v)| *v)
-                .collect();
-            let v = e.op1("loop.load", &with(bx, ivs), ex, &[])?;
-            let acc = e.op1("loop.load", &with(dest, &kept), ei, &[])?;
-            let at = e.point;
-            let y = Self::inline(e.ir, body, op, 0, &[v, acc], at)?;
-            e.op(
-                "loop.store",
-                &[&[y[0], dest][..], &kept[..]].concat(),
-                &[],
-                &[],
-            )?;
+        // Each result element independently: its reduced indices in order, the
+        // accumulator carried in a register (the same order of combination as one
+        // sequential walk over the input).
+        parallel(&mut e, &kept_shape, &mut |e, kept| {
+            let acc = e.op1("loop.load", &with(dest, kept), ei, &[])?;
+            let sum = reduce_nest(e, &sx, &reduced, kept, acc, &mut |e, at, acc| {
+                let v = e.op1("loop.load", &with(bx, at), ex, &[])?;
+                let point = e.point;
+                Ok(Self::inline(e.ir, body, op, 0, &[v, acc], point)?[0])
+            })?;
+            e.op("loop.store", &[&[sum, dest][..], kept].concat(), &[], &[])?;
             Ok(())
         })?;
         Ok(dest)
@@ -439,4 +443,43 @@ impl Bufferizer<'_> {
             acc_ir::ValueDef::Detached => false,
         })
     }
+}
+
+/// `loop.for` loops over the `reduced` dimensions of `shape` (in order) carrying one
+/// value from `init`; `step` combines the value at the full index (the `kept` indices
+/// in the other dimensions) into it.
+fn reduce_nest(
+    e: &mut Emitter<'_>,
+    shape: &[i64],
+    reduced: &[usize],
+    kept: &[ValueId],
+    init: ValueId,
+    step: &mut dyn FnMut(&mut Emitter<'_>, &[ValueId], ValueId) -> Result<ValueId, String>,
+) -> Result<ValueId, String> {
+    fn level(
+        e: &mut Emitter<'_>,
+        shape: &[i64],
+        reduced: &[usize],
+        at: &mut Vec<Option<ValueId>>,
+        kept: &[ValueId],
+        acc: ValueId,
+        step: &mut dyn FnMut(&mut Emitter<'_>, &[ValueId], ValueId) -> Result<ValueId, String>,
+    ) -> Result<ValueId, String> {
+        let Some((&d, rest)) = reduced.split_first() else {
+            let mut k = kept.iter();
+            let index: Vec<ValueId> = at
+                .iter()
+                .map(|i| i.or_else(|| k.next().copied()).ok_or("too few indices"))
+                .collect::<Result<_, _>>()?;
+            return step(e, &index, acc);
+        };
+        for_range(e, shape[d], acc, &mut |e, iv, acc| {
+            at[d] = Some(iv);
+            let r = level(e, shape, rest, at, kept, acc, step);
+            at[d] = None;
+            r
+        })
+    }
+    let mut at = vec![None; shape.len()];
+    level(e, shape, reduced, &mut at, kept, init, step)
 }
