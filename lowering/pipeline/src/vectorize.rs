@@ -244,6 +244,10 @@ impl Analysis<'_> {
                 for v in operands.iter().chain(&results) {
                     self.vector_of(b.value_type(*v))?;
                 }
+                if name == "arith.muli" && self.width == Some(8) {
+                    // No 8-bit vector multiply on x86-64.
+                    return None;
+                }
                 set(self, Class::Vector);
                 Some(())
             }
@@ -256,15 +260,33 @@ impl Analysis<'_> {
         name.starts_with("arith.") || name.starts_with("math.") || name == "loop.fma"
     }
 
-    /// Ops that apply lane by lane to vectors (comparisons and selects are not: their
-    /// masks have other types).
+    /// Ops that apply lane by lane to vectors and that code generation has vector
+    /// forms of. Not: comparisons and selects (their masks have other types), integer
+    /// division and remainders, shifts (by a vector amount), NaN-ignoring min/max.
     fn vectorizable(&self, name: &str) -> bool {
         let Some(short) = name.strip_prefix("arith.") else {
             return name.starts_with("math.") || name == "loop.fma";
         };
         !matches!(
             short,
-            "cmpi" | "cmpf" | "select" | "index_cast" | "index_castui" | "constant"
+            "cmpi"
+                | "cmpf"
+                | "select"
+                | "index_cast"
+                | "index_castui"
+                | "constant"
+                | "divsi"
+                | "divui"
+                | "remsi"
+                | "remui"
+                | "ceildivsi"
+                | "floordivsi"
+                | "remf"
+                | "shli"
+                | "shrsi"
+                | "shrui"
+                | "maxnumf"
+                | "minnumf"
         )
     }
 

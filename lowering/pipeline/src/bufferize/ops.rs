@@ -445,6 +445,9 @@ impl Bufferizer<'_> {
     }
 }
 
+/// Combines the element at a full index into the accumulator.
+type Combine<'f> = dyn FnMut(&mut Emitter<'_>, &[ValueId], ValueId) -> Result<ValueId, String> + 'f;
+
 /// `loop.for` loops over the `reduced` dimensions of `shape` (in order) carrying one
 /// value from `init`; `step` combines the value at the full index (the `kept` indices
 /// in the other dimensions) into it.
@@ -454,7 +457,7 @@ fn reduce_nest(
     reduced: &[usize],
     kept: &[ValueId],
     init: ValueId,
-    step: &mut dyn FnMut(&mut Emitter<'_>, &[ValueId], ValueId) -> Result<ValueId, String>,
+    step: &mut Combine<'_>,
 ) -> Result<ValueId, String> {
     fn level(
         e: &mut Emitter<'_>,
@@ -463,7 +466,7 @@ fn reduce_nest(
         at: &mut Vec<Option<ValueId>>,
         kept: &[ValueId],
         acc: ValueId,
-        step: &mut dyn FnMut(&mut Emitter<'_>, &[ValueId], ValueId) -> Result<ValueId, String>,
+        step: &mut Combine<'_>,
     ) -> Result<ValueId, String> {
         let Some((&d, rest)) = reduced.split_first() else {
             let mut k = kept.iter();
