@@ -6,7 +6,8 @@
 //! (`buffer-deallocation` places them): it lives from the alloc to the dealloc. The
 //! allocation gets `offset` (bytes, multiples of [`ALIGNMENT`]) and the function
 //! `loop.arena_size`; code generation then takes the buffer from the arena instead of
-//! the allocator. Buffers the function returns are left to the allocator.
+//! the allocator. Buffers the function returns are left to the allocator. A function
+//! that has an arena already is left as it is.
 //!
 //! Placement is greedy by size (largest first, each at the lowest offset free during
 //! its lifetime), the strategy of TensorFlow Lite's arena planner. The arena is never
@@ -166,6 +167,13 @@ fn plan_function(
     outer: BodyId,
     func: OpId,
 ) -> Result<Option<(u64, u64, usize)>, String> {
+    if ctx
+        .dict_get(ir.body(outer).op(func).attrs, "loop.arena_size")
+        .is_some()
+    {
+        // Planned already: its offsets stand.
+        return Ok(None);
+    }
     let b = ir.body(body);
     let Some(&region) = b.top_regions().first() else {
         return Ok(None);

@@ -4,6 +4,8 @@
 // interpreter (which rejects use after free) and code generation check the result.
 // RUN: acc-opt --check-semantics --pass memory-plan %s | FileCheck %s
 // RUN: acc-opt --pass memory-plan --verify-diagnostics %s
+// A planned function is not planned again.
+// RUN: acc-opt --pass memory-plan,memory-plan %s 2>/dev/null | FileCheck %s
 
 // a (256 B) -> b (512 B) -> c (256 B) -> result: a and c do not overlap in time and
 // share offset 0 (b, the largest, goes first, at 0, then a and c after it at 512).
