@@ -82,8 +82,7 @@ fn fuse_block(ctx: &Context, ir: &mut Ir, body: BodyId, block: BlockId) {
                                 && !writes.contains(&target)
                                 && writes.is_disjoint(&p_reads)
                         });
-                        if clear {
-                            fuse(ctx, ir, body, p, op, plan);
+                        if clear && fuse(ctx, ir, body, p, op, plan).is_some() {
                             fused = true;
                             break 'ops;
                         }
@@ -233,27 +232,43 @@ fn pure_or_structural(name: &str) -> bool {
         || matches!(name, "loop.yield" | "loop.for" | "loop.fma" | "loop.splat")
 }
 
-fn fuse(ctx: &Context, ir: &mut Ir, body: BodyId, p: OpId, q: OpId, plan: Plan) {
-    let (_, p_ivs, p_ops) = nest(ir, body, p).expect("checked");
-    let (q_block, q_ivs, _) = nest(ir, body, q).expect("checked");
+/// Moves `p` into `q` by `plan` (which `fusible` made); `None`, before changing
+/// anything, if the nests are not shaped as it found them.
+fn fuse(ctx: &Context, ir: &mut Ir, body: BodyId, p: OpId, q: OpId, plan: Plan) -> Option<()> {
+    let (_, p_ivs, p_ops) = nest(ir, body, p)?;
+    let (q_block, q_ivs, _) = nest(ir, body, q)?;
+    let first = ir.body(body).first_op(q_block)?;
+    let load_results: Vec<ValueId> = plan
+        .loads
+        .iter()
+        .map(|l| ir.body(body).results(*l).next())
+        .collect::<Option<_>>()?;
+    if !p_ops
+        .iter()
+        .any(|o| name(ctx, ir, body, *o) == "loop.store")
+    {
+        return None;
+    }
     // P's body (without its yield) at the start of Q's, on Q's indices.
-    let first = ir.body(body).first_op(q_block).expect("a yield at least");
     let mut map = clone::ValueMap::default();
     for (a, b) in p_ivs.iter().zip(&q_ivs) {
         map.values.insert(*a, *b);
     }
     let mut stored = None;
-    for o in &p_ops[..p_ops.len() - 1] {
-        let copy = clone::clone_op(ir, body, *o, body, InsertPoint::Before(first), &mut map);
+    for &o in &p_ops {
+        if name(ctx, ir, body, o) == "loop.yield" {
+            continue;
+        }
+        let copy = clone::clone_op(ir, body, o, body, InsertPoint::Before(first), &mut map);
         if name(ctx, ir, body, copy) == "loop.store" {
             stored = Some((copy, ir.body(body).operand(copy, 0)));
         }
     }
-    let (store, value) = stored.expect("P stores once");
-    for l in plan.loads {
-        let r = ir.body(body).results(l).next().expect("a load result");
+    // The store checked above was copied.
+    let (store, value) = stored?;
+    for (l, r) in plan.loads.iter().zip(load_results) {
         ir.body_mut(body).replace_all_uses(r, value);
-        ir.body_mut(body).erase_op(l);
+        ir.body_mut(body).erase_op(*l);
     }
     ir.body_mut(body).erase_op(p);
     // A buffer nothing else uses is not needed at all.
@@ -271,4 +286,5 @@ fn fuse(ctx: &Context, ir: &mut Ir, body: BodyId, p: OpId, q: OpId, plan: Plan) 
             ir.body_mut(body).erase_op(def);
         }
     }
+    Some(())
 }
