@@ -8,7 +8,8 @@
 # /tmp/onnx-env/bin/python; see examples/onnx/make_examples.py). Builds the models
 # with seeded weights (tools/bench/make_bench_models.py), imports them, lowers them
 # (canonicalize folds batch norms into convolutions; graph-to-tensor; bufferize with
-# matrix products and convolutions as calls to the host GEMM, acc_sgemm; exp and erf
+# matrix products as calls to the host GEMM, acc_sgemm, convolutions to its implicit-
+# GEMM convolution, acc_sconv2d (lowering/runtime); exp and erf
 # as polynomials; small loops unrolled; vectorized; buffers in a static arena),
 # runs each with `acc-run --mode jit --repeat REPEAT` and onnxruntime on 1 and 2
 # threads, and prints one line per model and engine.
@@ -23,7 +24,7 @@ bin=target/release
 for m in transformer mobilenetv2 resnet18; do
     start=$(date +%s%N)
     "$bin/acc-translate" --import-onnx "$out/$m.onnx" -o "$out/$m.mlir"
-    "$bin/acc-opt" --pass 'canonicalize,graph-to-tensor,bufferize{gemm=acc_sgemm},fuse-parallel,math-approximation,unroll,vectorize,buffer-deallocation,memory-plan' "$out/$m.mlir" -o "$out/$m.loops.mlir"
+    "$bin/acc-opt" --pass 'canonicalize,graph-to-tensor,bufferize{gemm=acc_sgemm conv=acc_sconv2d},fuse-parallel,math-approximation,unroll,vectorize,buffer-deallocation,memory-plan' "$out/$m.mlir" -o "$out/$m.loops.mlir"
     lower=$(( ($(date +%s%N) - start) / 1000000 ))
     timing=$("$bin/acc-run" "$out/$m.loops.mlir" --mode jit --input "0=$out/$m.input0.npy" \
         -o "$out/$m.acc.npy" --repeat "$repeat" | tr '\n' ' ')

@@ -137,6 +137,11 @@ fn real_models_compiled_to_native_code_match_the_onnx_reference() {
             "{model} with {pipeline}"
         );
         if pipeline == OPTIMIZED {
+            assert_eq!(
+                text.contains("hw.intrinsic \"acc_sconv2d\""),
+                ["cnn", "lenet5"].contains(&model),
+                "{model}: convolutions call the host's convolution"
+            );
             assert!(text.contains("loop.vstore"), "{model}: nothing vectorized");
             assert!(text.contains("loop.arena_size"), "{model}: no memory plan");
             assert!(!text.contains("math.exp"), "{model}: exp not expanded");
@@ -146,7 +151,7 @@ fn real_models_compiled_to_native_code_match_the_onnx_reference() {
 }
 
 /// The pipeline of the benchmarks (tools/bench/models.sh).
-const OPTIMIZED: &str = "canonicalize,graph-to-tensor,bufferize{gemm=acc_sgemm},fuse-parallel,math-approximation,unroll,vectorize,buffer-deallocation,memory-plan";
+const OPTIMIZED: &str = "canonicalize,graph-to-tensor,bufferize{gemm=acc_sgemm conv=acc_sconv2d},fuse-parallel,math-approximation,unroll,vectorize,buffer-deallocation,memory-plan";
 
 #[test]
 fn bad_models_give_errors_and_no_output() {

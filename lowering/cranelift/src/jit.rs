@@ -70,21 +70,8 @@ extern "C" fn pow(x: f64, y: f64) -> f64 {
     x.powf(y)
 }
 
-/// The host's matrix product for `hw.intrinsic "acc_sgemm"`: C += A x B on row-major
-/// f32 matrices (A m x k, B k x n, C m x n), by the matrixmultiply crate.
-extern "C" fn acc_sgemm(a: *const f32, b: *const f32, c: *mut f32, m: i64, n: i64, k: i64) {
-    let (m, n, k) = (m.max(0) as usize, n.max(0) as usize, k.max(0) as usize);
-    // SAFETY: generated code passes buffers of m*k, k*n and m*n elements (the
-    // tensorizing lowering emits the call only for such contiguous buffers).
-    unsafe {
-        matrixmultiply::sgemm(
-            m, k, n, 1.0, a, k as isize, 1, b, n as isize, 1, 1.0, c, n as isize, 1,
-        );
-    }
-}
-
 /// The runtime symbols generated code may import.
-fn runtime_symbols() -> [(&'static str, *const u8); 13] {
+fn runtime_symbols() -> [(&'static str, *const u8); 14] {
     [
         ("acc_alloc", acc_alloc as *const u8),
         ("acc_free", acc_free as *const u8),
@@ -98,7 +85,8 @@ fn runtime_symbols() -> [(&'static str, *const u8); 13] {
         ("erf", erf as *const u8),
         ("powf", powf as *const u8),
         ("pow", pow as *const u8),
-        ("acc_sgemm", acc_sgemm as *const u8),
+        ("acc_sgemm", acc_runtime::sgemm::acc_sgemm as *const u8),
+        ("acc_sconv2d", acc_runtime::conv::acc_sconv2d as *const u8),
     ]
 }
 

@@ -32,9 +32,18 @@ mod ops;
 
 /// The pass.
 pub struct Bufferize {
-    /// The library matrix product f32 matmuls and convolutions call (`hw.intrinsic`),
-    /// when the host has one; loops otherwise.
+    library: Library,
+}
+
+/// The host library's kernels f32 products call (`hw.intrinsic`), where it has
+/// them; loop nests otherwise.
+#[derive(Clone, Debug, Default)]
+struct Library {
+    /// C += A x B on row-major matrices: (a, b, c, m, n, k).
     gemm: Option<String>,
+    /// out += conv(x, w), batch 1, NCHW, ungrouped, input padded: (x, w, out, c, h,
+    /// w, m, kh, kw, oh, ow, sh, sw, dh, dw). Without it, convolutions use `gemm`.
+    conv: Option<String>,
 }
 
 /// Its registration.
@@ -44,16 +53,27 @@ pub fn info() -> PassInfo {
         title: "Bufferize",
         summary: "Turn tensors into buffers and tensor ops into loop nests (function signatures included)",
         anchor: Some("builtin.module"),
-        options: vec![acc_ir::pass::PassOption {
-            name: "gemm",
-            description: "a library f32 matrix product (C += A x B, row-major: a, b, c, m, n, k) for matmuls and convolutions, e.g. acc_sgemm; empty: loops",
-            kind: acc_ir::pass::OptionKind::String,
-            default: "",
-        }],
+        options: vec![
+            acc_ir::pass::PassOption {
+                name: "gemm",
+                description: "a library f32 matrix product (C += A x B, row-major: a, b, c, m, n, k) for matmuls and convolutions, e.g. acc_sgemm; empty: loops",
+                kind: acc_ir::pass::OptionKind::String,
+                default: "",
+            },
+            acc_ir::pass::PassOption {
+                name: "conv",
+                description: "a library f32 convolution (out += conv(x, w), batch 1, NCHW, ungrouped, input padded: x, w, out, c, h, w, m, kh, kw, oh, ow, sh, sw, dh, dw), e.g. acc_sconv2d; empty: gemm or loops",
+                kind: acc_ir::pass::OptionKind::String,
+                default: "",
+            },
+        ],
         create: |o: &PassOptions| {
-            let g = o.get("gemm");
+            let named = |option: &str| Some(o.get(option).to_string()).filter(|s| !s.is_empty());
             Ok(Box::new(Bufferize {
-                gemm: (!g.is_empty()).then(|| g.to_string()),
+                library: Library {
+                    gemm: named("gemm"),
+                    conv: named("conv"),
+                },
             }))
         },
     }
@@ -75,7 +95,7 @@ impl Pass for Bufferize {
         for f in funcs {
             convert_signature(ctx, t.ir, module_body, f);
             if let Some(inner) = t.ir.body(module_body).nested_body(f) {
-                Bufferizer::new(ctx, t.ir, inner, self.gemm.clone()).run()?;
+                Bufferizer::new(ctx, t.ir, inner, self.library.clone()).run()?;
             }
         }
         Ok(())
@@ -141,8 +161,7 @@ struct Bufferizer<'a> {
     buffers: FxHashMap<ValueId, ValueId>,
     /// Buffers allocated here (which ops may write into).
     writable: FxHashSet<ValueId>,
-    /// The library matrix product, if any.
-    gemm: Option<String>,
+    library: Library,
 }
 
 fn err(loc: AttrId, m: impl Into<String>) -> Diagnostic {
@@ -150,14 +169,14 @@ fn err(loc: AttrId, m: impl Into<String>) -> Diagnostic {
 }
 
 impl<'a> Bufferizer<'a> {
-    fn new(ctx: &'a Context, ir: &'a mut Ir, body: BodyId, gemm: Option<String>) -> Self {
+    fn new(ctx: &'a Context, ir: &'a mut Ir, body: BodyId, library: Library) -> Self {
         Bufferizer {
             ctx,
             ir,
             body,
             buffers: FxHashMap::default(),
             writable: FxHashSet::default(),
-            gemm,
+            library,
         }
     }
 
@@ -357,12 +376,19 @@ impl<'a> Bufferizer<'a> {
     }
 
     /// The library matrix product, when there is one and every value is f32.
+    /// The library matrix product, if there is one and `values` are all f32.
     fn library_gemm(&self, values: &[ValueId]) -> Result<Option<String>, String> {
+        Ok(self.library.gemm.clone().filter(|_| self.all_f32(values)))
+    }
+
+    /// The library convolution, if there is one and `values` are all f32.
+    fn library_conv(&self, values: &[ValueId]) -> Option<String> {
+        self.library.conv.clone().filter(|_| self.all_f32(values))
+    }
+
+    fn all_f32(&self, values: &[ValueId]) -> bool {
         let f32t = self.ctx.float_type(acc_ir::FloatKind::F32);
-        Ok(self
-            .gemm
-            .clone()
-            .filter(|_| values.iter().all(|v| self.element(*v) == f32t)))
+        values.iter().all(|v| self.element(*v) == f32t)
     }
 
     // ----- attribute helpers -----

@@ -407,53 +407,120 @@ pub(super) fn parallel(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 /// buffers (A is m x k, B k x n, C m x n), the host library's matrix product.
 pub(super) fn sgemm(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     let (a, b, c) = (r.operand(0)?, r.operand(1)?, r.operand(2)?);
-    let dims: Vec<usize> = r.operands[3..]
-        .iter()
-        .map(index)
-        .collect::<Result<_, _>>()?;
+    let dims = sizes(r, 3)?;
     let [m, n, k] = <[usize; 3]>::try_from(dims.as_slice()).map_err(|_| "expects m, n and k")?;
-    let (va, vb, vc) = (view(a)?, view(b)?, view(c)?);
-    let fits =
-        |t: &Tensor, rows: usize, cols: usize| t.shape.iter().product::<usize>() == rows * cols;
-    if !fits(a, m, k) || !fits(b, k, n) || !fits(c, m, n) {
-        return Err(format!(
-            "buffers {:?}, {:?}, {:?} do not hold {m}x{k}, {k}x{n} and {m}x{n} matrices",
-            a.shape, b.shape, c.shape
-        ));
-    }
-    let at = |t: &Tensor, v: &View, i: usize| -> Result<f64, String> {
-        let mut rest = i;
-        let mut index = vec![0; t.shape.len()];
-        for d in (0..t.shape.len()).rev() {
-            index[d] = rest % t.shape[d];
-            rest /= t.shape[d];
-        }
-        match v.buffer.read(v.cell(&t.shape, &index)?)? {
-            Scalar::Float(f) => Ok(f),
-            Scalar::Int(i) => Ok(i as f64),
-        }
-    };
+    let (a, b, mut c) = (
+        Flat::new(a, m * k)?,
+        Flat::new(b, k * n)?,
+        Flat::new(c, m * n)?,
+    );
     let mut out = Vec::with_capacity(m * n);
     for i in 0..m {
         for j in 0..n {
-            let mut acc = at(c, vc, i * n + j)?;
+            let mut acc = c.read(i * n + j)?;
             for t in 0..k {
-                acc += at(a, va, i * k + t)? * at(b, vb, t * n + j)?;
+                acc += a.read(i * k + t)? * b.read(t * n + j)?;
             }
             out.push(acc);
         }
     }
-    for (i, v) in out.into_iter().enumerate() {
-        let mut rest = i;
-        let mut index = vec![0; c.shape.len()];
-        for d in (0..c.shape.len()).rev() {
-            index[d] = rest % c.shape[d];
-            rest /= c.shape[d];
-        }
-        vc.buffer.write(
-            vc.cell(&c.shape, &index)?,
-            c.kind.normalize(Scalar::Float(v)),
-        )?;
-    }
+    c.write_all(out)?;
     Ok(Vec::new())
+}
+
+/// `hw.intrinsic "acc_sconv2d"(%x, %w, %out, %c, %h, %w, %m, %kh, %kw, %oh, %ow, %sh,
+/// %sw, %dh, %dw)`: out += conv(x, w) on batch-1 NCHW f32 buffers, the input already
+/// padded (output pixel (y, x) reads rows y*sh + i*dh and columns x*sw + j*dw), the
+/// host library's convolution.
+pub(super) fn sconv2d(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let (x, w, out) = (r.operand(0)?, r.operand(1)?, r.operand(2)?);
+    let dims = sizes(r, 3)?;
+    let [c, h, wd, m, kh, kw, oh, ow, sh, sw, dh, dw] =
+        <[usize; 12]>::try_from(dims.as_slice()).map_err(|_| "expects 12 sizes")?;
+    let reach = |o: usize, s: usize, k: usize, d: usize| (o.max(1) - 1) * s + (k.max(1) - 1) * d;
+    if reach(oh, sh, kh, dh) >= h.max(1) || reach(ow, sw, kw, dw) >= wd.max(1) {
+        return Err(format!(
+            "{oh}x{ow} windows of {kh}x{kw} (strides {sh}x{sw}, dilations {dh}x{dw}) leave the {h}x{wd} input"
+        ));
+    }
+    let (x, w, mut out) = (
+        Flat::new(x, c * h * wd)?,
+        Flat::new(w, m * c * kh * kw)?,
+        Flat::new(out, m * oh * ow)?,
+    );
+    let mut values = Vec::with_capacity(m * oh * ow);
+    for o in 0..m {
+        for y in 0..oh {
+            for xx in 0..ow {
+                let mut acc = out.read((o * oh + y) * ow + xx)?;
+                for ci in 0..c {
+                    for i in 0..kh {
+                        for j in 0..kw {
+                            let (iy, ix) = (y * sh + i * dh, xx * sw + j * dw);
+                            acc += w.read(((o * c + ci) * kh + i) * kw + j)?
+                                * x.read((ci * h + iy) * wd + ix)?;
+                        }
+                    }
+                }
+                values.push(acc);
+            }
+        }
+    }
+    out.write_all(values)?;
+    Ok(Vec::new())
+}
+
+/// The index operands of an intrinsic from `first` on, as sizes.
+fn sizes(r: &RuleInput<'_>, first: usize) -> Result<Vec<usize>, String> {
+    r.operands[first..].iter().map(index).collect()
+}
+
+/// A buffer read and written as a flat row-major sequence of `len` elements.
+struct Flat<'t> {
+    tensor: &'t Tensor,
+    view: &'t View,
+}
+
+impl<'t> Flat<'t> {
+    fn new(tensor: &'t Tensor, len: usize) -> Result<Self, String> {
+        if tensor.shape.iter().product::<usize>() != len {
+            return Err(format!(
+                "a buffer of shape {:?} does not hold {len} elements",
+                tensor.shape
+            ));
+        }
+        Ok(Flat {
+            tensor,
+            view: view(tensor)?,
+        })
+    }
+
+    fn index(&self, mut flat: usize) -> Vec<usize> {
+        let shape = &self.tensor.shape;
+        let mut index = vec![0; shape.len()];
+        for d in (0..shape.len()).rev() {
+            index[d] = flat % shape[d];
+            flat /= shape[d];
+        }
+        index
+    }
+
+    fn read(&self, flat: usize) -> Result<f64, String> {
+        let cell = self.view.cell(&self.tensor.shape, &self.index(flat))?;
+        Ok(match self.view.buffer.read(cell)? {
+            Scalar::Float(f) => f,
+            Scalar::Int(i) => i as f64,
+        })
+    }
+
+    /// Writes `values` (rounded to the element type) in order from element 0.
+    fn write_all(&mut self, values: Vec<f64>) -> Result<(), String> {
+        for (i, v) in values.into_iter().enumerate() {
+            let cell = self.view.cell(&self.tensor.shape, &self.index(i))?;
+            self.view
+                .buffer
+                .write(cell, self.tensor.kind.normalize(Scalar::Float(v)))?;
+        }
+        Ok(())
+    }
 }

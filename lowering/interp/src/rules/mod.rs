@@ -131,6 +131,7 @@ const RULES: &[(&str, Rule)] = &[
     ("splat", loops::splat),
     ("vreduce", loops::vreduce),
     ("acc_sgemm", loops::sgemm),
+    ("acc_sconv2d", loops::sconv2d),
     ("empty", tensors::empty),
     ("extract_slice", tensors::extract_slice),
     ("insert_slice", tensors::insert_slice),

@@ -172,17 +172,25 @@ pub(super) fn parallel(
 pub(super) fn call_gemm(
     e: &mut Emitter<'_>,
     gemm: &str,
-    [a, b, c]: [ValueId; 3],
+    buffers: [ValueId; 3],
     [m, n, k]: [i64; 3],
 ) -> Result<(), String> {
-    let dims = [e.index(m)?, e.index(n)?, e.index(k)?];
-    let callee = e.ctx.string_attr(gemm);
-    e.op(
-        "hw.intrinsic",
-        &[a, b, c, dims[0], dims[1], dims[2]],
-        &[],
-        &[("callee", callee)],
-    )?;
+    call_library(e, gemm, buffers, &[m, n, k])
+}
+
+/// `hw.intrinsic "callee"(buffers..., sizes...)`, the sizes as index constants.
+pub(super) fn call_library(
+    e: &mut Emitter<'_>,
+    callee: &str,
+    buffers: [ValueId; 3],
+    sizes: &[i64],
+) -> Result<(), String> {
+    let mut operands = buffers.to_vec();
+    for &size in sizes {
+        operands.push(e.index(size)?);
+    }
+    let callee = e.ctx.string_attr(callee);
+    e.op("hw.intrinsic", &operands, &[], &[("callee", callee)])?;
     Ok(())
 }
 

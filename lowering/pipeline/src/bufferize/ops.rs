@@ -4,8 +4,8 @@
 use acc_ir::{OpId, TypeId, ValueId};
 
 use super::build::{
-    call_gemm, clamp, conv_as_gemm, convert, for_range, in_range, index_add, index_op,
-    matrix_window, multiply_add, parallel, pos, with,
+    call_gemm, call_library, clamp, conv_as_gemm, convert, for_range, in_range, index_add,
+    index_op, matrix_window, multiply_add, parallel, pos, with,
 };
 use super::{Bufferizer, buffer_type};
 use crate::emit::Emitter;
@@ -178,6 +178,29 @@ impl Bufferizer<'_> {
         );
         let shape = self.shape(init)?;
         let sw = self.shape(w)?;
+        if let Some(conv) = self.library_conv(&[x, w, init])
+            && groups == 1
+            && shape[0] == 1
+        {
+            let sx = self.shape(x)?;
+            let mut e = self.emitter(op);
+            let sizes = [
+                sx[1],
+                sx[2],
+                sx[3],
+                sw[0],
+                sw[2],
+                sw[3],
+                shape[2],
+                shape[3],
+                strides[0],
+                strides[1],
+                dilations[0],
+                dilations[1],
+            ];
+            call_library(&mut e, &conv, [bx, bw, dest], &sizes)?;
+            return Ok(dest);
+        }
         if let Some(gemm) = self.library_gemm(&[x, w, init])?
             && groups == 1
             && shape[0] == 1

@@ -1,0 +1,67 @@
+//! `cargo bench -p acc-runtime --bench sgemm`: GFLOP/s of `acc_sgemm` (the dispatched
+//! kernel) and of the portable `matrixmultiply` path on the matrix products of the
+//! benchmark models (convolutions as im2col products, transformer matmuls).
+
+use acc_runtime::sgemm::{Matrix, matrix, portable, sgemm};
+use std::time::Instant;
+
+/// (name, m, n, k): C is m x n, the depth k.
+const SHAPES: &[(&str, usize, usize, usize)] = &[
+    ("resnet18 conv 3x3 64ch 56x56", 64, 3136, 576),
+    ("resnet18 conv 3x3 128ch 28x28", 128, 784, 1152),
+    ("resnet18 conv 3x3 256ch 14x14", 256, 196, 2304),
+    ("resnet18 conv 3x3 512ch 7x7", 512, 49, 4608),
+    ("mobilenetv2 conv 1x1 96->24 56x56", 24, 3136, 96),
+    ("mobilenetv2 conv 1x1 160->960 7x7", 960, 49, 160),
+    ("transformer ffn 128x256 @ 256x1024", 128, 1024, 256),
+    ("square 512", 512, 512, 512),
+    ("one tile in L1", 8, 48, 256),
+    ("L1 rows", 64, 48, 256),
+    ("one panel, many rows", 512, 48, 256),
+    ("one panel, many rows, k=128", 1024, 48, 128),
+];
+
+type Kernel = unsafe fn(Matrix<*const f32>, Matrix<*const f32>, Matrix<*mut f32>);
+
+fn gflops(kernel: Kernel, m: usize, n: usize, k: usize) -> f64 {
+    let a: Vec<f32> = (0..m * k).map(|i| (i % 7) as f32 * 0.1).collect();
+    let b: Vec<f32> = (0..k * n).map(|i| (i % 5) as f32 * 0.1).collect();
+    let mut c = vec![0f32; m * n];
+    let flops = 2.0 * (m * n * k) as f64;
+    let reps = ((2e9 / flops) as usize).clamp(3, 2000);
+    let mut best = f64::INFINITY;
+    for _ in 0..5 {
+        let start = Instant::now();
+        for _ in 0..reps {
+            // SAFETY: the vectors hold the matrices.
+            unsafe {
+                kernel(
+                    matrix(a.as_ptr(), m, k),
+                    matrix(b.as_ptr(), k, n),
+                    matrix(c.as_mut_ptr(), m, n),
+                )
+            };
+        }
+        best = best.min(start.elapsed().as_secs_f64() / reps as f64);
+    }
+    std::hint::black_box(&c);
+    flops / best / 1e9
+}
+
+fn main() {
+    println!(
+        "{:<52} {:>10} {:>16}",
+        "product (m x n x k)", "acc_sgemm", "matrixmultiply"
+    );
+    for &(name, m, n, k) in SHAPES {
+        let ours = gflops(sgemm, m, n, k);
+        let theirs = gflops(portable, m, n, k);
+        println!(
+            "{:<52} {:>10.1} {:>16.1}",
+            format!("{name} ({m}x{n}x{k})"),
+            ours,
+            theirs
+        );
+    }
+    println!("(GFLOP/s, best of 5 batches, one thread)");
+}

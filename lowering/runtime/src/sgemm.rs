@@ -1,0 +1,271 @@
+//! `acc_sgemm`: C += A x B on f32 matrices with row strides, the host's matrix product
+//! behind `hw.intrinsic "acc_sgemm"` (matmuls, and convolutions as matrix products).
+//!
+//! On x86-64 with AVX-512 a register-blocked kernel of this crate runs
+//! ([`avx512`]); elsewhere the `matrixmultiply` crate does. Neither copies the
+//! operands into packed panels: weights and im2col patches are read where they are.
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod avx512;
+
+/// A row-major f32 matrix in memory: element (i, j) is at `ptr + i * row_stride + j`.
+#[derive(Clone, Copy, Debug)]
+pub struct Matrix<P> {
+    pub ptr: P,
+    pub rows: usize,
+    pub cols: usize,
+    pub row_stride: usize,
+}
+
+/// A contiguous row-major matrix (row stride = columns).
+pub fn matrix<P>(ptr: P, rows: usize, cols: usize) -> Matrix<P> {
+    Matrix {
+        ptr,
+        rows,
+        cols,
+        row_stride: cols,
+    }
+}
+
+/// Where the kernel takes the rows of B from: a matrix in memory, or a view
+/// computed on the fly (a convolution's patches).
+pub(crate) trait PanelSource {
+    /// Copies B[k, j..j + out.len()] into `out`.
+    ///
+    /// # Safety
+    /// The row and columns lie inside B.
+    unsafe fn copy_row(&self, k: usize, j: usize, out: &mut [f32]);
+
+    /// B[k, j]'s address and B's row stride, when B is a matrix in memory.
+    fn in_place(&self, k: usize, j: usize) -> Option<(*const f32, usize)>;
+}
+
+impl PanelSource for Matrix<*const f32> {
+    unsafe fn copy_row(&self, k: usize, j: usize, out: &mut [f32]) {
+        // SAFETY: the caller keeps the row and columns inside the matrix.
+        out.copy_from_slice(unsafe {
+            std::slice::from_raw_parts(self.ptr.add(k * self.row_stride + j), out.len())
+        });
+    }
+
+    fn in_place(&self, k: usize, j: usize) -> Option<(*const f32, usize)> {
+        Some((
+            self.ptr.wrapping_add(k * self.row_stride + j),
+            self.row_stride,
+        ))
+    }
+}
+
+/// C += A x B.
+///
+/// # Safety
+/// Every element of the three matrices must be valid for reads (A, B) and writes
+/// (C), C must not overlap A or B, and the shapes must agree (`a.rows == c.rows`,
+/// `a.cols == b.rows`, `b.cols == c.cols`; checked, a mismatch panics).
+pub unsafe fn sgemm(a: Matrix<*const f32>, b: Matrix<*const f32>, c: Matrix<*mut f32>) {
+    assert!(
+        a.rows == c.rows && a.cols == b.rows && b.cols == c.cols,
+        "sgemm: {}x{} times {}x{} into {}x{}",
+        a.rows,
+        a.cols,
+        b.rows,
+        b.cols,
+        c.rows,
+        c.cols
+    );
+    if c.rows == 0 || c.cols == 0 || a.cols == 0 {
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU has AVX-512F; the caller vouches for the memory.
+        unsafe { avx512::sgemm(a, &b, c) };
+        return;
+    }
+    // SAFETY: as above.
+    unsafe { portable(a, b, c) };
+}
+
+/// C += A x B by the `matrixmultiply` crate (any CPU).
+///
+/// # Safety
+/// As [`sgemm`].
+pub unsafe fn portable(a: Matrix<*const f32>, b: Matrix<*const f32>, c: Matrix<*mut f32>) {
+    let stride = |m: usize| m as isize;
+    // SAFETY: the caller vouches for the memory; shapes were checked by `sgemm` or
+    // are the caller's contract.
+    unsafe {
+        matrixmultiply::sgemm(
+            c.rows,
+            a.cols,
+            c.cols,
+            1.0,
+            a.ptr,
+            stride(a.row_stride),
+            1,
+            b.ptr,
+            stride(b.row_stride),
+            1,
+            1.0,
+            c.ptr,
+            stride(c.row_stride),
+            1,
+        );
+    }
+}
+
+/// The C ABI entry point generated code calls: C += A x B on contiguous row-major
+/// matrices (A m x k, B k x n, C m x n).
+///
+/// # Safety
+/// The buffers hold m*k, k*n and m*n elements and C overlaps neither A nor B.
+pub unsafe extern "C" fn acc_sgemm(
+    a: *const f32,
+    b: *const f32,
+    c: *mut f32,
+    m: i64,
+    n: i64,
+    k: i64,
+) {
+    let (m, n, k) = (m.max(0) as usize, n.max(0) as usize, k.max(0) as usize);
+    // SAFETY: the caller vouches for the buffers.
+    unsafe { sgemm(matrix(a, m, k), matrix(b, k, n), matrix(c, m, n)) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deterministic pseudo-random matrix with entries in [-1, 1).
+    fn random(len: usize, seed: u64) -> Vec<f32> {
+        let mut s = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (0..len)
+            .map(|_| {
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((s >> 40) as f32 / (1u64 << 23) as f32) - 1.0
+            })
+            .collect()
+    }
+
+    /// C += A x B in f64, the reference.
+    fn reference(a: &[f32], b: &[f32], c: &[f32], m: usize, n: usize, k: usize) -> Vec<f64> {
+        let mut out: Vec<f64> = c.iter().map(|&x| x as f64).collect();
+        for i in 0..m {
+            for p in 0..k {
+                let x = a[i * k + p] as f64;
+                for j in 0..n {
+                    out[i * n + j] += x * b[p * n + j] as f64;
+                }
+            }
+        }
+        out
+    }
+
+    fn check(m: usize, n: usize, k: usize) {
+        let (a, b) = (random(m * k, 1), random(k * n, 2));
+        let mut c = random(m * n, 3);
+        let want = reference(&a, &b, &c, m, n, k);
+        // SAFETY: the vectors hold the sizes acc_sgemm reads and writes.
+        unsafe {
+            acc_sgemm(
+                a.as_ptr(),
+                b.as_ptr(),
+                c.as_mut_ptr(),
+                m as i64,
+                n as i64,
+                k as i64,
+            )
+        };
+        for (i, (&got, &want)) in c.iter().zip(&want).enumerate() {
+            let tolerance = 1e-5 * (k as f64).sqrt() * (1.0 + want.abs());
+            assert!(
+                (got as f64 - want).abs() <= tolerance,
+                "{m}x{n}x{k}: element {i} is {got}, want {want}"
+            );
+        }
+    }
+
+    #[test]
+    fn agrees_with_the_reference_on_edge_shapes() {
+        // Shapes around the kernel's tile sizes and blocks (rows, lanes, depth).
+        for m in [1, 3, 7, 8, 9, 17, 130] {
+            for n in [1, 15, 16, 17, 47, 48, 49, 100] {
+                for k in [1, 5, 255, 256, 257] {
+                    check(m, n, k);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn agrees_with_the_reference_on_a_strided_window() {
+        // A 5x6 window of a 9x11 matrix times a 6x4 window of a 6x13 one.
+        let (a, b) = (random(9 * 11, 4), random(6 * 13, 5));
+        let mut c = random(5 * 7, 6);
+        let mut want = c.clone();
+        for i in 0..5 {
+            for j in 0..4 {
+                let s: f64 = (0..6)
+                    .map(|p| a[(i + 2) * 11 + 1 + p] as f64 * b[p * 13 + 3 + j] as f64)
+                    .sum();
+                want[i * 7 + j] = (want[i * 7 + j] as f64 + s) as f32;
+            }
+        }
+        // SAFETY: the windows lie inside the vectors.
+        unsafe {
+            sgemm(
+                Matrix {
+                    ptr: a.as_ptr().add(2 * 11 + 1),
+                    rows: 5,
+                    cols: 6,
+                    row_stride: 11,
+                },
+                Matrix {
+                    ptr: b.as_ptr().add(3),
+                    rows: 6,
+                    cols: 4,
+                    row_stride: 13,
+                },
+                Matrix {
+                    ptr: c.as_mut_ptr(),
+                    rows: 5,
+                    cols: 4,
+                    row_stride: 7,
+                },
+            )
+        };
+        for (i, (&got, &want)) in c.iter().zip(&want).enumerate() {
+            assert!(
+                (got - want).abs() <= 1e-5 * (1.0 + want.abs()),
+                "element {i}: {got} vs {want}"
+            );
+        }
+    }
+
+    #[test]
+    fn portable_and_dispatched_agree() {
+        let (m, n, k) = (37, 53, 300);
+        let (a, b) = (random(m * k, 7), random(k * n, 8));
+        let (mut c1, mut c2) = (random(m * n, 9), random(m * n, 9));
+        // SAFETY: the vectors hold the matrices.
+        unsafe {
+            sgemm(
+                matrix(a.as_ptr(), m, k),
+                matrix(b.as_ptr(), k, n),
+                matrix(c1.as_mut_ptr(), m, n),
+            );
+            portable(
+                matrix(a.as_ptr(), m, k),
+                matrix(b.as_ptr(), k, n),
+                matrix(c2.as_mut_ptr(), m, n),
+            );
+        }
+        for (x, y) in c1.iter().zip(&c2) {
+            assert!((x - y).abs() <= 1e-4 * (1.0 + y.abs()), "{x} vs {y}");
+        }
+    }
+}

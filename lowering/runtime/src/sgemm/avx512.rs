@@ -1,0 +1,156 @@
+//! The AVX-512 matrix product: C += A x B.
+//!
+//! C is computed in tiles of up to `ROWS` rows by up to `VECTORS` 16-lane vectors
+//! (24 zmm accumulators for a full tile): each step of the depth loop loads the
+//! tile's vectors of one B row and broadcasts one element of each of its A rows.
+//! Blocking follows BLIS with the operands' roles exchanged (B supplies the vectors):
+//! for each block of `DEPTH_BLOCK` rows of B, one tile-wide panel of it at a time is
+//! copied into a contiguous buffer (it stays in L1; a convolution's patches are
+//! gathered straight from its input there) and the kernel runs down all rows of A
+//! (the A block stays in L2). With fewer than `PACK_ROWS` rows of A the copy does not
+//! pay for itself, and a B in memory is read in place. Partial tiles use lane masks
+//! (columns) and instances per row and vector count, so no element outside the
+//! matrices is read or written.
+
+use super::{Matrix, PanelSource};
+use std::arch::x86_64::*;
+
+const LANES: usize = 16;
+const VECTORS: usize = 3;
+const ROWS: usize = 8;
+const TILE_COLUMNS: usize = LANES * VECTORS;
+/// The packed panel is DEPTH_BLOCK x TILE_COLUMNS floats (24 KiB, half of L1).
+const DEPTH_BLOCK: usize = 128;
+/// From this many rows of A on, the panel is worth copying.
+const PACK_ROWS: usize = 32;
+
+/// C += A x B (shapes checked by the caller).
+///
+/// # Safety
+/// The CPU has AVX-512F; the matrices are valid as [`super::sgemm`] requires, and
+/// `b` yields every element of its a.cols x c.cols matrix.
+#[target_feature(enable = "avx512f")]
+pub(crate) unsafe fn sgemm(a: Matrix<*const f32>, b: &impl PanelSource, c: Matrix<*mut f32>) {
+    let (m, n, k) = (c.rows, c.cols, a.cols);
+    let mut panel = [0f32; DEPTH_BLOCK * TILE_COLUMNS];
+    for k0 in (0..k).step_by(DEPTH_BLOCK) {
+        let depth = DEPTH_BLOCK.min(k - k0);
+        for j in (0..n).step_by(TILE_COLUMNS) {
+            let width = TILE_COLUMNS.min(n - j);
+            let (b_tile, ldb) = match b.in_place(k0, j) {
+                Some(block) if m < PACK_ROWS => block,
+                _ => {
+                    for (p, row) in panel.chunks_exact_mut(TILE_COLUMNS).take(depth).enumerate() {
+                        // SAFETY: row k0 + p, columns j..j + width lie inside B.
+                        unsafe { b.copy_row(k0 + p, j, &mut row[..width]) };
+                    }
+                    (panel.as_ptr(), TILE_COLUMNS)
+                }
+            };
+            let vectors = width.div_ceil(LANES);
+            for i in (0..m).step_by(ROWS) {
+                let rows = ROWS.min(m - i);
+                let tile = Tile {
+                    // SAFETY: row i, column k0 of A and row i, column j of C lie
+                    // inside them.
+                    a: unsafe { a.ptr.add(i * a.row_stride + k0) },
+                    lda: a.row_stride,
+                    b: b_tile,
+                    ldb,
+                    c: unsafe { c.ptr.add(i * c.row_stride + j) },
+                    ldc: c.row_stride,
+                    depth,
+                    masks: lane_masks(width),
+                };
+                // SAFETY: the tile covers `rows` rows and `width` columns inside A
+                // and C, and depth rows of its panel.
+                unsafe { kernel(rows, vectors)(&tile) };
+            }
+        }
+    }
+}
+
+/// The lane masks of a tile `columns` wide (at most [`TILE_COLUMNS`]).
+fn lane_masks(columns: usize) -> [__mmask16; VECTORS] {
+    std::array::from_fn(|v| {
+        let lanes = columns.saturating_sub(v * LANES).min(LANES);
+        ((1u32 << lanes) - 1) as __mmask16
+    })
+}
+
+/// One tile of C: its first row in A, its B panel (copied, or B in place) and its
+/// first element in C.
+struct Tile {
+    a: *const f32,
+    lda: usize,
+    b: *const f32,
+    ldb: usize,
+    c: *mut f32,
+    ldc: usize,
+    depth: usize,
+    masks: [__mmask16; VECTORS],
+}
+
+type Kernel = unsafe fn(&Tile);
+
+/// The kernel instance for a tile of `rows` rows (1..=ROWS) and `vectors` vectors
+/// (1..=VECTORS).
+fn kernel(rows: usize, vectors: usize) -> Kernel {
+    match vectors {
+        1 => kernel_rows::<1>(rows),
+        2 => kernel_rows::<2>(rows),
+        _ => kernel_rows::<3>(rows),
+    }
+}
+
+fn kernel_rows<const V: usize>(rows: usize) -> Kernel {
+    match rows {
+        1 => Tile::run::<1, V>,
+        2 => Tile::run::<2, V>,
+        3 => Tile::run::<3, V>,
+        4 => Tile::run::<4, V>,
+        5 => Tile::run::<5, V>,
+        6 => Tile::run::<6, V>,
+        7 => Tile::run::<7, V>,
+        _ => Tile::run::<8, V>,
+    }
+}
+
+impl Tile {
+    /// C[0..R, masked columns of the first V vectors] += A[0..R, 0..depth] x panel.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F; R rows of A (depth elements each), R rows of C and
+    /// depth rows of the panel (ldb apart) are valid where the masks select.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn run<const R: usize, const V: usize>(&self) {
+        let masks = self.masks;
+        let mut acc = [[_mm512_setzero_ps(); V]; R];
+        // SAFETY (whole body): offsets stay inside the tile the caller vouches for;
+        // masked-off lanes are not accessed.
+        unsafe {
+            for (r, row) in acc.iter_mut().enumerate() {
+                for (v, x) in row.iter_mut().enumerate() {
+                    *x = _mm512_maskz_loadu_ps(masks[v], self.c.add(r * self.ldc + v * LANES));
+                }
+            }
+            let mut b = self.b;
+            for p in 0..self.depth {
+                let bv: [__m512; V] =
+                    std::array::from_fn(|v| _mm512_maskz_loadu_ps(masks[v], b.add(v * LANES)));
+                for (r, row) in acc.iter_mut().enumerate() {
+                    let x = _mm512_set1_ps(*self.a.add(r * self.lda + p));
+                    for (v, y) in row.iter_mut().enumerate() {
+                        *y = _mm512_fmadd_ps(x, bv[v], *y);
+                    }
+                }
+                b = b.add(self.ldb);
+            }
+            for (r, row) in acc.iter().enumerate() {
+                for (v, x) in row.iter().enumerate() {
+                    _mm512_mask_storeu_ps(self.c.add(r * self.ldc + v * LANES), masks[v], *x);
+                }
+            }
+        }
+    }
+}
