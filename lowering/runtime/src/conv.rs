@@ -5,7 +5,7 @@
 //! patches are never stored: the matrix product's kernel gathers each panel of them
 //! from the input as it packs it (no im2col buffer, no second pass over memory).
 
-use crate::sgemm::{PanelSource, matrix, portable};
+use crate::sgemm::{Matrix, PanelSource, matrix, portable};
 
 /// The shape of a convolution. The input is already padded: output pixel (y, x)
 /// reads input rows `y * stride.0 + i * dilation.0` and columns
@@ -103,25 +103,18 @@ impl PanelSource for Patches {
 /// `input` holds C*H*W floats, `filter` M*C*KH*KW, `output` M*OH*OW not overlapping
 /// the others, and the shape is consistent (checked: an inconsistent one panics).
 pub unsafe fn sconv2d(input: *const f32, filter: *const f32, output: *mut f32, shape: Conv2d) {
-    assert!(
-        shape.is_consistent(),
-        "sconv2d: windows leave the input: {shape:?}"
-    );
-    let (m, depth, plane) = (shape.filter[0], shape.depth(), shape.plane());
-    if m == 0 || depth == 0 || plane == 0 {
+    let Some(product) = Product::new(input, filter, output, shape) else {
         return;
-    }
-    let (a, c) = (matrix(filter, m, depth), matrix(output, m, plane));
-    let patches = Patches { input, shape };
+    };
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx512f") {
         // SAFETY: the CPU has AVX-512F; the caller vouches for the memory and the
         // patches cover depth x plane.
-        unsafe { crate::sgemm::avx512::sgemm(a, &patches, c) };
+        unsafe { crate::sgemm::avx512::sgemm(product.filter, &product.patches, product.output) };
         return;
     }
     // SAFETY: as above.
-    unsafe { sconv2d_portable(input, filter, output, shape) }
+    unsafe { product.portable() }
 }
 
 /// out += conv(input, filter) on any CPU: the patches gathered into a buffer, then
@@ -135,23 +128,55 @@ pub unsafe fn sconv2d_portable(
     output: *mut f32,
     shape: Conv2d,
 ) {
-    assert!(
-        shape.is_consistent(),
-        "sconv2d: windows leave the input: {shape:?}"
-    );
-    let (m, depth, plane) = (shape.filter[0], shape.depth(), shape.plane());
-    if m == 0 || depth == 0 || plane == 0 {
-        return;
+    if let Some(product) = Product::new(input, filter, output, shape) {
+        // SAFETY: the caller vouches for the memory.
+        unsafe { product.portable() }
     }
-    let (a, c) = (matrix(filter, m, depth), matrix(output, m, plane));
-    let patches = Patches { input, shape };
-    let mut gathered = vec![0f32; depth * plane];
-    for (k, row) in gathered.chunks_exact_mut(plane).enumerate() {
-        // SAFETY: row k of the patches, all its columns.
-        unsafe { patches.copy_row(k, 0, row) };
+}
+
+/// A convolution as the matrix product output += filter x patches.
+struct Product {
+    filter: Matrix<*const f32>,
+    patches: Patches,
+    output: Matrix<*mut f32>,
+}
+
+impl Product {
+    /// The product of a consistent shape (an inconsistent one panics); None when it
+    /// is empty.
+    fn new(input: *const f32, filter: *const f32, output: *mut f32, shape: Conv2d) -> Option<Self> {
+        assert!(
+            shape.is_consistent(),
+            "sconv2d: windows leave the input: {shape:?}"
+        );
+        let (m, depth, plane) = (shape.filter[0], shape.depth(), shape.plane());
+        (m > 0 && depth > 0 && plane > 0).then(|| Product {
+            filter: matrix(filter, m, depth),
+            patches: Patches { input, shape },
+            output: matrix(output, m, plane),
+        })
     }
-    // SAFETY: as above; `gathered` holds the patches.
-    unsafe { portable(a, matrix(gathered.as_ptr(), depth, plane), c) };
+
+    /// The patches gathered into a buffer, then the portable matrix product.
+    ///
+    /// # Safety
+    /// As [`sconv2d`].
+    unsafe fn portable(&self) {
+        let (depth, plane) = (self.filter.cols, self.output.cols);
+        let mut gathered = vec![0f32; depth * plane];
+        for (k, row) in gathered.chunks_exact_mut(plane).enumerate() {
+            // SAFETY: row k of the patches, all its columns.
+            unsafe { self.patches.copy_row(k, 0, row) };
+        }
+        // SAFETY: the caller vouches for the memory; `gathered` holds the patches.
+        unsafe {
+            portable(
+                self.filter,
+                matrix(gathered.as_ptr(), depth, plane),
+                self.output,
+            )
+        };
+    }
 }
 
 /// The C ABI entry point generated code calls (sizes as in [`Conv2d`]).
@@ -191,18 +216,7 @@ pub unsafe extern "C" fn acc_sconv2d(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn random(len: usize, seed: u64) -> Vec<f32> {
-        let mut s = seed;
-        (0..len)
-            .map(|_| {
-                s = s
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                ((s >> 40) as f32 / (1u64 << 23) as f32) - 1.0
-            })
-            .collect()
-    }
+    use crate::test_data::random;
 
     /// The convolution by its definition, in f64.
     fn reference(x: &[f32], f: &[f32], out: &[f32], s: Conv2d) -> Vec<f64> {

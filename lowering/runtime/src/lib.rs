@@ -7,3 +7,20 @@
 
 pub mod conv;
 pub mod sgemm;
+
+/// Inputs for the kernels' tests.
+#[cfg(test)]
+mod test_data {
+    /// `len` deterministic pseudo-random values in [-1, 1) (an LCG from `seed`).
+    pub fn random(len: usize, seed: u64) -> Vec<f32> {
+        let mut s = seed;
+        (0..len)
+            .map(|_| {
+                s = s
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((s >> 40) as f32 / (1u64 << 23) as f32) - 1.0
+            })
+            .collect()
+    }
+}

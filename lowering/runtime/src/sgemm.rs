@@ -135,21 +135,7 @@ pub unsafe extern "C" fn acc_sgemm(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A deterministic pseudo-random matrix with entries in [-1, 1).
-    fn random(len: usize, seed: u64) -> Vec<f32> {
-        let mut s = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (0..len)
-            .map(|_| {
-                s = s
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                ((s >> 40) as f32 / (1u64 << 23) as f32) - 1.0
-            })
-            .collect()
-    }
+    use crate::test_data::random;
 
     /// C += A x B in f64, the reference.
     fn reference(a: &[f32], b: &[f32], c: &[f32], m: usize, n: usize, k: usize) -> Vec<f64> {
