@@ -41,9 +41,15 @@ pub struct Bufferize {
 struct Library {
     /// C += A x B on row-major matrices: (a, b, c, m, n, k).
     gemm: Option<String>,
-    /// out += conv(x, w), batch 1, NCHW, ungrouped, input padded: (x, w, out, c, h,
-    /// w, m, kh, kw, oh, ow, sh, sw, dh, dw). Without it, convolutions use `gemm`.
+    /// out += conv(x, w), batch 1, NCHW, ungrouped: (x, w, out, c, h, w, m, kh, kw,
+    /// oh, ow, sh, sw, dh, dw, pt, pl), zero padding read as zeros (a zero pad
+    /// feeding only such a convolution is not materialized). Without it,
+    /// convolutions use `gemm`.
     conv: Option<String>,
+    /// out += the depthwise conv(x, w) (groups = input channels = output
+    /// channels), batch 1, NCHW: (x, w, out, c, h, w, kh, kw, oh, ow, sh, sw, dh,
+    /// dw, pt, pl), padding as for `conv`. Without it, loops.
+    depthwise: Option<String>,
 }
 
 /// Its registration.
@@ -62,7 +68,13 @@ pub fn info() -> PassInfo {
             },
             acc_ir::pass::PassOption {
                 name: "conv",
-                description: "a library f32 convolution (out += conv(x, w), batch 1, NCHW, ungrouped, input padded: x, w, out, c, h, w, m, kh, kw, oh, ow, sh, sw, dh, dw), e.g. acc_sconv2d; empty: gemm or loops",
+                description: "a library f32 convolution (out += conv(x, w), batch 1, NCHW, ungrouped: x, w, out, c, h, w, m, kh, kw, oh, ow, sh, sw, dh, dw, pad top, pad left; zero padding read in place), e.g. acc_sconv2d; empty: gemm or loops",
+                kind: acc_ir::pass::OptionKind::String,
+                default: "",
+            },
+            acc_ir::pass::PassOption {
+                name: "depthwise",
+                description: "a library f32 depthwise convolution (out += conv(x, w), groups = channels, batch 1, NCHW: x, w, out, c, h, w, kh, kw, oh, ow, sh, sw, dh, dw, pad top, pad left), e.g. acc_sdwconv2d; empty: loops",
                 kind: acc_ir::pass::OptionKind::String,
                 default: "",
             },
@@ -73,6 +85,7 @@ pub fn info() -> PassInfo {
                 library: Library {
                     gemm: named("gemm"),
                     conv: named("conv"),
+                    depthwise: named("depthwise"),
                 },
             }))
         },
@@ -161,6 +174,9 @@ struct Bufferizer<'a> {
     buffers: FxHashMap<ValueId, ValueId>,
     /// Buffers allocated here (which ops may write into).
     writable: FxHashSet<ValueId>,
+    /// Zero pads left to the library convolution that reads them: the pad's result
+    /// to its source and [top, left] amounts (the result has no buffer).
+    absorbed_pads: FxHashMap<ValueId, (ValueId, [i64; 2])>,
     library: Library,
 }
 
@@ -176,6 +192,7 @@ impl<'a> Bufferizer<'a> {
             body,
             buffers: FxHashMap::default(),
             writable: FxHashSet::default(),
+            absorbed_pads: FxHashMap::default(),
             library,
         }
     }
@@ -296,7 +313,13 @@ impl<'a> Bufferizer<'a> {
             "tensor.conv2d" => self.conv2d(op).map_err(fail)?,
             "tensor.pool" => self.pool(op).map_err(fail)?,
             "tensor.reduce" => self.reduce(op).map_err(fail)?,
-            "tensor.pad" => self.pad(op).map_err(fail)?,
+            "tensor.pad" => {
+                if let Some(absorbed) = self.absorbable_pad(op) {
+                    self.absorbed_pads.insert(results[0], absorbed);
+                    return Ok(true);
+                }
+                self.pad(op).map_err(fail)?
+            }
             _ => return Err(fail("no bufferization for this op yet".into())),
         };
         self.buffers.insert(results[0], out);
@@ -375,15 +398,9 @@ impl<'a> Bufferizer<'a> {
             .collect())
     }
 
-    /// The library matrix product, when there is one and every value is f32.
     /// The library matrix product, if there is one and `values` are all f32.
     fn library_gemm(&self, values: &[ValueId]) -> Result<Option<String>, String> {
         Ok(self.library.gemm.clone().filter(|_| self.all_f32(values)))
-    }
-
-    /// The library convolution, if there is one and `values` are all f32.
-    fn library_conv(&self, values: &[ValueId]) -> Option<String> {
-        self.library.conv.clone().filter(|_| self.all_f32(values))
     }
 
     fn all_f32(&self, values: &[ValueId]) -> bool {

@@ -3,35 +3,52 @@
 //!
 //! out (M x OH*OW) += filter (M x C*KH*KW) x patches (C*KH*KW x OH*OW), where the
 //! patches are never stored: the matrix product's kernel gathers each panel of them
-//! from the input as it packs it (no im2col buffer, no second pass over memory).
+//! from the input as it packs it (no im2col buffer, no second pass over memory), and
+//! zero padding is read as zeros there (no padded copy of the input).
 
 use crate::sgemm::{Matrix, PanelSource, matrix, portable};
 
-/// The shape of a convolution. The input is already padded: output pixel (y, x)
-/// reads input rows `y * stride.0 + i * dilation.0` and columns
-/// `x * stride.1 + j * dilation.1` for the filter's (i, j).
+/// The shape of a convolution. Output pixel (y, x) reads input row
+/// `y * stride.0 + i * dilation.0 - padding.0` and column
+/// `x * stride.1 + j * dilation.1 - padding.1` for the filter's (i, j); a row or
+/// column outside the input reads as zero (so any shape is well defined, and a
+/// window entirely in the padding adds nothing).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Conv2d {
     /// Input channels, rows and columns.
     pub input: [usize; 3],
-    /// Output channels, filter rows and filter columns.
+    /// Output channels, filter rows and filter columns. A depthwise convolution
+    /// ([`crate::depthwise`]) has as many output channels as input channels.
     pub filter: [usize; 3],
     /// Output rows and columns.
     pub output: [usize; 2],
     pub stride: [usize; 2],
     pub dilation: [usize; 2],
+    /// Zero rows above and zero columns left of the input (those below and right
+    /// follow from the output size).
+    pub padding: [usize; 2],
 }
 
 impl Conv2d {
-    /// Whether every window lies inside the input.
-    pub fn is_consistent(&self) -> bool {
-        let [_, h, w] = self.input;
-        let [_, kh, kw] = self.filter;
-        let fits = |out: usize, stride: usize, k: usize, dilation: usize, size: usize| {
-            out == 0 || k == 0 || (out - 1) * stride + (k - 1) * dilation < size
-        };
-        fits(self.output[0], self.stride[0], kh, self.dilation[0], h)
-            && fits(self.output[1], self.stride[1], kw, self.dilation[1], w)
+    /// The shape of a call's i64 sizes (negative ones read as 0).
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_sizes(
+        [c, h, w]: [i64; 3],
+        [m, kh, kw]: [i64; 3],
+        [oh, ow]: [i64; 2],
+        [sh, sw]: [i64; 2],
+        [dh, dw]: [i64; 2],
+        [pt, pl]: [i64; 2],
+    ) -> Self {
+        let u = |v: i64| v.max(0) as usize;
+        Conv2d {
+            input: [u(c), u(h), u(w)],
+            filter: [u(m), u(kh), u(kw)],
+            output: [u(oh), u(ow)],
+            stride: [u(sh), u(sw)],
+            dilation: [u(dh), u(dw)],
+            padding: [u(pt), u(pl)],
+        }
     }
 
     fn depth(&self) -> usize {
@@ -41,6 +58,30 @@ impl Conv2d {
     fn plane(&self) -> usize {
         self.output[0] * self.output[1]
     }
+}
+
+/// The `t` in `0..count` for which `first + t * stride` lies in `0..size`, as a
+/// range `lo..hi` (empty when there are none). This is how a window meets the
+/// input along one axis: `first` is the (possibly negative) coordinate of its
+/// first tap.
+pub(crate) fn inside(first: isize, stride: usize, count: usize, size: usize) -> (usize, usize) {
+    let (stride, size) = (stride.max(1) as isize, size as isize);
+    // The first t with first + t * stride >= 0, and the first with it >= size.
+    let lo = if first >= 0 {
+        0
+    } else {
+        (-first + stride - 1) / stride
+    };
+    let hi = if first >= size {
+        0
+    } else {
+        (size - first + stride - 1) / stride
+    };
+    let (lo, hi) = (
+        lo.min(count as isize) as usize,
+        hi.min(count as isize) as usize,
+    );
+    (lo, hi.max(lo))
 }
 
 /// The patches matrix of a convolution, read from its input.
@@ -57,23 +98,38 @@ impl PanelSource for Patches {
             output: [_, ow],
             stride: [sh, sw],
             dilation: [dh, dw],
+            padding: [pt, pl],
         } = self.shape;
         let (channel, i, j) = (k / (kh * kw), k / kw % kh, k % kw);
         let (mut y, mut x) = (n / ow, n % ow);
         let mut done = 0;
         while done < out.len() {
             let run = (ow - x).min(out.len() - done);
-            // SAFETY: the caller keeps (k, n..) inside the patches matrix, so each
-            // pixel read lies inside the consistent input.
-            let row = unsafe { self.input.add((channel * h + y * sh + i * dh) * w + j * dw) };
             let segment = &mut out[done..done + run];
-            if sw == 1 {
-                // SAFETY: as above; the run stays inside the input row.
-                segment.copy_from_slice(unsafe { std::slice::from_raw_parts(row.add(x), run) });
+            let row = (y * sh + i * dh) as isize - pt as isize;
+            if row < 0 || row >= h as isize {
+                segment.fill(0.0);
             } else {
-                for (t, value) in segment.iter_mut().enumerate() {
+                let first = (x * sw + j * dw) as isize - pl as isize;
+                let (lo, hi) = inside(first, sw, run, w);
+                segment[..lo].fill(0.0);
+                segment[hi..].fill(0.0);
+                // SAFETY: the row lies inside the input, and columns
+                // first + t * sw for t in lo..hi inside the row.
+                let start = unsafe {
+                    self.input
+                        .add((channel * h + row as usize) * w)
+                        .offset(first + (lo * sw) as isize)
+                };
+                let middle = &mut segment[lo..hi];
+                if sw == 1 {
                     // SAFETY: as above.
-                    *value = unsafe { *row.add((x + t) * sw) };
+                    middle.copy_from_slice(unsafe { std::slice::from_raw_parts(start, hi - lo) });
+                } else {
+                    for (t, value) in middle.iter_mut().enumerate() {
+                        // SAFETY: as above.
+                        *value = unsafe { *start.add(t * sw) };
+                    }
                 }
             }
             done += run;
@@ -82,17 +138,18 @@ impl PanelSource for Patches {
     }
 
     fn in_place(&self, k: usize, n: usize) -> Option<(*const f32, usize)> {
-        // A 1x1 convolution with unit strides over the whole input: the patches are
-        // the input itself, C x H*W.
+        // A 1x1 convolution with unit strides and no padding over the whole input:
+        // the patches are the input itself, C x H*W.
         let Conv2d {
             input: [_, h, w],
             filter: [_, kh, kw],
             output,
             stride,
+            padding,
             ..
         } = self.shape;
         let plane = h * w;
-        (kh == 1 && kw == 1 && stride == [1, 1] && output == [h, w])
+        (kh == 1 && kw == 1 && stride == [1, 1] && padding == [0, 0] && output == [h, w])
             .then(|| (self.input.wrapping_add(k * plane + n), plane))
     }
 }
@@ -101,7 +158,7 @@ impl PanelSource for Patches {
 ///
 /// # Safety
 /// `input` holds C*H*W floats, `filter` M*C*KH*KW, `output` M*OH*OW not overlapping
-/// the others, and the shape is consistent (checked: an inconsistent one panics).
+/// the others.
 pub unsafe fn sconv2d(input: *const f32, filter: *const f32, output: *mut f32, shape: Conv2d) {
     let Some(product) = Product::new(input, filter, output, shape) else {
         return;
@@ -142,13 +199,8 @@ struct Product {
 }
 
 impl Product {
-    /// The product of a consistent shape (an inconsistent one panics); None when it
-    /// is empty.
+    /// The product of a shape; None when it is empty.
     fn new(input: *const f32, filter: *const f32, output: *mut f32, shape: Conv2d) -> Option<Self> {
-        assert!(
-            shape.is_consistent(),
-            "sconv2d: windows leave the input: {shape:?}"
-        );
         let (m, depth, plane) = (shape.filter[0], shape.depth(), shape.plane());
         (m > 0 && depth > 0 && plane > 0).then(|| Product {
             filter: matrix(filter, m, depth),
@@ -179,7 +231,9 @@ impl Product {
     }
 }
 
-/// The C ABI entry point generated code calls (sizes as in [`Conv2d`]).
+/// The C ABI entry point generated code calls (sizes as in [`Conv2d`]: input
+/// channels, rows, columns; output channels, filter rows, columns; output rows,
+/// columns; strides; dilations; padding above and left).
 ///
 /// # Safety
 /// As [`sconv2d`].
@@ -200,15 +254,17 @@ pub unsafe extern "C" fn acc_sconv2d(
     stride_w: i64,
     dilation_h: i64,
     dilation_w: i64,
+    pad_top: i64,
+    pad_left: i64,
 ) {
-    let u = |v: i64| v.max(0) as usize;
-    let shape = Conv2d {
-        input: [u(channels), u(height), u(width)],
-        filter: [u(out_channels), u(kernel_h), u(kernel_w)],
-        output: [u(out_h), u(out_w)],
-        stride: [u(stride_h), u(stride_w)],
-        dilation: [u(dilation_h), u(dilation_w)],
-    };
+    let shape = Conv2d::from_sizes(
+        [channels, height, width],
+        [out_channels, kernel_h, kernel_w],
+        [out_h, out_w],
+        [stride_h, stride_w],
+        [dilation_h, dilation_w],
+        [pad_top, pad_left],
+    );
     // SAFETY: the caller vouches for the buffers.
     unsafe { sconv2d(input, filter, output, shape) }
 }
@@ -216,32 +272,7 @@ pub unsafe extern "C" fn acc_sconv2d(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_data::random;
-
-    /// The convolution by its definition, in f64.
-    fn reference(x: &[f32], f: &[f32], out: &[f32], s: Conv2d) -> Vec<f64> {
-        let ([c, h, w], [m, kh, kw], [oh, ow]) = (s.input, s.filter, s.output);
-        let mut r: Vec<f64> = out.iter().map(|&v| v as f64).collect();
-        for o in 0..m {
-            for y in 0..oh {
-                for xx in 0..ow {
-                    let mut sum = 0f64;
-                    for ci in 0..c {
-                        for i in 0..kh {
-                            for j in 0..kw {
-                                let iy = y * s.stride[0] + i * s.dilation[0];
-                                let ix = xx * s.stride[1] + j * s.dilation[1];
-                                sum += f[((o * c + ci) * kh + i) * kw + j] as f64
-                                    * x[(ci * h + iy) * w + ix] as f64;
-                            }
-                        }
-                    }
-                    r[(o * oh + y) * ow + xx] += sum;
-                }
-            }
-        }
-        r
-    }
+    use crate::test_data::{random, reference_conv};
 
     type Convolution = unsafe fn(*const f32, *const f32, *mut f32, Conv2d);
 
@@ -254,7 +285,7 @@ mod tests {
         let ([c, h, w], [m, kh, kw], [oh, ow]) = (shape.input, shape.filter, shape.output);
         let (x, f) = (random(c * h * w, 1), random(m * c * kh * kw, 2));
         let mut out = random(m * oh * ow, 3);
-        let want = reference(&x, &f, &out, shape);
+        let want = reference_conv(&x, &f, &out, shape, false);
         // SAFETY: the vectors hold the shape's buffers.
         unsafe { convolution(x.as_ptr(), f.as_ptr(), out.as_mut_ptr(), shape) };
         for (i, (&got, &want)) in out.iter().zip(&want).enumerate() {
@@ -266,41 +297,85 @@ mod tests {
         }
     }
 
-    #[test]
-    fn agrees_with_the_definition() {
-        let conv = |input, filter, output, stride, dilation| Conv2d {
+    fn conv(
+        input: [usize; 3],
+        filter: [usize; 3],
+        output: [usize; 2],
+        stride: [usize; 2],
+        dilation: [usize; 2],
+        padding: [usize; 2],
+    ) -> Conv2d {
+        Conv2d {
             input,
             filter,
             output,
             stride,
             dilation,
-        };
-        // 3x3 same-size (padded input), strided 7x7, 1x1, dilated, and shapes whose
-        // output rows end inside a tile or a depth block.
-        check(conv([3, 10, 10], [5, 3, 3], [8, 8], [1, 1], [1, 1]));
-        check(conv([3, 23, 23], [40, 7, 7], [9, 9], [2, 2], [1, 1]));
-        check(conv([130, 7, 7], [33, 1, 1], [7, 7], [1, 1], [1, 1]));
-        check(conv([4, 13, 11], [9, 3, 2], [9, 9], [1, 1], [2, 2]));
-        check(conv([16, 16, 70], [64, 3, 3], [14, 68], [1, 1], [1, 1]));
-        check(conv([8, 9, 9], [3, 3, 3], [4, 4], [2, 2], [1, 1]));
+            padding,
+        }
     }
 
     #[test]
-    fn inconsistent_shapes_are_refused() {
-        let shape = Conv2d {
-            input: [1, 4, 4],
-            filter: [1, 3, 3],
-            output: [3, 3],
-            stride: [1, 1],
-            dilation: [1, 1],
-        };
-        assert!(!shape.is_consistent());
-        assert!(
-            Conv2d {
-                output: [2, 2],
-                ..shape
-            }
-            .is_consistent()
-        );
+    fn agrees_with_the_definition() {
+        // 3x3 on a padded input, strided 7x7, 1x1, dilated, and shapes whose output
+        // rows end inside a tile or a depth block.
+        check(conv([3, 10, 10], [5, 3, 3], [8, 8], [1, 1], [1, 1], [0, 0]));
+        check(conv(
+            [3, 23, 23],
+            [40, 7, 7],
+            [9, 9],
+            [2, 2],
+            [1, 1],
+            [0, 0],
+        ));
+        check(conv(
+            [130, 7, 7],
+            [33, 1, 1],
+            [7, 7],
+            [1, 1],
+            [1, 1],
+            [0, 0],
+        ));
+        check(conv([4, 13, 11], [9, 3, 2], [9, 9], [1, 1], [2, 2], [0, 0]));
+        check(conv(
+            [16, 16, 70],
+            [64, 3, 3],
+            [14, 68],
+            [1, 1],
+            [1, 1],
+            [0, 0],
+        ));
+        check(conv([8, 9, 9], [3, 3, 3], [4, 4], [2, 2], [1, 1], [0, 0]));
+    }
+
+    #[test]
+    fn reads_padding_as_zeros() {
+        // "Same" 3x3 (padding 1 all round), ResNet's 7x7 stem (padding 3, stride 2),
+        // uneven padding (more below and right than above and left), dilation into
+        // the padding, a 1x1 with padding (the in-place path must not be taken),
+        // and output pixels whose windows lie wholly in the padding.
+        check(conv([3, 8, 8], [5, 3, 3], [8, 8], [1, 1], [1, 1], [1, 1]));
+        check(conv(
+            [3, 20, 20],
+            [17, 7, 7],
+            [10, 10],
+            [2, 2],
+            [1, 1],
+            [3, 3],
+        ));
+        check(conv([2, 9, 7], [4, 3, 3], [10, 9], [1, 1], [1, 1], [0, 1]));
+        check(conv([5, 9, 9], [6, 3, 3], [9, 9], [1, 1], [2, 2], [2, 2]));
+        check(conv([20, 5, 5], [33, 1, 1], [7, 7], [1, 1], [1, 1], [1, 1]));
+        check(conv([2, 3, 3], [3, 2, 2], [8, 8], [1, 1], [1, 1], [3, 3]));
+    }
+
+    #[test]
+    fn inside_counts_the_taps_within_the_input() {
+        // Taps at -3, -1, 1, 3, 5 with stride 2 in an axis of size 4: t = 2 and 3.
+        assert_eq!(inside(-3, 2, 5, 4), (2, 4));
+        assert_eq!(inside(0, 1, 16, 4), (0, 4));
+        assert_eq!(inside(-20, 1, 16, 4), (16, 16));
+        assert_eq!(inside(9, 1, 16, 4), (0, 0));
+        assert_eq!(inside(-1, 3, 4, 10), (1, 4));
     }
 }

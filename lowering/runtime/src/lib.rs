@@ -6,6 +6,7 @@
 //! association of floating-point sums).
 
 pub mod conv;
+pub mod depthwise;
 pub mod sgemm;
 
 /// Inputs for the kernels' tests.
@@ -22,5 +23,46 @@ mod test_data {
                 ((s >> 40) as f32 / (1u64 << 23) as f32) - 1.0
             })
             .collect()
+    }
+
+    /// out + conv(x, f) by the definition of [`crate::conv::Conv2d`], in f64;
+    /// `depthwise`: output channel o reads input channel o only (f holds one
+    /// kh x kw filter per channel).
+    pub fn reference_conv(
+        x: &[f32],
+        f: &[f32],
+        out: &[f32],
+        s: crate::conv::Conv2d,
+        depthwise: bool,
+    ) -> Vec<f64> {
+        let ([c, h, w], [m, kh, kw], [oh, ow]) = (s.input, s.filter, s.output);
+        let mut r: Vec<f64> = out.iter().map(|&v| v as f64).collect();
+        let taps = if depthwise { 1 } else { c };
+        for o in 0..m {
+            for y in 0..oh {
+                for xx in 0..ow {
+                    let mut sum = 0f64;
+                    for t in 0..taps {
+                        let ci = if depthwise { o } else { t };
+                        for i in 0..kh {
+                            for j in 0..kw {
+                                let iy = (y * s.stride[0] + i * s.dilation[0]) as isize
+                                    - s.padding[0] as isize;
+                                let ix = (xx * s.stride[1] + j * s.dilation[1]) as isize
+                                    - s.padding[1] as isize;
+                                if iy < 0 || ix < 0 || iy >= h as isize || ix >= w as isize {
+                                    continue;
+                                }
+                                let (iy, ix) = (iy as usize, ix as usize);
+                                sum += f[((o * taps + t) * kh + i) * kw + j] as f64
+                                    * x[(ci * h + iy) * w + ix] as f64;
+                            }
+                        }
+                    }
+                    r[(o * oh + y) * ow + xx] += sum;
+                }
+            }
+        }
+        r
     }
 }

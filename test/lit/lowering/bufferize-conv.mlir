@@ -1,8 +1,11 @@
-// bufferize{conv=NAME}: f32 batch-1 ungrouped convolutions become calls to the host's
-// convolution (out += conv(x, w) on the padded NCHW input, no patches buffer), with
-// the sizes c, h, w, m, kh, kw, oh, ow, sh, sw, dh, dw; checked against the
-// interpreter, which runs acc_sconv2d's semantics. Matrix products still use gemm.
-// RUN: acc-opt --check-semantics --pass 'bufferize{gemm=acc_sgemm conv=acc_sconv2d}' %s | FileCheck %s
+// bufferize{conv=NAME depthwise=NAME}: f32 batch-1 ungrouped convolutions become
+// calls to the host's convolution (out += conv(x, w) on the NCHW input, no patches
+// buffer), with the sizes c, h, w, m, kh, kw, oh, ow, sh, sw, dh, dw, pad top, pad
+// left; depthwise ones (groups = channels) calls to its depthwise convolution, the
+// same sizes without m. A zero pad whose only user is such a call is not
+// materialized: the call reads the unpadded input. Checked against the interpreter,
+// which runs the intrinsics' semantics. Matrix products still use gemm.
+// RUN: acc-opt --check-semantics --pass 'bufferize{gemm=acc_sgemm conv=acc_sconv2d depthwise=acc_sdwconv2d}' %s | FileCheck %s
 
 // CHECK-LABEL: func.func @strided(
 // CHECK-NOT: loop.parallel
@@ -19,14 +22,16 @@
 // CHECK-NEXT: %[[S9:.*]] = arith.constant 2 : index
 // CHECK-NEXT: %[[S10:.*]] = arith.constant 1 : index
 // CHECK-NEXT: %[[S11:.*]] = arith.constant 1 : index
-// CHECK-NEXT: hw.intrinsic "acc_sconv2d"(%arg0, %arg1, %[[OUT]], %[[S0]], %[[S1]], %[[S2]], %[[S3]], %[[S4]], %[[S5]], %[[S6]], %[[S7]], %[[S8]], %[[S9]], %[[S10]], %[[S11]]) : (memref<1x2x5x5xf32>, memref<3x2x3x3xf32>, memref<1x3x2x2xf32>, index, index, index, index, index, index, index, index, index, index, index, index) -> ()
+// CHECK-NEXT: %[[S12:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[S13:.*]] = arith.constant 0 : index
+// CHECK-NEXT: hw.intrinsic "acc_sconv2d"(%arg0, %arg1, %[[OUT]], %[[S0]], %[[S1]], %[[S2]], %[[S3]], %[[S4]], %[[S5]], %[[S6]], %[[S7]], %[[S8]], %[[S9]], %[[S10]], %[[S11]], %[[S12]], %[[S13]]) : (memref<1x2x5x5xf32>, memref<3x2x3x3xf32>, memref<1x3x2x2xf32>, index, index, index, index, index, index, index, index, index, index, index, index, index, index) -> ()
 func.func @strided(%x: tensor<1x2x5x5xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x2x2xf32> {
   %z = arith.constant dense<0.25> : tensor<1x3x2x2xf32>
   %y = tensor.conv2d {strides = array<i64: 2, 2>} ins(%x, %w : tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>) outs(%z : tensor<1x3x2x2xf32>) -> tensor<1x3x2x2xf32>
   return %y : tensor<1x3x2x2xf32>
 }
 
-// Dilations reach the intrinsic as its last two sizes.
+// Dilations reach the intrinsic before the padding.
 // CHECK-LABEL: func.func @dilated(
 // CHECK: arith.constant 7 : index
 // CHECK-NEXT: arith.constant 7 : index
@@ -39,6 +44,8 @@ func.func @strided(%x: tensor<1x2x5x5xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1
 // CHECK-NEXT: arith.constant 1 : index
 // CHECK-NEXT: arith.constant 2 : index
 // CHECK-NEXT: arith.constant 2 : index
+// CHECK-NEXT: arith.constant 0 : index
+// CHECK-NEXT: arith.constant 0 : index
 // CHECK-NEXT: hw.intrinsic "acc_sconv2d"(
 // CHECK-SAME: memref<1x1x7x7xf32>, memref<2x1x3x3xf32>, memref<1x2x3x3xf32>
 func.func @dilated(%x: tensor<1x1x7x7xf32>, %w: tensor<2x1x3x3xf32>) -> tensor<1x2x3x3xf32> {
@@ -47,15 +54,111 @@ func.func @dilated(%x: tensor<1x1x7x7xf32>, %w: tensor<2x1x3x3xf32>) -> tensor<1
   return %y : tensor<1x2x3x3xf32>
 }
 
-// Grouped convolutions stay loops; products still call the GEMM.
+// A zero pad of the spatial dimensions feeding only the convolution: no padded
+// buffer, the call reads %arg0 with 1 row above and 2 columns left of padding.
+// CHECK-LABEL: func.func @padded(
+// CHECK-NOT: 1x2x5x7
+// CHECK-NOT: loop.parallel
+// CHECK: loop.copy
+// CHECK-NEXT: arith.constant 2 : index
+// CHECK-NEXT: arith.constant 4 : index
+// CHECK-NEXT: arith.constant 4 : index
+// CHECK-NEXT: arith.constant 3 : index
+// CHECK-NEXT: arith.constant 3 : index
+// CHECK-NEXT: arith.constant 3 : index
+// CHECK-NEXT: arith.constant 3 : index
+// CHECK-NEXT: arith.constant 5 : index
+// CHECK-NEXT: arith.constant 1 : index
+// CHECK-NEXT: arith.constant 1 : index
+// CHECK-NEXT: arith.constant 1 : index
+// CHECK-NEXT: arith.constant 1 : index
+// CHECK-NEXT: arith.constant 1 : index
+// CHECK-NEXT: arith.constant 2 : index
+// CHECK-NEXT: hw.intrinsic "acc_sconv2d"(%arg0, %arg1,
+// CHECK-SAME: (memref<1x2x4x4xf32>, memref<3x2x3x3xf32>, memref<1x3x3x5xf32>,
+func.func @padded(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x3x5xf32> {
+  %p = tensor.pad %x low[0, 0, 1, 2] high[0, 0, 0, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    %zero = arith.constant 0.0 : f32
+    tensor.yield %zero : f32
+  } : tensor<1x2x4x4xf32> to tensor<1x2x5x7xf32>
+  %z = arith.constant dense<0.5> : tensor<1x3x3x5xf32>
+  %y = tensor.conv2d ins(%p, %w : tensor<1x2x5x7xf32>, tensor<3x2x3x3xf32>) outs(%z : tensor<1x3x3x5xf32>) -> tensor<1x3x3x5xf32>
+  return %y : tensor<1x3x3x5xf32>
+}
+
+// A pad of another value, or with another user, is materialized as before.
+// CHECK-LABEL: func.func @padded_by_one(
+// CHECK: loop.alloc() : memref<1x2x6x6xf32>
+// CHECK: loop.parallel
+// CHECK: hw.intrinsic "acc_sconv2d"
+// CHECK-SAME: memref<1x2x6x6xf32>
+// CHECK-LABEL: func.func @pad_used_twice(
+// CHECK: loop.alloc() : memref<1x1x6x6xf32>
+// CHECK: loop.parallel
+// CHECK: hw.intrinsic "acc_sconv2d"
+// CHECK-SAME: memref<1x1x6x6xf32>
+func.func @padded_by_one(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x4x4xf32> {
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    %one = arith.constant 1.0 : f32
+    tensor.yield %one : f32
+  } : tensor<1x2x4x4xf32> to tensor<1x2x6x6xf32>
+  %z = arith.constant dense<0.0> : tensor<1x3x4x4xf32>
+  %y = tensor.conv2d ins(%p, %w : tensor<1x2x6x6xf32>, tensor<3x2x3x3xf32>) outs(%z : tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
+  return %y : tensor<1x3x4x4xf32>
+}
+func.func @pad_used_twice(%x: tensor<1x1x4x4xf32>, %w: tensor<1x1x3x3xf32>) -> (tensor<1x1x4x4xf32>, tensor<1x1x6x6xf32>) {
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    %zero = arith.constant 0.0 : f32
+    tensor.yield %zero : f32
+  } : tensor<1x1x4x4xf32> to tensor<1x1x6x6xf32>
+  %z = arith.constant dense<0.0> : tensor<1x1x4x4xf32>
+  %y = tensor.conv2d ins(%p, %w : tensor<1x1x6x6xf32>, tensor<1x1x3x3xf32>) outs(%z : tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32>
+  return %y, %p : tensor<1x1x4x4xf32>, tensor<1x1x6x6xf32>
+}
+
+// Depthwise (groups = channels = output channels): the depthwise call, reading the
+// unpadded input (padding 1 all round, stride 2): c, h, w, kh, kw, oh, ow, sh, sw,
+// dh, dw, pad top, pad left.
+// CHECK-LABEL: func.func @depthwise(
+// CHECK-NOT: loop.parallel
+// CHECK: %[[S0:.*]] = arith.constant 3 : index
+// CHECK-NEXT: %[[S1:.*]] = arith.constant 7 : index
+// CHECK-NEXT: %[[S2:.*]] = arith.constant 7 : index
+// CHECK-NEXT: %[[S3:.*]] = arith.constant 3 : index
+// CHECK-NEXT: %[[S4:.*]] = arith.constant 3 : index
+// CHECK-NEXT: %[[S5:.*]] = arith.constant 4 : index
+// CHECK-NEXT: %[[S6:.*]] = arith.constant 4 : index
+// CHECK-NEXT: %[[S7:.*]] = arith.constant 2 : index
+// CHECK-NEXT: %[[S8:.*]] = arith.constant 2 : index
+// CHECK-NEXT: %[[S9:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[S10:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[S11:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[S12:.*]] = arith.constant 1 : index
+// CHECK-NEXT: hw.intrinsic "acc_sdwconv2d"(%arg0, %arg1, %{{[0-9]+}}, %[[S0]], %[[S1]], %[[S2]], %[[S3]], %[[S4]], %[[S5]], %[[S6]], %[[S7]], %[[S8]], %[[S9]], %[[S10]], %[[S11]], %[[S12]]) : (memref<1x3x7x7xf32>, memref<3x1x3x3xf32>, memref<1x3x4x4xf32>,
+func.func @depthwise(%x: tensor<1x3x7x7xf32>, %w: tensor<3x1x3x3xf32>) -> tensor<1x3x4x4xf32> {
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    %zero = arith.constant 0.0 : f32
+    tensor.yield %zero : f32
+  } : tensor<1x3x7x7xf32> to tensor<1x3x9x9xf32>
+  %z = arith.constant dense<0.125> : tensor<1x3x4x4xf32>
+  %y = tensor.conv2d {groups = 3 : i64, strides = array<i64: 2, 2>} ins(%p, %w : tensor<1x3x9x9xf32>, tensor<3x1x3x3xf32>) outs(%z : tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
+  return %y : tensor<1x3x4x4xf32>
+}
+
+// Other grouped convolutions (two channels per group) stay loops; products still
+// call the GEMM.
 // CHECK-LABEL: func.func @grouped(
 // CHECK-NOT: hw.intrinsic
 // CHECK: loop.parallel
 // CHECK-LABEL: func.func @dense(
 // CHECK: hw.intrinsic "acc_sgemm"
-func.func @grouped(%x: tensor<1x2x4x4xf32>, %w: tensor<2x1x3x3xf32>) -> tensor<1x2x2x2xf32> {
+func.func @grouped(%x: tensor<1x4x4x4xf32>, %w: tensor<2x2x3x3xf32>) -> tensor<1x2x2x2xf32> {
   %z = arith.constant dense<0.0> : tensor<1x2x2x2xf32>
-  %y = tensor.conv2d {groups = 2 : i64} ins(%x, %w : tensor<1x2x4x4xf32>, tensor<2x1x3x3xf32>) outs(%z : tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %y = tensor.conv2d {groups = 2 : i64} ins(%x, %w : tensor<1x4x4x4xf32>, tensor<2x2x3x3xf32>) outs(%z : tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
   return %y : tensor<1x2x2x2xf32>
 }
 func.func @dense(%x: tensor<4x8xf32>, %w: tensor<8x5xf32>) -> tensor<4x5xf32> {

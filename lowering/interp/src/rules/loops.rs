@@ -429,45 +429,104 @@ pub(super) fn sgemm(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 }
 
 /// `hw.intrinsic "acc_sconv2d"(%x, %w, %out, %c, %h, %w, %m, %kh, %kw, %oh, %ow, %sh,
-/// %sw, %dh, %dw)`: out += conv(x, w) on batch-1 NCHW f32 buffers, the input already
-/// padded (output pixel (y, x) reads rows y*sh + i*dh and columns x*sw + j*dw), the
-/// host library's convolution.
+/// %sw, %dh, %dw, %pt, %pl)`: out += conv(x, w) on batch-1 NCHW f32 buffers, output
+/// pixel (y, x) reading input row y*sh + i*dh - pt and column x*sw + j*dw - pl (zero
+/// outside the input), the host library's convolution.
 pub(super) fn sconv2d(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
-    let (x, w, out) = (r.operand(0)?, r.operand(1)?, r.operand(2)?);
     let dims = sizes(r, 3)?;
-    let [c, h, wd, m, kh, kw, oh, ow, sh, sw, dh, dw] =
-        <[usize; 12]>::try_from(dims.as_slice()).map_err(|_| "expects 12 sizes")?;
-    let reach = |o: usize, s: usize, k: usize, d: usize| (o.max(1) - 1) * s + (k.max(1) - 1) * d;
-    if reach(oh, sh, kh, dh) >= h.max(1) || reach(ow, sw, kw, dw) >= wd.max(1) {
-        return Err(format!(
-            "{oh}x{ow} windows of {kh}x{kw} (strides {sh}x{sw}, dilations {dh}x{dw}) leave the {h}x{wd} input"
-        ));
+    let [c, h, wd, m, kh, kw, oh, ow, sh, sw, dh, dw, pt, pl] =
+        <[usize; 14]>::try_from(dims.as_slice()).map_err(|_| "expects 14 sizes")?;
+    let window = Window {
+        input: [c, h, wd],
+        kernel: [kh, kw],
+        output: [oh, ow],
+        stride: [sh, sw],
+        dilation: [dh, dw],
+        padding: [pt, pl],
+    };
+    window.convolve(r, m, false)
+}
+
+/// `hw.intrinsic "acc_sdwconv2d"(%x, %w, %out, %c, %h, %w, %kh, %kw, %oh, %ow, %sh,
+/// %sw, %dh, %dw, %pt, %pl)`: out += the depthwise convolution of x by w (one
+/// kh x kw filter per channel; output channel o reads input channel o), windows as
+/// in `acc_sconv2d`.
+pub(super) fn sdwconv2d(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let dims = sizes(r, 3)?;
+    let [c, h, wd, kh, kw, oh, ow, sh, sw, dh, dw, pt, pl] =
+        <[usize; 13]>::try_from(dims.as_slice()).map_err(|_| "expects 13 sizes")?;
+    let window = Window {
+        input: [c, h, wd],
+        kernel: [kh, kw],
+        output: [oh, ow],
+        stride: [sh, sw],
+        dilation: [dh, dw],
+        padding: [pt, pl],
+    };
+    window.convolve(r, c, true)
+}
+
+/// The windows of a library convolution.
+struct Window {
+    input: [usize; 3],
+    kernel: [usize; 2],
+    output: [usize; 2],
+    stride: [usize; 2],
+    dilation: [usize; 2],
+    padding: [usize; 2],
+}
+
+impl Window {
+    /// The input coordinate of output coordinate `o`'s tap `k` along axis `axis`,
+    /// if it lies inside the input.
+    fn tap(&self, axis: usize, o: usize, k: usize) -> Option<usize> {
+        let at =
+            (o * self.stride[axis] + k * self.dilation[axis]).checked_sub(self.padding[axis])?;
+        (at < self.input[axis + 1]).then_some(at)
     }
-    let (x, w, mut out) = (
-        Flat::new(x, c * h * wd)?,
-        Flat::new(w, m * c * kh * kw)?,
-        Flat::new(out, m * oh * ow)?,
-    );
-    let mut values = Vec::with_capacity(m * oh * ow);
-    for o in 0..m {
-        for y in 0..oh {
-            for xx in 0..ow {
-                let mut acc = out.read((o * oh + y) * ow + xx)?;
-                for ci in 0..c {
-                    for i in 0..kh {
-                        for j in 0..kw {
-                            let (iy, ix) = (y * sh + i * dh, xx * sw + j * dw);
-                            acc += w.read(((o * c + ci) * kh + i) * kw + j)?
-                                * x.read((ci * h + iy) * wd + ix)?;
+
+    /// out += the convolution of operand 0 by operand 1 into operand 2 with `m`
+    /// output channels; `depthwise`: output channel o reads input channel o only.
+    fn convolve(
+        &self,
+        r: &RuleInput<'_>,
+        m: usize,
+        depthwise: bool,
+    ) -> Result<Vec<Tensor>, String> {
+        let ([c, h, wd], [kh, kw], [oh, ow]) = (self.input, self.kernel, self.output);
+        let taps = if depthwise { 1 } else { c };
+        let (x, w, mut out) = (
+            Flat::new(r.operand(0)?, c * h * wd)?,
+            Flat::new(r.operand(1)?, m * taps * kh * kw)?,
+            Flat::new(r.operand(2)?, m * oh * ow)?,
+        );
+        let mut values = Vec::with_capacity(m * oh * ow);
+        for o in 0..m {
+            for y in 0..oh {
+                for xx in 0..ow {
+                    let mut acc = out.read((o * oh + y) * ow + xx)?;
+                    for t in 0..taps {
+                        let ci = if depthwise { o } else { t };
+                        for i in 0..kh {
+                            let Some(iy) = self.tap(0, y, i) else {
+                                continue;
+                            };
+                            for j in 0..kw {
+                                let Some(ix) = self.tap(1, xx, j) else {
+                                    continue;
+                                };
+                                acc += w.read(((o * taps + t) * kh + i) * kw + j)?
+                                    * x.read((ci * h + iy) * wd + ix)?;
+                            }
                         }
                     }
+                    values.push(acc);
                 }
-                values.push(acc);
             }
         }
+        out.write_all(values)?;
+        Ok(Vec::new())
     }
-    out.write_all(values)?;
-    Ok(Vec::new())
 }
 
 /// The index operands of an intrinsic from `first` on, as sizes.

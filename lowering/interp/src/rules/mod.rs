@@ -132,6 +132,7 @@ const RULES: &[(&str, Rule)] = &[
     ("vreduce", loops::vreduce),
     ("acc_sgemm", loops::sgemm),
     ("acc_sconv2d", loops::sconv2d),
+    ("acc_sdwconv2d", loops::sdwconv2d),
     ("empty", tensors::empty),
     ("extract_slice", tensors::extract_slice),
     ("insert_slice", tensors::insert_slice),

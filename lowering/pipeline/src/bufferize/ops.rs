@@ -166,41 +166,53 @@ impl Bufferizer<'_> {
         let dilations = self.ints_or(op, "dilations", &[1, 1]);
         let groups = self.int(op, "groups").unwrap_or(1);
         let dest = self.destination(op, init, true)?;
-        let (bx, bw) = (
-            self.buffers
-                .get(&x)
-                .copied()
-                .ok_or("the input has no buffer")?,
-            self.buffers
-                .get(&w)
-                .copied()
-                .ok_or("the filter has no buffer")?,
-        );
+        let bw = self
+            .buffers
+            .get(&w)
+            .copied()
+            .ok_or("the filter has no buffer")?;
         let shape = self.shape(init)?;
         let sw = self.shape(w)?;
-        if let Some(conv) = self.library_conv(&[x, w, init])
-            && groups == 1
-            && shape[0] == 1
-        {
-            let sx = self.shape(x)?;
-            let mut e = self.emitter(op);
-            let sizes = [
-                sx[1],
-                sx[2],
-                sx[3],
-                sw[0],
-                sw[2],
-                sw[3],
+        if let Some((callee, kind)) = self.conv_library(op) {
+            // The input as the library reads it: a zero pad's source, padded in place.
+            let (source, [pt, pl]) = self.absorbed_pads.get(&x).copied().unwrap_or((x, [0, 0]));
+            let bx = self
+                .buffers
+                .get(&source)
+                .copied()
+                .ok_or("the input has no buffer")?;
+            let sx = self.shape(source)?;
+            let window = [
                 shape[2],
                 shape[3],
                 strides[0],
                 strides[1],
                 dilations[0],
                 dilations[1],
+                pt,
+                pl,
             ];
-            call_library(&mut e, &conv, [bx, bw, dest], &sizes)?;
+            let sizes = match kind {
+                ConvKind::Full => {
+                    [&[sx[1], sx[2], sx[3], sw[0], sw[2], sw[3]][..], &window].concat()
+                }
+                ConvKind::Depthwise => [&[sx[1], sx[2], sx[3], sw[2], sw[3]][..], &window].concat(),
+            };
+            let mut e = self.emitter(op);
+            call_library(&mut e, &callee, [bx, bw, dest], &sizes)?;
             return Ok(dest);
         }
+        if self.absorbed_pads.contains_key(&x) {
+            return Err(
+                "the input's padding was left to a library convolution that does not take it"
+                    .into(),
+            );
+        }
+        let bx = self
+            .buffers
+            .get(&x)
+            .copied()
+            .ok_or("the input has no buffer")?;
         if let Some(gemm) = self.library_gemm(&[x, w, init])?
             && groups == 1
             && shape[0] == 1
@@ -466,6 +478,100 @@ impl Bufferizer<'_> {
             acc_ir::ValueDef::Detached => false,
         })
     }
+
+    /// The library call a convolution becomes, if any: batch 1, f32, NCHW/OIHW, and
+    /// either ungrouped (the `conv` library) or depthwise, one filter per channel
+    /// (the `depthwise` library).
+    pub(super) fn conv_library(&self, op: OpId) -> Option<(String, ConvKind)> {
+        let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
+        let [x, w, init] = <[ValueId; 3]>::try_from(operands).ok()?;
+        let plain = [
+            ("input_layout", "NCHW"),
+            ("filter_layout", "OIHW"),
+            ("output_layout", "NCHW"),
+        ]
+        .iter()
+        .all(|(name, plain)| {
+            let l = self.text(op, name);
+            l.is_empty() || l.contains(&format!("\"{plain}\""))
+        });
+        let (sx, sw, so) = (
+            self.shape(x).ok()?,
+            self.shape(w).ok()?,
+            self.shape(init).ok()?,
+        );
+        if !plain || !self.all_f32(&[x, w, init]) || so.first() != Some(&1) || sw.len() != 4 {
+            return None;
+        }
+        let groups = self.int(op, "groups").unwrap_or(1);
+        if groups == 1 {
+            return Some((self.library.conv.clone()?, ConvKind::Full));
+        }
+        let depthwise = groups == sx[1] && sw[0] == groups && sw[1] == 1;
+        depthwise
+            .then(|| self.library.depthwise.clone())
+            .flatten()
+            .map(|callee| (callee, ConvKind::Depthwise))
+    }
+
+    /// A pad the library convolution reading it does itself: zeros around the
+    /// spatial dimensions only (static amounts), and that convolution its only
+    /// user, taking it as its input. Gives the pad's source and [top, left].
+    pub(super) fn absorbable_pad(&self, op: OpId) -> Option<(ValueId, [i64; 2])> {
+        let b = self.ir.body(self.body);
+        let [source] = <[ValueId; 1]>::try_from(b.operands(op).collect::<Vec<_>>()).ok()?;
+        let result = b.results(op).next()?;
+        let mut users = b.value_users(result);
+        let conv = users.next()?;
+        if users.next().is_some()
+            || self.ctx.op_name_str(b.op(conv).name) != "tensor.conv2d"
+            || b.operands(conv).position(|v| v == result) != Some(0)
+        {
+            return None;
+        }
+        let (low, high) = (self.ints(op, "static_low"), self.ints(op, "static_high"));
+        let spatial_only =
+            low.len() == 4 && high.len() == 4 && low[..2] == [0, 0] && high[..2] == [0, 0];
+        if !spatial_only || low.iter().chain(&high).any(|p| *p < 0) || !self.pad_value_is_zero(op) {
+            return None;
+        }
+        self.conv_library(conv)?;
+        Some((source, [low[2], low[3]]))
+    }
+
+    /// Whether a pad's region yields the constant 0.0 (made in the region).
+    fn pad_value_is_zero(&self, op: OpId) -> bool {
+        let b = self.ir.body(self.body);
+        let Some(block) = b.op_regions(op).first().and_then(|r| b.entry_block(*r)) else {
+            return false;
+        };
+        let Some(terminator) = b.block_ops(block).last() else {
+            return false;
+        };
+        let values: Vec<ValueId> = b.operands(terminator).collect();
+        let [value] = values[..] else {
+            return false;
+        };
+        let acc_ir::ValueDef::Result(def, _) = b.value(value).def else {
+            return false;
+        };
+        let constant = self.ctx.op_name_str(b.op(def).name) == "arith.constant";
+        let attr = self.ir.op(self.body, def).attr(self.ctx, "value");
+        constant
+            && matches!(
+                attr.and_then(|a| acc_ir::elements::scalar(self.ctx, a)),
+                Some((_, acc_ir::elements::Scalar::Float(f))) if f == 0.0
+            )
+    }
+}
+
+/// Which library convolution a `tensor.conv2d` calls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum ConvKind {
+    /// Ungrouped: every output channel reads every input channel.
+    Full,
+    /// One filter per channel, output channel c reading input channel c.
+    Depthwise,
 }
 
 /// Combines the element at a full index into the accumulator.

@@ -39,7 +39,22 @@ pub(crate) unsafe fn sgemm(a: Matrix<*const f32>, b: &impl PanelSource, c: Matri
             let width = TILE_COLUMNS.min(n - j);
             let (b_tile, ldb) = match b.in_place(k0, j) {
                 Some(block) if m < PACK_ROWS => block,
-                _ => {
+                Some((from, ldb)) => {
+                    // B in memory: its rows copied by masked vectors (no call per row).
+                    let masks = lane_masks(width);
+                    for (p, row) in panel.chunks_exact_mut(TILE_COLUMNS).take(depth).enumerate() {
+                        for (v, mask) in masks.iter().enumerate() {
+                            // SAFETY: row k0 + p of B, its masked columns j..j + width;
+                            // the panel row holds TILE_COLUMNS floats.
+                            unsafe {
+                                let x = _mm512_maskz_loadu_ps(*mask, from.add(p * ldb + v * LANES));
+                                _mm512_storeu_ps(row.as_mut_ptr().add(v * LANES), x);
+                            }
+                        }
+                    }
+                    (panel.as_ptr(), TILE_COLUMNS)
+                }
+                None => {
                     for (p, row) in panel.chunks_exact_mut(TILE_COLUMNS).take(depth).enumerate() {
                         // SAFETY: row k0 + p, columns j..j + width lie inside B.
                         unsafe { b.copy_row(k0 + p, j, &mut row[..width]) };
