@@ -220,8 +220,9 @@ fn jit_mode_runs_native_code_and_times_it() {
     assert!(lines[2].ends_with("runs=5"), "{out}");
 }
 
-/// A depthwise convolution (stride 2) and a full one, both reading zero padding in
-/// place, lowered to the host library's intrinsics.
+/// A depthwise convolution (stride 2) with a ReLU6 and a full one, both reading zero
+/// padding in place, lowered to the host library's intrinsics (the ReLU6 becomes the
+/// first call's clamp).
 const CONVOLUTIONS: &str = r#"
 func.func @convs(%x: tensor<1x4x9x9xf32>, %dw: tensor<4x1x3x3xf32>, %w: tensor<5x4x3x3xf32>) -> tensor<1x5x5x5xf32> {
   %xp = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
@@ -230,7 +231,16 @@ func.func @convs(%x: tensor<1x4x9x9xf32>, %dw: tensor<4x1x3x3xf32>, %w: tensor<5
     tensor.yield %zero : f32
   } : tensor<1x4x9x9xf32> to tensor<1x4x11x11xf32>
   %z4 = arith.constant dense<0.25> : tensor<1x4x5x5xf32>
-  %d = tensor.conv2d {groups = 4 : i64, strides = array<i64: 2, 2>} ins(%xp, %dw : tensor<1x4x11x11xf32>, tensor<4x1x3x3xf32>) outs(%z4 : tensor<1x4x5x5xf32>) -> tensor<1x4x5x5xf32>
+  %c = tensor.conv2d {groups = 4 : i64, strides = array<i64: 2, 2>} ins(%xp, %dw : tensor<1x4x11x11xf32>, tensor<4x1x3x3xf32>) outs(%z4 : tensor<1x4x5x5xf32>) -> tensor<1x4x5x5xf32>
+  %e = tensor.empty() : tensor<1x4x5x5xf32>
+  %d = tensor.map ins(%c : tensor<1x4x5x5xf32>) outs(%e : tensor<1x4x5x5xf32>) -> tensor<1x4x5x5xf32> {
+  ^bb0(%v: f32):
+    %c0 = arith.constant 0.0 : f32
+    %m = arith.maximumf %v, %c0 : f32
+    %c6 = arith.constant 0.5 : f32
+    %n = arith.minimumf %m, %c6 : f32
+    tensor.yield %n : f32
+  }
   %dp = tensor.pad %d low[0, 0, 1, 1] high[0, 0, 1, 1] {
   ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
     %zero = arith.constant 0.0 : f32

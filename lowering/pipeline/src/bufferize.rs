@@ -41,14 +41,16 @@ pub struct Bufferize {
 struct Library {
     /// C += A x B on row-major matrices: (a, b, c, m, n, k).
     gemm: Option<String>,
-    /// out += conv(x, w), batch 1, NCHW, ungrouped: (x, w, out, c, h, w, m, kh, kw,
-    /// oh, ow, sh, sw, dh, dw, pt, pl), zero padding read as zeros (a zero pad
-    /// feeding only such a convolution is not materialized). Without it,
-    /// convolutions use `gemm`.
+    /// out = clamp(out + conv(x, w), lo, hi), batch 1, NCHW, ungrouped: (x, w, out,
+    /// c, h, w, m, kh, kw, oh, ow, sh, sw, dh, dw, pt, pl, lo, hi), zero padding
+    /// read as zeros (a zero pad feeding only such a convolution is not
+    /// materialized), a ReLU / Clip map that is the result's only user applied as
+    /// the clamp. Without it, convolutions use `gemm`.
     conv: Option<String>,
-    /// out += the depthwise conv(x, w) (groups = input channels = output
-    /// channels), batch 1, NCHW: (x, w, out, c, h, w, kh, kw, oh, ow, sh, sw, dh,
-    /// dw, pt, pl), padding as for `conv`. Without it, loops.
+    /// out = clamp(out + the depthwise conv(x, w), lo, hi) (groups = input
+    /// channels = output channels), batch 1, NCHW: (x, w, out, c, h, w, kh, kw, oh,
+    /// ow, sh, sw, dh, dw, pt, pl, lo, hi), padding and clamp as for `conv`.
+    /// Without it, loops.
     depthwise: Option<String>,
 }
 
@@ -68,13 +70,13 @@ pub fn info() -> PassInfo {
             },
             acc_ir::pass::PassOption {
                 name: "conv",
-                description: "a library f32 convolution (out += conv(x, w), batch 1, NCHW, ungrouped: x, w, out, c, h, w, m, kh, kw, oh, ow, sh, sw, dh, dw, pad top, pad left; zero padding read in place), e.g. acc_sconv2d; empty: gemm or loops",
+                description: "a library f32 convolution (out += conv(x, w), batch 1, NCHW, ungrouped: x, w, out, c, h, w, m, kh, kw, oh, ow, sh, sw, dh, dw, pad top, pad left, clamp lo, clamp hi; zero padding read in place, a following ReLU/Clip applied as it stores), e.g. acc_sconv2d; empty: gemm or loops",
                 kind: acc_ir::pass::OptionKind::String,
                 default: "",
             },
             acc_ir::pass::PassOption {
                 name: "depthwise",
-                description: "a library f32 depthwise convolution (out += conv(x, w), groups = channels, batch 1, NCHW: x, w, out, c, h, w, kh, kw, oh, ow, sh, sw, dh, dw, pad top, pad left), e.g. acc_sdwconv2d; empty: loops",
+                description: "a library f32 depthwise convolution (out += conv(x, w), groups = channels, batch 1, NCHW: x, w, out, c, h, w, kh, kw, oh, ow, sh, sw, dh, dw, pad top, pad left, clamp lo, clamp hi), e.g. acc_sdwconv2d; empty: loops",
                 kind: acc_ir::pass::OptionKind::String,
                 default: "",
             },
@@ -177,6 +179,11 @@ struct Bufferizer<'a> {
     /// Zero pads left to the library convolution that reads them: the pad's result
     /// to its source and [top, left] amounts (the result has no buffer).
     absorbed_pads: FxHashMap<ValueId, (ValueId, [i64; 2])>,
+    /// Clamps (ReLU, ReLU6, Clip) a library convolution applies as it stores: the
+    /// `tensor.map` to the convolution's buffer, which becomes the map's.
+    absorbed_maps: FxHashMap<OpId, ValueId>,
+    /// The `tensor.empty` inits of those maps: never allocated.
+    absorbed_empties: FxHashSet<ValueId>,
     library: Library,
 }
 
@@ -193,6 +200,8 @@ impl<'a> Bufferizer<'a> {
             buffers: FxHashMap::default(),
             writable: FxHashSet::default(),
             absorbed_pads: FxHashMap::default(),
+            absorbed_maps: FxHashMap::default(),
+            absorbed_empties: FxHashSet::default(),
             library,
         }
     }
@@ -282,6 +291,7 @@ impl<'a> Bufferizer<'a> {
                 e.op1("loop.constant", &[], ty, &[("value", value)])
                     .map_err(fail)?
             }
+            "tensor.empty" if self.absorbed_empties.contains(&results[0]) => return Ok(true),
             "tensor.empty" => {
                 let ty = buffer_type(self.ctx, self.ir.body(self.body).value_type(results[0]));
                 let v = self
@@ -306,7 +316,10 @@ impl<'a> Bufferizer<'a> {
                 }
                 v
             }
-            "tensor.map" => self.map(op).map_err(fail)?,
+            "tensor.map" => match self.absorbed_maps.get(&op) {
+                Some(&buffer) => buffer,
+                None => self.map(op).map_err(fail)?,
+            },
             "tensor.broadcast" => self.broadcast(op).map_err(fail)?,
             "tensor.transpose" => self.transpose(op).map_err(fail)?,
             "tensor.matmul" | "tensor.batch_matmul" => self.matmul(op).map_err(fail)?,

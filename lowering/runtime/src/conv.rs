@@ -6,6 +6,7 @@
 //! from the input as it packs it (no im2col buffer, no second pass over memory), and
 //! zero padding is read as zeros there (no padded copy of the input).
 
+use crate::Bounds;
 use crate::sgemm::{Matrix, PanelSource, matrix, portable};
 
 /// The shape of a convolution. Output pixel (y, x) reads input row
@@ -64,6 +65,7 @@ impl Conv2d {
 /// range `lo..hi` (empty when there are none). This is how a window meets the
 /// input along one axis: `first` is the (possibly negative) coordinate of its
 /// first tap.
+#[inline(always)]
 pub(crate) fn inside(first: isize, stride: usize, count: usize, size: usize) -> (usize, usize) {
     let (stride, size) = (stride.max(1) as isize, size as isize);
     // The first t with first + t * stride >= 0, and the first with it >= size.
@@ -154,28 +156,38 @@ impl PanelSource for Patches {
     }
 }
 
-/// out += conv(input, filter).
+/// out = clamp(out + conv(input, filter), bounds).
 ///
 /// # Safety
 /// `input` holds C*H*W floats, `filter` M*C*KH*KW, `output` M*OH*OW not overlapping
 /// the others.
-pub unsafe fn sconv2d(input: *const f32, filter: *const f32, output: *mut f32, shape: Conv2d) {
+pub unsafe fn sconv2d(
+    input: *const f32,
+    filter: *const f32,
+    output: *mut f32,
+    shape: Conv2d,
+    bounds: Bounds,
+) {
     let Some(product) = Product::new(input, filter, output, shape) else {
+        // SAFETY: the caller vouches for the output.
+        unsafe { clamp_only(output, shape, bounds) };
         return;
     };
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx512f") {
         // SAFETY: the CPU has AVX-512F; the caller vouches for the memory and the
         // patches cover depth x plane.
-        unsafe { crate::sgemm::avx512::sgemm(product.filter, &product.patches, product.output) };
+        unsafe {
+            crate::sgemm::avx512::sgemm(product.filter, &product.patches, product.output, bounds)
+        };
         return;
     }
     // SAFETY: as above.
-    unsafe { product.portable() }
+    unsafe { product.portable(bounds) }
 }
 
-/// out += conv(input, filter) on any CPU: the patches gathered into a buffer, then
-/// the portable matrix product.
+/// out = clamp(out + conv(input, filter), bounds) on any CPU: the patches gathered
+/// into a buffer, then the portable matrix product.
 ///
 /// # Safety
 /// As [`sconv2d`].
@@ -184,10 +196,25 @@ pub unsafe fn sconv2d_portable(
     filter: *const f32,
     output: *mut f32,
     shape: Conv2d,
+    bounds: Bounds,
 ) {
-    if let Some(product) = Product::new(input, filter, output, shape) {
+    match Product::new(input, filter, output, shape) {
         // SAFETY: the caller vouches for the memory.
-        unsafe { product.portable() }
+        Some(product) => unsafe { product.portable(bounds) },
+        // SAFETY: as above.
+        None => unsafe { clamp_only(output, shape, bounds) },
+    }
+}
+
+/// The output of a convolution with nothing to add (no filter taps) clamped.
+///
+/// # Safety
+/// `output` holds M*OH*OW floats.
+unsafe fn clamp_only(output: *mut f32, shape: Conv2d, bounds: Bounds) {
+    let len = shape.filter[0] * shape.plane();
+    if len > 0 {
+        // SAFETY: the caller vouches for the output.
+        bounds.apply_all(unsafe { std::slice::from_raw_parts_mut(output, len) });
     }
 }
 
@@ -209,11 +236,12 @@ impl Product {
         })
     }
 
-    /// The patches gathered into a buffer, then the portable matrix product.
+    /// The patches gathered into a buffer, then the portable matrix product and
+    /// the clamp.
     ///
     /// # Safety
     /// As [`sconv2d`].
-    unsafe fn portable(&self) {
+    unsafe fn portable(&self, bounds: Bounds) {
         let (depth, plane) = (self.filter.cols, self.output.cols);
         let mut gathered = vec![0f32; depth * plane];
         for (k, row) in gathered.chunks_exact_mut(plane).enumerate() {
@@ -228,12 +256,17 @@ impl Product {
                 self.output,
             )
         };
+        // SAFETY: the output is rows x cols, contiguous.
+        bounds.apply_all(unsafe {
+            std::slice::from_raw_parts_mut(self.output.ptr, self.output.rows * self.output.cols)
+        });
     }
 }
 
 /// The C ABI entry point generated code calls (sizes as in [`Conv2d`]: input
 /// channels, rows, columns; output channels, filter rows, columns; output rows,
-/// columns; strides; dilations; padding above and left).
+/// columns; strides; dilations; padding above and left), then the clamp's bounds
+/// (-inf and +inf for none).
 ///
 /// # Safety
 /// As [`sconv2d`].
@@ -256,6 +289,8 @@ pub unsafe extern "C" fn acc_sconv2d(
     dilation_w: i64,
     pad_top: i64,
     pad_left: i64,
+    lo: f32,
+    hi: f32,
 ) {
     let shape = Conv2d::from_sizes(
         [channels, height, width],
@@ -266,7 +301,7 @@ pub unsafe extern "C" fn acc_sconv2d(
         [pad_top, pad_left],
     );
     // SAFETY: the caller vouches for the buffers.
-    unsafe { sconv2d(input, filter, output, shape) }
+    unsafe { sconv2d(input, filter, output, shape, Bounds { lo, hi }) }
 }
 
 #[cfg(test)]
@@ -274,20 +309,23 @@ mod tests {
     use super::*;
     use crate::test_data::{random, reference_conv};
 
-    type Convolution = unsafe fn(*const f32, *const f32, *mut f32, Conv2d);
+    type Convolution = unsafe fn(*const f32, *const f32, *mut f32, Conv2d, Bounds);
 
     fn check(shape: Conv2d) {
-        check_with(sconv2d, shape);
-        check_with(sconv2d_portable, shape);
+        check_with(sconv2d, shape, Bounds::NONE);
+        check_with(sconv2d_portable, shape, Bounds::NONE);
     }
 
-    fn check_with(convolution: Convolution, shape: Conv2d) {
+    fn check_with(convolution: Convolution, shape: Conv2d, bounds: Bounds) {
         let ([c, h, w], [m, kh, kw], [oh, ow]) = (shape.input, shape.filter, shape.output);
         let (x, f) = (random(c * h * w, 1), random(m * c * kh * kw, 2));
         let mut out = random(m * oh * ow, 3);
-        let want = reference_conv(&x, &f, &out, shape, false);
+        let mut want = reference_conv(&x, &f, &out, shape, false);
+        for v in &mut want {
+            *v = v.max(bounds.lo as f64).min(bounds.hi as f64);
+        }
         // SAFETY: the vectors hold the shape's buffers.
-        unsafe { convolution(x.as_ptr(), f.as_ptr(), out.as_mut_ptr(), shape) };
+        unsafe { convolution(x.as_ptr(), f.as_ptr(), out.as_mut_ptr(), shape, bounds) };
         for (i, (&got, &want)) in out.iter().zip(&want).enumerate() {
             let tolerance = 1e-5 * ((c * kh * kw) as f64).sqrt() * (1.0 + want.abs());
             assert!(
@@ -367,6 +405,22 @@ mod tests {
         check(conv([5, 9, 9], [6, 3, 3], [9, 9], [1, 1], [2, 2], [2, 2]));
         check(conv([20, 5, 5], [33, 1, 1], [7, 7], [1, 1], [1, 1], [1, 1]));
         check(conv([2, 3, 3], [3, 2, 2], [8, 8], [1, 1], [1, 1], [3, 3]));
+    }
+
+    #[test]
+    fn clamps_the_sums_once_complete() {
+        // ReLU6 over sums that cross both bounds; a depth of several blocks (the
+        // clamp must come after the last); no taps at all (only the clamp).
+        let relu6 = Bounds { lo: 0.0, hi: 6.0 };
+        let shapes = [
+            conv([40, 9, 9], [20, 3, 3], [9, 9], [1, 1], [1, 1], [1, 1]),
+            conv([3, 6, 6], [5, 1, 1], [6, 6], [1, 1], [1, 1], [0, 0]),
+            conv([2, 4, 4], [3, 0, 0], [2, 2], [1, 1], [1, 1], [0, 0]),
+        ];
+        for shape in shapes {
+            check_with(sconv2d, shape, relu6);
+            check_with(sconv2d_portable, shape, relu6);
+        }
     }
 
     #[test]

@@ -6,26 +6,34 @@
 //! product: the kernel runs along each output row 16 pixels at a time, one vector of
 //! input taps per filter element (loaded in place, or every second one for stride 2).
 
+use crate::Bounds;
 use crate::conv::{Conv2d, inside};
 
-/// out += depthwise_conv(input, filter); `shape.filter[0]` is ignored (the output
-/// has `shape.input[0]` channels).
+/// out = clamp(out + depthwise_conv(input, filter), bounds); `shape.filter[0]` is
+/// ignored (the output has `shape.input[0]` channels).
 ///
 /// # Safety
 /// `input` holds C*H*W floats, `filter` C*KH*KW, `output` C*OH*OW not overlapping
 /// the others.
-pub unsafe fn sdwconv2d(input: *const f32, filter: *const f32, output: *mut f32, shape: Conv2d) {
+pub unsafe fn sdwconv2d(
+    input: *const f32,
+    filter: *const f32,
+    output: *mut f32,
+    shape: Conv2d,
+    bounds: Bounds,
+) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx512f") {
         // SAFETY: the CPU has AVX-512F; the caller vouches for the memory.
-        unsafe { avx512::sdwconv2d(input, filter, output, &shape) };
+        unsafe { avx512::sdwconv2d(input, filter, output, &shape, bounds) };
         return;
     }
     // SAFETY: as above.
-    unsafe { sdwconv2d_portable(input, filter, output, shape) }
+    unsafe { sdwconv2d_portable(input, filter, output, shape, bounds) }
 }
 
-/// out += depthwise_conv(input, filter) on any CPU, one output pixel at a time.
+/// out = clamp(out + depthwise_conv(input, filter), bounds) on any CPU, one output
+/// pixel at a time.
 ///
 /// # Safety
 /// As [`sdwconv2d`].
@@ -34,6 +42,7 @@ pub unsafe fn sdwconv2d_portable(
     filter: *const f32,
     output: *mut f32,
     shape: Conv2d,
+    bounds: Bounds,
 ) {
     let Conv2d {
         input: [c, h, w],
@@ -62,7 +71,8 @@ pub unsafe fn sdwconv2d_portable(
                     }
                 }
                 // SAFETY: (ch, y, x) lies inside the output.
-                unsafe { *output.add((ch * oh + y) * ow + x) += sum };
+                let out = unsafe { &mut *output.add((ch * oh + y) * ow + x) };
+                *out = bounds.apply_scalar(*out + sum);
             }
         }
     }
@@ -70,7 +80,7 @@ pub unsafe fn sdwconv2d_portable(
 
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
-    use super::{Conv2d, inside};
+    use super::{Bounds, Conv2d};
     use std::arch::x86_64::*;
 
     const LANES: usize = 16;
@@ -81,14 +91,59 @@ mod avx512 {
     /// One output vector: up to 16 pixels of one output row.
     #[derive(Clone, Copy)]
     struct Slot {
-        /// The input row of the filter's first row (may be negative).
-        first_row: isize,
-        /// The input column of the first pixel's first tap (may be negative).
-        first_column: isize,
+        /// Its first pixel's first tap in the padded plane.
+        from: usize,
         /// Its first pixel in the output plane.
         at: usize,
         /// The pixels it holds (0 for a slot that only fills a group).
         mask: __mmask16,
+    }
+
+    /// A channel's input copied into a zero-bordered plane that every tap of every
+    /// output vector lies inside, so the kernel reads without bounds tests or
+    /// masks. The border is written once; each channel overwrites the interior.
+    struct Padded {
+        data: Vec<f32>,
+        /// Row length of the padded plane.
+        width: usize,
+        rows: usize,
+    }
+
+    impl Padded {
+        fn new(shape: &Conv2d) -> Self {
+            let Conv2d {
+                filter: [_, kh, kw],
+                output: [oh, ow],
+                stride: [sh, sw],
+                dilation: [dh, dw],
+                ..
+            } = *shape;
+            let rows = (oh - 1) * sh + (kh - 1) * dh + 1;
+            // The last vector's loads reach 16 * stride columns past its first tap
+            // (two vectors for stride 2).
+            let last_vector = (ow - 1) / LANES * LANES;
+            let reach = last_vector * sw + (kw - 1) * dw + LANES * sw.max(1);
+            let width = reach.max((ow - 1) * sw + (kw - 1) * dw + 1);
+            Padded {
+                data: vec![0.0; rows * width],
+                width,
+                rows,
+            }
+        }
+
+        /// Copies channel plane `input` (h x w) in at (top, left).
+        ///
+        /// # Safety
+        /// `input` holds h * w floats.
+        unsafe fn fill(&mut self, input: *const f32, [h, w]: [usize; 2], [top, left]: [usize; 2]) {
+            let columns = w.min(self.width.saturating_sub(left));
+            for r in 0..h.min(self.rows.saturating_sub(top)) {
+                let at = (top + r) * self.width + left;
+                // SAFETY: row r of the plane; `columns` fit in the padded row.
+                let row = unsafe { std::slice::from_raw_parts(input.add(r * w), columns) };
+                self.data[at..at + columns].copy_from_slice(row);
+            }
+        }
     }
 
     /// As [`super::sdwconv2d`].
@@ -101,149 +156,141 @@ mod avx512 {
         filter: *const f32,
         output: *mut f32,
         shape: &Conv2d,
+        bounds: Bounds,
     ) {
         let Conv2d {
             input: [c, h, w],
             filter: [_, kh, kw],
             output: [oh, ow],
             stride: [sh, sw],
-            padding: [pt, pl],
+            padding,
             ..
         } = *shape;
+        if c == 0 || oh == 0 || ow == 0 {
+            return;
+        }
+        if kh == 0 || kw == 0 {
+            // Nothing to add: only the clamp.
+            // SAFETY: the caller vouches for the output.
+            bounds.apply_all(unsafe { std::slice::from_raw_parts_mut(output, c * oh * ow) });
+            return;
+        }
+        let mut plane = Padded::new(shape);
         // The output vectors of a plane, row by row, in groups of SLOTS (across rows
         // when rows are short).
-        let mut slots = Vec::with_capacity(oh * ow.div_ceil(LANES));
+        let mut slots = Vec::with_capacity((oh * ow.div_ceil(LANES)).next_multiple_of(SLOTS));
         for y in 0..oh {
             for x0 in (0..ow).step_by(LANES) {
                 let lanes = LANES.min(ow - x0);
                 slots.push(Slot {
-                    first_row: (y * sh) as isize - pt as isize,
-                    first_column: (x0 * sw) as isize - pl as isize,
+                    from: y * sh * plane.width + x0 * sw,
                     at: y * ow + x0,
                     mask: ((1u32 << lanes) - 1) as __mmask16,
                 });
             }
         }
-        let idle = Slot {
-            first_row: isize::MIN / 2,
-            first_column: 0,
-            at: 0,
-            mask: 0,
+        while slots.len() % SLOTS != 0 {
+            slots.push(Slot {
+                from: 0,
+                at: 0,
+                mask: 0,
+            });
+        }
+        let group = match sw {
+            1 => run_group::<1>,
+            2 => run_group::<2>,
+            _ => run_group::<0>,
         };
         for ch in 0..c {
-            for group in slots.chunks(SLOTS) {
-                let group: [Slot; SLOTS] =
-                    std::array::from_fn(|s| group.get(s).copied().unwrap_or(idle));
-                // SAFETY: channel ch of each buffer; the slots lie in the output plane.
+            // SAFETY: channel ch of the input.
+            unsafe { plane.fill(input.add(ch * h * w), [h, w], padding) };
+            for slots in slots.chunks_exact(SLOTS) {
+                let Ok(slots) = <&[Slot; SLOTS]>::try_from(slots) else {
+                    continue;
+                };
+                // SAFETY: channel ch's filter and output plane; the slots' taps lie
+                // in the padded plane by its construction.
                 unsafe {
-                    run_group(
-                        input.add(ch * h * w),
+                    group(
+                        &plane,
                         filter.add(ch * kh * kw),
                         output.add(ch * oh * ow),
                         shape,
-                        &group,
+                        bounds,
+                        slots,
                     )
                 };
             }
         }
     }
 
-    /// out[slot] += the slot's windows times the channel's filter, for each slot.
+    /// out[slot] += the slot's windows times the channel's filter, for each slot;
+    /// STRIDE is the column stride when 1 or 2, 0 for any other (gathered taps).
     ///
     /// # Safety
-    /// As [`sdwconv2d`], for one channel's planes and filter.
+    /// As [`sdwconv2d`], for one channel's filter and output plane.
     #[target_feature(enable = "avx512f")]
-    unsafe fn run_group(
-        input: *const f32,
+    unsafe fn run_group<const STRIDE: usize>(
+        plane: &Padded,
         filter: *const f32,
         output: *mut f32,
         shape: &Conv2d,
-        group: &[Slot; SLOTS],
+        bounds: Bounds,
+        slots: &[Slot; SLOTS],
     ) {
         let Conv2d {
-            input: [_, h, w],
             filter: [_, kh, kw],
             stride: [_, sw],
             dilation: [dh, dw],
             ..
         } = *shape;
-        // SAFETY (whole body): stores and loads are masked to the slots' pixels;
-        // input rows are tested against 0..h, and `taps` reads only columns in
-        // 0..w of a row.
+        let data = plane.data.as_ptr();
+        let even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+        let lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+        let gather = _mm512_mullo_epi32(lane, _mm512_set1_epi32(sw as i32));
+        // SAFETY (whole body): stores are masked to the slots' pixels; every load
+        // lies inside the padded plane (`Padded::new`).
         unsafe {
-            let mut acc: [__m512; SLOTS] = std::array::from_fn(|s| {
-                _mm512_maskz_loadu_ps(group[s].mask, output.add(group[s].at))
-            });
+            let mut acc = [_mm512_setzero_ps(); SLOTS];
+            for (acc, slot) in acc.iter_mut().zip(slots) {
+                *acc = _mm512_maskz_loadu_ps(slot.mask, output.add(slot.at));
+            }
             for i in 0..kh {
                 for j in 0..kw {
                     let weight = _mm512_set1_ps(*filter.add(i * kw + j));
-                    for (slot, acc) in group.iter().zip(acc.iter_mut()) {
-                        let row = slot.first_row + (i * dh) as isize;
-                        if row < 0 || row >= h as isize {
-                            continue;
-                        }
-                        let row = input.add(row as usize * w);
-                        let taps = taps(row, slot.first_column + (j * dw) as isize, sw, w);
+                    let offset = i * dh * plane.width + j * dw;
+                    for (acc, slot) in acc.iter_mut().zip(slots) {
+                        let at = data.add(slot.from + offset);
+                        let taps = match STRIDE {
+                            1 => _mm512_loadu_ps(at),
+                            2 => _mm512_permutex2var_ps(
+                                _mm512_loadu_ps(at),
+                                even,
+                                _mm512_loadu_ps(at.add(LANES)),
+                            ),
+                            _ => _mm512_mask_i32gather_ps::<4>(
+                                _mm512_setzero_ps(),
+                                slot.mask,
+                                gather,
+                                at,
+                            ),
+                        };
                         *acc = _mm512_fmadd_ps(weight, taps, *acc);
                     }
                 }
             }
-            for (slot, acc) in group.iter().zip(acc) {
-                _mm512_mask_storeu_ps(output.add(slot.at), slot.mask, acc);
+            let (lo, hi) = (_mm512_set1_ps(bounds.lo), _mm512_set1_ps(bounds.hi));
+            for (slot, acc) in slots.iter().zip(acc) {
+                _mm512_mask_storeu_ps(output.add(slot.at), slot.mask, bounds.apply(lo, hi, acc));
             }
         }
-    }
-
-    /// Lane t holds row[first + t * stride], or 0 where that column is outside
-    /// 0..w.
-    ///
-    /// # Safety
-    /// `row` points at an input row of w floats.
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    unsafe fn taps(row: *const f32, first: isize, stride: usize, w: usize) -> __m512 {
-        // SAFETY (block): only lanes whose column lies in 0..w are read.
-        unsafe {
-            match stride {
-                1 => _mm512_maskz_loadu_ps(columns(first, w), row.wrapping_offset(first)),
-                2 => {
-                    // Columns first .. first + 32: two vectors, then the even ones.
-                    let next = first + LANES as isize;
-                    let low = _mm512_maskz_loadu_ps(columns(first, w), row.wrapping_offset(first));
-                    let high = _mm512_maskz_loadu_ps(columns(next, w), row.wrapping_offset(next));
-                    let even =
-                        _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
-                    _mm512_permutex2var_ps(low, even, high)
-                }
-                _ => {
-                    let (lo, hi) = inside(first, stride, LANES, w);
-                    let mask = (((1u32 << hi) - 1) & !((1u32 << lo) - 1)) as __mmask16;
-                    let lane =
-                        _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-                    let offsets = _mm512_add_epi32(
-                        _mm512_mullo_epi32(lane, _mm512_set1_epi32(stride as i32)),
-                        _mm512_set1_epi32(first as i32),
-                    );
-                    _mm512_mask_i32gather_ps::<4>(_mm512_setzero_ps(), mask, offsets, row)
-                }
-            }
-        }
-    }
-
-    /// The lanes u of a vector starting at column `first` with `first + u` in 0..w.
-    #[inline]
-    fn columns(first: isize, w: usize) -> __mmask16 {
-        let lo = (-first).clamp(0, LANES as isize) as u32;
-        let hi = (w as isize - first).clamp(0, LANES as isize) as u32;
-        let below_hi = ((1u64 << hi) - 1) as u32;
-        let from_lo = !((1u32 << lo) - 1) & 0xffff;
-        (below_hi & from_lo) as __mmask16
     }
 }
 
 /// The C ABI entry point generated code calls: sizes as [`Conv2d`]'s without the
 /// output channels (input channels, rows, columns; filter rows, columns; output
-/// rows, columns; strides; dilations; padding above and left).
+/// rows, columns; strides; dilations; padding above and left), then the clamp's
+/// bounds (-inf and +inf for none).
 ///
 /// # Safety
 /// As [`sdwconv2d`].
@@ -265,6 +312,8 @@ pub unsafe extern "C" fn acc_sdwconv2d(
     dilation_w: i64,
     pad_top: i64,
     pad_left: i64,
+    lo: f32,
+    hi: f32,
 ) {
     let shape = Conv2d::from_sizes(
         [channels, height, width],
@@ -275,7 +324,7 @@ pub unsafe extern "C" fn acc_sdwconv2d(
         [pad_top, pad_left],
     );
     // SAFETY: the caller vouches for the buffers.
-    unsafe { sdwconv2d(input, filter, output, shape) }
+    unsafe { sdwconv2d(input, filter, output, shape, Bounds { lo, hi }) }
 }
 
 #[cfg(test)]
@@ -283,7 +332,7 @@ mod tests {
     use super::*;
     use crate::test_data::{random, reference_conv};
 
-    type Convolution = unsafe fn(*const f32, *const f32, *mut f32, Conv2d);
+    type Convolution = unsafe fn(*const f32, *const f32, *mut f32, Conv2d, Bounds);
 
     fn check(
         input: [usize; 3],
@@ -292,6 +341,26 @@ mod tests {
         stride: [usize; 2],
         dilation: [usize; 2],
         padding: [usize; 2],
+    ) {
+        check_clamped(
+            input,
+            kernel,
+            output,
+            stride,
+            dilation,
+            padding,
+            Bounds::NONE,
+        );
+    }
+
+    fn check_clamped(
+        input: [usize; 3],
+        kernel: [usize; 2],
+        output: [usize; 2],
+        stride: [usize; 2],
+        dilation: [usize; 2],
+        padding: [usize; 2],
+        bounds: Bounds,
     ) {
         let shape = Conv2d {
             input,
@@ -307,9 +376,12 @@ mod tests {
             let ([c, h, w], [oh, ow]) = (input, output);
             let (x, f) = (random(c * h * w, 11), random(c * kernel[0] * kernel[1], 12));
             let mut out = random(c * oh * ow, 13);
-            let want = reference_conv(&x, &f, &out, shape, true);
+            let mut want = reference_conv(&x, &f, &out, shape, true);
+            for v in &mut want {
+                *v = v.max(bounds.lo as f64).min(bounds.hi as f64);
+            }
             // SAFETY: the vectors hold the shape's buffers.
-            unsafe { convolution(x.as_ptr(), f.as_ptr(), out.as_mut_ptr(), shape) };
+            unsafe { convolution(x.as_ptr(), f.as_ptr(), out.as_mut_ptr(), shape, bounds) };
             for (i, (&got, &want)) in out.iter().zip(&want).enumerate() {
                 assert!(
                     (got as f64 - want).abs() <= 1e-5 * (1.0 + want.abs()),
@@ -332,5 +404,17 @@ mod tests {
         check([2, 10, 10], [5, 5], [11, 12], [1, 1], [1, 1], [1, 2]);
         check([1, 3, 3], [2, 2], [9, 40], [1, 1], [1, 1], [4, 4]);
         check([2, 33, 33], [3, 3], [17, 17], [2, 2], [1, 1], [1, 1]);
+    }
+
+    #[test]
+    fn clamps_what_it_stores() {
+        let relu = Bounds {
+            lo: 0.0,
+            hi: f32::INFINITY,
+        };
+        let tight = Bounds { lo: -0.3, hi: 0.4 };
+        check_clamped([3, 20, 20], [3, 3], [20, 20], [1, 1], [1, 1], [1, 1], relu);
+        check_clamped([4, 21, 37], [3, 3], [11, 19], [2, 2], [1, 1], [1, 1], tight);
+        check_clamped([2, 5, 5], [0, 0], [5, 5], [1, 1], [1, 1], [0, 0], tight);
     }
 }

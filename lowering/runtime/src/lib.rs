@@ -9,6 +9,59 @@ pub mod conv;
 pub mod depthwise;
 pub mod sgemm;
 
+/// The clamp a kernel applies to each result as it stores it: `min(max(x, lo),
+/// hi)`, the fused activation of a convolution (ReLU: lo = 0; ReLU6 / Clip: lo =
+/// 0, hi = 6). A NaN result stays NaN.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bounds {
+    pub lo: f32,
+    pub hi: f32,
+}
+
+impl Bounds {
+    /// No clamp.
+    pub const NONE: Bounds = Bounds {
+        lo: f32::NEG_INFINITY,
+        hi: f32::INFINITY,
+    };
+
+    /// One value clamped (NaN stays NaN).
+    pub fn apply_scalar(self, x: f32) -> f32 {
+        if x.is_nan() {
+            x
+        } else {
+            x.max(self.lo).min(self.hi)
+        }
+    }
+
+    /// Clamps a vector, `lo` and `hi` the bounds splatted.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F.
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(crate) fn apply(
+        self,
+        lo: std::arch::x86_64::__m512,
+        hi: std::arch::x86_64::__m512,
+        x: std::arch::x86_64::__m512,
+    ) -> std::arch::x86_64::__m512 {
+        use std::arch::x86_64::{_mm512_max_ps, _mm512_min_ps};
+        // max_ps / min_ps give their second operand when either is NaN: the value.
+        _mm512_min_ps(hi, _mm512_max_ps(lo, x))
+    }
+
+    /// Clamps every element of `values`.
+    pub fn apply_all(self, values: &mut [f32]) {
+        if self != Bounds::NONE {
+            for x in values {
+                *x = self.apply_scalar(*x);
+            }
+        }
+    }
+}
+
 /// Inputs for the kernels' tests.
 #[cfg(test)]
 mod test_data {

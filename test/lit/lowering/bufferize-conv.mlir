@@ -1,10 +1,12 @@
 // bufferize{conv=NAME depthwise=NAME}: f32 batch-1 ungrouped convolutions become
 // calls to the host's convolution (out += conv(x, w) on the NCHW input, no patches
 // buffer), with the sizes c, h, w, m, kh, kw, oh, ow, sh, sw, dh, dw, pad top, pad
-// left; depthwise ones (groups = channels) calls to its depthwise convolution, the
-// same sizes without m. A zero pad whose only user is such a call is not
-// materialized: the call reads the unpadded input. Checked against the interpreter,
-// which runs the intrinsics' semantics. Matrix products still use gemm.
+// left and the bounds lo, hi of a clamp of the result (-inf, +inf: none); depthwise
+// ones (groups = channels) calls to its depthwise convolution, the same operands
+// without m. A zero pad whose only user is such a call is not materialized: the call
+// reads the unpadded input; a ReLU / ReLU6 / Clip map that is the result's only user
+// becomes the call's clamp. Checked against the interpreter, which runs the
+// intrinsics' semantics. Matrix products still use gemm.
 // RUN: acc-opt --check-semantics --pass 'bufferize{gemm=acc_sgemm conv=acc_sconv2d depthwise=acc_sdwconv2d}' %s | FileCheck %s
 
 // CHECK-LABEL: func.func @strided(
@@ -24,7 +26,9 @@
 // CHECK-NEXT: %[[S11:.*]] = arith.constant 1 : index
 // CHECK-NEXT: %[[S12:.*]] = arith.constant 0 : index
 // CHECK-NEXT: %[[S13:.*]] = arith.constant 0 : index
-// CHECK-NEXT: hw.intrinsic "acc_sconv2d"(%arg0, %arg1, %[[OUT]], %[[S0]], %[[S1]], %[[S2]], %[[S3]], %[[S4]], %[[S5]], %[[S6]], %[[S7]], %[[S8]], %[[S9]], %[[S10]], %[[S11]], %[[S12]], %[[S13]]) : (memref<1x2x5x5xf32>, memref<3x2x3x3xf32>, memref<1x3x2x2xf32>, index, index, index, index, index, index, index, index, index, index, index, index, index, index) -> ()
+// CHECK-NEXT: %[[LO:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-NEXT: %[[HI:.*]] = arith.constant 0x7F800000 : f32
+// CHECK-NEXT: hw.intrinsic "acc_sconv2d"(%arg0, %arg1, %[[OUT]], %[[S0]], %[[S1]], %[[S2]], %[[S3]], %[[S4]], %[[S5]], %[[S6]], %[[S7]], %[[S8]], %[[S9]], %[[S10]], %[[S11]], %[[S12]], %[[S13]], %[[LO]], %[[HI]]) : (memref<1x2x5x5xf32>, memref<3x2x3x3xf32>, memref<1x3x2x2xf32>, index, index, index, index, index, index, index, index, index, index, index, index, index, index, f32, f32) -> ()
 func.func @strided(%x: tensor<1x2x5x5xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x2x2xf32> {
   %z = arith.constant dense<0.25> : tensor<1x3x2x2xf32>
   %y = tensor.conv2d {strides = array<i64: 2, 2>} ins(%x, %w : tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>) outs(%z : tensor<1x3x2x2xf32>) -> tensor<1x3x2x2xf32>
@@ -46,6 +50,8 @@ func.func @strided(%x: tensor<1x2x5x5xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1
 // CHECK-NEXT: arith.constant 2 : index
 // CHECK-NEXT: arith.constant 0 : index
 // CHECK-NEXT: arith.constant 0 : index
+// CHECK-NEXT: arith.constant 0xFF800000 : f32
+// CHECK-NEXT: arith.constant 0x7F800000 : f32
 // CHECK-NEXT: hw.intrinsic "acc_sconv2d"(
 // CHECK-SAME: memref<1x1x7x7xf32>, memref<2x1x3x3xf32>, memref<1x2x3x3xf32>
 func.func @dilated(%x: tensor<1x1x7x7xf32>, %w: tensor<2x1x3x3xf32>) -> tensor<1x2x3x3xf32> {
@@ -74,6 +80,8 @@ func.func @dilated(%x: tensor<1x1x7x7xf32>, %w: tensor<2x1x3x3xf32>) -> tensor<1
 // CHECK-NEXT: arith.constant 1 : index
 // CHECK-NEXT: arith.constant 1 : index
 // CHECK-NEXT: arith.constant 2 : index
+// CHECK-NEXT: arith.constant 0xFF800000 : f32
+// CHECK-NEXT: arith.constant 0x7F800000 : f32
 // CHECK-NEXT: hw.intrinsic "acc_sconv2d"(%arg0, %arg1,
 // CHECK-SAME: (memref<1x2x4x4xf32>, memref<3x2x3x3xf32>, memref<1x3x3x5xf32>,
 func.func @padded(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x3x5xf32> {
@@ -137,7 +145,9 @@ func.func @pad_used_twice(%x: tensor<1x1x4x4xf32>, %w: tensor<1x1x3x3xf32>) -> (
 // CHECK-NEXT: %[[S10:.*]] = arith.constant 1 : index
 // CHECK-NEXT: %[[S11:.*]] = arith.constant 1 : index
 // CHECK-NEXT: %[[S12:.*]] = arith.constant 1 : index
-// CHECK-NEXT: hw.intrinsic "acc_sdwconv2d"(%arg0, %arg1, %{{[0-9]+}}, %[[S0]], %[[S1]], %[[S2]], %[[S3]], %[[S4]], %[[S5]], %[[S6]], %[[S7]], %[[S8]], %[[S9]], %[[S10]], %[[S11]], %[[S12]]) : (memref<1x3x7x7xf32>, memref<3x1x3x3xf32>, memref<1x3x4x4xf32>,
+// CHECK-NEXT: %[[LO:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-NEXT: %[[HI:.*]] = arith.constant 0x7F800000 : f32
+// CHECK-NEXT: hw.intrinsic "acc_sdwconv2d"(%arg0, %arg1, %{{[0-9]+}}, %[[S0]], %[[S1]], %[[S2]], %[[S3]], %[[S4]], %[[S5]], %[[S6]], %[[S7]], %[[S8]], %[[S9]], %[[S10]], %[[S11]], %[[S12]], %[[LO]], %[[HI]]) : (memref<1x3x7x7xf32>, memref<3x1x3x3xf32>, memref<1x3x4x4xf32>,
 func.func @depthwise(%x: tensor<1x3x7x7xf32>, %w: tensor<3x1x3x3xf32>) -> tensor<1x3x4x4xf32> {
   %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
   ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
@@ -147,6 +157,75 @@ func.func @depthwise(%x: tensor<1x3x7x7xf32>, %w: tensor<3x1x3x3xf32>) -> tensor
   %z = arith.constant dense<0.125> : tensor<1x3x4x4xf32>
   %y = tensor.conv2d {groups = 3 : i64, strides = array<i64: 2, 2>} ins(%p, %w : tensor<1x3x9x9xf32>, tensor<3x1x3x3xf32>) outs(%z : tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
   return %y : tensor<1x3x4x4xf32>
+}
+
+// A ReLU6 (max with 0, then min with 6) that is the convolution's only user: the call
+// clamps to [0, 6] and returns its own buffer; no loop nest, no second buffer.
+// CHECK-LABEL: func.func @relu6(
+// CHECK-NOT: loop.parallel
+// CHECK: %[[LO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[HI:.*]] = arith.constant 6.000000e+00 : f32
+// CHECK-NEXT: hw.intrinsic "acc_sdwconv2d"(%arg0, %arg1, %[[OUT:[0-9]+]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %[[LO]], %[[HI]])
+// CHECK-NEXT: return %[[OUT]]
+func.func @relu6(%x: tensor<1x3x7x7xf32>, %w: tensor<3x1x3x3xf32>) -> tensor<1x3x5x5xf32> {
+  %z = arith.constant dense<0.125> : tensor<1x3x5x5xf32>
+  %y = tensor.conv2d {groups = 3 : i64} ins(%x, %w : tensor<1x3x7x7xf32>, tensor<3x1x3x3xf32>) outs(%z : tensor<1x3x5x5xf32>) -> tensor<1x3x5x5xf32>
+  %e = tensor.empty() : tensor<1x3x5x5xf32>
+  %r = tensor.map ins(%y : tensor<1x3x5x5xf32>) outs(%e : tensor<1x3x5x5xf32>) -> tensor<1x3x5x5xf32> {
+  ^bb0(%v: f32):
+    %c0 = arith.constant 0.0 : f32
+    %m = arith.maximumf %v, %c0 : f32
+    %c6 = arith.constant 6.0 : f32
+    %n = arith.minimumf %m, %c6 : f32
+    tensor.yield %n : f32
+  }
+  return %r : tensor<1x3x5x5xf32>
+}
+
+// A ReLU written with the constant first is a clamp to [0, +inf); a map that is not
+// a clamp (an add) stays a loop nest, and so does a clamp of a result with another
+// user.
+// CHECK-LABEL: func.func @relu_and_others(
+// CHECK: arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: arith.constant 0x7F800000 : f32
+// CHECK-NEXT: hw.intrinsic "acc_sconv2d"
+// CHECK: arith.constant 0xFF800000 : f32
+// CHECK-NEXT: arith.constant 0x7F800000 : f32
+// CHECK-NEXT: hw.intrinsic "acc_sconv2d"
+// CHECK: loop.parallel
+// CHECK: arith.addf
+// CHECK: arith.constant 0xFF800000 : f32
+// CHECK-NEXT: arith.constant 0x7F800000 : f32
+// CHECK-NEXT: hw.intrinsic "acc_sconv2d"
+// CHECK: loop.parallel
+// CHECK: arith.maximumf
+func.func @relu_and_others(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x3x3xf32>) -> (tensor<1x3x2x2xf32>, tensor<1x3x2x2xf32>, tensor<1x3x2x2xf32>, tensor<1x3x2x2xf32>) {
+  %z = arith.constant dense<-0.5> : tensor<1x3x2x2xf32>
+  %y = tensor.conv2d ins(%x, %w : tensor<1x2x4x4xf32>, tensor<3x2x3x3xf32>) outs(%z : tensor<1x3x2x2xf32>) -> tensor<1x3x2x2xf32>
+  %e = tensor.empty() : tensor<1x3x2x2xf32>
+  %r = tensor.map ins(%y : tensor<1x3x2x2xf32>) outs(%e : tensor<1x3x2x2xf32>) -> tensor<1x3x2x2xf32> {
+  ^bb0(%v: f32):
+    %c0 = arith.constant 0.0 : f32
+    %m = arith.maximumf %c0, %v : f32
+    tensor.yield %m : f32
+  }
+  %y2 = tensor.conv2d ins(%x, %w : tensor<1x2x4x4xf32>, tensor<3x2x3x3xf32>) outs(%z : tensor<1x3x2x2xf32>) -> tensor<1x3x2x2xf32>
+  %e2 = tensor.empty() : tensor<1x3x2x2xf32>
+  %a = tensor.map ins(%y2 : tensor<1x3x2x2xf32>) outs(%e2 : tensor<1x3x2x2xf32>) -> tensor<1x3x2x2xf32> {
+  ^bb0(%v: f32):
+    %c1 = arith.constant 1.0 : f32
+    %m = arith.addf %v, %c1 : f32
+    tensor.yield %m : f32
+  }
+  %y3 = tensor.conv2d ins(%x, %w : tensor<1x2x4x4xf32>, tensor<3x2x3x3xf32>) outs(%z : tensor<1x3x2x2xf32>) -> tensor<1x3x2x2xf32>
+  %e3 = tensor.empty() : tensor<1x3x2x2xf32>
+  %r3 = tensor.map ins(%y3 : tensor<1x3x2x2xf32>) outs(%e3 : tensor<1x3x2x2xf32>) -> tensor<1x3x2x2xf32> {
+  ^bb0(%v: f32):
+    %c0 = arith.constant 0.0 : f32
+    %m = arith.maximumf %v, %c0 : f32
+    tensor.yield %m : f32
+  }
+  return %r, %a, %r3, %y3 : tensor<1x3x2x2xf32>, tensor<1x3x2x2xf32>, tensor<1x3x2x2xf32>, tensor<1x3x2x2xf32>
 }
 
 // Other grouped convolutions (two channels per group) stay loops; products still

@@ -1,5 +1,5 @@
 // The graph canonicalization patterns acc ships (dialects/defs/graph-rewrites.acc):
-// relu(relu(x)), inverse transposes, and batch_norm folded into conv2d with the new
+// relu(relu(x)), inverse transposes, matmul + bias as gemm, and batch_norm folded into conv2d with the new
 // weights computed at compile time by constant folding.
 // RUN: acc-opt --pass canonicalize %s | FileCheck %s
 
@@ -98,4 +98,36 @@ func.func @conv_bn_runtime_weights(%x: tensor<1x2x4x4xf32>, %w: tensor<2x2x1x1xf
   %c = graph.conv2d %x, %w : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
   %y = graph.batch_norm %c, %scale, %shift, %shift, %scale : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
   return %y : tensor<1x2x4x4xf32>
+}
+
+// A matrix product plus a constant bias (either side) becomes a gemm with C; a
+// batched product, a bias that widens the result and a runtime bias stay as they are.
+// CHECK-LABEL: func.func @matmul_bias
+// CHECK: %[[B:.*]] = graph.constant
+// CHECK-NEXT: %[[G:.*]] = graph.gemm %arg0, %arg1, %[[B]] : (tensor<2x3xf32>, tensor<3x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+// CHECK-NEXT: %[[H:.*]] = graph.gemm %arg0, %arg1, %[[B]] :
+// CHECK-NEXT: return %[[G]], %[[H]]
+func.func @matmul_bias(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+  %bias = graph.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %m = graph.matmul %a, %b : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %y = graph.add %m, %bias : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  %n = graph.matmul %a, %b : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %z = graph.add %bias, %n : (tensor<4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %y, %z : tensor<2x4xf32>, tensor<2x4xf32>
+}
+
+// CHECK-LABEL: func.func @matmul_bias_kept
+// CHECK-NOT: graph.gemm
+// CHECK: return
+func.func @matmul_bias_kept(%a: tensor<5x2x3xf32>, %b: tensor<5x3x4xf32>, %c: tensor<2x4xf32>, %d: tensor<3x4xf32>) -> (tensor<5x2x4xf32>, tensor<3x2x4xf32>, tensor<2x4xf32>) {
+  %bias = graph.constant dense<1.0> : tensor<4xf32>
+  %m = graph.matmul %a, %b : (tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>
+  %y = graph.add %m, %bias : (tensor<5x2x4xf32>, tensor<4xf32>) -> tensor<5x2x4xf32>
+  %wide = graph.constant dense<1.0> : tensor<3x1x4xf32>
+  %a2 = graph.constant dense<0.5> : tensor<2x3xf32>
+  %n = graph.matmul %a2, %d : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %z = graph.add %n, %wide : (tensor<2x4xf32>, tensor<3x1x4xf32>) -> tensor<3x2x4xf32>
+  %p = graph.matmul %a2, %d : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %r = graph.add %p, %c : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  return %y, %z, %r : tensor<5x2x4xf32>, tensor<3x2x4xf32>, tensor<2x4xf32>
 }

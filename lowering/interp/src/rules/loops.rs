@@ -429,11 +429,12 @@ pub(super) fn sgemm(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 }
 
 /// `hw.intrinsic "acc_sconv2d"(%x, %w, %out, %c, %h, %w, %m, %kh, %kw, %oh, %ow, %sh,
-/// %sw, %dh, %dw, %pt, %pl)`: out += conv(x, w) on batch-1 NCHW f32 buffers, output
-/// pixel (y, x) reading input row y*sh + i*dh - pt and column x*sw + j*dw - pl (zero
-/// outside the input), the host library's convolution.
+/// %sw, %dh, %dw, %pt, %pl, %lo, %hi)`: out = clamp(out + conv(x, w), lo, hi) on
+/// batch-1 NCHW f32 buffers, output pixel (y, x) reading input row y*sh + i*dh - pt
+/// and column x*sw + j*dw - pl (zero outside the input), the host library's
+/// convolution.
 pub(super) fn sconv2d(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
-    let dims = sizes(r, 3)?;
+    let (dims, bounds) = sizes_and_bounds(r, 14)?;
     let [c, h, wd, m, kh, kw, oh, ow, sh, sw, dh, dw, pt, pl] =
         <[usize; 14]>::try_from(dims.as_slice()).map_err(|_| "expects 14 sizes")?;
     let window = Window {
@@ -443,16 +444,17 @@ pub(super) fn sconv2d(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
         stride: [sh, sw],
         dilation: [dh, dw],
         padding: [pt, pl],
+        bounds,
     };
     window.convolve(r, m, false)
 }
 
 /// `hw.intrinsic "acc_sdwconv2d"(%x, %w, %out, %c, %h, %w, %kh, %kw, %oh, %ow, %sh,
-/// %sw, %dh, %dw, %pt, %pl)`: out += the depthwise convolution of x by w (one
-/// kh x kw filter per channel; output channel o reads input channel o), windows as
-/// in `acc_sconv2d`.
+/// %sw, %dh, %dw, %pt, %pl, %lo, %hi)`: out = clamp(out + the depthwise convolution
+/// of x by w, lo, hi) (one kh x kw filter per channel; output channel o reads input
+/// channel o), windows as in `acc_sconv2d`.
 pub(super) fn sdwconv2d(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
-    let dims = sizes(r, 3)?;
+    let (dims, bounds) = sizes_and_bounds(r, 13)?;
     let [c, h, wd, kh, kw, oh, ow, sh, sw, dh, dw, pt, pl] =
         <[usize; 13]>::try_from(dims.as_slice()).map_err(|_| "expects 13 sizes")?;
     let window = Window {
@@ -462,8 +464,35 @@ pub(super) fn sdwconv2d(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
         stride: [sh, sw],
         dilation: [dh, dw],
         padding: [pt, pl],
+        bounds,
     };
     window.convolve(r, c, true)
+}
+
+/// A library convolution's `count` sizes (the operands after the three buffers)
+/// and the clamp bounds after them.
+fn sizes_and_bounds(r: &RuleInput<'_>, count: usize) -> Result<(Vec<usize>, [f64; 2]), String> {
+    if r.operands.len() != 3 + count + 2 {
+        return Err(format!(
+            "expects 3 buffers, {count} sizes and 2 bounds, not {} operands",
+            r.operands.len()
+        ));
+    }
+    let dims = r.operands[3..3 + count]
+        .iter()
+        .map(index)
+        .collect::<Result<_, _>>()?;
+    let bound = |t: &Tensor| match t.data.as_slice() {
+        [Scalar::Float(f)] => Ok(*f),
+        _ => Err("a clamp bound is not a float".to_string()),
+    };
+    Ok((
+        dims,
+        [
+            bound(&r.operands[3 + count])?,
+            bound(&r.operands[4 + count])?,
+        ],
+    ))
 }
 
 /// The windows of a library convolution.
@@ -474,6 +503,8 @@ struct Window {
     stride: [usize; 2],
     dilation: [usize; 2],
     padding: [usize; 2],
+    /// The clamp of each result: low and high bound (NaN stays NaN).
+    bounds: [f64; 2],
 }
 
 impl Window {
@@ -520,7 +551,11 @@ impl Window {
                             }
                         }
                     }
-                    values.push(acc);
+                    values.push(if acc.is_nan() {
+                        acc
+                    } else {
+                        acc.max(self.bounds[0]).min(self.bounds[1])
+                    });
                 }
             }
         }

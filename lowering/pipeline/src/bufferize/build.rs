@@ -175,7 +175,7 @@ pub(super) fn call_gemm(
     buffers: [ValueId; 3],
     [m, n, k]: [i64; 3],
 ) -> Result<(), String> {
-    call_library(e, gemm, buffers, &[m, n, k])
+    call_library(e, gemm, buffers, &[m, n, k], None)
 }
 
 /// `hw.intrinsic "callee"(buffers..., sizes...)`, the sizes as index constants.
@@ -184,10 +184,17 @@ pub(super) fn call_library(
     callee: &str,
     buffers: [ValueId; 3],
     sizes: &[i64],
+    bounds: Option<[f64; 2]>,
 ) -> Result<(), String> {
     let mut operands = buffers.to_vec();
     for &size in sizes {
         operands.push(e.index(size)?);
+    }
+    if let Some(bounds) = bounds {
+        let f32t = e.ctx.float_type(acc_ir::FloatKind::F32);
+        for bound in bounds {
+            operands.push(e.scalar(f32t, bound)?);
+        }
     }
     let callee = e.ctx.string_attr(callee);
     e.op("hw.intrinsic", &operands, &[], &[("callee", callee)])?;

@@ -198,8 +198,15 @@ impl Bufferizer<'_> {
                 }
                 ConvKind::Depthwise => [&[sx[1], sx[2], sx[3], sw[2], sw[3]][..], &window].concat(),
             };
+            // A clamp of the result (its only use) done by the call as it stores.
+            let clamp = self.absorbable_clamp(op);
+            let bounds = clamp.map_or([f64::NEG_INFINITY, f64::INFINITY], |(_, _, b)| b);
             let mut e = self.emitter(op);
-            call_library(&mut e, &callee, [bx, bw, dest], &sizes)?;
+            call_library(&mut e, &callee, [bx, bw, dest], &sizes, Some(bounds))?;
+            if let Some((map, empty, _)) = clamp {
+                self.absorbed_maps.insert(map, dest);
+                self.absorbed_empties.insert(empty);
+            }
             return Ok(dest);
         }
         if self.absorbed_pads.contains_key(&x) {
@@ -537,6 +544,86 @@ impl Bufferizer<'_> {
         }
         self.conv_library(conv)?;
         Some((source, [low[2], low[3]]))
+    }
+
+    /// The clamp a library convolution can apply to its result: the result's only
+    /// user is a `tensor.map` of it alone into a `tensor.empty` not yet bufferized
+    /// (used by nothing else), whose region is a chain of `arith.maximumf` /
+    /// `arith.minimumf` with constants (ReLU, ReLU6, Clip). Gives the map, its
+    /// init and the bounds [lo, hi] of the equivalent min(max(x, lo), hi).
+    pub(super) fn absorbable_clamp(&self, conv: OpId) -> Option<(OpId, ValueId, [f64; 2])> {
+        let b = self.ir.body(self.body);
+        let result = b.results(conv).next()?;
+        let mut users = b.value_users(result);
+        let map = users.next()?;
+        if users.next().is_some() || self.ctx.op_name_str(b.op(map).name) != "tensor.map" {
+            return None;
+        }
+        let [input, init] = <[ValueId; 2]>::try_from(b.operands(map).collect::<Vec<_>>()).ok()?;
+        let map_result = b.results(map).next()?;
+        let empty_init = match b.value(init).def {
+            acc_ir::ValueDef::Result(def, _) => {
+                self.ctx.op_name_str(b.op(def).name) == "tensor.empty"
+            }
+            _ => false,
+        };
+        if input != result
+            || !empty_init
+            || b.value_users(init).count() != 1
+            || self.buffers.contains_key(&init)
+            || b.value_type(map_result) != b.value_type(result)
+        {
+            return None;
+        }
+        let block = b.op_regions(map).first().and_then(|r| b.entry_block(*r))?;
+        let [arg] = b.block_args(block) else {
+            return None;
+        };
+        // min(max(x, lo), hi), composed op by op: max(., a) raises both bounds to
+        // at least a, min(., c) lowers the upper one to at most c.
+        let (mut value, mut lo, mut hi) = (*arg, f64::NEG_INFINITY, f64::INFINITY);
+        for op in b.block_ops(block) {
+            let name = self.ctx.op_name_str(b.op(op).name);
+            let operands: Vec<ValueId> = b.operands(op).collect();
+            match (name, operands.as_slice()) {
+                ("arith.constant", _) => {}
+                ("arith.maximumf" | "arith.minimumf", [x, y]) => {
+                    let other = if *x == value {
+                        *y
+                    } else if *y == value {
+                        *x
+                    } else {
+                        return None;
+                    };
+                    let c = self.float_constant(other)?;
+                    if name == "arith.maximumf" {
+                        (lo, hi) = (lo.max(c), hi.max(c));
+                    } else {
+                        hi = hi.min(c);
+                    }
+                    value = b.results(op).next()?;
+                }
+                ("tensor.yield", [v]) if *v == value => return Some((map, init, [lo, hi])),
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// The value of a float `arith.constant` (a NaN refuses: no clamp by NaN).
+    fn float_constant(&self, v: ValueId) -> Option<f64> {
+        let b = self.ir.body(self.body);
+        let acc_ir::ValueDef::Result(def, _) = b.value(v).def else {
+            return None;
+        };
+        if self.ctx.op_name_str(b.op(def).name) != "arith.constant" {
+            return None;
+        }
+        let attr = self.ir.op(self.body, def).attr(self.ctx, "value")?;
+        match acc_ir::elements::scalar(self.ctx, attr)? {
+            (_, acc_ir::elements::Scalar::Float(f)) if !f.is_nan() => Some(f),
+            _ => None,
+        }
     }
 
     /// Whether a pad's region yields the constant 0.0 (made in the region).

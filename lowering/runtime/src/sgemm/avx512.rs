@@ -13,6 +13,7 @@
 //! matrices is read or written.
 
 use super::{Matrix, PanelSource};
+use crate::Bounds;
 use std::arch::x86_64::*;
 
 const LANES: usize = 16;
@@ -24,13 +25,19 @@ const DEPTH_BLOCK: usize = 128;
 /// From this many rows of A on, the panel is worth copying.
 const PACK_ROWS: usize = 32;
 
-/// C += A x B (shapes checked by the caller).
+/// C = clamp(C + A x B, bounds) (shapes checked by the caller); `Bounds::NONE`
+/// leaves the sum as it is.
 ///
 /// # Safety
 /// The CPU has AVX-512F; the matrices are valid as [`super::sgemm`] requires, and
 /// `b` yields every element of its a.cols x c.cols matrix.
 #[target_feature(enable = "avx512f")]
-pub(crate) unsafe fn sgemm(a: Matrix<*const f32>, b: &impl PanelSource, c: Matrix<*mut f32>) {
+pub(crate) unsafe fn sgemm(
+    a: Matrix<*const f32>,
+    b: &impl PanelSource,
+    c: Matrix<*mut f32>,
+    bounds: Bounds,
+) {
     let (m, n, k) = (c.rows, c.cols, a.cols);
     let mut panel = [0f32; DEPTH_BLOCK * TILE_COLUMNS];
     for k0 in (0..k).step_by(DEPTH_BLOCK) {
@@ -76,6 +83,8 @@ pub(crate) unsafe fn sgemm(a: Matrix<*const f32>, b: &impl PanelSource, c: Matri
                     ldc: c.row_stride,
                     depth,
                     masks: lane_masks(width),
+                    // Clamped once the sum is complete: after the last depth block.
+                    bounds: (k0 + depth == k).then_some(bounds),
                 };
                 // SAFETY: the tile covers `rows` rows and `width` columns inside A
                 // and C, and depth rows of its panel.
@@ -104,6 +113,8 @@ struct Tile {
     ldc: usize,
     depth: usize,
     masks: [__mmask16; VECTORS],
+    /// The clamp applied before the stores, if any.
+    bounds: Option<Bounds>,
 }
 
 type Kernel = unsafe fn(&Tile);
@@ -161,9 +172,21 @@ impl Tile {
                 }
                 b = b.add(self.ldb);
             }
-            for (r, row) in acc.iter().enumerate() {
-                for (v, x) in row.iter().enumerate() {
-                    _mm512_mask_storeu_ps(self.c.add(r * self.ldc + v * LANES), masks[v], *x);
+            // Stored with the clamp or without (two loops: the accumulators must stay
+            // in registers, which an iterator over all of them would defeat).
+            if let Some(bounds) = self.bounds {
+                let (lo, hi) = (_mm512_set1_ps(bounds.lo), _mm512_set1_ps(bounds.hi));
+                for (r, row) in acc.iter().enumerate() {
+                    for (v, x) in row.iter().enumerate() {
+                        let x = bounds.apply(lo, hi, *x);
+                        _mm512_mask_storeu_ps(self.c.add(r * self.ldc + v * LANES), masks[v], x);
+                    }
+                }
+            } else {
+                for (r, row) in acc.iter().enumerate() {
+                    for (v, x) in row.iter().enumerate() {
+                        _mm512_mask_storeu_ps(self.c.add(r * self.ldc + v * LANES), masks[v], *x);
+                    }
                 }
             }
         }

@@ -1,0 +1,171 @@
+//! `cargo bench -p acc-runtime --bench conv`: GFLOP/s of `acc_sconv2d` and
+//! `acc_sdwconv2d` on the convolutions of the benchmark models (ResNet-18's and
+//! MobileNetV2's layer shapes, padding read in place), one thread.
+
+use acc_runtime::Bounds;
+use acc_runtime::conv::{Conv2d, sconv2d};
+use acc_runtime::depthwise::sdwconv2d;
+use std::time::Instant;
+
+/// (name, depthwise, input c/h/w, output channels, kernel, stride, padding).
+type Layer = (&'static str, bool, [usize; 3], usize, usize, usize, usize);
+
+const LAYERS: &[Layer] = &[
+    (
+        "resnet18 stem 7x7/2 3->64 224",
+        false,
+        [3, 224, 224],
+        64,
+        7,
+        2,
+        3,
+    ),
+    ("resnet18 3x3 64->64 56", false, [64, 56, 56], 64, 3, 1, 1),
+    (
+        "resnet18 3x3/2 64->128 56",
+        false,
+        [64, 56, 56],
+        128,
+        3,
+        2,
+        1,
+    ),
+    (
+        "resnet18 3x3 128->128 28",
+        false,
+        [128, 28, 28],
+        128,
+        3,
+        1,
+        1,
+    ),
+    (
+        "resnet18 3x3 256->256 14",
+        false,
+        [256, 14, 14],
+        256,
+        3,
+        1,
+        1,
+    ),
+    ("resnet18 3x3 512->512 7", false, [512, 7, 7], 512, 3, 1, 1),
+    (
+        "mobilenetv2 1x1 16->96 112",
+        false,
+        [16, 112, 112],
+        96,
+        1,
+        1,
+        0,
+    ),
+    (
+        "mobilenetv2 1x1 144->24 56",
+        false,
+        [144, 56, 56],
+        24,
+        1,
+        1,
+        0,
+    ),
+    (
+        "mobilenetv2 1x1 576->96 14",
+        false,
+        [576, 14, 14],
+        96,
+        1,
+        1,
+        0,
+    ),
+    (
+        "mobilenetv2 1x1 160->960 7",
+        false,
+        [160, 7, 7],
+        960,
+        1,
+        1,
+        0,
+    ),
+    (
+        "mobilenetv2 dw 3x3 32 112",
+        true,
+        [32, 112, 112],
+        32,
+        3,
+        1,
+        1,
+    ),
+    (
+        "mobilenetv2 dw 3x3/2 96 112",
+        true,
+        [96, 112, 112],
+        96,
+        3,
+        2,
+        1,
+    ),
+    (
+        "mobilenetv2 dw 3x3 144 56",
+        true,
+        [144, 56, 56],
+        144,
+        3,
+        1,
+        1,
+    ),
+    (
+        "mobilenetv2 dw 3x3 576 14",
+        true,
+        [576, 14, 14],
+        576,
+        3,
+        1,
+        1,
+    ),
+    ("mobilenetv2 dw 3x3 960 7", true, [960, 7, 7], 960, 3, 1, 1),
+];
+
+fn main() {
+    println!("{:<40} {:>9} {:>10}", "layer", "GFLOP/s", "us/call");
+    for &(name, depthwise, input, m, k, stride, pad) in LAYERS {
+        let out = |size: usize| (size + 2 * pad - k) / stride + 1;
+        let shape = Conv2d {
+            input,
+            filter: [m, k, k],
+            output: [out(input[1]), out(input[2])],
+            stride: [stride, stride],
+            dilation: [1, 1],
+            padding: [pad, pad],
+        };
+        let [c, h, w] = input;
+        let taps = if depthwise { 1 } else { c };
+        let x: Vec<f32> = (0..c * h * w).map(|i| (i % 7) as f32 * 0.1).collect();
+        let f: Vec<f32> = (0..m * taps * k * k)
+            .map(|i| (i % 5) as f32 * 0.1)
+            .collect();
+        let mut y = vec![0f32; m * shape.output[0] * shape.output[1]];
+        let flops = 2.0 * (y.len() * taps * k * k) as f64;
+        let reps = ((1e9 / flops) as usize).clamp(3, 5000);
+        let mut best = f64::INFINITY;
+        for _ in 0..5 {
+            let start = Instant::now();
+            for _ in 0..reps {
+                // SAFETY: the vectors hold the shape's buffers.
+                unsafe {
+                    if depthwise {
+                        sdwconv2d(x.as_ptr(), f.as_ptr(), y.as_mut_ptr(), shape, Bounds::NONE)
+                    } else {
+                        sconv2d(x.as_ptr(), f.as_ptr(), y.as_mut_ptr(), shape, Bounds::NONE)
+                    }
+                };
+            }
+            best = best.min(start.elapsed().as_secs_f64() / reps as f64);
+        }
+        std::hint::black_box(&y);
+        println!(
+            "{name:<40} {:>9.1} {:>10.1}",
+            flops / best / 1e9,
+            best * 1e6
+        );
+    }
+    println!("(best of 5 batches, one thread)");
+}
