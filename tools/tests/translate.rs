@@ -138,9 +138,9 @@ fn real_models_compiled_to_native_code_match_the_onnx_reference() {
         );
         if pipeline == OPTIMIZED {
             assert_eq!(
-                text.contains("hw.intrinsic \"acc_sconv2d\""),
+                text.contains("hw.intrinsic \"acc_sconv2d_bias\""),
                 ["cnn", "lenet5"].contains(&model),
-                "{model}: convolutions call the host's convolution"
+                "{model}: convolutions call the host's convolution, from their bias"
             );
             assert!(text.contains("loop.vstore"), "{model}: nothing vectorized");
             assert!(text.contains("loop.arena_size"), "{model}: no memory plan");

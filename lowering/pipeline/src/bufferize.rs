@@ -45,7 +45,9 @@ struct Library {
     /// c, h, w, m, kh, kw, oh, ow, sh, sw, dh, dw, pt, pl, lo, hi), zero padding
     /// read as zeros (a zero pad feeding only such a convolution is not
     /// materialized), a ReLU / Clip map that is the result's only user applied as
-    /// the clamp. Without it, convolutions use `gemm`.
+    /// the clamp; `NAME_bias` (x, w, bias, out, ...) starts from a per-channel bias
+    /// instead of out (an init that broadcasts one). Without it, convolutions use
+    /// `gemm`.
     conv: Option<String>,
     /// out = clamp(out + the depthwise conv(x, w), lo, hi) (groups = input
     /// channels = output channels), batch 1, NCHW: (x, w, out, c, h, w, kh, kw, oh,
@@ -70,13 +72,13 @@ pub fn info() -> PassInfo {
             },
             acc_ir::pass::PassOption {
                 name: "conv",
-                description: "a library f32 convolution (out += conv(x, w), batch 1, NCHW, ungrouped: x, w, out, c, h, w, m, kh, kw, oh, ow, sh, sw, dh, dw, pad top, pad left, clamp lo, clamp hi; zero padding read in place, a following ReLU/Clip applied as it stores), e.g. acc_sconv2d; empty: gemm or loops",
+                description: "a library f32 convolution (out += conv(x, w), batch 1, NCHW, ungrouped: x, w, out, c, h, w, m, kh, kw, oh, ow, sh, sw, dh, dw, pad top, pad left, clamp lo, clamp hi; zero padding read in place, a following ReLU/Clip applied as it stores; NAME_bias takes a per-channel bias after w and starts from it), e.g. acc_sconv2d; empty: gemm or loops",
                 kind: acc_ir::pass::OptionKind::String,
                 default: "",
             },
             acc_ir::pass::PassOption {
                 name: "depthwise",
-                description: "a library f32 depthwise convolution (out += conv(x, w), groups = channels, batch 1, NCHW: x, w, out, c, h, w, kh, kw, oh, ow, sh, sw, dh, dw, pad top, pad left, clamp lo, clamp hi), e.g. acc_sdwconv2d; empty: loops",
+                description: "a library f32 depthwise convolution (out += conv(x, w), groups = channels, batch 1, NCHW: x, w, out, c, h, w, kh, kw, oh, ow, sh, sw, dh, dw, pad top, pad left, clamp lo, clamp hi; NAME_bias as for conv), e.g. acc_sdwconv2d; empty: loops",
                 kind: acc_ir::pass::OptionKind::String,
                 default: "",
             },
@@ -184,6 +186,10 @@ struct Bufferizer<'a> {
     absorbed_maps: FxHashMap<OpId, ValueId>,
     /// The `tensor.empty` inits of those maps: never allocated.
     absorbed_empties: FxHashSet<ValueId>,
+    /// Per-channel biases broadcast into a library convolution's init, which the
+    /// call starts from itself (`NAME_bias`): the broadcast's result to the bias.
+    /// The result's buffer is left unwritten.
+    absorbed_biases: FxHashMap<ValueId, ValueId>,
     library: Library,
 }
 
@@ -202,6 +208,7 @@ impl<'a> Bufferizer<'a> {
             absorbed_pads: FxHashMap::default(),
             absorbed_maps: FxHashMap::default(),
             absorbed_empties: FxHashSet::default(),
+            absorbed_biases: FxHashMap::default(),
             library,
         }
     }
@@ -320,7 +327,14 @@ impl<'a> Bufferizer<'a> {
                 Some(&buffer) => buffer,
                 None => self.map(op).map_err(fail)?,
             },
-            "tensor.broadcast" => self.broadcast(op).map_err(fail)?,
+            "tensor.broadcast" => match self.absorbable_bias(op) {
+                Some(bias) => {
+                    // The init's buffer (or a new one), left as it is.
+                    self.absorbed_biases.insert(results[0], bias);
+                    self.destination(op, operands[1], false).map_err(fail)?
+                }
+                None => self.broadcast(op).map_err(fail)?,
+            },
             "tensor.transpose" => self.transpose(op).map_err(fail)?,
             "tensor.matmul" | "tensor.batch_matmul" => self.matmul(op).map_err(fail)?,
             "tensor.conv2d" => self.conv2d(op).map_err(fail)?,

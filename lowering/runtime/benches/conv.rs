@@ -2,7 +2,7 @@
 //! `acc_sdwconv2d` on the convolutions of the benchmark models (ResNet-18's and
 //! MobileNetV2's layer shapes, padding read in place), one thread.
 
-use acc_runtime::Bounds;
+use acc_runtime::Fused;
 use acc_runtime::conv::{Conv2d, sconv2d};
 use acc_runtime::depthwise::sdwconv2d;
 use std::time::Instant;
@@ -152,9 +152,9 @@ fn main() {
                 // SAFETY: the vectors hold the shape's buffers.
                 unsafe {
                     if depthwise {
-                        sdwconv2d(x.as_ptr(), f.as_ptr(), y.as_mut_ptr(), shape, Bounds::NONE)
+                        sdwconv2d(x.as_ptr(), f.as_ptr(), y.as_mut_ptr(), shape, Fused::NONE)
                     } else {
-                        sconv2d(x.as_ptr(), f.as_ptr(), y.as_mut_ptr(), shape, Bounds::NONE)
+                        sconv2d(x.as_ptr(), f.as_ptr(), y.as_mut_ptr(), shape, Fused::NONE)
                     }
                 };
             }

@@ -6,8 +6,8 @@
 //! from the input as it packs it (no im2col buffer, no second pass over memory), and
 //! zero padding is read as zeros there (no padded copy of the input).
 
-use crate::Bounds;
 use crate::sgemm::{Matrix, PanelSource, matrix, portable};
+use crate::{Bounds, Fused};
 
 /// The shape of a convolution. Output pixel (y, x) reads input row
 /// `y * stride.0 + i * dilation.0 - padding.0` and column
@@ -156,21 +156,22 @@ impl PanelSource for Patches {
     }
 }
 
-/// out = clamp(out + conv(input, filter), bounds).
+/// out = clamp(out + conv(input, filter)), or with a bias clamp(bias[channel] +
+/// conv(input, filter)) (out's contents unread): `fused` says which and the clamp.
 ///
 /// # Safety
 /// `input` holds C*H*W floats, `filter` M*C*KH*KW, `output` M*OH*OW not overlapping
-/// the others.
+/// the others, a bias M.
 pub unsafe fn sconv2d(
     input: *const f32,
     filter: *const f32,
     output: *mut f32,
     shape: Conv2d,
-    bounds: Bounds,
+    fused: Fused,
 ) {
     let Some(product) = Product::new(input, filter, output, shape) else {
         // SAFETY: the caller vouches for the output.
-        unsafe { clamp_only(output, shape, bounds) };
+        unsafe { without_taps(output, shape, fused) };
         return;
     };
     #[cfg(target_arch = "x86_64")]
@@ -178,16 +179,16 @@ pub unsafe fn sconv2d(
         // SAFETY: the CPU has AVX-512F; the caller vouches for the memory and the
         // patches cover depth x plane.
         unsafe {
-            crate::sgemm::avx512::sgemm(product.filter, &product.patches, product.output, bounds)
+            crate::sgemm::avx512::sgemm(product.filter, &product.patches, product.output, fused)
         };
         return;
     }
     // SAFETY: as above.
-    unsafe { product.portable(bounds) }
+    unsafe { product.portable(fused) }
 }
 
-/// out = clamp(out + conv(input, filter), bounds) on any CPU: the patches gathered
-/// into a buffer, then the portable matrix product.
+/// [`sconv2d`] on any CPU: the patches gathered into a buffer, then the portable
+/// matrix product.
 ///
 /// # Safety
 /// As [`sconv2d`].
@@ -196,26 +197,33 @@ pub unsafe fn sconv2d_portable(
     filter: *const f32,
     output: *mut f32,
     shape: Conv2d,
-    bounds: Bounds,
+    fused: Fused,
 ) {
     match Product::new(input, filter, output, shape) {
         // SAFETY: the caller vouches for the memory.
-        Some(product) => unsafe { product.portable(bounds) },
+        Some(product) => unsafe { product.portable(fused) },
         // SAFETY: as above.
-        None => unsafe { clamp_only(output, shape, bounds) },
+        None => unsafe { without_taps(output, shape, fused) },
     }
 }
 
-/// The output of a convolution with nothing to add (no filter taps) clamped.
+/// The output of a convolution with nothing to add (no filter taps): the bias, if
+/// any, then the clamp.
 ///
 /// # Safety
-/// `output` holds M*OH*OW floats.
-unsafe fn clamp_only(output: *mut f32, shape: Conv2d, bounds: Bounds) {
-    let len = shape.filter[0] * shape.plane();
-    if len > 0 {
-        // SAFETY: the caller vouches for the output.
-        bounds.apply_all(unsafe { std::slice::from_raw_parts_mut(output, len) });
+/// `output` holds M*OH*OW floats, a bias M.
+unsafe fn without_taps(output: *mut f32, shape: Conv2d, fused: Fused) {
+    let (channels, plane) = (shape.filter[0], shape.plane());
+    if channels * plane == 0 {
+        return;
     }
+    // SAFETY: the caller vouches for the output.
+    let out = unsafe { std::slice::from_raw_parts_mut(output, channels * plane) };
+    for (channel, values) in out.chunks_exact_mut(plane).enumerate() {
+        // SAFETY: the caller vouches for the bias.
+        unsafe { fused.start(values, channel) };
+    }
+    fused.bounds.apply_all(out);
 }
 
 /// A convolution as the matrix product output += filter x patches.
@@ -236,13 +244,20 @@ impl Product {
         })
     }
 
-    /// The patches gathered into a buffer, then the portable matrix product and
-    /// the clamp.
+    /// The patches gathered into a buffer, the bias, the portable matrix product
+    /// and the clamp.
     ///
     /// # Safety
     /// As [`sconv2d`].
-    unsafe fn portable(&self, bounds: Bounds) {
+    unsafe fn portable(&self, fused: Fused) {
         let (depth, plane) = (self.filter.cols, self.output.cols);
+        // SAFETY: the output is rows x cols, contiguous.
+        let out =
+            unsafe { std::slice::from_raw_parts_mut(self.output.ptr, self.output.rows * plane) };
+        for (channel, values) in out.chunks_exact_mut(plane).enumerate() {
+            // SAFETY: the caller vouches for the bias.
+            unsafe { fused.start(values, channel) };
+        }
         let mut gathered = vec![0f32; depth * plane];
         for (k, row) in gathered.chunks_exact_mut(plane).enumerate() {
             // SAFETY: row k of the patches, all its columns.
@@ -256,17 +271,17 @@ impl Product {
                 self.output,
             )
         };
-        // SAFETY: the output is rows x cols, contiguous.
-        bounds.apply_all(unsafe {
-            std::slice::from_raw_parts_mut(self.output.ptr, self.output.rows * self.output.cols)
+        // SAFETY: as above.
+        fused.bounds.apply_all(unsafe {
+            std::slice::from_raw_parts_mut(self.output.ptr, self.output.rows * plane)
         });
     }
 }
 
-/// The C ABI entry point generated code calls (sizes as in [`Conv2d`]: input
-/// channels, rows, columns; output channels, filter rows, columns; output rows,
-/// columns; strides; dilations; padding above and left), then the clamp's bounds
-/// (-inf and +inf for none).
+/// The C ABI entry point generated code calls: out = clamp(out + conv(x, w), lo,
+/// hi). Sizes as in [`Conv2d`]: input channels, rows, columns; output channels,
+/// filter rows, columns; output rows, columns; strides; dilations; padding above
+/// and left; then the clamp's bounds (-inf and +inf for none).
 ///
 /// # Safety
 /// As [`sconv2d`].
@@ -300,8 +315,56 @@ pub unsafe extern "C" fn acc_sconv2d(
         [dilation_h, dilation_w],
         [pad_top, pad_left],
     );
+    let fused = Fused {
+        bias: None,
+        bounds: Bounds { lo, hi },
+    };
     // SAFETY: the caller vouches for the buffers.
-    unsafe { sconv2d(input, filter, output, shape, Bounds { lo, hi }) }
+    unsafe { sconv2d(input, filter, output, shape, fused) }
+}
+
+/// [`acc_sconv2d`] starting each output channel from its bias instead of the
+/// output's contents: out = clamp(bias[channel] + conv(x, w), lo, hi).
+///
+/// # Safety
+/// As [`sconv2d`]; `bias` holds one float per output channel.
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn acc_sconv2d_bias(
+    input: *const f32,
+    filter: *const f32,
+    bias: *const f32,
+    output: *mut f32,
+    channels: i64,
+    height: i64,
+    width: i64,
+    out_channels: i64,
+    kernel_h: i64,
+    kernel_w: i64,
+    out_h: i64,
+    out_w: i64,
+    stride_h: i64,
+    stride_w: i64,
+    dilation_h: i64,
+    dilation_w: i64,
+    pad_top: i64,
+    pad_left: i64,
+    lo: f32,
+    hi: f32,
+) {
+    let shape = Conv2d::from_sizes(
+        [channels, height, width],
+        [out_channels, kernel_h, kernel_w],
+        [out_h, out_w],
+        [stride_h, stride_w],
+        [dilation_h, dilation_w],
+        [pad_top, pad_left],
+    );
+    let fused = Fused {
+        bias: Some(bias),
+        bounds: Bounds { lo, hi },
+    };
+    // SAFETY: the caller vouches for the buffers.
+    unsafe { sconv2d(input, filter, output, shape, fused) }
 }
 
 #[cfg(test)]
@@ -309,23 +372,35 @@ mod tests {
     use super::*;
     use crate::test_data::{random, reference_conv};
 
-    type Convolution = unsafe fn(*const f32, *const f32, *mut f32, Conv2d, Bounds);
+    type Convolution = unsafe fn(*const f32, *const f32, *mut f32, Conv2d, Fused);
 
     fn check(shape: Conv2d) {
-        check_with(sconv2d, shape, Bounds::NONE);
-        check_with(sconv2d_portable, shape, Bounds::NONE);
+        check_with(sconv2d, shape, Bounds::NONE, false);
+        check_with(sconv2d_portable, shape, Bounds::NONE, false);
     }
 
-    fn check_with(convolution: Convolution, shape: Conv2d, bounds: Bounds) {
+    /// The kernel against the definition, with the clamp `bounds` and, if `biased`,
+    /// a bias per output channel (the output's contents then unread).
+    fn check_with(convolution: Convolution, shape: Conv2d, bounds: Bounds, biased: bool) {
         let ([c, h, w], [m, kh, kw], [oh, ow]) = (shape.input, shape.filter, shape.output);
         let (x, f) = (random(c * h * w, 1), random(m * c * kh * kw, 2));
         let mut out = random(m * oh * ow, 3);
-        let mut want = reference_conv(&x, &f, &out, shape, false);
+        let bias = random(m, 4);
+        let start: Vec<f32> = if biased {
+            (0..m * oh * ow).map(|i| bias[i / (oh * ow)]).collect()
+        } else {
+            out.clone()
+        };
+        let mut want = reference_conv(&x, &f, &start, shape, false);
         for v in &mut want {
             *v = v.max(bounds.lo as f64).min(bounds.hi as f64);
         }
+        let fused = Fused {
+            bias: biased.then_some(bias.as_ptr()),
+            bounds,
+        };
         // SAFETY: the vectors hold the shape's buffers.
-        unsafe { convolution(x.as_ptr(), f.as_ptr(), out.as_mut_ptr(), shape, bounds) };
+        unsafe { convolution(x.as_ptr(), f.as_ptr(), out.as_mut_ptr(), shape, fused) };
         for (i, (&got, &want)) in out.iter().zip(&want).enumerate() {
             let tolerance = 1e-5 * ((c * kh * kw) as f64).sqrt() * (1.0 + want.abs());
             assert!(
@@ -418,8 +493,25 @@ mod tests {
             conv([2, 4, 4], [3, 0, 0], [2, 2], [1, 1], [1, 1], [0, 0]),
         ];
         for shape in shapes {
-            check_with(sconv2d, shape, relu6);
-            check_with(sconv2d_portable, shape, relu6);
+            check_with(sconv2d, shape, relu6, false);
+            check_with(sconv2d_portable, shape, relu6, false);
+        }
+    }
+
+    #[test]
+    fn starts_from_the_bias() {
+        // Rows of C beyond a tile (20 channels), several depth blocks (the bias only
+        // in the first), with and without a clamp, and no taps at all.
+        let shapes = [
+            conv([40, 9, 9], [20, 3, 3], [9, 9], [1, 1], [1, 1], [1, 1]),
+            conv([3, 6, 6], [5, 1, 1], [6, 6], [1, 1], [1, 1], [0, 0]),
+            conv([2, 4, 4], [3, 0, 0], [2, 2], [1, 1], [1, 1], [0, 0]),
+        ];
+        for shape in shapes {
+            for bounds in [Bounds::NONE, Bounds { lo: 0.0, hi: 6.0 }] {
+                check_with(sconv2d, shape, bounds, true);
+                check_with(sconv2d_portable, shape, bounds, true);
+            }
         }
     }
 

@@ -6,34 +6,35 @@
 //! product: the kernel runs along each output row 16 pixels at a time, one vector of
 //! input taps per filter element (loaded in place, or every second one for stride 2).
 
-use crate::Bounds;
 use crate::conv::{Conv2d, inside};
+use crate::{Bounds, Fused};
 
-/// out = clamp(out + depthwise_conv(input, filter), bounds); `shape.filter[0]` is
-/// ignored (the output has `shape.input[0]` channels).
+/// out = clamp(out + depthwise_conv(input, filter)), or with a bias
+/// clamp(bias[channel] + depthwise_conv(input, filter)) (out's contents unread):
+/// `fused` says which and the clamp. `shape.filter[0]` is ignored (the output has
+/// `shape.input[0]` channels).
 ///
 /// # Safety
 /// `input` holds C*H*W floats, `filter` C*KH*KW, `output` C*OH*OW not overlapping
-/// the others.
+/// the others, a bias C.
 pub unsafe fn sdwconv2d(
     input: *const f32,
     filter: *const f32,
     output: *mut f32,
     shape: Conv2d,
-    bounds: Bounds,
+    fused: Fused,
 ) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx512f") {
         // SAFETY: the CPU has AVX-512F; the caller vouches for the memory.
-        unsafe { avx512::sdwconv2d(input, filter, output, &shape, bounds) };
+        unsafe { avx512::sdwconv2d(input, filter, output, &shape, fused) };
         return;
     }
     // SAFETY: as above.
-    unsafe { sdwconv2d_portable(input, filter, output, shape, bounds) }
+    unsafe { sdwconv2d_portable(input, filter, output, shape, fused) }
 }
 
-/// out = clamp(out + depthwise_conv(input, filter), bounds) on any CPU, one output
-/// pixel at a time.
+/// [`sdwconv2d`] on any CPU, one output pixel at a time.
 ///
 /// # Safety
 /// As [`sdwconv2d`].
@@ -42,7 +43,7 @@ pub unsafe fn sdwconv2d_portable(
     filter: *const f32,
     output: *mut f32,
     shape: Conv2d,
-    bounds: Bounds,
+    fused: Fused,
 ) {
     let Conv2d {
         input: [c, h, w],
@@ -70,9 +71,14 @@ pub unsafe fn sdwconv2d_portable(
                         };
                     }
                 }
-                // SAFETY: (ch, y, x) lies inside the output.
+                // SAFETY: (ch, y, x) lies inside the output; a bias holds c values.
                 let out = unsafe { &mut *output.add((ch * oh + y) * ow + x) };
-                *out = bounds.apply_scalar(*out + sum);
+                let start = match fused.bias {
+                    // SAFETY: as above.
+                    Some(bias) => unsafe { *bias.add(ch) },
+                    None => *out,
+                };
+                *out = fused.bounds.apply_scalar(start + sum);
             }
         }
     }
@@ -80,7 +86,7 @@ pub unsafe fn sdwconv2d_portable(
 
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
-    use super::{Bounds, Conv2d};
+    use super::{Conv2d, Fused};
     use std::arch::x86_64::*;
 
     const LANES: usize = 16;
@@ -156,7 +162,7 @@ mod avx512 {
         filter: *const f32,
         output: *mut f32,
         shape: &Conv2d,
-        bounds: Bounds,
+        fused: Fused,
     ) {
         let Conv2d {
             input: [c, h, w],
@@ -170,9 +176,14 @@ mod avx512 {
             return;
         }
         if kh == 0 || kw == 0 {
-            // Nothing to add: only the clamp.
-            // SAFETY: the caller vouches for the output.
-            bounds.apply_all(unsafe { std::slice::from_raw_parts_mut(output, c * oh * ow) });
+            // Nothing to add: the bias, if any, and the clamp.
+            // SAFETY: the caller vouches for the output and the bias.
+            let out = unsafe { std::slice::from_raw_parts_mut(output, c * oh * ow) };
+            for (ch, plane) in out.chunks_exact_mut(oh * ow).enumerate() {
+                // SAFETY: as above.
+                unsafe { fused.start(plane, ch) };
+            }
+            fused.bounds.apply_all(out);
             return;
         }
         let mut plane = Padded::new(shape);
@@ -216,7 +227,10 @@ mod avx512 {
                         filter.add(ch * kh * kw),
                         output.add(ch * oh * ow),
                         shape,
-                        bounds,
+                        Fused {
+                            bias: fused.bias.map(|b| b.add(ch)),
+                            bounds: fused.bounds,
+                        },
                         slots,
                     )
                 };
@@ -235,7 +249,7 @@ mod avx512 {
         filter: *const f32,
         output: *mut f32,
         shape: &Conv2d,
-        bounds: Bounds,
+        fused: Fused,
         slots: &[Slot; SLOTS],
     ) {
         let Conv2d {
@@ -252,8 +266,12 @@ mod avx512 {
         // lies inside the padded plane (`Padded::new`).
         unsafe {
             let mut acc = [_mm512_setzero_ps(); SLOTS];
-            for (acc, slot) in acc.iter_mut().zip(slots) {
-                *acc = _mm512_maskz_loadu_ps(slot.mask, output.add(slot.at));
+            if let Some(bias) = fused.bias {
+                acc = [_mm512_set1_ps(*bias); SLOTS];
+            } else {
+                for (acc, slot) in acc.iter_mut().zip(slots) {
+                    *acc = _mm512_maskz_loadu_ps(slot.mask, output.add(slot.at));
+                }
             }
             for i in 0..kh {
                 for j in 0..kw {
@@ -279,6 +297,7 @@ mod avx512 {
                     }
                 }
             }
+            let bounds = fused.bounds;
             let (lo, hi) = (_mm512_set1_ps(bounds.lo), _mm512_set1_ps(bounds.hi));
             for (slot, acc) in slots.iter().zip(acc) {
                 _mm512_mask_storeu_ps(output.add(slot.at), slot.mask, bounds.apply(lo, hi, acc));
@@ -287,10 +306,10 @@ mod avx512 {
     }
 }
 
-/// The C ABI entry point generated code calls: sizes as [`Conv2d`]'s without the
-/// output channels (input channels, rows, columns; filter rows, columns; output
-/// rows, columns; strides; dilations; padding above and left), then the clamp's
-/// bounds (-inf and +inf for none).
+/// The C ABI entry point generated code calls: out = clamp(out + depthwise_conv(x,
+/// w), lo, hi). Sizes as [`Conv2d`]'s without the output channels (input channels,
+/// rows, columns; filter rows, columns; output rows, columns; strides; dilations;
+/// padding above and left), then the clamp's bounds (-inf and +inf for none).
 ///
 /// # Safety
 /// As [`sdwconv2d`].
@@ -323,8 +342,55 @@ pub unsafe extern "C" fn acc_sdwconv2d(
         [dilation_h, dilation_w],
         [pad_top, pad_left],
     );
+    let fused = Fused {
+        bias: None,
+        bounds: Bounds { lo, hi },
+    };
     // SAFETY: the caller vouches for the buffers.
-    unsafe { sdwconv2d(input, filter, output, shape, Bounds { lo, hi }) }
+    unsafe { sdwconv2d(input, filter, output, shape, fused) }
+}
+
+/// [`acc_sdwconv2d`] starting each channel from its bias instead of the output's
+/// contents: out = clamp(bias[channel] + depthwise_conv(x, w), lo, hi).
+///
+/// # Safety
+/// As [`sdwconv2d`]; `bias` holds one float per channel.
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn acc_sdwconv2d_bias(
+    input: *const f32,
+    filter: *const f32,
+    bias: *const f32,
+    output: *mut f32,
+    channels: i64,
+    height: i64,
+    width: i64,
+    kernel_h: i64,
+    kernel_w: i64,
+    out_h: i64,
+    out_w: i64,
+    stride_h: i64,
+    stride_w: i64,
+    dilation_h: i64,
+    dilation_w: i64,
+    pad_top: i64,
+    pad_left: i64,
+    lo: f32,
+    hi: f32,
+) {
+    let shape = Conv2d::from_sizes(
+        [channels, height, width],
+        [channels, kernel_h, kernel_w],
+        [out_h, out_w],
+        [stride_h, stride_w],
+        [dilation_h, dilation_w],
+        [pad_top, pad_left],
+    );
+    let fused = Fused {
+        bias: Some(bias),
+        bounds: Bounds { lo, hi },
+    };
+    // SAFETY: the caller vouches for the buffers.
+    unsafe { sdwconv2d(input, filter, output, shape, fused) }
 }
 
 #[cfg(test)]
@@ -332,7 +398,27 @@ mod tests {
     use super::*;
     use crate::test_data::{random, reference_conv};
 
-    type Convolution = unsafe fn(*const f32, *const f32, *mut f32, Conv2d, Bounds);
+    type Convolution = unsafe fn(*const f32, *const f32, *mut f32, Conv2d, Fused);
+
+    /// A depthwise shape: input c x h x w, a kernel, output, stride, dilation,
+    /// padding.
+    fn shape(
+        input: [usize; 3],
+        kernel: [usize; 2],
+        output: [usize; 2],
+        stride: [usize; 2],
+        dilation: [usize; 2],
+        padding: [usize; 2],
+    ) -> Conv2d {
+        Conv2d {
+            input,
+            filter: [input[0], kernel[0], kernel[1]],
+            output,
+            stride,
+            dilation,
+            padding,
+        }
+    }
 
     fn check(
         input: [usize; 3],
@@ -342,46 +428,40 @@ mod tests {
         dilation: [usize; 2],
         padding: [usize; 2],
     ) {
-        check_clamped(
-            input,
-            kernel,
-            output,
-            stride,
-            dilation,
-            padding,
-            Bounds::NONE,
-        );
+        let shape = shape(input, kernel, output, stride, dilation, padding);
+        check_clamped(shape, Bounds::NONE, false);
     }
 
-    fn check_clamped(
-        input: [usize; 3],
-        kernel: [usize; 2],
-        output: [usize; 2],
-        stride: [usize; 2],
-        dilation: [usize; 2],
-        padding: [usize; 2],
-        bounds: Bounds,
-    ) {
-        let shape = Conv2d {
-            input,
-            filter: [input[0], kernel[0], kernel[1]],
-            output,
-            stride,
-            dilation,
-            padding,
-        };
+    /// Both kernels against the definition, with the clamp `bounds` and, if
+    /// `biased`, a bias per channel (the output's contents then unread).
+    fn check_clamped(shape: Conv2d, bounds: Bounds, biased: bool) {
+        let (input, output, kernel) = (
+            shape.input,
+            shape.output,
+            [shape.filter[1], shape.filter[2]],
+        );
         let kernels: [(&str, Convolution); 2] =
             [("dispatched", sdwconv2d), ("portable", sdwconv2d_portable)];
         for (name, convolution) in kernels {
             let ([c, h, w], [oh, ow]) = (input, output);
             let (x, f) = (random(c * h * w, 11), random(c * kernel[0] * kernel[1], 12));
             let mut out = random(c * oh * ow, 13);
-            let mut want = reference_conv(&x, &f, &out, shape, true);
+            let bias = random(c, 14);
+            let start: Vec<f32> = if biased {
+                (0..c * oh * ow).map(|i| bias[i / (oh * ow)]).collect()
+            } else {
+                out.clone()
+            };
+            let mut want = reference_conv(&x, &f, &start, shape, true);
             for v in &mut want {
                 *v = v.max(bounds.lo as f64).min(bounds.hi as f64);
             }
+            let fused = Fused {
+                bias: biased.then_some(bias.as_ptr()),
+                bounds,
+            };
             // SAFETY: the vectors hold the shape's buffers.
-            unsafe { convolution(x.as_ptr(), f.as_ptr(), out.as_mut_ptr(), shape, bounds) };
+            unsafe { convolution(x.as_ptr(), f.as_ptr(), out.as_mut_ptr(), shape, fused) };
             for (i, (&got, &want)) in out.iter().zip(&want).enumerate() {
                 assert!(
                     (got as f64 - want).abs() <= 1e-5 * (1.0 + want.abs()),
@@ -407,14 +487,34 @@ mod tests {
     }
 
     #[test]
-    fn clamps_what_it_stores() {
+    fn clamps_what_it_stores_and_starts_from_the_bias() {
         let relu = Bounds {
             lo: 0.0,
             hi: f32::INFINITY,
         };
         let tight = Bounds { lo: -0.3, hi: 0.4 };
-        check_clamped([3, 20, 20], [3, 3], [20, 20], [1, 1], [1, 1], [1, 1], relu);
-        check_clamped([4, 21, 37], [3, 3], [11, 19], [2, 2], [1, 1], [1, 1], tight);
-        check_clamped([2, 5, 5], [0, 0], [5, 5], [1, 1], [1, 1], [0, 0], tight);
+        for biased in [false, true] {
+            check_clamped(
+                shape([3, 20, 20], [3, 3], [20, 20], [1, 1], [1, 1], [1, 1]),
+                relu,
+                biased,
+            );
+            check_clamped(
+                shape([4, 21, 37], [3, 3], [11, 19], [2, 2], [1, 1], [1, 1]),
+                tight,
+                biased,
+            );
+            check_clamped(
+                shape([2, 5, 5], [0, 0], [5, 5], [1, 1], [1, 1], [0, 0]),
+                tight,
+                biased,
+            );
+            let none = Bounds::NONE;
+            check_clamped(
+                shape([3, 9, 9], [3, 3], [9, 9], [1, 1], [1, 1], [1, 1]),
+                none,
+                biased,
+            );
+        }
     }
 }

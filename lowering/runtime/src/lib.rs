@@ -9,6 +9,35 @@ pub mod conv;
 pub mod depthwise;
 pub mod sgemm;
 
+/// What a convolution kernel fuses around its sums: the bias each output channel
+/// starts from (else the output's own contents, which the sums are added to) and the
+/// clamp of what it stores.
+#[derive(Clone, Copy, Debug)]
+pub struct Fused {
+    /// One value per output channel (per row of a matrix product's C).
+    pub bias: Option<*const f32>,
+    pub bounds: Bounds,
+}
+
+impl Fused {
+    /// Accumulate onto the output, no clamp.
+    pub const NONE: Fused = Fused {
+        bias: None,
+        bounds: Bounds::NONE,
+    };
+
+    /// Starts `len` outputs of channel `channel` from its bias, if there is one.
+    ///
+    /// # Safety
+    /// `out` holds `len` floats; a bias holds more than `channel` values.
+    pub(crate) unsafe fn start(self, out: &mut [f32], channel: usize) {
+        if let Some(bias) = self.bias {
+            // SAFETY: the caller vouches for the bias.
+            out.fill(unsafe { *bias.add(channel) });
+        }
+    }
+}
+
 /// The clamp a kernel applies to each result as it stores it: `min(max(x, lo),
 /// hi)`, the fused activation of a convolution (ReLU: lo = 0; ReLU6 / Clip: lo =
 /// 0, hi = 6). A NaN result stays NaN.

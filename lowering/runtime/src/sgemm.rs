@@ -79,7 +79,7 @@ pub unsafe fn sgemm(a: Matrix<*const f32>, b: Matrix<*const f32>, c: Matrix<*mut
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx512f") {
         // SAFETY: the CPU has AVX-512F; the caller vouches for the memory.
-        unsafe { avx512::sgemm(a, &b, c, crate::Bounds::NONE) };
+        unsafe { avx512::sgemm(a, &b, c, crate::Fused::NONE) };
         return;
     }
     // SAFETY: as above.

@@ -5,7 +5,8 @@
 // ones (groups = channels) calls to its depthwise convolution, the same operands
 // without m. A zero pad whose only user is such a call is not materialized: the call
 // reads the unpadded input; a ReLU / ReLU6 / Clip map that is the result's only user
-// becomes the call's clamp. Checked against the interpreter, which runs the
+// becomes the call's clamp; an init broadcasting a per-channel bias makes it the
+// NAME_bias call (x, w, bias, out, ...), which starts from the bias: no fill nest. Checked against the interpreter, which runs the
 // intrinsics' semantics. Matrix products still use gemm.
 // RUN: acc-opt --check-semantics --pass 'bufferize{gemm=acc_sgemm conv=acc_sconv2d depthwise=acc_sdwconv2d}' %s | FileCheck %s
 
@@ -226,6 +227,45 @@ func.func @relu_and_others(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x3x3xf32>) -> 
     tensor.yield %m : f32
   }
   return %r, %a, %r3, %y3 : tensor<1x3x2x2xf32>, tensor<1x3x2x2xf32>, tensor<1x3x2x2xf32>, tensor<1x3x2x2xf32>
+}
+
+// CHECK-LABEL: func.func @biased(
+// CHECK-NOT: loop.parallel
+// CHECK: %[[OUT:.*]] = loop.alloc() : memref<1x3x3x3xf32>
+// CHECK: hw.intrinsic "acc_sconv2d_bias"(%arg0, %arg1, %arg2, %[[OUT]],
+// CHECK-SAME: (memref<1x2x3x3xf32>, memref<3x2x3x3xf32>, memref<3xf32>, memref<1x3x3x3xf32>,
+// CHECK: %[[DW:.*]] = loop.alloc() : memref<1x3x3x3xf32>
+// CHECK: hw.intrinsic "acc_sdwconv2d_bias"(%[[OUT]], %arg3, %arg2, %[[DW]],
+// CHECK-NEXT: return %[[DW]]
+func.func @biased(%x: tensor<1x2x3x3xf32>, %w: tensor<3x2x3x3xf32>, %b: tensor<3xf32>, %dw: tensor<3x1x3x3xf32>) -> tensor<1x3x3x3xf32> {
+  %xp = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    %zero = arith.constant 0.0 : f32
+    tensor.yield %zero : f32
+  } : tensor<1x2x3x3xf32> to tensor<1x2x5x5xf32>
+  %e = tensor.empty() : tensor<1x3x3x3xf32>
+  %init = tensor.broadcast ins(%b : tensor<3xf32>) outs(%e : tensor<1x3x3x3xf32>) dimensions = [0, 2, 3] -> tensor<1x3x3x3xf32>
+  %y = tensor.conv2d ins(%xp, %w : tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>) outs(%init : tensor<1x3x3x3xf32>) -> tensor<1x3x3x3xf32>
+  %yp = tensor.pad %y low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    %zero = arith.constant 0.0 : f32
+    tensor.yield %zero : f32
+  } : tensor<1x3x3x3xf32> to tensor<1x3x5x5xf32>
+  %e2 = tensor.empty() : tensor<1x3x3x3xf32>
+  %init2 = tensor.broadcast ins(%b : tensor<3xf32>) outs(%e2 : tensor<1x3x3x3xf32>) dimensions = [0, 2, 3] -> tensor<1x3x3x3xf32>
+  %z = tensor.conv2d {groups = 3 : i64} ins(%yp, %dw : tensor<1x3x5x5xf32>, tensor<3x1x3x3xf32>) outs(%init2 : tensor<1x3x3x3xf32>) -> tensor<1x3x3x3xf32>
+  return %z : tensor<1x3x3x3xf32>
+}
+
+// A broadcast along other dimensions, or with another user, is still a fill.
+// CHECK-LABEL: func.func @bias_kept(
+// CHECK: loop.parallel
+// CHECK: hw.intrinsic "acc_sconv2d"(
+func.func @bias_kept(%x: tensor<1x2x3x3xf32>, %w: tensor<3x2x1x1xf32>, %b: tensor<3xf32>) -> (tensor<1x3x3x3xf32>, tensor<1x3x3x3xf32>) {
+  %e = tensor.empty() : tensor<1x3x3x3xf32>
+  %init = tensor.broadcast ins(%b : tensor<3xf32>) outs(%e : tensor<1x3x3x3xf32>) dimensions = [0, 2, 3] -> tensor<1x3x3x3xf32>
+  %y = tensor.conv2d ins(%x, %w : tensor<1x2x3x3xf32>, tensor<3x2x1x1xf32>) outs(%init : tensor<1x3x3x3xf32>) -> tensor<1x3x3x3xf32>
+  return %y, %init : tensor<1x3x3x3xf32>, tensor<1x3x3x3xf32>
 }
 
 // Other grouped convolutions (two channels per group) stay loops; products still

@@ -11,8 +11,8 @@
 // CHECK-NEXT: {{^}}  buffer-deallocation{{ +}}Free each buffer a function allocates after its last use (views included) (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  bufferize{{ +}}Turn tensors into buffers and tensor ops into loop nests (function signatures included) (runs on builtin.module){{$}}
 // CHECK-NEXT: {{^}}      gemm{{ +}}a library f32 matrix product (C += A x B, row-major: a, b, c, m, n, k) for matmuls and convolutions, e.g. acc_sgemm; empty: loops (string, default ){{$}}
-// CHECK-NEXT: {{^}}      conv{{ +}}a library f32 convolution (out += conv(x, w), batch 1, NCHW, ungrouped: x, w, out, c, h, w, m, kh, kw, oh, ow, sh, sw, dh, dw, pad top, pad left, clamp lo, clamp hi; zero padding read in place, a following ReLU/Clip applied as it stores), e.g. acc_sconv2d; empty: gemm or loops (string, default ){{$}}
-// CHECK-NEXT: {{^}}      depthwise{{ +}}a library f32 depthwise convolution (out += conv(x, w), groups = channels, batch 1, NCHW: x, w, out, c, h, w, kh, kw, oh, ow, sh, sw, dh, dw, pad top, pad left, clamp lo, clamp hi), e.g. acc_sdwconv2d; empty: loops (string, default ){{$}}
+// CHECK-NEXT: {{^}}      conv{{ +}}a library f32 convolution (out += conv(x, w), batch 1, NCHW, ungrouped: x, w, out, c, h, w, m, kh, kw, oh, ow, sh, sw, dh, dw, pad top, pad left, clamp lo, clamp hi; zero padding read in place, a following ReLU/Clip applied as it stores; NAME_bias takes a per-channel bias after w and starts from it), e.g. acc_sconv2d; empty: gemm or loops (string, default ){{$}}
+// CHECK-NEXT: {{^}}      depthwise{{ +}}a library f32 depthwise convolution (out += conv(x, w), groups = channels, batch 1, NCHW: x, w, out, c, h, w, kh, kw, oh, ow, sh, sw, dh, dw, pad top, pad left, clamp lo, clamp hi; NAME_bias as for conv), e.g. acc_sdwconv2d; empty: loops (string, default ){{$}}
 // CHECK-NEXT: {{^}}  canonicalize{{ +}}Fold, erase dead ops and apply rewrite patterns to a fixed point (runs on any op){{$}}
 // CHECK-NEXT: {{^}}      max-iterations{{ +}}sweeps over the IR before giving up (int, default 10){{$}}
 // CHECK-NEXT: {{^}}      max-num-rewrites{{ +}}rewrites before giving up (-1: no limit) (int, default -1){{$}}

@@ -434,7 +434,33 @@ pub(super) fn sgemm(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 /// and column x*sw + j*dw - pl (zero outside the input), the host library's
 /// convolution.
 pub(super) fn sconv2d(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
-    let (dims, bounds) = sizes_and_bounds(r, 14)?;
+    full_conv(r, false)
+}
+
+/// `hw.intrinsic "acc_sconv2d_bias"(%x, %w, %bias, %out, sizes..., %lo, %hi)`: as
+/// `acc_sconv2d`, each output channel starting from its bias instead of out's
+/// contents.
+pub(super) fn sconv2d_bias(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    full_conv(r, true)
+}
+
+/// `hw.intrinsic "acc_sdwconv2d"(%x, %w, %out, %c, %h, %w, %kh, %kw, %oh, %ow, %sh,
+/// %sw, %dh, %dw, %pt, %pl, %lo, %hi)`: out = clamp(out + the depthwise convolution
+/// of x by w, lo, hi) (one kh x kw filter per channel; output channel o reads input
+/// channel o), windows as in `acc_sconv2d`.
+pub(super) fn sdwconv2d(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    depthwise_conv(r, false)
+}
+
+/// `hw.intrinsic "acc_sdwconv2d_bias"(%x, %w, %bias, %out, sizes..., %lo, %hi)`: as
+/// `acc_sdwconv2d`, each channel starting from its bias.
+pub(super) fn sdwconv2d_bias(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    depthwise_conv(r, true)
+}
+
+fn full_conv(r: &RuleInput<'_>, bias: bool) -> Result<Vec<Tensor>, String> {
+    let buffers = if bias { 4 } else { 3 };
+    let (dims, bounds) = sizes_and_bounds(r, buffers, 14)?;
     let [c, h, wd, m, kh, kw, oh, ow, sh, sw, dh, dw, pt, pl] =
         <[usize; 14]>::try_from(dims.as_slice()).map_err(|_| "expects 14 sizes")?;
     let window = Window {
@@ -446,15 +472,12 @@ pub(super) fn sconv2d(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
         padding: [pt, pl],
         bounds,
     };
-    window.convolve(r, m, false)
+    window.convolve(r, m, false, bias)
 }
 
-/// `hw.intrinsic "acc_sdwconv2d"(%x, %w, %out, %c, %h, %w, %kh, %kw, %oh, %ow, %sh,
-/// %sw, %dh, %dw, %pt, %pl, %lo, %hi)`: out = clamp(out + the depthwise convolution
-/// of x by w, lo, hi) (one kh x kw filter per channel; output channel o reads input
-/// channel o), windows as in `acc_sconv2d`.
-pub(super) fn sdwconv2d(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
-    let (dims, bounds) = sizes_and_bounds(r, 13)?;
+fn depthwise_conv(r: &RuleInput<'_>, bias: bool) -> Result<Vec<Tensor>, String> {
+    let buffers = if bias { 4 } else { 3 };
+    let (dims, bounds) = sizes_and_bounds(r, buffers, 13)?;
     let [c, h, wd, kh, kw, oh, ow, sh, sw, dh, dw, pt, pl] =
         <[usize; 13]>::try_from(dims.as_slice()).map_err(|_| "expects 13 sizes")?;
     let window = Window {
@@ -466,19 +489,23 @@ pub(super) fn sdwconv2d(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
         padding: [pt, pl],
         bounds,
     };
-    window.convolve(r, c, true)
+    window.convolve(r, c, true, bias)
 }
 
-/// A library convolution's `count` sizes (the operands after the three buffers)
-/// and the clamp bounds after them.
-fn sizes_and_bounds(r: &RuleInput<'_>, count: usize) -> Result<(Vec<usize>, [f64; 2]), String> {
-    if r.operands.len() != 3 + count + 2 {
+/// A library convolution's `count` sizes (the operands after its `buffers`
+/// buffers) and the clamp bounds after them.
+fn sizes_and_bounds(
+    r: &RuleInput<'_>,
+    buffers: usize,
+    count: usize,
+) -> Result<(Vec<usize>, [f64; 2]), String> {
+    if r.operands.len() != buffers + count + 2 {
         return Err(format!(
-            "expects 3 buffers, {count} sizes and 2 bounds, not {} operands",
+            "expects {buffers} buffers, {count} sizes and 2 bounds, not {} operands",
             r.operands.len()
         ));
     }
-    let dims = r.operands[3..3 + count]
+    let dims = r.operands[buffers..buffers + count]
         .iter()
         .map(index)
         .collect::<Result<_, _>>()?;
@@ -486,13 +513,11 @@ fn sizes_and_bounds(r: &RuleInput<'_>, count: usize) -> Result<(Vec<usize>, [f64
         [Scalar::Float(f)] => Ok(*f),
         _ => Err("a clamp bound is not a float".to_string()),
     };
-    Ok((
-        dims,
-        [
-            bound(&r.operands[3 + count])?,
-            bound(&r.operands[4 + count])?,
-        ],
-    ))
+    let (lo, hi) = (
+        &r.operands[buffers + count],
+        &r.operands[buffers + count + 1],
+    );
+    Ok((dims, [bound(lo)?, bound(hi)?]))
 }
 
 /// The windows of a library convolution.
@@ -517,25 +542,36 @@ impl Window {
     }
 
     /// out += the convolution of operand 0 by operand 1 into operand 2 with `m`
-    /// output channels; `depthwise`: output channel o reads input channel o only.
+    /// output channels, clamped; `depthwise`: output channel o reads input channel
+    /// o only; `bias`: operand 2 is a bias per output channel that the sums start
+    /// from, and operand 3 the output.
     fn convolve(
         &self,
         r: &RuleInput<'_>,
         m: usize,
         depthwise: bool,
+        bias: bool,
     ) -> Result<Vec<Tensor>, String> {
         let ([c, h, wd], [kh, kw], [oh, ow]) = (self.input, self.kernel, self.output);
         let taps = if depthwise { 1 } else { c };
         let (x, w, mut out) = (
             Flat::new(r.operand(0)?, c * h * wd)?,
             Flat::new(r.operand(1)?, m * taps * kh * kw)?,
-            Flat::new(r.operand(2)?, m * oh * ow)?,
+            Flat::new(r.operand(if bias { 3 } else { 2 })?, m * oh * ow)?,
         );
+        let biases = if bias {
+            Some(Flat::new(r.operand(2)?, m)?)
+        } else {
+            None
+        };
         let mut values = Vec::with_capacity(m * oh * ow);
         for o in 0..m {
             for y in 0..oh {
                 for xx in 0..ow {
-                    let mut acc = out.read((o * oh + y) * ow + xx)?;
+                    let mut acc = match &biases {
+                        Some(b) => b.read(o)?,
+                        None => out.read((o * oh + y) * ow + xx)?,
+                    };
                     for t in 0..taps {
                         let ci = if depthwise { o } else { t };
                         for i in 0..kh {

@@ -133,6 +133,8 @@ const RULES: &[(&str, Rule)] = &[
     ("acc_sgemm", loops::sgemm),
     ("acc_sconv2d", loops::sconv2d),
     ("acc_sdwconv2d", loops::sdwconv2d),
+    ("acc_sconv2d_bias", loops::sconv2d_bias),
+    ("acc_sdwconv2d_bias", loops::sdwconv2d_bias),
     ("empty", tensors::empty),
     ("extract_slice", tensors::extract_slice),
     ("insert_slice", tensors::insert_slice),

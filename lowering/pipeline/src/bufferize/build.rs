@@ -175,14 +175,14 @@ pub(super) fn call_gemm(
     buffers: [ValueId; 3],
     [m, n, k]: [i64; 3],
 ) -> Result<(), String> {
-    call_library(e, gemm, buffers, &[m, n, k], None)
+    call_library(e, gemm, &buffers, &[m, n, k], None)
 }
 
 /// `hw.intrinsic "callee"(buffers..., sizes...)`, the sizes as index constants.
 pub(super) fn call_library(
     e: &mut Emitter<'_>,
     callee: &str,
-    buffers: [ValueId; 3],
+    buffers: &[ValueId],
     sizes: &[i64],
     bounds: Option<[f64; 2]>,
 ) -> Result<(), String> {

@@ -201,8 +201,20 @@ impl Bufferizer<'_> {
             // A clamp of the result (its only use) done by the call as it stores.
             let clamp = self.absorbable_clamp(op);
             let bounds = clamp.map_or([f64::NEG_INFINITY, f64::INFINITY], |(_, _, b)| b);
+            // A per-channel bias broadcast into the init: the call starts from it.
+            let (callee, buffers) = match self.absorbed_biases.get(&init) {
+                Some(bias) => {
+                    let bias = self
+                        .buffers
+                        .get(bias)
+                        .copied()
+                        .ok_or("the bias has no buffer")?;
+                    (format!("{callee}_bias"), vec![bx, bw, bias, dest])
+                }
+                None => (callee, vec![bx, bw, dest]),
+            };
             let mut e = self.emitter(op);
-            call_library(&mut e, &callee, [bx, bw, dest], &sizes, Some(bounds))?;
+            call_library(&mut e, &callee, &buffers, &sizes, Some(bounds))?;
             if let Some((map, empty, _)) = clamp {
                 self.absorbed_maps.insert(map, dest);
                 self.absorbed_empties.insert(empty);
@@ -544,6 +556,27 @@ impl Bufferizer<'_> {
         }
         self.conv_library(conv)?;
         Some((source, [low[2], low[3]]))
+    }
+
+    /// The bias a library convolution can start from itself: a broadcast of a 1-D
+    /// f32 tensor along the channels of an NCHW init (dimensions [0, 2, 3] added)
+    /// whose only user is a convolution that calls the library, as its init.
+    pub(super) fn absorbable_bias(&self, op: OpId) -> Option<ValueId> {
+        let b = self.ir.body(self.body);
+        let [input, _init] = <[ValueId; 2]>::try_from(b.operands(op).collect::<Vec<_>>()).ok()?;
+        let result = b.results(op).next()?;
+        let mut users = b.value_users(result);
+        let conv = users.next()?;
+        let along_channels = self.ints(op, "dimensions") == [0, 2, 3]
+            && self.shape(input).ok()?.len() == 1
+            && self.shape(result).ok()?.len() == 4
+            && self.all_f32(&[input]);
+        let is_init = self.ctx.op_name_str(b.op(conv).name) == "tensor.conv2d"
+            && b.operands(conv).position(|v| v == result) == Some(2);
+        (users.next().is_none() && along_channels && is_init && self.buffers.contains_key(&input))
+            .then_some(())?;
+        self.conv_library(conv)?;
+        Some(input)
     }
 
     /// The clamp a library convolution can apply to its result: the result's only

@@ -13,7 +13,7 @@
 //! matrices is read or written.
 
 use super::{Matrix, PanelSource};
-use crate::Bounds;
+use crate::{Bounds, Fused};
 use std::arch::x86_64::*;
 
 const LANES: usize = 16;
@@ -25,8 +25,8 @@ const DEPTH_BLOCK: usize = 128;
 /// From this many rows of A on, the panel is worth copying.
 const PACK_ROWS: usize = 32;
 
-/// C = clamp(C + A x B, bounds) (shapes checked by the caller); `Bounds::NONE`
-/// leaves the sum as it is.
+/// C = clamp(C + A x B, bounds) (shapes checked by the caller), or with a bias
+/// clamp(bias[row] + A x B) (C's contents unread); `Fused::NONE`: C += A x B.
 ///
 /// # Safety
 /// The CPU has AVX-512F; the matrices are valid as [`super::sgemm`] requires, and
@@ -36,7 +36,7 @@ pub(crate) unsafe fn sgemm(
     a: Matrix<*const f32>,
     b: &impl PanelSource,
     c: Matrix<*mut f32>,
-    bounds: Bounds,
+    fused: Fused,
 ) {
     let (m, n, k) = (c.rows, c.cols, a.cols);
     let mut panel = [0f32; DEPTH_BLOCK * TILE_COLUMNS];
@@ -83,8 +83,11 @@ pub(crate) unsafe fn sgemm(
                     ldc: c.row_stride,
                     depth,
                     masks: lane_masks(width),
-                    // Clamped once the sum is complete: after the last depth block.
-                    bounds: (k0 + depth == k).then_some(bounds),
+                    // Started from the bias in the first depth block, clamped once
+                    // the sum is complete: after the last.
+                    // SAFETY: the bias holds a value per row of C.
+                    bias: fused.bias.filter(|_| k0 == 0).map(|b| unsafe { b.add(i) }),
+                    bounds: (k0 + depth == k).then_some(fused.bounds),
                 };
                 // SAFETY: the tile covers `rows` rows and `width` columns inside A
                 // and C, and depth rows of its panel.
@@ -113,6 +116,8 @@ struct Tile {
     ldc: usize,
     depth: usize,
     masks: [__mmask16; VECTORS],
+    /// The rows' starting values instead of C's, if any.
+    bias: Option<*const f32>,
     /// The clamp applied before the stores, if any.
     bounds: Option<Bounds>,
 }
@@ -155,9 +160,18 @@ impl Tile {
         // SAFETY (whole body): offsets stay inside the tile the caller vouches for;
         // masked-off lanes are not accessed.
         unsafe {
-            for (r, row) in acc.iter_mut().enumerate() {
-                for (v, x) in row.iter_mut().enumerate() {
-                    *x = _mm512_maskz_loadu_ps(masks[v], self.c.add(r * self.ldc + v * LANES));
+            if let Some(bias) = self.bias {
+                for (r, row) in acc.iter_mut().enumerate() {
+                    let start = _mm512_set1_ps(*bias.add(r));
+                    for x in row.iter_mut() {
+                        *x = start;
+                    }
+                }
+            } else {
+                for (r, row) in acc.iter_mut().enumerate() {
+                    for (v, x) in row.iter_mut().enumerate() {
+                        *x = _mm512_maskz_loadu_ps(masks[v], self.c.add(r * self.ldc + v * LANES));
+                    }
                 }
             }
             let mut b = self.b;
