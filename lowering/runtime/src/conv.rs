@@ -67,7 +67,13 @@ impl Conv2d {
 /// first tap.
 #[inline(always)]
 pub(crate) fn inside(first: isize, stride: usize, count: usize, size: usize) -> (usize, usize) {
-    let (stride, size) = (stride.max(1) as isize, size as isize);
+    if stride <= 1 {
+        // The common case without divisions.
+        let lo = (-first).clamp(0, count as isize) as usize;
+        let hi = (size as isize - first).clamp(0, count as isize) as usize;
+        return (lo, hi.max(lo));
+    }
+    let (stride, size) = (stride as isize, size as isize);
     // The first t with first + t * stride >= 0, and the first with it >= size.
     let lo = if first >= 0 {
         0
@@ -92,50 +98,194 @@ struct Patches {
     shape: Conv2d,
 }
 
-impl PanelSource for Patches {
-    unsafe fn copy_row(&self, k: usize, n: usize, out: &mut [f32]) {
+impl Patches {
+    /// The filter tap of patches row k: (input channel, filter row, filter column).
+    fn tap(&self, k: usize) -> [usize; 3] {
+        let [_, kh, kw] = self.shape.filter;
+        [k / (kh * kw), k / kw % kh, k % kw]
+    }
+
+    /// The tap of the next patches row.
+    fn next_tap(&self, [channel, i, j]: [usize; 3]) -> [usize; 3] {
+        let [_, kh, kw] = self.shape.filter;
+        match (j + 1 == kw, i + 1 == kh) {
+            (false, _) => [channel, i, j + 1],
+            (true, false) => [channel, i + 1, 0],
+            (true, true) => [channel + 1, 0, 0],
+        }
+    }
+
+    /// `copy_panel` for column strides 1 and 2 with AVX-512: each run of a panel
+    /// row is at most 48 floats, moved by masked vector loads and stores (every
+    /// second column picked by a permute for stride 2) with the padding's lanes
+    /// masked to zero, instead of a memmove and fills per run.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F; the runs (output row, first column, length, offset)
+    /// and rows k0..k0 + depth lie inside the patches matrix; `panel` holds
+    /// `depth` rows of `ld` floats.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn copy_panel_avx512(
+        &self,
+        runs: &[(usize, usize, usize, usize)],
+        k0: usize,
+        depth: usize,
+        panel: &mut [f32],
+        ld: usize,
+    ) {
+        use std::arch::x86_64::*;
         let Conv2d {
             input: [_, h, w],
-            filter: [_, kh, kw],
-            output: [_, ow],
             stride: [sh, sw],
             dilation: [dh, dw],
             padding: [pt, pl],
+            ..
         } = self.shape;
-        let (channel, i, j) = (k / (kh * kw), k / kw % kh, k % kw);
+        // The lanes t of a vector from column `first` with first + t in 0..w.
+        let columns = |first: isize| {
+            let (lo, hi) = inside(first, 1, 16, w);
+            (((1u32 << hi) - 1) & !((1u32 << lo) - 1)) as __mmask16
+        };
+        let even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+        let mut tap = self.tap(k0);
+        for row in panel.chunks_mut(ld).take(depth) {
+            let [channel, i, j] = tap;
+            for &(y, x, run, at) in runs {
+                let input_row = (y * sh + i * dh) as isize - pt as isize;
+                let inside_rows = input_row >= 0 && input_row < h as isize;
+                // SAFETY (block): the row is read only when it lies in the input,
+                // and only at columns in 0..w (masked lanes are not accessed); the
+                // stores stay in the run's part of the panel row.
+                unsafe {
+                    let source = self
+                        .input
+                        .add(channel * h * w)
+                        .wrapping_offset(input_row * w as isize);
+                    let out = row.as_mut_ptr().add(at);
+                    for c in (0..run).step_by(16) {
+                        let store = ((1u32 << (run - c).min(16)) - 1) as __mmask16;
+                        let first = ((x + c) * sw + j * dw) as isize - pl as isize;
+                        let v = if !inside_rows {
+                            _mm512_setzero_ps()
+                        } else if sw == 1 {
+                            _mm512_maskz_loadu_ps(columns(first), source.wrapping_offset(first))
+                        } else {
+                            let next = first + 16;
+                            let low = _mm512_maskz_loadu_ps(
+                                columns(first),
+                                source.wrapping_offset(first),
+                            );
+                            let high =
+                                _mm512_maskz_loadu_ps(columns(next), source.wrapping_offset(next));
+                            _mm512_permutex2var_ps(low, even, high)
+                        };
+                        _mm512_mask_storeu_ps(out.add(c), store, v);
+                    }
+                }
+            }
+            tap = self.next_tap(tap);
+        }
+    }
+
+    /// Fills `segment` with the tap's inputs for output row y, columns x.. (one
+    /// run along an output row): zeros where the window is in the padding.
+    ///
+    /// # Safety
+    /// The tap and the output pixels lie inside the patches matrix.
+    unsafe fn copy_segment(
+        &self,
+        [channel, i, j]: [usize; 3],
+        y: usize,
+        x: usize,
+        segment: &mut [f32],
+    ) {
+        let Conv2d {
+            input: [_, h, w],
+            stride: [sh, sw],
+            dilation: [dh, dw],
+            padding: [pt, pl],
+            ..
+        } = self.shape;
+        let row = (y * sh + i * dh) as isize - pt as isize;
+        if row < 0 || row >= h as isize {
+            segment.fill(0.0);
+            return;
+        }
+        let first = (x * sw + j * dw) as isize - pl as isize;
+        let (lo, hi) = inside(first, sw, segment.len(), w);
+        segment[..lo].fill(0.0);
+        segment[hi..].fill(0.0);
+        // SAFETY: the row lies inside the input, and columns first + t * sw for t
+        // in lo..hi inside the row.
+        let start = unsafe {
+            self.input
+                .add((channel * h + row as usize) * w)
+                .offset(first + (lo * sw) as isize)
+        };
+        let middle = &mut segment[lo..hi];
+        if sw == 1 {
+            // SAFETY: as above.
+            middle.copy_from_slice(unsafe { std::slice::from_raw_parts(start, hi - lo) });
+        } else {
+            for (t, value) in middle.iter_mut().enumerate() {
+                // SAFETY: as above.
+                *value = unsafe { *start.add(t * sw) };
+            }
+        }
+    }
+}
+
+impl PanelSource for Patches {
+    unsafe fn copy_row(&self, k: usize, n: usize, out: &mut [f32]) {
+        let ow = self.shape.output[1];
+        let tap = self.tap(k);
         let (mut y, mut x) = (n / ow, n % ow);
         let mut done = 0;
         while done < out.len() {
             let run = (ow - x).min(out.len() - done);
-            let segment = &mut out[done..done + run];
-            let row = (y * sh + i * dh) as isize - pt as isize;
-            if row < 0 || row >= h as isize {
-                segment.fill(0.0);
-            } else {
-                let first = (x * sw + j * dw) as isize - pl as isize;
-                let (lo, hi) = inside(first, sw, run, w);
-                segment[..lo].fill(0.0);
-                segment[hi..].fill(0.0);
-                // SAFETY: the row lies inside the input, and columns
-                // first + t * sw for t in lo..hi inside the row.
-                let start = unsafe {
-                    self.input
-                        .add((channel * h + row as usize) * w)
-                        .offset(first + (lo * sw) as isize)
-                };
-                let middle = &mut segment[lo..hi];
-                if sw == 1 {
-                    // SAFETY: as above.
-                    middle.copy_from_slice(unsafe { std::slice::from_raw_parts(start, hi - lo) });
-                } else {
-                    for (t, value) in middle.iter_mut().enumerate() {
-                        // SAFETY: as above.
-                        *value = unsafe { *start.add(t * sw) };
-                    }
-                }
-            }
+            // SAFETY: the caller keeps (k, n..) inside the patches matrix.
+            unsafe { self.copy_segment(tap, y, x, &mut out[done..done + run]) };
             done += run;
             (y, x) = (y + 1, 0);
+        }
+    }
+
+    unsafe fn copy_panel(
+        &self,
+        k0: usize,
+        depth: usize,
+        n: usize,
+        width: usize,
+        panel: &mut [f32],
+        ld: usize,
+    ) {
+        // The panel's columns split where output rows end, once for all its rows:
+        // (output row, first column, length, offset in a panel row).
+        let ow = self.shape.output[1];
+        let mut runs = Vec::with_capacity(width.min(width / ow.max(1) + 2));
+        let (mut y, mut x, mut done) = (n / ow, n % ow, 0);
+        while done < width {
+            let run = (ow - x).min(width - done);
+            runs.push((y, x, run, done));
+            done += run;
+            (y, x) = (y + 1, 0);
+        }
+        #[cfg(target_arch = "x86_64")]
+        if self.shape.stride[1] <= 2 && std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has AVX-512F; the caller keeps the panel inside the
+            // patches matrix.
+            unsafe { self.copy_panel_avx512(&runs, k0, depth, panel, ld) };
+            return;
+        }
+        // The filter tap advances with the row, without divisions.
+        let mut tap = self.tap(k0);
+        for row in panel.chunks_mut(ld).take(depth) {
+            for &(y, x, run, at) in &runs {
+                // SAFETY: the caller keeps the panel inside the patches matrix.
+                unsafe { self.copy_segment(tap, y, x, &mut row[at..at + run]) };
+            }
+            tap = self.next_tap(tap);
         }
     }
 

@@ -36,6 +36,25 @@ pub(crate) trait PanelSource {
     /// The row and columns lie inside B.
     unsafe fn copy_row(&self, k: usize, j: usize, out: &mut [f32]);
 
+    /// Copies B[k0..k0 + depth, j..j + width] into `panel`, row p at `p * ld`.
+    ///
+    /// # Safety
+    /// The rows and columns lie inside B; `panel` holds `depth` rows of `ld >= width`.
+    unsafe fn copy_panel(
+        &self,
+        k0: usize,
+        depth: usize,
+        j: usize,
+        width: usize,
+        panel: &mut [f32],
+        ld: usize,
+    ) {
+        for (p, row) in panel.chunks_mut(ld).take(depth).enumerate() {
+            // SAFETY: the caller keeps the rows and columns inside B.
+            unsafe { self.copy_row(k0 + p, j, &mut row[..width]) };
+        }
+    }
+
     /// B[k, j]'s address and B's row stride, when B is a matrix in memory.
     fn in_place(&self, k: usize, j: usize) -> Option<(*const f32, usize)>;
 }

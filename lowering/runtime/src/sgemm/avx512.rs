@@ -62,10 +62,8 @@ pub(crate) unsafe fn sgemm(
                     (panel.as_ptr(), TILE_COLUMNS)
                 }
                 None => {
-                    for (p, row) in panel.chunks_exact_mut(TILE_COLUMNS).take(depth).enumerate() {
-                        // SAFETY: row k0 + p, columns j..j + width lie inside B.
-                        unsafe { b.copy_row(k0 + p, j, &mut row[..width]) };
-                    }
+                    // SAFETY: rows k0..k0 + depth, columns j..j + width lie inside B.
+                    unsafe { b.copy_panel(k0, depth, j, width, &mut panel, TILE_COLUMNS) };
                     (panel.as_ptr(), TILE_COLUMNS)
                 }
             };
