@@ -459,27 +459,26 @@ pub(super) fn sdwconv2d_bias(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 }
 
 fn full_conv(r: &RuleInput<'_>, bias: bool) -> Result<Vec<Tensor>, String> {
-    let buffers = if bias { 4 } else { 3 };
-    let (dims, bounds) = sizes_and_bounds(r, buffers, 14)?;
-    let [c, h, wd, m, kh, kw, oh, ow, sh, sw, dh, dw, pt, pl] =
-        <[usize; 14]>::try_from(dims.as_slice()).map_err(|_| "expects 14 sizes")?;
-    let window = Window {
-        input: [c, h, wd],
-        kernel: [kh, kw],
-        output: [oh, ow],
-        stride: [sh, sw],
-        dilation: [dh, dw],
-        padding: [pt, pl],
-        bounds,
-    };
-    window.convolve(r, m, false, bias)
+    library_conv(r, false, bias)
 }
 
 fn depthwise_conv(r: &RuleInput<'_>, bias: bool) -> Result<Vec<Tensor>, String> {
+    library_conv(r, true, bias)
+}
+
+/// A library convolution call: its buffers (a bias after the filter when `bias`),
+/// its sizes (without the output channels when `depthwise`: there are as many as
+/// input channels) and clamp bounds.
+fn library_conv(r: &RuleInput<'_>, depthwise: bool, bias: bool) -> Result<Vec<Tensor>, String> {
     let buffers = if bias { 4 } else { 3 };
-    let (dims, bounds) = sizes_and_bounds(r, buffers, 13)?;
-    let [c, h, wd, kh, kw, oh, ow, sh, sw, dh, dw, pt, pl] =
-        <[usize; 13]>::try_from(dims.as_slice()).map_err(|_| "expects 13 sizes")?;
+    let count = if depthwise { 13 } else { 14 };
+    let (mut dims, bounds) = sizes_and_bounds(r, buffers, count)?;
+    if depthwise {
+        // The output channels are the input channels.
+        dims.insert(3, dims[0]);
+    }
+    let [c, h, wd, m, kh, kw, oh, ow, sh, sw, dh, dw, pt, pl] =
+        <[usize; 14]>::try_from(dims.as_slice()).map_err(|_| format!("expects {count} sizes"))?;
     let window = Window {
         input: [c, h, wd],
         kernel: [kh, kw],
@@ -489,7 +488,7 @@ fn depthwise_conv(r: &RuleInput<'_>, bias: bool) -> Result<Vec<Tensor>, String> 
         padding: [pt, pl],
         bounds,
     };
-    window.convolve(r, c, true, bias)
+    window.convolve(r, m, depthwise, bias)
 }
 
 /// A library convolution's `count` sizes (the operands after its `buffers`
