@@ -526,7 +526,7 @@ impl Bufferizer<'_> {
         if groups == 1 {
             return Some((self.library.conv.clone()?, ConvKind::Full));
         }
-        let depthwise = groups == sx[1] && sw[0] == groups && sw[1] == 1;
+        let depthwise = sx.get(1) == Some(&groups) && sw[0] == groups && sw[1] == 1;
         depthwise
             .then(|| self.library.depthwise.clone())
             .flatten()
