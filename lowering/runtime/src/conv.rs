@@ -457,27 +457,39 @@ pub unsafe extern "C" fn acc_sconv2d(
     lo: f32,
     hi: f32,
 ) {
-    let shape = Conv2d::from_sizes(
-        [channels, height, width],
-        [out_channels, kernel_h, kernel_w],
-        [out_h, out_w],
-        [stride_h, stride_w],
-        [dilation_h, dilation_w],
-        [pad_top, pad_left],
-    );
-    let fused = Fused {
-        bias: None,
-        bounds: Bounds { lo, hi },
-    };
-    // SAFETY: the caller vouches for the buffers.
-    unsafe { sconv2d(input, filter, output, shape, fused) }
+    // SAFETY: the caller vouches for the buffers; no bias.
+    unsafe {
+        acc_sconv2d_bias(
+            input,
+            filter,
+            std::ptr::null(),
+            output,
+            channels,
+            height,
+            width,
+            out_channels,
+            kernel_h,
+            kernel_w,
+            out_h,
+            out_w,
+            stride_h,
+            stride_w,
+            dilation_h,
+            dilation_w,
+            pad_top,
+            pad_left,
+            lo,
+            hi,
+        )
+    }
 }
 
 /// [`acc_sconv2d`] starting each output channel from its bias instead of the
 /// output's contents: out = clamp(bias[channel] + conv(x, w), lo, hi).
 ///
 /// # Safety
-/// As [`sconv2d`]; `bias` holds one float per output channel.
+/// As [`sconv2d`]; `bias` holds one float per output channel, or is null (then
+/// as [`acc_sconv2d`]).
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn acc_sconv2d_bias(
     input: *const f32,
@@ -510,7 +522,7 @@ pub unsafe extern "C" fn acc_sconv2d_bias(
         [pad_top, pad_left],
     );
     let fused = Fused {
-        bias: Some(bias),
+        bias: (!bias.is_null()).then_some(bias),
         bounds: Bounds { lo, hi },
     };
     // SAFETY: the caller vouches for the buffers.
@@ -663,6 +675,81 @@ mod tests {
                 check_with(sconv2d_portable, shape, bounds, true);
             }
         }
+    }
+
+    #[test]
+    fn the_c_entry_points_agree_with_the_kernel() {
+        // 3 channels 6x6 -> 4 channels 3x3 (stride 2, padding 1), ReLU, with and
+        // without a bias (a null bias is no bias).
+        let (x, f, bias) = (random(3 * 36, 21), random(4 * 3 * 9, 22), random(4, 23));
+        let start = random(4 * 9, 24);
+        let shape = conv([3, 6, 6], [4, 3, 3], [3, 3], [2, 2], [1, 1], [1, 1]);
+        let relu = Bounds {
+            lo: 0.0,
+            hi: f32::INFINITY,
+        };
+        let run = |bias: Option<&[f32]>, entry: bool| {
+            let mut out = start.clone();
+            let fused = Fused {
+                bias: bias.map(|b| b.as_ptr()),
+                bounds: relu,
+            };
+            let b = bias.map_or(std::ptr::null(), |b| b.as_ptr());
+            let (o, p) = (out.as_mut_ptr(), f.as_ptr());
+            // SAFETY: the vectors hold the shape's buffers.
+            unsafe {
+                match (entry, bias.is_some()) {
+                    (false, _) => sconv2d(x.as_ptr(), p, o, shape, fused),
+                    (true, false) => acc_sconv2d(
+                        x.as_ptr(),
+                        p,
+                        o,
+                        3,
+                        6,
+                        6,
+                        4,
+                        3,
+                        3,
+                        3,
+                        3,
+                        2,
+                        2,
+                        1,
+                        1,
+                        1,
+                        1,
+                        0.0,
+                        f32::INFINITY,
+                    ),
+                    (true, true) => acc_sconv2d_bias(
+                        x.as_ptr(),
+                        p,
+                        b,
+                        o,
+                        3,
+                        6,
+                        6,
+                        4,
+                        3,
+                        3,
+                        3,
+                        3,
+                        2,
+                        2,
+                        1,
+                        1,
+                        1,
+                        1,
+                        0.0,
+                        f32::INFINITY,
+                    ),
+                }
+            };
+            out
+        };
+        assert_eq!(run(None, true), run(None, false));
+        assert_eq!(run(Some(&bias), true), run(Some(&bias), false));
+        assert_ne!(run(Some(&bias), false), run(None, false));
     }
 
     #[test]

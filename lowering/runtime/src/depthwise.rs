@@ -334,27 +334,38 @@ pub unsafe extern "C" fn acc_sdwconv2d(
     lo: f32,
     hi: f32,
 ) {
-    let shape = Conv2d::from_sizes(
-        [channels, height, width],
-        [channels, kernel_h, kernel_w],
-        [out_h, out_w],
-        [stride_h, stride_w],
-        [dilation_h, dilation_w],
-        [pad_top, pad_left],
-    );
-    let fused = Fused {
-        bias: None,
-        bounds: Bounds { lo, hi },
-    };
-    // SAFETY: the caller vouches for the buffers.
-    unsafe { sdwconv2d(input, filter, output, shape, fused) }
+    // SAFETY: the caller vouches for the buffers; no bias.
+    unsafe {
+        acc_sdwconv2d_bias(
+            input,
+            filter,
+            std::ptr::null(),
+            output,
+            channels,
+            height,
+            width,
+            kernel_h,
+            kernel_w,
+            out_h,
+            out_w,
+            stride_h,
+            stride_w,
+            dilation_h,
+            dilation_w,
+            pad_top,
+            pad_left,
+            lo,
+            hi,
+        )
+    }
 }
 
 /// [`acc_sdwconv2d`] starting each channel from its bias instead of the output's
 /// contents: out = clamp(bias[channel] + depthwise_conv(x, w), lo, hi).
 ///
 /// # Safety
-/// As [`sdwconv2d`]; `bias` holds one float per channel.
+/// As [`sdwconv2d`]; `bias` holds one float per channel, or is null (then as
+/// [`acc_sdwconv2d`]).
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn acc_sdwconv2d_bias(
     input: *const f32,
@@ -386,7 +397,7 @@ pub unsafe extern "C" fn acc_sdwconv2d_bias(
         [pad_top, pad_left],
     );
     let fused = Fused {
-        bias: Some(bias),
+        bias: (!bias.is_null()).then_some(bias),
         bounds: Bounds { lo, hi },
     };
     // SAFETY: the caller vouches for the buffers.
