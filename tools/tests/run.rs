@@ -253,6 +253,94 @@ func.func @convs(%x: tensor<1x4x9x9xf32>, %dw: tensor<4x1x3x3xf32>, %w: tensor<5
 }
 "#;
 
+/// Two convolutions the layout pass blocks (NCHW16c): 20 input channels (a partial
+/// block), a padded 3x3 one with a bias and a ReLU, then a strided 1x1 one into 24
+/// channels; the filters are arguments, so they are packed at run time.
+const BLOCKED: &str = r#"
+func.func @blocked(%x: tensor<1x20x9x9xf32>, %w: tensor<32x20x3x3xf32>, %b: tensor<32xf32>, %w2: tensor<24x32x1x1xf32>) -> tensor<1x24x5x5xf32> {
+  %xp = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    %zero = arith.constant 0.0 : f32
+    tensor.yield %zero : f32
+  } : tensor<1x20x9x9xf32> to tensor<1x20x11x11xf32>
+  %e = tensor.empty() : tensor<1x32x9x9xf32>
+  %bb = tensor.broadcast ins(%b : tensor<32xf32>) outs(%e : tensor<1x32x9x9xf32>) dimensions = [0, 2, 3] -> tensor<1x32x9x9xf32>
+  %c = tensor.conv2d ins(%xp, %w : tensor<1x20x11x11xf32>, tensor<32x20x3x3xf32>) outs(%bb : tensor<1x32x9x9xf32>) -> tensor<1x32x9x9xf32>
+  %e2 = tensor.empty() : tensor<1x32x9x9xf32>
+  %r = tensor.map ins(%c : tensor<1x32x9x9xf32>) outs(%e2 : tensor<1x32x9x9xf32>) -> tensor<1x32x9x9xf32> {
+  ^bb0(%v: f32):
+    %c0 = arith.constant 0.0 : f32
+    %m = arith.maximumf %v, %c0 : f32
+    tensor.yield %m : f32
+  }
+  %z = arith.constant dense<0.25> : tensor<1x24x5x5xf32>
+  %y = tensor.conv2d {strides = array<i64: 2, 2>} ins(%r, %w2 : tensor<1x32x9x9xf32>, tensor<24x32x1x1xf32>) outs(%z : tensor<1x24x5x5xf32>) -> tensor<1x24x5x5xf32>
+  return %y : tensor<1x24x5x5xf32>
+}
+"#;
+
+#[test]
+fn blocked_convolutions_agree_between_native_code_and_the_interpreter() {
+    let s = Setup::new();
+    std::fs::write(s.path("blocked.mlir"), BLOCKED).expect("write IR");
+    let wave = |n: usize, k: f32| -> Vec<f32> { (0..n).map(|i| ((i as f32) * k).sin()).collect() };
+    npy_f32(&s.path("x.npy"), &[1, 20, 9, 9], &wave(20 * 81, 0.37));
+    npy_f32(&s.path("w.npy"), &[32, 20, 3, 3], &wave(32 * 180, 0.71));
+    npy_f32(&s.path("b.npy"), &[32], &wave(32, 1.9));
+    npy_f32(&s.path("w2.npy"), &[24, 32, 1, 1], &wave(24 * 32, 0.53));
+    let lowered = Command::new(env!("CARGO_BIN_EXE_acc-opt"))
+        .current_dir(s.path(""))
+        .args([
+            "--pass",
+            "layout,bufferize{blocked=acc_sconv2d_nchw16c}",
+            "blocked.mlir",
+            "-o",
+            "loops.mlir",
+        ])
+        .output()
+        .expect("acc-opt runs");
+    assert!(
+        lowered.status.success(),
+        "{}",
+        String::from_utf8_lossy(&lowered.stderr)
+    );
+    let text = std::fs::read_to_string(s.path("loops.mlir")).expect("the lowered IR");
+    assert!(
+        text.contains("\"acc_sconv2d_nchw16c_bias\"") && text.contains("\"acc_sconv2d_nchw16c\""),
+        "{text}"
+    );
+    let args = [
+        "loops.mlir",
+        "--input",
+        "0=x.npy",
+        "--input",
+        "1=w.npy",
+        "--input",
+        "2=b.npy",
+        "--input",
+        "3=w2.npy",
+    ];
+    let mut interp_args = args.to_vec();
+    interp_args.extend(["-o", "interp.npy"]);
+    let (code, _, err) = s.run(&interp_args);
+    assert_eq!(code, 0, "{err}");
+    let mut jit_args = args.to_vec();
+    jit_args.extend(["--mode", "jit", "-o", "jit.npy"]);
+    let (code, _, err) = s.run(&jit_args);
+    assert_eq!(code, 0, "{err}");
+    let (want, got) = (
+        read_f32s(&s.path("interp.npy")),
+        read_f32s(&s.path("jit.npy")),
+    );
+    assert_eq!((want.len(), got.len()), (600, 600));
+    for (i, (w, g)) in want.iter().zip(&got).enumerate() {
+        assert!(
+            (w - g).abs() <= 1e-4 * (1.0 + w.abs()),
+            "element {i}: interpreter {w}, native code {g}"
+        );
+    }
+}
+
 /// The f32 values of an .npy file.
 fn read_f32s(path: &Path) -> Vec<f32> {
     let bytes = std::fs::read(path).expect("an .npy output");

@@ -54,6 +54,10 @@ struct Library {
     /// ow, sh, sw, dh, dw, pt, pl, lo, hi), padding and clamp as for `conv`.
     /// Without it, loops.
     depthwise: Option<String>,
+    /// As `conv`, in blocked layouts: x and out NCHW16c, w OIHW16i16o, the channel
+    /// counts passed as blocks x 16 (the `layout` pass's host preference).
+    /// Without it, blocked convolutions have no bufferization.
+    blocked: Option<String>,
 }
 
 /// Its registration.
@@ -77,6 +81,12 @@ pub fn info() -> PassInfo {
                 default: "",
             },
             acc_ir::pass::PassOption {
+                name: "blocked",
+                description: "a library f32 convolution in blocked layouts (x and out NCHW16c, w OIHW16i16o; arguments as for conv, channel counts in whole blocks), e.g. acc_sconv2d_nchw16c; empty: blocked convolutions are refused",
+                kind: acc_ir::pass::OptionKind::String,
+                default: "",
+            },
+            acc_ir::pass::PassOption {
                 name: "depthwise",
                 description: "a library f32 depthwise convolution (out += conv(x, w), groups = channels, batch 1, NCHW: x, w, out, c, h, w, kh, kw, oh, ow, sh, sw, dh, dw, pad top, pad left, clamp lo, clamp hi; NAME_bias as for conv), e.g. acc_sdwconv2d; empty: loops",
                 kind: acc_ir::pass::OptionKind::String,
@@ -90,6 +100,7 @@ pub fn info() -> PassInfo {
                     gemm: named("gemm"),
                     conv: named("conv"),
                     depthwise: named("depthwise"),
+                    blocked: named("blocked"),
                 },
             }))
         },
@@ -336,6 +347,8 @@ impl<'a> Bufferizer<'a> {
                 None => self.broadcast(op).map_err(fail)?,
             },
             "tensor.transpose" => self.transpose(op).map_err(fail)?,
+            "tensor.pack" => self.pack(op).map_err(fail)?,
+            "tensor.unpack" => self.unpack(op).map_err(fail)?,
             "tensor.matmul" | "tensor.batch_matmul" => self.matmul(op).map_err(fail)?,
             "tensor.conv2d" => self.conv2d(op).map_err(fail)?,
             "tensor.pool" => self.pool(op).map_err(fail)?,

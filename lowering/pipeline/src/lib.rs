@@ -15,7 +15,9 @@
 //!    static arena, reused by liveness;
 //! 7. [`math_approximation`] (`math-approximation`): f32 `exp` and `erf` as inline
 //!    polynomials that vectorize;
-//! 8. [`fuse`] (`fuse-parallel`): elementwise chains of parallel nests as one nest.
+//! 8. [`fuse`] (`fuse-parallel`): elementwise chains of parallel nests as one nest;
+//! 9. [`layout`] (`layout`): blocked layouts from a preference table, propagated,
+//!    weights repacked at compile time.
 //!
 //! Each pass leaves verifiable IR whose results the interpreter computes identically
 //! to its input's (`acc-opt --check-semantics`).
@@ -27,6 +29,7 @@ pub mod deallocation;
 mod emit;
 pub mod fuse;
 pub mod graph_to_tensor;
+pub mod layout;
 pub mod math_approximation;
 pub mod memory_plan;
 pub mod unroll;
@@ -37,6 +40,7 @@ use acc_ir::pass::PassRegistry;
 /// Registers the lowering passes.
 pub fn register_all(r: &mut PassRegistry) {
     r.register(graph_to_tensor::info());
+    r.register(layout::info());
     r.register(bufferize::info());
     r.register(deallocation::info());
     r.register(vectorize::info());

@@ -3,6 +3,7 @@
 //! MobileNetV2's layer shapes, padding read in place), one thread.
 
 use acc_runtime::Fused;
+use acc_runtime::blocked::{BLOCK, sconv2d_nchw16c};
 use acc_runtime::conv::{Conv2d, sconv2d};
 use acc_runtime::depthwise::sdwconv2d;
 use std::time::Instant;
@@ -124,8 +125,25 @@ const LAYERS: &[Layer] = &[
     ("mobilenetv2 dw 3x3 960 7", true, [960, 7, 7], 960, 3, 1, 1),
 ];
 
+/// The best time per call of `f` over 5 batches of about a second's FLOPs.
+fn best_time(flops: f64, mut f: impl FnMut()) -> f64 {
+    let reps = ((1e9 / flops) as usize).clamp(3, 5000);
+    let mut best = f64::INFINITY;
+    for _ in 0..5 {
+        let start = Instant::now();
+        for _ in 0..reps {
+            f();
+        }
+        best = best.min(start.elapsed().as_secs_f64() / reps as f64);
+    }
+    best
+}
+
 fn main() {
-    println!("{:<40} {:>9} {:>10}", "layer", "GFLOP/s", "us/call");
+    println!(
+        "{:<40} {:>9} {:>10} {:>16}",
+        "layer", "GFLOP/s", "us/call", "NCHW16c GFLOP/s"
+    );
     for &(name, depthwise, input, m, k, stride, pad) in LAYERS {
         let out = |size: usize| (size + 2 * pad - k) / stride + 1;
         let shape = Conv2d {
@@ -144,25 +162,34 @@ fn main() {
             .collect();
         let mut y = vec![0f32; m * shape.output[0] * shape.output[1]];
         let flops = 2.0 * (y.len() * taps * k * k) as f64;
-        let reps = ((1e9 / flops) as usize).clamp(3, 5000);
-        let mut best = f64::INFINITY;
-        for _ in 0..5 {
-            let start = Instant::now();
-            for _ in 0..reps {
-                // SAFETY: the vectors hold the shape's buffers.
-                unsafe {
-                    if depthwise {
-                        sdwconv2d(x.as_ptr(), f.as_ptr(), y.as_mut_ptr(), shape, Fused::NONE)
-                    } else {
-                        sconv2d(x.as_ptr(), f.as_ptr(), y.as_mut_ptr(), shape, Fused::NONE)
-                    }
-                };
+        let best = best_time(flops, || {
+            // SAFETY: the vectors hold the shape's buffers.
+            unsafe {
+                if depthwise {
+                    sdwconv2d(x.as_ptr(), f.as_ptr(), y.as_mut_ptr(), shape, Fused::NONE)
+                } else {
+                    sconv2d(x.as_ptr(), f.as_ptr(), y.as_mut_ptr(), shape, Fused::NONE)
+                }
             }
-            best = best.min(start.elapsed().as_secs_f64() / reps as f64);
-        }
+        });
         std::hint::black_box(&y);
+        let blocked = if depthwise {
+            String::new()
+        } else {
+            // The same sizes in blocked layouts (channels rounded up to blocks).
+            let round = |n: usize| n.div_ceil(BLOCK) * BLOCK;
+            let xb = vec![0.1f32; round(c) * h * w];
+            let fb = vec![0.1f32; round(m) * round(c) * k * k];
+            let mut yb = vec![0f32; round(m) * shape.output[0] * shape.output[1]];
+            // SAFETY: the vectors hold the blocked buffers of the shape.
+            let t = best_time(flops, || unsafe {
+                sconv2d_nchw16c(xb.as_ptr(), fb.as_ptr(), yb.as_mut_ptr(), shape, Fused::NONE)
+            });
+            std::hint::black_box(&yb);
+            format!("{:>16.1}", flops / t / 1e9)
+        };
         println!(
-            "{name:<40} {:>9.1} {:>10.1}",
+            "{name:<40} {:>9.1} {:>10.1} {blocked}",
             flops / best / 1e9,
             best * 1e6
         );

@@ -5,6 +5,7 @@
 //! host's instruction set; all versions compute the same products (up to the
 //! association of floating-point sums).
 
+pub mod blocked;
 pub mod conv;
 pub mod depthwise;
 pub mod sgemm;

@@ -12,6 +12,7 @@
 // CHECK-NEXT: {{^}}  bufferize{{ +}}Turn tensors into buffers and tensor ops into loop nests (function signatures included) (runs on builtin.module){{$}}
 // CHECK-NEXT: {{^}}      gemm{{ +}}a library f32 matrix product (C += A x B, row-major: a, b, c, m, n, k) for matmuls and convolutions, e.g. acc_sgemm; empty: loops (string, default ){{$}}
 // CHECK-NEXT: {{^}}      conv{{ +}}a library f32 convolution (out += conv(x, w), batch 1, NCHW, ungrouped: x, w, out, c, h, w, m, kh, kw, oh, ow, sh, sw, dh, dw, pad top, pad left, clamp lo, clamp hi; zero padding read in place, a following ReLU/Clip applied as it stores; NAME_bias takes a per-channel bias after w and starts from it), e.g. acc_sconv2d; empty: gemm or loops (string, default ){{$}}
+// CHECK-NEXT: {{^}}      blocked{{ +}}a library f32 convolution in blocked layouts (x and out NCHW16c, w OIHW16i16o; arguments as for conv, channel counts in whole blocks), e.g. acc_sconv2d_nchw16c; empty: blocked convolutions are refused (string, default ){{$}}
 // CHECK-NEXT: {{^}}      depthwise{{ +}}a library f32 depthwise convolution (out += conv(x, w), groups = channels, batch 1, NCHW: x, w, out, c, h, w, kh, kw, oh, ow, sh, sw, dh, dw, pad top, pad left, clamp lo, clamp hi; NAME_bias as for conv), e.g. acc_sdwconv2d; empty: loops (string, default ){{$}}
 // CHECK-NEXT: {{^}}  canonicalize{{ +}}Fold, erase dead ops and apply rewrite patterns to a fixed point (runs on any op){{$}}
 // CHECK-NEXT: {{^}}      max-iterations{{ +}}sweeps over the IR before giving up (int, default 10){{$}}
@@ -24,6 +25,8 @@
 // CHECK-NEXT: {{^}}  graph-to-tensor{{ +}}Lower graph ops to the tensor dialect's destination-passing ops (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  inline{{ +}}Inline calls to functions of the module (runs on builtin.module){{$}}
 // CHECK-NEXT: {{^}}      max-rounds{{ +}}times calls in inlined bodies are inlined in turn (int, default 8){{$}}
+// CHECK-NEXT: {{^}}  layout{{ +}}Assign blocked layouts from a preference table, propagate them, fold weight layouts at compile time (runs on func.func){{$}}
+// CHECK-NEXT: {{^}}      table{{ +}}the preference table: host (blocked NCHW16c convolutions) or none (leave layouts alone) (string, default host){{$}}
 // CHECK-NEXT: {{^}}  math-approximation{{ +}}Expand f32 math.exp and math.erf into polynomial arithmetic (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  memory-plan{{ +}}Place the buffers a function allocates in one static arena, reusing memory by liveness (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  symbol-dce{{ +}}Erase private symbols that nothing references (runs on builtin.module){{$}}

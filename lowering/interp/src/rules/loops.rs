@@ -458,18 +458,44 @@ pub(super) fn sdwconv2d_bias(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     depthwise_conv(r, true)
 }
 
+/// `hw.intrinsic "acc_sconv2d_nchw16c"(%x, %w, %out, sizes..., %lo, %hi)`: as
+/// `acc_sconv2d` in blocked layouts: x and out NCHW16c, w OIHW16i16o, the channel
+/// counts `c` and `m` multiples of 16 (the blocked extents).
+pub(super) fn sconv2d_nchw16c(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    library_conv(r, Kind::Blocked, false)
+}
+
+/// `hw.intrinsic "acc_sconv2d_nchw16c_bias"(%x, %w, %bias, %out, sizes..., %lo, %hi)`:
+/// as `acc_sconv2d_nchw16c`, each output channel starting from its bias.
+pub(super) fn sconv2d_nchw16c_bias(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    library_conv(r, Kind::Blocked, true)
+}
+
 fn full_conv(r: &RuleInput<'_>, bias: bool) -> Result<Vec<Tensor>, String> {
-    library_conv(r, false, bias)
+    library_conv(r, Kind::Full, bias)
 }
 
 fn depthwise_conv(r: &RuleInput<'_>, bias: bool) -> Result<Vec<Tensor>, String> {
-    library_conv(r, true, bias)
+    library_conv(r, Kind::Depthwise, bias)
 }
 
+/// Which library convolution: NCHW / OIHW, depthwise NCHW, or blocked (NCHW16c /
+/// OIHW16i16o).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Full,
+    Depthwise,
+    Blocked,
+}
+
+/// Channels per block of the blocked layouts.
+const BLOCK: usize = 16;
+
 /// A library convolution call: its buffers (a bias after the filter when `bias`),
-/// its sizes (without the output channels when `depthwise`: there are as many as
+/// its sizes (without the output channels when depthwise: there are as many as
 /// input channels) and clamp bounds.
-fn library_conv(r: &RuleInput<'_>, depthwise: bool, bias: bool) -> Result<Vec<Tensor>, String> {
+fn library_conv(r: &RuleInput<'_>, kind: Kind, bias: bool) -> Result<Vec<Tensor>, String> {
+    let depthwise = kind == Kind::Depthwise;
     let buffers = if bias { 4 } else { 3 };
     let count = if depthwise { 13 } else { 14 };
     let (mut dims, bounds) = sizes_and_bounds(r, buffers, count)?;
@@ -488,7 +514,12 @@ fn library_conv(r: &RuleInput<'_>, depthwise: bool, bias: bool) -> Result<Vec<Te
         padding: [pt, pl],
         bounds,
     };
-    window.convolve(r, m, depthwise, bias)
+    if kind == Kind::Blocked && (c % BLOCK != 0 || m % BLOCK != 0) {
+        return Err(format!(
+            "blocked channel counts must be multiples of {BLOCK}, not {c} and {m}"
+        ));
+    }
+    window.convolve(r, m, kind, bias)
 }
 
 /// A library convolution's `count` sizes (the operands after its `buffers`
@@ -541,18 +572,45 @@ impl Window {
     }
 
     /// out += the convolution of operand 0 by operand 1 into operand 2 with `m`
-    /// output channels, clamped; `depthwise`: output channel o reads input channel
-    /// o only; `bias`: operand 2 is a bias per output channel that the sums start
-    /// from, and operand 3 the output.
+    /// output channels, clamped; depthwise: output channel o reads input channel
+    /// o only; blocked: the buffers in NCHW16c / OIHW16i16o; `bias`: operand 2 is a
+    /// bias per output channel that the sums start from, and operand 3 the output.
     fn convolve(
         &self,
         r: &RuleInput<'_>,
         m: usize,
-        depthwise: bool,
+        kind: Kind,
         bias: bool,
     ) -> Result<Vec<Tensor>, String> {
         let ([c, h, wd], [kh, kw], [oh, ow]) = (self.input, self.kernel, self.output);
+        let depthwise = kind == Kind::Depthwise;
         let taps = if depthwise { 1 } else { c };
+        let blocked = kind == Kind::Blocked;
+        // Flat positions of input (channel, row, column), filter (output channel,
+        // input channel, row, column) and output (channel, row, column).
+        let x_at = |ci: usize, iy: usize, ix: usize| {
+            if blocked {
+                ((ci / BLOCK * h + iy) * wd + ix) * BLOCK + ci % BLOCK
+            } else {
+                (ci * h + iy) * wd + ix
+            }
+        };
+        let w_at = |o: usize, t: usize, i: usize, j: usize| {
+            if blocked {
+                ((((o / BLOCK) * (c / BLOCK) + t / BLOCK) * kh + i) * kw + j) * BLOCK * BLOCK
+                    + (t % BLOCK) * BLOCK
+                    + o % BLOCK
+            } else {
+                ((o * taps + t) * kh + i) * kw + j
+            }
+        };
+        let out_at = |o: usize, y: usize, xx: usize| {
+            if blocked {
+                ((o / BLOCK * oh + y) * ow + xx) * BLOCK + o % BLOCK
+            } else {
+                (o * oh + y) * ow + xx
+            }
+        };
         let (x, w, mut out) = (
             Flat::new(r.operand(0)?, c * h * wd)?,
             Flat::new(r.operand(1)?, m * taps * kh * kw)?,
@@ -563,13 +621,13 @@ impl Window {
         } else {
             None
         };
-        let mut values = Vec::with_capacity(m * oh * ow);
+        let mut values = vec![0f64; m * oh * ow];
         for o in 0..m {
             for y in 0..oh {
                 for xx in 0..ow {
                     let mut acc = match &biases {
                         Some(b) => b.read(o)?,
-                        None => out.read((o * oh + y) * ow + xx)?,
+                        None => out.read(out_at(o, y, xx))?,
                     };
                     for t in 0..taps {
                         let ci = if depthwise { o } else { t };
@@ -581,16 +639,15 @@ impl Window {
                                 let Some(ix) = self.tap(1, xx, j) else {
                                     continue;
                                 };
-                                acc += w.read(((o * taps + t) * kh + i) * kw + j)?
-                                    * x.read((ci * h + iy) * wd + ix)?;
+                                acc += w.read(w_at(o, t, i, j))? * x.read(x_at(ci, iy, ix))?;
                             }
                         }
                     }
-                    values.push(if acc.is_nan() {
+                    values[out_at(o, y, xx)] = if acc.is_nan() {
                         acc
                     } else {
                         acc.max(self.bounds[0]).min(self.bounds[1])
-                    });
+                    };
                 }
             }
         }

@@ -67,6 +67,19 @@ pub(super) fn conv2d_values(
     w: &Tensor,
     bias: Option<&Tensor>,
 ) -> Result<Vec<Scalar>, String> {
+    let [_, _, oh, ow] =
+        <[usize; 4]>::try_from(out_shape(r)?.as_slice()).map_err(|_| "result must have rank 4")?;
+    conv2d_values_sized(r, x, w, bias, [oh, ow])
+}
+
+/// [`conv2d_values`] for an output of `oh x ow` pixels (NCHW, OIHW).
+pub(super) fn conv2d_values_sized(
+    r: &RuleInput<'_>,
+    x: &Tensor,
+    w: &Tensor,
+    bias: Option<&Tensor>,
+    [oh, ow]: [usize; 2],
+) -> Result<Vec<Scalar>, String> {
     let [n, c, h, wd] = rank4(x, "the input")?;
     let [m, cg, kh, kw] = rank4(w, "the weight")?;
     let groups =
@@ -81,8 +94,6 @@ pub(super) fn conv2d_values(
         sizes(r, "dilations", 2, 1)?,
         sizes(r, "pads", 4, 0)?,
     );
-    let [_, _, oh, ow] =
-        <[usize; 4]>::try_from(out_shape(r)?.as_slice()).map_err(|_| "result must have rank 4")?;
     let mg = m / groups;
     let mut data = Vec::with_capacity(n * m * oh * ow);
     for b in 0..n {

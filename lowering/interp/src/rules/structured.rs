@@ -8,7 +8,7 @@ use acc_ir::elements::Scalar;
 
 use super::RuleInput;
 use super::indexing::{all_indices, flat};
-use super::nn::{conv2d_values, matmul_values};
+use super::nn::{conv2d_values, conv2d_values_sized, matmul_values};
 use super::shape::case;
 use crate::value::Tensor;
 
@@ -76,22 +76,136 @@ fn layout(r: &RuleInput<'_>, name: &str, default: &str) -> String {
         .unwrap_or_else(|| default.to_string())
 }
 
-/// `tensor.conv2d`: `init + conv2d(input, filter)` without padding, in plain NCHW /
-/// OIHW layouts.
+/// `tensor.conv2d`: `init + conv2d(input, filter)` without padding, in the layouts its
+/// attributes give (blocked ones computed as their plain layouts with the blocks'
+/// extents: a partial block's padding channels take part like the others).
 pub(super) fn conv2d(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
-    for (name, plain) in [
+    let layouts = [
         ("input_layout", "NCHW"),
         ("filter_layout", "OIHW"),
         ("output_layout", "NCHW"),
-    ] {
-        let l = layout(r, name, plain);
-        if l != plain {
-            return Err(format!(
-                "{name} \"{l}\" is not supported by the interpreter (pack or unpack to {plain})"
-            ));
-        }
+    ]
+    .map(|(name, plain)| (layout(r, name, plain), plain));
+    if layouts.iter().all(|(l, plain)| l == plain) {
+        return accumulate(r, conv2d_values(r, r.operand(0)?, r.operand(1)?, None)?);
     }
-    accumulate(r, conv2d_values(r, r.operand(0)?, r.operand(1)?, None)?)
+    let [input, filter, output] = layouts.map(|(l, plain)| Relayout::new(&l, plain));
+    let (input, filter, output) = (input?, filter?, output?);
+    let init = r.operands.last().ok_or("expects an init")?;
+    let plain_init = output.to_plain(init)?;
+    let [_, _, oh, ow] = <[usize; 4]>::try_from(plain_init.shape.as_slice())
+        .map_err(|_| "the output must have rank 4")?;
+    let x = input.to_plain(r.operand(0)?)?;
+    let w = filter.to_plain(r.operand(1)?)?;
+    let values = conv2d_values_sized(r, &x, &w, None, [oh, ow])?;
+    let sums: Vec<Scalar> = values
+        .iter()
+        .zip(&plain_init.data)
+        .map(|(v, c)| Scalar::Float(float(*v) + float(*c)))
+        .collect();
+    result_like_init(r, init, output.from_plain(&plain_init.shape, &sums)?)
+}
+
+/// How a tensor stored in a (possibly blocked) layout maps to its plain layout: for
+/// each stored dimension, the plain dimension it indexes and its block size (the
+/// stored extent of a blocked dimension's outer part counts blocks).
+struct Relayout {
+    /// Per stored dimension: (plain dimension, Some(block) for an inner block,
+    /// the block size of the same letter's inner block when this is its outer part).
+    dims: Vec<(usize, Option<usize>, Option<usize>)>,
+    rank: usize,
+}
+
+impl Relayout {
+    fn new(layout: &str, plain: &str) -> Result<Relayout, String> {
+        let parsed = acc_dialects::hooks::layout::Layout::parse(layout)?;
+        let position = |letter: char| {
+            plain
+                .chars()
+                .position(|c| c == letter)
+                .ok_or_else(|| format!("layout \"{layout}\" has a '{letter}' that {plain} lacks"))
+        };
+        let block_of = |letter: char| {
+            parsed
+                .dims
+                .iter()
+                .find(|d| d.letter == letter && d.block.is_some())
+                .and_then(|d| d.block)
+                .map(|b| b as usize)
+        };
+        let dims = parsed
+            .dims
+            .iter()
+            .map(|d| {
+                let at = position(d.letter)?;
+                Ok(match d.block {
+                    Some(b) => (at, Some(b as usize), None),
+                    None => (at, None, block_of(d.letter)),
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(Relayout {
+            dims,
+            rank: plain.len(),
+        })
+    }
+
+    /// The plain extents of a stored shape.
+    fn plain_shape(&self, stored: &[usize]) -> Result<Vec<usize>, String> {
+        if stored.len() != self.dims.len() {
+            return Err(format!("a tensor of rank {} for a layout of rank {}", stored.len(), self.dims.len()));
+        }
+        let mut shape = vec![1usize; self.rank];
+        for (&(at, _, _), &n) in self.dims.iter().zip(stored) {
+            shape[at] *= n;
+        }
+        Ok(shape)
+    }
+
+    /// The stored position of a plain index.
+    fn stored_index(&self, plain: &[usize]) -> Vec<usize> {
+        self.dims
+            .iter()
+            .map(|&(at, inner, outer)| match (inner, outer) {
+                (Some(b), _) => plain[at] % b,
+                (None, Some(b)) => plain[at] / b,
+                (None, None) => plain[at],
+            })
+            .collect()
+    }
+
+    /// The tensor in its plain layout.
+    fn to_plain(&self, t: &Tensor) -> Result<Tensor, String> {
+        let shape = self.plain_shape(&t.shape)?;
+        let data = all_indices(&shape)
+            .iter()
+            .map(|i| t.data[flat(&t.shape, &self.stored_index(i))])
+            .collect();
+        Ok(Tensor {
+            shape,
+            data,
+            undefined: None,
+            ..t.clone()
+        })
+    }
+
+    /// Plain elements (of `plain_shape`) in the stored layout.
+    fn from_plain(&self, plain_shape: &[usize], data: &[Scalar]) -> Result<Vec<Scalar>, String> {
+        let stored_shape: Vec<usize> = self
+            .dims
+            .iter()
+            .map(|&(at, inner, outer)| match (inner, outer) {
+                (Some(b), _) => b,
+                (None, Some(b)) => plain_shape[at] / b,
+                (None, None) => plain_shape[at],
+            })
+            .collect();
+        let mut out = vec![Scalar::Float(0.0); data.len()];
+        for (i, index) in all_indices(plain_shape).iter().enumerate() {
+            out[flat(&stored_shape, &self.stored_index(index))] = data[i];
+        }
+        Ok(out)
+    }
 }
 
 /// `tensor.pool`: max, sum or average pooling (NCHW) written over the init.

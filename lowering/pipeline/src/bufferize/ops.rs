@@ -61,6 +61,92 @@ impl Bufferizer<'_> {
         })
     }
 
+    /// `tensor.pack`: each element of the blocked result read from the source at
+    /// `outer * tile + inner` along each tiled dimension; positions past the
+    /// source's end (a partial last block) take the padding value.
+    pub(super) fn pack(&mut self, op: OpId) -> Result<ValueId, String> {
+        let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
+        let (x, init, padding) = (operands[0], operands[1], operands.get(2).copied());
+        let (positions, tiles) = self.tiling(op)?;
+        let sx = self.shape(x)?;
+        let partial = positions
+            .iter()
+            .zip(&tiles)
+            .any(|(d, t)| sx[*d] % t != 0);
+        if partial && padding.is_none() {
+            return Err("a partial last block needs a padding_value".into());
+        }
+        let dest = self.destination(op, init, false)?;
+        let src = self.buffers.get(&x).copied().ok_or("the input has no buffer")?;
+        let shape = self.shape(init)?;
+        let elem = self.element(x);
+        let rank = sx.len();
+        let mut e = self.emitter(op);
+        parallel(&mut e, &shape, &mut |e, ivs| {
+            let mut at = ivs[..rank].to_vec();
+            let mut inside: Option<ValueId> = None;
+            for (k, (&d, &tile)) in positions.iter().zip(&tiles).enumerate() {
+                let outer = index_op(e, "muli", ivs[d], tile)?;
+                let p = index_add(e, outer, ivs[rank + k])?;
+                if sx[d] % tile == 0 {
+                    at[d] = p;
+                    continue;
+                }
+                let ok = in_range(e, p, sx[d])?;
+                inside = Some(match inside {
+                    None => ok,
+                    Some(prev) => e.op1("arith.andi", &[prev, ok], e.ctx.int_type(1), &[])?,
+                });
+                at[d] = clamp(e, p, sx[d])?;
+            }
+            let mut v = e.op1("loop.load", &with(src, &at), elem, &[])?;
+            if let (Some(c), Some(pad)) = (inside, padding) {
+                v = e.op1("arith.select", &[c, v, pad], elem, &[])?;
+            }
+            e.op("loop.store", &[&[v, dest][..], ivs].concat(), &[], &[])?;
+            Ok(())
+        })?;
+        Ok(dest)
+    }
+
+    /// `tensor.unpack`: each element of the plain result read from the blocked
+    /// source at block `i / tile`, position `i % tile` along each tiled dimension.
+    pub(super) fn unpack(&mut self, op: OpId) -> Result<ValueId, String> {
+        let (x, init) = self.two(op);
+        let (positions, tiles) = self.tiling(op)?;
+        let dest = self.destination(op, init, false)?;
+        let src = self.buffers.get(&x).copied().ok_or("the input has no buffer")?;
+        let shape = self.shape(init)?;
+        let elem = self.element(x);
+        let mut e = self.emitter(op);
+        parallel(&mut e, &shape, &mut |e, ivs| {
+            let mut at = ivs.to_vec();
+            for (&d, &tile) in positions.iter().zip(&tiles) {
+                at[d] = index_op(e, "divui", ivs[d], tile)?;
+                let inner = index_op(e, "remui", ivs[d], tile)?;
+                at.push(inner);
+            }
+            let v = e.op1("loop.load", &with(src, &at), elem, &[])?;
+            e.op("loop.store", &[&[v, dest][..], ivs].concat(), &[], &[])?;
+            Ok(())
+        })?;
+        Ok(dest)
+    }
+
+    /// A pack's or unpack's tiled dimensions (of the plain side) and their tiles;
+    /// permuted outer dimensions have no bufferization yet.
+    fn tiling(&self, op: OpId) -> Result<(Vec<usize>, Vec<i64>), String> {
+        if !self.ints(op, "outer_dims_perm").is_empty() {
+            return Err("outer_dims_perm has no bufferization yet".into());
+        }
+        let positions = self.ints(op, "inner_dims_pos");
+        let tiles = self.ints(op, "inner_tiles");
+        if positions.len() != tiles.len() || tiles.iter().any(|t| *t <= 0) {
+            return Err("inner_dims_pos and inner_tiles do not agree".into());
+        }
+        Ok((positions.iter().map(|p| *p as usize).collect(), tiles))
+    }
+
     /// An op (input, init) whose result element at each index is the input's element
     /// at `source(index)`.
     pub(super) fn gather(
@@ -150,15 +236,17 @@ impl Bufferizer<'_> {
     pub(super) fn conv2d(&mut self, op: OpId) -> Result<ValueId, String> {
         let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
         let (x, w, init) = (operands[0], operands[1], operands[2]);
+        let library = self.conv_library(op);
         for (name, plain) in [
             ("input_layout", "NCHW"),
             ("filter_layout", "OIHW"),
             ("output_layout", "NCHW"),
         ] {
             let l = self.text(op, name);
-            if !l.is_empty() && !l.contains(&format!("\"{plain}\"")) {
+            let blocked_call = matches!(library, Some((_, ConvKind::Blocked)));
+            if !l.is_empty() && !l.contains(&format!("\"{plain}\"")) && !blocked_call {
                 return Err(format!(
-                    "{name} {l} has no bufferization yet (only {plain})"
+                    "{name} {l} has no bufferization without a library convolution for it (bufferize{{blocked=...}}; plain: {plain})"
                 ));
             }
         }
@@ -173,7 +261,7 @@ impl Bufferizer<'_> {
             .ok_or("the filter has no buffer")?;
         let shape = self.shape(init)?;
         let sw = self.shape(w)?;
-        if let Some((callee, kind)) = self.conv_library(op) {
+        if let Some((callee, kind)) = library {
             // The input as the library reads it: a zero pad's source, padded in place.
             let (source, [pt, pl]) = self.absorbed_pads.get(&x).copied().unwrap_or((x, [0, 0]));
             let bx = self
@@ -197,6 +285,12 @@ impl Bufferizer<'_> {
                     [&[sx[1], sx[2], sx[3], sw[0], sw[2], sw[3]][..], &window].concat()
                 }
                 ConvKind::Depthwise => [&[sx[1], sx[2], sx[3], sw[2], sw[3]][..], &window].concat(),
+                // Channel counts are the blocked extents: blocks x block size.
+                ConvKind::Blocked => [
+                    &[sx[1] * sx[4], sx[2], sx[3], sw[0] * sw[5], sw[2], sw[3]][..],
+                    &window,
+                ]
+                .concat(),
             };
             // A clamp of the result (its only use) done by the call as it stores.
             let clamp = self.absorbable_clamp(op);
@@ -504,25 +598,33 @@ impl Bufferizer<'_> {
     pub(super) fn conv_library(&self, op: OpId) -> Option<(String, ConvKind)> {
         let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
         let [x, w, init] = <[ValueId; 3]>::try_from(operands).ok()?;
-        let plain = [
-            ("input_layout", "NCHW"),
-            ("filter_layout", "OIHW"),
-            ("output_layout", "NCHW"),
-        ]
-        .iter()
-        .all(|(name, plain)| {
-            let l = self.text(op, name);
-            l.is_empty() || l.contains(&format!("\"{plain}\""))
-        });
+        let in_layouts = |layouts: [&str; 3]| {
+            ["input_layout", "filter_layout", "output_layout"]
+                .iter()
+                .zip(layouts)
+                .all(|(name, want)| {
+                    let l = self.text(op, name);
+                    (l.is_empty() && want.len() == 4) || l.contains(&format!("\"{want}\""))
+                })
+        };
         let (sx, sw, so) = (
             self.shape(x).ok()?,
             self.shape(w).ok()?,
             self.shape(init).ok()?,
         );
-        if !plain || !self.all_f32(&[x, w, init]) || so.first() != Some(&1) || sw.len() != 4 {
+        let groups = self.int(op, "groups").unwrap_or(1);
+        if !self.all_f32(&[x, w, init]) || so.first() != Some(&1) {
             return None;
         }
-        let groups = self.int(op, "groups").unwrap_or(1);
+        if in_layouts(["NCHW16c", "OIHW16i16o", "NCHW16c"]) {
+            return (groups == 1)
+                .then(|| self.library.blocked.clone())
+                .flatten()
+                .map(|callee| (callee, ConvKind::Blocked));
+        }
+        if !in_layouts(["NCHW", "OIHW", "NCHW"]) || sw.len() != 4 {
+            return None;
+        }
         if groups == 1 {
             return Some((self.library.conv.clone()?, ConvKind::Full));
         }
@@ -549,8 +651,12 @@ impl Bufferizer<'_> {
             return None;
         }
         let (low, high) = (self.ints(op, "static_low"), self.ints(op, "static_high"));
-        let spatial_only =
-            low.len() == 4 && high.len() == 4 && low[..2] == [0, 0] && high[..2] == [0, 0];
+        // N, C (blocks), H, W and, blocked, the channels within a block.
+        let spatial_only = matches!(low.len(), 4 | 5)
+            && high.len() == low.len()
+            && low[..2] == [0, 0]
+            && high[..2] == [0, 0]
+            && low[4..].iter().chain(&high[4..]).all(|p| *p == 0);
         if !spatial_only || low.iter().chain(&high).any(|p| *p < 0) || !self.pad_value_is_zero(op) {
             return None;
         }
@@ -567,9 +673,10 @@ impl Bufferizer<'_> {
         let result = b.results(op).next()?;
         let mut users = b.value_users(result);
         let conv = users.next()?;
+        // A 1-D bias into NCHW, or blocks x 16 into NCHW16c.
+        let ranks = (self.shape(input).ok()?.len(), self.shape(result).ok()?.len());
         let along_channels = self.ints(op, "dimensions") == [0, 2, 3]
-            && self.shape(input).ok()?.len() == 1
-            && self.shape(result).ok()?.len() == 4
+            && matches!(ranks, (1, 4) | (2, 5))
             && self.all_f32(&[input]);
         let is_init = self.ctx.op_name_str(b.op(conv).name) == "tensor.conv2d"
             && b.operands(conv).position(|v| v == result) == Some(2);
@@ -692,6 +799,8 @@ pub(super) enum ConvKind {
     Full,
     /// One filter per channel, output channel c reading input channel c.
     Depthwise,
+    /// Ungrouped in NCHW16c / OIHW16i16o.
+    Blocked,
 }
 
 /// Combines the element at a full index into the accumulator.

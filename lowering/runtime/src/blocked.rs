@@ -1,0 +1,584 @@
+//! `acc_sconv2d_nchw16c`: a batch-1, ungrouped f32 convolution in blocked layouts, the
+//! host's convolution for the `layout` pass's NCHW16c preference (onnxruntime's and
+//! oneDNN's NCHWc scheme): channels in the lanes of a 16-float vector.
+//!
+//! Layouts (`B` = [`BLOCK`] = 16; `C`, `M` the channel counts rounded up to whole blocks):
+//! - input NCHW16c: `[C/B][H][W][B]`;
+//! - filter OIHW16i16o: `[M/B][C/B][KH][KW][B input channels][B output channels]`;
+//! - output NCHW16c: `[M/B][OH][OW][B]`; a bias holds `M` floats.
+//!
+//! A direct convolution: no patches are gathered. Each output tile (up to 14 pixels
+//! of one output row by two blocks of output channels, 28 vector accumulators) runs
+//! through every input channel and filter tap: one element of the input, broadcast,
+//! times one vector of the filter (16 output channels) per accumulator. Zero padding
+//! is a zero-bordered copy of the input (made only when the convolution pads).
+
+use crate::conv::Conv2d;
+use crate::{Bounds, Fused};
+
+/// Channels per block: the vector width of the blocked layouts.
+pub const BLOCK: usize = 16;
+
+/// The blocked geometry of a convolution: whole channel blocks, and the input as the
+/// kernel reads it (bordered with the padding, so every tap is inside it).
+#[derive(Clone, Copy, Debug)]
+struct Blocked {
+    /// Input and output channel blocks.
+    in_blocks: usize,
+    out_blocks: usize,
+    kernel: [usize; 2],
+    output: [usize; 2],
+    stride: [usize; 2],
+    dilation: [usize; 2],
+    /// Rows and columns of the (bordered) input.
+    source: [usize; 2],
+}
+
+impl Blocked {
+    fn new(shape: Conv2d) -> Self {
+        let [_, kh, kw] = shape.filter;
+        let rows_needed = |o: usize, k: usize, s: usize, d: usize| {
+            if o == 0 || k == 0 {
+                0
+            } else {
+                (o - 1) * s + (k - 1) * d + 1
+            }
+        };
+        let [h, w] = [shape.input[1], shape.input[2]];
+        let [pt, pl] = shape.padding;
+        Blocked {
+            in_blocks: shape.input[0].div_ceil(BLOCK),
+            out_blocks: shape.filter[0].div_ceil(BLOCK),
+            kernel: [kh, kw],
+            output: shape.output,
+            stride: shape.stride,
+            dilation: shape.dilation,
+            source: [
+                rows_needed(shape.output[0], kh, shape.stride[0], shape.dilation[0]).max(h + pt),
+                rows_needed(shape.output[1], kw, shape.stride[1], shape.dilation[1]).max(w + pl),
+            ],
+        }
+    }
+
+    /// Floats in one input block of the source.
+    fn source_plane(&self) -> usize {
+        self.source[0] * self.source[1] * BLOCK
+    }
+
+    /// Floats in one output block of the filter (all its input blocks and taps).
+    fn filter_block(&self) -> usize {
+        self.in_blocks * self.kernel[0] * self.kernel[1] * BLOCK * BLOCK
+    }
+
+    fn output_plane(&self) -> usize {
+        self.output[0] * self.output[1] * BLOCK
+    }
+}
+
+/// The input with its zero border, when the convolution pads (or reads past the
+/// input's end): `[C/B][rows][cols][B]`.
+///
+/// # Safety
+/// `input` holds the blocked input of `shape`.
+unsafe fn bordered(input: *const f32, shape: Conv2d, g: &Blocked) -> Option<Vec<f32>> {
+    let [_, h, w] = shape.input;
+    let [pt, pl] = shape.padding;
+    if [pt, pl] == [0, 0] && g.source == [h, w] {
+        return None;
+    }
+    let mut out = vec![0f32; g.in_blocks * g.source_plane()];
+    for c in 0..g.in_blocks {
+        for y in 0..h {
+            let to = (c * g.source[0] + y + pt) * g.source[1] + pl;
+            // SAFETY: row y of block c of the input holds w * BLOCK floats.
+            let row = unsafe { std::slice::from_raw_parts(input.add((c * h + y) * w * BLOCK), w * BLOCK) };
+            out[to * BLOCK..(to + w) * BLOCK].copy_from_slice(row);
+        }
+    }
+    Some(out)
+}
+
+/// out = clamp(out + conv(input, filter)), or with a bias clamp(bias[channel] +
+/// conv(input, filter)) (out's contents unread), in the blocked layouts of this
+/// module; `shape` has the plain channel counts (rounded up to blocks here).
+///
+/// # Safety
+/// The buffers hold the blocked sizes of `shape` (a bias the rounded-up M floats);
+/// the output overlaps none of the others.
+pub unsafe fn sconv2d_nchw16c(
+    input: *const f32,
+    filter: *const f32,
+    output: *mut f32,
+    shape: Conv2d,
+    fused: Fused,
+) {
+    let g = Blocked::new(shape);
+    if g.out_blocks * g.output[0] * g.output[1] == 0 {
+        return;
+    }
+    // SAFETY: the caller vouches for the input.
+    let border = unsafe { bordered(input, shape, &g) };
+    let source = border.as_ref().map_or(input, |b| b.as_ptr());
+    #[cfg(target_arch = "x86_64")]
+    if shape.stride[1] <= 2 && std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU has AVX-512F; the source covers every tap; the caller
+        // vouches for the rest.
+        unsafe { avx512::run(source, filter, output, &g, fused) };
+        return;
+    }
+    // SAFETY: as above.
+    unsafe { run_portable(source, filter, output, &g, fused) };
+}
+
+/// [`sconv2d_nchw16c`] on any CPU, one output vector at a time.
+///
+/// # Safety
+/// As [`sconv2d_nchw16c`].
+pub unsafe fn sconv2d_nchw16c_portable(
+    input: *const f32,
+    filter: *const f32,
+    output: *mut f32,
+    shape: Conv2d,
+    fused: Fused,
+) {
+    let g = Blocked::new(shape);
+    // SAFETY: the caller vouches for the input.
+    let border = unsafe { bordered(input, shape, &g) };
+    let source = border.as_ref().map_or(input, |b| b.as_ptr());
+    // SAFETY: the source covers every tap; the caller vouches for the rest.
+    unsafe { run_portable(source, filter, output, &g, fused) };
+}
+
+/// The portable kernel over a source that covers every tap.
+///
+/// # Safety
+/// The buffers hold the sizes of `g`.
+unsafe fn run_portable(
+    source: *const f32,
+    filter: *const f32,
+    output: *mut f32,
+    g: &Blocked,
+    fused: Fused,
+) {
+    let [kh, kw] = g.kernel;
+    let [oh, ow] = g.output;
+    for m in 0..g.out_blocks {
+        for y in 0..oh {
+            for x in 0..ow {
+                // SAFETY: pixel (y, x) of output block m.
+                let out = unsafe { output.add(((m * oh + y) * ow + x) * BLOCK) };
+                let mut acc = [0f32; BLOCK];
+                match fused.bias {
+                    // SAFETY: the bias holds out_blocks * BLOCK floats.
+                    Some(bias) => acc.copy_from_slice(unsafe {
+                        std::slice::from_raw_parts(bias.add(m * BLOCK), BLOCK)
+                    }),
+                    // SAFETY: as above.
+                    None => acc.copy_from_slice(unsafe { std::slice::from_raw_parts(out, BLOCK) }),
+                }
+                for c in 0..g.in_blocks {
+                    for i in 0..kh {
+                        for j in 0..kw {
+                            let row = y * g.stride[0] + i * g.dilation[0];
+                            let column = x * g.stride[1] + j * g.dilation[1];
+                            // SAFETY: the source covers every tap; the filter holds
+                            // this block's taps.
+                            let (xs, ws) = unsafe {
+                                (
+                                    source.add(c * g.source_plane() + (row * g.source[1] + column) * BLOCK),
+                                    filter.add(m * g.filter_block() + ((c * kh + i) * kw + j) * BLOCK * BLOCK),
+                                )
+                            };
+                            for ic in 0..BLOCK {
+                                // SAFETY: as above.
+                                let v = unsafe { *xs.add(ic) };
+                                for (o, a) in acc.iter_mut().enumerate() {
+                                    // SAFETY: as above.
+                                    *a += v * unsafe { *ws.add(ic * BLOCK + o) };
+                                }
+                            }
+                        }
+                    }
+                }
+                for (o, a) in acc.iter().enumerate() {
+                    // SAFETY: as above.
+                    unsafe { *out.add(o) = fused.bounds.apply_scalar(*a) };
+                }
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use super::{BLOCK, Blocked};
+    use crate::{Bounds, Fused};
+    use std::arch::x86_64::*;
+
+    /// Output pixels per tile (along a row) and output channel blocks per tile.
+    const PIXELS: usize = 14;
+    const BLOCKS: usize = 2;
+
+    /// Where a tile reads and writes.
+    struct Tile {
+        /// The source at the tile's first tap of input block 0.
+        source: *const f32,
+        /// The filter at output block `m`, input block 0, tap (0, 0).
+        filter: *const f32,
+        /// The output at the tile's first pixel of block `m`.
+        output: *mut f32,
+        /// The bias of block `m`, if any.
+        bias: Option<*const f32>,
+    }
+
+    type Kernel = unsafe fn(&Tile, &Blocked, Bounds);
+
+    /// Runs every tile.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F; the column stride is 1 or 2; the source covers every tap.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn run(
+        source: *const f32,
+        filter: *const f32,
+        output: *mut f32,
+        g: &Blocked,
+        fused: Fused,
+    ) {
+        let [oh, ow] = g.output;
+        for m in (0..g.out_blocks).step_by(BLOCKS) {
+            let blocks = BLOCKS.min(g.out_blocks - m);
+            for y in 0..oh {
+                for x in (0..ow).step_by(PIXELS) {
+                    let pixels = PIXELS.min(ow - x);
+                    // SAFETY: the offsets stay inside the buffers of `g`.
+                    let tile = unsafe {
+                        Tile {
+                            source: source.add(
+                                (y * g.stride[0] * g.source[1] + x * g.stride[1]) * BLOCK,
+                            ),
+                            filter: filter.add(m * g.filter_block()),
+                            output: output.add(((m * oh + y) * ow + x) * BLOCK),
+                            bias: fused.bias.map(|b| b.add(m * BLOCK)),
+                        }
+                    };
+                    let kernel = kernel(pixels, blocks, g.stride[1]);
+                    // SAFETY: the CPU has AVX-512F; the tile is inside the buffers.
+                    unsafe { kernel(&tile, g, fused.bounds) };
+                }
+            }
+        }
+    }
+
+    fn kernel(pixels: usize, blocks: usize, stride: usize) -> Kernel {
+        match (blocks, stride) {
+            (1, 1) => by_pixels::<1, 1>(pixels),
+            (1, _) => by_pixels::<1, 2>(pixels),
+            (_, 1) => by_pixels::<2, 1>(pixels),
+            _ => by_pixels::<2, 2>(pixels),
+        }
+    }
+
+    fn by_pixels<const Q: usize, const S: usize>(pixels: usize) -> Kernel {
+        match pixels {
+            1 => tile::<1, Q, S>,
+            2 => tile::<2, Q, S>,
+            3 => tile::<3, Q, S>,
+            4 => tile::<4, Q, S>,
+            5 => tile::<5, Q, S>,
+            6 => tile::<6, Q, S>,
+            7 => tile::<7, Q, S>,
+            8 => tile::<8, Q, S>,
+            9 => tile::<9, Q, S>,
+            10 => tile::<10, Q, S>,
+            11 => tile::<11, Q, S>,
+            12 => tile::<12, Q, S>,
+            13 => tile::<13, Q, S>,
+            _ => tile::<14, Q, S>,
+        }
+    }
+
+    /// One tile of P pixels (S source columns apart) by Q output blocks.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F; the tile lies inside the buffers of `g`.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn tile<const P: usize, const Q: usize, const S: usize>(
+        t: &Tile,
+        g: &Blocked,
+        bounds: Bounds,
+    ) {
+        let [kh, kw] = g.kernel;
+        let out_plane = g.output_plane();
+        let filter_block = g.filter_block();
+        let mut acc = [[_mm512_setzero_ps(); Q]; P];
+        // SAFETY (block): the tile's outputs, bias, taps and filter lie inside the
+        // buffers (the caller's contract).
+        unsafe {
+            for p in 0..P {
+                for q in 0..Q {
+                    acc[p][q] = match t.bias {
+                        Some(b) => _mm512_loadu_ps(b.add(q * BLOCK)),
+                        None => _mm512_loadu_ps(t.output.add(q * out_plane + p * BLOCK)),
+                    };
+                }
+            }
+            for c in 0..g.in_blocks {
+                for i in 0..kh {
+                    let row = t
+                        .source
+                        .add(c * g.source_plane() + i * g.dilation[0] * g.source[1] * BLOCK);
+                    for j in 0..kw {
+                        let x = row.add(j * g.dilation[1] * BLOCK);
+                        let w = t.filter.add(((c * kh + i) * kw + j) * BLOCK * BLOCK);
+                        for ic in 0..BLOCK {
+                            let mut wv = [_mm512_setzero_ps(); Q];
+                            for q in 0..Q {
+                                wv[q] = _mm512_loadu_ps(w.add(q * filter_block + ic * BLOCK));
+                            }
+                            for p in 0..P {
+                                let b = _mm512_set1_ps(*x.add(p * S * BLOCK + ic));
+                                for q in 0..Q {
+                                    acc[p][q] = _mm512_fmadd_ps(b, wv[q], acc[p][q]);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            let (lo, hi) = (_mm512_set1_ps(bounds.lo), _mm512_set1_ps(bounds.hi));
+            for p in 0..P {
+                for q in 0..Q {
+                    let v = if bounds == Bounds::NONE {
+                        acc[p][q]
+                    } else {
+                        bounds.apply(lo, hi, acc[p][q])
+                    };
+                    _mm512_storeu_ps(t.output.add(q * out_plane + p * BLOCK), v);
+                }
+            }
+        }
+    }
+}
+
+/// The C entry point: out = clamp(out + conv(input, filter), lo, hi) by
+/// [`sconv2d_nchw16c`], with the sizes of [`crate::conv::acc_sconv2d`] (channel
+/// counts rounded up to whole blocks).
+///
+/// # Safety
+/// As [`sconv2d_nchw16c`].
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn acc_sconv2d_nchw16c(
+    input: *const f32,
+    filter: *const f32,
+    output: *mut f32,
+    channels: i64,
+    height: i64,
+    width: i64,
+    out_channels: i64,
+    kernel_h: i64,
+    kernel_w: i64,
+    out_h: i64,
+    out_w: i64,
+    stride_h: i64,
+    stride_w: i64,
+    dilation_h: i64,
+    dilation_w: i64,
+    pad_top: i64,
+    pad_left: i64,
+    lo: f32,
+    hi: f32,
+) {
+    // SAFETY: the caller vouches for the buffers; no bias.
+    unsafe {
+        acc_sconv2d_nchw16c_bias(
+            input,
+            filter,
+            std::ptr::null(),
+            output,
+            channels,
+            height,
+            width,
+            out_channels,
+            kernel_h,
+            kernel_w,
+            out_h,
+            out_w,
+            stride_h,
+            stride_w,
+            dilation_h,
+            dilation_w,
+            pad_top,
+            pad_left,
+            lo,
+            hi,
+        )
+    }
+}
+
+/// [`acc_sconv2d_nchw16c`] with each output channel starting from its bias (M floats,
+/// rounded up to whole blocks) instead of the output's contents; a null bias is none.
+///
+/// # Safety
+/// As [`sconv2d_nchw16c`].
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn acc_sconv2d_nchw16c_bias(
+    input: *const f32,
+    filter: *const f32,
+    bias: *const f32,
+    output: *mut f32,
+    channels: i64,
+    height: i64,
+    width: i64,
+    out_channels: i64,
+    kernel_h: i64,
+    kernel_w: i64,
+    out_h: i64,
+    out_w: i64,
+    stride_h: i64,
+    stride_w: i64,
+    dilation_h: i64,
+    dilation_w: i64,
+    pad_top: i64,
+    pad_left: i64,
+    lo: f32,
+    hi: f32,
+) {
+    let shape = Conv2d::from_sizes(
+        [channels, height, width],
+        [out_channels, kernel_h, kernel_w],
+        [out_h, out_w],
+        [stride_h, stride_w],
+        [dilation_h, dilation_w],
+        [pad_top, pad_left],
+    );
+    let fused = Fused {
+        bias: (!bias.is_null()).then_some(bias),
+        bounds: Bounds { lo, hi },
+    };
+    // SAFETY: the caller vouches for the buffers.
+    unsafe { sconv2d_nchw16c(input, filter, output, shape, fused) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_data::{random, reference_conv};
+
+    /// A plain NCHW tensor of `c` channels in NCHW16c (padded channels zero).
+    fn block_input(x: &[f32], c: usize, plane: usize) -> Vec<f32> {
+        let blocks = c.div_ceil(BLOCK);
+        let mut out = vec![0f32; blocks * plane * BLOCK];
+        for ch in 0..c {
+            for p in 0..plane {
+                out[((ch / BLOCK) * plane + p) * BLOCK + ch % BLOCK] = x[ch * plane + p];
+            }
+        }
+        out
+    }
+
+    /// An OIHW filter in OIHW16i16o.
+    fn block_filter(f: &[f32], m: usize, c: usize, taps: usize) -> Vec<f32> {
+        let (mb, cb) = (m.div_ceil(BLOCK), c.div_ceil(BLOCK));
+        let mut out = vec![0f32; mb * cb * taps * BLOCK * BLOCK];
+        for o in 0..m {
+            for i in 0..c {
+                for t in 0..taps {
+                    let at = (((o / BLOCK) * cb + i / BLOCK) * taps + t) * BLOCK * BLOCK
+                        + (i % BLOCK) * BLOCK
+                        + o % BLOCK;
+                    out[at] = f[(o * c + i) * taps + t];
+                }
+            }
+        }
+        out
+    }
+
+    fn check(shape: Conv2d, fused_bias: bool, bounds: Bounds) {
+        let ([c, h, w], [m, kh, kw], [oh, ow]) = (shape.input, shape.filter, shape.output);
+        let x = random(c * h * w, 1);
+        let f = random(m * c * kh * kw, 2);
+        let start = random(m * oh * ow, 3);
+        let bias = random(m, 4);
+        let mut want = if fused_bias {
+            let mut r = vec![0f64; m * oh * ow];
+            for (i, v) in r.iter_mut().enumerate() {
+                *v = bias[i / (oh * ow)] as f64;
+            }
+            let zeros = vec![0f32; m * oh * ow];
+            let conv = reference_conv(&x, &f, &zeros, shape, false);
+            r.iter().zip(conv).map(|(a, b)| a + b).collect::<Vec<_>>()
+        } else {
+            reference_conv(&x, &f, &start, shape, false)
+        };
+        for v in &mut want {
+            *v = (*v).max(bounds.lo as f64).min(bounds.hi as f64);
+        }
+        let xb = block_input(&x, c, h * w);
+        let fb = block_filter(&f, m, c, kh * kw);
+        let mut bias_blocked = bias.clone();
+        bias_blocked.resize(m.div_ceil(BLOCK) * BLOCK, 0.0);
+        let fused = Fused {
+            bias: fused_bias.then_some(bias_blocked.as_ptr()),
+            bounds,
+        };
+        for portable in [false, true] {
+            let mut out = block_input(&start, m, oh * ow);
+            // SAFETY: the buffers have the blocked sizes of `shape`.
+            unsafe {
+                if portable {
+                    sconv2d_nchw16c_portable(xb.as_ptr(), fb.as_ptr(), out.as_mut_ptr(), shape, fused)
+                } else {
+                    sconv2d_nchw16c(xb.as_ptr(), fb.as_ptr(), out.as_mut_ptr(), shape, fused)
+                }
+            };
+            for o in 0..m {
+                for p in 0..oh * ow {
+                    let got = out[((o / BLOCK) * oh * ow + p) * BLOCK + o % BLOCK] as f64;
+                    let w = want[o * oh * ow + p];
+                    assert!(
+                        (got - w).abs() <= 1e-4 * (1.0 + w.abs()),
+                        "{shape:?} portable={portable} channel {o} pixel {p}: {got} vs {w}"
+                    );
+                }
+            }
+        }
+    }
+
+    fn shape(c: usize, hw: usize, m: usize, k: usize, stride: usize, pad: usize) -> Conv2d {
+        let out = (hw + 2 * pad - k) / stride + 1;
+        Conv2d {
+            input: [c, hw, hw],
+            filter: [m, k, k],
+            output: [out, out],
+            stride: [stride, stride],
+            dilation: [1, 1],
+            padding: [pad, pad],
+        }
+    }
+
+    #[test]
+    fn agrees_with_the_reference() {
+        check(shape(16, 7, 32, 3, 1, 1), false, Bounds::NONE);
+        check(shape(32, 9, 48, 3, 2, 1), true, Bounds { lo: 0.0, hi: 6.0 });
+        check(shape(16, 15, 16, 1, 1, 0), true, Bounds::NONE);
+        check(shape(32, 8, 16, 1, 2, 0), false, Bounds { lo: 0.0, hi: f32::INFINITY });
+        check(shape(16, 29, 16, 3, 1, 1), false, Bounds::NONE);
+    }
+
+    #[test]
+    fn pads_partial_channel_blocks() {
+        check(shape(3, 10, 24, 3, 1, 1), true, Bounds::NONE);
+        check(shape(20, 6, 5, 3, 2, 2), false, Bounds::NONE);
+    }
+
+    #[test]
+    fn strides_past_two_and_dilations_run_portably() {
+        check(shape(16, 13, 16, 3, 3, 1), false, Bounds::NONE);
+        let mut s = shape(16, 12, 16, 3, 1, 2);
+        s.dilation = [2, 2];
+        check(s, true, Bounds::NONE);
+    }
+}
