@@ -58,6 +58,9 @@ struct Library {
     /// counts passed as blocks x 16 (the `layout` pass's host preference).
     /// Without it, blocked convolutions have no bufferization.
     blocked: Option<String>,
+    /// As `depthwise`, in blocked layouts: x and out NCHW16c, w OIHW16o (one input
+    /// channel per group), the channel count passed as blocks x 16.
+    blocked_depthwise: Option<String>,
 }
 
 /// Its registration.
@@ -87,6 +90,12 @@ pub fn info() -> PassInfo {
                 default: "",
             },
             acc_ir::pass::PassOption {
+                name: "blocked-depthwise",
+                description: "a library f32 depthwise convolution in blocked layouts (x and out NCHW16c, w OIHW16o; arguments as for depthwise, the channel count in whole blocks), e.g. acc_sdwconv2d_nchw16c; empty: blocked depthwise convolutions are refused",
+                kind: acc_ir::pass::OptionKind::String,
+                default: "",
+            },
+            acc_ir::pass::PassOption {
                 name: "depthwise",
                 description: "a library f32 depthwise convolution (out += conv(x, w), groups = channels, batch 1, NCHW: x, w, out, c, h, w, kh, kw, oh, ow, sh, sw, dh, dw, pad top, pad left, clamp lo, clamp hi; NAME_bias as for conv), e.g. acc_sdwconv2d; empty: loops",
                 kind: acc_ir::pass::OptionKind::String,
@@ -101,6 +110,7 @@ pub fn info() -> PassInfo {
                     conv: named("conv"),
                     depthwise: named("depthwise"),
                     blocked: named("blocked"),
+                    blocked_depthwise: named("blocked-depthwise"),
                 },
             }))
         },

@@ -51,18 +51,32 @@ pub struct Preference {
     pub min_channels: i64,
     /// Whether the op must have batch 1 (what the host's kernel takes).
     pub batch_one: bool,
+    /// Which convolutions: depthwise ones (one filter per channel), else ungrouped.
+    pub depthwise: bool,
 }
 
-/// The host's table: ungrouped f32 convolutions of batch 1 with at least 16 input
-/// channels run in NCHW16c with OIHW16i16o filters (`acc_sconv2d_nchw16c`, channels in
-/// the lanes of an AVX-512 vector). Everything else keeps its layout.
-pub const HOST: &[Preference] = &[Preference {
-    op: "tensor.conv2d",
-    layouts: ["NCHW16c", "OIHW16i16o", "NCHW16c"],
-    block: 16,
-    min_channels: 16,
-    batch_one: true,
-}];
+/// The host's table: f32 convolutions of batch 1 with at least 16 input channels
+/// run in NCHW16c, channels in the lanes of an AVX-512 vector: ungrouped ones with
+/// OIHW16i16o filters (`acc_sconv2d_nchw16c`), depthwise ones with OIHW16o filters
+/// (`acc_sdwconv2d_nchw16c`). Everything else keeps its layout.
+pub const HOST: &[Preference] = &[
+    Preference {
+        op: "tensor.conv2d",
+        layouts: ["NCHW16c", "OIHW16i16o", "NCHW16c"],
+        block: 16,
+        min_channels: 16,
+        batch_one: true,
+        depthwise: false,
+    },
+    Preference {
+        op: "tensor.conv2d",
+        layouts: ["NCHW16c", "OIHW16o", "NCHW16c"],
+        block: 16,
+        min_channels: 16,
+        batch_one: true,
+        depthwise: true,
+    },
+];
 
 /// The pass.
 pub struct LayoutPass {
@@ -155,9 +169,7 @@ impl Layouts<'_> {
     fn run(&mut self, table: &[Preference]) -> Result<(), Failure> {
         for op in self.top_ops() {
             let name = self.name(op);
-            if let Some(row) = table.iter().find(|r| r.op == name)
-                && self.meets(op, row)
-            {
+            if let Some(row) = table.iter().find(|r| r.op == name && self.meets(op, r)) {
                 self.assign(op, row).map_err(|m| (Some(op), m))?;
             }
         }
@@ -251,9 +263,20 @@ impl Layouts<'_> {
             && sw.len() == 4
             && so.len() == 4
             && sx.iter().chain(&sw).chain(&so).all(|d| *d > 0)
-            && self.attrs(op).int("groups").ok().flatten().unwrap_or(1) == 1
+            && self.grouping_fits(op, row, &sx, &sw)
             && sx[1] >= row.min_channels
             && (!row.batch_one || sx[0] == 1)
+    }
+
+    /// Whether a convolution's groups are the row's: one (ungrouped), or one filter
+    /// per channel (depthwise).
+    fn grouping_fits(&self, op: OpId, row: &Preference, sx: &[i64], sw: &[i64]) -> bool {
+        let groups = self.attrs(op).int("groups").ok().flatten().unwrap_or(1);
+        if row.depthwise {
+            groups == sx[1] && sw[0] == sx[1] && sw[1] == 1
+        } else {
+            groups == 1
+        }
     }
 
     /// Runs a convolution in the row's layouts: its operands packed, its result
@@ -266,10 +289,18 @@ impl Layouts<'_> {
             positions: vec![1],
             tiles: vec![b],
         };
-        // OIHW -> OIHW16i16o: I tiled first (outer), then O (inner).
-        let filter = Tiling {
-            positions: vec![1, 0],
-            tiles: vec![b, b],
+        // OIHW -> OIHW16i16o: I tiled first (outer), then O (inner); depthwise
+        // (I = 1) OIHW16o.
+        let filter = if row.depthwise {
+            Tiling {
+                positions: vec![0],
+                tiles: vec![b],
+            }
+        } else {
+            Tiling {
+                positions: vec![1, 0],
+                tiles: vec![b, b],
+            }
         };
         let xb = self.pack(op, x, &channels)?;
         let wb = self.pack(op, w, &filter)?;
@@ -295,6 +326,13 @@ impl Layouts<'_> {
             let key = self.ctx.sym(name);
             entries.retain(|(k, _)| *k != key);
             entries.push((key, layout_attr(self.ctx, text)));
+        }
+        if row.depthwise {
+            // One group per channel of the blocks, padding channels included.
+            let key = self.ctx.sym("groups");
+            let channels = channels.blocked_shape(&plain_shape)[1] * b;
+            entries.retain(|(k, _)| *k != key);
+            entries.push((key, crate::emit::i64_attr(self.ctx, channels)));
         }
         let props = self
             .ctx

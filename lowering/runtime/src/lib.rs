@@ -6,6 +6,7 @@
 //! association of floating-point sums).
 
 pub mod blocked;
+pub mod blocked_depthwise;
 pub mod conv;
 pub mod depthwise;
 pub mod sgemm;

@@ -471,6 +471,19 @@ pub(super) fn sconv2d_nchw16c_bias(r: &RuleInput<'_>) -> Result<Vec<Tensor>, Str
     library_conv(r, Kind::Blocked, true)
 }
 
+/// `hw.intrinsic "acc_sdwconv2d_nchw16c"(%x, %w, %out, sizes..., %lo, %hi)`: as
+/// `acc_sdwconv2d` in blocked layouts: x and out NCHW16c, w `[c/16][1][kh][kw][16]`,
+/// the channel count `c` a multiple of 16.
+pub(super) fn sdwconv2d_nchw16c(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    library_conv(r, Kind::BlockedDepthwise, false)
+}
+
+/// `hw.intrinsic "acc_sdwconv2d_nchw16c_bias"(%x, %w, %bias, %out, sizes..., %lo,
+/// %hi)`: as `acc_sdwconv2d_nchw16c`, each channel starting from its bias.
+pub(super) fn sdwconv2d_nchw16c_bias(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    library_conv(r, Kind::BlockedDepthwise, true)
+}
+
 fn full_conv(r: &RuleInput<'_>, bias: bool) -> Result<Vec<Tensor>, String> {
     library_conv(r, Kind::Full, bias)
 }
@@ -479,13 +492,14 @@ fn depthwise_conv(r: &RuleInput<'_>, bias: bool) -> Result<Vec<Tensor>, String> 
     library_conv(r, Kind::Depthwise, bias)
 }
 
-/// Which library convolution: NCHW / OIHW, depthwise NCHW, or blocked (NCHW16c /
-/// OIHW16i16o).
+/// Which library convolution: NCHW / OIHW, depthwise NCHW, blocked (NCHW16c /
+/// OIHW16i16o) or blocked depthwise (NCHW16c / OIHW16o).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Full,
     Depthwise,
     Blocked,
+    BlockedDepthwise,
 }
 
 /// Channels per block of the blocked layouts.
@@ -495,7 +509,7 @@ const BLOCK: usize = 16;
 /// its sizes (without the output channels when depthwise: there are as many as
 /// input channels) and clamp bounds.
 fn library_conv(r: &RuleInput<'_>, kind: Kind, bias: bool) -> Result<Vec<Tensor>, String> {
-    let depthwise = kind == Kind::Depthwise;
+    let depthwise = matches!(kind, Kind::Depthwise | Kind::BlockedDepthwise);
     let buffers = if bias { 4 } else { 3 };
     let count = if depthwise { 13 } else { 14 };
     let (mut dims, bounds) = sizes_and_bounds(r, buffers, count)?;
@@ -514,7 +528,8 @@ fn library_conv(r: &RuleInput<'_>, kind: Kind, bias: bool) -> Result<Vec<Tensor>
         padding: [pt, pl],
         bounds,
     };
-    if kind == Kind::Blocked && (c % BLOCK != 0 || m % BLOCK != 0) {
+    let blocked = matches!(kind, Kind::Blocked | Kind::BlockedDepthwise);
+    if blocked && (c % BLOCK != 0 || m % BLOCK != 0) {
         return Err(format!(
             "blocked channel counts must be multiples of {BLOCK}, not {c} and {m}"
         ));
@@ -583,9 +598,9 @@ impl Window {
         bias: bool,
     ) -> Result<Vec<Tensor>, String> {
         let ([c, h, wd], [kh, kw], [oh, ow]) = (self.input, self.kernel, self.output);
-        let depthwise = kind == Kind::Depthwise;
+        let depthwise = matches!(kind, Kind::Depthwise | Kind::BlockedDepthwise);
         let taps = if depthwise { 1 } else { c };
-        let blocked = kind == Kind::Blocked;
+        let blocked = matches!(kind, Kind::Blocked | Kind::BlockedDepthwise);
         // Flat positions of input (channel, row, column), filter (output channel,
         // input channel, row, column) and output (channel, row, column).
         let x_at = |ci: usize, iy: usize, ix: usize| {
@@ -596,7 +611,9 @@ impl Window {
             }
         };
         let w_at = |o: usize, t: usize, i: usize, j: usize| {
-            if blocked {
+            if blocked && depthwise {
+                ((o / BLOCK * kh + i) * kw + j) * BLOCK + o % BLOCK
+            } else if blocked {
                 ((((o / BLOCK) * (c / BLOCK) + t / BLOCK) * kh + i) * kw + j) * BLOCK * BLOCK
                     + (t % BLOCK) * BLOCK
                     + o % BLOCK

@@ -243,7 +243,10 @@ impl Bufferizer<'_> {
             ("output_layout", "NCHW"),
         ] {
             let l = self.text(op, name);
-            let blocked_call = matches!(library, Some((_, ConvKind::Blocked)));
+            let blocked_call = matches!(
+                library,
+                Some((_, ConvKind::Blocked | ConvKind::BlockedDepthwise))
+            );
             if !l.is_empty() && !l.contains(&format!("\"{plain}\"")) && !blocked_call {
                 return Err(format!(
                     "{name} {l} has no bufferization without a library convolution for it (bufferize{{blocked=...}}; plain: {plain})"
@@ -291,6 +294,9 @@ impl Bufferizer<'_> {
                     &window,
                 ]
                 .concat(),
+                ConvKind::BlockedDepthwise => {
+                    [&[sx[1] * sx[4], sx[2], sx[3], sw[2], sw[3]][..], &window].concat()
+                }
             };
             // A clamp of the result (its only use) done by the call as it stores.
             let clamp = self.absorbable_clamp(op);
@@ -622,6 +628,19 @@ impl Bufferizer<'_> {
                 .flatten()
                 .map(|callee| (callee, ConvKind::Blocked));
         }
+        if in_layouts(["NCHW16c", "OIHW16o", "NCHW16c"]) {
+            // One filter per (padded) channel: groups = blocks x 16, one input
+            // channel per group.
+            let depthwise = sx.len() == 5
+                && sw.len() == 5
+                && groups == sx[1] * sx[4]
+                && sw[0] == sx[1]
+                && sw[1] == 1;
+            return depthwise
+                .then(|| self.library.blocked_depthwise.clone())
+                .flatten()
+                .map(|callee| (callee, ConvKind::BlockedDepthwise));
+        }
         if !in_layouts(["NCHW", "OIHW", "NCHW"]) || sw.len() != 4 {
             return None;
         }
@@ -801,6 +820,8 @@ pub(super) enum ConvKind {
     Depthwise,
     /// Ungrouped in NCHW16c / OIHW16i16o.
     Blocked,
+    /// Depthwise in NCHW16c / OIHW16o.
+    BlockedDepthwise,
 }
 
 /// Combines the element at a full index into the accumulator.

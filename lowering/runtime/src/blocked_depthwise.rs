@@ -1,0 +1,413 @@
+//! `acc_sdwconv2d_nchw16c`: a batch-1 depthwise f32 convolution in blocked layouts
+//! (one kh x kw filter per channel), the host's depthwise kernel for the `layout`
+//! pass's NCHW16c preference.
+//!
+//! Layouts (`B` = 16; `C` the channel count rounded up to whole blocks): input and
+//! output NCHW16c, `[C/B][H][W][B]` and `[C/B][OH][OW][B]`; filter OIHW16o with one
+//! input channel per group, `[C/B][1][KH][KW][B]`; a bias `C` floats.
+//!
+//! With channels in the lanes every filter tap is one vector multiply-add per output
+//! pixel: the kernel keeps up to 8 pixels of a row in registers and loads each tap's
+//! filter vector once for them. Zero padding is read as zeros: rows outside the input
+//! are skipped, and a pixel whose column is outside reads a zero vector.
+
+use crate::blocked::BLOCK;
+use crate::conv::Conv2d;
+use crate::{Bounds, Fused};
+
+/// out = clamp(out + depthwise_conv(input, filter)), or with a bias clamp(bias[c] +
+/// depthwise_conv(input, filter)) (out's contents unread), in the blocked layouts of
+/// this module; `shape.input[0]` is the channel count (rounded up to blocks here),
+/// `shape.filter[0]` is ignored.
+///
+/// # Safety
+/// The buffers hold the blocked sizes of `shape` (a bias the rounded-up C floats);
+/// the output overlaps none of the others.
+pub unsafe fn sdwconv2d_nchw16c(
+    input: *const f32,
+    filter: *const f32,
+    output: *mut f32,
+    shape: Conv2d,
+    fused: Fused,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU has AVX-512F; the caller vouches for the memory.
+        unsafe { avx512::run(input, filter, output, &shape, fused) };
+        return;
+    }
+    // SAFETY: as above.
+    unsafe { sdwconv2d_nchw16c_portable(input, filter, output, shape, fused) }
+}
+
+/// The input position of output coordinate `o`'s tap `k` along an axis, if inside.
+fn tap(o: usize, k: usize, stride: usize, dilation: usize, pad: usize, size: usize) -> Option<usize> {
+    let at = (o * stride + k * dilation).checked_sub(pad)?;
+    (at < size).then_some(at)
+}
+
+/// [`sdwconv2d_nchw16c`] on any CPU, one output vector at a time.
+///
+/// # Safety
+/// As [`sdwconv2d_nchw16c`].
+pub unsafe fn sdwconv2d_nchw16c_portable(
+    input: *const f32,
+    filter: *const f32,
+    output: *mut f32,
+    shape: Conv2d,
+    fused: Fused,
+) {
+    let ([c, h, w], [_, kh, kw], [oh, ow]) = (shape.input, shape.filter, shape.output);
+    for cb in 0..c.div_ceil(BLOCK) {
+        for y in 0..oh {
+            for x in 0..ow {
+                // SAFETY: pixel (y, x) of output block cb.
+                let out = unsafe { output.add(((cb * oh + y) * ow + x) * BLOCK) };
+                let mut acc = [0f32; BLOCK];
+                for (l, a) in acc.iter_mut().enumerate() {
+                    // SAFETY: the bias holds the blocked C floats; the output pixel
+                    // holds BLOCK.
+                    *a = unsafe {
+                        match fused.bias {
+                            Some(b) => *b.add(cb * BLOCK + l),
+                            None => *out.add(l),
+                        }
+                    };
+                }
+                for i in 0..kh {
+                    let Some(iy) = tap(y, i, shape.stride[0], shape.dilation[0], shape.padding[0], h) else {
+                        continue;
+                    };
+                    for j in 0..kw {
+                        let Some(ix) = tap(x, j, shape.stride[1], shape.dilation[1], shape.padding[1], w)
+                        else {
+                            continue;
+                        };
+                        // SAFETY: (iy, ix) lies in the input; tap (i, j) in block cb's filter.
+                        let (xs, ws) = unsafe {
+                            (
+                                input.add(((cb * h + iy) * w + ix) * BLOCK),
+                                filter.add(((cb * kh + i) * kw + j) * BLOCK),
+                            )
+                        };
+                        for (l, a) in acc.iter_mut().enumerate() {
+                            // SAFETY: as above.
+                            *a += unsafe { *xs.add(l) * *ws.add(l) };
+                        }
+                    }
+                }
+                for (l, a) in acc.iter().enumerate() {
+                    // SAFETY: as above.
+                    unsafe { *out.add(l) = fused.bounds.apply_scalar(*a) };
+                }
+            }
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use super::BLOCK;
+    use crate::conv::{Conv2d, inside};
+    use crate::{Bounds, Fused};
+    use std::arch::x86_64::*;
+
+    /// Sixteen zeros: what a pixel reads for a tap left or right of the input.
+    static ZEROS: [f32; BLOCK] = [0.0; BLOCK];
+
+    /// Where one tile reads and writes: its channel block's input plane, filter and
+    /// bias, its first output pixel and its output row and column.
+    struct Tile {
+        input: *const f32,
+        filter: *const f32,
+        bias: Option<*const f32>,
+        output: *mut f32,
+        y: usize,
+        x: usize,
+    }
+
+    /// Runs every channel block, row and tile of up to 8 pixels.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F; the buffers hold the blocked sizes of `s`.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn run(
+        input: *const f32,
+        filter: *const f32,
+        output: *mut f32,
+        s: &Conv2d,
+        fused: Fused,
+    ) {
+        let ([c, h, w], [_, kh, kw], [oh, ow]) = (s.input, s.filter, s.output);
+        // The output columns whose taps all lie inside the input: no checks there.
+        let first = -(s.padding[1] as isize);
+        let (lo, hi) = inside(first, s.stride[1], ow, w);
+        let last_tap = ((kw.max(1) - 1) * s.dilation[1]) as isize;
+        let (_, hi_last) = inside(first + last_tap, s.stride[1], ow, w);
+        let (safe_lo, safe_hi) = (lo, hi.min(hi_last).max(lo));
+        for cb in 0..c.div_ceil(BLOCK) {
+            for y in 0..oh {
+                let mut x = 0;
+                while x < ow {
+                    let pixels = [8, 4, 2, 1]
+                        .into_iter()
+                        .find(|p| x + p <= ow)
+                        .unwrap_or(1);
+                    let checked = x < safe_lo || x + pixels > safe_hi;
+                    // SAFETY (block): the offsets stay inside the blocked buffers.
+                    let t = unsafe {
+                        Tile {
+                            input: input.add(cb * h * w * BLOCK),
+                            filter: filter.add(cb * kh * kw * BLOCK),
+                            bias: fused.bias.map(|b| b.add(cb * BLOCK)),
+                            output: output.add(((cb * oh + y) * ow + x) * BLOCK),
+                            y,
+                            x,
+                        }
+                    };
+                    // SAFETY: the CPU has AVX-512F; the tile lies inside the buffers.
+                    unsafe {
+                        match pixels {
+                            8 => tile::<8>(&t, s, fused.bounds, checked),
+                            4 => tile::<4>(&t, s, fused.bounds, checked),
+                            2 => tile::<2>(&t, s, fused.bounds, checked),
+                            _ => tile::<1>(&t, s, fused.bounds, checked),
+                        }
+                    };
+                    x += pixels;
+                }
+            }
+        }
+    }
+
+    /// P output pixels of one row and channel block; `checked`: some tap of some
+    /// pixel lies left or right of the input (it reads zeros).
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F; the tile lies inside the buffers.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn tile<const P: usize>(t: &Tile, s: &Conv2d, bounds: Bounds, checked: bool) {
+        let ([_, h, w], [_, kh, kw]) = (s.input, s.filter);
+        let mut acc = [_mm512_setzero_ps(); P];
+        // SAFETY (block): every address is inside the tile's buffers, or ZEROS.
+        unsafe {
+            for p in 0..P {
+                acc[p] = match t.bias {
+                    Some(b) => _mm512_loadu_ps(b),
+                    None => _mm512_loadu_ps(t.output.add(p * BLOCK)),
+                };
+            }
+            for i in 0..kh {
+                let iy = (t.y * s.stride[0] + i * s.dilation[0]) as isize - s.padding[0] as isize;
+                if iy < 0 || iy >= h as isize {
+                    continue;
+                }
+                let row = t.input.add(iy as usize * w * BLOCK);
+                for j in 0..kw {
+                    let wv = _mm512_loadu_ps(t.filter.add((i * kw + j) * BLOCK));
+                    let first =
+                        (t.x * s.stride[1] + j * s.dilation[1]) as isize - s.padding[1] as isize;
+                    for p in 0..P {
+                        let ix = first + (p * s.stride[1]) as isize;
+                        let source = if !checked || (ix >= 0 && ix < w as isize) {
+                            row.wrapping_offset(ix * BLOCK as isize)
+                        } else {
+                            ZEROS.as_ptr()
+                        };
+                        acc[p] = _mm512_fmadd_ps(_mm512_loadu_ps(source), wv, acc[p]);
+                    }
+                }
+            }
+            let (lo, hi) = (_mm512_set1_ps(bounds.lo), _mm512_set1_ps(bounds.hi));
+            for p in 0..P {
+                let v = if bounds == Bounds::NONE {
+                    acc[p]
+                } else {
+                    bounds.apply(lo, hi, acc[p])
+                };
+                _mm512_storeu_ps(t.output.add(p * BLOCK), v);
+            }
+        }
+    }
+}
+
+/// The C entry point: out = clamp(out + depthwise_conv(input, filter), lo, hi) by
+/// [`sdwconv2d_nchw16c`], with the sizes of [`crate::depthwise::acc_sdwconv2d`] (the
+/// channel count rounded up to whole blocks).
+///
+/// # Safety
+/// As [`sdwconv2d_nchw16c`].
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn acc_sdwconv2d_nchw16c(
+    input: *const f32,
+    filter: *const f32,
+    output: *mut f32,
+    channels: i64,
+    height: i64,
+    width: i64,
+    kernel_h: i64,
+    kernel_w: i64,
+    out_h: i64,
+    out_w: i64,
+    stride_h: i64,
+    stride_w: i64,
+    dilation_h: i64,
+    dilation_w: i64,
+    pad_top: i64,
+    pad_left: i64,
+    lo: f32,
+    hi: f32,
+) {
+    // SAFETY: the caller vouches for the buffers; no bias.
+    unsafe {
+        acc_sdwconv2d_nchw16c_bias(
+            input,
+            filter,
+            std::ptr::null(),
+            output,
+            channels,
+            height,
+            width,
+            kernel_h,
+            kernel_w,
+            out_h,
+            out_w,
+            stride_h,
+            stride_w,
+            dilation_h,
+            dilation_w,
+            pad_top,
+            pad_left,
+            lo,
+            hi,
+        )
+    }
+}
+
+/// [`acc_sdwconv2d_nchw16c`] with each channel starting from its bias (C floats,
+/// rounded up to whole blocks) instead of the output's contents; a null bias is none.
+///
+/// # Safety
+/// As [`sdwconv2d_nchw16c`].
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn acc_sdwconv2d_nchw16c_bias(
+    input: *const f32,
+    filter: *const f32,
+    bias: *const f32,
+    output: *mut f32,
+    channels: i64,
+    height: i64,
+    width: i64,
+    kernel_h: i64,
+    kernel_w: i64,
+    out_h: i64,
+    out_w: i64,
+    stride_h: i64,
+    stride_w: i64,
+    dilation_h: i64,
+    dilation_w: i64,
+    pad_top: i64,
+    pad_left: i64,
+    lo: f32,
+    hi: f32,
+) {
+    let shape = Conv2d::from_sizes(
+        [channels, height, width],
+        [channels, kernel_h, kernel_w],
+        [out_h, out_w],
+        [stride_h, stride_w],
+        [dilation_h, dilation_w],
+        [pad_top, pad_left],
+    );
+    let fused = Fused {
+        bias: (!bias.is_null()).then_some(bias),
+        bounds: Bounds { lo, hi },
+    };
+    // SAFETY: the caller vouches for the buffers.
+    unsafe { sdwconv2d_nchw16c(input, filter, output, shape, fused) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_data::{random, reference_conv};
+
+    /// A plain `[c][plane]` array in blocks of 16 channels (padding lanes zero).
+    fn block(x: &[f32], c: usize, plane: usize) -> Vec<f32> {
+        let mut out = vec![0f32; c.div_ceil(BLOCK) * plane * BLOCK];
+        for ch in 0..c {
+            for p in 0..plane {
+                out[((ch / BLOCK) * plane + p) * BLOCK + ch % BLOCK] = x[ch * plane + p];
+            }
+        }
+        out
+    }
+
+    fn check(c: usize, hw: usize, k: usize, stride: usize, pad: usize, bias: bool, bounds: Bounds) {
+        let out = (hw + 2 * pad - k) / stride + 1;
+        let shape = Conv2d {
+            input: [c, hw, hw],
+            filter: [c, k, k],
+            output: [out, out],
+            stride: [stride, stride],
+            dilation: [1, 1],
+            padding: [pad, pad],
+        };
+        let x = random(c * hw * hw, 5);
+        let f = random(c * k * k, 6);
+        let start = random(c * out * out, 7);
+        let b = random(c, 8);
+        let mut want = if bias {
+            let zeros = vec![0f32; c * out * out];
+            let conv = reference_conv(&x, &f, &zeros, shape, true);
+            conv.iter()
+                .enumerate()
+                .map(|(i, v)| v + b[i / (out * out)] as f64)
+                .collect::<Vec<_>>()
+        } else {
+            reference_conv(&x, &f, &start, shape, true)
+        };
+        for v in &mut want {
+            *v = v.max(bounds.lo as f64).min(bounds.hi as f64);
+        }
+        let (xb, fb) = (block(&x, c, hw * hw), block(&f, c, k * k));
+        let mut bb = b.clone();
+        bb.resize(c.div_ceil(BLOCK) * BLOCK, 0.0);
+        let fused = Fused {
+            bias: bias.then_some(bb.as_ptr()),
+            bounds,
+        };
+        for portable in [false, true] {
+            let mut got = block(&start, c, out * out);
+            // SAFETY: the vectors hold the blocked buffers of `shape`.
+            unsafe {
+                if portable {
+                    sdwconv2d_nchw16c_portable(xb.as_ptr(), fb.as_ptr(), got.as_mut_ptr(), shape, fused)
+                } else {
+                    sdwconv2d_nchw16c(xb.as_ptr(), fb.as_ptr(), got.as_mut_ptr(), shape, fused)
+                }
+            };
+            for ch in 0..c {
+                for p in 0..out * out {
+                    let g = got[((ch / BLOCK) * out * out + p) * BLOCK + ch % BLOCK] as f64;
+                    let w = want[ch * out * out + p];
+                    assert!(
+                        (g - w).abs() <= 1e-4 * (1.0 + w.abs()),
+                        "{shape:?} portable={portable} channel {ch} pixel {p}: {g} vs {w}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn agrees_with_the_reference() {
+        check(16, 7, 3, 1, 1, false, Bounds::NONE);
+        check(32, 12, 3, 2, 1, true, Bounds { lo: 0.0, hi: 6.0 });
+        check(24, 15, 3, 1, 1, true, Bounds::NONE);
+        check(16, 20, 5, 2, 2, false, Bounds::NONE);
+        check(48, 9, 3, 3, 0, false, Bounds { lo: 0.0, hi: f32::INFINITY });
+    }
+}
