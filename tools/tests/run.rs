@@ -254,8 +254,9 @@ func.func @convs(%x: tensor<1x4x9x9xf32>, %dw: tensor<4x1x3x3xf32>, %w: tensor<5
 "#;
 
 /// Two convolutions the layout pass blocks (NCHW16c): 20 input channels (a partial
-/// block), a padded 3x3 one with a bias and a ReLU, then a strided 1x1 one into 24
-/// channels; the filters are arguments, so they are packed at run time.
+/// block), a padded 3x3 one with a bias and a ReLU, a depthwise 3x3 one, then a
+/// strided 1x1 one into 24 channels; two filters are arguments, so they are packed at
+/// run time.
 const BLOCKED: &str = r#"
 func.func @blocked(%x: tensor<1x20x9x9xf32>, %w: tensor<32x20x3x3xf32>, %b: tensor<32xf32>, %w2: tensor<24x32x1x1xf32>) -> tensor<1x24x5x5xf32> {
   %xp = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
@@ -273,8 +274,18 @@ func.func @blocked(%x: tensor<1x20x9x9xf32>, %w: tensor<32x20x3x3xf32>, %b: tens
     %m = arith.maximumf %v, %c0 : f32
     tensor.yield %m : f32
   }
+  %rp = tensor.pad %r low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i0: index, %i1: index, %i2: index, %i3: index):
+    %zero = arith.constant 0.0 : f32
+    tensor.yield %zero : f32
+  } : tensor<1x32x9x9xf32> to tensor<1x32x11x11xf32>
+  %dw = arith.constant dense<[[0.5, -0.25, 0.125], [1.0, 0.0, -1.0], [0.75, 0.5, 0.25]]> : tensor<3x3xf32>
+  %dwe = tensor.empty() : tensor<32x1x3x3xf32>
+  %dw32 = tensor.broadcast ins(%dw : tensor<3x3xf32>) outs(%dwe : tensor<32x1x3x3xf32>) dimensions = [0, 1] -> tensor<32x1x3x3xf32>
+  %zd = arith.constant dense<-0.5> : tensor<1x32x9x9xf32>
+  %d = tensor.conv2d {groups = 32 : i64} ins(%rp, %dw32 : tensor<1x32x11x11xf32>, tensor<32x1x3x3xf32>) outs(%zd : tensor<1x32x9x9xf32>) -> tensor<1x32x9x9xf32>
   %z = arith.constant dense<0.25> : tensor<1x24x5x5xf32>
-  %y = tensor.conv2d {strides = array<i64: 2, 2>} ins(%r, %w2 : tensor<1x32x9x9xf32>, tensor<24x32x1x1xf32>) outs(%z : tensor<1x24x5x5xf32>) -> tensor<1x24x5x5xf32>
+  %y = tensor.conv2d {strides = array<i64: 2, 2>} ins(%d, %w2 : tensor<1x32x9x9xf32>, tensor<24x32x1x1xf32>) outs(%z : tensor<1x24x5x5xf32>) -> tensor<1x24x5x5xf32>
   return %y : tensor<1x24x5x5xf32>
 }
 "#;
@@ -292,7 +303,7 @@ fn blocked_convolutions_agree_between_native_code_and_the_interpreter() {
         .current_dir(s.path(""))
         .args([
             "--pass",
-            "layout,bufferize{blocked=acc_sconv2d_nchw16c}",
+            "layout,bufferize{blocked=acc_sconv2d_nchw16c blocked-depthwise=acc_sdwconv2d_nchw16c}",
             "blocked.mlir",
             "-o",
             "loops.mlir",
@@ -306,7 +317,9 @@ fn blocked_convolutions_agree_between_native_code_and_the_interpreter() {
     );
     let text = std::fs::read_to_string(s.path("loops.mlir")).expect("the lowered IR");
     assert!(
-        text.contains("\"acc_sconv2d_nchw16c_bias\"") && text.contains("\"acc_sconv2d_nchw16c\""),
+        text.contains("\"acc_sconv2d_nchw16c_bias\"")
+            && text.contains("\"acc_sconv2d_nchw16c\"")
+            && text.contains("\"acc_sdwconv2d_nchw16c\""),
         "{text}"
     );
     let args = [
