@@ -71,7 +71,7 @@ extern "C" fn pow(x: f64, y: f64) -> f64 {
 }
 
 /// The runtime symbols generated code may import.
-fn runtime_symbols() -> [(&'static str, *const u8); 21] {
+fn runtime_symbols() -> [(&'static str, *const u8); 23] {
     [
         ("acc_alloc", acc_alloc as *const u8),
         ("acc_free", acc_free as *const u8),
@@ -106,6 +106,14 @@ fn runtime_symbols() -> [(&'static str, *const u8); 21] {
         (
             "acc_sconv2d_nchw16c_bias",
             acc_runtime::blocked::acc_sconv2d_nchw16c_bias as *const u8,
+        ),
+        (
+            "acc_sconv2d_nchw_nchw16c",
+            acc_runtime::blocked::acc_sconv2d_nchw_nchw16c as *const u8,
+        ),
+        (
+            "acc_sconv2d_nchw_nchw16c_bias",
+            acc_runtime::blocked::acc_sconv2d_nchw_nchw16c_bias as *const u8,
         ),
         (
             "acc_sdwconv2d_nchw16c",

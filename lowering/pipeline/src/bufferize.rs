@@ -61,6 +61,8 @@ struct Library {
     /// As `depthwise`, in blocked layouts: x and out NCHW16c, w OIHW16o (one input
     /// channel per group), the channel count passed as blocks x 16.
     blocked_depthwise: Option<String>,
+    /// As `blocked`, the input plain NCHW (any channel count) and the filter OIHW16o.
+    blocked_nchw_input: Option<String>,
 }
 
 /// Its registration.
@@ -96,6 +98,12 @@ pub fn info() -> PassInfo {
                 default: "",
             },
             acc_ir::pass::PassOption {
+                name: "blocked-nchw-input",
+                description: "a library f32 convolution from a plain NCHW input into NCHW16c (w OIHW16o; arguments as for blocked), e.g. acc_sconv2d_nchw_nchw16c; empty: such convolutions are refused",
+                kind: acc_ir::pass::OptionKind::String,
+                default: "",
+            },
+            acc_ir::pass::PassOption {
                 name: "depthwise",
                 description: "a library f32 depthwise convolution (out += conv(x, w), groups = channels, batch 1, NCHW: x, w, out, c, h, w, kh, kw, oh, ow, sh, sw, dh, dw, pad top, pad left, clamp lo, clamp hi; NAME_bias as for conv), e.g. acc_sdwconv2d; empty: loops",
                 kind: acc_ir::pass::OptionKind::String,
@@ -111,6 +119,7 @@ pub fn info() -> PassInfo {
                     depthwise: named("depthwise"),
                     blocked: named("blocked"),
                     blocked_depthwise: named("blocked-depthwise"),
+                    blocked_nchw_input: named("blocked-nchw-input"),
                 },
             }))
         },

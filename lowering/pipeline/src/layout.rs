@@ -47,24 +47,38 @@ pub struct Preference {
     pub layouts: [&'static str; 3],
     /// The channels per block of those layouts.
     pub block: i64,
-    /// The fewest input channels worth blocking (below, padding wastes lanes).
+    /// The fewest input channels the row is for (below, padding would waste lanes).
     pub min_channels: i64,
+    /// The most input channels the row is for.
+    pub max_channels: i64,
     /// Whether the op must have batch 1 (what the host's kernel takes).
     pub batch_one: bool,
     /// Which convolutions: depthwise ones (one filter per channel), else ungrouped.
     pub depthwise: bool,
 }
 
-/// The host's table: f32 convolutions of batch 1 with at least 16 input channels
-/// run in NCHW16c, channels in the lanes of an AVX-512 vector: ungrouped ones with
-/// OIHW16i16o filters (`acc_sconv2d_nchw16c`), depthwise ones with OIHW16o filters
-/// (`acc_sdwconv2d_nchw16c`). Everything else keeps its layout.
+/// The host's table: f32 convolutions of batch 1 produce NCHW16c, channels in the
+/// lanes of an AVX-512 vector: ungrouped ones with at least 16 input channels read
+/// NCHW16c with OIHW16i16o filters (`acc_sconv2d_nchw16c`), those with fewer (a
+/// network's first) read NCHW with OIHW16o filters (`acc_sconv2d_nchw_nchw16c`),
+/// depthwise ones read NCHW16c with OIHW16o filters (`acc_sdwconv2d_nchw16c`).
+/// Everything else keeps its layout.
 pub const HOST: &[Preference] = &[
     Preference {
         op: "tensor.conv2d",
         layouts: ["NCHW16c", "OIHW16i16o", "NCHW16c"],
         block: 16,
         min_channels: 16,
+        max_channels: i64::MAX,
+        batch_one: true,
+        depthwise: false,
+    },
+    Preference {
+        op: "tensor.conv2d",
+        layouts: ["NCHW", "OIHW16o", "NCHW16c"],
+        block: 16,
+        min_channels: 1,
+        max_channels: 15,
         batch_one: true,
         depthwise: false,
     },
@@ -73,6 +87,7 @@ pub const HOST: &[Preference] = &[
         layouts: ["NCHW16c", "OIHW16o", "NCHW16c"],
         block: 16,
         min_channels: 16,
+        max_channels: i64::MAX,
         batch_one: true,
         depthwise: true,
     },
@@ -264,7 +279,7 @@ impl Layouts<'_> {
             && so.len() == 4
             && sx.iter().chain(&sw).chain(&so).all(|d| *d > 0)
             && self.grouping_fits(op, row, &sx, &sw)
-            && sx[1] >= row.min_channels
+            && (row.min_channels..=row.max_channels).contains(&sx[1])
             && (!row.batch_one || sx[0] == 1)
     }
 
@@ -285,25 +300,21 @@ impl Layouts<'_> {
         let operands = self.operands(op);
         let (x, w, init) = (operands[0], operands[1], operands[2]);
         let b = row.block;
-        let channels = Tiling {
-            positions: vec![1],
-            tiles: vec![b],
+        let [input, filter, output] = [
+            (row.layouts[0], "NCHW"),
+            (row.layouts[1], "OIHW"),
+            (row.layouts[2], "NCHW"),
+        ]
+        .map(|(layout, plain)| tiling_of(layout, plain));
+        let (input, filter, channels) = (input?, filter?, output?.ok_or("a plain output layout")?);
+        let xb = match &input {
+            Some(t) => self.pack(op, x, t)?,
+            None => x,
         };
-        // OIHW -> OIHW16i16o: I tiled first (outer), then O (inner); depthwise
-        // (I = 1) OIHW16o.
-        let filter = if row.depthwise {
-            Tiling {
-                positions: vec![0],
-                tiles: vec![b],
-            }
-        } else {
-            Tiling {
-                positions: vec![1, 0],
-                tiles: vec![b, b],
-            }
+        let wb = match &filter {
+            Some(t) => self.pack(op, w, t)?,
+            None => w,
         };
-        let xb = self.pack(op, x, &channels)?;
-        let wb = self.pack(op, w, &filter)?;
         let ib = self.pack(op, init, &channels)?;
         let result = self.result(op);
         let (plain_shape, element) = self.shape(result).ok_or("an unranked result")?;
@@ -437,7 +448,7 @@ impl Layouts<'_> {
                 self.emitter(pack, InsertPoint::Before(pack))
                     .op1("tensor.empty", &[], ty, &[])?
             }
-            "tensor.pad" | "tensor.broadcast" | "tensor.map" => {
+            "tensor.pad" | "tensor.broadcast" | "tensor.map" | "tensor.pool" => {
                 let Some(kept) = self.merge_packs(source, pack, &tiling, padding) else {
                     return Ok(false);
                 };
@@ -445,6 +456,7 @@ impl Layouts<'_> {
                 let moved = match self.name(def) {
                     "tensor.pad" => self.pad_through(def, pack, &tiling, padding)?,
                     "tensor.broadcast" => self.broadcast_through(def, pack, &tiling, padding)?,
+                    "tensor.pool" => self.pool_through(def, pack, &tiling, padding)?,
                     _ if whole => self.map_through(def, pack, &tiling)?,
                     _ => None,
                 };
@@ -742,6 +754,40 @@ impl Layouts<'_> {
         Ok(Some(r))
     }
 
+    /// `pack(pool(x))` as a pool of `pack(x)` in NCHW16c when the channels are what
+    /// is tiled, by 16, and a partial block's padding is zero (pooling zeros gives
+    /// zero: the padding lanes stay what the pack would make them).
+    fn pool_through(
+        &mut self,
+        pool: OpId,
+        pack: OpId,
+        tiling: &Tiling,
+        padding: Option<ValueId>,
+    ) -> Result<Option<ValueId>, String> {
+        let x = self.operands(pool)[0];
+        let plain = self.plain_layout(pool, "layout", "NCHW");
+        let zero_padding = padding.is_none_or(|p| {
+            matches!(self.constant_scalar(p), Some(Scalar::Float(f)) if f == 0.0)
+        });
+        let channels = tiling.positions == [1] && tiling.tiles == [16];
+        if !plain || !zero_padding || !channels {
+            return Ok(None);
+        }
+        let packed_x = self.pack_like(pack, x, tiling, padding)?;
+        let ty = self.ir.body(self.body).value_type(self.result(pack));
+        let init = self
+            .emitter(pack, InsertPoint::Before(pack))
+            .op1("tensor.empty", &[], ty, &[])?;
+        let mut values = ValueMap::default();
+        let new = clone_op(self.ir, self.body, pool, self.body, InsertPoint::Before(pack), &mut values);
+        self.ir.body_mut(self.body).set_operand(new, 0, packed_x);
+        self.ir.body_mut(self.body).set_operand(new, 1, init);
+        let r = self.result(new);
+        self.ir.body_mut(self.body).set_value_type(r, ty);
+        self.set_props(new, &[("layout", layout_attr(self.ctx, "NCHW16c"))])?;
+        Ok(Some(r))
+    }
+
     /// `pack(map(x, y, ...))` as `map(pack(x), pack(y), ...)` (whole blocks only: the
     /// map would compute the padding lanes otherwise).
     fn map_through(
@@ -844,6 +890,26 @@ impl Layouts<'_> {
             }
         }
     }
+}
+
+/// How `layout` tiles the dimensions of `plain` (the same letters, outermost in
+/// the same order, then the blocks): `None` when it does not.
+fn tiling_of(layout: &str, plain: &str) -> Result<Option<Tiling>, String> {
+    let parsed = Layout::parse(layout)?;
+    let outer: String = parsed.dims.iter().filter(|d| d.block.is_none()).map(|d| d.letter).collect();
+    if outer != plain {
+        return Err(format!("layout {layout} does not tile {plain}"));
+    }
+    let mut t = Tiling {
+        positions: Vec::new(),
+        tiles: Vec::new(),
+    };
+    for d in parsed.dims.iter().filter(|d| d.block.is_some()) {
+        let at = plain.find(d.letter).ok_or(format!("layout {layout} does not tile {plain}"))?;
+        t.positions.push(at as i64);
+        t.tiles.push(d.block.unwrap_or(1));
+    }
+    Ok((!t.positions.is_empty()).then_some(t))
 }
 
 /// `inner_dims_pos` and `inner_tiles` of a tiling.

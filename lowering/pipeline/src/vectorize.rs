@@ -12,7 +12,8 @@
 //! Loads and stores whose last index is a lane index and whose other indices are uniform
 //! become `loop.vload` (with a `stride` when `s` > 1) / `loop.vstore` (consecutive
 //! elements only); arithmetic on vector data takes vector types
-//! (uniform operands are splat once); `loop.for` loops inside carry vectors. Anything
+//! (uniform operands are splat once; a select of a uniform condition keeps it
+//! scalar); `loop.for` loops inside carry vectors. Anything
 //! else (a gathered access, a strided store, a comparison of vector data, an op with a region
 //! other than `loop.for`, a load of a buffer the nest also writes at other indices)
 //! leaves the nest as it is. The iterations that do not fill a whole vector run in a
@@ -232,6 +233,17 @@ impl Analysis<'_> {
                 };
                 lane.map(|s| set(self, Class::Lane(s)))
             }
+            "arith.select" if classes[0] == Class::Uniform && !all_uniform => {
+                // One choice for every lane: the condition stays a scalar.
+                if classes[1..].iter().any(|c| matches!(c, Class::Lane(_))) {
+                    return None;
+                }
+                for v in operands[1..].iter().chain(&results) {
+                    self.vector_of(b.value_type(*v))?;
+                }
+                set(self, Class::Vector);
+                Some(())
+            }
             _ if !b.op_regions(op).is_empty() => None,
             _ if all_uniform && results.len() == 1 && self.pure(&name) => {
                 set(self, Class::Uniform);
@@ -261,7 +273,8 @@ impl Analysis<'_> {
     }
 
     /// Ops that apply lane by lane to vectors and that code generation has vector
-    /// forms of. Not: comparisons and selects (their masks have other types), integer
+    /// forms of. Not: comparisons and selects of vector conditions (their masks have
+    /// other types; a select of a uniform condition is handled apart), integer
     /// division and remainders, shifts (by a vector amount), NaN-ignoring min/max.
     fn vectorizable(&self, name: &str) -> bool {
         let Some(short) = name.strip_prefix("arith.") else {
@@ -577,7 +590,9 @@ impl Rewriter<'_> {
             "loop.for" => self.for_loop(op, &operands, &results)?,
             _ if results.len() == 1 && self.of(results[0]) == Class::Vector => {
                 for (i, v) in operands.iter().enumerate() {
-                    if self.of(*v) == Class::Uniform {
+                    // A select's uniform condition stays a scalar.
+                    let condition = i == 0 && name == "arith.select";
+                    if self.of(*v) == Class::Uniform && !condition {
                         let s = self.splat(*v)?;
                         self.ir.body_mut(self.body).set_operand(op, i, s);
                     }

@@ -3,7 +3,7 @@
 //! MobileNetV2's layer shapes, padding read in place), one thread.
 
 use acc_runtime::Fused;
-use acc_runtime::blocked::{BLOCK, sconv2d_nchw16c};
+use acc_runtime::blocked::{BLOCK, sconv2d_nchw_nchw16c, sconv2d_nchw16c};
 use acc_runtime::conv::{Conv2d, sconv2d};
 use acc_runtime::depthwise::sdwconv2d;
 use std::time::Instant;
@@ -20,6 +20,15 @@ const LAYERS: &[Layer] = &[
         7,
         2,
         3,
+    ),
+    (
+        "mobilenetv2 stem 3x3/2 3->32 224",
+        false,
+        [3, 224, 224],
+        32,
+        3,
+        2,
+        1,
     ),
     ("resnet18 3x3 64->64 56", false, [64, 56, 56], 64, 3, 1, 1),
     (
@@ -176,14 +185,22 @@ fn main() {
         let blocked = if depthwise {
             String::new()
         } else {
-            // The same sizes in blocked layouts (channels rounded up to blocks).
+            // The same sizes in blocked layouts (channels rounded up to blocks); an
+            // input of fewer than 16 channels stays NCHW (the layout pass's choice).
             let round = |n: usize| n.div_ceil(BLOCK) * BLOCK;
-            let xb = vec![0.1f32; round(c) * h * w];
-            let fb = vec![0.1f32; round(m) * round(c) * k * k];
+            let plain = c < BLOCK;
+            let cin = if plain { c } else { round(c) };
+            let xb = vec![0.1f32; cin * h * w];
+            let fb = vec![0.1f32; round(m) * cin * k * k];
             let mut yb = vec![0f32; round(m) * shape.output[0] * shape.output[1]];
             // SAFETY: the vectors hold the blocked buffers of the shape.
             let t = best_time(flops, || unsafe {
-                sconv2d_nchw16c(xb.as_ptr(), fb.as_ptr(), yb.as_mut_ptr(), shape, Fused::NONE)
+                let (x, f, y) = (xb.as_ptr(), fb.as_ptr(), yb.as_mut_ptr());
+                if plain {
+                    sconv2d_nchw_nchw16c(x, f, y, shape, Fused::NONE)
+                } else {
+                    sconv2d_nchw16c(x, f, y, shape, Fused::NONE)
+                }
             });
             std::hint::black_box(&yb);
             format!("{:>16.1}", flops / t / 1e9)

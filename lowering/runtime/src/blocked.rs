@@ -23,6 +23,8 @@ pub const BLOCK: usize = 16;
 /// kernel reads it (bordered with the padding, so every tap is inside it).
 #[derive(Clone, Copy, Debug)]
 struct Blocked {
+    /// Channels per input block: [`BLOCK`], or 1 for a plain NCHW input.
+    in_block: usize,
     /// Input and output channel blocks.
     in_blocks: usize,
     out_blocks: usize,
@@ -35,7 +37,7 @@ struct Blocked {
 }
 
 impl Blocked {
-    fn new(shape: Conv2d) -> Self {
+    fn new(shape: Conv2d, in_block: usize) -> Self {
         let [_, kh, kw] = shape.filter;
         let rows_needed = |o: usize, k: usize, s: usize, d: usize| {
             if o == 0 || k == 0 {
@@ -47,7 +49,8 @@ impl Blocked {
         let [h, w] = [shape.input[1], shape.input[2]];
         let [pt, pl] = shape.padding;
         Blocked {
-            in_blocks: shape.input[0].div_ceil(BLOCK),
+            in_block,
+            in_blocks: shape.input[0].div_ceil(in_block),
             out_blocks: shape.filter[0].div_ceil(BLOCK),
             kernel: [kh, kw],
             output: shape.output,
@@ -62,12 +65,12 @@ impl Blocked {
 
     /// Floats in one input block of the source.
     fn source_plane(&self) -> usize {
-        self.source[0] * self.source[1] * BLOCK
+        self.source[0] * self.source[1] * self.in_block
     }
 
     /// Floats in one output block of the filter (all its input blocks and taps).
     fn filter_block(&self) -> usize {
-        self.in_blocks * self.kernel[0] * self.kernel[1] * BLOCK * BLOCK
+        self.in_blocks * self.kernel[0] * self.kernel[1] * self.in_block * BLOCK
     }
 
     fn output_plane(&self) -> usize {
@@ -86,13 +89,14 @@ unsafe fn bordered(input: *const f32, shape: Conv2d, g: &Blocked) -> Option<Vec<
     if [pt, pl] == [0, 0] && g.source == [h, w] {
         return None;
     }
+    let b = g.in_block;
     let mut out = vec![0f32; g.in_blocks * g.source_plane()];
     for c in 0..g.in_blocks {
         for y in 0..h {
             let to = (c * g.source[0] + y + pt) * g.source[1] + pl;
-            // SAFETY: row y of block c of the input holds w * BLOCK floats.
-            let row = unsafe { std::slice::from_raw_parts(input.add((c * h + y) * w * BLOCK), w * BLOCK) };
-            out[to * BLOCK..(to + w) * BLOCK].copy_from_slice(row);
+            // SAFETY: row y of block c of the input holds w * b floats.
+            let row = unsafe { std::slice::from_raw_parts(input.add((c * h + y) * w * b), w * b) };
+            out[to * b..(to + w) * b].copy_from_slice(row);
         }
     }
     Some(out)
@@ -112,7 +116,59 @@ pub unsafe fn sconv2d_nchw16c(
     shape: Conv2d,
     fused: Fused,
 ) {
-    let g = Blocked::new(shape);
+    // SAFETY: the caller's contract.
+    unsafe { blocked_output(input, filter, output, shape, fused, BLOCK, false) }
+}
+
+/// out = clamp(out + conv(input, filter)) or from a bias, as [`sconv2d_nchw16c`],
+/// the input plain NCHW (`C` channels, any count) and the filter OIHW16o, `[M/B][C]
+/// [KH][KW][B]`: the first convolution of a network, whose few input channels
+/// would fill blocks with padding.
+///
+/// # Safety
+/// The input holds C*H*W floats, the filter and output their blocked sizes (a bias
+/// the rounded-up M floats); the output overlaps none of the others.
+pub unsafe fn sconv2d_nchw_nchw16c(
+    input: *const f32,
+    filter: *const f32,
+    output: *mut f32,
+    shape: Conv2d,
+    fused: Fused,
+) {
+    // SAFETY: the caller's contract.
+    unsafe { blocked_output(input, filter, output, shape, fused, 1, false) }
+}
+
+/// [`sconv2d_nchw_nchw16c`] on any CPU, one output vector at a time.
+///
+/// # Safety
+/// As [`sconv2d_nchw_nchw16c`].
+pub unsafe fn sconv2d_nchw_nchw16c_portable(
+    input: *const f32,
+    filter: *const f32,
+    output: *mut f32,
+    shape: Conv2d,
+    fused: Fused,
+) {
+    // SAFETY: the caller's contract.
+    unsafe { blocked_output(input, filter, output, shape, fused, 1, true) }
+}
+
+/// The blocked-output convolution with `in_block` channels per input block; the
+/// AVX-512 kernel when the CPU has it and `portable` is false.
+///
+/// # Safety
+/// As [`sconv2d_nchw16c`] (`in_block` 16) or [`sconv2d_nchw_nchw16c`] (1).
+unsafe fn blocked_output(
+    input: *const f32,
+    filter: *const f32,
+    output: *mut f32,
+    shape: Conv2d,
+    fused: Fused,
+    in_block: usize,
+    portable: bool,
+) {
+    let g = Blocked::new(shape, in_block);
     if g.out_blocks * g.output[0] * g.output[1] == 0 {
         return;
     }
@@ -120,7 +176,7 @@ pub unsafe fn sconv2d_nchw16c(
     let border = unsafe { bordered(input, shape, &g) };
     let source = border.as_ref().map_or(input, |b| b.as_ptr());
     #[cfg(target_arch = "x86_64")]
-    if shape.stride[1] <= 2 && std::arch::is_x86_feature_detected!("avx512f") {
+    if !portable && shape.stride[1] <= 2 && std::arch::is_x86_feature_detected!("avx512f") {
         // SAFETY: the CPU has AVX-512F; the source covers every tap; the caller
         // vouches for the rest.
         unsafe { avx512::run(source, filter, output, &g, fused) };
@@ -141,12 +197,8 @@ pub unsafe fn sconv2d_nchw16c_portable(
     shape: Conv2d,
     fused: Fused,
 ) {
-    let g = Blocked::new(shape);
-    // SAFETY: the caller vouches for the input.
-    let border = unsafe { bordered(input, shape, &g) };
-    let source = border.as_ref().map_or(input, |b| b.as_ptr());
-    // SAFETY: the source covers every tap; the caller vouches for the rest.
-    unsafe { run_portable(source, filter, output, &g, fused) };
+    // SAFETY: the caller's contract.
+    unsafe { blocked_output(input, filter, output, shape, fused, BLOCK, true) }
 }
 
 /// The portable kernel over a source that covers every tap.
@@ -181,15 +233,16 @@ unsafe fn run_portable(
                         for j in 0..kw {
                             let row = y * g.stride[0] + i * g.dilation[0];
                             let column = x * g.stride[1] + j * g.dilation[1];
+                            let b = g.in_block;
                             // SAFETY: the source covers every tap; the filter holds
                             // this block's taps.
                             let (xs, ws) = unsafe {
                                 (
-                                    source.add(c * g.source_plane() + (row * g.source[1] + column) * BLOCK),
-                                    filter.add(m * g.filter_block() + ((c * kh + i) * kw + j) * BLOCK * BLOCK),
+                                    source.add(c * g.source_plane() + (row * g.source[1] + column) * b),
+                                    filter.add(m * g.filter_block() + ((c * kh + i) * kw + j) * b * BLOCK),
                                 )
                             };
-                            for ic in 0..BLOCK {
+                            for ic in 0..b {
                                 // SAFETY: as above.
                                 let v = unsafe { *xs.add(ic) };
                                 for (o, a) in acc.iter_mut().enumerate() {
@@ -255,14 +308,14 @@ mod avx512 {
                     let tile = unsafe {
                         Tile {
                             source: source.add(
-                                (y * g.stride[0] * g.source[1] + x * g.stride[1]) * BLOCK,
+                                (y * g.stride[0] * g.source[1] + x * g.stride[1]) * g.in_block,
                             ),
                             filter: filter.add(m * g.filter_block()),
                             output: output.add(((m * oh + y) * ow + x) * BLOCK),
                             bias: fused.bias.map(|b| b.add(m * BLOCK)),
                         }
                     };
-                    let kernel = kernel(pixels, blocks, g.stride[1]);
+                    let kernel = kernel(pixels, blocks, g.stride[1], g.in_block);
                     // SAFETY: the CPU has AVX-512F; the tile is inside the buffers.
                     unsafe { kernel(&tile, g, fused.bounds) };
                 }
@@ -270,40 +323,47 @@ mod avx512 {
         }
     }
 
-    fn kernel(pixels: usize, blocks: usize, stride: usize) -> Kernel {
-        match (blocks, stride) {
-            (1, 1) => by_pixels::<1, 1>(pixels),
-            (1, _) => by_pixels::<1, 2>(pixels),
-            (_, 1) => by_pixels::<2, 1>(pixels),
-            _ => by_pixels::<2, 2>(pixels),
+    /// The tile kernel for `pixels` x `blocks`, a column stride of 1 or 2 and an
+    /// input block of 16 or 1 channels.
+    fn kernel(pixels: usize, blocks: usize, stride: usize, in_block: usize) -> Kernel {
+        match (blocks, stride, in_block) {
+            (1, 1, 1) => by_pixels::<1, 1, 1>(pixels),
+            (1, _, 1) => by_pixels::<1, 2, 1>(pixels),
+            (_, 1, 1) => by_pixels::<2, 1, 1>(pixels),
+            (_, _, 1) => by_pixels::<2, 2, 1>(pixels),
+            (1, 1, _) => by_pixels::<1, 1, BLOCK>(pixels),
+            (1, _, _) => by_pixels::<1, 2, BLOCK>(pixels),
+            (_, 1, _) => by_pixels::<2, 1, BLOCK>(pixels),
+            _ => by_pixels::<2, 2, BLOCK>(pixels),
         }
     }
 
-    fn by_pixels<const Q: usize, const S: usize>(pixels: usize) -> Kernel {
+    fn by_pixels<const Q: usize, const S: usize, const IB: usize>(pixels: usize) -> Kernel {
         match pixels {
-            1 => tile::<1, Q, S>,
-            2 => tile::<2, Q, S>,
-            3 => tile::<3, Q, S>,
-            4 => tile::<4, Q, S>,
-            5 => tile::<5, Q, S>,
-            6 => tile::<6, Q, S>,
-            7 => tile::<7, Q, S>,
-            8 => tile::<8, Q, S>,
-            9 => tile::<9, Q, S>,
-            10 => tile::<10, Q, S>,
-            11 => tile::<11, Q, S>,
-            12 => tile::<12, Q, S>,
-            13 => tile::<13, Q, S>,
-            _ => tile::<14, Q, S>,
+            1 => tile::<1, Q, S, IB>,
+            2 => tile::<2, Q, S, IB>,
+            3 => tile::<3, Q, S, IB>,
+            4 => tile::<4, Q, S, IB>,
+            5 => tile::<5, Q, S, IB>,
+            6 => tile::<6, Q, S, IB>,
+            7 => tile::<7, Q, S, IB>,
+            8 => tile::<8, Q, S, IB>,
+            9 => tile::<9, Q, S, IB>,
+            10 => tile::<10, Q, S, IB>,
+            11 => tile::<11, Q, S, IB>,
+            12 => tile::<12, Q, S, IB>,
+            13 => tile::<13, Q, S, IB>,
+            _ => tile::<14, Q, S, IB>,
         }
     }
 
-    /// One tile of P pixels (S source columns apart) by Q output blocks.
+    /// One tile of P pixels (S source columns apart) by Q output blocks, the input
+    /// in blocks of IB channels.
     ///
     /// # Safety
     /// The CPU has AVX-512F; the tile lies inside the buffers of `g`.
     #[target_feature(enable = "avx512f")]
-    unsafe fn tile<const P: usize, const Q: usize, const S: usize>(
+    unsafe fn tile<const P: usize, const Q: usize, const S: usize, const IB: usize>(
         t: &Tile,
         g: &Blocked,
         bounds: Bounds,
@@ -327,17 +387,17 @@ mod avx512 {
                 for i in 0..kh {
                     let row = t
                         .source
-                        .add(c * g.source_plane() + i * g.dilation[0] * g.source[1] * BLOCK);
+                        .add(c * g.source_plane() + i * g.dilation[0] * g.source[1] * IB);
                     for j in 0..kw {
-                        let x = row.add(j * g.dilation[1] * BLOCK);
-                        let w = t.filter.add(((c * kh + i) * kw + j) * BLOCK * BLOCK);
-                        for ic in 0..BLOCK {
+                        let x = row.add(j * g.dilation[1] * IB);
+                        let w = t.filter.add(((c * kh + i) * kw + j) * IB * BLOCK);
+                        for ic in 0..IB {
                             let mut wv = [_mm512_setzero_ps(); Q];
                             for q in 0..Q {
                                 wv[q] = _mm512_loadu_ps(w.add(q * filter_block + ic * BLOCK));
                             }
                             for p in 0..P {
-                                let b = _mm512_set1_ps(*x.add(p * S * BLOCK + ic));
+                                let b = _mm512_set1_ps(*x.add(p * S * IB + ic));
                                 for q in 0..Q {
                                     acc[p][q] = _mm512_fmadd_ps(b, wv[q], acc[p][q]);
                                 }
@@ -462,6 +522,106 @@ pub unsafe extern "C" fn acc_sconv2d_nchw16c_bias(
     unsafe { sconv2d_nchw16c(input, filter, output, shape, fused) }
 }
 
+/// The C entry point of [`sconv2d_nchw_nchw16c`]: the operands of
+/// [`acc_sconv2d_nchw16c_bias`] (a null bias is none), the input NCHW with any
+/// channel count and the filter OIHW16o.
+///
+/// # Safety
+/// As [`sconv2d_nchw_nchw16c`].
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn acc_sconv2d_nchw_nchw16c_bias(
+    input: *const f32,
+    filter: *const f32,
+    bias: *const f32,
+    output: *mut f32,
+    channels: i64,
+    height: i64,
+    width: i64,
+    out_channels: i64,
+    kernel_h: i64,
+    kernel_w: i64,
+    out_h: i64,
+    out_w: i64,
+    stride_h: i64,
+    stride_w: i64,
+    dilation_h: i64,
+    dilation_w: i64,
+    pad_top: i64,
+    pad_left: i64,
+    lo: f32,
+    hi: f32,
+) {
+    let shape = Conv2d::from_sizes(
+        [channels, height, width],
+        [out_channels, kernel_h, kernel_w],
+        [out_h, out_w],
+        [stride_h, stride_w],
+        [dilation_h, dilation_w],
+        [pad_top, pad_left],
+    );
+    let fused = Fused {
+        bias: (!bias.is_null()).then_some(bias),
+        bounds: Bounds { lo, hi },
+    };
+    // SAFETY: the caller vouches for the buffers.
+    unsafe { sconv2d_nchw_nchw16c(input, filter, output, shape, fused) }
+}
+
+/// [`acc_sconv2d_nchw_nchw16c_bias`] without a bias: the output accumulated onto.
+///
+/// # Safety
+/// As [`sconv2d_nchw_nchw16c`].
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn acc_sconv2d_nchw_nchw16c(
+    input: *const f32,
+    filter: *const f32,
+    output: *mut f32,
+    channels: i64,
+    height: i64,
+    width: i64,
+    out_channels: i64,
+    kernel_h: i64,
+    kernel_w: i64,
+    out_h: i64,
+    out_w: i64,
+    stride_h: i64,
+    stride_w: i64,
+    dilation_h: i64,
+    dilation_w: i64,
+    pad_top: i64,
+    pad_left: i64,
+    lo: f32,
+    hi: f32,
+) {
+    // SAFETY: the caller vouches for the buffers; no bias.
+    unsafe {
+        acc_sconv2d_nchw_nchw16c_bias(
+            input,
+            filter,
+            std::ptr::null(),
+            output,
+            channels,
+            height,
+            width,
+            out_channels,
+            kernel_h,
+            kernel_w,
+            out_h,
+            out_w,
+            stride_h,
+            stride_w,
+            dilation_h,
+            dilation_w,
+            pad_top,
+            pad_left,
+            lo,
+            hi,
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -496,7 +656,27 @@ mod tests {
         out
     }
 
+    /// An OIHW filter in OIHW16o (input channels one per block).
+    fn block_filter_plain_input(f: &[f32], m: usize, c: usize, taps: usize) -> Vec<f32> {
+        let mut out = vec![0f32; m.div_ceil(BLOCK) * c * taps * BLOCK];
+        for o in 0..m {
+            for i in 0..c {
+                for t in 0..taps {
+                    out[(((o / BLOCK) * c + i) * taps + t) * BLOCK + o % BLOCK] =
+                        f[(o * c + i) * taps + t];
+                }
+            }
+        }
+        out
+    }
+
     fn check(shape: Conv2d, fused_bias: bool, bounds: Bounds) {
+        check_input(shape, fused_bias, bounds, false);
+        check_input(shape, fused_bias, bounds, true);
+    }
+
+    /// Compares with the reference; `plain_input`: the NCHW-input kernel.
+    fn check_input(shape: Conv2d, fused_bias: bool, bounds: Bounds, plain_input: bool) {
         let ([c, h, w], [m, kh, kw], [oh, ow]) = (shape.input, shape.filter, shape.output);
         let x = random(c * h * w, 1);
         let f = random(m * c * kh * kw, 2);
@@ -516,8 +696,11 @@ mod tests {
         for v in &mut want {
             *v = (*v).max(bounds.lo as f64).min(bounds.hi as f64);
         }
-        let xb = block_input(&x, c, h * w);
-        let fb = block_filter(&f, m, c, kh * kw);
+        let (xb, fb) = if plain_input {
+            (x.clone(), block_filter_plain_input(&f, m, c, kh * kw))
+        } else {
+            (block_input(&x, c, h * w), block_filter(&f, m, c, kh * kw))
+        };
         let mut bias_blocked = bias.clone();
         bias_blocked.resize(m.div_ceil(BLOCK) * BLOCK, 0.0);
         let fused = Fused {
@@ -528,10 +711,12 @@ mod tests {
             let mut out = block_input(&start, m, oh * ow);
             // SAFETY: the buffers have the blocked sizes of `shape`.
             unsafe {
-                if portable {
-                    sconv2d_nchw16c_portable(xb.as_ptr(), fb.as_ptr(), out.as_mut_ptr(), shape, fused)
-                } else {
-                    sconv2d_nchw16c(xb.as_ptr(), fb.as_ptr(), out.as_mut_ptr(), shape, fused)
+                let (x, f, y) = (xb.as_ptr(), fb.as_ptr(), out.as_mut_ptr());
+                match (plain_input, portable) {
+                    (false, true) => sconv2d_nchw16c_portable(x, f, y, shape, fused),
+                    (false, false) => sconv2d_nchw16c(x, f, y, shape, fused),
+                    (true, true) => sconv2d_nchw_nchw16c_portable(x, f, y, shape, fused),
+                    (true, false) => sconv2d_nchw_nchw16c(x, f, y, shape, fused),
                 }
             };
             for o in 0..m {
@@ -540,7 +725,7 @@ mod tests {
                     let w = want[o * oh * ow + p];
                     assert!(
                         (got - w).abs() <= 1e-4 * (1.0 + w.abs()),
-                        "{shape:?} portable={portable} channel {o} pixel {p}: {got} vs {w}"
+                        "{shape:?} plain input={plain_input} portable={portable} channel {o} pixel {p}: {got} vs {w}"
                     );
                 }
             }

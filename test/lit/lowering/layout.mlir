@@ -78,18 +78,28 @@ func.func @partial(%x: tensor<1x24x4x4xf32>) -> tensor<1x24x4x4xf32> {
   return %c2 : tensor<1x24x4x4xf32>
 }
 
-// Left alone: too few input channels, groups, batch 2.
-// CHECK-LABEL: func.func @kept(
+// Fewer than 16 input channels (a network's first convolution): the input stays
+// NCHW, the filter is OIHW16o, the output NCHW16c. Left alone: groups other than one
+// or the channel count, batch 2.
+// CHECK-LABEL: func.func @first(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<1x8x4x4xf32>
+// CHECK: %[[C:.*]] = tensor.conv2d {filter_layout = #tensor.layout<"OIHW16o">, output_layout = #tensor.layout<"NCHW16c">} ins(%[[X]], %{{[0-9]+}} : tensor<1x8x4x4xf32>, tensor<1x8x1x1x16xf32>) outs(%{{[0-9]+}} : tensor<1x1x4x4x16xf32>)
+// CHECK: tensor.unpack %[[C]]
 // CHECK-NOT: tensor.pack
-// CHECK: return
-func.func @kept(%x: tensor<1x8x4x4xf32>, %y: tensor<2x16x4x4xf32>) -> (tensor<1x16x4x4xf32>, tensor<2x16x4x4xf32>) {
-  %w = arith.constant dense<0.5> : tensor<16x8x1x1xf32>
+// CHECK: tensor.conv2d {groups = 2 : i64} ins(%{{.*}} : tensor<1x16x4x4xf32>, tensor<16x8x1x1xf32>)
+// CHECK-NOT: tensor.pack
+// CHECK: tensor.conv2d ins(%{{.*}} : tensor<2x16x4x4xf32>, tensor<16x16x1x1xf32>)
+func.func @first(%x: tensor<1x8x4x4xf32>, %y: tensor<2x16x4x4xf32>) -> (tensor<1x16x4x4xf32>, tensor<1x16x4x4xf32>, tensor<2x16x4x4xf32>) {
+  %w = arith.constant dense<[[[0.5]], [[0.25]], [[-1.0]], [[2.0]], [[0.125]], [[-0.5]], [[1.5]], [[3.0]]]> : tensor<8x1x1xf32>
+  %we = tensor.empty() : tensor<16x8x1x1xf32>
+  %w16 = tensor.broadcast ins(%w : tensor<8x1x1xf32>) outs(%we : tensor<16x8x1x1xf32>) dimensions = [0] -> tensor<16x8x1x1xf32>
   %z = arith.constant dense<0.0> : tensor<1x16x4x4xf32>
-  %c = tensor.conv2d ins(%x, %w : tensor<1x8x4x4xf32>, tensor<16x8x1x1xf32>) outs(%z : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  %c = tensor.conv2d ins(%x, %w16 : tensor<1x8x4x4xf32>, tensor<16x8x1x1xf32>) outs(%z : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  %g = tensor.conv2d {groups = 2 : i64} ins(%c, %w16 : tensor<1x16x4x4xf32>, tensor<16x8x1x1xf32>) outs(%z : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
   %w2 = arith.constant dense<0.5> : tensor<16x16x1x1xf32>
   %z2 = arith.constant dense<0.0> : tensor<2x16x4x4xf32>
   %c2 = tensor.conv2d ins(%y, %w2 : tensor<2x16x4x4xf32>, tensor<16x16x1x1xf32>) outs(%z2 : tensor<2x16x4x4xf32>) -> tensor<2x16x4x4xf32>
-  return %c, %c2 : tensor<1x16x4x4xf32>, tensor<2x16x4x4xf32>
+  return %c, %g, %c2 : tensor<1x16x4x4xf32>, tensor<1x16x4x4xf32>, tensor<2x16x4x4xf32>
 }
 
 // Depthwise convolutions (one filter per channel) run in NCHW16c too, their filters
@@ -125,4 +135,33 @@ func.func @depthwise(%x: tensor<1x24x6x6xf32>) -> tensor<1x16x6x6xf32> {
   %z2 = arith.constant dense<0.0> : tensor<1x16x6x6xf32>
   %c = tensor.conv2d ins(%r, %w2 : tensor<1x24x6x6xf32>, tensor<16x24x1x1xf32>) outs(%z2 : tensor<1x16x6x6xf32>) -> tensor<1x16x6x6xf32>
   return %c : tensor<1x16x6x6xf32>
+}
+
+// Packs move up through pooling (which then runs in NCHW16c): the first
+// convolution's result stays blocked through the ReLU and the max pool.
+// CHECK-LABEL: func.func @pooled(
+// CHECK: %[[C:.*]] = tensor.conv2d {filter_layout = #tensor.layout<"OIHW16o">, output_layout = #tensor.layout<"NCHW16c">}
+// CHECK: %[[R:.*]] = tensor.map ins(%[[C]] : tensor<1x1x8x8x16xf32>)
+// CHECK: %[[P:.*]] = tensor.pool {kind = #tensor.pool_kind<max>, layout = #tensor.layout<"NCHW16c">, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, window = array<i64: 3, 3>} ins(%[[R]] : tensor<1x1x8x8x16xf32>) outs(%{{[0-9]+}} : tensor<1x1x4x4x16xf32>)
+// CHECK-NOT: tensor.pack
+// CHECK: tensor.conv2d {{.*}} ins(%[[P]], %{{[0-9]+}} : tensor<1x1x4x4x16xf32>, tensor<1x1x1x1x16x16xf32>)
+func.func @pooled(%x: tensor<1x3x8x8xf32>) -> tensor<1x16x4x4xf32> {
+  %w = arith.constant dense<[[[0.5]], [[-0.25]], [[1.0]]]> : tensor<3x1x1xf32>
+  %we = tensor.empty() : tensor<16x3x1x1xf32>
+  %w16 = tensor.broadcast ins(%w : tensor<3x1x1xf32>) outs(%we : tensor<16x3x1x1xf32>) dimensions = [0] -> tensor<16x3x1x1xf32>
+  %z = arith.constant dense<0.125> : tensor<1x16x8x8xf32>
+  %c = tensor.conv2d ins(%x, %w16 : tensor<1x3x8x8xf32>, tensor<16x3x1x1xf32>) outs(%z : tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
+  %e = tensor.empty() : tensor<1x16x8x8xf32>
+  %r = tensor.map ins(%c : tensor<1x16x8x8xf32>) outs(%e : tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
+  ^bb0(%a: f32):
+    %zero = arith.constant 0.0 : f32
+    %m = arith.maximumf %a, %zero : f32
+    tensor.yield %m : f32
+  }
+  %pe = tensor.empty() : tensor<1x16x4x4xf32>
+  %p = tensor.pool {kind = #tensor.pool_kind<max>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, window = array<i64: 3, 3>} ins(%r : tensor<1x16x8x8xf32>) outs(%pe : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  %w2 = arith.constant dense<0.0625> : tensor<16x16x1x1xf32>
+  %z2 = arith.constant dense<0.0> : tensor<1x16x4x4xf32>
+  %c2 = tensor.conv2d ins(%p, %w2 : tensor<1x16x4x4xf32>, tensor<16x16x1x1xf32>) outs(%z2 : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  return %c2 : tensor<1x16x4x4xf32>
 }

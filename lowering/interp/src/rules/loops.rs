@@ -471,6 +471,19 @@ pub(super) fn sconv2d_nchw16c_bias(r: &RuleInput<'_>) -> Result<Vec<Tensor>, Str
     library_conv(r, Kind::Blocked, true)
 }
 
+/// `hw.intrinsic "acc_sconv2d_nchw_nchw16c"(%x, %w, %out, sizes..., %lo, %hi)`: as
+/// `acc_sconv2d_nchw16c` with x plain NCHW (any channel count) and w OIHW16o
+/// (`[m/16][c][kh][kw][16]`).
+pub(super) fn sconv2d_nchw_nchw16c(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    library_conv(r, Kind::BlockedOutput, false)
+}
+
+/// `hw.intrinsic "acc_sconv2d_nchw_nchw16c_bias"(%x, %w, %bias, %out, sizes..., %lo,
+/// %hi)`: as `acc_sconv2d_nchw_nchw16c`, each output channel starting from its bias.
+pub(super) fn sconv2d_nchw_nchw16c_bias(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    library_conv(r, Kind::BlockedOutput, true)
+}
+
 /// `hw.intrinsic "acc_sdwconv2d_nchw16c"(%x, %w, %out, sizes..., %lo, %hi)`: as
 /// `acc_sdwconv2d` in blocked layouts: x and out NCHW16c, w `[c/16][1][kh][kw][16]`,
 /// the channel count `c` a multiple of 16.
@@ -493,13 +506,15 @@ fn depthwise_conv(r: &RuleInput<'_>, bias: bool) -> Result<Vec<Tensor>, String> 
 }
 
 /// Which library convolution: NCHW / OIHW, depthwise NCHW, blocked (NCHW16c /
-/// OIHW16i16o) or blocked depthwise (NCHW16c / OIHW16o).
+/// OIHW16i16o), blocked depthwise (NCHW16c / OIHW16o) or blocked output (NCHW /
+/// OIHW16o into NCHW16c).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Full,
     Depthwise,
     Blocked,
     BlockedDepthwise,
+    BlockedOutput,
 }
 
 /// Channels per block of the blocked layouts.
@@ -528,8 +543,12 @@ fn library_conv(r: &RuleInput<'_>, kind: Kind, bias: bool) -> Result<Vec<Tensor>
         padding: [pt, pl],
         bounds,
     };
-    let blocked = matches!(kind, Kind::Blocked | Kind::BlockedDepthwise);
-    if blocked && (c % BLOCK != 0 || m % BLOCK != 0) {
+    let bad_blocks = match kind {
+        Kind::Blocked | Kind::BlockedDepthwise => c % BLOCK != 0 || m % BLOCK != 0,
+        Kind::BlockedOutput => m % BLOCK != 0,
+        Kind::Full | Kind::Depthwise => false,
+    };
+    if bad_blocks {
         return Err(format!(
             "blocked channel counts must be multiples of {BLOCK}, not {c} and {m}"
         ));
@@ -600,19 +619,20 @@ impl Window {
         let ([c, h, wd], [kh, kw], [oh, ow]) = (self.input, self.kernel, self.output);
         let depthwise = matches!(kind, Kind::Depthwise | Kind::BlockedDepthwise);
         let taps = if depthwise { 1 } else { c };
-        let blocked = matches!(kind, Kind::Blocked | Kind::BlockedDepthwise);
+        let blocked_input = matches!(kind, Kind::Blocked | Kind::BlockedDepthwise);
+        let blocked = blocked_input || kind == Kind::BlockedOutput;
         // Flat positions of input (channel, row, column), filter (output channel,
         // input channel, row, column) and output (channel, row, column).
         let x_at = |ci: usize, iy: usize, ix: usize| {
-            if blocked {
+            if blocked_input {
                 ((ci / BLOCK * h + iy) * wd + ix) * BLOCK + ci % BLOCK
             } else {
                 (ci * h + iy) * wd + ix
             }
         };
         let w_at = |o: usize, t: usize, i: usize, j: usize| {
-            if blocked && depthwise {
-                ((o / BLOCK * kh + i) * kw + j) * BLOCK + o % BLOCK
+            if (blocked && depthwise) || kind == Kind::BlockedOutput {
+                (((o / BLOCK * taps + t) * kh + i) * kw + j) * BLOCK + o % BLOCK
             } else if blocked {
                 ((((o / BLOCK) * (c / BLOCK) + t / BLOCK) * kh + i) * kw + j) * BLOCK * BLOCK
                     + (t % BLOCK) * BLOCK

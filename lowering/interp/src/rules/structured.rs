@@ -208,15 +208,24 @@ impl Relayout {
     }
 }
 
-/// `tensor.pool`: max, sum or average pooling (NCHW) written over the init.
+/// `tensor.pool`: max, sum or average pooling written over the init, in the layout
+/// its attribute gives (NCHW, or a blocked one computed as NCHW).
 pub(super) fn pool(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
-    let x = r.operand(0)?;
     let l = layout(r, "layout", "NCHW");
-    if l != "NCHW" {
-        return Err(format!(
-            "layout \"{l}\" is not supported by the interpreter"
-        ));
+    let init = r.operands.last().ok_or("expects an init")?;
+    if l == "NCHW" {
+        let data = pool_values(r, r.operand(0)?, &init.shape)?;
+        return result_like_init(r, init, data);
     }
+    let relayout = Relayout::new(&l, "NCHW")?;
+    let x = relayout.to_plain(r.operand(0)?)?;
+    let plain_init = relayout.plain_shape(&init.shape)?;
+    let data = pool_values(r, &x, &plain_init)?;
+    result_like_init(r, init, relayout.from_plain(&plain_init, &data)?)
+}
+
+/// The pooled elements of a plain NCHW input into an output of shape `out`.
+fn pool_values(r: &RuleInput<'_>, x: &Tensor, out: &[usize]) -> Result<Vec<Scalar>, String> {
     let kind = case(r, "kind", "tensor.pool_kind").ok_or("requires 'kind'")?;
     let attrs = Attrs::of_op(r.ctx, r.op);
     let nonneg = |name: &str, n: usize, default: i64| -> Result<Vec<usize>, String> {
@@ -233,10 +242,8 @@ pub(super) fn pool(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
         nonneg("pads", 4, 0)?,
     );
     let include_pad = attrs.flag("count_include_pad");
-    let init = r.operands.last().ok_or("expects an init")?;
     let [n, c, h, w] = <[usize; 4]>::try_from(x.shape.as_slice()).map_err(|_| "rank 4 input")?;
-    let [_, _, oh, ow] =
-        <[usize; 4]>::try_from(init.shape.as_slice()).map_err(|_| "rank 4 init")?;
+    let [_, _, oh, ow] = <[usize; 4]>::try_from(out).map_err(|_| "rank 4 init")?;
     let mut data = Vec::with_capacity(n * c * oh * ow);
     for b in 0..n {
         for ch in 0..c {
@@ -272,7 +279,7 @@ pub(super) fn pool(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
             }
         }
     }
-    result_like_init(r, init, data)
+    Ok(data)
 }
 
 /// A rank-0 value of `element` type.

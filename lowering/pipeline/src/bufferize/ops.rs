@@ -245,7 +245,10 @@ impl Bufferizer<'_> {
             let l = self.text(op, name);
             let blocked_call = matches!(
                 library,
-                Some((_, ConvKind::Blocked | ConvKind::BlockedDepthwise))
+                Some((
+                    _,
+                    ConvKind::Blocked | ConvKind::BlockedDepthwise | ConvKind::BlockedOutput
+                ))
             );
             if !l.is_empty() && !l.contains(&format!("\"{plain}\"")) && !blocked_call {
                 return Err(format!(
@@ -297,6 +300,11 @@ impl Bufferizer<'_> {
                 ConvKind::BlockedDepthwise => {
                     [&[sx[1] * sx[4], sx[2], sx[3], sw[2], sw[3]][..], &window].concat()
                 }
+                ConvKind::BlockedOutput => [
+                    &[sx[1], sx[2], sx[3], sw[0] * sw[4], sw[2], sw[3]][..],
+                    &window,
+                ]
+                .concat(),
             };
             // A clamp of the result (its only use) done by the call as it stores.
             let clamp = self.absorbable_clamp(op);
@@ -386,8 +394,10 @@ impl Bufferizer<'_> {
     pub(super) fn pool(&mut self, op: OpId) -> Result<ValueId, String> {
         let (x, init) = self.two(op);
         let l = self.text(op, "layout");
-        if !l.is_empty() && !l.contains("\"NCHW\"") {
-            return Err(format!("layout {l} has no bufferization yet (only NCHW)"));
+        // NCHW16c: the channels within a block are a fifth dimension, indexed as is.
+        let blocked = l.contains("\"NCHW16c\"");
+        if !l.is_empty() && !l.contains("\"NCHW\"") && !blocked {
+            return Err(format!("layout {l} has no bufferization yet (only NCHW and NCHW16c)"));
         }
         let kind = self.text(op, "kind");
         let max = kind.contains("max");
@@ -426,7 +436,11 @@ impl Bufferizer<'_> {
                         e.op1("arith.andi", &[inside_y, inside_x], e.ctx.int_type(1), &[])?;
                     let cy = clamp(e, y, sx[2])?;
                     let cx = clamp(e, xx, sx[3])?;
-                    let v = e.op1("loop.load", &with(bx, &[ivs[0], ivs[1], cy, cx]), elem, &[])?;
+                    let mut at = vec![ivs[0], ivs[1], cy, cx];
+                    if blocked {
+                        at.push(ivs[4]);
+                    }
+                    let v = e.op1("loop.load", &with(bx, &at), elem, &[])?;
                     let combined = if max {
                         e.op1("arith.maximumf", &[total.0, v], elem, &[])?
                     } else {
@@ -628,6 +642,12 @@ impl Bufferizer<'_> {
                 .flatten()
                 .map(|callee| (callee, ConvKind::Blocked));
         }
+        if in_layouts(["NCHW", "OIHW16o", "NCHW16c"]) {
+            return (groups == 1 && sx.len() == 4)
+                .then(|| self.library.blocked_nchw_input.clone())
+                .flatten()
+                .map(|callee| (callee, ConvKind::BlockedOutput));
+        }
         if in_layouts(["NCHW16c", "OIHW16o", "NCHW16c"]) {
             // One filter per (padded) channel: groups = blocks x 16, one input
             // channel per group.
@@ -822,6 +842,8 @@ pub(super) enum ConvKind {
     Blocked,
     /// Depthwise in NCHW16c / OIHW16o.
     BlockedDepthwise,
+    /// Ungrouped from NCHW into NCHW16c, the filter OIHW16o.
+    BlockedOutput,
 }
 
 /// Combines the element at a full index into the accumulator.
