@@ -21,6 +21,10 @@
 //!
 //! The result computes the same values as the input: each lane does what one iteration
 //! did, in the same order within that iteration.
+//!
+//! In a nest left as it is, a `loop.for` reducing along the last dimension (a sum, a
+//! product, a max or a min of f32 values read consecutively) runs on vector
+//! accumulators instead ([`reduction`]; this reassociates sums and products).
 
 use acc_ir::pass::{Pass, PassInfo, PassOptions, PassTarget};
 use acc_ir::{
@@ -30,6 +34,8 @@ use acc_ir::{
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::emit::{Emitter, buffer_root, constant_int};
+
+mod reduction;
 
 /// The pass.
 pub struct Vectorize;
@@ -51,10 +57,13 @@ impl Pass for Vectorize {
         for (body, _) in t.bodies() {
             let nests: Vec<OpId> = parallel_nests(t.ctx, t.ir, body);
             for nest in nests {
-                if let Some(plan) = analyze(t.ctx, t.ir, body, nest) {
-                    rewrite(t.ctx, t.ir, body, nest, &plan).map_err(|m| {
-                        Diagnostic::error(acc_ir::DiagLoc::Unknown, format!("vectorize: {m}"))
-                    })?;
+                let fail =
+                    |m: String| Diagnostic::error(acc_ir::DiagLoc::Unknown, format!("vectorize: {m}"));
+                match analyze(t.ctx, t.ir, body, nest) {
+                    Some(plan) => rewrite(t.ctx, t.ir, body, nest, &plan).map_err(fail)?,
+                    None => {
+                        reduction::vectorize_reductions(t.ctx, t.ir, body, nest).map_err(fail)?;
+                    }
                 }
             }
         }

@@ -99,3 +99,75 @@ func.func @left_alone(%x: memref<8x8xf32>, %y: memref<8x8xf32>, %z: memref<3xf32
   }
   return
 }
+
+// A nest whose last dimension is not the one read consecutively stays scalar, but a
+// loop.for reducing along the row (here a max and a sum of squares over 37 elements)
+// runs on four vector accumulators per value over the first 32 elements; the chains
+// are combined, their lanes reduced, the loop's start folded in, and the original
+// loop runs the last 5 elements from there.
+// CHECK-LABEL: func.func @row_reductions(
+// CHECK: %[[IDM:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-NEXT: %{{[0-9]+}} = loop.splat %[[IDM]] : vector<4xf32>
+// CHECK-NEXT: %[[IDS:.*]] = arith.constant -0.000000e+00 : f32
+// CHECK: %[[V:.*]]:8 = loop.for %[[J:[a-z0-9]+]] = %{{[0-9]+}} to %{{[0-9]+}} step %{{[0-9]+}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
+// CHECK: loop.vload %arg0[%{{[a-z0-9]+}}, %{{[0-9]+}}] : memref<4x37xf32>, vector<4xf32>
+// CHECK: arith.maximumf %{{[0-9]+}}, %{{[a-z0-9]+}} : vector<4xf32>
+// CHECK: loop.yield
+// CHECK: %[[M:.*]] = loop.vreduce <max>, %{{[0-9]+}} : vector<4xf32>
+// CHECK-NEXT: %[[M0:.*]] = arith.maximumf %{{[0-9]+}}, %[[M]] : f32
+// CHECK: %[[S:.*]] = loop.vreduce <add>, %{{[0-9]+}} : vector<4xf32>
+// CHECK-NEXT: %[[S0:.*]] = arith.addf %{{[0-9]+}}, %[[S]] : f32
+// CHECK-NEXT: %[[C32:.*]] = arith.constant 32 : index
+// CHECK-NEXT: loop.for %{{[a-z0-9]+}} = %[[C32]] to %{{[0-9]+}} step %{{[0-9]+}} iter_args(%{{[a-z0-9]+}} = %[[M0]], %{{[a-z0-9]+}} = %[[S0]]) -> (f32, f32)
+func.func @row_reductions(%x: memref<4x37xf32>, %m: memref<4xf32>, %s: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c37 = arith.constant 37 : index
+  loop.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %init = loop.load %m[%i] : memref<4xf32>
+    %sinit = loop.load %s[%i] : memref<4xf32>
+    %r:2 = loop.for %j = %c0 to %c37 step %c1 iter_args(%a = %init, %b = %sinit) -> (f32, f32) {
+      %v = loop.load %x[%i, %j] : memref<4x37xf32>
+      %mx = arith.maximumf %v, %a : f32
+      %sq = arith.mulf %v, %v : f32
+      %sm = arith.addf %b, %sq : f32
+      loop.yield %mx, %sm : f32, f32
+    }
+    loop.store %r#0, %m[%i] : memref<4xf32>
+    loop.store %r#1, %s[%i] : memref<4xf32>
+    loop.yield
+  }
+  return
+}
+
+// Not vectorized: a reduction whose carried value is used twice, and one along a
+// strided dimension.
+// CHECK-LABEL: func.func @not_reductions(
+// CHECK-NOT: vector<
+// CHECK: return
+func.func @not_reductions(%x: memref<4x74xf32>, %m: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c37 = arith.constant 37 : index
+  loop.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    %init = loop.load %m[%i] : memref<4xf32>
+    %r = loop.for %j = %c0 to %c37 step %c1 iter_args(%a = %init) -> (f32) {
+      %c2 = arith.constant 2 : index
+      %j2 = arith.muli %j, %c2 : index
+      %v = loop.load %x[%i, %j2] : memref<4x74xf32>
+      %mx = arith.maximumf %v, %a : f32
+      loop.yield %mx : f32
+    }
+    %r2 = loop.for %j = %c0 to %c37 step %c1 iter_args(%a = %r) -> (f32) {
+      %v = loop.load %x[%i, %j] : memref<4x74xf32>
+      %d = arith.mulf %a, %v : f32
+      %e = arith.addf %d, %a : f32
+      loop.yield %e : f32
+    }
+    loop.store %r2, %m[%i] : memref<4xf32>
+    loop.yield
+  }
+  return
+}

@@ -308,7 +308,8 @@ pub(super) fn splat(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     Ok(vec![Tensor::new(r.ctx, ty, vec![x; n])?])
 }
 
-/// `loop.vreduce`: the lanes combined by `kind` (add, mul, max, min), in lane order.
+/// `loop.vreduce`: the lanes combined by `kind` (add, mul, max, min), in lane order;
+/// a float max or min is NaN when a lane is (as `arith.maximumf` / `minimumf`).
 pub(super) fn vreduce(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     let x = r.operand(0)?;
     let kind = super::shape::case(r, "kind", "loop.reduction").ok_or("requires 'kind'")?;
@@ -325,6 +326,7 @@ pub(super) fn vreduce(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
                 Scalar::Float(match kind.as_str() {
                     "add" => p + q,
                     "mul" => p * q,
+                    _ if p.is_nan() || q.is_nan() => f64::NAN,
                     "max" => p.max(q),
                     _ => p.min(q),
                 })
