@@ -32,8 +32,7 @@ use acc_ir::clone::{ValueMap, clone_op};
 use acc_ir::elements::{self, Scalar};
 use acc_ir::pass::{Pass, PassInfo, PassOptions, PassTarget};
 use acc_ir::{
-    AttrId, BodyId, Context, DiagLoc, Diagnostic, InsertPoint, Ir, OpId, TypeId, ValueDef,
-    ValueId,
+    AttrId, BodyId, Context, DiagLoc, Diagnostic, InsertPoint, Ir, OpId, TypeId, ValueDef, ValueId,
 };
 
 use crate::emit::{Emitter, i64s, shape_of, tensor_type};
@@ -239,7 +238,11 @@ impl Layouts<'_> {
     }
 
     fn result(&self, op: OpId) -> ValueId {
-        self.ir.body(self.body).results(op).next().expect("a tensor op has a result")
+        self.ir
+            .body(self.body)
+            .results(op)
+            .next()
+            .expect("a tensor op has a result")
     }
 
     fn def(&self, v: ValueId) -> Option<OpId> {
@@ -351,7 +354,11 @@ impl Layouts<'_> {
             .map_err(|_| "duplicate properties".to_string())?;
         self.ir.body_mut(self.body).op_mut(op).props = Some(props);
         // The result unpacked after the op, for every other user.
-        let next = self.ir.body(self.body).next_op(op).ok_or("a convolution ends its block")?;
+        let next = self
+            .ir
+            .body(self.body)
+            .next_op(op)
+            .ok_or("a convolution ends its block")?;
         let plain_ty = tensor_type(self.ctx, &plain_shape, element);
         let props = tiling_props(self.ctx, &channels);
         let mut e = self.emitter(op, InsertPoint::Before(next));
@@ -502,22 +509,37 @@ impl Layouts<'_> {
         };
         let result = self.result(map);
         let plain_ty = self.ir.body(self.body).value_type(result);
-        let next = self.ir.body(self.body).next_op(map).ok_or("a map ends its block")?;
+        let next = self
+            .ir
+            .body(self.body)
+            .next_op(map)
+            .ok_or("a map ends its block")?;
         let mut e = self.emitter(map, InsertPoint::Before(map));
         let init = e.op1("tensor.empty", &[], blocked_ty, &[])?;
         blocked.push(init);
         let mut values = ValueMap::default();
-        let new = clone_op(self.ir, self.body, map, self.body, InsertPoint::Before(map), &mut values);
+        let new = clone_op(
+            self.ir,
+            self.body,
+            map,
+            self.body,
+            InsertPoint::Before(map),
+            &mut values,
+        );
         for (i, v) in blocked.into_iter().enumerate() {
             self.ir.body_mut(self.body).set_operand(new, i, v);
         }
         let new_result = self.result(new);
-        self.ir.body_mut(self.body).set_value_type(new_result, blocked_ty);
+        self.ir
+            .body_mut(self.body)
+            .set_value_type(new_result, blocked_ty);
         let props = tiling_props(self.ctx, &tiling);
         let mut e = self.emitter(map, InsertPoint::Before(next));
         let dest = e.op1("tensor.empty", &[], plain_ty, &[])?;
         let unpacked = e.op1("tensor.unpack", &[new_result, dest], plain_ty, &props)?;
-        self.ir.body_mut(self.body).replace_all_uses(result, unpacked);
+        self.ir
+            .body_mut(self.body)
+            .replace_all_uses(result, unpacked);
         self.ir.erase_op(self.body, map);
         Ok(true)
     }
@@ -639,14 +661,20 @@ impl Layouts<'_> {
         let ty = self.ir.body(self.body).value_type(packed);
         let (blocked, _) = shape_of(self.ctx, ty)?;
         let pack = self.def(packed).ok_or("no pack")?;
-        let padding = self.pack_parts(pack).2.and_then(|p| self.constant_scalar(p));
+        let padding = self
+            .pack_parts(pack)
+            .2
+            .and_then(|p| self.constant_scalar(p));
         let values = pack_values(&dense, &plain, &blocked, tiling, padding)?;
         let value = elements::dense_attr(self.ctx, ty, &values)
             .ok_or("the packed constant has no dense form")?;
         let op = self.def(packed).ok_or("no pack")?;
-        let c = self
-            .emitter(op, InsertPoint::Before(op))
-            .op1("arith.constant", &[], ty, &[("value", value)])?;
+        let c = self.emitter(op, InsertPoint::Before(op)).op1(
+            "arith.constant",
+            &[],
+            ty,
+            &[("value", value)],
+        )?;
         Ok(Some(c))
     }
 
@@ -679,17 +707,34 @@ impl Layouts<'_> {
         }
         let packed_x = self.pack_like(pack, x, tiling, padding)?;
         let mut map = ValueMap::default();
-        let new = clone_op(self.ir, self.body, pad, self.body, InsertPoint::Before(pack), &mut map);
+        let new = clone_op(
+            self.ir,
+            self.body,
+            pad,
+            self.body,
+            InsertPoint::Before(pack),
+            &mut map,
+        );
         let extra = tiling.tiles.len();
         let widen = |v: &[i64]| {
             let mut v = v.to_vec();
             v.extend(std::iter::repeat_n(0, extra));
             v
         };
-        self.set_props(new, &[("static_low", i64s(self.ctx, &widen(&low))), ("static_high", i64s(self.ctx, &widen(&high)))])?;
+        self.set_props(
+            new,
+            &[
+                ("static_low", i64s(self.ctx, &widen(&low))),
+                ("static_high", i64s(self.ctx, &widen(&high))),
+            ],
+        )?;
         let index = self.ctx.index_type();
         let region = self.ir.body(self.body).op_regions(new)[0];
-        let block = self.ir.body(self.body).entry_block(region).ok_or("an empty pad region")?;
+        let block = self
+            .ir
+            .body(self.body)
+            .entry_block(region)
+            .ok_or("an empty pad region")?;
         for _ in 0..extra {
             self.ir.body_mut(self.body).add_block_arg(block, index);
         }
@@ -750,7 +795,12 @@ impl Layouts<'_> {
         // The broadcast overwrites its init: a new empty one will do.
         let mut e = self.emitter(pack, InsertPoint::Before(pack));
         let packed_init = e.op1("tensor.empty", &[], ty, &[])?;
-        let r = e.op1("tensor.broadcast", &[packed_x, packed_init], ty, &[("dimensions", dims)])?;
+        let r = e.op1(
+            "tensor.broadcast",
+            &[packed_x, packed_init],
+            ty,
+            &[("dimensions", dims)],
+        )?;
         Ok(Some(r))
     }
 
@@ -766,20 +816,26 @@ impl Layouts<'_> {
     ) -> Result<Option<ValueId>, String> {
         let x = self.operands(pool)[0];
         let plain = self.plain_layout(pool, "layout", "NCHW");
-        let zero_padding = padding.is_none_or(|p| {
-            matches!(self.constant_scalar(p), Some(Scalar::Float(f)) if f == 0.0)
-        });
+        let zero_padding = padding
+            .is_none_or(|p| matches!(self.constant_scalar(p), Some(Scalar::Float(f)) if f == 0.0));
         let channels = tiling.positions == [1] && tiling.tiles == [16];
         if !plain || !zero_padding || !channels {
             return Ok(None);
         }
         let packed_x = self.pack_like(pack, x, tiling, padding)?;
         let ty = self.ir.body(self.body).value_type(self.result(pack));
-        let init = self
-            .emitter(pack, InsertPoint::Before(pack))
-            .op1("tensor.empty", &[], ty, &[])?;
+        let init =
+            self.emitter(pack, InsertPoint::Before(pack))
+                .op1("tensor.empty", &[], ty, &[])?;
         let mut values = ValueMap::default();
-        let new = clone_op(self.ir, self.body, pool, self.body, InsertPoint::Before(pack), &mut values);
+        let new = clone_op(
+            self.ir,
+            self.body,
+            pool,
+            self.body,
+            InsertPoint::Before(pack),
+            &mut values,
+        );
         self.ir.body_mut(self.body).set_operand(new, 0, packed_x);
         self.ir.body_mut(self.body).set_operand(new, 1, init);
         let r = self.result(new);
@@ -812,12 +868,21 @@ impl Layouts<'_> {
         }
         // The map overwrites its init: a new empty one will do.
         let packed_ty = self.ir.body(self.body).value_type(self.result(pack));
-        packed.push(
-            self.emitter(pack, InsertPoint::Before(pack))
-                .op1("tensor.empty", &[], packed_ty, &[])?,
-        );
+        packed.push(self.emitter(pack, InsertPoint::Before(pack)).op1(
+            "tensor.empty",
+            &[],
+            packed_ty,
+            &[],
+        )?);
         let mut values = ValueMap::default();
-        let new = clone_op(self.ir, self.body, map, self.body, InsertPoint::Before(pack), &mut values);
+        let new = clone_op(
+            self.ir,
+            self.body,
+            map,
+            self.body,
+            InsertPoint::Before(pack),
+            &mut values,
+        );
         for (i, v) in packed.into_iter().enumerate() {
             self.ir.body_mut(self.body).set_operand(new, i, v);
         }
@@ -896,7 +961,12 @@ impl Layouts<'_> {
 /// the same order, then the blocks): `None` when it does not.
 fn tiling_of(layout: &str, plain: &str) -> Result<Option<Tiling>, String> {
     let parsed = Layout::parse(layout)?;
-    let outer: String = parsed.dims.iter().filter(|d| d.block.is_none()).map(|d| d.letter).collect();
+    let outer: String = parsed
+        .dims
+        .iter()
+        .filter(|d| d.block.is_none())
+        .map(|d| d.letter)
+        .collect();
     if outer != plain {
         return Err(format!("layout {layout} does not tile {plain}"));
     }
@@ -905,7 +975,9 @@ fn tiling_of(layout: &str, plain: &str) -> Result<Option<Tiling>, String> {
         tiles: Vec::new(),
     };
     for d in parsed.dims.iter().filter(|d| d.block.is_some()) {
-        let at = plain.find(d.letter).ok_or(format!("layout {layout} does not tile {plain}"))?;
+        let at = plain
+            .find(d.letter)
+            .ok_or(format!("layout {layout} does not tile {plain}"))?;
         t.positions.push(at as i64);
         t.tiles.push(d.block.unwrap_or(1));
     }

@@ -57,8 +57,9 @@ impl Pass for Vectorize {
         for (body, _) in t.bodies() {
             let nests: Vec<OpId> = parallel_nests(t.ctx, t.ir, body);
             for nest in nests {
-                let fail =
-                    |m: String| Diagnostic::error(acc_ir::DiagLoc::Unknown, format!("vectorize: {m}"));
+                let fail = |m: String| {
+                    Diagnostic::error(acc_ir::DiagLoc::Unknown, format!("vectorize: {m}"))
+                };
                 match analyze(t.ctx, t.ir, body, nest) {
                     Some(plan) => rewrite(t.ctx, t.ir, body, nest, &plan).map_err(fail)?,
                     None => {

@@ -238,8 +238,12 @@ unsafe fn run_portable(
                             // this block's taps.
                             let (xs, ws) = unsafe {
                                 (
-                                    source.add(c * g.source_plane() + (row * g.source[1] + column) * b),
-                                    filter.add(m * g.filter_block() + ((c * kh + i) * kw + j) * b * BLOCK),
+                                    source.add(
+                                        c * g.source_plane() + (row * g.source[1] + column) * b,
+                                    ),
+                                    filter.add(
+                                        m * g.filter_block() + ((c * kh + i) * kw + j) * b * BLOCK,
+                                    ),
                                 )
                             };
                             for ic in 0..b {
@@ -375,9 +379,9 @@ mod avx512 {
         // SAFETY (block): the tile's outputs, bias, taps and filter lie inside the
         // buffers (the caller's contract).
         unsafe {
-            for p in 0..P {
-                for q in 0..Q {
-                    acc[p][q] = match t.bias {
+            for (p, row) in acc.iter_mut().enumerate() {
+                for (q, a) in row.iter_mut().enumerate() {
+                    *a = match t.bias {
                         Some(b) => _mm512_loadu_ps(b.add(q * BLOCK)),
                         None => _mm512_loadu_ps(t.output.add(q * out_plane + p * BLOCK)),
                     };
@@ -392,14 +396,13 @@ mod avx512 {
                         let x = row.add(j * g.dilation[1] * IB);
                         let w = t.filter.add(((c * kh + i) * kw + j) * IB * BLOCK);
                         for ic in 0..IB {
-                            let mut wv = [_mm512_setzero_ps(); Q];
-                            for q in 0..Q {
-                                wv[q] = _mm512_loadu_ps(w.add(q * filter_block + ic * BLOCK));
-                            }
-                            for p in 0..P {
+                            let wv: [__m512; Q] = std::array::from_fn(|q| {
+                                _mm512_loadu_ps(w.add(q * filter_block + ic * BLOCK))
+                            });
+                            for (p, row) in acc.iter_mut().enumerate() {
                                 let b = _mm512_set1_ps(*x.add(p * S * IB + ic));
-                                for q in 0..Q {
-                                    acc[p][q] = _mm512_fmadd_ps(b, wv[q], acc[p][q]);
+                                for (a, w) in row.iter_mut().zip(&wv) {
+                                    *a = _mm512_fmadd_ps(b, *w, *a);
                                 }
                             }
                         }
@@ -407,12 +410,12 @@ mod avx512 {
                 }
             }
             let (lo, hi) = (_mm512_set1_ps(bounds.lo), _mm512_set1_ps(bounds.hi));
-            for p in 0..P {
-                for q in 0..Q {
+            for (p, row) in acc.iter().enumerate() {
+                for (q, a) in row.iter().enumerate() {
                     let v = if bounds == Bounds::NONE {
-                        acc[p][q]
+                        *a
                     } else {
-                        bounds.apply(lo, hi, acc[p][q])
+                        bounds.apply(lo, hi, *a)
                     };
                     _mm512_storeu_ps(t.output.add(q * out_plane + p * BLOCK), v);
                 }
@@ -749,7 +752,14 @@ mod tests {
         check(shape(16, 7, 32, 3, 1, 1), false, Bounds::NONE);
         check(shape(32, 9, 48, 3, 2, 1), true, Bounds { lo: 0.0, hi: 6.0 });
         check(shape(16, 15, 16, 1, 1, 0), true, Bounds::NONE);
-        check(shape(32, 8, 16, 1, 2, 0), false, Bounds { lo: 0.0, hi: f32::INFINITY });
+        check(
+            shape(32, 8, 16, 1, 2, 0),
+            false,
+            Bounds {
+                lo: 0.0,
+                hi: f32::INFINITY,
+            },
+        );
         check(shape(16, 29, 16, 3, 1, 1), false, Bounds::NONE);
     }
 

@@ -41,7 +41,14 @@ pub unsafe fn sdwconv2d_nchw16c(
 }
 
 /// The input position of output coordinate `o`'s tap `k` along an axis, if inside.
-fn tap(o: usize, k: usize, stride: usize, dilation: usize, pad: usize, size: usize) -> Option<usize> {
+fn tap(
+    o: usize,
+    k: usize,
+    stride: usize,
+    dilation: usize,
+    pad: usize,
+    size: usize,
+) -> Option<usize> {
     let at = (o * stride + k * dilation).checked_sub(pad)?;
     (at < size).then_some(at)
 }
@@ -75,12 +82,25 @@ pub unsafe fn sdwconv2d_nchw16c_portable(
                     };
                 }
                 for i in 0..kh {
-                    let Some(iy) = tap(y, i, shape.stride[0], shape.dilation[0], shape.padding[0], h) else {
+                    let Some(iy) = tap(
+                        y,
+                        i,
+                        shape.stride[0],
+                        shape.dilation[0],
+                        shape.padding[0],
+                        h,
+                    ) else {
                         continue;
                     };
                     for j in 0..kw {
-                        let Some(ix) = tap(x, j, shape.stride[1], shape.dilation[1], shape.padding[1], w)
-                        else {
+                        let Some(ix) = tap(
+                            x,
+                            j,
+                            shape.stride[1],
+                            shape.dilation[1],
+                            shape.padding[1],
+                            w,
+                        ) else {
                             continue;
                         };
                         // SAFETY: (iy, ix) lies in the input; tap (i, j) in block cb's filter.
@@ -149,10 +169,7 @@ mod avx512 {
             for y in 0..oh {
                 let mut x = 0;
                 while x < ow {
-                    let pixels = [8, 4, 2, 1]
-                        .into_iter()
-                        .find(|p| x + p <= ow)
-                        .unwrap_or(1);
+                    let pixels = [8, 4, 2, 1].into_iter().find(|p| x + p <= ow).unwrap_or(1);
                     let checked = x < safe_lo || x + pixels > safe_hi;
                     // SAFETY (block): the offsets stay inside the blocked buffers.
                     let t = unsafe {
@@ -191,8 +208,8 @@ mod avx512 {
         let mut acc = [_mm512_setzero_ps(); P];
         // SAFETY (block): every address is inside the tile's buffers, or ZEROS.
         unsafe {
-            for p in 0..P {
-                acc[p] = match t.bias {
+            for (p, a) in acc.iter_mut().enumerate() {
+                *a = match t.bias {
                     Some(b) => _mm512_loadu_ps(b),
                     None => _mm512_loadu_ps(t.output.add(p * BLOCK)),
                 };
@@ -207,23 +224,23 @@ mod avx512 {
                     let wv = _mm512_loadu_ps(t.filter.add((i * kw + j) * BLOCK));
                     let first =
                         (t.x * s.stride[1] + j * s.dilation[1]) as isize - s.padding[1] as isize;
-                    for p in 0..P {
+                    for (p, a) in acc.iter_mut().enumerate() {
                         let ix = first + (p * s.stride[1]) as isize;
                         let source = if !checked || (ix >= 0 && ix < w as isize) {
                             row.wrapping_offset(ix * BLOCK as isize)
                         } else {
                             ZEROS.as_ptr()
                         };
-                        acc[p] = _mm512_fmadd_ps(_mm512_loadu_ps(source), wv, acc[p]);
+                        *a = _mm512_fmadd_ps(_mm512_loadu_ps(source), wv, *a);
                     }
                 }
             }
             let (lo, hi) = (_mm512_set1_ps(bounds.lo), _mm512_set1_ps(bounds.hi));
-            for p in 0..P {
+            for (p, a) in acc.iter().enumerate() {
                 let v = if bounds == Bounds::NONE {
-                    acc[p]
+                    *a
                 } else {
-                    bounds.apply(lo, hi, acc[p])
+                    bounds.apply(lo, hi, *a)
                 };
                 _mm512_storeu_ps(t.output.add(p * BLOCK), v);
             }
@@ -384,7 +401,13 @@ mod tests {
             // SAFETY: the vectors hold the blocked buffers of `shape`.
             unsafe {
                 if portable {
-                    sdwconv2d_nchw16c_portable(xb.as_ptr(), fb.as_ptr(), got.as_mut_ptr(), shape, fused)
+                    sdwconv2d_nchw16c_portable(
+                        xb.as_ptr(),
+                        fb.as_ptr(),
+                        got.as_mut_ptr(),
+                        shape,
+                        fused,
+                    )
                 } else {
                     sdwconv2d_nchw16c(xb.as_ptr(), fb.as_ptr(), got.as_mut_ptr(), shape, fused)
                 }
@@ -408,6 +431,17 @@ mod tests {
         check(32, 12, 3, 2, 1, true, Bounds { lo: 0.0, hi: 6.0 });
         check(24, 15, 3, 1, 1, true, Bounds::NONE);
         check(16, 20, 5, 2, 2, false, Bounds::NONE);
-        check(48, 9, 3, 3, 0, false, Bounds { lo: 0.0, hi: f32::INFINITY });
+        check(
+            48,
+            9,
+            3,
+            3,
+            0,
+            false,
+            Bounds {
+                lo: 0.0,
+                hi: f32::INFINITY,
+            },
+        );
     }
 }

@@ -138,7 +138,10 @@ const RULES: &[(&str, Rule)] = &[
     ("acc_sconv2d_nchw16c", loops::sconv2d_nchw16c),
     ("acc_sconv2d_nchw16c_bias", loops::sconv2d_nchw16c_bias),
     ("acc_sconv2d_nchw_nchw16c", loops::sconv2d_nchw_nchw16c),
-    ("acc_sconv2d_nchw_nchw16c_bias", loops::sconv2d_nchw_nchw16c_bias),
+    (
+        "acc_sconv2d_nchw_nchw16c_bias",
+        loops::sconv2d_nchw_nchw16c_bias,
+    ),
     ("acc_sdwconv2d_nchw16c", loops::sdwconv2d_nchw16c),
     ("acc_sdwconv2d_nchw16c_bias", loops::sdwconv2d_nchw16c_bias),
     ("empty", tensors::empty),

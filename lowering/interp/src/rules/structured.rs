@@ -103,7 +103,7 @@ pub(super) fn conv2d(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
         .zip(&plain_init.data)
         .map(|(v, c)| Scalar::Float(float(*v) + float(*c)))
         .collect();
-    result_like_init(r, init, output.from_plain(&plain_init.shape, &sums)?)
+    result_like_init(r, init, output.to_stored(&plain_init.shape, &sums)?)
 }
 
 /// How a tensor stored in a (possibly blocked) layout maps to its plain layout: for
@@ -153,7 +153,11 @@ impl Relayout {
     /// The plain extents of a stored shape.
     fn plain_shape(&self, stored: &[usize]) -> Result<Vec<usize>, String> {
         if stored.len() != self.dims.len() {
-            return Err(format!("a tensor of rank {} for a layout of rank {}", stored.len(), self.dims.len()));
+            return Err(format!(
+                "a tensor of rank {} for a layout of rank {}",
+                stored.len(),
+                self.dims.len()
+            ));
         }
         let mut shape = vec![1usize; self.rank];
         for (&(at, _, _), &n) in self.dims.iter().zip(stored) {
@@ -190,7 +194,7 @@ impl Relayout {
     }
 
     /// Plain elements (of `plain_shape`) in the stored layout.
-    fn from_plain(&self, plain_shape: &[usize], data: &[Scalar]) -> Result<Vec<Scalar>, String> {
+    fn to_stored(&self, plain_shape: &[usize], data: &[Scalar]) -> Result<Vec<Scalar>, String> {
         let stored_shape: Vec<usize> = self
             .dims
             .iter()
@@ -221,7 +225,7 @@ pub(super) fn pool(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     let x = relayout.to_plain(r.operand(0)?)?;
     let plain_init = relayout.plain_shape(&init.shape)?;
     let data = pool_values(r, &x, &plain_init)?;
-    result_like_init(r, init, relayout.from_plain(&plain_init, &data)?)
+    result_like_init(r, init, relayout.to_stored(&plain_init, &data)?)
 }
 
 /// The pooled elements of a plain NCHW input into an output of shape `out`.

@@ -69,15 +69,16 @@ impl Bufferizer<'_> {
         let (x, init, padding) = (operands[0], operands[1], operands.get(2).copied());
         let (positions, tiles) = self.tiling(op)?;
         let sx = self.shape(x)?;
-        let partial = positions
-            .iter()
-            .zip(&tiles)
-            .any(|(d, t)| sx[*d] % t != 0);
+        let partial = positions.iter().zip(&tiles).any(|(d, t)| sx[*d] % t != 0);
         if partial && padding.is_none() {
             return Err("a partial last block needs a padding_value".into());
         }
         let dest = self.destination(op, init, false)?;
-        let src = self.buffers.get(&x).copied().ok_or("the input has no buffer")?;
+        let src = self
+            .buffers
+            .get(&x)
+            .copied()
+            .ok_or("the input has no buffer")?;
         let shape = self.shape(init)?;
         let elem = self.element(x);
         let rank = sx.len();
@@ -115,7 +116,11 @@ impl Bufferizer<'_> {
         let (x, init) = self.two(op);
         let (positions, tiles) = self.tiling(op)?;
         let dest = self.destination(op, init, false)?;
-        let src = self.buffers.get(&x).copied().ok_or("the input has no buffer")?;
+        let src = self
+            .buffers
+            .get(&x)
+            .copied()
+            .ok_or("the input has no buffer")?;
         let shape = self.shape(init)?;
         let elem = self.element(x);
         let mut e = self.emitter(op);
@@ -397,7 +402,9 @@ impl Bufferizer<'_> {
         // NCHW16c: the channels within a block are a fifth dimension, indexed as is.
         let blocked = l.contains("\"NCHW16c\"");
         if !l.is_empty() && !l.contains("\"NCHW\"") && !blocked {
-            return Err(format!("layout {l} has no bufferization yet (only NCHW and NCHW16c)"));
+            return Err(format!(
+                "layout {l} has no bufferization yet (only NCHW and NCHW16c)"
+            ));
         }
         let kind = self.text(op, "kind");
         let max = kind.contains("max");
@@ -713,7 +720,10 @@ impl Bufferizer<'_> {
         let mut users = b.value_users(result);
         let conv = users.next()?;
         // A 1-D bias into NCHW, or blocks x 16 into NCHW16c.
-        let ranks = (self.shape(input).ok()?.len(), self.shape(result).ok()?.len());
+        let ranks = (
+            self.shape(input).ok()?.len(),
+            self.shape(result).ok()?.len(),
+        );
         let along_channels = self.ints(op, "dimensions") == [0, 2, 3]
             && matches!(ranks, (1, 4) | (2, 5))
             && self.all_f32(&[input]);

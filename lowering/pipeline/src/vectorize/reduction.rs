@@ -171,7 +171,9 @@ fn rewrite(ctx: &Context, ir: &mut Ir, body: BodyId, l: OpId, plan: &Plan) -> Re
     let b = ir.body(body);
     let operands: Vec<ValueId> = b.operands(l).collect();
     let results: Vec<ValueId> = b.results(l).collect();
-    let block = b.entry_block(b.op_regions(l)[0]).ok_or("an empty loop.for")?;
+    let block = b
+        .entry_block(b.op_regions(l)[0])
+        .ok_or("an empty loop.for")?;
     let args = b.block_args(block).to_vec();
     let ops: Vec<OpId> = b.block_ops(block).collect();
     let (terminator, body_ops) = ops.split_last().ok_or("a loop.for without a yield")?;
@@ -297,7 +299,8 @@ fn clone_vectorized(
     let class = |v: &ValueId| plan.class.get(v).copied().unwrap_or(Class::Uniform);
     let mapped: Vec<ValueId> = operands.iter().map(|v| *map.get(v).unwrap_or(v)).collect();
     let vector = results.first().is_some_and(|v| class(v) == Class::Vector);
-    let props_ref: Vec<(&str, acc_ir::AttrId)> = props.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    let props_ref: Vec<(&str, acc_ir::AttrId)> =
+        props.iter().map(|(k, v)| (k.as_str(), *v)).collect();
     let result_types: Vec<TypeId> = results
         .iter()
         .map(|v| e.ir.body(e.body).value_type(*v))
