@@ -152,7 +152,7 @@ fn real_models_compiled_to_native_code_match_the_onnx_reference() {
 }
 
 /// The pipeline of the benchmarks (tools/bench/models.sh).
-const OPTIMIZED: &str = "canonicalize,graph-to-tensor,layout,bufferize{gemm=acc_sgemm conv=acc_sconv2d depthwise=acc_sdwconv2d blocked=acc_sconv2d_nchw16c blocked-depthwise=acc_sdwconv2d_nchw16c blocked-nchw-input=acc_sconv2d_nchw_nchw16c},fuse-parallel,math-approximation,unroll,vectorize,buffer-deallocation,memory-plan";
+const OPTIMIZED: &str = "canonicalize,graph-to-tensor,layout{assume-finite=true},bufferize{gemm=acc_sgemm conv=acc_sconv2d depthwise=acc_sdwconv2d blocked=acc_sconv2d_nchw16c blocked-depthwise=acc_sdwconv2d_nchw16c blocked-nchw-input=acc_sconv2d_nchw_nchw16c},fuse-parallel,math-approximation,unroll,vectorize,buffer-deallocation,memory-plan";
 
 #[test]
 fn bad_models_give_errors_and_no_output() {

@@ -19,7 +19,9 @@
 //!    An op is moved only when every user of its result is the same pack (so nothing
 //!    is computed twice); identical packs of one value are merged first. A move that
 //!    would change the values of a partial last block (the pack's padding lanes) is
-//!    made only when the tiled dimensions divide into whole blocks.
+//!    made only when the tiled dimensions divide into whole blocks, or, for the
+//!    cancellation, when the padding lanes are provably zeros ([`padding`];
+//!    `assume-finite` lets convolutions keep them zero).
 //! 3. Unused tensor ops are erased. What is left: one pack where a plain value enters
 //!    a run of blocked ops, one unpack where a blocked value leaves it.
 //!
@@ -36,6 +38,8 @@ use acc_ir::{
 };
 
 use crate::emit::{Emitter, i64s, shape_of, tensor_type};
+
+mod padding;
 
 /// One row of a preference table: the layouts an op runs fastest in, and when.
 #[derive(Clone, Copy, Debug)]
@@ -95,6 +99,7 @@ pub const HOST: &[Preference] = &[
 /// The pass.
 pub struct LayoutPass {
     table: &'static [Preference],
+    assume_finite: bool,
 }
 
 /// Its registration.
@@ -104,12 +109,20 @@ pub fn info() -> PassInfo {
         title: "Layout",
         summary: "Assign blocked layouts from a preference table, propagate them, fold weight layouts at compile time",
         anchor: Some("func.func"),
-        options: vec![acc_ir::pass::PassOption {
-            name: "table",
-            description: "the preference table: host (blocked NCHW16c convolutions) or none (leave layouts alone)",
-            kind: acc_ir::pass::OptionKind::String,
-            default: "host",
-        }],
+        options: vec![
+            acc_ir::pass::PassOption {
+                name: "table",
+                description: "the preference table: host (blocked NCHW16c convolutions) or none (leave layouts alone)",
+                kind: acc_ir::pass::OptionKind::String,
+                default: "host",
+            },
+            acc_ir::pass::PassOption {
+                name: "assume-finite",
+                description: "assume no infinity or NaN reaches a convolution, so that the padding channels of its blocked result are zeros and partial blocks need no repacking",
+                kind: acc_ir::pass::OptionKind::Bool,
+                default: "false",
+            },
+        ],
         create: |o: &PassOptions| {
             let table: &'static [Preference] = match o.get("table") {
                 "host" => HOST,
@@ -120,7 +133,10 @@ pub fn info() -> PassInfo {
                     ));
                 }
             };
-            Ok(Box::new(LayoutPass { table }))
+            Ok(Box::new(LayoutPass {
+                table,
+                assume_finite: o.flag("assume-finite"),
+            }))
         },
     }
 }
@@ -132,6 +148,7 @@ impl Pass for LayoutPass {
                 ctx: t.ctx,
                 ir: &mut *t.ir,
                 body,
+                assume_finite: self.assume_finite,
             };
             l.run(self.table).map_err(|(op, m)| {
                 let loc = op.map_or(DiagLoc::Unknown, |op| DiagLoc::Loc(l.ir.op(body, op).loc()));
@@ -177,6 +194,8 @@ struct Layouts<'a> {
     ctx: &'a Context,
     ir: &'a mut Ir,
     body: BodyId,
+    /// No infinity or NaN reaches a convolution (see [`padding`]).
+    assume_finite: bool,
 }
 
 impl Layouts<'_> {
@@ -434,9 +453,20 @@ impl Layouts<'_> {
         };
         let whole = tiling.whole(&plain);
         let replacement = match self.name(def) {
-            "tensor.unpack" if whole => {
+            "tensor.unpack" => {
                 let inner = self.operands(def)[0];
-                let same = self.ints(def, "outer_dims_perm").is_empty()
+                // A partial block: the pack zeroes the padding lanes again, which
+                // changes nothing when they are zeros already.
+                let zero_padding = padding.is_some_and(|p| {
+                    matches!(self.constant_scalar(p), Some(Scalar::Float(f)) if f == 0.0)
+                });
+                let lanes_agree = whole
+                    || (zero_padding
+                        && tiling.positions == [1]
+                        && tiling.tiles == [16]
+                        && self.zero_padding_lanes(inner, plain[1]));
+                let same = lanes_agree
+                    && self.ints(def, "outer_dims_perm").is_empty()
                     && self.ints(def, "inner_dims_pos") == tiling.positions
                     && self.ints(def, "inner_tiles") == tiling.tiles
                     && self.ir.body(self.body).value_type(inner)

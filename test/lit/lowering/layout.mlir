@@ -8,6 +8,7 @@
 // RUN: acc-opt --check-semantics --pass layout %s | FileCheck %s
 // RUN: acc-opt --check-semantics --pass 'layout{table=none}' %s | FileCheck %s --check-prefix=NONE
 // RUN: not acc-opt --pass 'layout{table=tpu}' %s 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: acc-opt --check-semantics --pass 'layout{assume-finite=true}' %s | FileCheck %s --check-prefix=FINITE
 
 // CHECK-LABEL: func.func @chain(
 // CHECK-SAME: %[[X:.*]]: tensor<1x16x6x6xf32>
@@ -112,6 +113,18 @@ func.func @first(%x: tensor<1x8x4x4xf32>, %y: tensor<2x16x4x4xf32>) -> (tensor<1
 // CHECK: %[[R:.*]] = tensor.map ins(%[[D]] : tensor<1x2x6x6x16xf32>)
 // CHECK: %[[U:.*]] = tensor.unpack %[[R]]
 // CHECK: %[[P:.*]] = tensor.pack %[[U]] padding_value
+// With assume-finite the padding channels of the depthwise result are zeros (zero
+// filter lanes and init lanes, finite inputs) and stay zeros through the ReLU6: the
+// pair cancels. The partial example above keeps its pair (its map gives ones).
+// FINITE-LABEL: func.func @partial(
+// FINITE: tensor.unpack
+// FINITE: tensor.pack
+// FINITE-LABEL: func.func @depthwise(
+// FINITE: %[[D:.*]] = tensor.conv2d {filter_layout = #tensor.layout<"OIHW16o">
+// FINITE-NEXT: %{{[0-9]+}} = tensor.empty() : tensor<1x2x6x6x16xf32>
+// FINITE-NEXT: %[[R:.*]] = tensor.map ins(%[[D]] : tensor<1x2x6x6x16xf32>)
+// FINITE-NOT: tensor.pack
+// FINITE: tensor.conv2d {filter_layout = #tensor.layout<"OIHW16i16o">, input_layout = #tensor.layout<"NCHW16c">, output_layout = #tensor.layout<"NCHW16c">} ins(%[[R]], %{{[0-9]+}} : tensor<1x2x6x6x16xf32>, tensor<1x2x1x1x16x16xf32>)
 // CHECK: tensor.conv2d {filter_layout = #tensor.layout<"OIHW16i16o">, input_layout = #tensor.layout<"NCHW16c">, output_layout = #tensor.layout<"NCHW16c">} ins(%[[P]], %{{[0-9]+}} : tensor<1x2x6x6x16xf32>, tensor<1x2x1x1x16x16xf32>)
 // CHECK: tensor.unpack
 func.func @depthwise(%x: tensor<1x24x6x6xf32>) -> tensor<1x16x6x6xf32> {
