@@ -333,6 +333,12 @@ fn blocked_convolutions_agree_between_native_code_and_the_interpreter() {
         "--input",
         "3=w2.npy",
     ];
+    native_code_agrees_with_the_interpreter(&s, &args, 600, 1e-4);
+}
+
+/// Runs `args` in the interpreter and as native code and compares the `len` f32
+/// results within the relative tolerance `tolerance`.
+fn native_code_agrees_with_the_interpreter(s: &Setup, args: &[&str], len: usize, tolerance: f32) {
     let mut interp_args = args.to_vec();
     interp_args.extend(["-o", "interp.npy"]);
     let (code, _, err) = s.run(&interp_args);
@@ -345,10 +351,10 @@ fn blocked_convolutions_agree_between_native_code_and_the_interpreter() {
         read_f32s(&s.path("interp.npy")),
         read_f32s(&s.path("jit.npy")),
     );
-    assert_eq!((want.len(), got.len()), (600, 600));
+    assert_eq!((want.len(), got.len()), (len, len));
     for (i, (w, g)) in want.iter().zip(&got).enumerate() {
         assert!(
-            (w - g).abs() <= 1e-4 * (1.0 + w.abs()),
+            (w - g).abs() <= tolerance * (1.0 + w.abs()),
             "element {i}: interpreter {w}, native code {g}"
         );
     }
@@ -407,25 +413,8 @@ fn library_convolutions_agree_between_native_code_and_the_interpreter() {
         "--input",
         "3=b.npy",
     ];
-    let mut interp_args = args.to_vec();
-    interp_args.extend(["-o", "interp.npy"]);
-    let (code, _, err) = s.run(&interp_args);
-    assert_eq!(code, 0, "{err}");
-    let mut jit_args = args.to_vec();
-    jit_args.extend(["--mode", "jit", "-o", "jit.npy"]);
-    let (code, _, err) = s.run(&jit_args);
-    assert_eq!(code, 0, "{err}");
-    let (want, got) = (
-        read_f32s(&s.path("interp.npy")),
-        read_f32s(&s.path("jit.npy")),
-    );
-    assert_eq!((want.len(), got.len()), (125, 125));
-    for (i, (w, g)) in want.iter().zip(&got).enumerate() {
-        assert!(
-            (w - g).abs() <= 1e-5 * (1.0 + w.abs()),
-            "element {i}: interpreter {w}, native {g}"
-        );
-    }
+    native_code_agrees_with_the_interpreter(&s, &args, 125, 1e-5);
     // Not a trivial result.
+    let want = read_f32s(&s.path("interp.npy"));
     assert!(want.iter().any(|v| v.abs() > 0.1));
 }

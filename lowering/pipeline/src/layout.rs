@@ -457,9 +457,9 @@ impl Layouts<'_> {
                 let inner = self.operands(def)[0];
                 // A partial block: the pack zeroes the padding lanes again, which
                 // changes nothing when they are zeros already.
-                let zero_padding = padding.is_some_and(|p| {
-                    matches!(self.constant_scalar(p), Some(Scalar::Float(f)) if f == 0.0)
-                });
+                let zero_padding = padding.is_some_and(
+                    |p| matches!(self.constant_scalar(p), Some(Scalar::Float(f)) if f == 0.0),
+                );
                 let lanes_agree = whole
                     || (zero_padding
                         && tiling.positions == [1]
@@ -547,22 +547,7 @@ impl Layouts<'_> {
         let mut e = self.emitter(map, InsertPoint::Before(map));
         let init = e.op1("tensor.empty", &[], blocked_ty, &[])?;
         blocked.push(init);
-        let mut values = ValueMap::default();
-        let new = clone_op(
-            self.ir,
-            self.body,
-            map,
-            self.body,
-            InsertPoint::Before(map),
-            &mut values,
-        );
-        for (i, v) in blocked.into_iter().enumerate() {
-            self.ir.body_mut(self.body).set_operand(new, i, v);
-        }
-        let new_result = self.result(new);
-        self.ir
-            .body_mut(self.body)
-            .set_value_type(new_result, blocked_ty);
+        let (_, new_result) = self.clone_retyped(map, map, &blocked, blocked_ty);
         let props = tiling_props(self.ctx, &tiling);
         let mut e = self.emitter(map, InsertPoint::Before(next));
         let dest = e.op1("tensor.empty", &[], plain_ty, &[])?;
@@ -736,15 +721,8 @@ impl Layouts<'_> {
             return Ok(None);
         }
         let packed_x = self.pack_like(pack, x, tiling, padding)?;
-        let mut map = ValueMap::default();
-        let new = clone_op(
-            self.ir,
-            self.body,
-            pad,
-            self.body,
-            InsertPoint::Before(pack),
-            &mut map,
-        );
+        let ty = self.ir.body(self.body).value_type(self.result(pack));
+        let (new, r) = self.clone_retyped(pad, pack, &[packed_x], ty);
         let extra = tiling.tiles.len();
         let widen = |v: &[i64]| {
             let mut v = v.to_vec();
@@ -768,10 +746,6 @@ impl Layouts<'_> {
         for _ in 0..extra {
             self.ir.body_mut(self.body).add_block_arg(block, index);
         }
-        self.ir.body_mut(self.body).set_operand(new, 0, packed_x);
-        let ty = self.ir.body(self.body).value_type(self.result(pack));
-        let r = self.result(new);
-        self.ir.body_mut(self.body).set_value_type(r, ty);
         Ok(Some(r))
     }
 
@@ -857,19 +831,7 @@ impl Layouts<'_> {
         let init =
             self.emitter(pack, InsertPoint::Before(pack))
                 .op1("tensor.empty", &[], ty, &[])?;
-        let mut values = ValueMap::default();
-        let new = clone_op(
-            self.ir,
-            self.body,
-            pool,
-            self.body,
-            InsertPoint::Before(pack),
-            &mut values,
-        );
-        self.ir.body_mut(self.body).set_operand(new, 0, packed_x);
-        self.ir.body_mut(self.body).set_operand(new, 1, init);
-        let r = self.result(new);
-        self.ir.body_mut(self.body).set_value_type(r, ty);
+        let (new, r) = self.clone_retyped(pool, pack, &[packed_x, init], ty);
         self.set_props(new, &[("layout", layout_attr(self.ctx, "NCHW16c"))])?;
         Ok(Some(r))
     }
@@ -904,21 +866,34 @@ impl Layouts<'_> {
             packed_ty,
             &[],
         )?);
+        let (_, r) = self.clone_retyped(map, pack, &packed, packed_ty);
+        Ok(Some(r))
+    }
+
+    /// A copy of `op` (regions included) before `before`, its first operands
+    /// replaced by `operands` and its result of type `ty`: the copy and its result.
+    fn clone_retyped(
+        &mut self,
+        op: OpId,
+        before: OpId,
+        operands: &[ValueId],
+        ty: TypeId,
+    ) -> (OpId, ValueId) {
         let mut values = ValueMap::default();
         let new = clone_op(
             self.ir,
             self.body,
-            map,
+            op,
             self.body,
-            InsertPoint::Before(pack),
+            InsertPoint::Before(before),
             &mut values,
         );
-        for (i, v) in packed.into_iter().enumerate() {
-            self.ir.body_mut(self.body).set_operand(new, i, v);
+        for (i, v) in operands.iter().enumerate() {
+            self.ir.body_mut(self.body).set_operand(new, i, *v);
         }
         let r = self.result(new);
-        self.ir.body_mut(self.body).set_value_type(r, packed_ty);
-        Ok(Some(r))
+        self.ir.body_mut(self.body).set_value_type(r, ty);
+        (new, r)
     }
 
     /// A pack of `v` with `tiling` (and `pack`'s padding), before `pack`.

@@ -137,7 +137,20 @@ struct Analysis<'a> {
     stores: Vec<(ValueId, Vec<ValueId>)>,
 }
 
-impl Analysis<'_> {
+impl<'a> Analysis<'a> {
+    /// Nothing classified yet.
+    fn new(ctx: &'a Context, ir: &'a Ir, body: BodyId) -> Self {
+        Analysis {
+            ctx,
+            ir,
+            body,
+            class: FxHashMap::default(),
+            width: None,
+            loads: Vec::new(),
+            stores: Vec::new(),
+        }
+    }
+
     fn of(&self, v: ValueId) -> Class {
         self.class.get(&v).copied().unwrap_or(Class::Uniform)
     }
@@ -392,15 +405,7 @@ fn analyze(ctx: &Context, ir: &Ir, body: BodyId, nest: OpId) -> Option<Plan> {
     let region = *b.op_regions(nest).first()?;
     let block = b.entry_block(region)?;
     let ivs = b.block_args(block).to_vec();
-    let mut a = Analysis {
-        ctx,
-        ir,
-        body,
-        class: FxHashMap::default(),
-        width: None,
-        loads: Vec::new(),
-        stores: Vec::new(),
-    };
+    let mut a = Analysis::new(ctx, ir, body);
     for iv in &ivs {
         a.class.insert(*iv, Class::Uniform);
     }

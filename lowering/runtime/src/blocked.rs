@@ -13,8 +13,8 @@
 //! times one vector of the filter (16 output channels) per accumulator. Zero padding
 //! is a zero-bordered copy of the input (made only when the convolution pads).
 
+use crate::Fused;
 use crate::conv::Conv2d;
-use crate::{Bounds, Fused};
 
 /// Channels per block: the vector width of the blocked layouts.
 pub const BLOCK: usize = 16;
@@ -517,10 +517,7 @@ pub unsafe extern "C" fn acc_sconv2d_nchw16c_bias(
         [dilation_h, dilation_w],
         [pad_top, pad_left],
     );
-    let fused = Fused {
-        bias: (!bias.is_null()).then_some(bias),
-        bounds: Bounds { lo, hi },
-    };
+    let fused = Fused::of_call(bias, lo, hi);
     // SAFETY: the caller vouches for the buffers.
     unsafe { sconv2d_nchw16c(input, filter, output, shape, fused) }
 }
@@ -563,10 +560,7 @@ pub unsafe extern "C" fn acc_sconv2d_nchw_nchw16c_bias(
         [dilation_h, dilation_w],
         [pad_top, pad_left],
     );
-    let fused = Fused {
-        bias: (!bias.is_null()).then_some(bias),
-        bounds: Bounds { lo, hi },
-    };
+    let fused = Fused::of_call(bias, lo, hi);
     // SAFETY: the caller vouches for the buffers.
     unsafe { sconv2d_nchw_nchw16c(input, filter, output, shape, fused) }
 }
@@ -628,6 +622,7 @@ pub unsafe extern "C" fn acc_sconv2d_nchw_nchw16c(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Bounds;
     use crate::test_data::{random, reference_conv};
 
     /// A plain NCHW tensor of `c` channels in NCHW16c (padded channels zero).

@@ -11,9 +11,9 @@
 //! filter vector once for them. Zero padding is read as zeros: rows outside the input
 //! are skipped, and a pixel whose column is outside reads a zero vector.
 
+use crate::Fused;
 use crate::blocked::BLOCK;
 use crate::conv::Conv2d;
-use crate::{Bounds, Fused};
 
 /// out = clamp(out + depthwise_conv(input, filter)), or with a bias clamp(bias[c] +
 /// depthwise_conv(input, filter)) (out's contents unread), in the blocked layouts of
@@ -338,10 +338,7 @@ pub unsafe extern "C" fn acc_sdwconv2d_nchw16c_bias(
         [dilation_h, dilation_w],
         [pad_top, pad_left],
     );
-    let fused = Fused {
-        bias: (!bias.is_null()).then_some(bias),
-        bounds: Bounds { lo, hi },
-    };
+    let fused = Fused::of_call(bias, lo, hi);
     // SAFETY: the caller vouches for the buffers.
     unsafe { sdwconv2d_nchw16c(input, filter, output, shape, fused) }
 }
@@ -349,6 +346,7 @@ pub unsafe extern "C" fn acc_sdwconv2d_nchw16c_bias(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Bounds;
     use crate::test_data::{random, reference_conv};
 
     /// A plain `[c][plane]` array in blocks of 16 channels (padding lanes zero).

@@ -6,8 +6,8 @@
 //! from the input as it packs it (no im2col buffer, no second pass over memory), and
 //! zero padding is read as zeros there (no padded copy of the input).
 
+use crate::Fused;
 use crate::sgemm::{Matrix, PanelSource, matrix, portable};
-use crate::{Bounds, Fused};
 
 /// The shape of a convolution. Output pixel (y, x) reads input row
 /// `y * stride.0 + i * dilation.0 - padding.0` and column
@@ -521,10 +521,7 @@ pub unsafe extern "C" fn acc_sconv2d_bias(
         [dilation_h, dilation_w],
         [pad_top, pad_left],
     );
-    let fused = Fused {
-        bias: (!bias.is_null()).then_some(bias),
-        bounds: Bounds { lo, hi },
-    };
+    let fused = Fused::of_call(bias, lo, hi);
     // SAFETY: the caller vouches for the buffers.
     unsafe { sconv2d(input, filter, output, shape, fused) }
 }
@@ -532,6 +529,7 @@ pub unsafe extern "C" fn acc_sconv2d_bias(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Bounds;
     use crate::test_data::{random, reference_conv};
 
     type Convolution = unsafe fn(*const f32, *const f32, *mut f32, Conv2d, Fused);

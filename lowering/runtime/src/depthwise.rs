@@ -6,8 +6,8 @@
 //! product: the kernel runs along each output row 16 pixels at a time, one vector of
 //! input taps per filter element (loaded in place, or every second one for stride 2).
 
+use crate::Fused;
 use crate::conv::{Conv2d, inside};
-use crate::{Bounds, Fused};
 
 /// out = clamp(out + depthwise_conv(input, filter)), or with a bias
 /// clamp(bias[channel] + depthwise_conv(input, filter)) (out's contents unread):
@@ -396,10 +396,7 @@ pub unsafe extern "C" fn acc_sdwconv2d_bias(
         [dilation_h, dilation_w],
         [pad_top, pad_left],
     );
-    let fused = Fused {
-        bias: (!bias.is_null()).then_some(bias),
-        bounds: Bounds { lo, hi },
-    };
+    let fused = Fused::of_call(bias, lo, hi);
     // SAFETY: the caller vouches for the buffers.
     unsafe { sdwconv2d(input, filter, output, shape, fused) }
 }
@@ -407,6 +404,7 @@ pub unsafe extern "C" fn acc_sdwconv2d_bias(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Bounds;
     use crate::test_data::{random, reference_conv};
 
     type Convolution = unsafe fn(*const f32, *const f32, *mut f32, Conv2d, Fused);

@@ -28,6 +28,14 @@ impl Fused {
         bounds: Bounds::NONE,
     };
 
+    /// What a C entry point's `bias` (null for none), `lo` and `hi` ask for.
+    pub fn of_call(bias: *const f32, lo: f32, hi: f32) -> Fused {
+        Fused {
+            bias: (!bias.is_null()).then_some(bias),
+            bounds: Bounds { lo, hi },
+        }
+    }
+
     /// Starts `len` outputs of channel `channel` from its bias, if there is one.
     ///
     /// # Safety

@@ -47,18 +47,14 @@ impl Layouts<'_> {
             "tensor.pack" => {
                 let source_channels = self.shape(operands[0]).and_then(|(s, _)| s.get(1).copied());
                 let zero = operands.get(2).is_none_or(|p| self.is_zero(*p));
-                source_channels == Some(channels)
-                    && zero
-                    && self.ints(def, "inner_dims_pos") == [1]
+                source_channels == Some(channels) && zero && self.ints(def, "inner_dims_pos") == [1]
             }
             "tensor.pad" => {
                 let (low, high) = (self.ints(def, "static_low"), self.ints(def, "static_high"));
                 let lanes_kept = [1, 4]
                     .iter()
                     .all(|d| low.get(*d) == Some(&0) && high.get(*d) == Some(&0));
-                lanes_kept
-                    && self.yields_zero(def)
-                    && self.zero_lanes(operands[0], channels, depth)
+                lanes_kept && self.yields_zero(def) && self.zero_lanes(operands[0], channels, depth)
             }
             "tensor.pool" => self.zero_lanes(operands[0], channels, depth),
             "tensor.map" => {
@@ -107,16 +103,16 @@ impl Layouts<'_> {
         let Some(block) = b.op_regions(map).first().and_then(|r| b.entry_block(*r)) else {
             return false;
         };
-        let mut values: rustc_hash::FxHashMap<ValueId, f64> = b
-            .block_args(block)
-            .iter()
-            .map(|a| (*a, 0.0))
-            .collect();
+        let mut values: rustc_hash::FxHashMap<ValueId, f64> =
+            b.block_args(block).iter().map(|a| (*a, 0.0)).collect();
         let value = |values: &rustc_hash::FxHashMap<ValueId, f64>, v: ValueId| {
-            values.get(&v).copied().or_else(|| match self.constant_scalar(v) {
-                Some(Scalar::Float(f)) => Some(f),
-                _ => None,
-            })
+            values
+                .get(&v)
+                .copied()
+                .or_else(|| match self.constant_scalar(v) {
+                    Some(Scalar::Float(f)) => Some(f),
+                    _ => None,
+                })
         };
         for op in b.block_ops(block) {
             let name = self.ctx.op_name_str(b.op(op).name);
@@ -153,7 +149,8 @@ impl Layouts<'_> {
         let Some(attr) = self.ir.op(self.body, def).attr(self.ctx, "value") else {
             return false;
         };
-        let (Some(dense), Some((shape, _))) = (elements::dense(self.ctx, attr), self.shape(v)) else {
+        let (Some(dense), Some((shape, _))) = (elements::dense(self.ctx, attr), self.shape(v))
+        else {
             return false;
         };
         if block >= shape.len() || lane >= shape.len() {

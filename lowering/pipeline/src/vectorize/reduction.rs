@@ -110,15 +110,7 @@ fn plan(ctx: &Context, ir: &Ir, body: BodyId, l: OpId) -> Option<Plan> {
     if b.block_ops(block).any(|op| !b.op_regions(op).is_empty()) {
         return None;
     }
-    let mut a = Analysis {
-        ctx,
-        ir,
-        body,
-        class: FxHashMap::default(),
-        width: None,
-        loads: Vec::new(),
-        stores: Vec::new(),
-    };
+    let mut a = Analysis::new(ctx, ir, body);
     a.class.insert(args[0], Class::Lane(1));
     for carried in &args[1..] {
         a.class.insert(*carried, Class::Vector);
