@@ -8,12 +8,12 @@ use super::{Layouts, Tiling};
 use crate::emit::shape_of;
 
 impl Layouts<'_> {
-    /// A constant packed at compile time: a new constant of the packed type.
+    /// `pack` of a constant folded at compile time: a new constant of the packed
+    /// type (`None` when the constant's elements are not dense numbers).
     pub(super) fn fold_constant(
         &mut self,
         constant: OpId,
-        tiling: &Tiling,
-        packed: ValueId,
+        pack: OpId,
     ) -> Result<Option<ValueId>, String> {
         let Some(attr) = self.ir.op(self.body, constant).attr(self.ctx, "value") else {
             return Ok(None);
@@ -21,32 +21,21 @@ impl Layouts<'_> {
         let Some(dense) = elements::dense(self.ctx, attr) else {
             return Ok(None);
         };
-        let source = self.operands_of_result(packed);
+        let (tiling, source, padding) = self.pack_parts(pack);
         let (plain, _) = self.shape(source).ok_or("an unranked constant")?;
-        let ty = self.ir.body(self.body).value_type(packed);
+        let ty = self.ir.body(self.body).value_type(self.result(pack));
         let (blocked, _) = shape_of(self.ctx, ty)?;
-        let pack = self.def(packed).ok_or("no pack")?;
-        let padding = self
-            .pack_parts(pack)
-            .2
-            .and_then(|p| self.constant_scalar(p));
-        let values = pack_values(&dense, &plain, &blocked, tiling, padding)?;
+        let padding = padding.and_then(|p| self.constant_scalar(p));
+        let values = pack_values(&dense, &plain, &blocked, &tiling, padding)?;
         let value = elements::dense_attr(self.ctx, ty, &values)
             .ok_or("the packed constant has no dense form")?;
-        let op = self.def(packed).ok_or("no pack")?;
-        let c = self.emitter(op, InsertPoint::Before(op)).op1(
+        let c = self.emitter(pack, InsertPoint::Before(pack)).op1(
             "arith.constant",
             &[],
             ty,
             &[("value", value)],
         )?;
         Ok(Some(c))
-    }
-
-    /// The value a pack result packs.
-    pub(super) fn operands_of_result(&self, packed: ValueId) -> ValueId {
-        let pack = self.def(packed).expect("a pack result");
-        self.operands(pack)[0]
     }
 }
 

@@ -48,7 +48,7 @@ impl Layouts<'_> {
                 }
                 inner
             }
-            "arith.constant" => match self.fold_constant(def, &tiling, packed)? {
+            "arith.constant" => match self.fold_constant(def, pack)? {
                 Some(c) => c,
                 None => return Ok(false),
             },
