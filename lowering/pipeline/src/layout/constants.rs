@@ -1,15 +1,17 @@
 //! Packs of constants folded at compile time: a weight changes layout once, in the
 //! compiler, never at run time.
 
+use acc_ir::attrs::{AttrData, DenseData};
 use acc_ir::elements::{self, Scalar};
-use acc_ir::{InsertPoint, OpId, ValueId};
+use acc_ir::{AttrId, Context, InsertPoint, OpId, ResourceValue, ValueId};
 
 use super::{Layouts, Tiling};
-use crate::emit::shape_of;
+use crate::emit::{is_float, shape_of};
 
 impl Layouts<'_> {
     /// `pack` of a constant folded at compile time: a new constant of the packed
-    /// type (`None` when the constant's elements are not dense numbers).
+    /// type, its elements' bytes moved (`None` when the constant's elements are not
+    /// dense numbers).
     pub(super) fn fold_constant(
         &mut self,
         constant: OpId,
@@ -18,17 +20,49 @@ impl Layouts<'_> {
         let Some(attr) = self.ir.op(self.body, constant).attr(self.ctx, "value") else {
             return Ok(None);
         };
-        let Some(dense) = elements::dense(self.ctx, attr) else {
+        let Some((bytes, splat)) = element_bytes(self.ctx, attr) else {
             return Ok(None);
         };
         let (tiling, source, padding) = self.pack_parts(pack);
-        let (plain, _) = self.shape(source).ok_or("an unranked constant")?;
+        let (plain, element) = self.shape(source).ok_or("an unranked constant")?;
+        let Some(kind) = elements::ElementKind::of(self.ctx, element) else {
+            return Ok(None);
+        };
         let ty = self.ir.body(self.body).value_type(self.result(pack));
         let (blocked, _) = shape_of(self.ctx, ty)?;
-        let padding = padding.and_then(|p| self.constant_scalar(p));
-        let values = pack_values(&dense, &plain, &blocked, &tiling, padding)?;
-        let value = elements::dense_attr(self.ctx, ty, &values)
-            .ok_or("the packed constant has no dense form")?;
+        let data = if splat && tiling.whole(&plain) {
+            DenseData::Splat(bytes.into())
+        } else {
+            // The padding value's bytes (zero without one).
+            let zero = if is_float(self.ctx, element) {
+                Scalar::Float(0.0)
+            } else {
+                Scalar::Int(0)
+            };
+            let mut fill = Vec::new();
+            kind.encode(
+                padding
+                    .and_then(|p| self.constant_scalar(p))
+                    .unwrap_or(zero),
+                &mut fill,
+            );
+            let size = kind.bytes();
+            let count: i64 = blocked.iter().product();
+            let mut out = Vec::with_capacity(count.max(0) as usize * size);
+            for at in pack_sources(&plain, &blocked, &tiling) {
+                match at {
+                    Some(_) if splat => out.extend_from_slice(&bytes[..size]),
+                    Some(i) => out.extend_from_slice(
+                        bytes
+                            .get(i * size..(i + 1) * size)
+                            .ok_or("a short constant")?,
+                    ),
+                    None => out.extend_from_slice(&fill),
+                }
+            }
+            DenseData::Elements(out.into())
+        };
+        let value = self.ctx.intern_attr(AttrData::DenseElements { ty, data });
         let c = self.emitter(pack, InsertPoint::Before(pack)).op1(
             "arith.constant",
             &[],
@@ -39,44 +73,49 @@ impl Layouts<'_> {
     }
 }
 
-/// The elements of a constant of `plain` shape packed into `blocked` shape
-/// (`tensor.pack`'s definition: position `outer * tile + inner` along each tiled
-/// dimension; past the end, the padding value, else zero).
-fn pack_values(
-    dense: &elements::Dense,
-    plain: &[i64],
-    blocked: &[i64],
-    tiling: &Tiling,
-    padding: Option<Scalar>,
-) -> Result<Vec<Scalar>, String> {
-    let rank = plain.len();
-    let count: i64 = blocked.iter().product();
-    if dense.splat && tiling.whole(plain) {
-        return Ok(vec![dense.values[0]]);
+/// The little-endian bytes of a dense constant's elements (one element when
+/// `splat`), from `dense<...>` or a `dense_resource` blob.
+fn element_bytes(ctx: &Context, a: AttrId) -> Option<(Vec<u8>, bool)> {
+    match ctx.attr_data(a) {
+        AttrData::DenseElements { data, .. } => match data {
+            DenseData::Splat(b) => Some((b.to_vec(), true)),
+            DenseData::Elements(b) => Some((b.to_vec(), false)),
+            DenseData::Strings(_) => None,
+        },
+        AttrData::DenseResource { handle, .. } => {
+            match ctx.resource(ctx.lookup_sym("builtin")?, *handle)? {
+                ResourceValue::Blob { data, .. } => Some((data.to_vec(), false)),
+                _ => None,
+            }
+        }
+        _ => None,
     }
-    let zero = match dense.values.first() {
-        Some(Scalar::Int(_)) => Scalar::Int(0),
-        _ => Scalar::Float(0.0),
-    };
-    let fill = padding.unwrap_or(zero);
+}
+
+/// For each element of the `blocked` shape in row-major order, the row-major
+/// position in the `plain` shape it comes from (`tensor.pack`'s definition:
+/// `outer * tile + inner` along each tiled dimension), `None` past the end (the
+/// padding of a partial block).
+fn pack_sources<'a>(
+    plain: &'a [i64],
+    blocked: &'a [i64],
+    tiling: &'a Tiling,
+) -> impl Iterator<Item = Option<usize>> + 'a {
+    let rank = plain.len();
     let mut strides = vec![1i64; rank];
     for d in (0..rank.saturating_sub(1)).rev() {
         strides[d] = strides[d + 1] * plain[d + 1];
     }
-    let mut out = Vec::with_capacity(count.max(0) as usize);
+    let count: i64 = blocked.iter().product();
     let mut index = vec![0i64; blocked.len()];
-    for _ in 0..count {
+    (0..count).map(move |_| {
         let mut at = index[..rank].to_vec();
         for (k, (p, t)) in tiling.positions.iter().zip(&tiling.tiles).enumerate() {
             at[*p as usize] = index[*p as usize] * t + index[rank + k];
         }
         let inside = at.iter().zip(plain).all(|(i, n)| *i < *n);
-        out.push(if inside {
-            let flat: i64 = at.iter().zip(&strides).map(|(i, s)| i * s).sum();
-            dense.get(flat as usize)
-        } else {
-            fill
-        });
+        let source =
+            inside.then(|| at.iter().zip(&strides).map(|(i, s)| i * s).sum::<i64>() as usize);
         for d in (0..blocked.len()).rev() {
             index[d] += 1;
             if index[d] < blocked[d] {
@@ -84,6 +123,6 @@ fn pack_values(
             }
             index[d] = 0;
         }
-    }
-    Ok(out)
+        source
+    })
 }
