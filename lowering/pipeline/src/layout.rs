@@ -250,7 +250,11 @@ impl Layouts<'_> {
     }
 
     fn shape(&self, v: ValueId) -> Option<(Vec<i64>, TypeId)> {
-        shape_of(self.ctx, self.ir.body(self.body).value_type(v)).ok()
+        self.shape_of_type(self.ir.body(self.body).value_type(v))
+    }
+
+    fn shape_of_type(&self, ty: TypeId) -> Option<(Vec<i64>, TypeId)> {
+        shape_of(self.ctx, ty).ok()
     }
 
     fn operands(&self, op: OpId) -> Vec<ValueId> {

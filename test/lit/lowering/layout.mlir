@@ -178,3 +178,23 @@ func.func @pooled(%x: tensor<1x3x8x8xf32>) -> tensor<1x16x4x4xf32> {
   %c2 = tensor.conv2d ins(%p, %w2 : tensor<1x16x4x4xf32>, tensor<16x16x1x1xf32>) outs(%z2 : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
   return %c2 : tensor<1x16x4x4xf32>
 }
+
+// An unpack moves down through a map whose result has another element type (a
+// comparison): the blocked map produces i1 blocks.
+// CHECK-LABEL: func.func @compared(
+// CHECK: %[[C:.*]] = tensor.conv2d
+// CHECK: %[[M:.*]] = tensor.map ins(%[[C]] : tensor<1x1x2x2x16xf32>) outs(%{{[0-9]+}} : tensor<1x1x2x2x16xi1>) -> tensor<1x1x2x2x16xi1>
+// CHECK: tensor.unpack %[[M]] inner_dims_pos = [1] inner_tiles = [16] into %{{[0-9]+}} : tensor<1x1x2x2x16xi1> -> tensor<1x16x2x2xi1>
+func.func @compared(%x: tensor<1x16x2x2xf32>) -> tensor<1x16x2x2xi1> {
+  %w = arith.constant dense<0.5> : tensor<16x16x1x1xf32>
+  %z = arith.constant dense<0.0> : tensor<1x16x2x2xf32>
+  %c = tensor.conv2d ins(%x, %w : tensor<1x16x2x2xf32>, tensor<16x16x1x1xf32>) outs(%z : tensor<1x16x2x2xf32>) -> tensor<1x16x2x2xf32>
+  %e = tensor.empty() : tensor<1x16x2x2xi1>
+  %m = tensor.map ins(%c : tensor<1x16x2x2xf32>) outs(%e : tensor<1x16x2x2xi1>) -> tensor<1x16x2x2xi1> {
+  ^bb0(%a: f32):
+    %zero = arith.constant 0.0 : f32
+    %p = arith.cmpf ogt, %a, %zero : f32
+    tensor.yield %p : i1
+  }
+  return %m : tensor<1x16x2x2xi1>
+}

@@ -106,11 +106,18 @@ impl Layouts<'_> {
             }
             blocked.push(source);
         }
-        let Some((tiling, blocked_ty)) = tiling else {
+        let Some((tiling, input_ty)) = tiling else {
             return Ok(false);
         };
         let result = self.result(map);
         let plain_ty = self.ir.body(self.body).value_type(result);
+        // The blocked shape of the inputs, the element type of the map's result.
+        let (Some((blocked_shape, _)), Some((_, element))) =
+            (self.shape_of_type(input_ty), self.shape(result))
+        else {
+            return Ok(false);
+        };
+        let blocked_ty = tensor_type(self.ctx, &blocked_shape, element);
         let next = self
             .ir
             .body(self.body)
