@@ -351,32 +351,17 @@ impl Layouts<'_> {
         body.set_operand(op, 1, wb);
         body.set_operand(op, 2, ib);
         body.set_value_type(result, blocked_ty);
-        let mut entries: Vec<(acc_ir::Sym, AttrId)> = self
-            .ir
-            .op(self.body, op)
-            .props()
-            .map(|p| self.ctx.dict_entries(p).to_vec())
-            .unwrap_or_default();
-        for (name, text) in ["input_layout", "filter_layout", "output_layout"]
-            .iter()
+        let mut props: Vec<(&str, AttrId)> = ["input_layout", "filter_layout", "output_layout"]
+            .into_iter()
             .zip(row.layouts)
-        {
-            let key = self.ctx.sym(name);
-            entries.retain(|(k, _)| *k != key);
-            entries.push((key, layout_attr(self.ctx, text)));
-        }
+            .map(|(name, text)| (name, layout_attr(self.ctx, text)))
+            .collect();
         if row.depthwise {
             // One group per channel of the blocks, padding channels included.
-            let key = self.ctx.sym("groups");
             let channels = channels.blocked_shape(&plain_shape)[1] * b;
-            entries.retain(|(k, _)| *k != key);
-            entries.push((key, crate::emit::i64_attr(self.ctx, channels)));
+            props.push(("groups", crate::emit::i64_attr(self.ctx, channels)));
         }
-        let props = self
-            .ctx
-            .dict_attr(entries)
-            .map_err(|_| "duplicate properties".to_string())?;
-        self.ir.body_mut(self.body).op_mut(op).props = Some(props);
+        self.set_props(op, &props)?;
         // The result unpacked after the op, for every other user.
         let next = self
             .ir

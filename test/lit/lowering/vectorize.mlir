@@ -109,7 +109,9 @@ func.func @left_alone(%x: memref<8x8xf32>, %y: memref<8x8xf32>, %z: memref<3xf32
 // CHECK: %[[IDM:.*]] = arith.constant 0xFF800000 : f32
 // CHECK-NEXT: %{{[0-9]+}} = loop.splat %[[IDM]] : vector<4xf32>
 // CHECK-NEXT: %[[IDS:.*]] = arith.constant -0.000000e+00 : f32
-// CHECK: %[[V:.*]]:8 = loop.for %[[J:[a-z0-9]+]] = %{{[0-9]+}} to %{{[0-9]+}} step %{{[0-9]+}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
+// CHECK: %[[C32:.*]] = arith.constant 32 : index
+// CHECK-NEXT: %[[C16:.*]] = arith.constant 16 : index
+// CHECK-NEXT: %[[V:.*]]:8 = loop.for %[[J:[a-z0-9]+]] = %{{[0-9]+}} to %[[C32]] step %[[C16]] iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>) {
 // CHECK: loop.vload %arg0[%{{[a-z0-9]+}}, %{{[0-9]+}}] : memref<4x37xf32>, vector<4xf32>
 // CHECK: arith.maximumf %{{[0-9]+}}, %{{[a-z0-9]+}} : vector<4xf32>
 // CHECK: loop.yield
@@ -117,7 +119,6 @@ func.func @left_alone(%x: memref<8x8xf32>, %y: memref<8x8xf32>, %z: memref<3xf32
 // CHECK-NEXT: %[[M0:.*]] = arith.maximumf %{{[0-9]+}}, %[[M]] : f32
 // CHECK: %[[S:.*]] = loop.vreduce <add>, %{{[0-9]+}} : vector<4xf32>
 // CHECK-NEXT: %[[S0:.*]] = arith.addf %{{[0-9]+}}, %[[S]] : f32
-// CHECK-NEXT: %[[C32:.*]] = arith.constant 32 : index
 // CHECK-NEXT: loop.for %{{[a-z0-9]+}} = %[[C32]] to %{{[0-9]+}} step %{{[0-9]+}} iter_args(%{{[a-z0-9]+}} = %[[M0]], %{{[a-z0-9]+}} = %[[S0]]) -> (f32, f32)
 func.func @row_reductions(%x: memref<4x37xf32>, %m: memref<4xf32>, %s: memref<4xf32>) {
   %c0 = arith.constant 0 : index

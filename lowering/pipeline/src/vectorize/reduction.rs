@@ -246,17 +246,8 @@ fn rewrite(ctx: &Context, ir: &mut Ir, body: BodyId, l: OpId, plan: &Plan) -> Re
         }
         ir.erase_op(body, l);
     } else {
-        let rest = {
-            let mut e = Emitter {
-                ctx,
-                ir: &mut *ir,
-                body,
-                point: InsertPoint::Before(l),
-                loc,
-            };
-            e.index(plan.split)?
-        };
-        ir.body_mut(body).set_operand(l, 0, rest);
+        // The vector loop's end is where the original loop resumes.
+        ir.body_mut(body).set_operand(l, 0, split);
         for (i, s) in starts.into_iter().enumerate() {
             ir.body_mut(body).set_operand(l, 3 + i, s);
         }
