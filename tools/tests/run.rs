@@ -418,3 +418,72 @@ fn library_convolutions_agree_between_native_code_and_the_interpreter() {
     let want = read_f32s(&s.path("interp.npy"));
     assert!(want.iter().any(|v| v.abs() > 0.1));
 }
+
+/// A dense layer with constant weights (7 x 50: two panels, the second partial),
+/// then erf of its result and e^(erf(y) - y) (a map ending in exp).
+fn dense_then_functions(weights: &[f32]) -> String {
+    let rows: Vec<String> = weights
+        .chunks(50)
+        .map(|r| {
+            let v: Vec<String> = r.iter().map(|x| format!("{x:.8e}")).collect();
+            format!("[{}]", v.join(", "))
+        })
+        .collect();
+    format!(
+        r#"
+func.func @dense(%x: tensor<5x7xf32>) -> tensor<5x50xf32> {{
+  %w = arith.constant dense<[{}]> : tensor<7x50xf32>
+  %z = arith.constant dense<0.25> : tensor<5x50xf32>
+  %y = tensor.matmul ins(%x, %w : tensor<5x7xf32>, tensor<7x50xf32>) outs(%z : tensor<5x50xf32>) -> tensor<5x50xf32>
+  %e = tensor.empty() : tensor<5x50xf32>
+  %g = tensor.map ins(%y : tensor<5x50xf32>) outs(%e : tensor<5x50xf32>) -> tensor<5x50xf32> {{
+  ^bb0(%a: f32):
+    %r = math.erf %a : f32
+    tensor.yield %r : f32
+  }}
+  %e2 = tensor.empty() : tensor<5x50xf32>
+  %s = tensor.map ins(%g, %y : tensor<5x50xf32>, tensor<5x50xf32>) outs(%e2 : tensor<5x50xf32>) -> tensor<5x50xf32> {{
+  ^bb0(%a: f32, %b: f32):
+    %d = arith.subf %a, %b : f32
+    %r = math.exp %d : f32
+    tensor.yield %r : f32
+  }}
+  return %s : tensor<5x50xf32>
+}}
+"#,
+        rows.join(", ")
+    )
+}
+
+#[test]
+fn packed_weights_and_library_functions_agree_between_native_code_and_the_interpreter() {
+    let s = Setup::new();
+    let wave = |n: usize, k: f32| -> Vec<f32> { (0..n).map(|i| ((i as f32) * k).sin()).collect() };
+    std::fs::write(s.path("dense.mlir"), dense_then_functions(&wave(350, 0.61))).expect("write");
+    npy_f32(&s.path("x.npy"), &[5, 7], &wave(35, 0.37));
+    let lowered = Command::new(env!("CARGO_BIN_EXE_acc-opt"))
+        .current_dir(s.path(""))
+        .args([
+            "--pass",
+            "bufferize{packed-gemm=acc_sgemm_nk48n exp=acc_vexp erf=acc_verf},vectorize",
+            "dense.mlir",
+            "-o",
+            "loops.mlir",
+        ])
+        .output()
+        .expect("acc-opt runs");
+    assert!(
+        lowered.status.success(),
+        "{}",
+        String::from_utf8_lossy(&lowered.stderr)
+    );
+    let text = std::fs::read_to_string(s.path("loops.mlir")).expect("the lowered IR");
+    for call in ["\"acc_sgemm_nk48n\"", "\"acc_verf\"", "\"acc_vexp\""] {
+        assert!(text.contains(call), "{call}: {text}");
+    }
+    assert!(!text.contains("math."), "{text}");
+    native_code_agrees_with_the_interpreter(&s, &["loops.mlir", "--input", "0=x.npy"], 250, 1e-5);
+    // Not a trivial result: the exponentials spread over several orders.
+    let want = read_f32s(&s.path("interp.npy"));
+    assert!(want.iter().any(|v| *v > 2.0) && want.iter().any(|v| *v < 0.5));
+}

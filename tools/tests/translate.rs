@@ -132,7 +132,7 @@ fn real_models_compiled_to_native_code_match_the_onnx_reference() {
             "{model}: not fully lowered"
         );
         assert_eq!(
-            text.contains("hw.intrinsic \"acc_sgemm\""),
+            text.contains("hw.intrinsic \"acc_sgemm"),
             pipeline.contains("gemm"),
             "{model} with {pipeline}"
         );
@@ -146,13 +146,24 @@ fn real_models_compiled_to_native_code_match_the_onnx_reference() {
             assert!(text.contains("loop.vstore"), "{model}: nothing vectorized");
             assert!(text.contains("loop.arena_size"), "{model}: no memory plan");
             assert!(!text.contains("math.exp"), "{model}: exp not expanded");
+            // Every model has dense layers: their weights are packed at compile time.
+            assert!(
+                text.contains("hw.intrinsic \"acc_sgemm_nk48n\""),
+                "{model}: packed weights"
+            );
+            // Softmax exponentials (the MLP's and the encoder's) run in the library.
+            assert_eq!(
+                text.contains("hw.intrinsic \"acc_vexp\""),
+                ["mlp", "encoder"].contains(&model),
+                "{model}: library exp"
+            );
         }
         run_and_compare(dir.path(), model, &loops, &["--mode", "jit"]);
     }
 }
 
 /// The pipeline of the benchmarks (tools/bench/models.sh).
-const OPTIMIZED: &str = "canonicalize,graph-to-tensor,layout{assume-finite=true},bufferize{gemm=acc_sgemm conv=acc_sconv2d depthwise=acc_sdwconv2d blocked=acc_sconv2d_nchw16c blocked-depthwise=acc_sdwconv2d_nchw16c blocked-nchw-input=acc_sconv2d_nchw_nchw16c},fuse-parallel,math-approximation,unroll,vectorize,buffer-deallocation,memory-plan";
+const OPTIMIZED: &str = "canonicalize,graph-to-tensor,layout{assume-finite=true},bufferize{gemm=acc_sgemm conv=acc_sconv2d depthwise=acc_sdwconv2d blocked=acc_sconv2d_nchw16c blocked-depthwise=acc_sdwconv2d_nchw16c blocked-nchw-input=acc_sconv2d_nchw_nchw16c packed-gemm=acc_sgemm_nk48n exp=acc_vexp erf=acc_verf},fuse-parallel,math-approximation,unroll,vectorize,buffer-deallocation,memory-plan";
 
 #[test]
 fn bad_models_give_errors_and_no_output() {

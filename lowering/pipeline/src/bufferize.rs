@@ -30,6 +30,9 @@ use crate::emit::{Emitter, memref_type, shape_of};
 mod build;
 mod ops;
 
+/// The columns of a packed B's panels (`packed-gemm`).
+pub const PANEL_COLUMNS: i64 = 48;
+
 /// The pass.
 pub struct Bufferize {
     library: Library,
@@ -63,6 +66,23 @@ struct Library {
     blocked_depthwise: Option<String>,
     /// As `blocked`, the input plain NCHW (any channel count) and the filter OIHW16o.
     blocked_nchw_input: Option<String>,
+    /// As `gemm` with a constant B packed at compile time into panels of
+    /// [`PANEL_COLUMNS`] columns (layout `NK48n`: ceil(n / 48) panels, each k rows of
+    /// 48 floats, the last one's extra columns zero).
+    packed_gemm: Option<String>,
+    /// out[i] = e^x[i] on f32 arrays: (x, out, n), x and out possibly the same.
+    exp: Option<String>,
+    /// out[i] = erf(x[i]), as `exp`.
+    erf: Option<String>,
+}
+
+/// A library function that finishes a `tensor.map`: the region's `math` op it
+/// replaces, the callee, and the map input it applies to directly when the region
+/// is that op alone.
+struct LibraryFunction {
+    op: OpId,
+    callee: String,
+    argument: Option<usize>,
 }
 
 /// Its registration.
@@ -104,6 +124,24 @@ pub fn info() -> PassInfo {
                 default: "",
             },
             acc_ir::pass::PassOption {
+                name: "packed-gemm",
+                description: "a library f32 matrix product whose B, a constant, is packed at compile time into 48-column panels (layout NK48n: ceil(n/48) panels of k rows of 48 floats, zero-padded; arguments as for gemm), e.g. acc_sgemm_nk48n; empty: gemm",
+                kind: acc_ir::pass::OptionKind::String,
+                default: "",
+            },
+            acc_ir::pass::PassOption {
+                name: "exp",
+                description: "a library f32 exponential over an array (out[i] = e^x[i]: x, out, n; in place allowed) that finishes maps yielding math.exp, e.g. acc_vexp; empty: loops",
+                kind: acc_ir::pass::OptionKind::String,
+                default: "",
+            },
+            acc_ir::pass::PassOption {
+                name: "erf",
+                description: "a library f32 error function over an array (out[i] = erf(x[i]): x, out, n; in place allowed) that finishes maps yielding math.erf, e.g. acc_verf; empty: loops",
+                kind: acc_ir::pass::OptionKind::String,
+                default: "",
+            },
+            acc_ir::pass::PassOption {
                 name: "depthwise",
                 description: "a library f32 depthwise convolution (out += conv(x, w), groups = channels, batch 1, NCHW: x, w, out, c, h, w, kh, kw, oh, ow, sh, sw, dh, dw, pad top, pad left, clamp lo, clamp hi; NAME_bias as for conv), e.g. acc_sdwconv2d; empty: loops",
                 kind: acc_ir::pass::OptionKind::String,
@@ -120,6 +158,9 @@ pub fn info() -> PassInfo {
                     blocked: named("blocked"),
                     blocked_depthwise: named("blocked-depthwise"),
                     blocked_nchw_input: named("blocked-nchw-input"),
+                    packed_gemm: named("packed-gemm"),
+                    exp: named("exp"),
+                    erf: named("erf"),
                 },
             }))
         },
@@ -220,6 +261,9 @@ struct Bufferizer<'a> {
     /// call starts from itself (`NAME_bias`): the broadcast's result to the bias.
     /// The result's buffer is left unwritten.
     absorbed_biases: FxHashMap<ValueId, ValueId>,
+    /// Constants used only as the B of matrix products that take them packed
+    /// (`packed-gemm`): never bufferized as they are.
+    packed_weights: FxHashSet<ValueId>,
     library: Library,
 }
 
@@ -239,6 +283,7 @@ impl<'a> Bufferizer<'a> {
             absorbed_maps: FxHashMap::default(),
             absorbed_empties: FxHashSet::default(),
             absorbed_biases: FxHashMap::default(),
+            packed_weights: FxHashSet::default(),
             library,
         }
     }
@@ -317,6 +362,10 @@ impl<'a> Bufferizer<'a> {
                     .collect::<Result<Vec<_>, _>>()?;
                 let mut e = self.emitter(op);
                 e.op("func.return", &vals, &[], &[]).map_err(fail)?;
+                return Ok(true);
+            }
+            "arith.constant" if self.packable_weight(results[0]) => {
+                self.packed_weights.insert(results[0]);
                 return Ok(true);
             }
             "arith.constant" => {
@@ -433,6 +482,20 @@ impl<'a> Bufferizer<'a> {
         args: &[ValueId],
         at: InsertPoint,
     ) -> Result<Vec<ValueId>, String> {
+        Self::inline_skipping(ir, body, op, index, args, at, None)
+    }
+
+    /// As [`Self::inline`], with op `skip` of the region (one operand, one result)
+    /// left out: its result stands for its operand.
+    fn inline_skipping(
+        ir: &mut Ir,
+        body: BodyId,
+        op: OpId,
+        index: usize,
+        args: &[ValueId],
+        at: InsertPoint,
+        skip: Option<OpId>,
+    ) -> Result<Vec<ValueId>, String> {
         let b = ir.body(body);
         let region = *ir
             .op(body, op)
@@ -448,6 +511,17 @@ impl<'a> Bufferizer<'a> {
         }
         let (last, inner) = ops.split_last().ok_or("an empty block")?;
         for o in inner {
+            if Some(*o) == skip {
+                let x = ir.body(body).operand(*o, 0);
+                let y = ir
+                    .body(body)
+                    .results(*o)
+                    .next()
+                    .ok_or("a skipped op without a result")?;
+                let x = map.values.get(&x).copied().unwrap_or(x);
+                map.values.insert(y, x);
+                continue;
+            }
             clone_op(ir, body, *o, body, at, &mut map);
         }
         Ok(ir

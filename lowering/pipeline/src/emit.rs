@@ -2,10 +2,10 @@
 //! named properties, ops with one single-block region built by a closure, and the
 //! types and attributes lowerings keep making.
 
-use acc_ir::attrs::AttrData;
+use acc_ir::attrs::{AttrData, DenseData};
 use acc_ir::body::OpSpec;
 use acc_ir::elements::{self, Scalar};
-use acc_ir::{AttrId, BodyId, Context, InsertPoint, Ir, TypeData, TypeId, ValueId};
+use acc_ir::{AttrId, BodyId, Context, InsertPoint, Ir, ResourceValue, TypeData, TypeId, ValueId};
 
 /// Builds the ops of a region's block from its arguments; the values it yields.
 pub type RegionBuilder<'f> =
@@ -209,6 +209,38 @@ pub fn segments(ctx: &Context, sizes: &[i32]) -> AttrId {
         element: ctx.int_type(32),
         data: data.into(),
     })
+}
+
+/// The little-endian bytes of a dense constant's elements (one element when
+/// `splat`), from `dense<...>` or a `dense_resource` blob.
+pub fn element_bytes(ctx: &Context, a: AttrId) -> Option<(Vec<u8>, bool)> {
+    match ctx.attr_data(a) {
+        AttrData::DenseElements { data, .. } => match data {
+            DenseData::Splat(b) => Some((b.to_vec(), true)),
+            DenseData::Elements(b) => Some((b.to_vec(), false)),
+            DenseData::Strings(_) => None,
+        },
+        AttrData::DenseResource { handle, .. } => {
+            match ctx.resource(ctx.lookup_sym("builtin")?, *handle)? {
+                ResourceValue::Blob { data, .. } => Some((data.to_vec(), false)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The bytes of the dense constant that defines `v` (`arith.constant`), as
+/// [`element_bytes`].
+pub fn dense_bytes(ctx: &Context, ir: &Ir, body: BodyId, v: ValueId) -> Option<(Vec<u8>, bool)> {
+    let acc_ir::ValueDef::Result(op, _) = ir.body(body).value(v).def else {
+        return None;
+    };
+    let o = ir.op(body, op);
+    if ctx.op_name_str(o.name()) != "arith.constant" {
+        return None;
+    }
+    element_bytes(ctx, o.attr(ctx, "value")?)
 }
 
 /// The integer value of `v` when an `arith.constant` defines it.

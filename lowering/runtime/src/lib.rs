@@ -9,6 +9,7 @@ pub mod blocked;
 pub mod blocked_depthwise;
 pub mod conv;
 pub mod depthwise;
+pub mod elementwise;
 pub mod sgemm;
 
 /// What a convolution kernel fuses around its sums: the bias each output channel

@@ -57,6 +57,63 @@ pub(crate) trait PanelSource {
 
     /// B[k, j]'s address and B's row stride, when B is a matrix in memory.
     fn in_place(&self, k: usize, j: usize) -> Option<(*const f32, usize)>;
+
+    /// True when B is stored as the kernel's panels already ([`Panels`]): it is
+    /// always read in place.
+    fn packed(&self) -> bool {
+        false
+    }
+}
+
+/// The columns of one panel of a packed B (the AVX-512 kernel's tile width).
+pub const PANEL_COLUMNS: usize = 48;
+
+/// A k x n matrix B stored as packed panels (the layout `NK48n`): ceil(n / 48)
+/// panels, each k rows of [`PANEL_COLUMNS`] contiguous floats; element (i, j) is at
+/// `ptr + ((j / 48) * k + i) * 48 + j % 48`, and the last panel's columns past n
+/// are padding. Weights are packed so once, at compile time.
+#[derive(Clone, Copy, Debug)]
+pub struct Panels {
+    pub ptr: *const f32,
+    pub rows: usize,
+    pub cols: usize,
+}
+
+impl Panels {
+    /// Panel `p` (columns 48p..) as a k x width matrix with row stride 48.
+    fn panel(&self, p: usize) -> Matrix<*const f32> {
+        Matrix {
+            ptr: self.ptr.wrapping_add(p * self.rows * PANEL_COLUMNS),
+            rows: self.rows,
+            cols: PANEL_COLUMNS.min(self.cols - p * PANEL_COLUMNS),
+            row_stride: PANEL_COLUMNS,
+        }
+    }
+}
+
+impl PanelSource for Panels {
+    unsafe fn copy_row(&self, k: usize, j: usize, out: &mut [f32]) {
+        for (c, x) in out.iter_mut().enumerate() {
+            let (p, col) = ((j + c) / PANEL_COLUMNS, (j + c) % PANEL_COLUMNS);
+            // SAFETY: the caller keeps the row and columns inside B.
+            *x = unsafe { *self.panel(p).ptr.add(k * PANEL_COLUMNS + col) };
+        }
+    }
+
+    fn in_place(&self, k: usize, j: usize) -> Option<(*const f32, usize)> {
+        // Kernel tiles start at multiples of PANEL_COLUMNS: one panel each.
+        let panel = self.panel(j / PANEL_COLUMNS);
+        Some((
+            panel
+                .ptr
+                .wrapping_add(k * PANEL_COLUMNS + j % PANEL_COLUMNS),
+            PANEL_COLUMNS,
+        ))
+    }
+
+    fn packed(&self) -> bool {
+        true
+    }
 }
 
 impl PanelSource for Matrix<*const f32> {
@@ -105,6 +162,52 @@ pub unsafe fn sgemm(a: Matrix<*const f32>, b: Matrix<*const f32>, c: Matrix<*mut
     unsafe { portable(a, b, c) };
 }
 
+/// C += A x B with B in packed panels.
+///
+/// # Safety
+/// As [`sgemm`], B's panels holding ceil(n / 48) * k * 48 floats.
+pub unsafe fn sgemm_panels(a: Matrix<*const f32>, b: Panels, c: Matrix<*mut f32>) {
+    assert!(
+        a.rows == c.rows && a.cols == b.rows && b.cols == c.cols,
+        "sgemm_panels: {}x{} times {}x{} into {}x{}",
+        a.rows,
+        a.cols,
+        b.rows,
+        b.cols,
+        c.rows,
+        c.cols
+    );
+    if c.rows == 0 || c.cols == 0 || a.cols == 0 {
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU has AVX-512F; the caller vouches for the memory.
+        unsafe { avx512::sgemm(a, &b, c, crate::Fused::NONE) };
+        return;
+    }
+    // SAFETY: as above.
+    unsafe { portable_panels(a, b, c) };
+}
+
+/// [`sgemm_panels`] as one `matrixmultiply` product per panel (any CPU).
+///
+/// # Safety
+/// As [`sgemm_panels`].
+pub unsafe fn portable_panels(a: Matrix<*const f32>, b: Panels, c: Matrix<*mut f32>) {
+    for p in 0..c.cols.div_ceil(PANEL_COLUMNS) {
+        let panel = b.panel(p);
+        let columns = Matrix {
+            // SAFETY: column 48p lies inside C.
+            ptr: unsafe { c.ptr.add(p * PANEL_COLUMNS) },
+            cols: panel.cols,
+            ..c
+        };
+        // SAFETY: as above; the panel is a k x width matrix inside B's storage.
+        unsafe { portable(a, panel, columns) };
+    }
+}
+
 /// C += A x B by the `matrixmultiply` crate (any CPU).
 ///
 /// # Safety
@@ -151,6 +254,30 @@ pub unsafe extern "C" fn acc_sgemm(
     unsafe { sgemm(matrix(a, m, k), matrix(b, k, n), matrix(c, m, n)) }
 }
 
+/// The C ABI entry point for a packed B: C += A x B, A m x k and C m x n
+/// row-major, B k x n in [`Panels`] (layout `NK48n`).
+///
+/// # Safety
+/// The buffers hold m*k, ceil(n/48)*k*48 and m*n elements and C overlaps neither
+/// A nor B.
+pub unsafe extern "C" fn acc_sgemm_nk48n(
+    a: *const f32,
+    b: *const f32,
+    c: *mut f32,
+    m: i64,
+    n: i64,
+    k: i64,
+) {
+    let (m, n, k) = (m.max(0) as usize, n.max(0) as usize, k.max(0) as usize);
+    let b = Panels {
+        ptr: b,
+        rows: k,
+        cols: n,
+    };
+    // SAFETY: the caller vouches for the buffers.
+    unsafe { sgemm_panels(matrix(a, m, k), b, matrix(c, m, n)) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,27 +297,78 @@ mod tests {
         out
     }
 
+    /// B (k x n, row-major) as packed panels, the padding columns NaN (never read).
+    fn panels(b: &[f32], n: usize, k: usize) -> Vec<f32> {
+        let count = n.div_ceil(PANEL_COLUMNS);
+        let mut out = vec![f32::NAN; count * k * PANEL_COLUMNS];
+        for i in 0..k {
+            for j in 0..n {
+                let (p, col) = (j / PANEL_COLUMNS, j % PANEL_COLUMNS);
+                out[(p * k + i) * PANEL_COLUMNS + col] = b[i * n + j];
+            }
+        }
+        out
+    }
+
+    /// acc_sgemm, and acc_sgemm_nk48n on B packed, against the reference.
     fn check(m: usize, n: usize, k: usize) {
         let (a, b) = (random(m * k, 1), random(k * n, 2));
-        let mut c = random(m * n, 3);
-        let want = reference(&a, &b, &c, m, n, k);
-        // SAFETY: the vectors hold the sizes acc_sgemm reads and writes.
-        unsafe {
-            acc_sgemm(
-                a.as_ptr(),
-                b.as_ptr(),
-                c.as_mut_ptr(),
-                m as i64,
-                n as i64,
-                k as i64,
-            )
+        let c0 = random(m * n, 3);
+        let want = reference(&a, &b, &c0, m, n, k);
+        let packed = panels(&b, n, k);
+        for (entry, b) in [
+            (acc_sgemm as unsafe extern "C" fn(_, _, _, _, _, _), &b),
+            (acc_sgemm_nk48n, &packed),
+        ] {
+            let mut c = c0.clone();
+            // SAFETY: the vectors hold the sizes the entry points read and write.
+            unsafe {
+                entry(
+                    a.as_ptr(),
+                    b.as_ptr(),
+                    c.as_mut_ptr(),
+                    m as i64,
+                    n as i64,
+                    k as i64,
+                )
+            };
+            for (i, (&got, &want)) in c.iter().zip(&want).enumerate() {
+                let tolerance = 1e-5 * (k as f64).sqrt() * (1.0 + want.abs());
+                assert!(
+                    (got as f64 - want).abs() <= tolerance,
+                    "{m}x{n}x{k}: element {i} is {got}, want {want}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn packed_panels_agree_on_every_cpu_path() {
+        let (m, n, k) = (9, 100, 37);
+        let (a, b) = (random(m * k, 7), random(k * n, 8));
+        let packed = panels(&b, n, k);
+        let panels = Panels {
+            ptr: packed.as_ptr(),
+            rows: k,
+            cols: n,
         };
-        for (i, (&got, &want)) in c.iter().zip(&want).enumerate() {
-            let tolerance = 1e-5 * (k as f64).sqrt() * (1.0 + want.abs());
-            assert!(
-                (got as f64 - want).abs() <= tolerance,
-                "{m}x{n}x{k}: element {i} is {got}, want {want}"
+        let mut fast = random(m * n, 9);
+        let mut slow = fast.clone();
+        // SAFETY: the vectors hold the matrices.
+        unsafe {
+            sgemm_panels(
+                matrix(a.as_ptr(), m, k),
+                panels,
+                matrix(fast.as_mut_ptr(), m, n),
             );
+            portable_panels(
+                matrix(a.as_ptr(), m, k),
+                panels,
+                matrix(slow.as_mut_ptr(), m, n),
+            );
+        }
+        for (x, y) in fast.iter().zip(&slow) {
+            assert!((x - y).abs() <= 1e-4 * (1.0 + y.abs()), "{x} vs {y}");
         }
     }
 

@@ -408,25 +408,65 @@ pub(super) fn parallel(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 /// `hw.intrinsic "acc_sgemm"(%a, %b, %c, %m, %n, %k)`: C += A x B on row-major f32
 /// buffers (A is m x k, B k x n, C m x n), the host library's matrix product.
 pub(super) fn sgemm(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    library_gemm(r, None)
+}
+
+/// `hw.intrinsic "acc_sgemm_nk48n"(%a, %b, %c, %m, %n, %k)`: as `acc_sgemm` with B
+/// stored in 48-column panels (layout `NK48n`): element (t, j) of B at
+/// `((j / 48) * k + t) * 48 + j % 48` of a buffer of ceil(n / 48) * k * 48.
+pub(super) fn sgemm_nk48n(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    library_gemm(r, Some(48))
+}
+
+/// C += A x B, B row-major or in panels of `panel` columns.
+fn library_gemm(r: &RuleInput<'_>, panel: Option<usize>) -> Result<Vec<Tensor>, String> {
     let (a, b, c) = (r.operand(0)?, r.operand(1)?, r.operand(2)?);
     let dims = sizes(r, 3)?;
     let [m, n, k] = <[usize; 3]>::try_from(dims.as_slice()).map_err(|_| "expects m, n and k")?;
+    let b_len = panel.map_or(k * n, |w| n.div_ceil(w) * k * w);
     let (a, b, mut c) = (
         Flat::new(a, m * k)?,
-        Flat::new(b, k * n)?,
+        Flat::new(b, b_len)?,
         Flat::new(c, m * n)?,
     );
+    let b_at = |t: usize, j: usize| match panel {
+        Some(w) => ((j / w) * k + t) * w + j % w,
+        None => t * n + j,
+    };
     let mut out = Vec::with_capacity(m * n);
     for i in 0..m {
         for j in 0..n {
             let mut acc = c.read(i * n + j)?;
             for t in 0..k {
-                acc += a.read(i * k + t)? * b.read(t * n + j)?;
+                acc += a.read(i * k + t)? * b.read(b_at(t, j))?;
             }
             out.push(acc);
         }
     }
     c.write_all(out)?;
+    Ok(Vec::new())
+}
+
+/// `hw.intrinsic "acc_vexp"(%x, %out, %n)`: out[i] = e^x[i] for the first n elements
+/// of two f32 buffers (possibly the same one), the host library's exponential.
+pub(super) fn vexp(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    library_function(r, f64::exp)
+}
+
+/// `hw.intrinsic "acc_verf"(%x, %out, %n)`: out[i] = erf(x[i]), as `acc_vexp`.
+pub(super) fn verf(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    library_function(r, libm::erf)
+}
+
+/// out[i] = f(x[i]) over buffers of n elements, every x read before out is written.
+fn library_function(r: &RuleInput<'_>, f: fn(f64) -> f64) -> Result<Vec<Tensor>, String> {
+    let dims = sizes(r, 2)?;
+    let [n] = <[usize; 1]>::try_from(dims.as_slice()).map_err(|_| "expects x, out and n")?;
+    let (x, out) = (Flat::new(r.operand(0)?, n)?, r.operand(1)?);
+    let values = (0..n)
+        .map(|i| Ok(f(x.read(i)?)))
+        .collect::<Result<Vec<_>, String>>()?;
+    Flat::new(out, n)?.write_all(values)?;
     Ok(Vec::new())
 }
 

@@ -7,11 +7,16 @@ use super::build::{
     call_gemm, call_library, clamp, conv_as_gemm, convert, for_range, in_range, index_add,
     index_op, matrix_window, multiply_add, parallel, pos, with,
 };
-use super::{Bufferizer, buffer_type};
+use super::{Bufferizer, LibraryFunction, PANEL_COLUMNS, buffer_type};
 use crate::emit::Emitter;
+use crate::emit::dense_bytes;
 use crate::emit::is_float;
 
 impl Bufferizer<'_> {
+    /// `tensor.map`: a `loop.parallel` computing each element with the region. When
+    /// the region's result is an f32 `math` function the library has (`exp`, `erf`),
+    /// the loop stores that function's argument and the library call then applies it
+    /// to the whole buffer in place; a map of the function alone is just the call.
     pub(super) fn map(&mut self, op: OpId) -> Result<ValueId, String> {
         let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
         let (inputs, init) = operands.split_at(operands.len() - 1);
@@ -22,19 +27,124 @@ impl Bufferizer<'_> {
             .collect::<Result<_, _>>()?;
         let shape = self.shape(init[0])?;
         let elem_types: Vec<TypeId> = inputs.iter().map(|v| self.element(*v)).collect();
+        let library = self.library_function_of_map(op);
         let body = self.body;
         let mut e = self.emitter(op);
+        let elements = shape.iter().product::<i64>();
+        if let Some(LibraryFunction {
+            callee,
+            argument: Some(input),
+            ..
+        }) = &library
+        {
+            call_library(&mut e, callee, &[ins[*input], dest], &[elements], None)?;
+            return Ok(dest);
+        }
+        let skip = library.as_ref().map(|l| l.op);
         parallel(&mut e, &shape, &mut |e, ivs| {
             let mut args = Vec::new();
             for (b, t) in ins.iter().zip(&elem_types) {
                 args.push(e.op1("loop.load", &with(*b, ivs), *t, &[])?);
             }
             let at = e.point;
-            let y = Self::inline(e.ir, body, op, 0, &args, at)?;
+            let y = Self::inline_skipping(e.ir, body, op, 0, &args, at, skip)?;
             e.op("loop.store", &[&[y[0], dest][..], ivs].concat(), &[], &[])?;
             Ok(())
         })?;
+        if let Some(l) = &library {
+            call_library(&mut e, &l.callee, &[dest, dest], &[elements], None)?;
+        }
         Ok(dest)
+    }
+
+    /// True when constant `v` is the B of 2-D f32 matrix products only and the
+    /// library takes such a B packed (`packed-gemm`).
+    pub(super) fn packable_weight(&self, v: ValueId) -> bool {
+        if self.library.packed_gemm.is_none()
+            || dense_bytes(self.ctx, self.ir, self.body, v).is_none()
+        {
+            return false;
+        }
+        let b = self.ir.body(self.body);
+        let mut users = b.value_users(v).peekable();
+        users.peek().is_some()
+            && users.all(|u| {
+                let operands: Vec<ValueId> = b.operands(u).collect();
+                self.ctx.op_name_str(b.op(u).name) == "tensor.matmul"
+                    && operands.len() == 3
+                    && operands[0] != v
+                    && operands[1] == v
+                    && operands
+                        .iter()
+                        .all(|x| self.shape(*x).is_ok_and(|s| s.len() == 2))
+                    && self.all_f32(&operands)
+            })
+    }
+
+    /// Constant `b` (k x n) packed into panels: a `loop.constant` of shape
+    /// [ceil(n / 48), k, 48], columns past n zero.
+    fn packed_constant(&mut self, op: OpId, b: ValueId) -> Result<ValueId, String> {
+        let (bytes, splat) =
+            dense_bytes(self.ctx, self.ir, self.body, b).ok_or("B is not a dense constant")?;
+        let sb = self.shape(b)?;
+        let (k, n) = (sb[0] as usize, sb[1] as usize);
+        let width = PANEL_COLUMNS as usize;
+        let panels = n.div_ceil(width);
+        let mut out = vec![0u8; panels * k * width * 4];
+        for i in 0..k {
+            for j in 0..n {
+                let from = if splat { 0 } else { (i * n + j) * 4 };
+                let to = ((j / width * k + i) * width + j % width) * 4;
+                out[to..to + 4]
+                    .copy_from_slice(bytes.get(from..from + 4).ok_or("a short constant")?);
+            }
+        }
+        let f32t = self.element(b);
+        let shape = [panels as i64, k as i64, PANEL_COLUMNS];
+        let ty = crate::emit::tensor_type(self.ctx, &shape, f32t);
+        let value = self
+            .ctx
+            .intern_attr(acc_ir::attrs::AttrData::DenseElements {
+                ty,
+                data: acc_ir::attrs::DenseData::Elements(out.into()),
+            });
+        let buffer = buffer_type(self.ctx, ty);
+        self.emitter(op)
+            .op1("loop.constant", &[], buffer, &[("value", value)])
+    }
+
+    /// The library function that can finish map `op`: its region yields an f32
+    /// `math.exp` / `math.erf` result used nowhere else, and the library has that
+    /// function.
+    fn library_function_of_map(&self, op: OpId) -> Option<LibraryFunction> {
+        let b = self.ir.body(self.body);
+        let region = *self.ir.op(self.body, op).regions().first()?;
+        let block = b.entry_block(region)?;
+        let yield_op = b.block_ops(block).last()?;
+        let y = b.operands(yield_op).next()?;
+        let acc_ir::ValueDef::Result(f, 0) = b.value(y).def else {
+            return None;
+        };
+        let callee = match self.ctx.op_name_str(b.op(f).name) {
+            "math.exp" => self.library.exp.clone()?,
+            "math.erf" => self.library.erf.clone()?,
+            _ => return None,
+        };
+        let f32t = self.ctx.float_type(acc_ir::FloatKind::F32);
+        if b.value_type(y) != f32t || b.value_users(y).count() != 1 {
+            return None;
+        }
+        let x = b.operand(f, 0);
+        let params = b.block_args(block);
+        // The function of an input alone (its element type f32, as the result's).
+        let argument = (b.block_ops(block).count() == 2)
+            .then(|| params.iter().position(|p| *p == x))
+            .flatten();
+        Some(LibraryFunction {
+            op: f,
+            callee,
+            argument,
+        })
     }
 
     pub(super) fn broadcast(&mut self, op: OpId) -> Result<ValueId, String> {
@@ -181,6 +291,15 @@ impl Bufferizer<'_> {
         let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
         let (a, b, init) = (operands[0], operands[1], operands[2]);
         let dest = self.destination(op, init, true)?;
+        if self.packed_weights.contains(&b) {
+            let (sa, sb) = (self.shape(a)?, self.shape(b)?);
+            let panels = self.packed_constant(op, b)?;
+            let ba = self.buffers.get(&a).copied().ok_or("A has no buffer")?;
+            let callee = self.library.packed_gemm.clone().ok_or("no packed-gemm")?;
+            let mut e = self.emitter(op);
+            call_gemm(&mut e, &callee, [ba, panels, dest], [sa[0], sb[1], sa[1]])?;
+            return Ok(dest);
+        }
         if let Some(gemm) = self.library_gemm(&[a, b, init])? {
             let (sa, sb) = (self.shape(a)?, self.shape(b)?);
             if sa.len() == 2 {

@@ -3,10 +3,10 @@
 
 use acc_ir::attrs::{AttrData, DenseData};
 use acc_ir::elements::{self, Scalar};
-use acc_ir::{AttrId, Context, InsertPoint, OpId, ResourceValue, ValueId};
+use acc_ir::{InsertPoint, OpId, ValueId};
 
 use super::{Layouts, Tiling};
-use crate::emit::{is_float, shape_of};
+use crate::emit::{element_bytes, is_float, shape_of};
 
 impl Layouts<'_> {
     /// `pack` of a constant folded at compile time: a new constant of the packed
@@ -70,25 +70,6 @@ impl Layouts<'_> {
             &[("value", value)],
         )?;
         Ok(Some(c))
-    }
-}
-
-/// The little-endian bytes of a dense constant's elements (one element when
-/// `splat`), from `dense<...>` or a `dense_resource` blob.
-fn element_bytes(ctx: &Context, a: AttrId) -> Option<(Vec<u8>, bool)> {
-    match ctx.attr_data(a) {
-        AttrData::DenseElements { data, .. } => match data {
-            DenseData::Splat(b) => Some((b.to_vec(), true)),
-            DenseData::Elements(b) => Some((b.to_vec(), false)),
-            DenseData::Strings(_) => None,
-        },
-        AttrData::DenseResource { handle, .. } => {
-            match ctx.resource(ctx.lookup_sym("builtin")?, *handle)? {
-                ResourceValue::Blob { data, .. } => Some((data.to_vec(), false)),
-                _ => None,
-            }
-        }
-        _ => None,
     }
 }
 

@@ -20,6 +20,7 @@ const LANES: usize = 16;
 const VECTORS: usize = 3;
 const ROWS: usize = 8;
 const TILE_COLUMNS: usize = LANES * VECTORS;
+const _: () = assert!(TILE_COLUMNS == super::PANEL_COLUMNS);
 /// The packed panel is DEPTH_BLOCK x TILE_COLUMNS floats (24 KiB, half of L1).
 const DEPTH_BLOCK: usize = 128;
 /// From this many rows of A on, the panel is worth copying.
@@ -45,7 +46,7 @@ pub(crate) unsafe fn sgemm(
         for j in (0..n).step_by(TILE_COLUMNS) {
             let width = TILE_COLUMNS.min(n - j);
             let (b_tile, ldb) = match b.in_place(k0, j) {
-                Some(block) if m < PACK_ROWS => block,
+                Some(block) if m < PACK_ROWS || b.packed() => block,
                 Some((from, ldb)) => {
                     // B in memory: its rows copied by masked vectors (no call per row).
                     let masks = lane_masks(width);
