@@ -419,8 +419,8 @@ fn library_convolutions_agree_between_native_code_and_the_interpreter() {
     assert!(want.iter().any(|v| v.abs() > 0.1));
 }
 
-/// A dense layer with constant weights (7 x 50: two panels, the second partial),
-/// then erf of its result and e^(erf(y) - y) (a map ending in exp).
+/// A dense layer with constant weights (7 x 50: two panels, the second partial)
+/// and a bias, then erf of its result and e^(erf(y) - y) (a map ending in exp).
 fn dense_then_functions(weights: &[f32]) -> String {
     let rows: Vec<String> = weights
         .chunks(50)
@@ -431,9 +431,10 @@ fn dense_then_functions(weights: &[f32]) -> String {
         .collect();
     format!(
         r#"
-func.func @dense(%x: tensor<5x7xf32>) -> tensor<5x50xf32> {{
+func.func @dense(%x: tensor<5x7xf32>, %bias: tensor<50xf32>) -> tensor<5x50xf32> {{
   %w = arith.constant dense<[{}]> : tensor<7x50xf32>
-  %z = arith.constant dense<0.25> : tensor<5x50xf32>
+  %e0 = tensor.empty() : tensor<5x50xf32>
+  %z = tensor.broadcast ins(%bias : tensor<50xf32>) outs(%e0 : tensor<5x50xf32>) dimensions = [0] -> tensor<5x50xf32>
   %y = tensor.matmul ins(%x, %w : tensor<5x7xf32>, tensor<7x50xf32>) outs(%z : tensor<5x50xf32>) -> tensor<5x50xf32>
   %e = tensor.empty() : tensor<5x50xf32>
   %g = tensor.map ins(%y : tensor<5x50xf32>) outs(%e : tensor<5x50xf32>) -> tensor<5x50xf32> {{
@@ -461,6 +462,7 @@ fn packed_weights_and_library_functions_agree_between_native_code_and_the_interp
     let wave = |n: usize, k: f32| -> Vec<f32> { (0..n).map(|i| ((i as f32) * k).sin()).collect() };
     std::fs::write(s.path("dense.mlir"), dense_then_functions(&wave(350, 0.61))).expect("write");
     npy_f32(&s.path("x.npy"), &[5, 7], &wave(35, 0.37));
+    npy_f32(&s.path("b.npy"), &[50], &wave(50, 2.3));
     let lowered = Command::new(env!("CARGO_BIN_EXE_acc-opt"))
         .current_dir(s.path(""))
         .args([
@@ -478,11 +480,12 @@ fn packed_weights_and_library_functions_agree_between_native_code_and_the_interp
         String::from_utf8_lossy(&lowered.stderr)
     );
     let text = std::fs::read_to_string(s.path("loops.mlir")).expect("the lowered IR");
-    for call in ["\"acc_sgemm_nk48n\"", "\"acc_verf\"", "\"acc_vexp\""] {
+    for call in ["\"acc_sgemm_nk48n_bias\"", "\"acc_verf\"", "\"acc_vexp\""] {
         assert!(text.contains(call), "{call}: {text}");
     }
     assert!(!text.contains("math."), "{text}");
-    native_code_agrees_with_the_interpreter(&s, &["loops.mlir", "--input", "0=x.npy"], 250, 1e-5);
+    let args = ["loops.mlir", "--input", "0=x.npy", "--input", "1=b.npy"];
+    native_code_agrees_with_the_interpreter(&s, &args, 250, 1e-5);
     // Not a trivial result: the exponentials spread over several orders.
     let want = read_f32s(&s.path("interp.npy"));
     assert!(want.iter().any(|v| *v > 2.0) && want.iter().any(|v| *v < 0.5));

@@ -68,7 +68,9 @@ struct Library {
     blocked_nchw_input: Option<String>,
     /// As `gemm` with a constant B packed at compile time into panels of
     /// [`PANEL_COLUMNS`] columns (layout `NK48n`: ceil(n / 48) panels, each k rows of
-    /// 48 floats, the last one's extra columns zero).
+    /// 48 floats, the last one's extra columns zero); `NAME_bias` (a, b, bias, c, m,
+    /// n, k) starts each column from its bias instead of c (an init that broadcasts
+    /// one along dimension 0).
     packed_gemm: Option<String>,
     /// out[i] = e^x[i] on f32 arrays: (x, out, n), x and out possibly the same.
     exp: Option<String>,
@@ -125,7 +127,7 @@ pub fn info() -> PassInfo {
             },
             acc_ir::pass::PassOption {
                 name: "packed-gemm",
-                description: "a library f32 matrix product whose B, a constant, is packed at compile time into 48-column panels (layout NK48n: ceil(n/48) panels of k rows of 48 floats, zero-padded; arguments as for gemm), e.g. acc_sgemm_nk48n; empty: gemm",
+                description: "a library f32 matrix product whose B, a constant, is packed at compile time into 48-column panels (layout NK48n: ceil(n/48) panels of k rows of 48 floats, zero-padded; arguments as for gemm; NAME_bias takes a per-column bias after b and starts from it), e.g. acc_sgemm_nk48n; empty: gemm",
                 kind: acc_ir::pass::OptionKind::String,
                 default: "",
             },

@@ -329,7 +329,13 @@ pub unsafe fn sconv2d(
         // SAFETY: the CPU has AVX-512F; the caller vouches for the memory and the
         // patches cover depth x plane.
         unsafe {
-            crate::sgemm::avx512::sgemm(product.filter, &product.patches, product.output, fused)
+            crate::sgemm::avx512::sgemm(
+                product.filter,
+                &product.patches,
+                product.output,
+                fused,
+                None,
+            )
         };
         return;
     }

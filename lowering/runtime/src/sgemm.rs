@@ -155,18 +155,24 @@ pub unsafe fn sgemm(a: Matrix<*const f32>, b: Matrix<*const f32>, c: Matrix<*mut
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx512f") {
         // SAFETY: the CPU has AVX-512F; the caller vouches for the memory.
-        unsafe { avx512::sgemm(a, &b, c, crate::Fused::NONE) };
+        unsafe { avx512::sgemm(a, &b, c, crate::Fused::NONE, None) };
         return;
     }
     // SAFETY: as above.
     unsafe { portable(a, b, c) };
 }
 
-/// C += A x B with B in packed panels.
+/// C += A x B with B in packed panels; with a `bias` (one value per column of C),
+/// C = bias[col] + A x B (C's contents unread).
 ///
 /// # Safety
-/// As [`sgemm`], B's panels holding ceil(n / 48) * k * 48 floats.
-pub unsafe fn sgemm_panels(a: Matrix<*const f32>, b: Panels, c: Matrix<*mut f32>) {
+/// As [`sgemm`], B's panels holding ceil(n / 48) * k * 48 floats, a bias c.cols.
+pub unsafe fn sgemm_panels(
+    a: Matrix<*const f32>,
+    b: Panels,
+    c: Matrix<*mut f32>,
+    bias: Option<*const f32>,
+) {
     assert!(
         a.rows == c.rows && a.cols == b.rows && b.cols == c.cols,
         "sgemm_panels: {}x{} times {}x{} into {}x{}",
@@ -177,24 +183,38 @@ pub unsafe fn sgemm_panels(a: Matrix<*const f32>, b: Panels, c: Matrix<*mut f32>
         c.rows,
         c.cols
     );
-    if c.rows == 0 || c.cols == 0 || a.cols == 0 {
+    if c.rows == 0 || c.cols == 0 {
         return;
     }
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") {
+    if std::arch::is_x86_feature_detected!("avx512f") && a.cols > 0 {
         // SAFETY: the CPU has AVX-512F; the caller vouches for the memory.
-        unsafe { avx512::sgemm(a, &b, c, crate::Fused::NONE) };
+        unsafe { avx512::sgemm(a, &b, c, crate::Fused::NONE, bias) };
         return;
     }
     // SAFETY: as above.
-    unsafe { portable_panels(a, b, c) };
+    unsafe { portable_panels(a, b, c, bias) };
 }
 
-/// [`sgemm_panels`] as one `matrixmultiply` product per panel (any CPU).
+/// [`sgemm_panels`] as one `matrixmultiply` product per panel (any CPU), C first
+/// filled with the bias, if any.
 ///
 /// # Safety
 /// As [`sgemm_panels`].
-pub unsafe fn portable_panels(a: Matrix<*const f32>, b: Panels, c: Matrix<*mut f32>) {
+pub unsafe fn portable_panels(
+    a: Matrix<*const f32>,
+    b: Panels,
+    c: Matrix<*mut f32>,
+    bias: Option<*const f32>,
+) {
+    if let Some(bias) = bias {
+        for i in 0..c.rows {
+            // SAFETY: row i of C and the bias hold c.cols floats.
+            unsafe {
+                std::ptr::copy_nonoverlapping(bias, c.ptr.add(i * c.row_stride), c.cols);
+            }
+        }
+    }
     for p in 0..c.cols.div_ceil(PANEL_COLUMNS) {
         let panel = b.panel(p);
         let columns = Matrix {
@@ -275,7 +295,31 @@ pub unsafe extern "C" fn acc_sgemm_nk48n(
         cols: n,
     };
     // SAFETY: the caller vouches for the buffers.
-    unsafe { sgemm_panels(matrix(a, m, k), b, matrix(c, m, n)) }
+    unsafe { sgemm_panels(matrix(a, m, k), b, matrix(c, m, n), None) }
+}
+
+/// As [`acc_sgemm_nk48n`], C = bias[col] + A x B: each column starts from its bias
+/// (n values) instead of C's contents.
+///
+/// # Safety
+/// As [`acc_sgemm_nk48n`]; the bias holds n floats.
+pub unsafe extern "C" fn acc_sgemm_nk48n_bias(
+    a: *const f32,
+    b: *const f32,
+    bias: *const f32,
+    c: *mut f32,
+    m: i64,
+    n: i64,
+    k: i64,
+) {
+    let (m, n, k) = (m.max(0) as usize, n.max(0) as usize, k.max(0) as usize);
+    let b = Panels {
+        ptr: b,
+        rows: k,
+        cols: n,
+    };
+    // SAFETY: the caller vouches for the buffers.
+    unsafe { sgemm_panels(matrix(a, m, k), b, matrix(c, m, n), Some(bias)) }
 }
 
 #[cfg(test)]
@@ -342,6 +386,47 @@ mod tests {
         }
     }
 
+    /// acc_sgemm_nk48n_bias: C = bias[col] + A x B, C's contents (NaN) unread.
+    fn check_bias(m: usize, n: usize, k: usize) {
+        let (a, b, bias) = (random(m * k, 1), random(k * n, 2), random(n, 4));
+        let start: Vec<f32> = (0..m * n).map(|i| bias[i % n]).collect();
+        let want = reference(&a, &b, &start, m, n, k);
+        let packed = panels(&b, n, k);
+        let mut c = vec![f32::NAN; m * n];
+        // SAFETY: the vectors hold the sizes the entry point reads and writes.
+        unsafe {
+            acc_sgemm_nk48n_bias(
+                a.as_ptr(),
+                packed.as_ptr(),
+                bias.as_ptr(),
+                c.as_mut_ptr(),
+                m as i64,
+                n as i64,
+                k as i64,
+            )
+        };
+        for (i, (&got, &want)) in c.iter().zip(&want).enumerate() {
+            let tolerance = 1e-5 * (k as f64 + 1.0).sqrt() * (1.0 + want.abs());
+            assert!(
+                (got as f64 - want).abs() <= tolerance,
+                "{m}x{n}x{k} with a bias: element {i} is {got}, want {want}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_column_bias_starts_the_sums() {
+        for (m, n, k) in [
+            (1, 1, 1),
+            (9, 100, 37),
+            (17, 48, 300),
+            (3, 20, 0),
+            (130, 49, 5),
+        ] {
+            check_bias(m, n, k);
+        }
+    }
+
     #[test]
     fn packed_panels_agree_on_every_cpu_path() {
         let (m, n, k) = (9, 100, 37);
@@ -352,23 +437,19 @@ mod tests {
             rows: k,
             cols: n,
         };
-        let mut fast = random(m * n, 9);
-        let mut slow = fast.clone();
-        // SAFETY: the vectors hold the matrices.
-        unsafe {
-            sgemm_panels(
-                matrix(a.as_ptr(), m, k),
-                panels,
-                matrix(fast.as_mut_ptr(), m, n),
-            );
-            portable_panels(
-                matrix(a.as_ptr(), m, k),
-                panels,
-                matrix(slow.as_mut_ptr(), m, n),
-            );
-        }
-        for (x, y) in fast.iter().zip(&slow) {
-            assert!((x - y).abs() <= 1e-4 * (1.0 + y.abs()), "{x} vs {y}");
+        let bias = random(n, 10);
+        for bias in [None, Some(bias.as_ptr())] {
+            let mut fast = random(m * n, 9);
+            let mut slow = fast.clone();
+            // SAFETY: the vectors hold the matrices and the bias.
+            unsafe {
+                let a = matrix(a.as_ptr(), m, k);
+                sgemm_panels(a, panels, matrix(fast.as_mut_ptr(), m, n), bias);
+                portable_panels(a, panels, matrix(slow.as_mut_ptr(), m, n), bias);
+            }
+            for (x, y) in fast.iter().zip(&slow) {
+                assert!((x - y).abs() <= 1e-4 * (1.0 + y.abs()), "{x} vs {y}");
+            }
         }
     }
 

@@ -64,8 +64,10 @@ func.func @reused(%x: tensor<4xf32>) -> tensor<4xf32> {
 // B is a 3x50 constant: two panels of 3 rows x 48 columns, the second holding
 // columns 48 and 49 and then zeros. Its element (t, j) sits at
 // ((j / 48) * 3 + t) * 48 + j % 48.
+// The packed constant starts with row 0's columns 0, 1, 2 (0.0, 1.0, 2.0).
 // CHECK-LABEL: func.func @weights(
-// CHECK: %[[W:.*]] = loop.constant dense<{{.*}}> : tensor<2x3x48xf32> to memref<2x3x48xf32>
+// CHECK: %[[W:[0-9]+]] = loop.constant dense<"0x000000000000803F00000040
+// CHECK-SAME: : tensor<2x3x48xf32> to memref<2x3x48xf32>
 // CHECK: hw.intrinsic "acc_sgemm_nk48n"(%arg0, %[[W]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}) : (memref<2x3xf32>, memref<2x3x48xf32>, memref<2x50xf32>, index, index, index) -> ()
 // CHECK-NOT: tensor<3x50xf32>
 // CHECK: return
@@ -76,9 +78,28 @@ func.func @weights(%x: tensor<2x3xf32>) -> tensor<2x50xf32> {
   return %y : tensor<2x50xf32>
 }
 
+// A bias broadcast into the init: the call starts each column from it, and the
+// broadcast is never materialized (no loop copies it).
+// The splat weights are packed too: 0.5 (0x3F000000) in the first 50 columns.
+// CHECK-LABEL: func.func @biased(
+// CHECK-NEXT: %[[C:[0-9]+]] = loop.alloc() : memref<2x50xf32>
+// CHECK-NEXT: %[[W:[0-9]+]] = loop.constant dense<"0x0000003F0000003F
+// CHECK-SAME: : tensor<2x3x48xf32> to memref<2x3x48xf32>
+// CHECK-NOT: loop.parallel
+// CHECK: hw.intrinsic "acc_sgemm_nk48n_bias"(%arg0, %[[W]], %arg1, %[[C]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}) : (memref<2x3xf32>, memref<2x3x48xf32>, memref<50xf32>, memref<2x50xf32>, index, index, index) -> ()
+// CHECK-NEXT: return
+func.func @biased(%x: tensor<2x3xf32>, %b: tensor<50xf32>) -> tensor<2x50xf32> {
+  %w = arith.constant dense<0.5> : tensor<3x50xf32>
+  %e = tensor.empty() : tensor<2x50xf32>
+  %bb = tensor.broadcast ins(%b : tensor<50xf32>) outs(%e : tensor<2x50xf32>) dimensions = [0] -> tensor<2x50xf32>
+  %y = tensor.matmul ins(%x, %w : tensor<2x3xf32>, tensor<3x50xf32>) outs(%bb : tensor<2x50xf32>) -> tensor<2x50xf32>
+  return %y : tensor<2x50xf32>
+}
+
 // A constant B also read elsewhere, and a B that is an argument: the plain GEMM.
 // CHECK-LABEL: func.func @shared(
-// CHECK: %[[W:.*]] = loop.constant dense<{{.*}}> : tensor<3x2xf32> to memref<3x2xf32>
+// CHECK: %[[W:[0-9]+]] = loop.constant dense<{{\[\[}}1.000000e+00
+// CHECK-SAME: : tensor<3x2xf32> to memref<3x2xf32>
 // CHECK: hw.intrinsic "acc_sgemm"(%arg0, %[[W]],
 // CHECK: hw.intrinsic "acc_sgemm"(%arg0, %arg1,
 // CHECK-NOT: acc_sgemm_nk48n

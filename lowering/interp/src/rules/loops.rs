@@ -408,21 +408,39 @@ pub(super) fn parallel(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 /// `hw.intrinsic "acc_sgemm"(%a, %b, %c, %m, %n, %k)`: C += A x B on row-major f32
 /// buffers (A is m x k, B k x n, C m x n), the host library's matrix product.
 pub(super) fn sgemm(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
-    library_gemm(r, None)
+    let [a, b, c] = [0, 1, 2].map(|i| r.operand(i));
+    library_gemm([a?, b?, c?], &sizes(r, 3)?, None)
 }
 
 /// `hw.intrinsic "acc_sgemm_nk48n"(%a, %b, %c, %m, %n, %k)`: as `acc_sgemm` with B
 /// stored in 48-column panels (layout `NK48n`): element (t, j) of B at
 /// `((j / 48) * k + t) * 48 + j % 48` of a buffer of ceil(n / 48) * k * 48.
 pub(super) fn sgemm_nk48n(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
-    library_gemm(r, Some(48))
+    let [a, b, c] = [0, 1, 2].map(|i| r.operand(i));
+    library_gemm([a?, b?, c?], &sizes(r, 3)?, Some(48))
 }
 
-/// C += A x B, B row-major or in panels of `panel` columns.
-fn library_gemm(r: &RuleInput<'_>, panel: Option<usize>) -> Result<Vec<Tensor>, String> {
-    let (a, b, c) = (r.operand(0)?, r.operand(1)?, r.operand(2)?);
-    let dims = sizes(r, 3)?;
-    let [m, n, k] = <[usize; 3]>::try_from(dims.as_slice()).map_err(|_| "expects m, n and k")?;
+/// `hw.intrinsic "acc_sgemm_nk48n_bias"(%a, %b, %bias, %c, %m, %n, %k)`: as
+/// `acc_sgemm_nk48n`, C = bias[col] + A x B (C's contents unread).
+pub(super) fn sgemm_nk48n_bias(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let dims = sizes(r, 4)?;
+    let [m, n, _] = <[usize; 3]>::try_from(dims.as_slice()).map_err(|_| "expects m, n and k")?;
+    let bias = Flat::new(r.operand(2)?, n)?;
+    let start = (0..m * n)
+        .map(|i| bias.read(i % n))
+        .collect::<Result<Vec<_>, _>>()?;
+    Flat::new(r.operand(3)?, m * n)?.write_all(start)?;
+    let [a, b, c] = [0, 1, 3].map(|i| r.operand(i));
+    library_gemm([a?, b?, c?], &dims, Some(48))
+}
+
+/// C += A x B with `dims` [m, n, k], B row-major or in panels of `panel` columns.
+fn library_gemm(
+    [a, b, c]: [&Tensor; 3],
+    dims: &[usize],
+    panel: Option<usize>,
+) -> Result<Vec<Tensor>, String> {
+    let [m, n, k] = <[usize; 3]>::try_from(dims).map_err(|_| "expects m, n and k")?;
     let b_len = panel.map_or(k * n, |w| n.div_ceil(w) * k * w);
     let (a, b, mut c) = (
         Flat::new(a, m * k)?,

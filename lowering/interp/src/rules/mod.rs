@@ -132,6 +132,7 @@ const RULES: &[(&str, Rule)] = &[
     ("vreduce", loops::vreduce),
     ("acc_sgemm", loops::sgemm),
     ("acc_sgemm_nk48n", loops::sgemm_nk48n),
+    ("acc_sgemm_nk48n_bias", loops::sgemm_nk48n_bias),
     ("acc_vexp", loops::vexp),
     ("acc_verf", loops::verf),
     ("acc_sconv2d", loops::sconv2d),

@@ -296,8 +296,20 @@ impl Bufferizer<'_> {
             let panels = self.packed_constant(op, b)?;
             let ba = self.buffers.get(&a).copied().ok_or("A has no buffer")?;
             let callee = self.library.packed_gemm.clone().ok_or("no packed-gemm")?;
+            // A bias broadcast into the init: the call starts each column from it.
+            let (callee, buffers) = match self.absorbed_biases.get(&init) {
+                Some(bias) => {
+                    let bias = self
+                        .buffers
+                        .get(bias)
+                        .copied()
+                        .ok_or("the bias has no buffer")?;
+                    (format!("{callee}_bias"), vec![ba, panels, bias, dest])
+                }
+                None => (callee, vec![ba, panels, dest]),
+            };
             let mut e = self.emitter(op);
-            call_gemm(&mut e, &callee, [ba, panels, dest], [sa[0], sb[1], sa[1]])?;
+            call_library(&mut e, &callee, &buffers, &[sa[0], sb[1], sa[1]], None)?;
             return Ok(dest);
         }
         if let Some(gemm) = self.library_gemm(&[a, b, init])? {
@@ -829,28 +841,39 @@ impl Bufferizer<'_> {
         Some((source, [low[2], low[3]]))
     }
 
-    /// The bias a library convolution can start from itself: a broadcast of a 1-D
-    /// f32 tensor along the channels of an NCHW init (dimensions [0, 2, 3] added)
-    /// whose only user is a convolution that calls the library, as its init.
+    /// The bias a library call can start from itself: a broadcast, used only as
+    /// the init of that call's op, of an f32 tensor along the channels of an NCHW
+    /// convolution that calls the library (dimensions [0, 2, 3] added; blocks x 16
+    /// into NCHW16c), or along the columns of a 2-D matrix product whose constant B
+    /// the library takes packed (dimension [0] added: one value per column).
     pub(super) fn absorbable_bias(&self, op: OpId) -> Option<ValueId> {
         let b = self.ir.body(self.body);
         let [input, _init] = <[ValueId; 2]>::try_from(b.operands(op).collect::<Vec<_>>()).ok()?;
         let result = b.results(op).next()?;
         let mut users = b.value_users(result);
-        let conv = users.next()?;
-        // A 1-D bias into NCHW, or blocks x 16 into NCHW16c.
+        let user = users.next()?;
         let ranks = (
             self.shape(input).ok()?.len(),
             self.shape(result).ok()?.len(),
         );
-        let along_channels = self.ints(op, "dimensions") == [0, 2, 3]
-            && matches!(ranks, (1, 4) | (2, 5))
-            && self.all_f32(&[input]);
-        let is_init = self.ctx.op_name_str(b.op(conv).name) == "tensor.conv2d"
-            && b.operands(conv).position(|v| v == result) == Some(2);
-        (users.next().is_none() && along_channels && is_init && self.buffers.contains_key(&input))
-            .then_some(())?;
-        self.conv_library(conv)?;
+        let dims = self.ints(op, "dimensions");
+        let is_init = b.operands(user).position(|v| v == result) == Some(2);
+        (users.next().is_none()
+            && is_init
+            && self.all_f32(&[input])
+            && self.buffers.contains_key(&input))
+        .then_some(())?;
+        match self.ctx.op_name_str(b.op(user).name) {
+            // A 1-D bias into NCHW, or blocks x 16 into NCHW16c.
+            "tensor.conv2d" if dims == [0, 2, 3] && matches!(ranks, (1, 4) | (2, 5)) => {
+                self.conv_library(user)?;
+            }
+            // A bias per column of a product with packed weights.
+            "tensor.matmul" if dims == [0] && ranks == (1, 2) => {
+                self.packable_weight(b.operand(user, 1)).then_some(())?;
+            }
+            _ => return None,
+        }
         Some(input)
     }
 

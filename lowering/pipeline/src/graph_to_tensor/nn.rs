@@ -282,8 +282,9 @@ pub(super) fn softmax(
 }
 
 /// `layer_norm` over the dimensions from `axis` on: the input seen as rows of those
-/// dimensions, each row centred and divided by sqrt(variance + epsilon), then scaled
-/// and shifted (numpy broadcasting of `scale` and `bias`).
+/// dimensions, each row centred and multiplied by 1 / sqrt(variance + epsilon)
+/// (computed once per row, as ONNX's definition does with `Reciprocal(Sqrt(...))`),
+/// then scaled and shifted (numpy broadcasting of `scale` and `bias`).
 pub(super) fn layer_norm(
     e: &mut Emitter<'_>,
     ops: &[ValueId],
@@ -300,28 +301,35 @@ pub(super) fn layer_norm(
     let width: i64 = s[axis..].iter().product();
     let x2 = reshape(e, ops[0], &[rows, width])?;
     let t2 = tensor_type(e.ctx, &[rows, width], elem);
-    let mean_of = |e: &mut Emitter<'_>, v: ValueId| -> Result<ValueId, String> {
+    // The mean of each row, one value per row.
+    let row_means = |e: &mut Emitter<'_>, v: ValueId| -> Result<ValueId, String> {
         let sum = reduce_axis(e, v, 1, ("addf", ""), 0.0)?;
         let rty = e.type_of(sum);
-        let mean = map_with(e, &[sum], rty, &mut |inner, args| {
+        map_with(e, &[sum], rty, &mut |inner, args| {
             let n = inner.scalar(elem, width as f64)?;
             arith(inner, "divf", "", &[args[0], n], elem)
-        })?;
-        broadcast_axis(e, mean, t2, 1)
+        })
     };
-    let mean = mean_of(e, x2)?;
+    let mean = row_means(e, x2)?;
+    let mean = broadcast_axis(e, mean, t2, 1)?;
     let centred = map_with(e, &[x2, mean], t2, &mut |inner, args| {
         arith(inner, "subf", "", args, elem)
     })?;
     let square = map_with(e, &[centred], t2, &mut |inner, args| {
         arith(inner, "mulf", "", &[args[0], args[0]], elem)
     })?;
-    let var = mean_of(e, square)?;
-    let normal = map_with(e, &[centred, var], t2, &mut |inner, args| {
+    let var = row_means(e, square)?;
+    let rty = e.type_of(var);
+    let inverse = map_with(e, &[var], rty, &mut |inner, args| {
         let c = inner.scalar(elem, eps)?;
-        let v = arith(inner, "addf", "", &[args[1], c], elem)?;
+        let v = arith(inner, "addf", "", &[args[0], c], elem)?;
         let r = math(inner, "sqrt", v, elem)?;
-        arith(inner, "divf", "", &[args[0], r], elem)
+        let one = inner.scalar(elem, 1.0)?;
+        arith(inner, "divf", "", &[one, r], elem)
+    })?;
+    let inverse = broadcast_axis(e, inverse, t2, 1)?;
+    let normal = map_with(e, &[centred, inverse], t2, &mut |inner, args| {
+        arith(inner, "mulf", "", args, elem)
     })?;
     let y = reshape(e, normal, &s)?;
     let scale = broadcast_to(e, ops[1], &s)?;

@@ -28,16 +28,19 @@ const PACK_ROWS: usize = 32;
 
 /// C = clamp(C + A x B, bounds) (shapes checked by the caller), or with a bias
 /// clamp(bias[row] + A x B) (C's contents unread); `Fused::NONE`: C += A x B.
+/// `column_bias` (when `fused` has no bias): C = clamp(column_bias[col] + A x B).
 ///
 /// # Safety
 /// The CPU has AVX-512F; the matrices are valid as [`super::sgemm`] requires, and
-/// `b` yields every element of its a.cols x c.cols matrix.
+/// `b` yields every element of its a.cols x c.cols matrix; a column bias holds
+/// c.cols values.
 #[target_feature(enable = "avx512f")]
 pub(crate) unsafe fn sgemm(
     a: Matrix<*const f32>,
     b: &impl PanelSource,
     c: Matrix<*mut f32>,
     fused: Fused,
+    column_bias: Option<*const f32>,
 ) {
     let (m, n, k) = (c.rows, c.cols, a.cols);
     let mut panel = [0f32; DEPTH_BLOCK * TILE_COLUMNS];
@@ -84,8 +87,14 @@ pub(crate) unsafe fn sgemm(
                     masks: lane_masks(width),
                     // Started from the bias in the first depth block, clamped once
                     // the sum is complete: after the last.
-                    // SAFETY: the bias holds a value per row of C.
-                    bias: fused.bias.filter(|_| k0 == 0).map(|b| unsafe { b.add(i) }),
+                    // SAFETY: a row bias holds a value per row of C, a column
+                    // bias one per column.
+                    start: match (fused.bias, column_bias) {
+                        _ if k0 > 0 => Start::Output,
+                        (Some(rows), _) => Start::Rows(unsafe { rows.add(i) }),
+                        (None, Some(columns)) => Start::Columns(unsafe { columns.add(j) }),
+                        (None, None) => Start::Output,
+                    },
                     bounds: (k0 + depth == k).then_some(fused.bounds),
                 };
                 // SAFETY: the tile covers `rows` rows and `width` columns inside A
@@ -115,10 +124,21 @@ struct Tile {
     ldc: usize,
     depth: usize,
     masks: [__mmask16; VECTORS],
-    /// The rows' starting values instead of C's, if any.
-    bias: Option<*const f32>,
+    /// What the sums start from.
+    start: Start,
     /// The clamp applied before the stores, if any.
     bounds: Option<Bounds>,
+}
+
+/// Where a tile's sums start: C's contents, or a bias per row or per column (C
+/// unread).
+#[derive(Clone, Copy)]
+enum Start {
+    Output,
+    /// The tile's first row's bias.
+    Rows(*const f32),
+    /// The tile's first column's bias.
+    Columns(*const f32),
 }
 
 type Kernel = unsafe fn(&Tile);
@@ -159,17 +179,31 @@ impl Tile {
         // SAFETY (whole body): offsets stay inside the tile the caller vouches for;
         // masked-off lanes are not accessed.
         unsafe {
-            if let Some(bias) = self.bias {
-                for (r, row) in acc.iter_mut().enumerate() {
-                    let start = _mm512_set1_ps(*bias.add(r));
-                    for x in row.iter_mut() {
-                        *x = start;
+            match self.start {
+                Start::Rows(bias) => {
+                    for (r, row) in acc.iter_mut().enumerate() {
+                        let start = _mm512_set1_ps(*bias.add(r));
+                        for x in row.iter_mut() {
+                            *x = start;
+                        }
                     }
                 }
-            } else {
-                for (r, row) in acc.iter_mut().enumerate() {
-                    for (v, x) in row.iter_mut().enumerate() {
-                        *x = _mm512_maskz_loadu_ps(masks[v], self.c.add(r * self.ldc + v * LANES));
+                Start::Columns(bias) => {
+                    let start: [__m512; V] = std::array::from_fn(|v| {
+                        _mm512_maskz_loadu_ps(masks[v], bias.add(v * LANES))
+                    });
+                    for row in acc.iter_mut() {
+                        *row = start;
+                    }
+                }
+                Start::Output => {
+                    for (r, row) in acc.iter_mut().enumerate() {
+                        for (v, x) in row.iter_mut().enumerate() {
+                            *x = _mm512_maskz_loadu_ps(
+                                masks[v],
+                                self.c.add(r * self.ldc + v * LANES),
+                            );
+                        }
                     }
                 }
             }
