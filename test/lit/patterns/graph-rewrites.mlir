@@ -1,5 +1,6 @@
 // The graph canonicalization patterns acc ships (dialects/defs/graph-rewrites.acc):
-// relu(relu(x)), inverse transposes, matmul + bias as gemm, and batch_norm folded into conv2d with the new
+// relu(relu(x)), inverse transposes, matmul + bias as gemm, division by powers of two as
+// multiplication, and batch_norm folded into conv2d with the new
 // weights computed at compile time by constant folding.
 // RUN: acc-opt --pass canonicalize %s | FileCheck %s
 
@@ -130,4 +131,24 @@ func.func @matmul_bias_kept(%a: tensor<5x2x3xf32>, %b: tensor<5x3x4xf32>, %c: te
   %p = graph.matmul %a2, %d : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
   %r = graph.add %p, %c : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
   return %y, %z, %r : tensor<5x2x4xf32>, tensor<3x2x4xf32>, tensor<2x4xf32>
+}
+
+// Division by constant powers of two is multiplication by their exact reciprocals
+// (same results); any other divisor stays a division.
+// CHECK-LABEL: func.func @div_by_power_of_two
+// CHECK-DAG: %[[R:.*]] = graph.constant dense<1.250000e-01> : tensor<f32>
+// CHECK-DAG: %[[RS:.*]] = graph.constant dense<[2.000000e+00, -2.500000e-01, 4.000000e+00]> : tensor<3xf32>
+// CHECK-DAG: %[[D:.*]] = graph.constant dense<[5.000000e-01, 3.000000e+00, 2.500000e-01]> : tensor<3xf32>
+// CHECK-DAG: %[[Y:.*]] = graph.mul %arg0, %[[R]]
+// CHECK-DAG: %[[Z:.*]] = graph.mul %arg0, %[[RS]]
+// CHECK-DAG: %[[W:.*]] = graph.div %arg0, %[[D]]
+// CHECK: return %[[Y]], %[[Z]], %[[W]]
+func.func @div_by_power_of_two(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
+  %c = graph.constant dense<8.0> : tensor<f32>
+  %y = graph.div %x, %c : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %d = graph.constant dense<[0.5, -4.0, 0.25]> : tensor<3xf32>
+  %z = graph.div %x, %d : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %e = graph.constant dense<[0.5, 3.0, 0.25]> : tensor<3xf32>
+  %w = graph.div %x, %e : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return %y, %z, %w : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
 }

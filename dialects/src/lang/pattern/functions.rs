@@ -101,7 +101,13 @@ pub const CONSTRAINTS: [Function<ConstraintFn>; 6] = [
 ];
 
 /// The attribute builders, by name.
-pub const BUILDERS: [Function<AttrFn>; 2] = [
+pub const BUILDERS: [Function<AttrFn>; 3] = [
+    Function {
+        name: "exact_reciprocal",
+        args: &[V],
+        summary: "1 / c for a float constant c whose every reciprocal is exact in its type (powers of two); none otherwise",
+        run: |s, a| exact_reciprocal(s, a),
+    },
     Function {
         name: "splat",
         args: &[A, V],
@@ -183,6 +189,29 @@ fn splat(s: &Scope<'_>, args: &[ArgVal]) -> Option<AttrId> {
         (_, v) => v,
     };
     elements::dense_attr(s.ctx, ty, &[kind.normalize(v)])
+}
+
+/// The constant 1 / c of the same type, when c is a float constant and every 1 / c is
+/// exactly representable (a power of two whose reciprocal is in range): then
+/// x * (1 / c) rounds to the same value as x / c for every x.
+fn exact_reciprocal(s: &Scope<'_>, args: &[ArgVal]) -> Option<AttrId> {
+    let c = value(args, 0)?;
+    let dense = elements::dense(s.ctx, constant_value(s.ctx, s.ir, s.body, c)?)?;
+    let elements::ElementKind::Float(kind) = dense.kind else {
+        return None;
+    };
+    let reciprocals = dense
+        .values
+        .iter()
+        .map(|v| match v {
+            Scalar::Float(c) if c.is_finite() && *c != 0.0 => {
+                let r = 1.0 / c;
+                (elements::round_float(r, kind) == r && r * c == 1.0).then_some(Scalar::Float(r))
+            }
+            _ => None,
+        })
+        .collect::<Option<Vec<_>>>()?;
+    elements::dense_attr(s.ctx, dense.ty, &reciprocals)
 }
 
 /// `arith.cmpi` predicates by number: eq, ne, slt, sle, sgt, sge, ult, ule, ugt, uge.
