@@ -148,7 +148,7 @@ fn real_models_compiled_to_native_code_match_the_onnx_reference() {
             assert!(!text.contains("math.exp"), "{model}: exp not expanded");
             // Every model has dense layers: their weights are packed at compile time.
             assert!(
-                text.contains("hw.intrinsic \"acc_sgemm_nk48n\""),
+                text.contains("hw.intrinsic \"acc_sgemm_nk48n"),
                 "{model}: packed weights"
             );
             // Softmax exponentials (the MLP's and the encoder's) run in the library.

@@ -2,7 +2,9 @@
 //!
 //! IR blocks become Cranelift blocks with the same arguments; `loop.for` becomes a
 //! header block carrying the induction variable and the iteration values, a body and
-//! an exit; `loop.parallel` a nest of such loops. A memref value is a pointer to its
+//! an exit; `loop.parallel` a nest of such loops, its invariant ops emitted in the
+//! outermost loop that can run them and its innermost loads and stores walking
+//! loop-carried pointers (`translate/hoist.rs`). A memref value is a pointer to its
 //! first element, with its static layout known from its type (subviews move the
 //! pointer). Buffers from `loop.alloc` come from the runtime's `acc_alloc`.
 
@@ -22,6 +24,7 @@ use crate::target::Features;
 use crate::types::{MemrefLayout, Repr, repr};
 
 mod arith;
+mod hoist;
 mod loops;
 
 /// A value in generated code.
@@ -65,6 +68,9 @@ pub(crate) struct FnTranslator<'a, 'b, 'm, M: Module> {
     arena: Option<GlobalValue>,
     /// Buffers placed in the arena: their `loop.dealloc` frees nothing.
     planned: FxHashSet<ValueId>,
+    /// Loads and stores of an innermost parallel loop whose address advances by a
+    /// constant each iteration: the loop-carried address they use.
+    streams: FxHashMap<OpId, Value>,
 }
 
 fn err(op: OpRef<'_>, message: impl Into<String>) -> CodegenError {
@@ -93,6 +99,7 @@ impl<'a, 'b, 'm, M: Module> FnTranslator<'a, 'b, 'm, M> {
             imported: FxHashMap::default(),
             arena: None,
             planned: FxHashSet::default(),
+            streams: FxHashMap::default(),
         }
     }
 

@@ -4,11 +4,19 @@
 use acc_ir::elements::{self, Scalar};
 use acc_ir::{OpId, OpRef, ValueId};
 use cranelift_codegen::ir::condcodes::IntCC;
-use cranelift_codegen::ir::{Block, InstBuilder, MemFlagsData, Type, Value, types};
+use cranelift_codegen::ir::{Block, BlockArg, InstBuilder, MemFlagsData, Type, Value, types};
 use cranelift_module::Module;
 
 use super::{CodegenError, FnTranslator, Val, err};
 use crate::types::{MemrefLayout, Repr, repr, scalar_type};
+
+/// A load or store whose address advances by `advance` bytes per iteration of its
+/// innermost loop, from `start`.
+struct Stream {
+    op: OpId,
+    start: Value,
+    advance: Value,
+}
 
 impl<M: Module> FnTranslator<'_, '_, '_, M> {
     // ----- loop -----
@@ -246,6 +254,9 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
         if indices.len() != m.shape.len() {
             return Err(err(op, "needs one index per dimension"));
         }
+        if let Some(addr) = self.streams.get(&op.op) {
+            return Ok(*addr);
+        }
         let mut addr = p;
         for (d, idx) in indices.iter().enumerate() {
             let i = self.scalar(op, *idx)?;
@@ -452,7 +463,10 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
             .collect())
     }
 
-    /// `loop.parallel`: a nest of loops, outermost first (run on one thread).
+    /// `loop.parallel`: a nest of loops, outermost first (run on one thread). Each op
+    /// of the body is translated in the outermost loop where its operands are known
+    /// ([`super::hoist`]), so invariant loads and address arithmetic leave the inner
+    /// loops.
     pub(super) fn parallel(&mut self, id: OpId, operands: &[ValueId]) -> Result<(), CodegenError> {
         let op = self.ir.op(self.body, id);
         let n = operands.len() / 3;
@@ -465,26 +479,118 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                 ))
             })
             .collect::<Result<_, CodegenError>>()?;
-        let mut ivs = Vec::new();
-        let mut exits = Vec::new();
-        for (lb, ub, step) in &bounds {
-            let (header, body, exit) = self.loop_blocks(&[]);
-            self.b.ins().jump(header, &[(*lb).into()]);
-            self.b.switch_to_block(header);
-            let iv = self.b.block_params(header)[0];
-            let c = self.b.ins().icmp(IntCC::SignedLessThan, iv, *ub);
-            self.b.ins().brif(c, body, &[], exit, &[]);
-            self.b.switch_to_block(body);
-            ivs.push(Val::Scalar(iv));
-            exits.push((header, exit, iv, *step));
+        let blk = op
+            .regions()
+            .first()
+            .and_then(|r| self.ir.body(self.body).entry_block(*r))
+            .ok_or_else(|| err(op, "has no region"))?;
+        let params = self.ir.body(self.body).block_args(blk).to_vec();
+        if params.len() != n {
+            return Err(err(op, "its region takes a different number of arguments"));
         }
-        self.region(id, 0, &ivs)?;
-        for (header, exit, iv, step) in exits.into_iter().rev() {
-            let next = self.b.ins().iadd(iv, step);
-            self.b.ins().jump(header, &[next.into()]);
+        let constant = |v: ValueId| super::hoist::constant_index(self.ctx, self.ir, self.body, v);
+        let runs = (0..n).all(|d| {
+            matches!((constant(operands[d]), constant(operands[n + d])), (Some(l), Some(u)) if l < u)
+        });
+        let levels = super::hoist::levels(self.ctx, self.ir, self.body, blk, n, runs);
+        let mut exits = Vec::new();
+        let mut ended = None;
+        for (d, (lb, ub, step)) in bounds.iter().enumerate() {
+            // The innermost loop carries the addresses of its streams.
+            let streams = if d + 1 == n && runs {
+                self.streams_of(&levels, params[d], *lb, *step)?
+            } else {
+                Vec::new()
+            };
+            let carried = vec![self.pointer(); streams.len()];
+            let (header, body, exit) = self.loop_blocks(&carried);
+            let mut entry: Vec<BlockArg> = vec![(*lb).into()];
+            entry.extend(streams.iter().map(|s| BlockArg::from(s.start)));
+            self.b.ins().jump(header, &entry);
+            self.b.switch_to_block(header);
+            let header_params = self.b.block_params(header).to_vec();
+            let iv = header_params[0];
+            let c = self.b.ins().icmp(IntCC::SignedLessThan, iv, *ub);
+            let passed: Vec<BlockArg> = header_params[1..].iter().map(|v| (*v).into()).collect();
+            self.b.ins().brif(c, body, &[], exit, &passed);
+            self.b.switch_to_block(body);
+            self.values.insert(params[d], Val::Scalar(iv));
+            for (s, address) in streams.iter().zip(&header_params[1..]) {
+                self.streams.insert(s.op, *address);
+            }
+            exits.push((header, exit, iv, *step, streams, header_params));
+            for &(inner, level) in &levels {
+                if level == d + 1 {
+                    ended = self.op(inner)?;
+                }
+            }
+        }
+        if !matches!(ended, Some(super::Ended::Yield(_))) {
+            return Err(err(op, "its region must end with a yield"));
+        }
+        for (header, exit, iv, step, streams, header_params) in exits.into_iter().rev() {
+            let mut back: Vec<BlockArg> = vec![self.b.ins().iadd(iv, step).into()];
+            for (s, address) in streams.iter().zip(&header_params[1..]) {
+                self.streams.remove(&s.op);
+                back.push(self.b.ins().iadd(*address, s.advance).into());
+            }
+            self.b.ins().jump(header, &back);
             self.b.switch_to_block(exit);
         }
         Ok(())
+    }
+
+    /// The loads and stores of an innermost loop (`level` n in `levels`) whose
+    /// buffer and indices are known outside it, the induction variable `iv` being
+    /// exactly one of the indices: each one's address at the first iteration (`lb`)
+    /// and its advance per iteration (`step` times the dimension's stride).
+    fn streams_of(
+        &mut self,
+        levels: &[(OpId, usize)],
+        iv: ValueId,
+        lb: Value,
+        step: Value,
+    ) -> Result<Vec<Stream>, CodegenError> {
+        let n = levels.iter().map(|(_, l)| *l).max().unwrap_or(0);
+        let mut streams = Vec::new();
+        for &(id, level) in levels {
+            let op = self.ir.op(self.body, id);
+            let first_index = match self.ctx.op_name_str(op.name()) {
+                "loop.load" | "loop.vload" => 1,
+                "loop.store" | "loop.vstore" => 2,
+                _ => continue,
+            };
+            let operands: Vec<ValueId> = op.operands().collect();
+            let memref = operands[first_index - 1];
+            let indices = &operands[first_index..];
+            let known = |v: &ValueId| self.values.contains_key(v) && *v != iv;
+            let Some(k) = indices.iter().position(|v| *v == iv) else {
+                continue;
+            };
+            let others_known = indices.iter().enumerate().all(|(d, v)| d == k || known(v));
+            if level != n || !known(&memref) || !others_known {
+                continue;
+            }
+            let (p, m) = self.memref(op, memref)?;
+            if indices.len() != m.shape.len() {
+                continue;
+            }
+            let bytes = m.strides[k] as i64 * i64::from(m.element_bytes());
+            let mut start = p;
+            for (d, v) in indices.iter().enumerate() {
+                let i = if d == k { lb } else { self.scalar(op, *v)? };
+                let bytes = m.strides[d] as i64 * i64::from(m.element_bytes());
+                let offset = self.b.ins().imul_imm_s(i, bytes);
+                start = self.b.ins().iadd(start, offset);
+            }
+            let advance = self.b.ins().imul_imm_s(step, bytes);
+            streams.push(Stream {
+                op: id,
+                start,
+                advance,
+            });
+        }
+        Ok(streams)
     }
 
     /// A read-only data object holding `op`'s `value`, and its address.
