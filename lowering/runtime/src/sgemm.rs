@@ -288,14 +288,29 @@ pub unsafe extern "C" fn acc_sgemm_nk48n(
     n: i64,
     k: i64,
 ) {
-    let (m, n, k) = (m.max(0) as usize, n.max(0) as usize, k.max(0) as usize);
+    // SAFETY: the caller vouches for the buffers.
+    unsafe { panels_entry(a, b, None, c, [m, n, k]) }
+}
+
+/// The C entry points' product on packed B: sizes from i64 (negative as zero).
+///
+/// # Safety
+/// As [`acc_sgemm_nk48n_bias`] (without a bias, as [`acc_sgemm_nk48n`]).
+unsafe fn panels_entry(
+    a: *const f32,
+    b: *const f32,
+    bias: Option<*const f32>,
+    c: *mut f32,
+    sizes: [i64; 3],
+) {
+    let [m, n, k] = sizes.map(|s| s.max(0) as usize);
     let b = Panels {
         ptr: b,
         rows: k,
         cols: n,
     };
     // SAFETY: the caller vouches for the buffers.
-    unsafe { sgemm_panels(matrix(a, m, k), b, matrix(c, m, n), None) }
+    unsafe { sgemm_panels(matrix(a, m, k), b, matrix(c, m, n), bias) }
 }
 
 /// As [`acc_sgemm_nk48n`], C = bias[col] + A x B: each column starts from its bias
@@ -312,14 +327,8 @@ pub unsafe extern "C" fn acc_sgemm_nk48n_bias(
     n: i64,
     k: i64,
 ) {
-    let (m, n, k) = (m.max(0) as usize, n.max(0) as usize, k.max(0) as usize);
-    let b = Panels {
-        ptr: b,
-        rows: k,
-        cols: n,
-    };
     // SAFETY: the caller vouches for the buffers.
-    unsafe { sgemm_panels(matrix(a, m, k), b, matrix(c, m, n), Some(bias)) }
+    unsafe { panels_entry(a, b, Some(bias), c, [m, n, k]) }
 }
 
 #[cfg(test)]

@@ -57,6 +57,28 @@ impl Bufferizer<'_> {
         Ok(dest)
     }
 
+    /// A library call's name and buffers: `callee(inputs..., dest)`, or, when the
+    /// init was a bias broadcast absorbed by [`Self::absorbable_bias`],
+    /// `callee_bias(inputs..., bias, dest)`.
+    fn biased_call(
+        &self,
+        init: ValueId,
+        callee: String,
+        inputs: &[ValueId],
+        dest: ValueId,
+    ) -> Result<(String, Vec<ValueId>), String> {
+        let mut buffers = inputs.to_vec();
+        let callee = match self.absorbed_biases.get(&init) {
+            Some(bias) => {
+                buffers.push(*self.buffers.get(bias).ok_or("the bias has no buffer")?);
+                format!("{callee}_bias")
+            }
+            None => callee,
+        };
+        buffers.push(dest);
+        Ok((callee, buffers))
+    }
+
     /// True when constant `v` is the B of 2-D f32 matrix products only and the
     /// library takes such a B packed (`packed-gemm`).
     pub(super) fn packable_weight(&self, v: ValueId) -> bool {
@@ -297,17 +319,7 @@ impl Bufferizer<'_> {
             let ba = self.buffers.get(&a).copied().ok_or("A has no buffer")?;
             let callee = self.library.packed_gemm.clone().ok_or("no packed-gemm")?;
             // A bias broadcast into the init: the call starts each column from it.
-            let (callee, buffers) = match self.absorbed_biases.get(&init) {
-                Some(bias) => {
-                    let bias = self
-                        .buffers
-                        .get(bias)
-                        .copied()
-                        .ok_or("the bias has no buffer")?;
-                    (format!("{callee}_bias"), vec![ba, panels, bias, dest])
-                }
-                None => (callee, vec![ba, panels, dest]),
-            };
+            let (callee, buffers) = self.biased_call(init, callee, &[ba, panels], dest)?;
             let mut e = self.emitter(op);
             call_library(&mut e, &callee, &buffers, &[sa[0], sb[1], sa[1]], None)?;
             return Ok(dest);
@@ -446,17 +458,7 @@ impl Bufferizer<'_> {
             let clamp = self.absorbable_clamp(op);
             let bounds = clamp.map_or([f64::NEG_INFINITY, f64::INFINITY], |(_, _, b)| b);
             // A per-channel bias broadcast into the init: the call starts from it.
-            let (callee, buffers) = match self.absorbed_biases.get(&init) {
-                Some(bias) => {
-                    let bias = self
-                        .buffers
-                        .get(bias)
-                        .copied()
-                        .ok_or("the bias has no buffer")?;
-                    (format!("{callee}_bias"), vec![bx, bw, bias, dest])
-                }
-                None => (callee, vec![bx, bw, dest]),
-            };
+            let (callee, buffers) = self.biased_call(init, callee, &[bx, bw], dest)?;
             let mut e = self.emitter(op);
             call_library(&mut e, &callee, &buffers, &sizes, Some(bounds))?;
             if let Some((map, empty, _)) = clamp {
