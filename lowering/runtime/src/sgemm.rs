@@ -139,16 +139,7 @@ impl PanelSource for Matrix<*const f32> {
 /// (C), C must not overlap A or B, and the shapes must agree (`a.rows == c.rows`,
 /// `a.cols == b.rows`, `b.cols == c.cols`; checked, a mismatch panics).
 pub unsafe fn sgemm(a: Matrix<*const f32>, b: Matrix<*const f32>, c: Matrix<*mut f32>) {
-    assert!(
-        a.rows == c.rows && a.cols == b.rows && b.cols == c.cols,
-        "sgemm: {}x{} times {}x{} into {}x{}",
-        a.rows,
-        a.cols,
-        b.rows,
-        b.cols,
-        c.rows,
-        c.cols
-    );
+    check_shapes("sgemm", a, (b.rows, b.cols), c);
     if c.rows == 0 || c.cols == 0 || a.cols == 0 {
         return;
     }
@@ -162,6 +153,20 @@ pub unsafe fn sgemm(a: Matrix<*const f32>, b: Matrix<*const f32>, c: Matrix<*mut
     unsafe { portable(a, b, c) };
 }
 
+/// Panics unless A (m x k), B (`b`: k x n) and C (m x n) agree.
+fn check_shapes(name: &str, a: Matrix<*const f32>, b: (usize, usize), c: Matrix<*mut f32>) {
+    assert!(
+        a.rows == c.rows && a.cols == b.0 && b.1 == c.cols,
+        "{name}: {}x{} times {}x{} into {}x{}",
+        a.rows,
+        a.cols,
+        b.0,
+        b.1,
+        c.rows,
+        c.cols
+    );
+}
+
 /// C += A x B with B in packed panels; with a `bias` (one value per column of C),
 /// C = bias[col] + A x B (C's contents unread).
 ///
@@ -173,16 +178,7 @@ pub unsafe fn sgemm_panels(
     c: Matrix<*mut f32>,
     bias: Option<*const f32>,
 ) {
-    assert!(
-        a.rows == c.rows && a.cols == b.rows && b.cols == c.cols,
-        "sgemm_panels: {}x{} times {}x{} into {}x{}",
-        a.rows,
-        a.cols,
-        b.rows,
-        b.cols,
-        c.rows,
-        c.cols
-    );
+    check_shapes("sgemm_panels", a, (b.rows, b.cols), c);
     if c.rows == 0 || c.cols == 0 {
         return;
     }
