@@ -294,28 +294,15 @@ func.func @blocked(%x: tensor<1x20x9x9xf32>, %w: tensor<32x20x3x3xf32>, %b: tens
 fn blocked_convolutions_agree_between_native_code_and_the_interpreter() {
     let s = Setup::new();
     std::fs::write(s.path("blocked.mlir"), BLOCKED).expect("write IR");
-    let wave = |n: usize, k: f32| -> Vec<f32> { (0..n).map(|i| ((i as f32) * k).sin()).collect() };
     npy_f32(&s.path("x.npy"), &[1, 20, 9, 9], &wave(20 * 81, 0.37));
     npy_f32(&s.path("w.npy"), &[32, 20, 3, 3], &wave(32 * 180, 0.71));
     npy_f32(&s.path("b.npy"), &[32], &wave(32, 1.9));
     npy_f32(&s.path("w2.npy"), &[24, 32, 1, 1], &wave(24 * 32, 0.53));
-    let lowered = Command::new(env!("CARGO_BIN_EXE_acc-opt"))
-        .current_dir(s.path(""))
-        .args([
-            "--pass",
-            "layout,bufferize{blocked=acc_sconv2d_nchw16c blocked-depthwise=acc_sdwconv2d_nchw16c}",
-            "blocked.mlir",
-            "-o",
-            "loops.mlir",
-        ])
-        .output()
-        .expect("acc-opt runs");
-    assert!(
-        lowered.status.success(),
-        "{}",
-        String::from_utf8_lossy(&lowered.stderr)
+    let text = lower(
+        &s,
+        "layout,bufferize{blocked=acc_sconv2d_nchw16c blocked-depthwise=acc_sdwconv2d_nchw16c}",
+        "blocked.mlir",
     );
-    let text = std::fs::read_to_string(s.path("loops.mlir")).expect("the lowered IR");
     assert!(
         text.contains("\"acc_sconv2d_nchw16c_bias\"")
             && text.contains("\"acc_sconv2d_nchw16c\"")
@@ -360,6 +347,27 @@ fn native_code_agrees_with_the_interpreter(s: &Setup, args: &[&str], len: usize,
     }
 }
 
+/// `n` values of sin(i k): deterministic inputs spread over [-1, 1].
+fn wave(n: usize, k: f32) -> Vec<f32> {
+    (0..n).map(|i| ((i as f32) * k).sin()).collect()
+}
+
+/// Lowers `input` (in the setup's directory) with `acc-opt --pass passes` into
+/// loops.mlir; its text.
+fn lower(s: &Setup, passes: &str, input: &str) -> String {
+    let lowered = Command::new(env!("CARGO_BIN_EXE_acc-opt"))
+        .current_dir(s.path(""))
+        .args(["--pass", passes, input, "-o", "loops.mlir"])
+        .output()
+        .expect("acc-opt runs");
+    assert!(
+        lowered.status.success(),
+        "{}",
+        String::from_utf8_lossy(&lowered.stderr)
+    );
+    std::fs::read_to_string(s.path("loops.mlir")).expect("the lowered IR")
+}
+
 /// The f32 values of an .npy file.
 fn read_f32s(path: &Path) -> Vec<f32> {
     let bytes = std::fs::read(path).expect("an .npy output");
@@ -371,28 +379,15 @@ fn read_f32s(path: &Path) -> Vec<f32> {
 fn library_convolutions_agree_between_native_code_and_the_interpreter() {
     let s = Setup::new();
     std::fs::write(s.path("convs.mlir"), CONVOLUTIONS).expect("write IR");
-    let wave = |n: usize, k: f32| -> Vec<f32> { (0..n).map(|i| ((i as f32) * k).sin()).collect() };
     npy_f32(&s.path("x.npy"), &[1, 4, 9, 9], &wave(4 * 81, 0.37));
     npy_f32(&s.path("dw.npy"), &[4, 1, 3, 3], &wave(36, 1.3));
     npy_f32(&s.path("w.npy"), &[5, 4, 3, 3], &wave(180, 0.71));
     npy_f32(&s.path("b.npy"), &[5], &[-0.5, 0.25, 1.0, -2.0, 3.0]);
-    let lowered = Command::new(env!("CARGO_BIN_EXE_acc-opt"))
-        .current_dir(s.path(""))
-        .args([
-            "--pass",
-            "bufferize{conv=acc_sconv2d depthwise=acc_sdwconv2d}",
-            "convs.mlir",
-            "-o",
-            "loops.mlir",
-        ])
-        .output()
-        .expect("acc-opt runs");
-    assert!(
-        lowered.status.success(),
-        "{}",
-        String::from_utf8_lossy(&lowered.stderr)
+    let text = lower(
+        &s,
+        "bufferize{conv=acc_sconv2d depthwise=acc_sdwconv2d}",
+        "convs.mlir",
     );
-    let text = std::fs::read_to_string(s.path("loops.mlir")).expect("the lowered IR");
     assert!(
         text.contains("\"acc_sdwconv2d\"") && text.contains("\"acc_sconv2d_bias\""),
         "{text}"
@@ -459,27 +454,14 @@ func.func @dense(%x: tensor<5x7xf32>, %bias: tensor<50xf32>) -> tensor<5x50xf32>
 #[test]
 fn packed_weights_and_library_functions_agree_between_native_code_and_the_interpreter() {
     let s = Setup::new();
-    let wave = |n: usize, k: f32| -> Vec<f32> { (0..n).map(|i| ((i as f32) * k).sin()).collect() };
     std::fs::write(s.path("dense.mlir"), dense_then_functions(&wave(350, 0.61))).expect("write");
     npy_f32(&s.path("x.npy"), &[5, 7], &wave(35, 0.37));
     npy_f32(&s.path("b.npy"), &[50], &wave(50, 2.3));
-    let lowered = Command::new(env!("CARGO_BIN_EXE_acc-opt"))
-        .current_dir(s.path(""))
-        .args([
-            "--pass",
-            "bufferize{packed-gemm=acc_sgemm_nk48n exp=acc_vexp erf=acc_verf},vectorize",
-            "dense.mlir",
-            "-o",
-            "loops.mlir",
-        ])
-        .output()
-        .expect("acc-opt runs");
-    assert!(
-        lowered.status.success(),
-        "{}",
-        String::from_utf8_lossy(&lowered.stderr)
+    let text = lower(
+        &s,
+        "bufferize{packed-gemm=acc_sgemm_nk48n exp=acc_vexp erf=acc_verf},vectorize",
+        "dense.mlir",
     );
-    let text = std::fs::read_to_string(s.path("loops.mlir")).expect("the lowered IR");
     for call in ["\"acc_sgemm_nk48n_bias\"", "\"acc_verf\"", "\"acc_vexp\""] {
         assert!(text.contains(call), "{call}: {text}");
     }
@@ -550,7 +532,6 @@ func.func @nests(%x: memref<4x8xf32>, %r: memref<4xf32>) -> (memref<4x8xf32>, me
 fn hoisted_loads_and_advancing_addresses_agree_with_the_interpreter() {
     let s = Setup::new();
     std::fs::write(s.path("nests.mlir"), NESTS).expect("write IR");
-    let wave = |n: usize, k: f32| -> Vec<f32> { (0..n).map(|i| ((i as f32) * k).sin()).collect() };
     npy_f32(&s.path("x.npy"), &[4, 8], &wave(32, 0.37));
     npy_f32(&s.path("r.npy"), &[4], &wave(4, 1.1));
     for mode in ["interp", "jit"] {
