@@ -10,7 +10,8 @@
 //! Invariants that keep this sound:
 //! - only ops without side effects move: `arith`, `math`, `loop.splat`, views, and
 //!   loads of buffers the body never writes (a store, copy, call or any other op
-//!   taking a memref in the body writes "everything" as far as loads are concerned);
+//!   taking a memref in the body writes "everything" as far as loads are concerned;
+//!   two function arguments are taken to be possibly the same memory);
 //! - ops move only when every loop of the nest runs at least once (constant bounds,
 //!   lower below upper), so a moved op runs only if it ran before (an integer
 //!   division by zero or an out-of-bounds load cannot appear);
@@ -121,10 +122,12 @@ fn movable(ctx: &Context, ir: &Ir, body: BodyId, op: OpId, written: &Written) ->
         Some(("arith" | "math", _)) => true,
         _ if matches!(name, "loop.splat" | "loop.reshape" | "loop.subview") => true,
         _ if matches!(name, "loop.load" | "loop.vload") => {
-            !written.anything
-                && !written
-                    .roots
-                    .contains(&root(ctx, ir, body, b.operand(op, 0)))
+            let read = root(ctx, ir, body, b.operand(op, 0));
+            // Two memref arguments may be the same memory (the caller's choice).
+            let may_alias = |r: &ValueId| {
+                *r == read || (is_argument(ir, body, *r) && is_argument(ir, body, read))
+            };
+            !written.anything && !written.roots.iter().any(may_alias)
         }
         _ => false,
     }
@@ -140,6 +143,11 @@ fn root(ctx: &Context, ir: &Ir, body: BodyId, mut v: ValueId) -> ValueId {
         }
     }
     v
+}
+
+/// True when `v` is a block argument (of the function: a memref the caller passes).
+fn is_argument(ir: &Ir, body: BodyId, v: ValueId) -> bool {
+    matches!(ir.body(body).value(v).def, ValueDef::BlockArg(..))
 }
 
 fn is_memref(ctx: &Context, ir: &Ir, body: BodyId, v: ValueId) -> bool {
