@@ -10,7 +10,9 @@
 //!
 //! A memref is passed as a pointer to its first element, laid out as its type says
 //! (row-major for the identity layout); a scalar by value; each result through a
-//! pointer the caller provides (a memref result is copied into the caller's buffer).
+//! pointer the caller provides (a memref result is copied into the caller's buffer,
+//! or built there directly when the function allocates it only to return it).
+//! Result buffers overlap neither the arguments nor each other.
 //! In the packed form, every slot is a pointer: to the buffer for a memref, to the
 //! value for a scalar argument, to where a result goes.
 

@@ -71,6 +71,9 @@ pub(crate) struct FnTranslator<'a, 'b, 'm, M: Module> {
     /// Loads and stores of an innermost parallel loop whose address advances by a
     /// constant each iteration: the loop-carried address they use.
     streams: FxHashMap<OpId, Value>,
+    /// Allocations built in place in a result buffer ([`returned_allocations`]):
+    /// the index of that result.
+    in_result: FxHashMap<ValueId, usize>,
 }
 
 fn err(op: OpRef<'_>, message: impl Into<String>) -> CodegenError {
@@ -100,6 +103,7 @@ impl<'a, 'b, 'm, M: Module> FnTranslator<'a, 'b, 'm, M> {
             arena: None,
             planned: FxHashSet::default(),
             streams: FxHashMap::default(),
+            in_result: FxHashMap::default(),
         }
     }
 
@@ -141,6 +145,7 @@ impl<'a, 'b, 'm, M: Module> FnTranslator<'a, 'b, 'm, M> {
             self.values.insert(arg, v);
         }
         self.results = params[n..].to_vec();
+        self.in_result = returned_allocations(self.ctx, self.ir, self.body, &ir_blocks);
         for &blk in &ir_blocks {
             let cb = self.blocks[&blk];
             if blk != entry_ir {
@@ -161,6 +166,12 @@ impl<'a, 'b, 'm, M: Module> FnTranslator<'a, 'b, 'm, M> {
         self.b.seal_all_blocks();
         self.b.finalize(self.shared.config);
         Ok(())
+    }
+
+    /// The result pointer an allocation is built in, if it is one of
+    /// [`returned_allocations`].
+    fn result_buffer(&self, v: ValueId) -> Option<Value> {
+        self.in_result.get(&v).map(|&i| self.results[i])
     }
 
     /// A machine value of acc type `ty` as a `Val`.
@@ -303,6 +314,7 @@ impl<'a, 'b, 'm, M: Module> FnTranslator<'a, 'b, 'm, M> {
                 Val::Scalar(x) => {
                     self.b.ins().store(MemFlagsData::trusted(), x, dest, 0);
                 }
+                Val::Memref(_, _) if self.in_result.get(v) == Some(&i) => {}
                 Val::Memref(p, m) => {
                     let out = MemrefLayout {
                         strides: row_major(&m.shape),
@@ -516,4 +528,47 @@ pub(crate) fn row_major(shape: &[usize]) -> Vec<usize> {
         s[d] = s[d + 1] * shape[d + 1];
     }
     s
+}
+
+
+/// The buffers a function can build directly in its callers' result buffers, with
+/// the index of the result each one is: in a function of one block ending in its
+/// only `func.return`, a static, contiguous `loop.alloc` of that block returned
+/// once (and by nothing else). Copying it out at the return, and allocating and
+/// freeing it on every call, are saved. Result buffers do not overlap the
+/// arguments (the calling convention's contract), so nothing else reads them.
+fn returned_allocations(
+    ctx: &Context,
+    ir: &Ir,
+    body: BodyId,
+    blocks: &[BlockId],
+) -> FxHashMap<ValueId, usize> {
+    let mut found = FxHashMap::default();
+    let [block] = blocks else {
+        return found;
+    };
+    let b = ir.body(body);
+    let Some(last) = b.block_ops(*block).last() else {
+        return found;
+    };
+    if ctx.op_name_str(b.op(last).name) != "func.return" {
+        return found;
+    }
+    let returned: Vec<ValueId> = b.operands(last).collect();
+    for (i, v) in returned.iter().enumerate() {
+        let once = returned.iter().filter(|w| *w == v).count() == 1;
+        let acc_ir::ValueDef::Result(def, _) = b.value(*v).def else {
+            continue;
+        };
+        let contiguous = matches!(repr(ctx, b.value_type(*v)), Ok(Repr::Memref(m)) if m.is_contiguous());
+        if once
+            && contiguous
+            && ctx.op_name_str(b.op(def).name) == "loop.alloc"
+            && b.operands(def).next().is_none()
+            && b.op_block(def) == Some(*block)
+        {
+            found.insert(*v, i);
+        }
+    }
+    found
 }

@@ -362,3 +362,34 @@ func.func @f() attributes {loop.arena_size = 64 : i64} {
         e.message
     );
 }
+
+#[test]
+fn returned_buffers_match_the_interpreter() {
+    // %a is returned twice (copied out), %b once (built in the result buffer, and
+    // read back there), %p is planned in the arena and returned (built in the
+    // result buffer too).
+    let text = r#"
+func.func @returned(%x: memref<8xf32>) -> (memref<8xf32>, memref<8xf32>, memref<8xf32>, memref<8xf32>) attributes {loop.arena_size = 64 : i64} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %a = loop.alloc() : memref<8xf32>
+  %b = loop.alloc() : memref<8xf32>
+  %p = loop.alloc() {offset = 0 : i64} : memref<8xf32>
+  loop.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    %v = loop.load %x[%i] : memref<8xf32>
+    %w = arith.addf %v, %v : f32
+    loop.store %w, %a[%i] : memref<8xf32>
+    loop.store %v, %b[%i] : memref<8xf32>
+    %u = loop.load %b[%i] : memref<8xf32>
+    %z = arith.mulf %u, %w : f32
+    loop.store %z, %b[%i] : memref<8xf32>
+    %q = arith.subf %z, %v : f32
+    loop.store %q, %p[%i] : memref<8xf32>
+    loop.yield
+  }
+  return %a, %b, %a, %p : memref<8xf32>, memref<8xf32>, memref<8xf32>, memref<8xf32>
+}
+"#;
+    assert_same(text, "returned", &["memref<8xf32>"]);
+}

@@ -52,12 +52,18 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                     Some(_) => return Err(err(op, "an arena offset that is not an integer")),
                     None => None,
                 };
-                let p = match offset {
-                    Some(o) => {
-                        self.planned.extend(self.ir.body(self.body).results(id));
+                let result = self.ir.body(self.body).results(id).next();
+                let p = match (result.and_then(|r| self.result_buffer(r)), offset) {
+                    (Some(p), _) => {
+                        // Built in the caller's result buffer: nothing to free.
+                        self.planned.extend(result);
+                        p
+                    }
+                    (None, Some(o)) => {
+                        self.planned.extend(result);
                         self.arena_slot(op, o, bytes)?
                     }
-                    None => self.alloc(op, bytes)?,
+                    (None, None) => self.alloc(op, bytes)?,
                 };
                 vec![Val::Memref(p, m)]
             }
