@@ -24,7 +24,7 @@ bin=target/release
 for m in transformer mobilenetv2 resnet18; do
     start=$(date +%s%N)
     "$bin/acc-translate" --import-onnx "$out/$m.onnx" -o "$out/$m.mlir"
-    "$bin/acc-opt" --pass 'canonicalize,graph-to-tensor,layout{assume-finite=true},bufferize{gemm=acc_sgemm conv=acc_sconv2d depthwise=acc_sdwconv2d blocked=acc_sconv2d_nchw16c blocked-depthwise=acc_sdwconv2d_nchw16c blocked-nchw-input=acc_sconv2d_nchw_nchw16c packed-gemm=acc_sgemm_nk48n exp=acc_vexp erf=acc_verf},fuse-parallel,math-approximation,unroll,vectorize,buffer-deallocation,memory-plan' "$out/$m.mlir" -o "$out/$m.loops.mlir"
+    "$bin/acc-opt" --pass 'canonicalize,graph-to-tensor,layout{assume-finite=true},bufferize{gemm=acc_sgemm conv=acc_sconv2d depthwise=acc_sdwconv2d blocked=acc_sconv2d_nchw16c blocked-depthwise=acc_sdwconv2d_nchw16c blocked-nchw-input=acc_sconv2d_nchw_nchw16c packed-gemm=acc_sgemm_nk48n strided-gemm=acc_sgemm_strided exp=acc_vexp erf=acc_verf},fuse-parallel,math-approximation,unroll,vectorize,buffer-deallocation,memory-plan' "$out/$m.mlir" -o "$out/$m.loops.mlir"
     lower=$(( ($(date +%s%N) - start) / 1000000 ))
     timing=$("$bin/acc-run" "$out/$m.loops.mlir" --mode jit --input "0=$out/$m.input0.npy" \
         -o "$out/$m.acc.npy" --repeat "$repeat" | tr '\n' ' ')

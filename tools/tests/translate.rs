@@ -151,6 +151,12 @@ fn real_models_compiled_to_native_code_match_the_onnx_reference() {
                 text.contains("hw.intrinsic \"acc_sgemm_nk48n"),
                 "{model}: packed weights"
             );
+            // The encoder's attention reads its heads in place: no transposes.
+            assert_eq!(
+                text.contains("hw.intrinsic \"acc_sgemm_strided\""),
+                model == "encoder",
+                "{model}: products on strided heads"
+            );
             // Softmax exponentials (the MLP's and the encoder's) run in the library.
             assert_eq!(
                 text.contains("hw.intrinsic \"acc_vexp\""),
@@ -163,7 +169,7 @@ fn real_models_compiled_to_native_code_match_the_onnx_reference() {
 }
 
 /// The pipeline of the benchmarks (tools/bench/models.sh).
-const OPTIMIZED: &str = "canonicalize,graph-to-tensor,layout{assume-finite=true},bufferize{gemm=acc_sgemm conv=acc_sconv2d depthwise=acc_sdwconv2d blocked=acc_sconv2d_nchw16c blocked-depthwise=acc_sdwconv2d_nchw16c blocked-nchw-input=acc_sconv2d_nchw_nchw16c packed-gemm=acc_sgemm_nk48n exp=acc_vexp erf=acc_verf},fuse-parallel,math-approximation,unroll,vectorize,buffer-deallocation,memory-plan";
+const OPTIMIZED: &str = "canonicalize,graph-to-tensor,layout{assume-finite=true},bufferize{gemm=acc_sgemm conv=acc_sconv2d depthwise=acc_sdwconv2d blocked=acc_sconv2d_nchw16c blocked-depthwise=acc_sdwconv2d_nchw16c blocked-nchw-input=acc_sconv2d_nchw_nchw16c packed-gemm=acc_sgemm_nk48n strided-gemm=acc_sgemm_strided exp=acc_vexp erf=acc_verf},fuse-parallel,math-approximation,unroll,vectorize,buffer-deallocation,memory-plan";
 
 #[test]
 fn bad_models_give_errors_and_no_output() {

@@ -71,7 +71,7 @@ extern "C" fn pow(x: f64, y: f64) -> f64 {
 }
 
 /// The runtime symbols generated code may import.
-fn runtime_symbols() -> [(&'static str, *const u8); 27] {
+fn runtime_symbols() -> [(&'static str, *const u8); 28] {
     [
         ("acc_alloc", acc_alloc as *const u8),
         ("acc_free", acc_free as *const u8),
@@ -93,6 +93,10 @@ fn runtime_symbols() -> [(&'static str, *const u8); 27] {
         (
             "acc_sgemm_nk48n_bias",
             acc_runtime::sgemm::acc_sgemm_nk48n_bias as *const u8,
+        ),
+        (
+            "acc_sgemm_strided",
+            acc_runtime::sgemm::acc_sgemm_strided as *const u8,
         ),
         ("acc_vexp", acc_runtime::elementwise::acc_vexp as *const u8),
         ("acc_verf", acc_runtime::elementwise::acc_verf as *const u8),

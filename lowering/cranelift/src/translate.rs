@@ -530,7 +530,6 @@ pub(crate) fn row_major(shape: &[usize]) -> Vec<usize> {
     s
 }
 
-
 /// The buffers a function can build directly in its callers' result buffers, with
 /// the index of the result each one is: in a function of one block ending in its
 /// only `func.return`, a static, contiguous `loop.alloc` of that block returned
@@ -560,7 +559,8 @@ fn returned_allocations(
         let acc_ir::ValueDef::Result(def, _) = b.value(*v).def else {
             continue;
         };
-        let contiguous = matches!(repr(ctx, b.value_type(*v)), Ok(Repr::Memref(m)) if m.is_contiguous());
+        let contiguous =
+            matches!(repr(ctx, b.value_type(*v)), Ok(Repr::Memref(m)) if m.is_contiguous());
         if once
             && contiguous
             && ctx.op_name_str(b.op(def).name) == "loop.alloc"

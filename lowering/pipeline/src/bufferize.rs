@@ -29,6 +29,7 @@ use crate::emit::{Emitter, memref_type, shape_of};
 
 mod build;
 mod ops;
+mod strided;
 
 /// The columns of a packed B's panels (`packed-gemm`).
 pub const PANEL_COLUMNS: i64 = 48;
@@ -72,6 +73,10 @@ struct Library {
     /// n, k) starts each column from its bias instead of c (an init that broadcasts
     /// one along dimension 0).
     packed_gemm: Option<String>,
+    /// C += A x B, or C = A x B when `accumulate` is 0, on matrices with any
+    /// strides: (a, b, c, m, n, k, a_rs, a_cs, b_rs, b_cs, c_rs, c_cs, accumulate),
+    /// for products reading transposes in place or overwriting a zero init.
+    strided_gemm: Option<String>,
     /// out[i] = e^x[i] on f32 arrays: (x, out, n), x and out possibly the same.
     exp: Option<String>,
     /// out[i] = erf(x[i]), as `exp`.
@@ -132,6 +137,12 @@ pub fn info() -> PassInfo {
                 default: "",
             },
             acc_ir::pass::PassOption {
+                name: "strided-gemm",
+                description: "a library f32 matrix product on strided operands (a, b, c, m, n, k, then a row and a column stride for each of a, b and c, then accumulate: C += A x B, or C = A x B when 0) that reads transposes feeding matmuls in place and overwrites zero inits, e.g. acc_sgemm_strided; empty: transposes are materialized",
+                kind: acc_ir::pass::OptionKind::String,
+                default: "",
+            },
+            acc_ir::pass::PassOption {
                 name: "exp",
                 description: "a library f32 exponential over an array (out[i] = e^x[i]: x, out, n; in place allowed) that finishes maps yielding math.exp, e.g. acc_vexp; empty: loops",
                 kind: acc_ir::pass::OptionKind::String,
@@ -161,6 +172,7 @@ pub fn info() -> PassInfo {
                     blocked_depthwise: named("blocked-depthwise"),
                     blocked_nchw_input: named("blocked-nchw-input"),
                     packed_gemm: named("packed-gemm"),
+                    strided_gemm: named("strided-gemm"),
                     exp: named("exp"),
                     erf: named("erf"),
                 },
@@ -266,6 +278,14 @@ struct Bufferizer<'a> {
     /// Constants used only as the B of matrix products that take them packed
     /// (`packed-gemm`): never bufferized as they are.
     packed_weights: FxHashSet<ValueId>,
+    /// Transposes read in place by strided products (`strided-gemm`): the result
+    /// to its source and permutation (the result has no buffer).
+    absorbed_transposes: FxHashMap<ValueId, (ValueId, Vec<i64>)>,
+    /// The products that take the strided call.
+    strided_products: FxHashSet<OpId>,
+    /// Zero constants only strided products use as their init (which they
+    /// overwrite): never bufferized.
+    unread_constants: FxHashSet<ValueId>,
     library: Library,
 }
 
@@ -286,6 +306,9 @@ impl<'a> Bufferizer<'a> {
             absorbed_empties: FxHashSet::default(),
             absorbed_biases: FxHashMap::default(),
             packed_weights: FxHashSet::default(),
+            absorbed_transposes: FxHashMap::default(),
+            strided_products: FxHashSet::default(),
+            unread_constants: FxHashSet::default(),
             library,
         }
     }
@@ -303,13 +326,15 @@ impl<'a> Bufferizer<'a> {
                 self.buffers.insert(a, a);
             }
         }
+        let ops: Vec<OpId> = blocks
+            .iter()
+            .flat_map(|bl| self.ir.body(self.body).block_ops(*bl))
+            .collect();
+        self.plan_strided_products(&ops);
         let mut done = Vec::new();
-        for bl in blocks {
-            let ops: Vec<OpId> = self.ir.body(self.body).block_ops(bl).collect();
-            for op in ops {
-                if self.op(op)? {
-                    done.push(op);
-                }
+        for op in ops {
+            if self.op(op)? {
+                done.push(op);
             }
         }
         for op in done.into_iter().rev() {
@@ -366,6 +391,7 @@ impl<'a> Bufferizer<'a> {
                 e.op("func.return", &vals, &[], &[]).map_err(fail)?;
                 return Ok(true);
             }
+            "arith.constant" if self.unread_constants.contains(&results[0]) => return Ok(true),
             "arith.constant" if self.packable_weight(results[0]) => {
                 self.packed_weights.insert(results[0]);
                 return Ok(true);
@@ -416,9 +442,15 @@ impl<'a> Bufferizer<'a> {
                 }
                 None => self.broadcast(op).map_err(fail)?,
             },
+            "tensor.transpose" if self.absorbed_transposes.contains_key(&results[0]) => {
+                return Ok(true);
+            }
             "tensor.transpose" => self.transpose(op).map_err(fail)?,
             "tensor.pack" => self.pack(op).map_err(fail)?,
             "tensor.unpack" => self.unpack(op).map_err(fail)?,
+            "tensor.matmul" | "tensor.batch_matmul" if self.strided_products.contains(&op) => {
+                self.strided_matmul(op).map_err(fail)?
+            }
             "tensor.matmul" | "tensor.batch_matmul" => self.matmul(op).map_err(fail)?,
             "tensor.conv2d" => self.conv2d(op).map_err(fail)?,
             "tensor.pool" => self.pool(op).map_err(fail)?,

@@ -334,7 +334,7 @@ pub unsafe fn sconv2d(
                 &product.patches,
                 product.output,
                 fused,
-                None,
+                crate::sgemm::avx512::Initial::Output,
             )
         };
         return;

@@ -132,6 +132,143 @@ impl PanelSource for Matrix<*const f32> {
     }
 }
 
+/// B stored by columns: element (k, j) is at `ptr + j * col_stride + k` (a
+/// transposed row-major matrix, such as the keys of attention's Q x K^T).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ColumnMajor {
+    pub ptr: *const f32,
+    pub col_stride: usize,
+}
+
+impl PanelSource for ColumnMajor {
+    unsafe fn copy_row(&self, k: usize, j: usize, out: &mut [f32]) {
+        for (c, x) in out.iter_mut().enumerate() {
+            // SAFETY: the caller keeps the row and columns inside B.
+            *x = unsafe { *self.ptr.add((j + c) * self.col_stride + k) };
+        }
+    }
+
+    unsafe fn copy_panel(
+        &self,
+        k0: usize,
+        depth: usize,
+        j: usize,
+        width: usize,
+        panel: &mut [f32],
+        ld: usize,
+    ) {
+        // Column by column: each is contiguous in B.
+        for c in 0..width {
+            // SAFETY: the caller keeps the rows and columns inside B.
+            let column = unsafe { self.ptr.add((j + c) * self.col_stride + k0) };
+            for p in 0..depth {
+                // SAFETY: as above; the panel holds depth rows of ld >= width.
+                panel[p * ld + c] = unsafe { *column.add(p) };
+            }
+        }
+    }
+
+    fn in_place(&self, _k: usize, _j: usize) -> Option<(*const f32, usize)> {
+        None
+    }
+}
+
+/// A matrix with any strides: element (i, j) is at
+/// `ptr + i * row_stride + j * col_stride` (in elements).
+#[derive(Clone, Copy, Debug)]
+pub struct Strided<P> {
+    pub ptr: P,
+    pub rows: usize,
+    pub cols: usize,
+    pub row_stride: isize,
+    pub col_stride: isize,
+}
+
+impl<P: Copy> Strided<P> {
+    /// As a [`Matrix`], when its columns are contiguous.
+    fn rows_contiguous(&self) -> Option<Matrix<P>> {
+        (self.col_stride == 1 && self.row_stride >= 0).then_some(Matrix {
+            ptr: self.ptr,
+            rows: self.rows,
+            cols: self.cols,
+            row_stride: self.row_stride as usize,
+        })
+    }
+}
+
+/// C += A x B when `accumulate`, else C = A x B (C's contents unread), on
+/// matrices with any strides. The AVX-512 kernel runs when A and C have contiguous
+/// rows and B contiguous rows or columns; `matrixmultiply` otherwise.
+///
+/// # Safety
+/// Every element of the three matrices is valid for reads (A, B) and writes (C), no
+/// two elements of C share memory, C overlaps neither A nor B, and the shapes agree
+/// (checked, a mismatch panics).
+pub unsafe fn sgemm_strided(
+    a: Strided<*const f32>,
+    b: Strided<*const f32>,
+    c: Strided<*mut f32>,
+    accumulate: bool,
+) {
+    assert!(
+        a.rows == c.rows && a.cols == b.rows && b.cols == c.cols,
+        "sgemm_strided: {}x{} times {}x{} into {}x{}",
+        a.rows,
+        a.cols,
+        b.rows,
+        b.cols,
+        c.rows,
+        c.cols
+    );
+    if c.rows == 0 || c.cols == 0 {
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") && a.cols > 0 {
+        let initial = if accumulate {
+            avx512::Initial::Output
+        } else {
+            avx512::Initial::Zero
+        };
+        if let (Some(ma), Some(mc)) = (a.rows_contiguous(), c.rows_contiguous()) {
+            let none = crate::Fused::NONE;
+            if let Some(mb) = b.rows_contiguous() {
+                // SAFETY: the CPU has AVX-512F; the caller vouches for the memory.
+                unsafe { avx512::sgemm(ma, &mb, mc, none, initial) };
+                return;
+            }
+            if b.row_stride == 1 && b.col_stride >= 0 {
+                let columns = ColumnMajor {
+                    ptr: b.ptr,
+                    col_stride: b.col_stride as usize,
+                };
+                // SAFETY: as above.
+                unsafe { avx512::sgemm(ma, &columns, mc, none, initial) };
+                return;
+            }
+        }
+    }
+    // SAFETY: as above.
+    unsafe {
+        matrixmultiply::sgemm(
+            c.rows,
+            a.cols,
+            c.cols,
+            1.0,
+            a.ptr,
+            a.row_stride,
+            a.col_stride,
+            b.ptr,
+            b.row_stride,
+            b.col_stride,
+            if accumulate { 1.0 } else { 0.0 },
+            c.ptr,
+            c.row_stride,
+            c.col_stride,
+        );
+    }
+}
+
 /// C += A x B.
 ///
 /// # Safety
@@ -146,7 +283,7 @@ pub unsafe fn sgemm(a: Matrix<*const f32>, b: Matrix<*const f32>, c: Matrix<*mut
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx512f") {
         // SAFETY: the CPU has AVX-512F; the caller vouches for the memory.
-        unsafe { avx512::sgemm(a, &b, c, crate::Fused::NONE, None) };
+        unsafe { avx512::sgemm(a, &b, c, crate::Fused::NONE, avx512::Initial::Output) };
         return;
     }
     // SAFETY: as above.
@@ -185,7 +322,9 @@ pub unsafe fn sgemm_panels(
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx512f") && a.cols > 0 {
         // SAFETY: the CPU has AVX-512F; the caller vouches for the memory.
-        unsafe { avx512::sgemm(a, &b, c, crate::Fused::NONE, bias) };
+        let initial = bias.map_or(avx512::Initial::Output, avx512::Initial::Columns);
+        // SAFETY: the CPU has AVX-512F; the caller vouches for the memory.
+        unsafe { avx512::sgemm(a, &b, c, crate::Fused::NONE, initial) };
         return;
     }
     // SAFETY: as above.
@@ -268,6 +407,49 @@ pub unsafe extern "C" fn acc_sgemm(
     let (m, n, k) = (m.max(0) as usize, n.max(0) as usize, k.max(0) as usize);
     // SAFETY: the caller vouches for the buffers.
     unsafe { sgemm(matrix(a, m, k), matrix(b, k, n), matrix(c, m, n)) }
+}
+
+/// The C ABI entry point of [`sgemm_strided`]: A m x k, B k x n and C m x n, each
+/// element (i, j) of X at `x + i * x_rs + j * x_cs` (strides in elements); C += A x
+/// B when `accumulate` is nonzero, else C = A x B (C's contents unread).
+///
+/// # Safety
+/// As [`sgemm_strided`].
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn acc_sgemm_strided(
+    a: *const f32,
+    b: *const f32,
+    c: *mut f32,
+    m: i64,
+    n: i64,
+    k: i64,
+    a_rs: i64,
+    a_cs: i64,
+    b_rs: i64,
+    b_cs: i64,
+    c_rs: i64,
+    c_cs: i64,
+    accumulate: i64,
+) {
+    let [m, n, k] = [m, n, k].map(|s| s.max(0) as usize);
+    fn strided<P>(ptr: P, rows: usize, cols: usize, rs: i64, cs: i64) -> Strided<P> {
+        Strided {
+            ptr,
+            rows,
+            cols,
+            row_stride: rs as isize,
+            col_stride: cs as isize,
+        }
+    }
+    // SAFETY: the caller vouches for the buffers.
+    unsafe {
+        sgemm_strided(
+            strided(a, m, k, a_rs, a_cs),
+            strided(b, k, n, b_rs, b_cs),
+            strided(c, m, n, c_rs, c_cs),
+            accumulate != 0,
+        )
+    }
 }
 
 /// The C ABI entry point for a packed B: C += A x B, A m x k and C m x n
@@ -455,6 +637,89 @@ mod tests {
             for (x, y) in fast.iter().zip(&slow) {
                 assert!((x - y).abs() <= 1e-4 * (1.0 + y.abs()), "{x} vs {y}");
             }
+        }
+    }
+
+    /// acc_sgemm_strided on A (m x k) with row stride k + 3, B (k x n) stored by
+    /// rows, by columns or with both strides > 1, and C (m x n) with row stride
+    /// n + 2, accumulating or overwriting C (NaN then: unread).
+    fn check_strided(m: usize, n: usize, k: usize) {
+        let (a, b) = (random(m * k, 11), random(k * n, 12));
+        let c0 = random(m * n, 13);
+        let lda = k + 3;
+        let mut a_mem = vec![f32::NAN; m * lda];
+        for i in 0..m {
+            a_mem[i * lda..i * lda + k].copy_from_slice(&a[i * k..(i + 1) * k]);
+        }
+        // B's element (t, j) at t * rs + j * cs of a buffer of `len`.
+        let layouts = [(n, 1, k * n), (1, k, k * n), (2 * n, 2, 2 * k * n)];
+        for (b_rs, b_cs, len) in layouts {
+            let mut b_mem = vec![f32::NAN; len.max(1)];
+            for t in 0..k {
+                for j in 0..n {
+                    b_mem[t * b_rs + j * b_cs] = b[t * n + j];
+                }
+            }
+            for accumulate in [true, false] {
+                let start = if accumulate {
+                    c0.clone()
+                } else {
+                    vec![0.0; m * n]
+                };
+                let want = reference(&a, &b, &start, m, n, k);
+                let ldc = n + 2;
+                let mut c_mem = vec![f32::NAN; m * ldc];
+                if accumulate {
+                    for i in 0..m {
+                        c_mem[i * ldc..i * ldc + n].copy_from_slice(&c0[i * n..(i + 1) * n]);
+                    }
+                }
+                let dims = [m, n, k, lda, 1, b_rs, b_cs, ldc, 1].map(|x| x as i64);
+                // SAFETY: the vectors hold every element the strides reach.
+                unsafe {
+                    acc_sgemm_strided(
+                        a_mem.as_ptr(),
+                        b_mem.as_ptr(),
+                        c_mem.as_mut_ptr(),
+                        dims[0],
+                        dims[1],
+                        dims[2],
+                        dims[3],
+                        dims[4],
+                        dims[5],
+                        dims[6],
+                        dims[7],
+                        dims[8],
+                        i64::from(accumulate),
+                    )
+                };
+                for i in 0..m {
+                    for j in 0..n {
+                        let (got, want) = (c_mem[i * ldc + j], want[i * n + j]);
+                        let tolerance = 1e-5 * (k as f64 + 1.0).sqrt() * (1.0 + want.abs());
+                        assert!(
+                            (got as f64 - want).abs() <= tolerance,
+                            "{m}x{n}x{k}, B strides {b_rs},{b_cs}, accumulate {accumulate}: \
+                             ({i}, {j}) is {got}, want {want}"
+                        );
+                    }
+                    // The padding between C's rows is not written.
+                    assert!(c_mem[i * ldc + n..(i + 1) * ldc].iter().all(|x| x.is_nan()));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn strided_operands_agree_with_the_reference() {
+        for (m, n, k) in [
+            (1, 1, 1),
+            (9, 100, 37),
+            (128, 128, 64),
+            (40, 49, 130),
+            (3, 20, 0),
+        ] {
+            check_strided(m, n, k);
         }
     }
 

@@ -434,6 +434,66 @@ pub(super) fn sgemm_nk48n_bias(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String>
     library_gemm([a?, b?, c?], &dims, Some(48))
 }
 
+/// `hw.intrinsic "acc_sgemm_strided"(%a, %b, %c, %m, %n, %k, %a_rs, %a_cs, %b_rs,
+/// %b_cs, %c_rs, %c_cs, %accumulate)`: C += A x B, or C = A x B (C unread) when
+/// `accumulate` is 0, on f32 matrices A m x k, B k x n and C m x n whose element
+/// (i, j) is the cell `i * rs + j * cs` after the operand's first element, in its
+/// buffer: the strides are in memory, as the C function reads them, whatever the
+/// operands' types say.
+pub(super) fn sgemm_strided(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    if r.operands.len() != 13 {
+        return Err(format!(
+            "expects A, B, C, m, n, k, six strides and accumulate, not {} operands",
+            r.operands.len()
+        ));
+    }
+    let [m, n, k] = [3, 4, 5].map(|i| index(&r.operands[i]));
+    let (m, n, k) = (m?, n?, k?);
+    let strides = r.operands[6..12]
+        .iter()
+        .map(signed)
+        .collect::<Result<Vec<_>, _>>()?;
+    let accumulate = signed(&r.operands[12])? != 0;
+    // The cell of element (i, j) of operand `which` (0: A, 1: B, 2: C).
+    let cell = |which: usize, view: &View, i: usize, j: usize| {
+        let (rs, cs) = (strides[2 * which], strides[2 * which + 1]);
+        let at = view.offset as i128 + i as i128 * rs + j as i128 * cs;
+        usize::try_from(at).map_err(|_| format!("strides reach cell {at}, before the buffer"))
+    };
+    let [a, b, c] = [0, 1, 2].map(|i| r.operands[i].view.as_ref());
+    let (a, b, c) = (
+        a.ok_or("A is not a memref")?,
+        b.ok_or("B is not a memref")?,
+        c.ok_or("C is not a memref")?,
+    );
+    let float = |v: Scalar| match v {
+        Scalar::Float(f) => f,
+        Scalar::Int(i) => i as f64,
+    };
+    let mut out = Vec::with_capacity(m * n);
+    for i in 0..m {
+        for j in 0..n {
+            let mut acc = if accumulate {
+                float(c.buffer.read(cell(2, c, i, j)?)?)
+            } else {
+                0.0
+            };
+            for t in 0..k {
+                let x = float(a.buffer.read(cell(0, a, i, t)?)?);
+                let y = float(b.buffer.read(cell(1, b, t, j)?)?);
+                acc += x * y;
+            }
+            out.push(acc);
+        }
+    }
+    let kind = r.operands[2].kind;
+    for (e, v) in out.into_iter().enumerate() {
+        let at = cell(2, c, e / n, e % n)?;
+        c.buffer.write(at, kind.normalize(Scalar::Float(v)))?;
+    }
+    Ok(Vec::new())
+}
+
 /// C += A x B with `dims` [m, n, k], B row-major or in panels of `panel` columns.
 fn library_gemm(
     [a, b, c]: [&Tensor; 3],

@@ -133,6 +133,7 @@ const RULES: &[(&str, Rule)] = &[
     ("acc_sgemm", loops::sgemm),
     ("acc_sgemm_nk48n", loops::sgemm_nk48n),
     ("acc_sgemm_nk48n_bias", loops::sgemm_nk48n_bias),
+    ("acc_sgemm_strided", loops::sgemm_strided),
     ("acc_vexp", loops::vexp),
     ("acc_verf", loops::verf),
     ("acc_sconv2d", loops::sconv2d),

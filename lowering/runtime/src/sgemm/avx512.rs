@@ -26,21 +26,32 @@ const DEPTH_BLOCK: usize = 128;
 /// From this many rows of A on, the panel is worth copying.
 const PACK_ROWS: usize = 32;
 
+/// What C's sums start from when `fused` has no (row) bias.
+#[derive(Clone, Copy)]
+pub(crate) enum Initial {
+    /// C's contents: C += A x B.
+    Output,
+    /// Zero: C = A x B (C's contents unread).
+    Zero,
+    /// A bias per column of C (c.cols values): C = bias[col] + A x B.
+    Columns(*const f32),
+}
+
 /// C = clamp(C + A x B, bounds) (shapes checked by the caller), or with a bias
 /// clamp(bias[row] + A x B) (C's contents unread); `Fused::NONE`: C += A x B.
-/// `column_bias` (when `fused` has no bias): C = clamp(column_bias[col] + A x B).
+/// Without a row bias, the sums start from `initial`.
 ///
 /// # Safety
 /// The CPU has AVX-512F; the matrices are valid as [`super::sgemm`] requires, and
-/// `b` yields every element of its a.cols x c.cols matrix; a column bias holds
-/// c.cols values.
+/// `b` yields every element of its a.cols (at least 1) x c.cols matrix; a column
+/// bias holds c.cols values.
 #[target_feature(enable = "avx512f")]
 pub(crate) unsafe fn sgemm(
     a: Matrix<*const f32>,
     b: &impl PanelSource,
     c: Matrix<*mut f32>,
     fused: Fused,
-    column_bias: Option<*const f32>,
+    initial: Initial,
 ) {
     let (m, n, k) = (c.rows, c.cols, a.cols);
     let mut panel = [0f32; DEPTH_BLOCK * TILE_COLUMNS];
@@ -89,11 +100,14 @@ pub(crate) unsafe fn sgemm(
                     // the sum is complete: after the last.
                     // SAFETY: a row bias holds a value per row of C, a column
                     // bias one per column.
-                    start: match (fused.bias, column_bias) {
+                    start: match (fused.bias, initial) {
                         _ if k0 > 0 => Start::Output,
                         (Some(rows), _) => Start::Rows(unsafe { rows.add(i) }),
-                        (None, Some(columns)) => Start::Columns(unsafe { columns.add(j) }),
-                        (None, None) => Start::Output,
+                        (None, Initial::Columns(columns)) => {
+                            Start::Columns(unsafe { columns.add(j) })
+                        }
+                        (None, Initial::Zero) => Start::Zero,
+                        (None, Initial::Output) => Start::Output,
                     },
                     bounds: (k0 + depth == k).then_some(fused.bounds),
                 };
@@ -130,11 +144,12 @@ struct Tile {
     bounds: Option<Bounds>,
 }
 
-/// Where a tile's sums start: C's contents, or a bias per row or per column (C
-/// unread).
+/// Where a tile's sums start: C's contents, or zero or a bias per row or per
+/// column (C unread).
 #[derive(Clone, Copy)]
 enum Start {
     Output,
+    Zero,
     /// The tile's first row's bias.
     Rows(*const f32),
     /// The tile's first column's bias.
@@ -180,6 +195,7 @@ impl Tile {
         // masked-off lanes are not accessed.
         unsafe {
             match self.start {
+                Start::Zero => {}
                 Start::Rows(bias) => {
                     for (r, row) in acc.iter_mut().enumerate() {
                         let start = _mm512_set1_ps(*bias.add(r));
