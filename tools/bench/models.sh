@@ -11,8 +11,8 @@
 # matrix products as calls to the host GEMM, acc_sgemm, convolutions to its implicit-
 # GEMM convolution, acc_sconv2d (lowering/runtime); exp and erf
 # as polynomials; small loops unrolled; vectorized; buffers in a static arena),
-# runs each with `acc-run --mode jit --repeat REPEAT` and onnxruntime on 1 and 2
-# threads, and prints one line per model and engine.
+# runs each with `acc-run --mode jit --repeat REPEAT` (one thread, then --threads 2)
+# and onnxruntime on 1 and 2 threads, and prints one line per model and engine.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:-/tmp/acc-bench-models}
@@ -28,13 +28,16 @@ for m in transformer mobilenetv2 resnet18; do
     lower=$(( ($(date +%s%N) - start) / 1000000 ))
     timing=$("$bin/acc-run" "$out/$m.loops.mlir" --mode jit --input "0=$out/$m.input0.npy" \
         -o "$out/$m.acc.npy" --repeat "$repeat" | tr '\n' ' ')
-    "$python" - "$out" "$m" "$lower" "$timing" "$repeat" <<'PY'
+    timing2=$("$bin/acc-run" "$out/$m.loops.mlir" --mode jit --input "0=$out/$m.input0.npy" \
+        --threads 2 --repeat "$repeat" | grep latency_ms)
+    "$python" - "$out" "$m" "$lower" "$timing" "$repeat" "$timing2" <<'PY'
 import sys, time
 import numpy as np, onnxruntime
 out, m, lower, timing, repeat = sys.argv[1], sys.argv[2], float(sys.argv[3]) / 1e3, sys.argv[4], int(sys.argv[5])
 got, want = np.load(f"{out}/{m}.acc.npy"), np.load(f"{out}/{m}.output0.npy")
 rel = float((np.abs(got - want) / (1 + np.abs(want))).max())
 print(f"{m:12} acc: import+lower {lower:.2f} s, {timing.strip()}, max rel diff {rel:.2g}")
+print(f"{m:12} acc 2 threads (library kernels): {sys.argv[6].strip()}")
 x = np.load(f"{out}/{m}.input0.npy")
 for threads in (1, 2):
     o = onnxruntime.SessionOptions()

@@ -29,7 +29,8 @@ Runs a function of FILE (acc IR) in the reference interpreter or as native code.
                       through Cranelift; the function must be at the loop level)
   --repeat K          run K more times after the first and print
                       `latency_ms median=X min=Y` (and, for jit, `compile_ms=X`)
-  --threads N         threads for the generated code (1 for now)
+  --threads N         threads of the library kernels generated code calls (JIT;
+                      default 1; loop nests run on the calling thread)
   --perf-map          (jit) write /tmp/perf-PID.map naming the code of each top-level
                       op, so that `perf record` + `perf report` profile per op
   --dialect FILE      load a dialect file first (repeatable)
@@ -62,6 +63,8 @@ pub struct RunOptions {
     pub mode: Mode,
     /// Timed runs after the first, when benchmarking.
     pub repeat: Option<usize>,
+    /// Threads of the runtime's library kernels (JIT mode).
+    pub threads: usize,
     /// Write a perf map of the generated code.
     pub perf_map: bool,
 }
@@ -112,12 +115,7 @@ pub fn parse_args(args: &[String]) -> Result<RunOptions, String> {
             "--threads" => {
                 let v = value()?;
                 match v.parse::<usize>() {
-                    Ok(1) => {}
-                    Ok(n) if n > 1 => {
-                        return Err(format!(
-                            "--threads {n}: generated code runs on one thread for now"
-                        ));
-                    }
+                    Ok(n) if n >= 1 => o.threads = n,
                     _ => return Err(format!("--threads expects a positive count, got '{v}'")),
                 }
             }
@@ -237,6 +235,7 @@ fn run_inner(o: &RunOptions) -> Result<(), String> {
             results
         }
         Mode::Jit => {
+            acc_runtime::threads::set_threads(o.threads).map_err(|e| format!("acc-run: {e}\n"))?;
             let jit = acc_cranelift::jit::JitModule::compile(&ctx, &ir)
                 .map_err(|e| render(e.diagnostic()))?;
             if o.perf_map {

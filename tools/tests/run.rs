@@ -175,9 +175,9 @@ fn bad_inputs_are_clear_errors_and_write_nothing() {
     assert!(err.contains("f.mlir:"), "{err}");
     assert!(err.contains("has no machine type"), "{err}");
     assert!(err.contains("lowered to buffers first"), "{err}");
-    let (code, _, err) = s.run(&["f.mlir", "--threads", "2"]);
+    let (code, _, err) = s.run(&["f.mlir", "--threads", "0"]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("one thread for now"), "{err}");
+    assert!(err.contains("--threads expects a positive count"), "{err}");
 }
 
 const LOOPS: &str = r#"
@@ -218,6 +218,11 @@ fn jit_mode_runs_native_code_and_times_it() {
     assert!(lines[1].starts_with("compile_ms="), "{out}");
     assert!(lines[2].starts_with("latency_ms median="), "{out}");
     assert!(lines[2].ends_with("runs=5"), "{out}");
+    // Two threads for the library kernels: the same results.
+    let mut two = args.to_vec();
+    two.extend(["--mode", "jit", "--threads", "2"]);
+    let (code, out, err) = s.run(&two);
+    assert_eq!((code, out.as_str()), (0, interp.as_str()), "{err}");
 }
 
 /// A depthwise convolution (stride 2) with a ReLU6 and a full one, both reading zero

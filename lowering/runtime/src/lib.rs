@@ -11,6 +11,7 @@ pub mod conv;
 pub mod depthwise;
 pub mod elementwise;
 pub mod sgemm;
+pub mod threads;
 
 /// What a convolution kernel fuses around its sums: the bias each output channel
 /// starts from (else the output's own contents, which the sums are added to) and the

@@ -724,6 +724,35 @@ mod tests {
     }
 
     #[test]
+    fn threads_give_the_same_bits() {
+        // Enough work to be split: 5 column tiles among 3 threads (2, 2, 1 tiles).
+        let (m, n, k) = (130, 200, 300);
+        let (a, b) = (random(m * k, 21), random(k * n, 22));
+        let c0 = random(m * n, 23);
+        let run = |threads: usize| {
+            crate::threads::set_threads(threads).expect("threads");
+            let mut c = c0.clone();
+            // SAFETY: the vectors hold the matrices.
+            unsafe {
+                sgemm(
+                    matrix(a.as_ptr(), m, k),
+                    matrix(b.as_ptr(), k, n),
+                    matrix(c.as_mut_ptr(), m, n),
+                )
+            };
+            c
+        };
+        let (one, three) = (run(1), run(3));
+        crate::threads::set_threads(1).expect("threads");
+        assert!(
+            one.iter()
+                .zip(&three)
+                .all(|(x, y)| x.to_bits() == y.to_bits())
+        );
+        assert_ne!(one, c0);
+    }
+
+    #[test]
     fn agrees_with_the_reference_on_edge_shapes() {
         // Shapes around the kernel's tile sizes and blocks (rows, lanes, depth).
         for m in [1, 3, 7, 8, 9, 17, 130] {

@@ -45,6 +45,10 @@ pub(crate) enum Initial {
 /// The CPU has AVX-512F; the matrices are valid as [`super::sgemm`] requires, and
 /// `b` yields every element of its a.cols (at least 1) x c.cols matrix; a column
 /// bias holds c.cols values.
+///
+/// With a thread pool ([`crate::threads`]) and enough work, the column tiles are
+/// split into one contiguous range per thread; each element's sum runs in the same
+/// order either way.
 #[target_feature(enable = "avx512f")]
 pub(crate) unsafe fn sgemm(
     a: Matrix<*const f32>,
@@ -54,11 +58,61 @@ pub(crate) unsafe fn sgemm(
     initial: Initial,
 ) {
     let (m, n, k) = (c.rows, c.cols, a.cols);
+    let tiles = n.div_ceil(TILE_COLUMNS);
+    let pool = crate::threads::pool().filter(|_| tiles >= 2 && m * n * k >= PARALLEL_WORK);
+    let Some(pool) = pool else {
+        // SAFETY: as the caller vouches.
+        unsafe { columns(a, b, c, fused, initial, 0..n) };
+        return;
+    };
+    let per_part = tiles.div_ceil(pool.current_num_threads().min(tiles));
+    let shared = Unshared((a, b, c, fused, initial));
+    let shared = &shared;
+    // The parts run on the pool's threads while the calling thread waits.
+    pool.scope(|scope| {
+        for first in (0..tiles).step_by(per_part) {
+            let range = first * TILE_COLUMNS..((first + per_part) * TILE_COLUMNS).min(n);
+            scope.spawn(move |_| {
+                let (a, b, c, fused, initial) = shared.0;
+                // SAFETY: this CPU has AVX-512F (the caller's contract); the parts
+                // write disjoint columns of C and only read A and B.
+                unsafe { columns(a, b, c, fused, initial, range) };
+            });
+        }
+    });
+}
+
+/// From this many multiply-adds on, a product is split among the pool's threads.
+const PARALLEL_WORK: usize = 1 << 20;
+
+/// Raw pointers shared by the threads of one product, which read A and B and
+/// write disjoint columns of C.
+struct Unshared<T>(T);
+// SAFETY: see the type's documentation; the product outlives its threads (scope).
+unsafe impl<T> Send for Unshared<T> {}
+// SAFETY: as above.
+unsafe impl<T> Sync for Unshared<T> {}
+
+/// [`sgemm`] on the columns in `range` of C (starting at a multiple of
+/// [`TILE_COLUMNS`]).
+///
+/// # Safety
+/// As [`sgemm`]; `range` lies inside C's columns.
+#[target_feature(enable = "avx512f")]
+unsafe fn columns(
+    a: Matrix<*const f32>,
+    b: &impl PanelSource,
+    c: Matrix<*mut f32>,
+    fused: Fused,
+    initial: Initial,
+    range: std::ops::Range<usize>,
+) {
+    let (m, k) = (c.rows, a.cols);
     let mut panel = [0f32; DEPTH_BLOCK * TILE_COLUMNS];
     for k0 in (0..k).step_by(DEPTH_BLOCK) {
         let depth = DEPTH_BLOCK.min(k - k0);
-        for j in (0..n).step_by(TILE_COLUMNS) {
-            let width = TILE_COLUMNS.min(n - j);
+        for j in range.clone().step_by(TILE_COLUMNS) {
+            let width = TILE_COLUMNS.min(range.end - j);
             let (b_tile, ldb) = match b.in_place(k0, j) {
                 Some(block) if m < PACK_ROWS || b.packed() => block,
                 Some((from, ldb)) => {
