@@ -1,7 +1,7 @@
 //! Building blocks of the bufferized loops: index arithmetic, bounds, conversions,
 //! loop nests, and the calls to the library GEMM.
 
-use acc_ir::{TypeData, TypeId, ValueId};
+use acc_ir::{TypeId, ValueId};
 
 use crate::emit::{BodyBuilder, Emitter, is_float, memref_type};
 
@@ -250,37 +250,4 @@ pub(super) fn conv_as_gemm(
         as_matrix(e, buf, depth, plane)?
     };
     call_gemm(e, gemm, [filter, patches, output], [m, plane, depth])
-}
-
-/// Matrix `i` (rows x cols) of a contiguous batch of matrices, as a window of shape
-/// 1 x rows x cols.
-pub(super) fn matrix_window(
-    e: &mut Emitter<'_>,
-    batch: ValueId,
-    i: i64,
-    rows: i64,
-    cols: i64,
-) -> Result<ValueId, String> {
-    let f32t = e.ctx.float_type(acc_ir::FloatKind::F32);
-    let layout = e.ctx.intern_attr(acc_ir::AttrData::Strided {
-        strides: vec![rows * cols, cols, 1].into(),
-        offset: i * rows * cols,
-    });
-    let ty = e.ctx.intern_type(TypeData::MemRef {
-        shape: vec![1, rows, cols].into(),
-        element: f32t,
-        layout: Some(layout),
-        memory_space: None,
-    });
-    let list = |v: &[i64]| crate::emit::i64s(e.ctx, v);
-    let props = [
-        ("static_offsets", list(&[i, 0, 0])),
-        ("static_sizes", list(&[1, rows, cols])),
-        ("static_strides", list(&[1, 1, 1])),
-        (
-            "operandSegmentSizes",
-            crate::emit::segments(e.ctx, &[1, 0, 0, 0]),
-        ),
-    ];
-    e.op1("loop.subview", &[batch], ty, &props)
 }

@@ -5,8 +5,9 @@ use acc_ir::{OpId, TypeId, ValueId};
 
 use super::build::{
     call_gemm, call_library, clamp, conv_as_gemm, convert, for_range, in_range, index_add,
-    index_op, matrix_window, multiply_add, parallel, pos, with,
+    index_op, multiply_add, parallel, pos, with,
 };
+use super::strided::window;
 use super::{Bufferizer, LibraryFunction, PANEL_COLUMNS, buffer_type};
 use crate::emit::Emitter;
 use crate::emit::dense_bytes;
@@ -344,9 +345,9 @@ impl Bufferizer<'_> {
                 let (batch, m, k, n) = (sa[0], sa[1], sa[2], sb[2]);
                 let mut e = self.emitter(op);
                 for i in 0..batch {
-                    let wa = matrix_window(&mut e, ba, i, m, k)?;
-                    let wb = matrix_window(&mut e, bb, i, k, n)?;
-                    let wc = matrix_window(&mut e, dest, i, m, n)?;
+                    let wa = window(&mut e, ba, 0, i)?;
+                    let wb = window(&mut e, bb, 0, i)?;
+                    let wc = window(&mut e, dest, 0, i)?;
                     call_gemm(&mut e, &gemm, [wa, wb, wc], [m, n, k])?;
                 }
                 return Ok(dest);

@@ -227,7 +227,12 @@ fn buffer_strides(ctx: &acc_ir::Context, ty: TypeId) -> Result<Vec<i64>, String>
 
 /// The window of `buffer` at index `i` of dimension `dim` (size 1 there, the rest
 /// whole): its first element is where batch `i` of a product's operand starts.
-fn window(e: &mut Emitter<'_>, buffer: ValueId, dim: usize, i: i64) -> Result<ValueId, String> {
+pub(super) fn window(
+    e: &mut Emitter<'_>,
+    buffer: ValueId,
+    dim: usize,
+    i: i64,
+) -> Result<ValueId, String> {
     let ty = e.type_of(buffer);
     let (shape, element, strides, offset, memory_space) = match e.ctx.type_data(ty) {
         TypeData::MemRef {
