@@ -121,7 +121,8 @@ impl Bufferizer<'_> {
         let callee = self.library.strided_gemm.clone().ok_or("no strided-gemm")?;
         let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
         let (a, b, init) = (operands[0], operands[1], operands[2]);
-        let overwrite = self.unread_constants.contains(&init) || self.zero_constant(init);
+        // A zero init (bufferized or not, when other ops use it) is never read.
+        let overwrite = self.zero_constant(init);
         let dest = if overwrite {
             let result = self
                 .ir
@@ -215,13 +216,18 @@ fn row_major_strides(shape: &[i64]) -> Vec<i64> {
 /// The strides of a memref type: row-major for the identity layout, else its
 /// `strided<...>` layout's.
 fn buffer_strides(ctx: &acc_ir::Context, ty: TypeId) -> Result<Vec<i64>, String> {
+    strided_layout(ctx, ty).map(|(strides, _)| strides)
+}
+
+/// A memref type's strides and offset (row-major and 0 for the identity layout).
+fn strided_layout(ctx: &acc_ir::Context, ty: TypeId) -> Result<(Vec<i64>, i64), String> {
     match ctx.type_data(ty) {
         TypeData::MemRef { shape, layout, .. } => match layout.map(|l| ctx.attr_data(l)) {
-            None => Ok(row_major_strides(shape)),
-            Some(AttrData::Strided { strides, .. }) => Ok(strides.to_vec()),
+            None => Ok((row_major_strides(shape), 0)),
+            Some(AttrData::Strided { strides, offset }) => Ok((strides.to_vec(), *offset)),
             Some(_) => Err("a buffer with a layout that is not strided".into()),
         },
-        _ => Err("an operand that is not a buffer".into()),
+        _ => Err("not a buffer".into()),
     }
 }
 
@@ -234,22 +240,17 @@ pub(super) fn window(
     i: i64,
 ) -> Result<ValueId, String> {
     let ty = e.type_of(buffer);
-    let (shape, element, strides, offset, memory_space) = match e.ctx.type_data(ty) {
-        TypeData::MemRef {
-            shape,
-            element,
-            layout,
-            memory_space,
-        } => {
-            let (strides, offset) = match layout.map(|l| e.ctx.attr_data(l)) {
-                None => (row_major_strides(shape), 0),
-                Some(AttrData::Strided { strides, offset }) => (strides.to_vec(), *offset),
-                Some(_) => return Err("a buffer with a layout that is not strided".into()),
-            };
-            (shape.to_vec(), *element, strides, offset, *memory_space)
-        }
-        _ => return Err("a window of something that is not a buffer".into()),
+    let (strides, offset) = strided_layout(e.ctx, ty)?;
+    let TypeData::MemRef {
+        shape,
+        element,
+        memory_space,
+        ..
+    } = e.ctx.type_data(ty)
+    else {
+        return Err("a window of something that is not a buffer".into());
     };
+    let (shape, element, memory_space) = (shape.to_vec(), *element, *memory_space);
     let mut offsets = vec![0; shape.len()];
     let mut sizes = shape.clone();
     offsets[dim] = i;
