@@ -294,6 +294,9 @@ mod avx512 {
     ///
     /// # Safety
     /// The CPU has AVX-512F; the column stride is 1 or 2; the source covers every tap.
+    ///
+    /// With a thread pool ([`crate::threads`]) and enough work, the output rows are
+    /// split into one contiguous range per thread (each output the same sum).
     #[target_feature(enable = "avx512f")]
     pub(super) unsafe fn run(
         source: *const f32,
@@ -303,9 +306,35 @@ mod avx512 {
         fused: Fused,
     ) {
         let [oh, ow] = g.output;
+        let shared = crate::threads::Unshared((source, filter, output, *g, fused));
+        let rows = |range: std::ops::Range<usize>| {
+            let (source, filter, output, g, fused) = shared.get();
+            // SAFETY: this CPU has AVX-512F (the caller's contract); parts write
+            // disjoint output rows and only read the source and the filter.
+            unsafe { run_rows(source, filter, output, &g, fused, range) };
+        };
+        let [kh, kw] = g.kernel;
+        let work = g.out_blocks * BLOCK * oh * ow * g.in_blocks * g.in_block * kh * kw;
+        crate::threads::split(oh, work, &rows);
+    }
+
+    /// [`run`] on the output rows in `rows`.
+    ///
+    /// # Safety
+    /// As [`run`]; the rows lie inside the output.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn run_rows(
+        source: *const f32,
+        filter: *const f32,
+        output: *mut f32,
+        g: &Blocked,
+        fused: Fused,
+        rows: std::ops::Range<usize>,
+    ) {
+        let [oh, ow] = g.output;
         for m in (0..g.out_blocks).step_by(BLOCKS) {
             let blocks = BLOCKS.min(g.out_blocks - m);
-            for y in 0..oh {
+            for y in rows.clone() {
                 for x in (0..ow).step_by(PIXELS) {
                     let pixels = PIXELS.min(ow - x);
                     // SAFETY: the offsets stay inside the buffers of `g`.
@@ -740,6 +769,32 @@ mod tests {
             dilation: [1, 1],
             padding: [pad, pad],
         }
+    }
+
+    #[test]
+    fn threads_give_the_same_bits() {
+        // 3 x 3 x 32 -> 48 channels on 16 x 16: 3.5M multiply-adds, rows split.
+        let s = shape(32, 16, 48, 3, 1, 1);
+        let ([c, h, w], [m, kh, kw], [oh, ow]) = (s.input, s.filter, s.output);
+        let x = block_input(&random(c * h * w, 5), c, h * w);
+        let f = block_filter(&random(m * c * kh * kw, 6), m, c, kh * kw);
+        let run = |threads: usize| {
+            crate::threads::with_threads(threads, || {
+                let mut out = vec![0f32; m * oh * ow];
+                // SAFETY: the buffers have the blocked sizes of the shape.
+                unsafe {
+                    sconv2d_nchw16c(x.as_ptr(), f.as_ptr(), out.as_mut_ptr(), s, Fused::NONE)
+                };
+                out
+            })
+        };
+        let (one, three) = (run(1), run(3));
+        assert!(
+            one.iter()
+                .zip(&three)
+                .all(|(p, q)| p.to_bits() == q.to_bits())
+        );
+        assert!(one.iter().any(|v| *v != 0.0));
     }
 
     #[test]

@@ -730,20 +730,20 @@ mod tests {
         let (a, b) = (random(m * k, 21), random(k * n, 22));
         let c0 = random(m * n, 23);
         let run = |threads: usize| {
-            crate::threads::set_threads(threads).expect("threads");
-            let mut c = c0.clone();
-            // SAFETY: the vectors hold the matrices.
-            unsafe {
-                sgemm(
-                    matrix(a.as_ptr(), m, k),
-                    matrix(b.as_ptr(), k, n),
-                    matrix(c.as_mut_ptr(), m, n),
-                )
-            };
-            c
+            crate::threads::with_threads(threads, || {
+                let mut c = c0.clone();
+                // SAFETY: the vectors hold the matrices.
+                unsafe {
+                    sgemm(
+                        matrix(a.as_ptr(), m, k),
+                        matrix(b.as_ptr(), k, n),
+                        matrix(c.as_mut_ptr(), m, n),
+                    )
+                };
+                c
+            })
         };
         let (one, three) = (run(1), run(3));
-        crate::threads::set_threads(1).expect("threads");
         assert!(
             one.iter()
                 .zip(&three)

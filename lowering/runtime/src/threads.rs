@@ -39,3 +39,52 @@ pub extern "C" fn acc_set_threads(n: i64) -> i32 {
 pub(crate) fn pool() -> Option<Arc<rayon::ThreadPool>> {
     POOL.read().unwrap_or_else(|e| e.into_inner()).clone()
 }
+
+/// From this many multiply-adds on, a kernel call is split among the pool's threads.
+pub(crate) const PARALLEL_WORK: usize = 1 << 20;
+
+/// Runs `part` on `0..count` cut into one contiguous range per thread of the pool
+/// (the calling thread waits), or on the whole range on the calling thread when
+/// there is no pool, one unit, or fewer than [`PARALLEL_WORK`] multiply-adds in all.
+/// The parts must touch disjoint outputs.
+pub(crate) fn split(count: usize, work: usize, part: &(dyn Fn(std::ops::Range<usize>) + Sync)) {
+    let Some(pool) = pool().filter(|_| count >= 2 && work >= PARALLEL_WORK) else {
+        part(0..count);
+        return;
+    };
+    let per_part = count.div_ceil(pool.current_num_threads().min(count));
+    pool.scope(|scope| {
+        for first in (0..count).step_by(per_part) {
+            scope.spawn(move |_| part(first..(first + per_part).min(count)));
+        }
+    });
+}
+
+/// Raw pointers (or anything else) shared by the threads of one kernel call, which
+/// read its inputs and write disjoint parts of its output.
+pub(crate) struct Unshared<T>(pub T);
+
+impl<T: Copy> Unshared<T> {
+    /// The shared value (a closure calling this captures the whole wrapper, not
+    /// its unshareable fields).
+    pub(crate) fn get(&self) -> T {
+        self.0
+    }
+}
+// SAFETY: see the type's documentation; the call outlives its threads (a scope).
+unsafe impl<T> Send for Unshared<T> {}
+// SAFETY: as above.
+unsafe impl<T> Sync for Unshared<T> {}
+
+/// Runs `f` with `threads` threads, holding the lock every test that changes the
+/// thread count takes (the count is global to the process).
+#[cfg(test)]
+pub(crate) fn with_threads<R>(threads: usize, f: impl FnOnce() -> R) -> R {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    set_threads(threads).expect("threads");
+    assert_eq!(pool().is_some(), threads > 1);
+    let r = f();
+    set_threads(1).expect("threads");
+    r
+}

@@ -13,6 +13,7 @@
 //! matrices is read or written.
 
 use super::{Matrix, PanelSource};
+use crate::threads::Unshared;
 use crate::{Bounds, Fused};
 use std::arch::x86_64::*;
 
@@ -58,40 +59,16 @@ pub(crate) unsafe fn sgemm(
     initial: Initial,
 ) {
     let (m, n, k) = (c.rows, c.cols, a.cols);
-    let tiles = n.div_ceil(TILE_COLUMNS);
-    let pool = crate::threads::pool().filter(|_| tiles >= 2 && m * n * k >= PARALLEL_WORK);
-    let Some(pool) = pool else {
-        // SAFETY: as the caller vouches.
-        unsafe { columns(a, b, c, fused, initial, 0..n) };
-        return;
-    };
-    let per_part = tiles.div_ceil(pool.current_num_threads().min(tiles));
     let shared = Unshared((a, b, c, fused, initial));
-    let shared = &shared;
-    // The parts run on the pool's threads while the calling thread waits.
-    pool.scope(|scope| {
-        for first in (0..tiles).step_by(per_part) {
-            let range = first * TILE_COLUMNS..((first + per_part) * TILE_COLUMNS).min(n);
-            scope.spawn(move |_| {
-                let (a, b, c, fused, initial) = shared.0;
-                // SAFETY: this CPU has AVX-512F (the caller's contract); the parts
-                // write disjoint columns of C and only read A and B.
-                unsafe { columns(a, b, c, fused, initial, range) };
-            });
-        }
-    });
+    let tiles = |range: std::ops::Range<usize>| {
+        let (a, b, c, fused, initial) = shared.get();
+        let columns_of = range.start * TILE_COLUMNS..(range.end * TILE_COLUMNS).min(n);
+        // SAFETY: this CPU has AVX-512F (the caller's contract); parts write
+        // disjoint columns of C and only read A and B.
+        unsafe { columns(a, b, c, fused, initial, columns_of) };
+    };
+    crate::threads::split(n.div_ceil(TILE_COLUMNS), m * n * k, &tiles);
 }
-
-/// From this many multiply-adds on, a product is split among the pool's threads.
-const PARALLEL_WORK: usize = 1 << 20;
-
-/// Raw pointers shared by the threads of one product, which read A and B and
-/// write disjoint columns of C.
-struct Unshared<T>(T);
-// SAFETY: see the type's documentation; the product outlives its threads (scope).
-unsafe impl<T> Send for Unshared<T> {}
-// SAFETY: as above.
-unsafe impl<T> Sync for Unshared<T> {}
 
 /// [`sgemm`] on the columns in `range` of C (starting at a multiple of
 /// [`TILE_COLUMNS`]).
