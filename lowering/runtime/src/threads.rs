@@ -1,9 +1,10 @@
 //! How many threads the runtime's kernels use, and the pool they run on.
 //!
 //! One thread by default. [`set_threads`] (`acc_set_threads` from C, `acc-run
-//! --threads N`) builds a pool of N threads; the matrix products then split their
-//! column tiles among them. Every element of C is summed in the same order on any
-//! number of threads, so results do not depend on it.
+//! --threads N`) builds a pool of N threads; the matrix products, blocked
+//! convolutions and blocked depthwise convolutions then split their outputs among
+//! them ([`split`]). Every output is summed in the same order on any number of
+//! threads, so results do not depend on it.
 
 use std::sync::{Arc, RwLock};
 
@@ -87,4 +88,19 @@ pub(crate) fn with_threads<R>(threads: usize, f: impl FnOnce() -> R) -> R {
     let r = f();
     set_threads(1).expect("threads");
     r
+}
+
+/// Asserts that `run` (a kernel call's output) gives the same bits on one thread
+/// and on three, and is not all zeros.
+#[cfg(test)]
+pub(crate) fn assert_same_bits_on_threads(run: impl Fn() -> Vec<f32>) {
+    let one = with_threads(1, &run);
+    let three = with_threads(3, &run);
+    assert_eq!(one.len(), three.len());
+    assert!(
+        one.iter()
+            .zip(&three)
+            .all(|(p, q)| p.to_bits() == q.to_bits())
+    );
+    assert!(one.iter().any(|v| *v != 0.0));
 }
