@@ -479,10 +479,11 @@ fn packed_weights_and_library_functions_agree_between_native_code_and_the_interp
 }
 
 /// Attention's two products on heads read in place (`strided-gemm`): Q x K^T with
-/// K's heads as a column-major B, then P x V, both overwriting zero inits; 40 rows,
-/// enough for the library kernel to copy B's panels.
+/// K's heads as a column-major B, then P x V written straight into the merged
+/// heads, both overwriting zero inits; 40 rows, enough for the library kernel to
+/// copy B's panels.
 const ATTENTION: &str = r#"
-func.func @attention(%q: tensor<40x3x20xf32>, %k: tensor<40x3x20xf32>) -> tensor<3x40x20xf32> {
+func.func @attention(%q: tensor<40x3x20xf32>, %k: tensor<40x3x20xf32>) -> tensor<40x3x20xf32> {
   %e1 = tensor.empty() : tensor<3x40x20xf32>
   %qt = tensor.transpose ins(%q : tensor<40x3x20xf32>) outs(%e1 : tensor<3x40x20xf32>) permutation = [1, 0, 2] -> tensor<3x40x20xf32>
   %e2 = tensor.empty() : tensor<3x20x40xf32>
@@ -493,7 +494,9 @@ func.func @attention(%q: tensor<40x3x20xf32>, %k: tensor<40x3x20xf32>) -> tensor
   %vt = tensor.transpose ins(%k : tensor<40x3x20xf32>) outs(%e3 : tensor<3x40x20xf32>) permutation = [1, 0, 2] -> tensor<3x40x20xf32>
   %z2 = arith.constant dense<0.000000e+00> : tensor<3x40x20xf32>
   %o = tensor.batch_matmul ins(%s, %vt : tensor<3x40x40xf32>, tensor<3x40x20xf32>) outs(%z2 : tensor<3x40x20xf32>) -> tensor<3x40x20xf32>
-  return %o : tensor<3x40x20xf32>
+  %e4 = tensor.empty() : tensor<40x3x20xf32>
+  %merged = tensor.transpose ins(%o : tensor<3x40x20xf32>) outs(%e4 : tensor<40x3x20xf32>) permutation = [1, 0, 2] -> tensor<40x3x20xf32>
+  return %merged : tensor<40x3x20xf32>
 }
 "#;
 

@@ -286,6 +286,9 @@ struct Bufferizer<'a> {
     /// Zero constants only strided products use as their init (which they
     /// overwrite): never bufferized.
     unread_constants: FxHashSet<ValueId>,
+    /// Strided products whose result only a transpose reads: the transpose, whose
+    /// buffer the product writes through permuted strides.
+    transposed_outputs: FxHashMap<OpId, OpId>,
     library: Library,
 }
 
@@ -309,6 +312,7 @@ impl<'a> Bufferizer<'a> {
             absorbed_transposes: FxHashMap::default(),
             strided_products: FxHashSet::default(),
             unread_constants: FxHashSet::default(),
+            transposed_outputs: FxHashMap::default(),
             library,
         }
     }
@@ -445,6 +449,8 @@ impl<'a> Bufferizer<'a> {
             "tensor.transpose" if self.absorbed_transposes.contains_key(&results[0]) => {
                 return Ok(true);
             }
+            // Written by the product it transposes (its buffer is already known).
+            "tensor.transpose" if self.buffers.contains_key(&results[0]) => return Ok(true),
             "tensor.transpose" => self.transpose(op).map_err(fail)?,
             "tensor.pack" => self.pack(op).map_err(fail)?,
             "tensor.unpack" => self.unpack(op).map_err(fail)?,

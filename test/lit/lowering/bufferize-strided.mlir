@@ -2,7 +2,8 @@
 // products is not materialized: each product reads a window of the transpose's
 // source with the source's strides permuted (a row and a column stride per
 // operand). A zero constant init is not copied: the call overwrites its result
-// (accumulate 0). Checked against the interpreter, which reads the operands
+// (accumulate 0), and a transpose that alone reads such a product is written by
+// it through permuted strides. Checked against the interpreter, which reads the operands
 // through the strides the call passes.
 // RUN: acc-opt --check-semantics --pass 'bufferize{strided-gemm=acc_sgemm_strided gemm=acc_sgemm}' %s | FileCheck %s
 
@@ -78,4 +79,29 @@ func.func @also_read(%x: tensor<2x3xf32>, %w: tensor<5x3xf32>) -> (tensor<2x5xf3
   %zero = arith.constant dense<0.000000e+00> : tensor<2x5xf32>
   %y = tensor.matmul ins(%x, %wt : tensor<2x3xf32>, tensor<3x5xf32>) outs(%zero : tensor<2x5xf32>) -> tensor<2x5xf32>
   return %y, %wt : tensor<2x5xf32>, tensor<3x5xf32>
+}
+
+// P x V, then the heads merged back (a transpose, the product's only reader): the
+// product writes the merged buffer, head h at offset 4h with rows 8 apart.
+// CHECK-LABEL: func.func @merge_heads(
+// CHECK-NOT: loop.parallel
+// CHECK: %[[OUT:.*]] = loop.alloc() : memref<3x2x4xf32>
+// CHECK-NEXT: %[[P0:.*]] = loop.subview %arg0[0, 0, 0]
+// CHECK-NEXT: %[[V0:.*]] = loop.subview %arg1[0, 0, 0]
+// CHECK-NEXT: %[[C0:.*]] = loop.subview %[[OUT]][0, 0, 0] [3, 1, 4] [1, 1, 1] : memref<3x2x4xf32> to memref<3x1x4xf32, strided<[8, 4, 1]>>
+// CHECK-COUNT-7: arith.constant
+// CHECK-NEXT: %[[CRS:.*]] = arith.constant 8 : index
+// CHECK-NEXT: %[[CCS:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[ACC:.*]] = arith.constant 0 : index
+// CHECK-NEXT: hw.intrinsic "acc_sgemm_strided"(%[[P0]], %[[V0]], %[[C0]],
+// CHECK-SAME: %[[CRS]], %[[CCS]], %[[ACC]])
+// CHECK: loop.subview %[[OUT]][0, 1, 0] [3, 1, 4] [1, 1, 1] : memref<3x2x4xf32> to memref<3x1x4xf32, strided<[8, 4, 1], offset: 4>>
+// CHECK: hw.intrinsic "acc_sgemm_strided"
+// CHECK-NEXT: return %[[OUT]]
+func.func @merge_heads(%p: tensor<2x3x3xf32>, %v: tensor<2x3x4xf32>) -> tensor<3x2x4xf32> {
+  %zero = arith.constant dense<0.000000e+00> : tensor<2x3x4xf32>
+  %o = tensor.batch_matmul ins(%p, %v : tensor<2x3x3xf32>, tensor<2x3x4xf32>) outs(%zero : tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %e = tensor.empty() : tensor<3x2x4xf32>
+  %m = tensor.transpose ins(%o : tensor<2x3x4xf32>) outs(%e : tensor<3x2x4xf32>) permutation = [1, 0, 2] -> tensor<3x2x4xf32>
+  return %m : tensor<3x2x4xf32>
 }

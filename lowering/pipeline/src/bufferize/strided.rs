@@ -4,8 +4,11 @@
 //! (i, j) at `i * rs + j * cs`) reads a transpose of a buffer in place: the
 //! transpose is never materialized, the product gets a window of its source and
 //! the source's strides permuted. A zero init is not copied into the result either:
-//! the product overwrites it (`accumulate` 0). Attention's `Q x K^T` and `P x V`
-//! read the heads of Q, K and V this way, without the four transposes.
+//! the product overwrites it (`accumulate` 0), and when a transpose is the only
+//! reader of such a product's result, the product writes the transpose's buffer
+//! through permuted strides. Attention's `Q x K^T` and `P x V` read the heads of Q,
+//! K and V this way, and `P x V` writes the merged heads, without the five
+//! transposes.
 
 use acc_ir::{AttrData, OpId, TypeData, TypeId, ValueId};
 use rustc_hash::FxHashSet;
@@ -90,6 +93,28 @@ impl Bufferizer<'_> {
             })
             .collect();
         self.unread_constants.extend(unread);
+        // Transposes of an overwriting product's result, its only use: the product
+        // writes the transpose's buffer through permuted strides.
+        for &op in &self.strided_products {
+            let Some(result) = b.results(op).next() else {
+                continue;
+            };
+            let mut users = b.value_users(result);
+            let (Some(t), None) = (users.next(), users.next()) else {
+                continue;
+            };
+            let t_operands: Vec<ValueId> = b.operands(t).collect();
+            let t_result = b.results(t).next();
+            if name(t) == "tensor.transpose"
+                && t_operands[0] == result
+                && t_result.is_some_and(|r| !self.absorbed_transposes.contains_key(&r))
+                && self.zero_constant(b.operand(op, 2))
+                && b.value_users(t_operands[1]).count() == 1
+            {
+                self.transposed_outputs.insert(op, t);
+                self.absorbed_empties.insert(t_operands[1]);
+            }
+        }
     }
 
     /// A 2-D or batched f32 product the strided call can compute (not one whose B
@@ -123,19 +148,48 @@ impl Bufferizer<'_> {
         let (a, b, init) = (operands[0], operands[1], operands[2]);
         // A zero init (bufferized or not, when other ops use it) is never read.
         let overwrite = self.zero_constant(init);
+        // Written through a transpose that follows (planned above), or in place.
+        let transpose = self.transposed_outputs.get(&op).copied();
         let dest = if overwrite {
-            let result = self
-                .ir
-                .body(self.body)
-                .results(op)
-                .next()
-                .ok_or("no result")?;
+            let result = match transpose {
+                Some(t) => self.ir.body(self.body).results(t).next(),
+                None => self.ir.body(self.body).results(op).next(),
+            }
+            .ok_or("no result")?;
             let ty = super::buffer_type(self.ctx, self.ir.body(self.body).value_type(result));
             let fresh = self.emitter(op).op1("loop.alloc", &[], ty, &[])?;
             self.writable.insert(fresh);
+            if transpose.is_some() {
+                self.buffers.insert(result, fresh);
+            }
             fresh
         } else {
             self.destination(op, init, true)?
+        };
+        let c = match transpose {
+            Some(t) => {
+                // Result dimension d of the transpose is the product's perm[d].
+                let perm = self.ints(t, "permutation");
+                let strides = buffer_strides(self.ctx, self.ir.body(self.body).value_type(dest))?;
+                let mut permuted = vec![0; perm.len()];
+                let mut batch_dim = 0;
+                for (d, &p) in perm.iter().enumerate() {
+                    *permuted.get_mut(p as usize).ok_or("a bad permutation")? = strides[d];
+                    if p == 0 {
+                        batch_dim = d;
+                    }
+                }
+                Operand {
+                    buffer: dest,
+                    strides: permuted,
+                    batch_dim,
+                }
+            }
+            None => Operand {
+                buffer: dest,
+                strides: row_major_strides(&self.shape(init)?),
+                batch_dim: 0,
+            },
         };
         let (sa, sb) = (self.shape(a)?, self.shape(b)?);
         let batched = sa.len() == 3;
@@ -144,15 +198,7 @@ impl Bufferizer<'_> {
         } else {
             (sa[0], sa[1], sb[1])
         };
-        let [a, b, c] = [
-            self.operand(a)?,
-            self.operand(b)?,
-            Operand {
-                buffer: dest,
-                strides: row_major_strides(&self.shape(init)?),
-                batch_dim: 0,
-            },
-        ];
+        let [a, b] = [self.operand(a)?, self.operand(b)?];
         let batch = if batched { sa[0] } else { 1 };
         let mut e = self.emitter(op);
         for i in 0..batch {
