@@ -105,3 +105,17 @@ func.func @merge_heads(%p: tensor<2x3x3xf32>, %v: tensor<2x3x4xf32>) -> tensor<3
   %m = tensor.transpose ins(%o : tensor<2x3x4xf32>) outs(%e : tensor<3x2x4xf32>) permutation = [1, 0, 2] -> tensor<3x2x4xf32>
   return %m : tensor<3x2x4xf32>
 }
+
+// A transpose that moves the last dimension is still a loop: the product writes
+// rows it can store contiguously.
+// CHECK-LABEL: func.func @last_dim_moved(
+// CHECK: hw.intrinsic "acc_sgemm_strided"
+// CHECK: loop.parallel
+// CHECK: return
+func.func @last_dim_moved(%p: tensor<2x3x3xf32>, %v: tensor<2x3x4xf32>) -> tensor<2x4x3xf32> {
+  %zero = arith.constant dense<0.000000e+00> : tensor<2x3x4xf32>
+  %o = tensor.batch_matmul ins(%p, %v : tensor<2x3x3xf32>, tensor<2x3x4xf32>) outs(%zero : tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %e = tensor.empty() : tensor<2x4x3xf32>
+  %m = tensor.transpose ins(%o : tensor<2x3x4xf32>) outs(%e : tensor<2x4x3xf32>) permutation = [0, 2, 1] -> tensor<2x4x3xf32>
+  return %m : tensor<2x4x3xf32>
+}

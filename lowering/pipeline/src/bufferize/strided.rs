@@ -93,8 +93,10 @@ impl Bufferizer<'_> {
             })
             .collect();
         self.unread_constants.extend(unread);
-        // Transposes of an overwriting product's result, its only use: the product
-        // writes the transpose's buffer through permuted strides.
+        // Transposes of an overwriting product's result, its only use, that keep
+        // the last dimension last (C's rows stay contiguous, as the fast kernel
+        // needs): the product writes the transpose's buffer through permuted
+        // strides.
         for &op in &self.strided_products {
             let Some(result) = b.results(op).next() else {
                 continue;
@@ -105,7 +107,10 @@ impl Bufferizer<'_> {
             };
             let t_operands: Vec<ValueId> = b.operands(t).collect();
             let t_result = b.results(t).next();
+            let perm = self.ints(t, "permutation");
+            let keeps_last = perm.last().is_some_and(|&d| d as usize + 1 == perm.len());
             if name(t) == "tensor.transpose"
+                && keeps_last
                 && t_operands[0] == result
                 && t_result.is_some_and(|r| !self.absorbed_transposes.contains_key(&r))
                 && self.zero_constant(b.operand(op, 2))
