@@ -605,3 +605,47 @@ fn hoisted_loads_and_advancing_addresses_agree_with_the_interpreter() {
         "{diagonal:?}"
     );
 }
+
+/// Graph ops that move, convert and combine elements (docs/lowering.md), through
+/// the benchmark pipeline: a reflected pad read backwards by a slice, a row maximum,
+/// topk's values and indices, a sort of integers with ties and a concat of all of
+/// them. Results are flattened into one f32 vector (indices and integers cast).
+const DATA_MOVEMENT: &str = r#"
+func.func @data(%x: tensor<4x6xf32>) -> tensor<54xf32> {
+  %p = graph.pad %x {pads = array<i64: 1, 2, 1, 1>, mode = #graph.pad_mode<reflect>} : (tensor<4x6xf32>) -> tensor<6x9xf32>
+  %s = graph.slice %p {starts = array<i64: -1>, ends = array<i64: 0>, axes = array<i64: 1>, steps = array<i64: -2>} : (tensor<6x9xf32>) -> tensor<6x4xf32>
+  %m = graph.reduce_max %s {axes = array<i64: 1>, keepdims = false} : (tensor<6x4xf32>) -> tensor<6xf32>
+  %v, %i = graph.topk %x {k = 3} : (tensor<4x6xf32>) -> (tensor<4x3xf32>, tensor<4x3xi64>)
+  %fi = graph.cast %i : tensor<4x3xi64> to tensor<4x3xf32>
+  %ten = graph.constant dense<3.0> : tensor<f32>
+  %xs = graph.mul %x, %ten : (tensor<4x6xf32>, tensor<f32>) -> tensor<4x6xf32>
+  %q = graph.cast %xs : tensor<4x6xf32> to tensor<4x6xi32>
+  %sv, %si = graph.sort %q {axis = 1} : (tensor<4x6xi32>) -> (tensor<4x6xi32>, tensor<4x6xi64>)
+  %fs = graph.cast %si : tensor<4x6xi64> to tensor<4x6xf32>
+  %v1 = graph.reshape %v {shape = array<i64: 12>} : (tensor<4x3xf32>) -> tensor<12xf32>
+  %i1 = graph.reshape %fi {shape = array<i64: 12>} : (tensor<4x3xf32>) -> tensor<12xf32>
+  %s1 = graph.reshape %fs {shape = array<i64: 24>} : (tensor<4x6xf32>) -> tensor<24xf32>
+  %all = graph.concat %m, %v1, %i1, %s1 {axis = 0} : (tensor<6xf32>, tensor<12xf32>, tensor<12xf32>, tensor<24xf32>) -> tensor<54xf32>
+  return %all : tensor<54xf32>
+}
+"#;
+
+#[test]
+fn data_movement_lowerings_agree_between_native_code_and_the_interpreter() {
+    let s = Setup::new();
+    std::fs::write(s.path("data.mlir"), DATA_MOVEMENT).expect("write IR");
+    npy_f32(&s.path("x.npy"), &[4, 6], &wave(24, 0.77));
+    let pipeline = "canonicalize,graph-to-tensor,layout{assume-finite=true},bufferize,fuse-parallel,math-approximation,unroll,vectorize,buffer-deallocation,memory-plan";
+    let text = lower(&s, pipeline, "data.mlir");
+    assert!(!text.contains("tensor."), "{text}");
+    // The graph itself in the interpreter, and its native code.
+    let args = ["data.mlir", "--input", "0=x.npy", "-o", "graph.npy"];
+    let (code, _, err) = s.run(&args);
+    assert_eq!(code, 0, "{err}");
+    native_code_agrees_with_the_interpreter(&s, &["loops.mlir", "--input", "0=x.npy"], 54, 1e-6);
+    let (graph, native) = (
+        read_f32s(&s.path("graph.npy")),
+        read_f32s(&s.path("jit.npy")),
+    );
+    assert_eq!(graph, native);
+}

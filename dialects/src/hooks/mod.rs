@@ -158,6 +158,8 @@ fn add_tensor(h: &mut Hooks) {
     h.add_verifier("empty", Arc::new(tensor::verify_empty));
     h.add_verifier("slice", Arc::new(tensor::verify_slice));
     h.add_verifier("pad", Arc::new(tensor::verify_pad));
+    h.add_verifier("generate", Arc::new(tensor::verify_generate));
+    h.add_verifier("sort", Arc::new(tensor::verify_sort));
     h.add_verifier("reassociation", Arc::new(tensor::verify_reassociation));
     h.add_verifier("matmul", Arc::new(tensor::verify_matmul));
     h.add_verifier("conv2d", Arc::new(tensor::verify_conv2d));

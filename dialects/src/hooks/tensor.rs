@@ -181,6 +181,58 @@ pub(crate) fn verify_pad(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     report(op, ctx, result)
 }
 
+/// `tensor.generate`: one operand per dynamic dimension, and a region taking one
+/// index per dimension and yielding one element.
+pub(crate) fn verify_generate(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+    let result = (|| {
+        let ty = op.result_types()[0];
+        let shape = shape_of(ctx, ty)?;
+        let dynamic = shape.iter().filter(|d| is_dyn(**d)).count();
+        if dynamic != op.operands().len() {
+            return Err(format!(
+                "needs {dynamic} dynamic extents, one per dynamic dimension, not {}",
+                op.operands().len()
+            ));
+        }
+        check_region(
+            op,
+            ctx,
+            0,
+            &vec![index_type(ctx)?; shape.len()],
+            element_of(ctx, ty),
+        )
+    })();
+    report(op, ctx, result)
+}
+
+/// `tensor.sort`: both inits have the input's shape, the values init its element
+/// type, and `dimension` is one of its dimensions.
+pub(crate) fn verify_sort(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+    let result = (|| {
+        let types = op.operand_types();
+        let shape = shape_of(ctx, types[0])?;
+        for t in &types[1..] {
+            if !same_shape(&shape_of(ctx, *t)?, &shape) {
+                return Err(format!("both inits must have the input's shape {shape:?}"));
+            }
+        }
+        if element_of(ctx, types[1]) != element_of(ctx, types[0]) {
+            return Err("the values init must have the input's element type".into());
+        }
+        let dim = Attrs::of_op(ctx, op)
+            .int("dimension")?
+            .ok_or("requires attribute 'dimension'")?;
+        if usize::try_from(dim).map_or(true, |d| d >= shape.len()) {
+            return Err(format!(
+                "'dimension' {dim} is not a dimension of a rank-{} tensor",
+                shape.len()
+            ));
+        }
+        Ok(())
+    })();
+    report(op, ctx, result)
+}
+
 fn index_type(ctx: &Context) -> Result<TypeId, String> {
     ctx.lookup_type(&TypeData::Index)
         .ok_or_else(|| "index is missing from the context".to_string())

@@ -16,6 +16,11 @@
 //! - `pool`: windows read at clamped indices, padding positions masked out;
 //! - `reduce`: a `loop.for` nest over the input combining into the init with the
 //!   region;
+//! - `extract_slice`, `insert_slice`: a `loop.parallel` moving the slice's elements
+//!   (static offsets, sizes and strides);
+//! - `generate`: a `loop.parallel` storing the region's value at each index, its
+//!   `tensor.extract`s of tensors from above loads of their buffers;
+//! - `sort`: each element stored at its rank on its line, counted by a `loop.for`;
 //! - `collapse_shape` / `expand_shape`: `loop.reshape` (no copy).
 
 use acc_ir::clone::{ValueMap, clone_op};
@@ -28,6 +33,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::emit::{Emitter, memref_type, shape_of};
 
 mod build;
+mod data;
 mod ops;
 mod strided;
 
@@ -461,6 +467,15 @@ impl<'a> Bufferizer<'a> {
             "tensor.conv2d" => self.conv2d(op).map_err(fail)?,
             "tensor.pool" => self.pool(op).map_err(fail)?,
             "tensor.reduce" => self.reduce(op).map_err(fail)?,
+            "tensor.extract_slice" => self.extract_slice(op).map_err(fail)?,
+            "tensor.insert_slice" => self.insert_slice(op).map_err(fail)?,
+            "tensor.generate" => self.generate(op).map_err(fail)?,
+            "tensor.sort" => {
+                let [values, indices] = self.sort(op).map_err(fail)?;
+                self.buffers.insert(results[0], values);
+                self.buffers.insert(results[1], indices);
+                return Ok(true);
+            }
             "tensor.pad" => {
                 if let Some(absorbed) = self.absorbable_pad(op) {
                     self.absorbed_pads.insert(results[0], absorbed);

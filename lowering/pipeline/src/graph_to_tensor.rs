@@ -10,7 +10,12 @@
 //!   maps; batch_norm one map with per-channel factors computed on the parameters;
 //! - reshapes (reshape, flatten, squeeze, unsqueeze) collapse to one dimension and
 //!   expand to the result's shape; transpose is `tensor.transpose`; constants become
-//!   `arith.constant`.
+//!   `arith.constant`;
+//! - cast is a map of one conversion; concat `tensor.insert_slice`s into an empty
+//!   result; slice a `tensor.extract_slice` (a `tensor.generate` for negative steps);
+//!   pad a `tensor.pad` (constant) or a `tensor.generate` gathering at clamped,
+//!   mirrored or wrapped indices; the reductions a `tensor.reduce` over their axes;
+//!   sort a `tensor.sort`, and topk its first k.
 //!
 //! An op it does not lower (or a case it does not handle, such as dynamic shapes) is
 //! an error at the op: the pass never leaves a half-lowered function silently.
@@ -21,6 +26,7 @@ use acc_ir::{BodyId, Context, DiagLoc, Diagnostic, InsertPoint, Ir, OpId, TypeId
 
 use crate::emit::{Emitter, i64s, is_float, reassociation, shape_of, tensor_type};
 
+mod data;
 mod nn;
 
 use nn::{batch_norm, conv2d, gemm, layer_norm, matmul, pool, softmax};
@@ -121,6 +127,11 @@ fn lower_op(e: &mut Emitter<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, S
     let (out_shape, _) = shape_of(e.ctx, out)?;
     // The attributes are read now: the emitter borrows the IR mutably below.
     let attrs = AttrValues::read(e.ctx, attrs_op);
+    let a = Attrs::of_op(e.ctx, attrs_op);
+    if let "sort" | "topk" = short {
+        let outs = [out, *p.results.get(1).ok_or("a sort without indices")?];
+        return data::sort(e, short == "topk", p.operands[0], outs, &a);
+    }
     let v = match short {
         "constant" => {
             let value = attrs.value.ok_or("a constant without a value")?;
@@ -159,6 +170,20 @@ fn lower_op(e: &mut Emitter<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, S
         "softmax" => softmax(e, p.operands[0], out, &attrs)?,
         "batch_norm" => batch_norm(e, &p.operands, out, &attrs)?,
         "layer_norm" => layer_norm(e, &p.operands, out, &attrs)?,
+        "cast" => data::cast(e, p.operands[0], out, a.flag("wrap"))?,
+        "concat" => data::concat(e, &p.operands, out, &a)?,
+        "slice" => data::slice(e, p.operands[0], out, &a)?,
+        "pad" => {
+            let mode = attrs.text("mode");
+            let mode = ["edge", "reflect", "wrap"]
+                .into_iter()
+                .find(|m| mode.contains(m))
+                .unwrap_or("constant");
+            data::pad(e, p.operands[0], out, &a, mode)?
+        }
+        "reduce_sum" | "reduce_mean" | "reduce_max" | "reduce_min" | "reduce_prod" => {
+            data::reduce(e, short, p.operands[0], out, &a)?
+        }
         other => {
             return Err(format!(
                 "graph.{other} has no lowering to the tensor dialect yet"
@@ -196,6 +221,7 @@ impl<'c> AttrValues<'c> {
             "min",
             "max",
             "approximate",
+            "mode",
         ];
         let attrs = Attrs::of_op(ctx, op);
         let all: Vec<(String, acc_ir::AttrId)> = names

@@ -243,6 +243,9 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
         match short {
             "sqrt" => return Ok(self.b.ins().sqrt(x)),
             "absf" => return Ok(self.b.ins().fabs(x)),
+            "floor" => return Ok(self.b.ins().floor(x)),
+            "ceil" => return Ok(self.b.ins().ceil(x)),
+            "roundeven" => return Ok(self.b.ins().nearest(x)),
             "rsqrt" => {
                 let s = self.b.ins().sqrt(x);
                 let one = if t.lane_type() == types::F32 {

@@ -69,6 +69,7 @@ pub fn accepts_unspecified(rule: &str, i: usize, n: usize) -> bool {
         "extract_slice" | "extract" => i == 0,
         "insert" | "insert_slice" | "tensor_transpose" | "broadcast" | "pack" | "unpack" => i == 1,
         "map" | "tensor_pool" => i + 1 == n,
+        "tensor_sort" => i >= 1,
         _ => false,
     }
 }
@@ -108,6 +109,7 @@ const RULES: &[(&str, Rule)] = &[
     ("layer_norm", shape::layer_norm),
     ("topk", shape::topk_or_sort),
     ("sort", shape::topk_or_sort),
+    ("tensor_sort", shape::tensor_sort),
     ("quantize", quant::quantize),
     ("dequantize", quant::dequantize),
     ("storage_cast", quant::storage_cast),
@@ -155,6 +157,7 @@ const RULES: &[(&str, Rule)] = &[
     ("extract", tensors::extract),
     ("insert", tensors::insert),
     ("tensor_pad", tensors::pad),
+    ("generate", tensors::generate),
     ("tensor_matmul", structured::matmul),
     ("tensor_conv2d", structured::conv2d),
     ("tensor_pool", structured::pool),

@@ -229,6 +229,53 @@ pub(super) fn topk_or_sort(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     } else {
         (a.flag("descending"), x.shape[ax])
     };
+    let (values, indices) = sorted_along(x, ax, descending, keep)?;
+    Ok(vec![
+        Tensor::new(r.ctx, r.result_type(0)?, values)?,
+        Tensor::new(r.ctx, r.result_type(1)?, indices)?,
+    ])
+}
+
+/// `tensor.sort`: the input sorted along `dimension` into the two inits' types.
+pub(super) fn tensor_sort(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let x = r.operand(0)?;
+    let a = attrs(r);
+    let dim = a.req_int("dimension")?;
+    let ax = usize::try_from(dim)
+        .ok()
+        .filter(|d| *d < x.shape.len())
+        .ok_or_else(|| format!("dimension {dim} is out of range"))?;
+    let (values, indices) = sorted_along(x, ax, a.flag("descending"), x.shape[ax])?;
+    Ok(vec![
+        Tensor::new(r.ctx, r.result_type(0)?, values)?,
+        Tensor::new(r.ctx, r.result_type(1)?, indices)?,
+    ])
+}
+
+/// The order `sort` and `topk` use: numbers by value, NaN above every number (numpy's
+/// order), NaNs equal to each other.
+fn sort_order(a: Scalar, b: Scalar) -> std::cmp::Ordering {
+    use std::cmp::Ordering::{Equal, Greater, Less};
+    if let (Scalar::Int(x), Scalar::Int(y)) = (a, b) {
+        return x.cmp(&y);
+    }
+    let (x, y) = (f(a), f(b));
+    match (x.is_nan(), y.is_nan()) {
+        (true, true) => Equal,
+        (true, false) => Greater,
+        (false, true) => Less,
+        _ => x.partial_cmp(&y).unwrap_or(Equal),
+    }
+}
+
+/// The first `keep` elements of each line of `x` along `ax` in sorted order (stable:
+/// equal elements keep their index order), and their positions on the line.
+fn sorted_along(
+    x: &Tensor,
+    ax: usize,
+    descending: bool,
+    keep: usize,
+) -> Result<(Vec<Scalar>, Vec<Scalar>), String> {
     let len = x.shape[ax];
     if keep > len {
         return Err(format!("k = {keep} is larger than the axis ({len})"));
@@ -245,8 +292,7 @@ pub(super) fn topk_or_sort(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
             order.extend(0..len);
             // Stable: equal values keep their index order, as ONNX requires.
             order.sort_by(|&p, &q| {
-                let (vp, vq) = (f(x.data[at(p)]), f(x.data[at(q)]));
-                let c = vp.partial_cmp(&vq).unwrap_or(std::cmp::Ordering::Equal);
+                let c = sort_order(x.data[at(p)], x.data[at(q)]);
                 if descending { c.reverse() } else { c }
             });
             for (t, &src) in order.iter().take(keep).enumerate() {
@@ -256,8 +302,5 @@ pub(super) fn topk_or_sort(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
             }
         }
     }
-    Ok(vec![
-        Tensor::new(r.ctx, r.result_type(0)?, values)?,
-        Tensor::new(r.ctx, r.result_type(1)?, indices)?,
-    ])
+    Ok((values, indices))
 }

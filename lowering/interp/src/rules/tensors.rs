@@ -1,5 +1,5 @@
 //! Rules for the `tensor` dialect's data movement: MLIR's empty, extract_slice,
-//! insert_slice, pad, extract and insert, and acc's pack and unpack (blocked layouts).
+//! insert_slice, pad, generate, extract and insert, and acc's pack and unpack (blocked layouts).
 //!
 //! `tensor.empty` gives a tensor whose elements are unspecified: they may be moved
 //! (sliced, inserted into, overwritten by a compute op's result) but reading one is an
@@ -251,6 +251,28 @@ pub(super) fn pad(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
         data,
         undefined,
     )?])
+}
+
+/// `tensor.generate`: each element the region's value at its indices (the region
+/// may read tensors from above with `tensor.extract`).
+pub(super) fn generate(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let ty = r.result_type(0)?;
+    let shape = shape_of(r.ctx, ty, r.operands)?;
+    let mut data = Vec::with_capacity(shape.iter().product());
+    for at in all_indices(&shape) {
+        let args = at
+            .iter()
+            .map(|i| Tensor::new(r.ctx, r.ctx.index_type(), vec![Scalar::Int(*i as i128)]))
+            .collect::<Result<Vec<_>, _>>()?;
+        let yielded = (r.regions)(0, args)?;
+        data.push(
+            yielded
+                .first()
+                .and_then(Tensor::scalar)
+                .ok_or("the region yields one element")?,
+        );
+    }
+    Ok(vec![tensor_of(r.ctx, ty, shape, data, Vec::new())?])
 }
 
 /// The tiling of a `pack` / `unpack`: packed dimensions, tile sizes, outer permutation.
