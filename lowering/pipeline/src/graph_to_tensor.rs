@@ -15,7 +15,8 @@
 //!   result; slice a `tensor.extract_slice` (a `tensor.generate` for negative steps);
 //!   pad a `tensor.pad` (constant) or a `tensor.generate` gathering at clamped,
 //!   mirrored or wrapped indices; the reductions a `tensor.reduce` over their axes;
-//!   sort a `tensor.sort`, and topk its first k.
+//!   sort a `tensor.sort`, and topk its first k; resize one `tensor.generate` per
+//!   resampled dimension, reading taps computed at compile time from tables.
 //!
 //! An op it does not lower (or a case it does not handle, such as dynamic shapes) is
 //! an error at the op: the pass never leaves a half-lowered function silently.
@@ -28,6 +29,7 @@ use crate::emit::{Emitter, i64s, is_float, reassociation, shape_of, tensor_type}
 
 mod data;
 mod nn;
+mod resample;
 
 use nn::{batch_norm, conv2d, gemm, layer_norm, matmul, pool, softmax};
 
@@ -181,6 +183,7 @@ fn lower_op(e: &mut Emitter<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, S
                 .unwrap_or("constant");
             data::pad(e, p.operands[0], out, &a, mode)?
         }
+        "resize" => resample::resize(e, p.operands[0], out, &a)?,
         "reduce_sum" | "reduce_mean" | "reduce_max" | "reduce_min" | "reduce_prod" => {
             data::reduce(e, short, p.operands[0], out, &a)?
         }
