@@ -274,6 +274,39 @@ func.func @f(%x: f32, %v: memref<4xf32>) -> (f32, f32, f32, f32, f64, memref<4xf
     }
 }
 
+/// floor, ceil and roundeven (ties to even) on halves, on either side of zero, as
+/// scalars and as a vector.
+#[test]
+fn rounding_functions_match_the_interpreter_exactly() {
+    let text = r#"
+func.func @round() -> (memref<8xf32>, memref<8xf32>, memref<8xf32>, memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %x = loop.constant dense<[-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.3, -0.7]> : tensor<8xf32> to memref<8xf32>
+  %fl = loop.alloc() : memref<8xf32>
+  %ce = loop.alloc() : memref<8xf32>
+  %re = loop.alloc() : memref<8xf32>
+  loop.for %i = %c0 to %c8 step %c1 {
+    %v = loop.load %x[%i] : memref<8xf32>
+    %f = math.floor %v : f32
+    %c = math.ceil %v : f32
+    %r = math.roundeven %v : f32
+    loop.store %f, %fl[%i] : memref<8xf32>
+    loop.store %c, %ce[%i] : memref<8xf32>
+    loop.store %r, %re[%i] : memref<8xf32>
+    loop.yield
+  }
+  %vx = loop.vload %x[%c0] : memref<8xf32>, vector<4xf32>
+  %vr = math.roundeven %vx : vector<4xf32>
+  %vo = loop.alloc() : memref<4xf32>
+  loop.vstore %vr, %vo[%c0] : memref<4xf32>, vector<4xf32>
+  return %fl, %ce, %re, %vo : memref<8xf32>, memref<8xf32>, memref<8xf32>, memref<4xf32>
+}
+"#;
+    assert_same(text, "round", &[]);
+}
+
 #[test]
 fn constant_buffers_and_reshapes_match_the_interpreter() {
     let text = r#"

@@ -137,6 +137,13 @@ impl Emitter<'_> {
     }
 }
 
+/// `arith.{op}` (addi, subi, muli, remsi, ...) of the index `a` and the constant `c`.
+pub fn index_op(e: &mut Emitter<'_>, op: &str, a: ValueId, c: i64) -> Result<ValueId, String> {
+    let k = e.index(c)?;
+    let index = e.ctx.index_type();
+    e.op1(&format!("arith.{op}"), &[a, k], index, &[])
+}
+
 /// `tensor<shape x element>`.
 pub fn tensor_type(ctx: &Context, shape: &[i64], element: TypeId) -> TypeId {
     ctx.intern_type(TypeData::RankedTensor {

@@ -12,17 +12,7 @@ pub(super) fn with(buffer: ValueId, indices: &[ValueId]) -> Vec<ValueId> {
     v
 }
 
-/// An index op of `a` and a constant.
-pub(super) fn index_op(
-    e: &mut Emitter<'_>,
-    op: &str,
-    a: ValueId,
-    c: i64,
-) -> Result<ValueId, String> {
-    let k = e.index(c)?;
-    let index = e.ctx.index_type();
-    e.op1(&format!("arith.{op}"), &[a, k], index, &[])
-}
+pub(super) use crate::emit::index_op;
 
 pub(super) fn index_add(e: &mut Emitter<'_>, a: ValueId, b: ValueId) -> Result<ValueId, String> {
     let index = e.ctx.index_type();

@@ -6,7 +6,7 @@ use acc_dialects::hooks::shape::slice_plan;
 use acc_ir::{TypeData, TypeId, ValueId};
 
 use super::{Emitter, arith, filled, map_with, reshape};
-use crate::emit::{i64s, is_float, segments, shape_of, tensor_type};
+use crate::emit::{i64s, index_op, is_float, segments, shape_of, tensor_type};
 
 /// `cast`: one conversion per element (`extf`/`truncf`, `sitofp`/`uitofp`,
 /// `fptosi`/`fptoui`, `extsi`/`extui`/`trunci` by the types). With `wrap`, a float
@@ -78,7 +78,7 @@ pub(super) fn cast(
 }
 
 /// `axis` of a rank-`rank` tensor, negative ones counting from the end.
-fn axis(a: i64, rank: usize) -> Result<usize, String> {
+pub(super) fn axis(a: i64, rank: usize) -> Result<usize, String> {
     let d = if a < 0 { a + rank as i64 } else { a };
     usize::try_from(d)
         .ok()
@@ -196,13 +196,6 @@ fn generate(
         "tensor.yield",
         &mut fill,
     )?[0])
-}
-
-/// An `index` op of `a` and a constant.
-fn index_op(e: &mut Emitter<'_>, op: &str, a: ValueId, c: i64) -> Result<ValueId, String> {
-    let k = e.index(c)?;
-    let index = e.ctx.index_type();
-    e.op1(&format!("arith.{op}"), &[a, k], index, &[])
 }
 
 /// `select(c, a, b)` on indices.

@@ -385,10 +385,5 @@ pub(super) fn batch_norm(
 
 /// The `axis` attribute (default -1, the last) as a dimension of a tensor of `rank`.
 fn axis_of(attrs: &AttrValues<'_>, rank: usize) -> Result<usize, String> {
-    let a = attrs.number("axis").unwrap_or(-1.0) as i64;
-    let d = if a < 0 { a + rank as i64 } else { a };
-    usize::try_from(d)
-        .ok()
-        .filter(|d| *d < rank)
-        .ok_or_else(|| format!("axis {a} is out of range for rank {rank}"))
+    super::data::axis(attrs.number("axis").unwrap_or(-1.0) as i64, rank)
 }
