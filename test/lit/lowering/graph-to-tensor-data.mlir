@@ -162,3 +162,20 @@ func.func @sort_ties(%x: tensor<12xi32>) -> (tensor<12xi32>, tensor<12xi64>) {
   %v, %i = graph.sort %x {descending = true} : (tensor<12xi32>) -> (tensor<12xi32>, tensor<12xi64>)
   return %v, %i : tensor<12xi32>, tensor<12xi64>
 }
+
+// Integer bounds as integers (i64's maximum is not a float), and an integer mean
+// summed in i64 (the sum of i8s overflows i8), divided, then truncated.
+// CHECK-LABEL: func.func @min_i64(
+// CHECK: arith.constant dense<9223372036854775807> : tensor<2xi64>
+// CHECK-LABEL: func.func @mean_i8(
+// CHECK: arith.extsi %{{.*}} : i8 to i64
+// CHECK: arith.divsi
+// CHECK-NEXT: arith.trunci %{{.*}} : i64 to i8
+func.func @min_i64(%x: tensor<2x5xi64>) -> tensor<2xi64> {
+  %r = graph.reduce_min %x {axes = array<i64: 1>, keepdims = false} : (tensor<2x5xi64>) -> tensor<2xi64>
+  return %r : tensor<2xi64>
+}
+func.func @mean_i8(%x: tensor<2x16xi8>) -> tensor<2x1xi8> {
+  %r = graph.reduce_mean %x {axes = array<i64: 1>} : (tensor<2x16xi8>) -> tensor<2x1xi8>
+  return %r : tensor<2x1xi8>
+}

@@ -38,7 +38,7 @@ impl Bufferizer<'_> {
     /// dimension read at `offset + i * stride`).
     pub(super) fn extract_slice(&mut self, op: OpId) -> Result<ValueId, String> {
         let (x, result) = self.operand_and_result(op)?;
-        let shape = self.shape(result)?;
+        let shape = self.static_shape(result)?;
         if self.shape(x)?.len() != shape.len() {
             return Err("slices dropping dimensions have no bufferization yet".into());
         }
@@ -67,7 +67,7 @@ impl Bufferizer<'_> {
     pub(super) fn insert_slice(&mut self, op: OpId) -> Result<ValueId, String> {
         let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
         let (source, dest_tensor) = (operands[0], operands[1]);
-        let shape = self.shape(source)?;
+        let shape = self.static_shape(source)?;
         if self.shape(dest_tensor)?.len() != shape.len() {
             return Err("slices dropping dimensions have no bufferization yet".into());
         }
@@ -99,7 +99,7 @@ impl Bufferizer<'_> {
             .results(op)
             .next()
             .ok_or("no result")?;
-        let shape = self.shape(result)?;
+        let shape = self.static_shape(result)?;
         let ty = buffer_type(self.ctx, self.ir.body(self.body).value_type(result));
         let body = self.body;
         let b = self.ir.body(body);
@@ -177,7 +177,7 @@ impl Bufferizer<'_> {
         };
         let dim = self.int(op, "dimension").ok_or("no dimension")? as usize;
         let descending = self.attrs(op).flag("descending");
-        let shape = self.shape(x)?;
+        let shape = self.static_shape(x)?;
         let src = self
             .buffers
             .get(&x)
@@ -227,6 +227,15 @@ impl Bufferizer<'_> {
             Ok(())
         })?;
         Ok([values, indices])
+    }
+
+    /// The static shape of `v`; an error for a dynamic one.
+    fn static_shape(&self, v: ValueId) -> Result<Vec<i64>, String> {
+        let shape = self.shape(v)?;
+        if shape.iter().any(|d| *d < 0) {
+            return Err("dynamic shapes have no bufferization yet".into());
+        }
+        Ok(shape)
     }
 
     /// The one tensor operand and the one result of an op.

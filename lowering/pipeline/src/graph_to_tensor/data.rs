@@ -3,9 +3,10 @@
 
 use acc_dialects::hooks::attr_read::Attrs;
 use acc_dialects::hooks::shape::slice_plan;
+use acc_ir::elements::Scalar;
 use acc_ir::{TypeData, TypeId, ValueId};
 
-use super::{Emitter, arith, filled, map_with, reshape};
+use super::{Emitter, arith, map_with, reshape};
 use crate::emit::{i64s, index_op, is_float, segments, shape_of, tensor_type};
 
 /// `cast`: one conversion per element (`extf`/`truncf`, `sitofp`/`uitofp`,
@@ -37,6 +38,9 @@ pub(super) fn cast(
     map_with(e, &[x], out, &mut |e, args| {
         let v = args[0];
         match (fi, ti, ff, tf) {
+            (_, _, Some(a), Some(b)) if a == b => {
+                Err("no conversion between floats of one width yet".into())
+            }
             (_, _, Some(a), Some(b)) => {
                 let op = if a < b { "arith.extf" } else { "arith.truncf" };
                 e.op1(op, &[v], to, &[])
@@ -341,21 +345,46 @@ pub(super) fn reduce(
     }
     let float = is_float(e.ctx, elem);
     let width = match e.ctx.type_data(elem) {
+        TypeData::Integer {
+            signedness: acc_ir::Signedness::Unsigned,
+            ..
+        } => return Err("reductions of unsigned integers have no lowering yet".into()),
         TypeData::Integer { width, .. } => *width,
         _ => 64,
     };
-    let (int_min, int_max) = if float {
-        (f64::NEG_INFINITY, f64::INFINITY)
+    // An integer mean adds up in i64 (the interpreter's sum does not wrap), divides,
+    // then truncates back.
+    let (x, elem) = if name == "reduce_mean" && !float && width < 64 {
+        let i64t = e.ctx.int_type(64);
+        let wide = tensor_type(e.ctx, &shape, i64t);
+        let w = map_with(e, &[x], wide, &mut |inner, args| {
+            inner.op1("arith.extsi", &[args[0]], i64t, &[])
+        })?;
+        (w, i64t)
     } else {
-        let half = 2f64.powi(width as i32 - 1);
-        (-half, half - 1.0)
+        (x, elem)
+    };
+    let bound = |high: bool| -> Scalar {
+        match (float, high) {
+            (true, false) => Scalar::Float(f64::NEG_INFINITY),
+            (true, true) => Scalar::Float(f64::INFINITY),
+            (false, false) => Scalar::Int(-(1i128 << (width - 1))),
+            (false, true) => Scalar::Int((1i128 << (width - 1)) - 1),
+        }
+    };
+    let number = |v: f64| {
+        if float {
+            Scalar::Float(v)
+        } else {
+            Scalar::Int(v as i128)
+        }
     };
     // Max and min skip NaN, as the interpreter's f64::max does.
     let (f, i, start) = match name {
-        "reduce_sum" | "reduce_mean" => ("addf", "addi", 0.0),
-        "reduce_prod" => ("mulf", "muli", 1.0),
-        "reduce_max" => ("maxnumf", "maxsi", int_min),
-        "reduce_min" => ("minnumf", "minsi", int_max),
+        "reduce_sum" | "reduce_mean" => ("addf", "addi", number(0.0)),
+        "reduce_prod" => ("mulf", "muli", number(1.0)),
+        "reduce_max" => ("maxnumf", "maxsi", bound(false)),
+        "reduce_min" => ("minnumf", "minsi", bound(true)),
         other => return Err(format!("no reduction named '{other}'")),
     };
     let kept: Vec<i64> = (0..shape.len())
@@ -363,7 +392,8 @@ pub(super) fn reduce(
         .map(|d| shape[d])
         .collect();
     let ty = tensor_type(e.ctx, &kept, elem);
-    let init = filled(e, ty, start)?;
+    let attr = acc_ir::elements::dense_attr(e.ctx, ty, &[start]).ok_or("cannot make a start")?;
+    let init = e.op1("arith.constant", &[], ty, &[("value", attr)])?;
     let dims: Vec<i64> = axes.iter().map(|d| *d as i64).collect();
     let dims = i64s(e.ctx, &dims);
     let mut combine = |inner: &mut Emitter<'_>, args: &[ValueId]| -> Result<Vec<ValueId>, String> {
@@ -380,9 +410,16 @@ pub(super) fn reduce(
     )?[0];
     if name == "reduce_mean" {
         let count: i64 = axes.iter().map(|d| shape[*d]).product();
-        v = map_with(e, &[v], ty, &mut |inner, args| {
+        let (_, result_elem) = shape_of(e.ctx, out)?;
+        let rty = tensor_type(e.ctx, &kept, result_elem);
+        v = map_with(e, &[v], rty, &mut |inner, args| {
             let n = inner.scalar(elem, count as f64)?;
-            arith(inner, "divf", "divsi", &[args[0], n], elem)
+            let q = arith(inner, "divf", "divsi", &[args[0], n], elem)?;
+            if result_elem == elem {
+                Ok(q)
+            } else {
+                inner.op1("arith.trunci", &[q], result_elem, &[])
+            }
         })?;
     }
     reshape(e, v, &out_shape)
@@ -399,6 +436,13 @@ pub(super) fn sort(
     a: &Attrs<'_>,
 ) -> Result<Vec<ValueId>, String> {
     let (shape, elem) = shape_of(e.ctx, e.type_of(x))?;
+    if let TypeData::Integer {
+        signedness: acc_ir::Signedness::Unsigned,
+        ..
+    } = e.ctx.type_data(elem)
+    {
+        return Err("sorts of unsigned integers have no lowering yet".into());
+    }
     let ax = axis(a.int("axis")?.unwrap_or(-1), shape.len())?;
     let descending = if topk {
         a.get("largest").is_none() || a.flag("largest")

@@ -74,7 +74,11 @@ fn widen(
     if from == to {
         return Ok(x);
     }
-    let wider = from == e.ctx.float_type(FloatKind::F32);
+    let width = |t: TypeId| match e.ctx.type_data(t) {
+        acc_ir::TypeData::Float(k) => k.width(),
+        _ => 0,
+    };
+    let wider = width(from) < width(to);
     let ty = tensor_type(e.ctx, shape, to);
     map_with(e, &[x], ty, &mut |inner, args| {
         let op = if wider { "arith.extf" } else { "arith.truncf" };
