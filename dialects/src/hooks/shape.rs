@@ -403,6 +403,9 @@ pub(crate) fn infer_concat(ctx: &Context, input: &InferInput<'_>) -> Inferred {
 /// One dimension of an ONNX slice: start, end and step after ONNX's clamping, and the
 /// resulting size.
 pub fn slice_dim(dim: i64, start: i64, end: i64, step: i64) -> (i64, i64) {
+    if dim <= 0 {
+        return (0, 0);
+    }
     let norm = |v: i64| if v < 0 { v + dim } else { v };
     let (s, e) = (norm(start), norm(end));
     let (s, e) = if step > 0 {

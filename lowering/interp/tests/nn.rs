@@ -246,3 +246,32 @@ func.func @f(%x: tensor<2x3xf32>, %g: tensor<3xf32>) -> (tensor<2x3xf32>, tensor
     );
     assert_eq!(out[3], vec![1.5, 2.0, 3.0, 1.5, 1.5, 4.0]);
 }
+
+/// Empty dimensions: a backwards slice of one is empty (no panic), and edge padding
+/// cannot extend one (an error, not a panic).
+#[test]
+fn empty_dimensions_slice_to_nothing_and_refuse_edge_padding() {
+    let text = r#"
+func.func @s(%x: tensor<0x3xf32>) -> tensor<0x3xf32> {
+  %r = graph.slice %x {starts = array<i64: -1>, ends = array<i64: -100>, axes = array<i64: 0>, steps = array<i64: -1>} : (tensor<0x3xf32>) -> tensor<0x3xf32>
+  return %r : tensor<0x3xf32>
+}
+func.func @p(%x: tensor<0x3xf32>) -> tensor<2x3xf32> {
+  %r = graph.pad %x {pads = array<i64: 1, 0, 1, 0>, mode = #graph.pad_mode<edge>} : (tensor<0x3xf32>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+"#;
+    assert_eq!(run(text, "s", &[("tensor<0x3xf32>", vec![])]), vec![vec![]]);
+    let mut ctx = acc_dialects::new_context();
+    let ir = parse(&mut ctx, text);
+    let x = floats(&mut ctx, "tensor<0x3xf32>", &[]);
+    let err = Interpreter::new(&ctx, &ir, Limits::default())
+        .call("p", vec![x])
+        .expect_err("edge padding of an empty dimension");
+    assert!(
+        err.message
+            .contains("edge padding cannot extend an empty dimension"),
+        "{}",
+        err.message
+    );
+}

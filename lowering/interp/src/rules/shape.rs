@@ -132,7 +132,7 @@ pub(super) fn slice(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
         first[*ax] = if *st > 0 {
             s.clamp(0, dim)
         } else {
-            s.clamp(0, dim - 1)
+            s.clamp(0, (dim - 1).max(0))
         };
         step[*ax] = *st;
     }
@@ -162,6 +162,9 @@ pub(super) fn pad(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
         ElementKind::Float(_) => Scalar::Float(value),
     };
     let (out, _) = Tensor::layout(r.ctx, r.result_type(0)?)?;
+    if mode != "constant" && (0..rank).any(|d| x.shape[d] == 0 && out[d] > 0) {
+        return Err(format!("{mode} padding cannot extend an empty dimension"));
+    }
     let data = gather(x, &out, fill, |d, i| {
         let dim = x.shape[d] as i64;
         let p = i as i64 - pads[d];

@@ -287,6 +287,9 @@ pub(super) fn pad(
             &mut fill,
         )?[0]);
     }
+    if shape.contains(&0) {
+        return Err(format!("{mode} padding cannot extend an empty dimension"));
+    }
     generate(e, x, out, &mut |e, ivs| {
         let mut at = Vec::new();
         for (d, iv) in ivs.iter().enumerate() {
