@@ -7,8 +7,13 @@
 //! discarded; every other body is empty. Joining moves the owned bodies back, with the
 //! bodies a worker created renumbered into the main IR.
 //!
+//! The isolated ops' own attributes and properties (a function pass may set its
+//! function's attributes, as `memory-plan` does) are copied back from the worker's copy
+//! of their parent.
+//!
 //! Invariant kept by callers: a pass running on an isolated op changes only that op's
-//! bodies, never its parent's, so discarding the copies loses nothing.
+//! bodies and attributes, never the rest of its parent, so discarding the copies loses
+//! nothing.
 
 use crate::entity::{EntityId, PackedId, Table};
 use crate::ir::{Body, BodyId, Ir, OpId};
@@ -21,6 +26,9 @@ pub(crate) struct Worker {
     owned: Vec<BodyId>,
     /// Number of bodies of the main IR when split (bodies from here on are new).
     base: usize,
+    /// The isolated ops it runs on, ops of `parent`.
+    ops: Vec<OpId>,
+    parent: BodyId,
 }
 
 /// The bodies of isolated op `op` of `body`: its own and all nested ones.
@@ -75,6 +83,8 @@ pub(crate) fn split(ir: &mut Ir, parent: BodyId, groups: &[Vec<OpId>]) -> Vec<Wo
                 },
                 owned,
                 base,
+                ops: group.clone(),
+                parent,
             }
         })
         .collect()
@@ -111,6 +121,13 @@ pub(crate) fn join(ir: &mut Ir, workers: Vec<Worker>) {
                     body.owner = Some((remap(owner_body, first_new), op));
                 }
             }
+        }
+        for &op in &w.ops {
+            let changed = w.ir.body(w.parent).op(op);
+            let (attrs, props) = (changed.attrs, changed.props);
+            let data = ir.body_mut(w.parent).op_mut(op);
+            data.attrs = attrs;
+            data.props = props;
         }
         for &b in &w.owned {
             ir.bodies[b] = std::mem::take(&mut w.ir.bodies[b]);

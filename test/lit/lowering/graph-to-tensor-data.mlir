@@ -3,7 +3,7 @@
 // --check-semantics on seeded inputs; then the whole host pipeline, checked the same
 // way after every pass.
 // RUN: acc-opt --check-semantics --pass graph-to-tensor %s | FileCheck %s
-// RUN: acc-opt --check-semantics --pass canonicalize,graph-to-tensor,layout,bufferize,fuse-parallel,unroll,vectorize,buffer-deallocation,memory-plan %s | FileCheck %s --check-prefix=LOOPS
+// RUN: acc-opt --threads 2 --check-semantics --pass canonicalize,graph-to-tensor,layout,bufferize,fuse-parallel,unroll,vectorize,buffer-deallocation,memory-plan %s | FileCheck %s --check-prefix=LOOPS
 
 // CHECK-LABEL: func.func @cast(
 // CHECK: tensor.map ins(%arg0 : tensor<2x3xf32>)
@@ -93,6 +93,10 @@ func.func @pad_wrap(%x: tensor<2x3xi32>) -> tensor<2x8xi32> {
   %r = graph.pad %x {pads = array<i64: 0, 4, 0, 1>, mode = #graph.pad_mode<wrap>} : (tensor<2x3xi32>) -> tensor<2x8xi32>
   return %r : tensor<2x8xi32>
 }
+
+// (On two threads, a function keeps the arena size memory-plan sets on it.)
+// LOOPS-LABEL: func.func @mean(
+// LOOPS-SAME: attributes {loop.arena_size = 64 : i64}
 
 // Reductions over several axes at once, the mean divided by the count, keepdims by
 // a reshape; max and min skip NaN (maxnumf), integer ones start from the type's bound.
