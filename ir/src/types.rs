@@ -242,10 +242,11 @@ impl TypeData {
         )
     }
 
-    /// True for the element types `memref<...>` allows (MLIR's rule): integers,
-    /// `index`, floats, complex numbers, vectors, memrefs, and types declared in a
-    /// dialect file (opaque types of unknown dialects, tuples, functions, `none`,
-    /// tensors and quantized types are not allowed).
+    /// True for the element types `memref<...>` allows: integers, `index`, floats,
+    /// complex numbers, vectors, memrefs, quantized types (a buffer of stored
+    /// integers, as MLIR's quant types allow), and types declared in a dialect file
+    /// (opaque types of unknown dialects, tuples, functions, `none` and tensors are not
+    /// allowed).
     pub fn is_valid_memref_element(&self) -> bool {
         matches!(
             self,
@@ -257,6 +258,7 @@ impl TypeData {
                 | TypeData::MemRef { .. }
                 | TypeData::UnrankedMemRef { .. }
                 | TypeData::Declared { .. }
+                | TypeData::QuantUniform(_)
         )
     }
 

@@ -495,6 +495,18 @@ pub(crate) fn verify_buffer_reshape(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnos
             _ => None,
         }
     };
+    let element = |t: TypeId| ctx.type_data(t).element_type().unwrap_or(t);
+    let (a, b) = (element(src), element(out));
+    let storage = |q: TypeId, i: TypeId| match (ctx.type_data(q), ctx.type_data(i)) {
+        (TypeData::QuantUniform(q), TypeData::Integer { width, .. }) => q.storage_width == *width,
+        _ => false,
+    };
+    if a != b && !storage(a, b) && !storage(b, a) {
+        return vec![Diagnostic::error(
+            DiagLoc::Loc(op.loc()),
+            "'loop.reshape' op needs equal element types, or a quantized type and its storage integer",
+        )];
+    }
     match (count(src), count(out)) {
         (Some(a), Some(b)) if a == b => Vec::new(),
         (Some(_), Some(_)) => vec![Diagnostic::error(

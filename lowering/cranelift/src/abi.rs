@@ -147,6 +147,14 @@ fn c_type(ctx: &Context, ty: TypeId) -> (&'static str, bool) {
             _ => "int64_t",
         },
         TypeData::Index => "int64_t",
+        TypeData::QuantUniform(q) => match (q.storage_width, q.storage_signed) {
+            (8, true) => "int8_t",
+            (8, false) => "uint8_t",
+            (16, true) => "int16_t",
+            (16, false) => "uint16_t",
+            (_, true) => "int32_t",
+            (_, false) => "uint32_t",
+        },
         TypeData::Float(acc_ir::FloatKind::F64) => "double",
         _ => "float",
     };

@@ -61,6 +61,10 @@ pub fn scalar_type(ctx: &Context, ty: TypeId) -> Result<Type, String> {
         TypeData::Integer { width: 16, .. } => types::I16,
         TypeData::Integer { width: 32, .. } => types::I32,
         TypeData::Integer { width: 64, .. } | TypeData::Index => types::I64,
+        // A quantized element is its stored integer.
+        TypeData::QuantUniform(q) if matches!(q.storage_width, 8 | 16 | 32) => {
+            types::Type::int(q.storage_width as u16).ok_or("no storage type")?
+        }
         TypeData::Float(FloatKind::F32) => types::F32,
         TypeData::Float(FloatKind::F64) => types::F64,
         TypeData::Vector { .. } => {

@@ -21,7 +21,7 @@
 //! - `generate`: a `loop.parallel` storing the region's value at each index, its
 //!   `tensor.extract`s of tensors from above loads of their buffers;
 //! - `sort`: each element stored at its rank on its line, counted by a `loop.for`;
-//! - `collapse_shape` / `expand_shape`: `loop.reshape` (no copy).
+//! - `collapse_shape` / `expand_shape`, `bitcast`: `loop.reshape` (no copy).
 
 use acc_ir::clone::{ValueMap, clone_op};
 use acc_ir::pass::{Pass, PassInfo, PassOptions, PassTarget};
@@ -425,7 +425,8 @@ impl<'a> Bufferizer<'a> {
                 self.writable.insert(v);
                 v
             }
-            "tensor.collapse_shape" | "tensor.expand_shape" => {
+            // A bitcast is the same buffer seen with the stored integers' type.
+            "tensor.collapse_shape" | "tensor.expand_shape" | "tensor.bitcast" => {
                 let src = self.buffer(loc, operands[0])?;
                 let ty = buffer_type(self.ctx, self.ir.body(self.body).value_type(results[0]));
                 let v = self

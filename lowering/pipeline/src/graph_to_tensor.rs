@@ -16,7 +16,10 @@
 //!   pad a `tensor.pad` (constant) or a `tensor.generate` gathering at clamped,
 //!   mirrored or wrapped indices; the reductions a `tensor.reduce` over their axes;
 //!   sort a `tensor.sort`, and topk its first k; resize one `tensor.generate` per
-//!   resampled dimension, reading taps computed at compile time from tables.
+//!   resampled dimension, reading taps computed at compile time from tables;
+//! - the quantized ops work on the stored integers (`tensor.bitcast`): quantize and
+//!   dequantize as generates, qmatmul and qconv2d as the integer product or
+//!   convolution of the centered operands, then requantized.
 //!
 //! An op it does not lower (or a case it does not handle, such as dynamic shapes) is
 //! an error at the op: the pass never leaves a half-lowered function silently.
@@ -29,6 +32,7 @@ use crate::emit::{Emitter, i64s, is_float, reassociation, shape_of, tensor_type}
 
 mod data;
 mod nn;
+mod quant;
 mod resample;
 
 use nn::{batch_norm, conv2d, gemm, layer_norm, matmul, pool, softmax};
@@ -184,6 +188,11 @@ fn lower_op(e: &mut Emitter<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, S
             data::pad(e, p.operands[0], out, &a, mode)?
         }
         "resize" => resample::resize(e, p.operands[0], out, &a)?,
+        "quantize" => quant::quantize(e, p.operands[0], out)?,
+        "dequantize" => quant::dequantize(e, p.operands[0], out)?,
+        "storage_cast" => e.op1("tensor.bitcast", &[p.operands[0]], out, &[])?,
+        "qmatmul" => quant::qmatmul(e, p.operands[0], p.operands[1], out)?,
+        "qconv2d" => quant::qconv2d(e, &p, out, &attrs)?,
         "reduce_sum" | "reduce_mean" | "reduce_max" | "reduce_min" | "reduce_prod" => {
             data::reduce(e, short, p.operands[0], out, &a)?
         }

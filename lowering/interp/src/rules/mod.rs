@@ -158,6 +158,7 @@ const RULES: &[(&str, Rule)] = &[
     ("insert", tensors::insert),
     ("tensor_pad", tensors::pad),
     ("generate", tensors::generate),
+    ("tensor_bitcast", tensors::bitcast),
     ("tensor_matmul", structured::matmul),
     ("tensor_conv2d", structured::conv2d),
     ("tensor_pool", structured::pool),

@@ -253,6 +253,12 @@ pub(super) fn pad(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     )?])
 }
 
+/// `tensor.bitcast`: the same stored integers under the result type.
+pub(super) fn bitcast(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let x = r.operand(0)?;
+    Ok(vec![Tensor::new(r.ctx, r.result_type(0)?, x.data.clone())?])
+}
+
 /// `tensor.generate`: each element the region's value at its indices (the region
 /// may read tensors from above with `tensor.extract`).
 pub(super) fn generate(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
