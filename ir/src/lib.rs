@@ -40,6 +40,7 @@ pub mod pass;
 pub mod printer;
 pub mod registry;
 pub mod rewrite;
+pub mod target;
 pub mod types;
 mod uniquer;
 pub mod verifier;

@@ -7,9 +7,9 @@
 # Needs a Python with onnx 1.23.2, onnxruntime and numpy (PYTHON, default
 # /tmp/onnx-env/bin/python; see examples/onnx/make_examples.py). Builds the models
 # with seeded weights (tools/bench/make_bench_models.py), imports them, lowers them
-# (canonicalize folds batch norms into convolutions; graph-to-tensor; bufferize with
-# matrix products as calls to the host GEMM, acc_sgemm, convolutions to its implicit-
-# GEMM convolution, acc_sconv2d (lowering/runtime); exp and erf
+# for the host target (lowering/runtime/host.acc: canonicalize folds batch norms into
+# convolutions; graph-to-tensor; bufferize calls the runtime's kernels the target file
+# names (matrix products, convolutions, exp and erf over arrays); other math functions
 # as polynomials; small loops unrolled; vectorized; buffers in a static arena),
 # runs each with `acc-run --mode jit --repeat REPEAT` (one thread, then --threads 2)
 # and onnxruntime on 1 and 2 threads, and prints one line per model and engine.
@@ -24,7 +24,7 @@ bin=target/release
 for m in transformer mobilenetv2 resnet18; do
     start=$(date +%s%N)
     "$bin/acc-translate" --import-onnx "$out/$m.onnx" -o "$out/$m.mlir"
-    "$bin/acc-opt" --pass 'canonicalize,graph-to-tensor,layout{assume-finite=true},bufferize{gemm=acc_sgemm conv=acc_sconv2d depthwise=acc_sdwconv2d blocked=acc_sconv2d_nchw16c blocked-depthwise=acc_sdwconv2d_nchw16c blocked-nchw-input=acc_sconv2d_nchw_nchw16c packed-gemm=acc_sgemm_nk48n strided-gemm=acc_sgemm_strided exp=acc_vexp erf=acc_verf},fuse-parallel,math-approximation,unroll,vectorize,buffer-deallocation,memory-plan' "$out/$m.mlir" -o "$out/$m.loops.mlir"
+    "$bin/acc-opt" --target lowering/runtime/host.acc --pass 'canonicalize,graph-to-tensor,layout{assume-finite=true},bufferize,fuse-parallel,math-approximation,unroll,vectorize,buffer-deallocation,memory-plan' "$out/$m.mlir" -o "$out/$m.loops.mlir"
     lower=$(( ($(date +%s%N) - start) / 1000000 ))
     timing=$("$bin/acc-run" "$out/$m.loops.mlir" --mode jit --input "0=$out/$m.input0.npy" \
         -o "$out/$m.acc.npy" --repeat "$repeat" | tr '\n' ' ')

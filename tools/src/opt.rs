@@ -45,6 +45,9 @@ pub struct OptOptions {
     pub no_verify_each: bool,
     /// Dialect definition files to load (`--dialect FILE`, repeatable).
     pub dialects: Vec<PathBuf>,
+    /// The target description file (`--target FILE`): loaded like a dialect file; its
+    /// one target becomes the one passes consult.
+    pub target: Option<PathBuf>,
     /// Passes to run, `--pass a,b{opt=1}` (nested by anchor; repeatable, in order).
     pub passes: Vec<String>,
     /// A pipeline in MLIR's syntax (`--pass-pipeline=...`).
@@ -84,6 +87,8 @@ options:
   --allow-unregistered-dialect   keep unknown ops, types and attributes opaque
   --no-verify                    do not run the verifier
   --dialect FILE                 load dialects defined in FILE (repeatable)
+  --target FILE                  load FILE (a dialect file declaring one target) and
+                                 lower for that target (docs/dialect-language.md)
 
 passes:
   --pass LIST                    run passes, nested by what they run on: canonicalize,cse{...}
@@ -172,6 +177,20 @@ fn parse_args_impl(args: &[String], passes: Option<&PassRegistry>) -> Result<Opt
                     }
                 };
                 o.dialects.push(PathBuf::from(v));
+            }
+            "--target" => {
+                let v = match inline_value {
+                    Some(v) => v,
+                    None => {
+                        let v = args
+                            .get(i)
+                            .ok_or("option '--target' needs a file name")?
+                            .clone();
+                        i += 1;
+                        v
+                    }
+                };
+                o.target = Some(PathBuf::from(v));
             }
             "--pass"
             | "--pass-pipeline"
@@ -434,6 +453,13 @@ pub fn run_with(opts: &OptOptions, passes: &PassRegistry) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let target_file = match add_dialect_files(&mut sources, opts.target.as_slice()) {
+        Ok(f) => f.first().copied(),
+        Err(e) => {
+            eprint!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let print = PrintOptions {
         generic: opts.print_generic,
         debuginfo: opts.print_debuginfo,
@@ -448,6 +474,12 @@ pub fn run_with(opts: &OptOptions, passes: &PassRegistry) -> ExitCode {
                 eprint!("{}", sources.render(&ctx, &diags));
                 return ExitCode::FAILURE;
             }
+        }
+        if let Some(f) = target_file
+            && let Err(diags) = load_target(&mut ctx, &sources, f)
+        {
+            eprint!("{}", sources.render(&ctx, &diags));
+            return ExitCode::FAILURE;
         }
         let parse_start = std::time::Instant::now();
         let result = process_chunk(&mut ctx, &sources, file, chunk.clone(), opts);
@@ -571,6 +603,32 @@ impl Timings {
 
 /// Reads the dialect definition files into the source map. The error is the message to
 /// print, ending in a newline.
+/// Loads the target file `file` and makes its target the active one: the file must
+/// declare exactly one.
+fn load_target(
+    ctx: &mut acc_ir::Context,
+    sources: &SourceMap,
+    file: usize,
+) -> Result<(), Vec<acc_ir::Diagnostic>> {
+    let before: Vec<String> = ctx.target_names().map(str::to_string).collect();
+    acc_dialects::lang::load_file(ctx, sources, file)?;
+    let names: Vec<String> = ctx
+        .target_names()
+        .filter(|n| !before.iter().any(|b| b == n))
+        .map(str::to_string)
+        .collect();
+    match names.as_slice() {
+        [name] if ctx.activate_target(name) => Ok(()),
+        _ => Err(vec![acc_ir::Diagnostic::error(
+            acc_ir::DiagLoc::Span(file, 0..0),
+            format!(
+                "a target file declares exactly one target (`target NAME {{ ... }}`), not {}",
+                names.len()
+            ),
+        )]),
+    }
+}
+
 fn add_dialect_files(sources: &mut SourceMap, paths: &[PathBuf]) -> Result<Vec<usize>, String> {
     paths
         .iter()

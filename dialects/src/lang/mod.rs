@@ -84,8 +84,29 @@ pub fn load_file(
     if !errors.is_empty() {
         return Err(errors);
     }
+    for (t, at) in &items.targets {
+        if ctx.target_named(&t.name).is_some()
+            || items
+                .targets
+                .iter()
+                .filter(|(u, _)| u.name == t.name)
+                .count()
+                > 1
+        {
+            errors.push(Diagnostic::error(
+                DiagLoc::Span(file, at.clone()),
+                format!("target '{}' is defined twice", t.name),
+            ));
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
     for p in patterns {
         ctx.add_pattern(Arc::new(p));
+    }
+    for (t, _) in items.targets {
+        ctx.add_target(t);
     }
     Ok(items.dialects)
 }

@@ -56,6 +56,8 @@ pub struct FileItems {
     pub dialects: Vec<DialectDecl>,
     /// The patterns, in file order.
     pub patterns: Vec<super::pattern::PatternAst>,
+    /// The targets, in file order, with the span of each name.
+    pub targets: Vec<(acc_ir::target::Target, Range<usize>)>,
 }
 
 /// Reads the dialects and patterns declared in `text` (the contents of `file`): the
@@ -78,11 +80,13 @@ pub fn read(
     let mut items = FileItems {
         dialects: Vec::new(),
         patterns: Vec::new(),
+        targets: Vec::new(),
     };
     for pair in pairs.flatten() {
         match pair.as_rule() {
             Rule::dialect => items.dialects.push(reader.dialect(pair)),
             Rule::pattern => items.patterns.push(super::pattern::read_pattern(pair)),
+            Rule::target => items.targets.push(reader.target(pair)),
             _ => {}
         }
     }
@@ -109,6 +113,67 @@ fn pest_error(file: FileId, text: &str, e: pest::error::Error<Rule>) -> Diagnost
         _ => "syntax error in dialect definition".to_string(),
     };
     Diagnostic::error(DiagLoc::Span(file, range), message)
+}
+
+impl Reader<'_> {
+    /// A `target NAME { ... }` block: its devices and kernels, each kernel's
+    /// interface one acc knows and each interface implemented once.
+    fn target(&mut self, pair: Pair<'_, Rule>) -> (acc_ir::target::Target, Range<usize>) {
+        let mut inner = pair.into_inner();
+        let name = inner.next().map(|p| (p.as_str().to_string(), span(&p)));
+        let (name, name_span) = name.unwrap_or_default();
+        let mut t = acc_ir::target::Target {
+            name,
+            ..Default::default()
+        };
+        for item in inner {
+            let at = span(&item);
+            match item.as_rule() {
+                Rule::summary | Rule::description => {
+                    let text = item.into_inner().next().map(|p| unquote(p.as_str()));
+                    if t.summary.is_empty() {
+                        t.summary = text.unwrap_or_default();
+                    }
+                }
+                Rule::device_def => {
+                    let mut p = item.into_inner();
+                    let name = p.next().map(|p| p.as_str().to_string()).unwrap_or_default();
+                    let kind = p.next().map(|p| unquote(p.as_str())).unwrap_or_default();
+                    if t.devices.iter().any(|d| d.name == name) {
+                        self.error(at, format!("device '{name}' is declared twice"));
+                    }
+                    t.devices.push(acc_ir::target::Device { name, kind });
+                }
+                Rule::kernel_def => {
+                    let mut p = item.into_inner();
+                    let symbol = p.next().map(|p| p.as_str().to_string()).unwrap_or_default();
+                    let interface = p.next().map(|p| p.as_str().to_string()).unwrap_or_default();
+                    let known = acc_ir::target::HOST_INTERFACES
+                        .iter()
+                        .any(|(n, _)| *n == interface);
+                    if !known {
+                        let names: Vec<&str> = acc_ir::target::HOST_INTERFACES
+                            .iter()
+                            .map(|(n, _)| *n)
+                            .collect();
+                        self.error(
+                            at,
+                            format!(
+                                "unknown kernel interface '{interface}': acc's host lowering calls {}",
+                                names.join(", ")
+                            ),
+                        );
+                    } else if t.kernel(&interface).is_some() {
+                        self.error(at, format!("two kernels implement '{interface}'"));
+                    } else {
+                        t.kernels.push(acc_ir::target::Kernel { symbol, interface });
+                    }
+                }
+                _ => {}
+            }
+        }
+        (t, name_span)
+    }
 }
 
 pub(super) fn span(p: &Pair<'_, Rule>) -> Range<usize> {

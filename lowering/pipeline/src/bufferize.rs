@@ -89,6 +89,46 @@ struct Library {
     erf: Option<String>,
 }
 
+impl Library {
+    /// The kernels named by `name(interface)` (a pass option, or a target's kernel
+    /// for that interface; `acc_ir::target::HOST_INTERFACES` lists them).
+    fn from_names(name: &dyn Fn(&str) -> Option<String>) -> Library {
+        Library {
+            gemm: name("gemm"),
+            conv: name("conv"),
+            depthwise: name("depthwise"),
+            blocked: name("blocked"),
+            blocked_depthwise: name("blocked-depthwise"),
+            blocked_nchw_input: name("blocked-nchw-input"),
+            packed_gemm: name("packed-gemm"),
+            strided_gemm: name("strided-gemm"),
+            exp: name("exp"),
+            erf: name("erf"),
+        }
+    }
+
+    /// These kernels, completed by the target's for the interfaces no option named.
+    fn with_target(&self, target: Option<&acc_ir::target::Target>) -> Library {
+        let Some(t) = target else {
+            return self.clone();
+        };
+        let from_target = Library::from_names(&|i| t.kernel(i).map(str::to_string));
+        let pick = |own: &Option<String>, theirs: &Option<String>| own.clone().or(theirs.clone());
+        Library {
+            gemm: pick(&self.gemm, &from_target.gemm),
+            conv: pick(&self.conv, &from_target.conv),
+            depthwise: pick(&self.depthwise, &from_target.depthwise),
+            blocked: pick(&self.blocked, &from_target.blocked),
+            blocked_depthwise: pick(&self.blocked_depthwise, &from_target.blocked_depthwise),
+            blocked_nchw_input: pick(&self.blocked_nchw_input, &from_target.blocked_nchw_input),
+            packed_gemm: pick(&self.packed_gemm, &from_target.packed_gemm),
+            strided_gemm: pick(&self.strided_gemm, &from_target.strided_gemm),
+            exp: pick(&self.exp, &from_target.exp),
+            erf: pick(&self.erf, &from_target.erf),
+        }
+    }
+}
+
 /// A library function that finishes a `tensor.map`: the region's `math` op it
 /// replaces, the callee, and the map input it applies to directly when the region
 /// is that op alone.
@@ -170,18 +210,7 @@ pub fn info() -> PassInfo {
         create: |o: &PassOptions| {
             let named = |option: &str| Some(o.get(option).to_string()).filter(|s| !s.is_empty());
             Ok(Box::new(Bufferize {
-                library: Library {
-                    gemm: named("gemm"),
-                    conv: named("conv"),
-                    depthwise: named("depthwise"),
-                    blocked: named("blocked"),
-                    blocked_depthwise: named("blocked-depthwise"),
-                    blocked_nchw_input: named("blocked-nchw-input"),
-                    packed_gemm: named("packed-gemm"),
-                    strided_gemm: named("strided-gemm"),
-                    exp: named("exp"),
-                    erf: named("erf"),
-                },
+                library: Library::from_names(&named),
             }))
         },
     }
@@ -190,6 +219,9 @@ pub fn info() -> PassInfo {
 impl Pass for Bufferize {
     fn run(&self, t: &mut PassTarget<'_>) -> Result<(), Diagnostic> {
         let ctx = t.ctx;
+        // Options name kernels explicitly; the target (`acc-opt --target`) gives the
+        // others.
+        let library = self.library.with_target(ctx.active_target());
         let module_body = t.ir.region_body(t.body, t.op);
         let funcs: Vec<OpId> = {
             let b = t.ir.body(module_body);
@@ -203,7 +235,7 @@ impl Pass for Bufferize {
         for f in funcs {
             convert_signature(ctx, t.ir, module_body, f);
             if let Some(inner) = t.ir.body(module_body).nested_body(f) {
-                Bufferizer::new(ctx, t.ir, inner, self.library.clone()).run()?;
+                Bufferizer::new(ctx, t.ir, inner, library.clone()).run()?;
             }
         }
         Ok(())

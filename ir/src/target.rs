@@ -1,0 +1,79 @@
+//! Target descriptions: what a machine has, read from a `target NAME { ... }` block
+//! of a dialect file (docs/dialect-language.md, "Targets") and consulted by passes.
+//!
+//! For now a description declares the target's devices and the library kernels of
+//! its host: functions following one of the calling conventions acc's host lowering
+//! knows ([`HOST_INTERFACES`], documented in docs/codegen.md). `bufferize` calls a
+//! kernel wherever the active target has one for an op, and generates loops
+//! elsewhere; nothing about a particular machine is written in Rust.
+
+/// A device of a target: a host core, an accelerator, a DSP.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Device {
+    /// Its name (`cpu`).
+    pub name: String,
+    /// What it is: `host`, `accelerator`, `dsp`.
+    pub kind: String,
+}
+
+/// A library function of the host and the calling convention it follows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kernel {
+    /// The function's symbol (`acc_sgemm`).
+    pub symbol: String,
+    /// One of [`HOST_INTERFACES`].
+    pub interface: String,
+}
+
+/// A target description.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Target {
+    /// Its name.
+    pub name: String,
+    /// Its one-line description.
+    pub summary: String,
+    /// Its devices, in declaration order.
+    pub devices: Vec<Device>,
+    /// Its host's library kernels, at most one per interface.
+    pub kernels: Vec<Kernel>,
+}
+
+impl Target {
+    /// The symbol of the kernel implementing `interface`, if the target has one.
+    pub fn kernel(&self, interface: &str) -> Option<&str> {
+        self.kernels
+            .iter()
+            .find(|k| k.interface == interface)
+            .map(|k| k.symbol.as_str())
+    }
+}
+
+/// The calling conventions of host kernels that acc's lowering can call, with what
+/// each computes (docs/codegen.md gives the arguments).
+pub const HOST_INTERFACES: [(&str, &str); 10] = [
+    ("gemm", "f32 C += A x B, row-major"),
+    (
+        "packed-gemm",
+        "gemm with a constant B packed into 48-column panels",
+    ),
+    (
+        "strided-gemm",
+        "gemm on operands of any strides, accumulating or not",
+    ),
+    (
+        "conv",
+        "f32 convolution, batch 1, NCHW, ungrouped, with a clamp",
+    ),
+    (
+        "depthwise",
+        "f32 depthwise convolution, batch 1, NCHW, with a clamp",
+    ),
+    ("blocked", "conv in NCHW16c / OIHW16i16o"),
+    ("blocked-depthwise", "depthwise in NCHW16c / OIHW16o"),
+    (
+        "blocked-nchw-input",
+        "conv from a plain NCHW input into NCHW16c",
+    ),
+    ("exp", "f32 e^x over an array"),
+    ("erf", "f32 erf(x) over an array"),
+];

@@ -1,0 +1,16 @@
+// Mistakes in a target file are diagnostics that point into it; nothing is written.
+// RUN: not acc-opt --target %S/Inputs/bad-target.acc %s 2>&1 | FileCheck %s
+// RUN: not acc-opt --target %S/Inputs/two-targets.acc %s 2>&1 | FileCheck %s --check-prefix=TWO
+// RUN: not acc-opt --target %S/Inputs/no-such-file.acc %s 2>&1 | FileCheck %s --check-prefix=MISSING
+
+// CHECK-DAG: error: device 'cpu' is declared twice
+// CHECK-DAG: bad-target.acc:3:3
+// CHECK-DAG: error: two kernels implement 'gemm'
+// CHECK-DAG: bad-target.acc:5:3
+// CHECK-DAG: error: unknown kernel interface 'fft': acc's host lowering calls gemm, packed-gemm, strided-gemm, conv, depthwise, blocked, blocked-depthwise, blocked-nchw-input, exp, erf
+// CHECK-DAG: bad-target.acc:6:3
+// TWO: error: a target file declares exactly one target (`target NAME { ... }`), not 2
+// MISSING: no-such-file.acc
+func.func @f() {
+  return
+}
