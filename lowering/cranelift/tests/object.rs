@@ -166,6 +166,141 @@ fn an_x86_64_object_links_with_c_and_matches_the_interpreter() {
     );
 }
 
+/// A product through the runtime library's GEMM (`hw.intrinsic "acc_sgemm"`, as
+/// `bufferize` emits for the host target).
+const LIBRARY_CALL: &str = r#"
+func.func @product(%a: memref<3x4xf32>, %b: memref<4x2xf32>) -> memref<3x2xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %zero = arith.constant 0.0 : f32
+  %out = loop.alloc() : memref<3x2xf32>
+  loop.parallel (%i, %j) = (%c0, %c0) to (%c3, %c2) step (%c1, %c1) {
+    loop.store %zero, %out[%i, %j] : memref<3x2xf32>
+    loop.yield
+  }
+  hw.intrinsic "acc_sgemm"(%a, %b, %out, %c3, %c2, %c4) : (memref<3x4xf32>, memref<4x2xf32>, memref<3x2xf32>, index, index, index) -> ()
+  return %out : memref<3x2xf32>
+}
+"#;
+
+const LIBRARY_DRIVER: &str = r#"
+#include <stdio.h>
+#include <stdint.h>
+#include "kernel.h"
+
+int32_t acc_set_threads(int64_t n);
+
+void *acc_alloc(int64_t bytes, int64_t alignment) { (void)alignment; (void)bytes; return 0; }
+void acc_free(void *p) { (void)p; }
+
+int main(void) {
+    float a[12], b[8], out[6];
+    for (int i = 0; i < 12; i++) a[i] = (float)i * 0.5f - 2.0f;
+    for (int i = 0; i < 8; i++) b[i] = (float)(i % 3) - 0.25f;
+    if (acc_set_threads(2) != 0) return 2;
+    product(a, b, out);
+    for (int i = 0; i < 6; i++) printf("%.9g\n", out[i]);
+    return 0;
+}
+"#;
+
+/// The runtime's static library: `cargo build -p acc-runtime --lib` builds it (a
+/// dependency's static library is not built for tests), in a target directory of
+/// its own so as not to wait for the lock of the build running this test.
+fn runtime_library() -> std::path::PathBuf {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let target = root.join("target/runtime-staticlib");
+    let built = Command::new(env!("CARGO"))
+        .current_dir(&root)
+        .args([
+            "build",
+            "-q",
+            "--offline",
+            "-p",
+            "acc-runtime",
+            "--lib",
+            "--target-dir",
+        ])
+        .arg(&target)
+        .output()
+        .expect("cargo runs");
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    target.join("debug/libacc_runtime.a")
+}
+
+#[test]
+fn an_object_calling_the_runtime_links_with_its_static_library() {
+    let mut ctx = acc_dialects::new_context();
+    let ir = parse(&mut ctx, LIBRARY_CALL);
+    let a: Vec<Scalar> = (0..12)
+        .map(|i| Scalar::Float(f64::from(i) * 0.5 - 2.0))
+        .collect();
+    let b: Vec<Scalar> = (0..8)
+        .map(|i| Scalar::Float(f64::from(i % 3) - 0.25))
+        .collect();
+    let ty = |ctx: &mut Context, t: &str| acc_ir::parser::parse_type_str(ctx, t).expect("type");
+    let (ta, tb) = (
+        ty(&mut ctx, "memref<3x4xf32>"),
+        ty(&mut ctx, "memref<4x2xf32>"),
+    );
+    let args = vec![
+        Tensor::new(&ctx, ta, a).expect("a"),
+        Tensor::new(&ctx, tb, b).expect("b"),
+    ];
+    let want = Interpreter::new(&ctx, &ir, Limits::default())
+        .call("product", args)
+        .expect("the interpreter runs it");
+    let object = acc_cranelift::object::emit(&ctx, &ir, "x86_64", "kernel").expect("compiles");
+    let dir = tempfile::tempdir().expect("a directory");
+    std::fs::write(dir.path().join("kernel.o"), &object.bytes).expect("write");
+    std::fs::write(dir.path().join("kernel.h"), &object.header).expect("write");
+    std::fs::write(dir.path().join("driver.c"), LIBRARY_DRIVER).expect("write");
+    let library = runtime_library();
+    assert!(
+        library.exists(),
+        "{} is built with the crate",
+        library.display()
+    );
+    let cc = Command::new("gcc")
+        .current_dir(dir.path())
+        .args([
+            "-std=c99", "-Wall", "-Werror", "-o", "driver", "driver.c", "kernel.o",
+        ])
+        .arg(&library)
+        .args(["-lpthread", "-ldl", "-lm"])
+        .output()
+        .expect("gcc runs (the machine has it)");
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    let run = Command::new(dir.path().join("driver"))
+        .output()
+        .expect("the driver runs");
+    assert!(run.status.success(), "exit {:?}", run.status.code());
+    let got: Vec<f32> = String::from_utf8_lossy(&run.stdout)
+        .lines()
+        .map(|l| l.parse().expect("a float"))
+        .collect();
+    let want: Vec<f32> = want[0]
+        .data
+        .iter()
+        .map(|v| match v {
+            Scalar::Float(f) => *f as f32,
+            Scalar::Int(i) => *i as f32,
+        })
+        .collect();
+    assert_eq!(got, want);
+}
+
 /// The ELF machine field of an object.
 fn elf_machine(bytes: &[u8]) -> u16 {
     assert_eq!(&bytes[..4], b"\x7fELF");

@@ -442,6 +442,7 @@ impl Product {
 /// # Safety
 /// As [`sconv2d`].
 #[allow(clippy::too_many_arguments)]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn acc_sconv2d(
     input: *const f32,
     filter: *const f32,
@@ -497,6 +498,7 @@ pub unsafe extern "C" fn acc_sconv2d(
 /// As [`sconv2d`]; `bias` holds one float per output channel, or is null (then
 /// as [`acc_sconv2d`]).
 #[allow(clippy::too_many_arguments)]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn acc_sconv2d_bias(
     input: *const f32,
     filter: *const f32,

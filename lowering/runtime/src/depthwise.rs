@@ -314,6 +314,7 @@ mod avx512 {
 /// # Safety
 /// As [`sdwconv2d`].
 #[allow(clippy::too_many_arguments)]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn acc_sdwconv2d(
     input: *const f32,
     filter: *const f32,
@@ -367,6 +368,7 @@ pub unsafe extern "C" fn acc_sdwconv2d(
 /// As [`sdwconv2d`]; `bias` holds one float per channel, or is null (then as
 /// [`acc_sdwconv2d`]).
 #[allow(clippy::too_many_arguments)]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn acc_sdwconv2d_bias(
     input: *const f32,
     filter: *const f32,

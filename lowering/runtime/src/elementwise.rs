@@ -138,6 +138,7 @@ pub unsafe fn portable(f: Function, x: *const f32, out: *mut f32, n: usize) {
 ///
 /// # Safety
 /// `x` and `out` hold `n` floats each and are the same array or do not overlap.
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn acc_vexp(x: *const f32, out: *mut f32, n: i64) {
     // SAFETY: the caller vouches for the arrays.
     unsafe { apply(Function::Exp, x, out, n.max(0) as usize) }
@@ -147,6 +148,7 @@ pub unsafe extern "C" fn acc_vexp(x: *const f32, out: *mut f32, n: i64) {
 ///
 /// # Safety
 /// As [`acc_vexp`].
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn acc_verf(x: *const f32, out: *mut f32, n: i64) {
     // SAFETY: the caller vouches for the arrays.
     unsafe { apply(Function::Erf, x, out, n.max(0) as usize) }

@@ -396,6 +396,7 @@ pub unsafe fn portable(a: Matrix<*const f32>, b: Matrix<*const f32>, c: Matrix<*
 ///
 /// # Safety
 /// The buffers hold m*k, k*n and m*n elements and C overlaps neither A nor B.
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn acc_sgemm(
     a: *const f32,
     b: *const f32,
@@ -416,6 +417,7 @@ pub unsafe extern "C" fn acc_sgemm(
 /// # Safety
 /// As [`sgemm_strided`].
 #[allow(clippy::too_many_arguments)]
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn acc_sgemm_strided(
     a: *const f32,
     b: *const f32,
@@ -458,6 +460,7 @@ pub unsafe extern "C" fn acc_sgemm_strided(
 /// # Safety
 /// The buffers hold m*k, ceil(n/48)*k*48 and m*n elements and C overlaps neither
 /// A nor B.
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn acc_sgemm_nk48n(
     a: *const f32,
     b: *const f32,
@@ -496,6 +499,7 @@ unsafe fn panels_entry(
 ///
 /// # Safety
 /// As [`acc_sgemm_nk48n`]; the bias holds n floats.
+#[unsafe(no_mangle)]
 pub unsafe extern "C" fn acc_sgemm_nk48n_bias(
     a: *const f32,
     b: *const f32,

@@ -29,6 +29,7 @@ pub fn set_threads(n: usize) -> Result<(), String> {
 
 /// The C entry point of [`set_threads`]: 0 on success, -1 when the threads cannot
 /// be started (the previous setting stays).
+#[unsafe(no_mangle)]
 pub extern "C" fn acc_set_threads(n: i64) -> i32 {
     match set_threads(n.max(0) as usize) {
         Ok(()) => 0,
