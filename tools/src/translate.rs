@@ -1,6 +1,7 @@
 //! `acc-translate`: converts between acc IR and other formats:
 //! `--import-onnx model.onnx [-o model.mlir] [--function NAME]` and
-//! `--emit-object in.mlir --target ARCH -o out.o [--header out.h]`.
+//! `--emit-object in.mlir --target ARCH -o out.o [--header out.h]` and
+//! `--emit-c in.mlir -o DIR` (DIR/model.c, model.h, weights.h).
 //! Outputs are written only when the translation succeeds (atomically); an import
 //! lists every unsupported op at once. Exit status: 0, 1 on any error, 2 on a bad
 //! command line.
@@ -12,6 +13,7 @@ use acc_ir::printer::{PrintOptions, write_ir};
 
 const USAGE: &str = "usage: acc-translate --import-onnx MODEL.onnx [-o OUT.mlir] [--function NAME] [--print-generic]
        acc-translate --emit-object IN.mlir --target x86_64|aarch64|riscv64 -o OUT.o [--header OUT.h]
+       acc-translate --emit-c IN.mlir -o DIR
 
 --import-onnx: imports an ONNX model (opsets 13 to 28) as acc IR in the graph dialect:
 one function (default name: main), initializers as constants (large ones in
@@ -20,6 +22,10 @@ dense_resource blobs).
 --emit-object: compiles every function of IN.mlir (func, cf, arith and loop ops)
 into an ELF object for the target, with a C header declaring them (default: OUT.o
 with the extension .h).
+
+--emit-c: writes every function of IN.mlir (loop, arith, math, func and hw.intrinsic
+ops, scalar code, buffers placed by memory-plan) as portable C into DIR: model.c,
+model.h and weights.h (no malloc, no libc beyond stdint.h and string.h).
 ";
 
 #[derive(Debug, Default, PartialEq)]
@@ -28,6 +34,7 @@ enum Translation {
     None,
     ImportOnnx,
     EmitObject,
+    EmitC,
 }
 
 #[derive(Debug, Default)]
@@ -50,6 +57,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             "-h" | "--help" => return Err(String::new()),
             "--import-onnx" => o.translation = Translation::ImportOnnx,
             "--emit-object" => o.translation = Translation::EmitObject,
+            "--emit-c" => o.translation = Translation::EmitC,
             "--target" => o.target = Some(value()?),
             "--header" => o.header = Some(PathBuf::from(value()?)),
             "-o" | "--output" => o.output = Some(PathBuf::from(value()?)),
@@ -65,13 +73,16 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
     }
     match o.translation {
         Translation::None => {
-            return Err("choose a translation: --import-onnx or --emit-object".into());
+            return Err("choose a translation: --import-onnx, --emit-object or --emit-c".into());
         }
         Translation::EmitObject if o.target.is_none() => {
             return Err("--emit-object needs --target x86_64, aarch64 or riscv64".into());
         }
         Translation::EmitObject if o.output.is_none() => {
             return Err("--emit-object needs -o OUT.o".into());
+        }
+        Translation::EmitC if o.output.is_none() => {
+            return Err("--emit-c needs -o DIR".into());
         }
         _ => {}
     }
@@ -107,6 +118,9 @@ fn run(o: &Options) -> Result<(), String> {
     if o.translation == Translation::EmitObject {
         return emit_object(o);
     }
+    if o.translation == Translation::EmitC {
+        return emit_c(o);
+    }
     let path = o.input.as_ref().ok_or("acc-translate: no input model")?;
     let shown = path.display();
     let bytes =
@@ -134,11 +148,9 @@ fn run(o: &Options) -> Result<(), String> {
         .map_err(|e| format!("acc-translate: cannot write output: {e}"))
 }
 
-/// `--emit-object`: the object file and its header.
-fn emit_object(o: &Options) -> Result<(), String> {
+/// The verified IR of the input file.
+fn read_ir(o: &Options) -> Result<(acc_ir::Context, acc_ir::Ir, acc_ir::SourceMap), String> {
     let path = o.input.as_ref().ok_or("acc-translate: no input file")?;
-    let out = o.output.as_ref().ok_or("acc-translate: no output file")?;
-    let arch = o.target.as_deref().unwrap_or("x86_64");
     let bytes = std::fs::read(path)
         .map_err(|e| format!("acc-translate: cannot read '{}': {e}", path.display()))?;
     let mut sources = acc_ir::SourceMap::new();
@@ -150,6 +162,39 @@ fn emit_object(o: &Options) -> Result<(), String> {
     let ir = acc_ir::parser::parse_file(&mut ctx, &sources, file)
         .map_err(|d| sources.render(&ctx, &[d]))?;
     acc_ir::verifier::verify(&ctx, &ir).map_err(|d| sources.render(&ctx, &d))?;
+    Ok((ctx, ir, sources))
+}
+
+/// Writes `data` to `p` atomically.
+fn write_file(p: &std::path::Path, data: &[u8]) -> Result<(), String> {
+    let mut f = crate::output::Output::open(Some(p))
+        .map_err(|e| format!("acc-translate: cannot write '{}': {e}", p.display()))?;
+    std::io::Write::write_all(f.writer(), data)
+        .and_then(|()| f.commit())
+        .map_err(|e| format!("acc-translate: cannot write '{}': {e}", p.display()))
+}
+
+/// `--emit-c`: model.c, model.h and weights.h in the output directory, all three
+/// generated before any is written.
+fn emit_c(o: &Options) -> Result<(), String> {
+    let dir = o
+        .output
+        .as_ref()
+        .ok_or("acc-translate: no output directory")?;
+    let (ctx, ir, sources) = read_ir(o)?;
+    let program = acc_c::emit(&ctx, &ir, "model").map_err(|d| sources.render(&ctx, &[d]))?;
+    std::fs::create_dir_all(dir)
+        .map_err(|e| format!("acc-translate: cannot create '{}': {e}", dir.display()))?;
+    write_file(&dir.join("model.h"), program.header.as_bytes())?;
+    write_file(&dir.join("weights.h"), program.weights.as_bytes())?;
+    write_file(&dir.join("model.c"), program.source.as_bytes())
+}
+
+/// `--emit-object`: the object file and its header.
+fn emit_object(o: &Options) -> Result<(), String> {
+    let out = o.output.as_ref().ok_or("acc-translate: no output file")?;
+    let arch = o.target.as_deref().unwrap_or("x86_64");
+    let (ctx, ir, sources) = read_ir(o)?;
     let name = out
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -157,13 +202,6 @@ fn emit_object(o: &Options) -> Result<(), String> {
     let object = acc_cranelift::object::emit(&ctx, &ir, arch, &name)
         .map_err(|e| sources.render(&ctx, &[e.diagnostic()]))?;
     let header = o.header.clone().unwrap_or_else(|| out.with_extension("h"));
-    let write = |p: &std::path::Path, data: &[u8]| {
-        let mut f = crate::output::Output::open(Some(p))
-            .map_err(|e| format!("acc-translate: cannot write '{}': {e}", p.display()))?;
-        std::io::Write::write_all(f.writer(), data)
-            .and_then(|()| f.commit())
-            .map_err(|e| format!("acc-translate: cannot write '{}': {e}", p.display()))
-    };
-    write(out, &object.bytes)?;
-    write(&header, object.header.as_bytes())
+    write_file(out, &object.bytes)?;
+    write_file(&header, object.header.as_bytes())
 }

@@ -1,4 +1,4 @@
-//! `math-approximation`: `math.exp` and `math.erf` on `f32` as `arith` arithmetic
+//! `math-approximation`: `math.exp`, `math.erf` and `math.tanh` on `f32` as `arith` arithmetic
 //! (polynomials, as MLIR's polynomial approximations and Eigen do), so that they run
 //! inline and vectorize instead of calling the C library once per element.
 //!
@@ -9,6 +9,9 @@
 //!   Relative error about 1e-7 on normal results.
 //! - `erf(x)`: `x` clamped to [-4, 4], then `x P(x^2) / Q(x^2)` with Eigen's
 //!   coefficients (degree 13 over degree 8). Absolute error below 5e-7.
+//!
+//! - `tanh(x)`: `x` clamped to [-7.9053, 7.9053], then `x P(x^2) / Q(x^2)` (degree 13
+//!   over degree 6, as MLIR and Eigen), `x` itself for `|x| < 0.0004`. A few ulps.
 //!
 //! Other types and functions are left to the C library.
 
@@ -25,7 +28,7 @@ pub fn info() -> PassInfo {
     PassInfo {
         name: "math-approximation",
         title: "MathApproximation",
-        summary: "Expand f32 math.exp and math.erf into polynomial arithmetic",
+        summary: "Expand f32 math.exp, math.erf and math.tanh into polynomial arithmetic",
         anchor: Some("func.func"),
         options: Vec::new(),
         create: |_: &PassOptions| Ok(Box::new(MathApproximation)),
@@ -48,7 +51,7 @@ impl Pass for MathApproximation {
     }
 }
 
-/// The f32 `math.exp` and `math.erf` ops of a body.
+/// The f32 `math.exp`, `math.erf` and `math.tanh` ops of a body.
 fn candidates(ctx: &Context, ir: &Ir, body: BodyId) -> Vec<OpId> {
     let b = ir.body(body);
     ops_post_order(ir, body)
@@ -61,7 +64,7 @@ fn candidates(ctx: &Context, ir: &Ir, body: BodyId) -> Vec<OpId> {
                     TypeData::Float(FloatKind::F32)
                 )
             });
-            matches!(name, "math.exp" | "math.erf") && f32_result
+            matches!(name, "math.exp" | "math.erf" | "math.tanh") && f32_result
         })
         .collect()
 }
@@ -198,6 +201,46 @@ impl Arith<'_, '_> {
         )?;
         self.bin("divf", p, q)
     }
+
+    /// `tanh(x)`: `x` clamped to [-7.9053, 7.9053], then `x P(x^2) / Q(x^2)` (degree
+    /// 13 over degree 6, the rational approximation MLIR and Eigen use); `x` itself
+    /// when `|x| < 0.0004`.
+    fn tanh(&mut self, x: ValueId) -> Result<ValueId, String> {
+        let c = self.clamp(x, -7.905_311_107_635_498, 7.905_311_107_635_498)?;
+        let x2 = self.mul(c, c)?;
+        let p = self.horner(
+            x2,
+            &[
+                4.893_524_558_917_86e-3,
+                6.372_619_288_754_36e-4,
+                1.485_722_357_179_79e-5,
+                5.122_297_090_371_14e-8,
+                -8.604_671_522_137_35e-11,
+                2.000_187_904_824_77e-13,
+                -2.760_768_477_423_55e-16,
+            ],
+        )?;
+        let p = self.mul(p, c)?;
+        let q = self.horner(
+            x2,
+            &[
+                4.893_525_185_543_85e-3,
+                2.268_434_632_439e-3,
+                1.185_347_056_866_54e-4,
+                1.198_258_394_667_02e-6,
+            ],
+        )?;
+        let y = self.bin("divf", p, q)?;
+        let magnitude = self.e.op1("math.absf", &[x], self.f32(), &[])?;
+        let tiny = self.k(0.0004)?;
+        let i1 = self.e.ctx.int_type(1);
+        let olt = crate::emit::i64_attr(self.e.ctx, 4);
+        let small = self
+            .e
+            .op1("arith.cmpf", &[magnitude, tiny], i1, &[("predicate", olt)])?;
+        let f32t = self.f32();
+        self.e.op1("arith.select", &[small, x, y], f32t, &[])
+    }
 }
 
 fn expand(ctx: &Context, ir: &mut Ir, body: BodyId, op: OpId) -> Result<(), String> {
@@ -213,10 +256,10 @@ fn expand(ctx: &Context, ir: &mut Ir, body: BodyId, op: OpId) -> Result<(), Stri
         loc,
     };
     let mut a = Arith { e: &mut e };
-    let y = if name == "math.exp" {
-        a.exp(x)?
-    } else {
-        a.erf(x)?
+    let y = match name.as_str() {
+        "math.exp" => a.exp(x)?,
+        "math.tanh" => a.tanh(x)?,
+        _ => a.erf(x)?,
     };
     ir.body_mut(body).replace_all_uses(result, y);
     ir.body_mut(body).erase_op(op);

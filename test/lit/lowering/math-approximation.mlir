@@ -1,5 +1,6 @@
-// math-approximation expands f32 math.exp and math.erf into inline arithmetic
-// (Cody-Waite range reduction and a polynomial for exp, a rational function for erf),
+// math-approximation expands f32 math.exp, math.erf and math.tanh into inline
+// arithmetic (Cody-Waite range reduction and a polynomial for exp, rational functions
+// for erf and tanh),
 // which vectorize can then run on vectors; f64 stays a library call. The interpreter
 // checks the results on seeded inputs (within --check-semantics' tolerance).
 // RUN: acc-opt --check-semantics --pass math-approximation %s | FileCheck %s
@@ -34,6 +35,20 @@ func.func @softmax_term(%x: f32, %m: f32) -> f32 {
   %d = arith.subf %x, %m : f32
   %e = math.exp %d : f32
   return %e : f32
+}
+
+// tanh: clamped, a rational function of x^2, and x itself near zero.
+// CHECK-LABEL: func.func @tanh(
+// CHECK-NOT: math.tanh
+// CHECK: arith.maximumf
+// CHECK: arith.minimumf
+// CHECK: arith.divf
+// CHECK: math.absf
+// CHECK: arith.cmpf olt
+// CHECK: arith.select
+func.func @tanh(%x: f32) -> f32 {
+  %t = math.tanh %x : f32
+  return %t : f32
 }
 
 // CHECK-LABEL: func.func @double(

@@ -34,7 +34,7 @@
 // CHECK-NEXT: {{^}}  layout{{ +}}Assign blocked layouts from a preference table, propagate them, fold weight layouts at compile time (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}      table{{ +}}the preference table: host (blocked NCHW16c convolutions) or none (leave layouts alone) (string, default host){{$}}
 // CHECK-NEXT: {{^}}      assume-finite{{ +}}assume no infinity or NaN reaches a convolution, so that the padding channels of its blocked result are zeros and partial blocks need no repacking (bool, default false){{$}}
-// CHECK-NEXT: {{^}}  math-approximation{{ +}}Expand f32 math.exp and math.erf into polynomial arithmetic (runs on func.func){{$}}
+// CHECK-NEXT: {{^}}  math-approximation{{ +}}Expand f32 math.exp, math.erf and math.tanh into polynomial arithmetic (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  memory-plan{{ +}}Place the buffers a function allocates in one static arena, reusing memory by liveness (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  symbol-dce{{ +}}Erase private symbols that nothing references (runs on builtin.module){{$}}
 // CHECK-NEXT: {{^}}  unroll{{ +}}Fully unroll loop.for loops with few iterations (runs on func.func){{$}}

@@ -1,0 +1,876 @@
+//! One function as C: its declaration, its static arena, and its body, op by op.
+
+use std::fmt::Write as _;
+
+use acc_ir::{
+    BlockId, BodyId, Context, DiagLoc, Diagnostic, Ir, OpId, OpRef, TypeData, TypeId, ValueId,
+};
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::expr::{CType, expression, literal, scalar_of};
+
+/// What the functions of a module share: the constants (for `weights.h`), the
+/// library functions called, and whether `<math.h>` is needed.
+#[derive(Default)]
+pub(crate) struct Shared {
+    /// Whether some function calls the C library's math.
+    pub uses_libm: bool,
+    /// The `hw.intrinsic` callees and their parameter types, in first-use order.
+    pub externs: Vec<(String, Vec<String>)>,
+    /// The definitions of the constant buffers.
+    pub constants: Vec<String>,
+}
+
+/// A function's declaration (for the header) and definition.
+pub(crate) struct FunctionC {
+    pub declaration: String,
+    pub definition: String,
+}
+
+/// A value as C holds it.
+#[derive(Clone, Debug)]
+enum Val {
+    /// A C expression (a variable or a literal) of a scalar type.
+    Scalar(String, CType),
+    /// A pointer to the first element, with the element type, shape and strides
+    /// (in elements).
+    Memref {
+        ptr: String,
+        elem: CType,
+        shape: Vec<i64>,
+        strides: Vec<i64>,
+    },
+}
+
+fn fail(op: OpRef<'_>, m: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(DiagLoc::Loc(op.loc()), m.into())
+}
+
+/// The shape and strides (in elements) of memref type `ty`, static ones only.
+fn layout(ctx: &Context, ty: TypeId) -> Result<(CType, Vec<i64>, Vec<i64>), String> {
+    let TypeData::MemRef { shape, element, .. } = ctx.type_data(ty) else {
+        return Err("expects a memref".into());
+    };
+    if shape.iter().any(|d| *d < 0) {
+        return Err(format!(
+            "{} has a dynamic size",
+            acc_ir::printer::type_to_string(ctx, ty)
+        ));
+    }
+    let (strides, _) = acc_dialects::hooks::loops::memref_strides(ctx, ty)?;
+    if strides.iter().any(|s| *s < 0) {
+        return Err("dynamic strides are not supported by the C back end".into());
+    }
+    Ok((CType::of(ctx, *element)?, shape.to_vec(), strides))
+}
+
+/// Emits function `func` (an op of `module`).
+pub(crate) fn emit_function(
+    ctx: &Context,
+    ir: &Ir,
+    module: BodyId,
+    func: OpId,
+    shared: &mut Shared,
+) -> Result<FunctionC, Diagnostic> {
+    let f = ir.op(module, func);
+    let name = f
+        .attr(ctx, "sym_name")
+        .and_then(|a| match ctx.attr_data(a) {
+            acc_ir::AttrData::String { value, .. } => Some(ctx.str(*value).to_string()),
+            _ => None,
+        })
+        .ok_or_else(|| fail(f, "a function without a name"))?;
+    let name = c_name(&name);
+    let Some(body) = ir.body(module).nested_body(func) else {
+        return Err(fail(
+            f,
+            format!("@{name} has no body (declarations have no C yet)"),
+        ));
+    };
+    let b = ir.body(body);
+    let blocks: Vec<BlockId> = b
+        .top_regions()
+        .iter()
+        .flat_map(|r| b.region_blocks(*r).collect::<Vec<_>>())
+        .collect();
+    let [block] = blocks[..] else {
+        return Err(fail(
+            f,
+            format!("@{name} has several blocks: the C back end takes structured loops only"),
+        ));
+    };
+    let fn_type = f
+        .attr(ctx, "function_type")
+        .and_then(|a| match ctx.attr_data(a) {
+            acc_ir::AttrData::Type(t) => Some(*t),
+            _ => None,
+        })
+        .ok_or_else(|| fail(f, "a function without a type"))?;
+    let TypeData::Function { inputs, results } = ctx.type_data(fn_type) else {
+        return Err(fail(f, "a function type was expected"));
+    };
+    let arena = ctx
+        .dict_get(f.attrs(), "loop.arena_size")
+        .and_then(|a| scalar_of(ctx, a))
+        .map_or(0, |v| match v {
+            acc_ir::elements::Scalar::Int(i) => i as i64,
+            acc_ir::elements::Scalar::Float(x) => x as i64,
+        });
+    let mut e = FnEmitter {
+        ctx,
+        ir,
+        body,
+        shared,
+        out: String::new(),
+        indent: 1,
+        values: FxHashMap::default(),
+        next: 0,
+        arena_name: format!("acc_arena_{name}"),
+        results: results.to_vec(),
+        in_result: FxHashMap::default(),
+        dead: dead_ops(ctx, ir, body),
+    };
+    let mut params = Vec::new();
+    for (i, (a, ty)) in b.block_args(block).iter().zip(inputs.iter()).enumerate() {
+        let v = match ctx.type_data(*ty) {
+            TypeData::MemRef { .. } => {
+                let (elem, shape, strides) = layout(ctx, *ty).map_err(|m| fail(f, m))?;
+                params.push(format!("const {} *arg{i}", elem.name()));
+                Val::Memref {
+                    ptr: format!("(({} *)arg{i})", elem.name()),
+                    elem,
+                    shape,
+                    strides,
+                }
+            }
+            _ => {
+                let t = CType::of(ctx, *ty).map_err(|m| fail(f, m))?;
+                params.push(format!("{} arg{i}", t.name()));
+                Val::Scalar(format!("arg{i}"), t)
+            }
+        };
+        e.values.insert(*a, v);
+    }
+    for (i, ty) in results.iter().enumerate() {
+        let t = match ctx.type_data(*ty) {
+            TypeData::MemRef { element, .. } => CType::of(ctx, *element),
+            _ => CType::of(ctx, *ty),
+        }
+        .map_err(|m| fail(f, m))?;
+        params.push(format!("{} *result{i}", t.name()));
+    }
+    e.find_results_built_in_place(block);
+    e.block(block, None)?;
+    let signature = format!(
+        "void {name}({})",
+        if params.is_empty() {
+            "void".to_string()
+        } else {
+            params.join(", ")
+        }
+    );
+    let mut shapes = String::new();
+    for (i, t) in inputs.iter().enumerate() {
+        let _ = write!(
+            shapes,
+            "\n * arg{i}: {}",
+            acc_ir::printer::type_to_string(ctx, *t)
+        );
+    }
+    for (i, t) in results.iter().enumerate() {
+        let _ = write!(
+            shapes,
+            "\n * result{i}: {}",
+            acc_ir::printer::type_to_string(ctx, *t)
+        );
+    }
+    let mut definition = String::new();
+    if arena > 0 {
+        let _ = writeln!(
+            definition,
+            "/* @{name}'s buffers, at the offsets memory-plan gave them. */\nstatic uint8_t {}[{arena}] __attribute__((aligned(64)));\n",
+            e.arena_name
+        );
+    }
+    let _ = write!(definition, "{signature} {{\n{}}}\n", e.out);
+    Ok(FunctionC {
+        declaration: format!("/* @{name}{shapes}\n */\n{signature};\n"),
+        definition,
+    })
+}
+
+/// Emits the ops of one function body.
+struct FnEmitter<'a> {
+    ctx: &'a Context,
+    ir: &'a Ir,
+    body: BodyId,
+    shared: &'a mut Shared,
+    out: String,
+    indent: usize,
+    values: FxHashMap<ValueId, Val>,
+    next: usize,
+    arena_name: String,
+    results: Vec<TypeId>,
+    /// Buffers built in the caller's result buffer: the `loop.alloc` result to the
+    /// result's index.
+    in_result: FxHashMap<ValueId, usize>,
+    /// Ops computing values nothing reads, even indirectly: not emitted (C
+    /// compilers warn about unused variables).
+    dead: FxHashSet<OpId>,
+}
+
+impl FnEmitter<'_> {
+    fn line(&mut self, text: &str) {
+        for _ in 0..self.indent {
+            self.out.push_str("    ");
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    fn fresh(&mut self, prefix: &str) -> String {
+        self.next += 1;
+        format!("{prefix}{}", self.next)
+    }
+
+    fn get(&self, op: OpRef<'_>, v: ValueId) -> Result<Val, Diagnostic> {
+        self.values
+            .get(&v)
+            .cloned()
+            .ok_or_else(|| fail(op, "an operand defined where the C back end cannot see it"))
+    }
+
+    fn scalar(&self, op: OpRef<'_>, v: ValueId) -> Result<(String, CType), Diagnostic> {
+        match self.get(op, v)? {
+            Val::Scalar(x, t) => Ok((x, t)),
+            Val::Memref { .. } => Err(fail(op, "expects a scalar operand")),
+        }
+    }
+
+    fn memref(
+        &self,
+        op: OpRef<'_>,
+        v: ValueId,
+    ) -> Result<(String, CType, Vec<i64>, Vec<i64>), Diagnostic> {
+        match self.get(op, v)? {
+            Val::Memref {
+                ptr,
+                elem,
+                shape,
+                strides,
+            } => Ok((ptr, elem, shape, strides)),
+            Val::Scalar(..) => Err(fail(op, "expects a memref operand")),
+        }
+    }
+
+    /// The returned buffers (directly, or through `loop.reshape`s) that are static
+    /// `loop.alloc`s without an arena offset, each returned once: built in the
+    /// caller's buffer for that result.
+    fn find_results_built_in_place(&mut self, block: BlockId) {
+        let b = self.ir.body(self.body);
+        let Some(last) = b.block_ops(block).last() else {
+            return;
+        };
+        if self.ctx.op_name_str(b.op(last).name) != "func.return" {
+            return;
+        }
+        let returned: Vec<ValueId> = b.operands(last).collect();
+        for (i, v) in returned.iter().enumerate() {
+            let root = self.alloc_root(*v);
+            let Some(root) = root else { continue };
+            let once = returned
+                .iter()
+                .filter(|w| self.alloc_root(**w) == Some(root))
+                .count()
+                == 1;
+            if once {
+                self.in_result.insert(root, i);
+            }
+        }
+    }
+
+    /// The `loop.alloc` (static, without an offset, in the function's block) whose
+    /// buffer `v` is, through `loop.reshape`s.
+    fn alloc_root(&self, mut v: ValueId) -> Option<ValueId> {
+        let b = self.ir.body(self.body);
+        loop {
+            let acc_ir::ValueDef::Result(def, _) = b.value(v).def else {
+                return None;
+            };
+            let op = self.ir.op(self.body, def);
+            match self.ctx.op_name_str(op.name()) {
+                "loop.reshape" => v = op.operands().next()?,
+                "loop.alloc"
+                    if op.operands().next().is_none() && op.attr(self.ctx, "offset").is_none() =>
+                {
+                    return Some(v);
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// Emits the ops of `block`; `carried` names the variables a `loop.yield` ends
+    /// it by assigning.
+    fn block(&mut self, block: BlockId, carried: Option<&[String]>) -> Result<(), Diagnostic> {
+        let ops: Vec<OpId> = self.ir.body(self.body).block_ops(block).collect();
+        for id in ops {
+            self.op(id, carried)?;
+        }
+        Ok(())
+    }
+
+    fn op(&mut self, id: OpId, carried: Option<&[String]>) -> Result<(), Diagnostic> {
+        let op = self.ir.op(self.body, id);
+        let name = self.ctx.op_name_str(op.name()).to_string();
+        let (dialect, short) = name.split_once('.').unwrap_or(("", name.as_str()));
+        let operands: Vec<ValueId> = op.operands().collect();
+        let results: Vec<ValueId> = op.results().collect();
+        let result_types = op.result_types().to_vec();
+        if self.dead.contains(&id) {
+            return Ok(());
+        }
+        match (dialect, short) {
+            ("arith", "constant") => {
+                let t = CType::of(self.ctx, result_types[0]).map_err(|m| fail(op, m))?;
+                let value = op
+                    .attr(self.ctx, "value")
+                    .and_then(|a| scalar_of(self.ctx, a))
+                    .ok_or_else(|| fail(op, "a constant without a scalar value"))?;
+                self.values
+                    .insert(results[0], Val::Scalar(literal(t, value), t));
+            }
+            ("arith" | "math", _) => {
+                let mut xs = Vec::new();
+                let mut ts = Vec::new();
+                for v in &operands {
+                    let (x, t) = self.scalar(op, *v)?;
+                    xs.push(x);
+                    ts.push(t);
+                }
+                let out = CType::of(self.ctx, result_types[0]).map_err(|m| fail(op, m))?;
+                let predicate = op
+                    .attr(self.ctx, "predicate")
+                    .and_then(|a| scalar_of(self.ctx, a))
+                    .map(|v| match v {
+                        acc_ir::elements::Scalar::Int(i) => i as i64,
+                        acc_ir::elements::Scalar::Float(x) => x as i64,
+                    });
+                let mut libm = false;
+                let x = expression(dialect, short, &xs, &ts, out, predicate, &mut libm)
+                    .map_err(|m| fail(op, m))?;
+                self.shared.uses_libm |= libm;
+                let v = self.fresh("v");
+                self.line(&format!("const {} {v} = {x};", out.name()));
+                self.values.insert(results[0], Val::Scalar(v, out));
+            }
+            ("func", "return") => self.ret(op, &operands)?,
+            ("func", "call") => self.call(op, &operands, &results, &result_types)?,
+            ("loop", "yield") => {
+                let targets = carried.unwrap_or(&[]);
+                if targets.len() != operands.len() {
+                    return Err(fail(
+                        op,
+                        "yields a different number of values than the loop carries",
+                    ));
+                }
+                // Through temporaries: a yielded value may be another carried one.
+                let mut temps = Vec::new();
+                for v in &operands {
+                    let (x, t) = self.scalar(op, *v)?;
+                    let tmp = self.fresh("y");
+                    self.line(&format!("const {} {tmp} = {x};", t.name()));
+                    temps.push(tmp);
+                }
+                for (target, tmp) in targets.iter().zip(temps) {
+                    self.line(&format!("{target} = {tmp};"));
+                }
+            }
+            ("loop", "for") => self.for_loop(op, &operands, &results)?,
+            ("loop", "parallel") => self.parallel(op, &operands)?,
+            ("loop", "load") => {
+                let (ptr, elem, _, strides) = self.memref(op, operands[0])?;
+                let at = self.offset(op, &operands[1..], &strides)?;
+                let v = self.fresh("v");
+                self.line(&format!("const {} {v} = {ptr}[{at}];", elem.name()));
+                self.values.insert(results[0], Val::Scalar(v, elem));
+            }
+            ("loop", "store") => {
+                let (x, _) = self.scalar(op, operands[0])?;
+                let (ptr, _, _, strides) = self.memref(op, operands[1])?;
+                let at = self.offset(op, &operands[2..], &strides)?;
+                self.line(&format!("{ptr}[{at}] = {x};"));
+            }
+            ("loop", "alloc") => self.alloc(op, results[0], result_types[0])?,
+            ("loop", "dealloc") => {}
+            ("loop", "constant") => self.constant(op, results[0], result_types[0])?,
+            ("loop", "reshape") => {
+                let (ptr, _, _, strides) = self.memref(op, operands[0])?;
+                if !is_row_major(&self.memref(op, operands[0])?.2, &strides) {
+                    return Err(fail(op, "reshapes a buffer that is not contiguous"));
+                }
+                let (elem, shape, strides) =
+                    layout(self.ctx, result_types[0]).map_err(|m| fail(op, m))?;
+                let v = self.fresh("m");
+                self.line(&format!("{} *{v} = ({} *){ptr};", elem.name(), elem.name()));
+                self.values.insert(
+                    results[0],
+                    Val::Memref {
+                        ptr: v,
+                        elem,
+                        shape,
+                        strides,
+                    },
+                );
+            }
+            ("loop", "subview") => self.subview(op, &operands, results[0], result_types[0])?,
+            ("loop", "copy") => {
+                let (src, _, shape, s_strides) = self.memref(op, operands[0])?;
+                let (dst, _, _, d_strides) = self.memref(op, operands[1])?;
+                self.nest(&shape, &mut |e, ivs| {
+                    let from = index_expr(ivs, &s_strides);
+                    let to = index_expr(ivs, &d_strides);
+                    e.line(&format!("{dst}[{to}] = {src}[{from}];"));
+                });
+            }
+            ("hw", "intrinsic") => self.intrinsic(op, &operands)?,
+            _ => {
+                return Err(fail(
+                    op,
+                    format!(
+                        "no C for '{name}' (the C back end takes loop, arith, math, func and hw.intrinsic ops, without vectors)"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// `Σ index_k * stride_k` of the index operands.
+    fn offset(
+        &self,
+        op: OpRef<'_>,
+        indices: &[ValueId],
+        strides: &[i64],
+    ) -> Result<String, Diagnostic> {
+        let mut ivs = Vec::new();
+        for v in indices {
+            ivs.push(self.scalar(op, *v)?.0);
+        }
+        Ok(index_expr(&ivs, strides))
+    }
+
+    /// Nested `for` loops over `shape`, `body` given the index variables.
+    fn nest(&mut self, shape: &[i64], body: &mut dyn FnMut(&mut Self, &[String])) {
+        let mut ivs = Vec::new();
+        for n in shape {
+            let i = self.fresh("i");
+            self.line(&format!("for (int64_t {i} = 0; {i} < {n}; {i}++) {{"));
+            self.indent += 1;
+            ivs.push(i);
+        }
+        body(self, &ivs);
+        for _ in shape {
+            self.indent -= 1;
+            self.line("}");
+        }
+    }
+
+    fn for_loop(
+        &mut self,
+        op: OpRef<'_>,
+        operands: &[ValueId],
+        results: &[ValueId],
+    ) -> Result<(), Diagnostic> {
+        let (lb, _) = self.scalar(op, operands[0])?;
+        let (ub, _) = self.scalar(op, operands[1])?;
+        let (step, _) = self.scalar(op, operands[2])?;
+        let mut carried = Vec::new();
+        let mut types = Vec::new();
+        for v in &operands[3..] {
+            let (x, t) = self.scalar(op, *v)?;
+            let c = self.fresh("c");
+            self.line(&format!("{} {c} = {x};", t.name()));
+            carried.push(c);
+            types.push(t);
+        }
+        let block = self.region_block(op)?;
+        let params = self.ir.body(self.body).block_args(block).to_vec();
+        if params.len() != 1 + carried.len() {
+            return Err(fail(op, "its region takes a different number of arguments"));
+        }
+        let i = self.fresh("i");
+        self.line(&format!(
+            "for (int64_t {i} = {lb}; {i} < {ub}; {i} += {step}) {{"
+        ));
+        self.indent += 1;
+        self.values
+            .insert(params[0], Val::Scalar(i, CType::Int(64)));
+        for ((p, c), t) in params[1..].iter().zip(&carried).zip(&types) {
+            self.values.insert(*p, Val::Scalar(c.clone(), *t));
+        }
+        self.block(block, Some(&carried))?;
+        self.indent -= 1;
+        self.line("}");
+        for ((r, c), t) in results.iter().zip(carried).zip(types) {
+            self.values.insert(*r, Val::Scalar(c, t));
+        }
+        Ok(())
+    }
+
+    fn parallel(&mut self, op: OpRef<'_>, operands: &[ValueId]) -> Result<(), Diagnostic> {
+        let n = operands.len() / 3;
+        let block = self.region_block(op)?;
+        let params = self.ir.body(self.body).block_args(block).to_vec();
+        if params.len() != n {
+            return Err(fail(op, "its region takes a different number of arguments"));
+        }
+        for d in 0..n {
+            let (lb, _) = self.scalar(op, operands[d])?;
+            let (ub, _) = self.scalar(op, operands[n + d])?;
+            let (step, _) = self.scalar(op, operands[2 * n + d])?;
+            let i = self.fresh("i");
+            self.line(&format!(
+                "for (int64_t {i} = {lb}; {i} < {ub}; {i} += {step}) {{"
+            ));
+            self.indent += 1;
+            self.values
+                .insert(params[d], Val::Scalar(i, CType::Int(64)));
+        }
+        self.block(block, Some(&[]))?;
+        for _ in 0..n {
+            self.indent -= 1;
+            self.line("}");
+        }
+        Ok(())
+    }
+
+    fn region_block(&self, op: OpRef<'_>) -> Result<BlockId, Diagnostic> {
+        op.regions()
+            .first()
+            .and_then(|r| self.ir.body(self.body).entry_block(*r))
+            .ok_or_else(|| fail(op, "has no region"))
+    }
+
+    fn alloc(&mut self, op: OpRef<'_>, result: ValueId, ty: TypeId) -> Result<(), Diagnostic> {
+        let (elem, shape, strides) = layout(self.ctx, ty).map_err(|m| fail(op, m))?;
+        let offset = op
+            .attr(self.ctx, "offset")
+            .and_then(|a| scalar_of(self.ctx, a));
+        let ptr = match (offset, self.in_result.get(&result)) {
+            (Some(o), _) => {
+                let o = match o {
+                    acc_ir::elements::Scalar::Int(i) => i,
+                    acc_ir::elements::Scalar::Float(x) => x as i128,
+                };
+                format!("({} *)({} + {o})", elem.name(), self.arena_name)
+            }
+            (None, Some(i)) => format!("({} *)result{i}", elem.name()),
+            (None, None) => {
+                return Err(fail(
+                    op,
+                    "a buffer without a place: run memory-plan first (the C back end allocates nothing at run time)",
+                ));
+            }
+        };
+        let v = self.fresh("m");
+        self.line(&format!("{} *{v} = {ptr};", elem.name()));
+        self.values.insert(
+            result,
+            Val::Memref {
+                ptr: v,
+                elem,
+                shape,
+                strides,
+            },
+        );
+        Ok(())
+    }
+
+    fn constant(&mut self, op: OpRef<'_>, result: ValueId, ty: TypeId) -> Result<(), Diagnostic> {
+        let (elem, shape, strides) = layout(self.ctx, ty).map_err(|m| fail(op, m))?;
+        let value = op
+            .attr(self.ctx, "value")
+            .ok_or_else(|| fail(op, "a constant without a value"))?;
+        let t = acc_interp::Tensor::from_attr(self.ctx, value).map_err(|m| fail(op, m))?;
+        let name = format!("acc_weights_{}", self.shared.constants.len());
+        let mut text = format!(
+            "/* {} */\nstatic const {} {name}[{}] __attribute__((aligned(64))) = {{",
+            acc_ir::printer::type_to_string(self.ctx, ty),
+            elem.name(),
+            t.data.len().max(1)
+        );
+        for (i, v) in t.data.iter().enumerate() {
+            if i % 8 == 0 {
+                text.push_str("\n    ");
+            }
+            text.push_str(&literal(elem, *v));
+            text.push_str(", ");
+        }
+        text.push_str("\n};\n");
+        self.shared.constants.push(text);
+        let v = self.fresh("m");
+        self.line(&format!(
+            "{} *{v} = ({} *){name};",
+            elem.name(),
+            elem.name()
+        ));
+        self.values.insert(
+            result,
+            Val::Memref {
+                ptr: v,
+                elem,
+                shape,
+                strides,
+            },
+        );
+        Ok(())
+    }
+
+    fn subview(
+        &mut self,
+        op: OpRef<'_>,
+        operands: &[ValueId],
+        result: ValueId,
+        ty: TypeId,
+    ) -> Result<(), Diagnostic> {
+        let (ptr, _, _, src_strides) = self.memref(op, operands[0])?;
+        let attrs = acc_dialects::hooks::attr_read::Attrs::of_op(self.ctx, op);
+        let offsets = attrs
+            .ints("static_offsets")
+            .map_err(|m| fail(op, m))?
+            .ok_or_else(|| fail(op, "requires 'static_offsets'"))?;
+        let mut dynamic = operands[1..].iter();
+        let mut terms = Vec::new();
+        for (d, off) in offsets.iter().enumerate() {
+            if acc_dialects::hooks::attr_read::is_dyn(*off) {
+                let v = dynamic
+                    .next()
+                    .ok_or_else(|| fail(op, "missing a dynamic offset"))?;
+                let (x, _) = self.scalar(op, *v)?;
+                terms.push(format!("{x} * {}", src_strides[d]));
+            } else if *off != 0 {
+                terms.push(format!("{}", off * src_strides[d]));
+            }
+        }
+        let (elem, shape, strides) = layout(self.ctx, ty).map_err(|m| fail(op, m))?;
+        let v = self.fresh("m");
+        let at = if terms.is_empty() {
+            "0".to_string()
+        } else {
+            terms.join(" + ")
+        };
+        self.line(&format!("{} *{v} = {ptr} + ({at});", elem.name()));
+        self.values.insert(
+            result,
+            Val::Memref {
+                ptr: v,
+                elem,
+                shape,
+                strides,
+            },
+        );
+        Ok(())
+    }
+
+    fn ret(&mut self, op: OpRef<'_>, operands: &[ValueId]) -> Result<(), Diagnostic> {
+        if operands.len() != self.results.len() {
+            return Err(fail(
+                op,
+                "returns a different number of values than declared",
+            ));
+        }
+        for (i, v) in operands.iter().enumerate() {
+            match self.get(op, *v)? {
+                Val::Scalar(x, _) => self.line(&format!("*result{i} = {x};")),
+                Val::Memref { .. }
+                    if self.alloc_root(*v).and_then(|r| self.in_result.get(&r)) == Some(&i) => {}
+                Val::Memref {
+                    ptr,
+                    shape,
+                    strides,
+                    ..
+                } => {
+                    let dense = row_major(&shape);
+                    self.nest(&shape, &mut |e, ivs| {
+                        let from = index_expr(ivs, &strides);
+                        let to = index_expr(ivs, &dense);
+                        e.line(&format!("result{i}[{to}] = {ptr}[{from}];"));
+                    });
+                }
+            }
+        }
+        self.line("return;");
+        Ok(())
+    }
+
+    fn call(
+        &mut self,
+        op: OpRef<'_>,
+        operands: &[ValueId],
+        results: &[ValueId],
+        types: &[TypeId],
+    ) -> Result<(), Diagnostic> {
+        let callee = op
+            .attr(self.ctx, "callee")
+            .and_then(|c| match self.ctx.attr_data(c) {
+                acc_ir::AttrData::SymbolRef { root, .. } => Some(self.ctx.str(*root).to_string()),
+                _ => None,
+            })
+            .ok_or_else(|| fail(op, "a call without a callee"))?;
+        let mut args = Vec::new();
+        for v in operands {
+            args.push(match self.get(op, *v)? {
+                Val::Scalar(x, _) => x,
+                Val::Memref { ptr, .. } => ptr,
+            });
+        }
+        for (r, ty) in results.iter().zip(types) {
+            let t = CType::of(self.ctx, *ty)
+                .map_err(|_| fail(op, "calls returning buffers have no C yet"))?;
+            let v = self.fresh("r");
+            self.line(&format!("{} {v};", t.name()));
+            args.push(format!("&{v}"));
+            self.values.insert(*r, Val::Scalar(v, t));
+        }
+        self.line(&format!("{}({});", c_name(&callee), args.join(", ")));
+        Ok(())
+    }
+
+    fn intrinsic(&mut self, op: OpRef<'_>, operands: &[ValueId]) -> Result<(), Diagnostic> {
+        let callee = op
+            .attr(self.ctx, "callee")
+            .and_then(|c| match self.ctx.attr_data(c) {
+                acc_ir::AttrData::String { value, .. } => Some(self.ctx.str(*value).to_string()),
+                _ => None,
+            })
+            .ok_or_else(|| fail(op, "an intrinsic without a callee"))?;
+        if op.results().next().is_some() {
+            return Err(fail(op, "intrinsics with results have no C yet"));
+        }
+        let mut args = Vec::new();
+        let mut params = Vec::new();
+        for v in operands {
+            match self.get(op, *v)? {
+                Val::Scalar(x, t) => {
+                    args.push(x);
+                    params.push(t.name().to_string());
+                }
+                Val::Memref { ptr, elem, .. } => {
+                    args.push(ptr);
+                    params.push(format!("{} *", elem.name()));
+                }
+            }
+        }
+        match self.shared.externs.iter().find(|(c, _)| *c == callee) {
+            Some((_, known)) if *known != params => {
+                return Err(fail(
+                    op,
+                    format!("'{callee}' is called with different argument types"),
+                ));
+            }
+            Some(_) => {}
+            None => self.shared.externs.push((callee.clone(), params)),
+        }
+        self.line(&format!("{callee}({});", args.join(", ")));
+        Ok(())
+    }
+}
+
+/// The pure ops of `body` (arith, math, loads) whose results nothing reads, directly
+/// or through other such ops.
+fn dead_ops(ctx: &Context, ir: &Ir, body: BodyId) -> FxHashSet<OpId> {
+    let b = ir.body(body);
+    let mut ops = Vec::new();
+    ir.walk(body, &mut |bb, o| {
+        if bb == body {
+            ops.push(o);
+        }
+    });
+    let pure = |o: OpId| {
+        let name = ctx.op_name_str(b.op(o).name);
+        (name.starts_with("arith.") || name.starts_with("math.") || name == "loop.load")
+            && b.results(o).next().is_some()
+    };
+    let mut uses: FxHashMap<ValueId, usize> = FxHashMap::default();
+    for &o in &ops {
+        for r in b.results(o) {
+            uses.insert(r, b.value_users(r).count());
+        }
+    }
+    let mut dead = FxHashSet::default();
+    let mut work: Vec<OpId> = ops.iter().copied().filter(|o| pure(*o)).collect();
+    while let Some(o) = work.pop() {
+        if dead.contains(&o) || !b.results(o).all(|r| uses.get(&r) == Some(&0)) {
+            continue;
+        }
+        dead.insert(o);
+        for v in b.operands(o) {
+            if let Some(n) = uses.get_mut(&v) {
+                *n = n.saturating_sub(1);
+                if *n == 0
+                    && let acc_ir::ValueDef::Result(def, _) = b.value(v).def
+                    && pure(def)
+                {
+                    work.push(def);
+                }
+            }
+        }
+    }
+    dead
+}
+
+/// The C name of function `name`: itself, or `acc_NAME` for names C reserves
+/// (`main`, the keywords).
+pub(crate) fn c_name(name: &str) -> String {
+    const RESERVED: [&str; 33] = [
+        "main", "auto", "break", "case", "char", "const", "continue", "default", "do", "double",
+        "else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long",
+        "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
+        "switch", "typedef", "union", "unsigned", "void",
+    ];
+    if RESERVED.contains(&name) || name.starts_with("acc_") {
+        format!("acc_{name}")
+    } else {
+        name.to_string()
+    }
+}
+
+/// Row-major strides of `shape`.
+fn row_major(shape: &[i64]) -> Vec<i64> {
+    let mut strides = vec![1; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * shape[d + 1];
+    }
+    strides
+}
+
+/// Whether `strides` are `shape`'s row-major ones (size-1 dimensions aside).
+fn is_row_major(shape: &[i64], strides: &[i64]) -> bool {
+    let dense = row_major(shape);
+    shape
+        .iter()
+        .zip(strides.iter().zip(&dense))
+        .all(|(n, (s, d))| *n == 1 || s == d)
+}
+
+/// `Σ ivs_k * strides_k` as C.
+fn index_expr(ivs: &[String], strides: &[i64]) -> String {
+    let terms: Vec<String> = ivs
+        .iter()
+        .zip(strides)
+        .filter(|(_, s)| **s != 0)
+        .map(|(i, s)| {
+            if *s == 1 {
+                i.clone()
+            } else {
+                format!("{i} * {s}")
+            }
+        })
+        .collect();
+    if terms.is_empty() {
+        "0".to_string()
+    } else {
+        terms.join(" + ")
+    }
+}

@@ -1,0 +1,75 @@
+/* ---- acc's helpers: arith and math semantics in portable C ---- */
+static inline uint32_t acc_f32_bits(float x) { uint32_t u; memcpy(&u, &x, 4); return u; }
+static inline float acc_f32_of(uint32_t u) { float x; memcpy(&x, &u, 4); return x; }
+static inline uint64_t acc_f64_bits(double x) { uint64_t u; memcpy(&u, &x, 8); return u; }
+static inline double acc_f64_of(uint64_t u) { double x; memcpy(&x, &u, 8); return x; }
+/* IEEE maximum / minimum: NaN wins, +0 above -0 (arith.maximumf, minimumf). */
+static inline float acc_maximumf(float a, float b) {
+    if (a != a) return a;
+    if (b != b) return b;
+    if (a == b) return (acc_f32_bits(a) >> 31) ? b : a;
+    return a > b ? a : b;
+}
+static inline float acc_minimumf(float a, float b) {
+    if (a != a) return a;
+    if (b != b) return b;
+    if (a == b) return (acc_f32_bits(a) >> 31) ? a : b;
+    return a < b ? a : b;
+}
+static inline double acc_maximum(double a, double b) {
+    if (a != a) return a;
+    if (b != b) return b;
+    if (a == b) return (acc_f64_bits(a) >> 63) ? b : a;
+    return a > b ? a : b;
+}
+static inline double acc_minimum(double a, double b) {
+    if (a != a) return a;
+    if (b != b) return b;
+    if (a == b) return (acc_f64_bits(a) >> 63) ? a : b;
+    return a < b ? a : b;
+}
+/* maxnum / minnum: a NaN operand gives the other one (arith.maxnumf, minnumf). */
+static inline float acc_maxnumf(float a, float b) { return a != a ? b : b != b ? a : acc_maximumf(a, b); }
+static inline float acc_minnumf(float a, float b) { return a != a ? b : b != b ? a : acc_minimumf(a, b); }
+static inline double acc_maxnum(double a, double b) { return a != a ? b : b != b ? a : acc_maximum(a, b); }
+static inline double acc_minnum(double a, double b) { return a != a ? b : b != b ? a : acc_minimum(a, b); }
+static inline float acc_fabsf(float x) { return acc_f32_of(acc_f32_bits(x) & 0x7fffffffu); }
+static inline double acc_fabs(double x) { return acc_f64_of(acc_f64_bits(x) & 0x7fffffffffffffffull); }
+/* floor, ceil and round-half-to-even without libm: values of magnitude 2^52 and
+ * above (and NaN, infinities) are already integers. */
+static inline double acc_floor(double x) {
+    if (!(acc_fabs(x) < 4503599627370496.0)) return x;
+    double t = (double)(int64_t)x;
+    return t > x ? t - 1.0 : (t == 0.0 ? acc_f64_of(acc_f64_bits(x) & 0x8000000000000000ull) : t);
+}
+static inline double acc_ceil(double x) {
+    if (!(acc_fabs(x) < 4503599627370496.0)) return x;
+    double t = (double)(int64_t)x;
+    t = t < x ? t + 1.0 : t;
+    return t == 0.0 ? acc_f64_of(acc_f64_bits(x) & 0x8000000000000000ull) : t;
+}
+static inline double acc_roundeven(double x) {
+    if (!(acc_fabs(x) < 4503599627370496.0)) return x;
+    double f = acc_floor(x), d = x - f, r;
+    if (d > 0.5) r = f + 1.0;
+    else if (d < 0.5) r = f;
+    else r = ((int64_t)f % 2 == 0) ? f : f + 1.0;
+    return r == 0.0 ? acc_f64_of(acc_f64_bits(x) & 0x8000000000000000ull) : r;
+}
+static inline float acc_floorf(float x) { return (float)acc_floor((double)x); }
+static inline float acc_ceilf(float x) { return (float)acc_ceil((double)x); }
+static inline float acc_roundevenf(float x) { return (float)acc_roundeven((double)x); }
+/* Float to integer, saturating (NaN gives 0), as Cranelift's fcvt_to_sint_sat. */
+static inline int64_t acc_fptosi(double x, int bits) {
+    double hi = bits == 64 ? 9223372036854775808.0 : (double)((int64_t)1 << (bits - 1));
+    if (x != x) return 0;
+    if (x >= hi) return bits == 64 ? INT64_MAX : (int64_t)hi - 1;
+    if (x <= -hi) return bits == 64 ? INT64_MIN : -(int64_t)hi;
+    return (int64_t)x;
+}
+static inline uint64_t acc_fptoui(double x, int bits) {
+    double hi = bits == 64 ? 18446744073709551616.0 : (double)((uint64_t)1 << bits);
+    if (x != x || x <= 0.0) return 0;
+    if (x >= hi) return bits == 64 ? UINT64_MAX : (uint64_t)hi - 1;
+    return (uint64_t)x;
+}
