@@ -411,17 +411,8 @@ impl FnEmitter<'_> {
                 }
                 let (elem, shape, strides) =
                     layout(self.ctx, result_types[0]).map_err(|m| fail(op, m))?;
-                let v = self.fresh("m");
-                self.line(&format!("{} *{v} = ({} *){ptr};", elem.name(), elem.name()));
-                self.values.insert(
-                    results[0],
-                    Val::Memref {
-                        ptr: v,
-                        elem,
-                        shape,
-                        strides,
-                    },
-                );
+                let init = format!("({} *){ptr}", elem.name());
+                self.bind_memref(results[0], elem, shape, strides, &init);
             }
             ("loop", "subview") => self.subview(op, &operands, results[0], result_types[0])?,
             ("loop", "copy") => {
@@ -444,6 +435,28 @@ impl FnEmitter<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Declares `T *mN = init;` for the buffer `result`.
+    fn bind_memref(
+        &mut self,
+        result: ValueId,
+        elem: CType,
+        shape: Vec<i64>,
+        strides: Vec<i64>,
+        init: &str,
+    ) {
+        let v = self.fresh("m");
+        self.line(&format!("{} *{v} = {init};", elem.name()));
+        self.values.insert(
+            result,
+            Val::Memref {
+                ptr: v,
+                elem,
+                shape,
+                strides,
+            },
+        );
     }
 
     /// `Σ index_k * stride_k` of the index operands.
@@ -573,17 +586,7 @@ impl FnEmitter<'_> {
                 ));
             }
         };
-        let v = self.fresh("m");
-        self.line(&format!("{} *{v} = {ptr};", elem.name()));
-        self.values.insert(
-            result,
-            Val::Memref {
-                ptr: v,
-                elem,
-                shape,
-                strides,
-            },
-        );
+        self.bind_memref(result, elem, shape, strides, &ptr);
         Ok(())
     }
 
@@ -609,20 +612,12 @@ impl FnEmitter<'_> {
         }
         text.push_str("\n};\n");
         self.shared.constants.push(text);
-        let v = self.fresh("m");
-        self.line(&format!(
-            "{} *{v} = ({} *){name};",
-            elem.name(),
-            elem.name()
-        ));
-        self.values.insert(
+        self.bind_memref(
             result,
-            Val::Memref {
-                ptr: v,
-                elem,
-                shape,
-                strides,
-            },
+            elem,
+            shape,
+            strides,
+            &format!("({} *){name}", elem.name()),
         );
         Ok(())
     }
@@ -654,22 +649,12 @@ impl FnEmitter<'_> {
             }
         }
         let (elem, shape, strides) = layout(self.ctx, ty).map_err(|m| fail(op, m))?;
-        let v = self.fresh("m");
         let at = if terms.is_empty() {
             "0".to_string()
         } else {
             terms.join(" + ")
         };
-        self.line(&format!("{} *{v} = {ptr} + ({at});", elem.name()));
-        self.values.insert(
-            result,
-            Val::Memref {
-                ptr: v,
-                elem,
-                shape,
-                strides,
-            },
-        );
+        self.bind_memref(result, elem, shape, strides, &format!("{ptr} + ({at})"));
         Ok(())
     }
 
