@@ -601,8 +601,6 @@ impl Timings {
     }
 }
 
-/// Reads the dialect definition files into the source map. The error is the message to
-/// print, ending in a newline.
 /// Loads the target file `file` and makes its target the active one: the file must
 /// declare exactly one.
 fn load_target(
@@ -629,6 +627,8 @@ fn load_target(
     }
 }
 
+/// Reads the dialect definition files into the source map. The error is the message to
+/// print, ending in a newline.
 fn add_dialect_files(sources: &mut SourceMap, paths: &[PathBuf]) -> Result<Vec<usize>, String> {
     paths
         .iter()

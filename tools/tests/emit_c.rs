@@ -177,3 +177,119 @@ fn code_the_c_back_end_cannot_take_is_an_error_and_writes_nothing() {
         assert!(!out_dir.exists(), "{file}: nothing written");
     }
 }
+
+/// Scalar semantics at their edges, C against the interpreter bit for bit: the
+/// negation of a negative constant, sign-extended booleans, NaN through maximumf
+/// (the quiet NaN), an i64 rounded once to f32, rsqrt and the C library's functions
+/// computed in double and rounded once, floor and roundeven, and a conversion to
+/// an integer (toward zero).
+const EDGES: &str = r#"
+func.func @edges(%x: memref<4xf32>) -> memref<10xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %out = loop.alloc() : memref<10xf32>
+  %x0 = loop.load %x[%c0] : memref<4xf32>
+  %x1 = loop.load %x[%c1] : memref<4xf32>
+  %x2 = loop.load %x[%c2] : memref<4xf32>
+  %a = arith.constant -1.5 : f32
+  %n = arith.negf %a : f32
+  %t = arith.constant true
+  %e = arith.extsi %t : i1 to i32
+  %ef = arith.sitofp %e : i32 to f32
+  %z = arith.constant 0.0 : f32
+  %q = arith.divf %z, %z : f32
+  %m = arith.maximumf %q, %x0 : f32
+  %big = arith.constant 1152921573326323713 : i64
+  %bf = arith.sitofp %big : i64 to f32
+  %ax = math.absf %x1 : f32
+  %r = math.rsqrt %ax : f32
+  %fl = math.floor %x2 : f32
+  %re = math.roundeven %x2 : f32
+  %hi = arith.fptosi %x1 : f32 to i32
+  %hf = arith.sitofp %hi : i32 to f32
+  %ex = math.exp %x1 : f32
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  %c6 = arith.constant 6 : index
+  %c7 = arith.constant 7 : index
+  %c8 = arith.constant 8 : index
+  %c9 = arith.constant 9 : index
+  loop.store %n, %out[%c0] : memref<10xf32>
+  loop.store %ef, %out[%c1] : memref<10xf32>
+  loop.store %m, %out[%c2] : memref<10xf32>
+  loop.store %bf, %out[%c3] : memref<10xf32>
+  loop.store %r, %out[%c4] : memref<10xf32>
+  loop.store %fl, %out[%c5] : memref<10xf32>
+  loop.store %re, %out[%c6] : memref<10xf32>
+  loop.store %hf, %out[%c7] : memref<10xf32>
+  loop.store %ex, %out[%c8] : memref<10xf32>
+  loop.store %x0, %out[%c9] : memref<10xf32>
+  return %out : memref<10xf32>
+}
+"#;
+
+#[test]
+fn scalar_edge_cases_match_the_interpreter_bit_for_bit() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let d = dir.path();
+    std::fs::write(d.join("edges.mlir"), EDGES).expect("write");
+    let x: [f32; 4] = [0.25, -2.7, -2.5, 1.0];
+    let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+    let mut header = "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }".to_string();
+    while !(10 + header.len() + 1).is_multiple_of(64) {
+        header.push(' ');
+    }
+    header.push('\n');
+    npy.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    npy.extend_from_slice(header.as_bytes());
+    let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    npy.extend_from_slice(&bytes);
+    std::fs::write(d.join("x.npy"), npy).expect("input");
+    std::fs::write(d.join("input.bin"), &bytes).expect("input");
+    run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
+        .current_dir(d)
+        .args(["edges.mlir", "--input", "0=x.npy", "-o", "interp.npy"]));
+    run(Command::new(env!("CARGO_BIN_EXE_acc-translate"))
+        .current_dir(d)
+        .args(["--emit-c", "edges.mlir", "-o", "c"]));
+    let want = floats(&d.join("interp.npy"));
+    std::fs::write(
+        d.join("driver.c"),
+        driver(4, 10).replace("acc_main(x, y)", "edges(x, y)"),
+    )
+    .expect("driver");
+    run(Command::new("gcc").current_dir(d).args([
+        "-std=c99",
+        "-O2",
+        "-ffp-contract=off",
+        "-fno-strict-aliasing",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-Ic",
+        "-o",
+        "run",
+        "driver.c",
+        "c/model.c",
+        "-lm",
+    ]));
+    run(Command::new(d.join("run")).current_dir(d));
+    let got: Vec<u32> = std::fs::read(d.join("output.bin"))
+        .expect("output")
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let want: Vec<u32> = want.iter().map(|v| v.to_bits()).collect();
+    assert_eq!(got, want);
+    // The values themselves: -(-1.5), sext(true) = -1, the quiet NaN, 2^60 once
+    // rounded, floor(-2.5) = -3, roundeven(-2.5) = -2, -2.7 toward zero.
+    assert_eq!(f32::from_bits(got[0]), 1.5);
+    assert_eq!(f32::from_bits(got[1]), -1.0);
+    assert_eq!(got[2], 0x7fc0_0000);
+    assert_eq!(f32::from_bits(got[3]), 1_152_921_573_326_323_713_i64 as f32);
+    assert_eq!(f32::from_bits(got[5]), -3.0);
+    assert_eq!(f32::from_bits(got[6]), -2.0);
+    assert_eq!(f32::from_bits(got[7]), -2.0);
+}

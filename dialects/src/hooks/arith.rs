@@ -396,11 +396,20 @@ pub fn cast_eval(name: &str, v: Scalar, from: ElementKind, to: ElementKind) -> O
         ElementKind::Int(w, _) => unsigned(x, w) as i128,
         ElementKind::Float(_) => x,
     };
+    // An integer converted to f32 is rounded once, not through f64.
+    let to_float = |x: i128| match to {
+        ElementKind::Float(acc_ir::FloatKind::F32) => f64::from(x as f32),
+        _ => x as f64,
+    };
     match (name, v) {
+        // An i1 holds 0 or 1; sign-extended, true is -1 (MLIR's extsi).
+        ("extsi" | "index_cast", Scalar::Int(x)) if matches!(from, ElementKind::Int(1, _)) => {
+            Some(Scalar::Int(-(x & 1)))
+        }
         ("extsi" | "trunci" | "index_cast", Scalar::Int(x)) => Some(Scalar::Int(x)),
         ("extui" | "index_castui", Scalar::Int(x)) => Some(Scalar::Int(in_unsigned(x))),
-        ("sitofp", Scalar::Int(x)) => Some(Scalar::Float(x as f64)),
-        ("uitofp", Scalar::Int(x)) => Some(Scalar::Float(in_unsigned(x) as f64)),
+        ("sitofp", Scalar::Int(x)) => Some(Scalar::Float(to_float(x))),
+        ("uitofp", Scalar::Int(x)) => Some(Scalar::Float(to_float(in_unsigned(x)))),
         ("extf" | "truncf", Scalar::Float(f)) => Some(Scalar::Float(f)),
         ("fptosi" | "fptoui", Scalar::Float(f)) => {
             let ElementKind::Int(w, _) = to else {

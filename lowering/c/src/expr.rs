@@ -102,6 +102,8 @@ pub(crate) fn literal(t: CType, value: Scalar) -> String {
                     "(-__builtin_inff())"
                 }
                 .into()
+            } else if x.is_sign_negative() {
+                format!("({x:?}f)")
             } else {
                 format!("{x:?}f")
             }
@@ -120,6 +122,8 @@ pub(crate) fn literal(t: CType, value: Scalar) -> String {
                     "(-__builtin_inf())"
                 }
                 .into()
+            } else if x.is_sign_negative() {
+                format!("({x:?})")
             } else {
                 format!("{x:?}")
             }
@@ -221,20 +225,22 @@ pub(crate) fn expression(
         }
     };
     if dialect == "math" {
+        // As the interpreter: computed in double, rounded once to the result type
+        // (exact for sqrt, floor, ceil, roundeven and absf anyway).
         return Ok(match short {
             "sqrt" => format!("__builtin_sqrt{f}({a})"),
-            "rsqrt" => format!("(({o})1 / __builtin_sqrt{f}({a}))"),
+            "rsqrt" => format!("({o})(1.0 / __builtin_sqrt((double){a}))"),
             "absf" => format!("acc_fabs{f}({a})"),
             "floor" => format!("acc_floor{f}({a})"),
             "ceil" => format!("acc_ceil{f}({a})"),
             "roundeven" => format!("acc_roundeven{f}({a})"),
             "exp" | "log" | "tanh" | "erf" => {
                 *libm = true;
-                format!("{short}{f}({a})")
+                format!("({o}){short}((double){a})")
             }
             "powf" => {
                 *libm = true;
-                format!("pow{f}({a}, {b})")
+                format!("({o})pow((double){a}, (double){b})")
             }
             other => return Err(format!("no C for 'math.{other}'")),
         });
@@ -273,6 +279,9 @@ pub(crate) fn expression(
             x.get(2).map(String::as_str).unwrap_or("")
         ),
         "extsi" if t == CType::Int(1) => format!("({o})(-({o}){a})"),
+        "extsi" | "index_cast" | "fptosi" | "fptoui" | "bitcast" if out == CType::Int(1) => {
+            return Err(format!("'arith.{short}' to i1 has no C yet"));
+        }
         "extsi" | "index_cast" => format!("({o}){a}"),
         "extui" | "index_castui" => format!("({o})({}){a}", t.unsigned()),
         "trunci" if out == CType::Int(1) => format!("(uint8_t)({a} & 1)"),

@@ -80,7 +80,7 @@ pub(crate) fn emit_function(
             _ => None,
         })
         .ok_or_else(|| fail(f, "a function without a name"))?;
-    let name = c_name(&name);
+    let name = c_name(&name).map_err(|m| fail(f, m))?;
     let Some(body) = ir.body(module).nested_body(func) else {
         return Err(fail(
             f,
@@ -135,9 +135,9 @@ pub(crate) fn emit_function(
         let v = match ctx.type_data(*ty) {
             TypeData::MemRef { .. } => {
                 let (elem, shape, strides) = layout(ctx, *ty).map_err(|m| fail(f, m))?;
-                params.push(format!("const {} *arg{i}", elem.name()));
+                params.push(format!("const {} *acc_arg{i}", elem.name()));
                 Val::Memref {
-                    ptr: format!("(({} *)arg{i})", elem.name()),
+                    ptr: format!("(({} *)acc_arg{i})", elem.name()),
                     elem,
                     shape,
                     strides,
@@ -145,8 +145,8 @@ pub(crate) fn emit_function(
             }
             _ => {
                 let t = CType::of(ctx, *ty).map_err(|m| fail(f, m))?;
-                params.push(format!("{} arg{i}", t.name()));
-                Val::Scalar(format!("arg{i}"), t)
+                params.push(format!("{} acc_arg{i}", t.name()));
+                Val::Scalar(format!("acc_arg{i}"), t)
             }
         };
         e.values.insert(*a, v);
@@ -157,7 +157,7 @@ pub(crate) fn emit_function(
             _ => CType::of(ctx, *ty),
         }
         .map_err(|m| fail(f, m))?;
-        params.push(format!("{} *result{i}", t.name()));
+        params.push(format!("{} *acc_result{i}", t.name()));
     }
     e.find_results_built_in_place(block);
     e.block(block, None)?;
@@ -173,14 +173,14 @@ pub(crate) fn emit_function(
     for (i, t) in inputs.iter().enumerate() {
         let _ = write!(
             shapes,
-            "\n * arg{i}: {}",
+            "\n * acc_arg{i}: {}",
             acc_ir::printer::type_to_string(ctx, *t)
         );
     }
     for (i, t) in results.iter().enumerate() {
         let _ = write!(
             shapes,
-            "\n * result{i}: {}",
+            "\n * acc_result{i}: {}",
             acc_ir::printer::type_to_string(ctx, *t)
         );
     }
@@ -228,9 +228,10 @@ impl FnEmitter<'_> {
         self.out.push('\n');
     }
 
+    /// A new local variable: `acc_` names are never IR functions' C names.
     fn fresh(&mut self, prefix: &str) -> String {
         self.next += 1;
-        format!("{prefix}{}", self.next)
+        format!("acc_{prefix}{}", self.next)
     }
 
     fn get(&self, op: OpRef<'_>, v: ValueId) -> Result<Val, Diagnostic> {
@@ -578,7 +579,7 @@ impl FnEmitter<'_> {
                 };
                 format!("({} *)({} + {o})", elem.name(), self.arena_name)
             }
-            (None, Some(i)) => format!("({} *)result{i}", elem.name()),
+            (None, Some(i)) => format!("({} *)acc_result{i}", elem.name()),
             (None, None) => {
                 return Err(fail(
                     op,
@@ -667,7 +668,7 @@ impl FnEmitter<'_> {
         }
         for (i, v) in operands.iter().enumerate() {
             match self.get(op, *v)? {
-                Val::Scalar(x, _) => self.line(&format!("*result{i} = {x};")),
+                Val::Scalar(x, _) => self.line(&format!("*acc_result{i} = {x};")),
                 Val::Memref { .. }
                     if self.alloc_root(*v).and_then(|r| self.in_result.get(&r)) == Some(&i) => {}
                 Val::Memref {
@@ -680,7 +681,7 @@ impl FnEmitter<'_> {
                     self.nest(&shape, &mut |e, ivs| {
                         let from = index_expr(ivs, &strides);
                         let to = index_expr(ivs, &dense);
-                        e.line(&format!("result{i}[{to}] = {ptr}[{from}];"));
+                        e.line(&format!("acc_result{i}[{to}] = {ptr}[{from}];"));
                     });
                 }
             }
@@ -718,7 +719,8 @@ impl FnEmitter<'_> {
             args.push(format!("&{v}"));
             self.values.insert(*r, Val::Scalar(v, t));
         }
-        self.line(&format!("{}({});", c_name(&callee), args.join(", ")));
+        let callee = c_name(&callee).map_err(|m| fail(op, m))?;
+        self.line(&format!("{callee}({});", args.join(", ")));
         Ok(())
     }
 
@@ -732,6 +734,9 @@ impl FnEmitter<'_> {
             .ok_or_else(|| fail(op, "an intrinsic without a callee"))?;
         if op.results().next().is_some() {
             return Err(fail(op, "intrinsics with results have no C yet"));
+        }
+        if !is_identifier(&callee) {
+            return Err(fail(op, format!("'{callee}' is not a C identifier")));
         }
         let mut args = Vec::new();
         let mut params = Vec::new();
@@ -806,19 +811,32 @@ fn dead_ops(ctx: &Context, ir: &Ir, body: BodyId) -> FxHashSet<OpId> {
 }
 
 /// The C name of function `name`: itself, or `acc_NAME` for names C reserves
-/// (`main`, the keywords).
-pub(crate) fn c_name(name: &str) -> String {
+/// (`main`, the keywords) and names starting with `acc_` (the generated code's);
+/// an error for a name that is not a C identifier.
+pub(crate) fn c_name(name: &str) -> Result<String, String> {
     const RESERVED: [&str; 33] = [
         "main", "auto", "break", "case", "char", "const", "continue", "default", "do", "double",
         "else", "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long",
         "register", "restrict", "return", "short", "signed", "sizeof", "static", "struct",
         "switch", "typedef", "union", "unsigned", "void",
     ];
-    if RESERVED.contains(&name) || name.starts_with("acc_") {
+    if !is_identifier(name) {
+        return Err(format!("'{name}' is not a C identifier"));
+    }
+    Ok(if RESERVED.contains(&name) || name.starts_with("acc_") {
         format!("acc_{name}")
     } else {
         name.to_string()
-    }
+    })
+}
+
+/// Whether `name` is a C identifier.
+pub(crate) fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// Row-major strides of `shape`.

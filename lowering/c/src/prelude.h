@@ -3,28 +3,25 @@ static inline uint32_t acc_f32_bits(float x) { uint32_t u; memcpy(&u, &x, 4); re
 static inline float acc_f32_of(uint32_t u) { float x; memcpy(&x, &u, 4); return x; }
 static inline uint64_t acc_f64_bits(double x) { uint64_t u; memcpy(&u, &x, 8); return u; }
 static inline double acc_f64_of(uint64_t u) { double x; memcpy(&x, &u, 8); return x; }
-/* IEEE maximum / minimum: NaN wins, +0 above -0 (arith.maximumf, minimumf). */
+/* IEEE maximum / minimum: NaN wins (the quiet NaN 0x7fc00000, as the interpreter
+ * gives), +0 above -0 (arith.maximumf, minimumf). */
 static inline float acc_maximumf(float a, float b) {
-    if (a != a) return a;
-    if (b != b) return b;
+    if (a != a || b != b) return acc_f32_of(0x7fc00000u);
     if (a == b) return (acc_f32_bits(a) >> 31) ? b : a;
     return a > b ? a : b;
 }
 static inline float acc_minimumf(float a, float b) {
-    if (a != a) return a;
-    if (b != b) return b;
+    if (a != a || b != b) return acc_f32_of(0x7fc00000u);
     if (a == b) return (acc_f32_bits(a) >> 31) ? a : b;
     return a < b ? a : b;
 }
 static inline double acc_maximum(double a, double b) {
-    if (a != a) return a;
-    if (b != b) return b;
+    if (a != a || b != b) return acc_f64_of(0x7ff8000000000000ull);
     if (a == b) return (acc_f64_bits(a) >> 63) ? b : a;
     return a > b ? a : b;
 }
 static inline double acc_minimum(double a, double b) {
-    if (a != a) return a;
-    if (b != b) return b;
+    if (a != a || b != b) return acc_f64_of(0x7ff8000000000000ull);
     if (a == b) return (acc_f64_bits(a) >> 63) ? a : b;
     return a < b ? a : b;
 }

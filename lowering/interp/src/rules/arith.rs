@@ -165,8 +165,9 @@ pub(super) fn cast(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
             }
         }
         ("cast", ElementKind::Float(_), ElementKind::Float(_)) => "extf",
-        ("cast", ElementKind::Int(_, s), ElementKind::Int(..)) => {
-            if s == acc_ir::Signedness::Unsigned {
+        // ONNX casts booleans to 0 and 1.
+        ("cast", ElementKind::Int(w, s), ElementKind::Int(..)) => {
+            if s == acc_ir::Signedness::Unsigned || w == 1 {
                 "extui"
             } else {
                 "extsi"

@@ -69,7 +69,8 @@ pub(super) fn cast(
                 e.op1(op, &[v], to, &[])
             }
             (Some((a, unsigned)), Some((b, _)), _, _) if a != b => {
-                let op = match (a < b, unsigned) {
+                // Booleans become 0 and 1, as in ONNX.
+                let op = match (a < b, unsigned || a == 1) {
                     (true, false) => "arith.extsi",
                     (true, true) => "arith.extui",
                     (false, _) => "arith.trunci",

@@ -14,8 +14,9 @@
 //!   is the input's zero point), then requantized: `acc * m + zero`, saturated, with
 //!   `m = f32(f32(s_in * s_w) / s_out)` computed at compile time per channel.
 //!
-//! Storage wider than 32 bits, expressed types other than f32, and an output
-//! quantized per channel along another dimension than the weight's are refused.
+//! Storage wider than 16 bits (8 for products, whose i32 accumulators must stay
+//! exact), expressed types other than f32, and an output quantized per channel along
+//! another dimension than the weight's are refused.
 
 use acc_ir::elements::{Scalar, dense_attr};
 use acc_ir::types::QuantUniform;
@@ -30,8 +31,9 @@ fn quant_of(e: &Emitter<'_>, ty: TypeId) -> Result<QuantUniform, String> {
     let (_, elem) = shape_of(e.ctx, ty)?;
     match e.ctx.type_data(elem) {
         TypeData::QuantUniform(q) if q.expressed == e.ctx.float_type(FloatKind::F32) => {
-            if q.storage_width > 32 {
-                return Err("storage wider than 32 bits has no lowering".into());
+            // Stored integers minus zero points are computed in i32.
+            if q.storage_width > 16 {
+                return Err("storage wider than 16 bits has no lowering yet".into());
             }
             Ok(q.clone())
         }
@@ -312,6 +314,15 @@ fn requantize(
     e.op1("tensor.bitcast", &[ints], out, &[])
 }
 
+/// The i32 accumulator holds exact sums of products of 8-bit values (up to 2^15
+/// terms); wider storage could overflow it.
+fn check_accumulator(qs: &[&QuantUniform]) -> Result<(), String> {
+    if qs.iter().any(|q| q.storage_width > 8) {
+        return Err("products of storage wider than 8 bits could overflow the i32 accumulator; not lowered yet".into());
+    }
+    Ok(())
+}
+
 /// `qmatmul`: the left-hand side per tensor, the right-hand side per tensor or per
 /// column.
 pub(super) fn qmatmul(
@@ -321,6 +332,7 @@ pub(super) fn qmatmul(
     out: TypeId,
 ) -> Result<ValueId, String> {
     let (qa, qb) = (quant_of(e, e.type_of(a))?, quant_of(e, e.type_of(b))?);
+    check_accumulator(&[&qa, &qb])?;
     let (sb, _) = shape_of(e.ctx, e.type_of(b))?;
     let columns_axis = sb.len() as i32 - 1;
     if qa.axis.is_some() || qb.axis.is_some_and(|d| d != columns_axis) {
@@ -346,6 +358,7 @@ pub(super) fn qconv2d(
 ) -> Result<ValueId, String> {
     let (x, w) = (p.operands[0], p.operands[1]);
     let (qx, qw) = (quant_of(e, e.type_of(x))?, quant_of(e, e.type_of(w))?);
+    check_accumulator(&[&qx, &qw])?;
     if qx.axis.is_some() || qw.axis.is_some_and(|d| d != 0) {
         return Err(
             "the input must be per tensor, the weight per tensor or per output channel".into(),
