@@ -293,3 +293,103 @@ fn scalar_edge_cases_match_the_interpreter_bit_for_bit() {
     assert_eq!(f32::from_bits(got[6]), -2.0);
     assert_eq!(f32::from_bits(got[7]), -2.0);
 }
+
+/// An int8 network as a QDQ model gives it (quantize, a qconv2d with an i32 bias and
+/// constant weights stored as i8 and cast to their quantized type, a qmatmul,
+/// dequantize), as C: integer code bit for bit equal to the interpreter.
+fn quantized_model() -> String {
+    let w: Vec<String> = (0..54)
+        .map(|i| ((i * 37) % 255 - 127).to_string())
+        .collect();
+    let m: Vec<String> = (0..20)
+        .map(|i| ((i * 53) % 200 - 100).to_string())
+        .collect();
+    format!(
+        r#"func.func @main(%x: tensor<1x2x5x5xf32>) -> tensor<1x3x5x4xf32> {{
+  %wi = graph.constant dense<[{w}]> : tensor<54xi8>
+  %wr = graph.reshape %wi {{shape = array<i64: 3, 2, 3, 3>}} : (tensor<54xi8>) -> tensor<3x2x3x3xi8>
+  %w4 = graph.storage_cast %wr : tensor<3x2x3x3xi8> to tensor<3x2x3x3x!quant.uniform<i8:f32, 2.000000e-02>>
+  %b = graph.constant dense<[120, -340, 75]> : tensor<3xi32>
+  %mi = graph.constant dense<[{m}]> : tensor<20xi8>
+  %mr = graph.reshape %mi {{shape = array<i64: 5, 4>}} : (tensor<20xi8>) -> tensor<5x4xi8>
+  %m2 = graph.storage_cast %mr : tensor<5x4xi8> to tensor<5x4x!quant.uniform<i8:f32, 4.000000e-02:1>>
+  %q = graph.quantize %x : tensor<1x2x5x5xf32> to tensor<1x2x5x5x!quant.uniform<i8:f32, 1.000000e-02:-2>>
+  %c = graph.qconv2d %q, %w4, %b {{pads = array<i64: 1, 1, 1, 1>}} : (tensor<1x2x5x5x!quant.uniform<i8:f32, 1.000000e-02:-2>>, tensor<3x2x3x3x!quant.uniform<i8:f32, 2.000000e-02>>, tensor<3xi32>) -> tensor<1x3x5x5x!quant.uniform<i8:f32, 3.000000e-01:3>>
+  %p = graph.qmatmul %c, %m2 : (tensor<1x3x5x5x!quant.uniform<i8:f32, 3.000000e-01:3>>, tensor<5x4x!quant.uniform<i8:f32, 4.000000e-02:1>>) -> tensor<1x3x5x4x!quant.uniform<i8:f32, 2.000000e+00>>
+  %y = graph.dequantize %p : tensor<1x3x5x4x!quant.uniform<i8:f32, 2.000000e+00>> to tensor<1x3x5x4xf32>
+  return %y : tensor<1x3x5x4xf32>
+}}
+"#,
+        w = w.join(", "),
+        m = m.join(", ")
+    )
+}
+
+#[test]
+fn a_quantized_network_as_c_matches_the_interpreter_bit_for_bit() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let d = dir.path();
+    std::fs::write(d.join("q.mlir"), quantized_model()).expect("write");
+    run(Command::new(env!("CARGO_BIN_EXE_acc-opt"))
+        .current_dir(d)
+        .args([
+            "--check-semantics",
+            "--pass",
+            C_PIPELINE,
+            "q.mlir",
+            "-o",
+            "loops.mlir",
+        ]));
+    run(Command::new(env!("CARGO_BIN_EXE_acc-translate"))
+        .current_dir(d)
+        .args(["--emit-c", "loops.mlir", "-o", "c"]));
+    let x: Vec<f32> = (0..50).map(|i| ((i as f32) * 0.61).sin()).collect();
+    let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+    let mut header =
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2, 5, 5), }".to_string();
+    while !(10 + header.len() + 1).is_multiple_of(64) {
+        header.push(' ');
+    }
+    header.push('\n');
+    npy.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    npy.extend_from_slice(header.as_bytes());
+    npy.extend_from_slice(&bytes);
+    std::fs::write(d.join("x.npy"), npy).expect("input");
+    std::fs::write(d.join("input.bin"), &bytes).expect("input");
+    run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
+        .current_dir(d)
+        .args(["q.mlir", "--input", "0=x.npy", "-o", "graph.npy"]));
+    let want = floats(&d.join("graph.npy"));
+    std::fs::write(d.join("driver.c"), driver(50, 60)).expect("driver");
+    run(Command::new("gcc").current_dir(d).args([
+        "-std=c99",
+        "-O2",
+        "-ffp-contract=off",
+        "-fno-strict-aliasing",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-Ic",
+        "-o",
+        "run",
+        "driver.c",
+        "c/model.c",
+    ]));
+    run(Command::new(d.join("run")).current_dir(d));
+    let got: Vec<f32> = std::fs::read(d.join("output.bin"))
+        .expect("output")
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    // The quantized lowerings are exact, so C equals the graph in the interpreter.
+    assert_eq!(bits(&got), bits(&want));
+    let distinct: std::collections::BTreeSet<u32> = bits(&got).into_iter().collect();
+    assert!(distinct.len() > 10, "{got:?}");
+    let weights = std::fs::read_to_string(d.join("c/weights.h")).expect("weights");
+    assert!(
+        weights.contains("static const int8_t"),
+        "int8 weights: {weights}"
+    );
+}

@@ -136,7 +136,15 @@ pub(crate) fn literal(t: CType, value: Scalar) -> String {
             if w == 1 {
                 return format!("{}", i & 1);
             }
-            // Through the unsigned type: every bit pattern is a literal.
+            // Small values as they are; others through the unsigned type, where
+            // every bit pattern is a literal (INT64_MIN has no literal of its own).
+            if (-(1i128 << 31) + 1..1i128 << 31).contains(&i) {
+                return if i < 0 {
+                    format!("(({})({i}))", t.name())
+                } else {
+                    format!("(({}){i})", t.name())
+                };
+            }
             let mask: u128 = if w == 64 {
                 u64::MAX as u128
             } else {
