@@ -857,7 +857,16 @@ impl<'s> Parser<'s, '_> {
         };
         self.expect(Tok::Greater, "'>'")?;
         self.expect(Tok::Colon, "':' and a shaped type after dense<...>")?;
+        let type_span = self.tok_span();
         let ty = self.parse_shaped_type_for_elements()?;
+        let element = self.shape_and_element(ty).1;
+        if matches!(self.ctx.type_data(element), TypeData::QuantUniform(_)) {
+            // As in MLIR: quantized constants are their stored integers, cast.
+            return self.err_at(
+                type_span,
+                "dense elements cannot have a quantized element type: give the stored integers their integer type (and cast them with graph.storage_cast)",
+            );
+        }
         self.dense_from_literal(&lit, ty)
     }
 

@@ -74,3 +74,9 @@ frobnicate %x
 
 // expected-error @+1 {{expected ':' followed by the operation's function type, found '->'}}
 "t.op"() -> ()
+
+// -----
+
+// Quantized constants are their stored integers, cast (as in MLIR).
+// expected-error @+1 {{dense elements cannot have a quantized element type: give the stored integers their integer type (and cast them with graph.storage_cast)}}
+"t.op"() {d = dense<[1, -2]> : tensor<2x!quant.uniform<i8:f32, 0.5>>} : () -> ()
