@@ -54,6 +54,62 @@ int main(void) {{
     )
 }
 
+/// Writes `x` (of `shape`) as `x.npy` for acc-run and as raw `input.bin` for the
+/// driver, in `dir`.
+fn write_input(dir: &Path, shape: &[usize], x: &[f32]) {
+    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+    let dims = if shape.len() == 1 {
+        format!("{},", dims[0])
+    } else {
+        dims.join(", ")
+    };
+    let mut header = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({dims}), }}");
+    while !(10 + header.len() + 1).is_multiple_of(64) {
+        header.push(' ');
+    }
+    header.push('\n');
+    let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+    npy.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    npy.extend_from_slice(header.as_bytes());
+    npy.extend_from_slice(&bytes);
+    std::fs::write(dir.join("x.npy"), npy).expect("input");
+    std::fs::write(dir.join("input.bin"), &bytes).expect("input");
+}
+
+/// Compiles `dir/c/model.c` with `driver` (strict warnings, float operations as
+/// written), runs it on `input.bin` and returns the bits of `output.bin`.
+fn compile_and_run(dir: &Path, driver: &str, extra: &[&str]) -> Vec<u32> {
+    std::fs::write(dir.join("driver.c"), driver).expect("driver");
+    run(Command::new("gcc")
+        .current_dir(dir)
+        .args([
+            "-std=c99",
+            "-O2",
+            "-ffp-contract=off",
+            "-fno-strict-aliasing",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-Ic",
+            "-o",
+            "run",
+            "driver.c",
+            "c/model.c",
+        ])
+        .args(extra));
+    run(Command::new(dir.join("run")).current_dir(dir));
+    std::fs::read(dir.join("output.bin"))
+        .expect("output")
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn bits(v: &[f32]) -> Vec<u32> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
 #[test]
 fn example_models_as_c_match_the_interpreter_bit_for_bit() {
     let dir = tempfile::tempdir().expect("a directory");
@@ -105,35 +161,10 @@ fn example_models_as_c_match_the_interpreter_bit_for_bit() {
             .arg("-o")
             .arg(&interp));
         let (x, want) = (floats(&input), floats(&interp));
-        let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
-        std::fs::write(d.join("input.bin"), bytes).expect("input");
-        std::fs::write(d.join("driver.c"), driver(x.len(), want.len())).expect("driver");
-        run(Command::new("gcc").current_dir(&d).args([
-            "-std=c99",
-            "-O2",
-            "-ffp-contract=off",
-            "-fno-strict-aliasing",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-Ic",
-            "-o",
-            "run",
-            "driver.c",
-            "c/model.c",
-        ]));
-        run(Command::new(d.join("run")).current_dir(&d));
-        let got: Vec<f32> = std::fs::read(d.join("output.bin"))
-            .expect("output")
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
-        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-        assert_eq!(
-            bits(&got),
-            bits(&want),
-            "{model}: C and the interpreter differ"
-        );
+        write_input(&d, &[x.len()], &x);
+        let got = compile_and_run(&d, &driver(x.len(), want.len()), &[]);
+        assert_eq!(got, bits(&want), "{model}: C and the interpreter differ");
+        let got: Vec<f32> = got.into_iter().map(f32::from_bits).collect();
         let reference = floats(&examples().join(format!("{model}.output0.npy")));
         for (g, r) in got.iter().zip(&reference) {
             assert!(
@@ -236,18 +267,7 @@ fn scalar_edge_cases_match_the_interpreter_bit_for_bit() {
     let d = dir.path();
     std::fs::write(d.join("edges.mlir"), EDGES).expect("write");
     let x: [f32; 4] = [0.25, -2.7, -2.5, 1.0];
-    let mut npy = b"\x93NUMPY\x01\x00".to_vec();
-    let mut header = "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }".to_string();
-    while !(10 + header.len() + 1).is_multiple_of(64) {
-        header.push(' ');
-    }
-    header.push('\n');
-    npy.extend_from_slice(&(header.len() as u16).to_le_bytes());
-    npy.extend_from_slice(header.as_bytes());
-    let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
-    npy.extend_from_slice(&bytes);
-    std::fs::write(d.join("x.npy"), npy).expect("input");
-    std::fs::write(d.join("input.bin"), &bytes).expect("input");
+    write_input(d, &[4], &x);
     run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
         .current_dir(d)
         .args(["edges.mlir", "--input", "0=x.npy", "-o", "interp.npy"]));
@@ -255,34 +275,9 @@ fn scalar_edge_cases_match_the_interpreter_bit_for_bit() {
         .current_dir(d)
         .args(["--emit-c", "edges.mlir", "-o", "c"]));
     let want = floats(&d.join("interp.npy"));
-    std::fs::write(
-        d.join("driver.c"),
-        driver(4, 10).replace("acc_main(x, y)", "edges(x, y)"),
-    )
-    .expect("driver");
-    run(Command::new("gcc").current_dir(d).args([
-        "-std=c99",
-        "-O2",
-        "-ffp-contract=off",
-        "-fno-strict-aliasing",
-        "-Wall",
-        "-Wextra",
-        "-Werror",
-        "-Ic",
-        "-o",
-        "run",
-        "driver.c",
-        "c/model.c",
-        "-lm",
-    ]));
-    run(Command::new(d.join("run")).current_dir(d));
-    let got: Vec<u32> = std::fs::read(d.join("output.bin"))
-        .expect("output")
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    let want: Vec<u32> = want.iter().map(|v| v.to_bits()).collect();
-    assert_eq!(got, want);
+    let driver = driver(4, 10).replace("acc_main(x, y)", "edges(x, y)");
+    let got = compile_and_run(d, &driver, &["-lm"]);
+    assert_eq!(got, bits(&want));
     // The values themselves: -(-1.5), sext(true) = -1, the quiet NaN, 2^60 once
     // rounded, floor(-2.5) = -3, roundeven(-2.5) = -2, -2.7 toward zero.
     assert_eq!(f32::from_bits(got[0]), 1.5);
@@ -344,48 +339,15 @@ fn a_quantized_network_as_c_matches_the_interpreter_bit_for_bit() {
         .current_dir(d)
         .args(["--emit-c", "loops.mlir", "-o", "c"]));
     let x: Vec<f32> = (0..50).map(|i| ((i as f32) * 0.61).sin()).collect();
-    let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let mut npy = b"\x93NUMPY\x01\x00".to_vec();
-    let mut header =
-        "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2, 5, 5), }".to_string();
-    while !(10 + header.len() + 1).is_multiple_of(64) {
-        header.push(' ');
-    }
-    header.push('\n');
-    npy.extend_from_slice(&(header.len() as u16).to_le_bytes());
-    npy.extend_from_slice(header.as_bytes());
-    npy.extend_from_slice(&bytes);
-    std::fs::write(d.join("x.npy"), npy).expect("input");
-    std::fs::write(d.join("input.bin"), &bytes).expect("input");
+    write_input(d, &[1, 2, 5, 5], &x);
     run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
         .current_dir(d)
         .args(["q.mlir", "--input", "0=x.npy", "-o", "graph.npy"]));
     let want = floats(&d.join("graph.npy"));
-    std::fs::write(d.join("driver.c"), driver(50, 60)).expect("driver");
-    run(Command::new("gcc").current_dir(d).args([
-        "-std=c99",
-        "-O2",
-        "-ffp-contract=off",
-        "-fno-strict-aliasing",
-        "-Wall",
-        "-Wextra",
-        "-Werror",
-        "-Ic",
-        "-o",
-        "run",
-        "driver.c",
-        "c/model.c",
-    ]));
-    run(Command::new(d.join("run")).current_dir(d));
-    let got: Vec<f32> = std::fs::read(d.join("output.bin"))
-        .expect("output")
-        .chunks_exact(4)
-        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect();
-    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    let got = compile_and_run(d, &driver(50, 60), &[]);
     // The quantized lowerings are exact, so C equals the graph in the interpreter.
-    assert_eq!(bits(&got), bits(&want));
-    let distinct: std::collections::BTreeSet<u32> = bits(&got).into_iter().collect();
+    assert_eq!(got, bits(&want));
+    let distinct: std::collections::BTreeSet<u32> = got.iter().copied().collect();
     assert!(distinct.len() > 10, "{got:?}");
     let weights = std::fs::read_to_string(d.join("c/weights.h")).expect("weights");
     assert!(
