@@ -119,41 +119,13 @@ fn an_x86_64_object_links_with_c_and_matches_the_interpreter() {
     let object = acc_cranelift::object::emit(&ctx, &ir, "x86_64", "kernel").expect("compiles");
     assert!(object.header.contains("void dense(const float *arg0, const float *arg1, float arg2, float *result0, int32_t *result1);"), "{}", object.header);
     assert!(object.header.contains("void dense_packed(void **slots);"));
-    let dir = tempfile::tempdir().expect("a directory");
-    std::fs::write(dir.path().join("kernel.o"), &object.bytes).expect("write");
-    std::fs::write(dir.path().join("kernel.h"), &object.header).expect("write");
-    std::fs::write(dir.path().join("driver.c"), DRIVER).expect("write");
-    let cc = Command::new("gcc")
-        .current_dir(dir.path())
-        .args([
-            "-std=c99", "-Wall", "-Werror", "-o", "driver", "driver.c", "kernel.o",
-        ])
-        .output()
-        .expect("gcc runs (the machine has it)");
-    assert!(
-        cc.status.success(),
-        "{}",
-        String::from_utf8_lossy(&cc.stderr)
-    );
-    let run = Command::new(dir.path().join("driver"))
-        .output()
-        .expect("the driver runs");
-    assert!(run.status.success(), "exit {:?}", run.status.code());
-    let text = String::from_utf8_lossy(&run.stdout);
+    let text = link_and_run(&object, DRIVER, &[]);
     let lines: Vec<&str> = text.lines().collect();
     let floats: Vec<f32> = lines[..6]
         .iter()
         .map(|l| l.parse().expect("a float"))
         .collect();
-    let want_floats: Vec<f32> = want[0]
-        .data
-        .iter()
-        .map(|v| match v {
-            Scalar::Float(f) => *f as f32,
-            Scalar::Int(i) => *i as f32,
-        })
-        .collect();
-    assert_eq!(floats, want_floats);
+    assert_eq!(floats, as_f32(&want[0]));
     assert_eq!(
         lines[6],
         format!(
@@ -258,23 +230,34 @@ fn an_object_calling_the_runtime_links_with_its_static_library() {
         .call("product", args)
         .expect("the interpreter runs it");
     let object = acc_cranelift::object::emit(&ctx, &ir, "x86_64", "kernel").expect("compiles");
+    let library = runtime_library();
+    let library = library.to_str().expect("a UTF-8 path");
+    let text = link_and_run(
+        &object,
+        LIBRARY_DRIVER,
+        &[library, "-lpthread", "-ldl", "-lm"],
+    );
+    let got: Vec<f32> = text.lines().map(|l| l.parse().expect("a float")).collect();
+    assert_eq!(got, as_f32(&want[0]));
+}
+
+/// Links `object` (as kernel.o, with kernel.h) with the C `driver` and `libraries`,
+/// runs it and returns what it prints.
+fn link_and_run(
+    object: &acc_cranelift::object::Object,
+    driver: &str,
+    libraries: &[&str],
+) -> String {
     let dir = tempfile::tempdir().expect("a directory");
     std::fs::write(dir.path().join("kernel.o"), &object.bytes).expect("write");
     std::fs::write(dir.path().join("kernel.h"), &object.header).expect("write");
-    std::fs::write(dir.path().join("driver.c"), LIBRARY_DRIVER).expect("write");
-    let library = runtime_library();
-    assert!(
-        library.exists(),
-        "{} is built with the crate",
-        library.display()
-    );
+    std::fs::write(dir.path().join("driver.c"), driver).expect("write");
     let cc = Command::new("gcc")
         .current_dir(dir.path())
         .args([
             "-std=c99", "-Wall", "-Werror", "-o", "driver", "driver.c", "kernel.o",
         ])
-        .arg(&library)
-        .args(["-lpthread", "-ldl", "-lm"])
+        .args(libraries)
         .output()
         .expect("gcc runs (the machine has it)");
     assert!(
@@ -286,19 +269,18 @@ fn an_object_calling_the_runtime_links_with_its_static_library() {
         .output()
         .expect("the driver runs");
     assert!(run.status.success(), "exit {:?}", run.status.code());
-    let got: Vec<f32> = String::from_utf8_lossy(&run.stdout)
-        .lines()
-        .map(|l| l.parse().expect("a float"))
-        .collect();
-    let want: Vec<f32> = want[0]
-        .data
+    String::from_utf8_lossy(&run.stdout).into_owned()
+}
+
+/// The elements of an interpreter result as f32.
+fn as_f32(t: &Tensor) -> Vec<f32> {
+    t.data
         .iter()
         .map(|v| match v {
             Scalar::Float(f) => *f as f32,
             Scalar::Int(i) => *i as f32,
         })
-        .collect();
-    assert_eq!(got, want);
+        .collect()
 }
 
 /// The ELF machine field of an object.
