@@ -1,8 +1,9 @@
 //! Target descriptions: what a machine has, read from a `target NAME { ... }` block
 //! of a dialect file (docs/dialect-language.md, "Targets") and consulted by passes.
 //!
-//! For now a description declares the target's devices and the library kernels of
-//! its host: functions following one of the calling conventions acc's host lowering
+//! For now a description declares the target's devices, its memories (`memory-plan`
+//! checks that a function's arena fits the host's) and the library kernels of its
+//! host: functions following one of the calling conventions acc's host lowering
 //! knows ([`HOST_INTERFACES`], documented in docs/codegen.md). `bufferize` calls a
 //! kernel wherever the active target has one for an op, and generates loops
 //! elsewhere; nothing about a particular machine is written in Rust.
@@ -14,6 +15,17 @@ pub struct Device {
     pub name: String,
     /// What it is: `host`, `accelerator`, `dsp`.
     pub kind: String,
+}
+
+/// A memory of a target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Memory {
+    /// Its name (`ram`).
+    pub name: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// The devices that reach it (all of them when empty).
+    pub devices: Vec<String>,
 }
 
 /// A library function of the host and the calling convention it follows.
@@ -34,11 +46,22 @@ pub struct Target {
     pub summary: String,
     /// Its devices, in declaration order.
     pub devices: Vec<Device>,
+    /// Its memories, in declaration order.
+    pub memories: Vec<Memory>,
     /// Its host's library kernels, at most one per interface.
     pub kernels: Vec<Kernel>,
 }
 
 impl Target {
+    /// The memory the host's buffers live in: the first one its host device (kind
+    /// `host`) reaches, if the target declares memories.
+    pub fn host_memory(&self) -> Option<&Memory> {
+        let host = self.devices.iter().find(|d| d.kind == "host")?;
+        self.memories
+            .iter()
+            .find(|m| m.devices.is_empty() || m.devices.contains(&host.name))
+    }
+
     /// The symbol of the kernel implementing `interface`, if the target has one.
     pub fn kernel(&self, interface: &str) -> Option<&str> {
         self.kernels

@@ -144,6 +144,38 @@ impl Reader<'_> {
                     }
                     t.devices.push(acc_ir::target::Device { name, kind });
                 }
+                Rule::memory_def => {
+                    let mut p = item.into_inner();
+                    let name = p.next().map(|p| p.as_str().to_string()).unwrap_or_default();
+                    let size = p.next().map(|p| p.as_str().parse::<i64>());
+                    let devices: Vec<String> = p.map(|p| p.as_str().to_string()).collect();
+                    let size = match size {
+                        Some(Ok(n)) if n > 0 => n as u64,
+                        _ => {
+                            self.error(
+                                at.clone(),
+                                format!("memory '{name}' needs a positive size in bytes"),
+                            );
+                            0
+                        }
+                    };
+                    if t.memories.iter().any(|m| m.name == name) {
+                        self.error(at.clone(), format!("memory '{name}' is declared twice"));
+                    }
+                    for d in &devices {
+                        if !t.devices.iter().any(|x| &x.name == d) {
+                            self.error(
+                                at.clone(),
+                                format!("memory '{name}' names an undeclared device '{d}'"),
+                            );
+                        }
+                    }
+                    t.memories.push(acc_ir::target::Memory {
+                        name,
+                        size,
+                        devices,
+                    });
+                }
                 Rule::kernel_def => {
                     let mut p = item.into_inner();
                     let symbol = p.next().map(|p| p.as_str().to_string()).unwrap_or_default();

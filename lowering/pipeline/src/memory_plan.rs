@@ -12,6 +12,9 @@
 //! Placement is greedy by size (largest first, each at the lowest offset free during
 //! its lifetime), the strategy of TensorFlow Lite's arena planner. The arena is never
 //! smaller than [`lower_bound`], the most bytes alive at one time.
+//!
+//! With a target (`acc-opt --target`) that declares memories, an arena larger than
+//! the memory its host device reaches is an error at the function.
 
 use acc_ir::pass::{Pass, PassInfo, PassOptions, PassTarget};
 use acc_ir::{BodyId, Context, Diagnostic, Ir, OpId, TypeData, ValueId};
@@ -48,6 +51,18 @@ impl Pass for MemoryPlan {
         })?;
         if let Some((size, bound, count)) = planned {
             let loc = t.ir.op(outer, func).loc();
+            // The target's host memory bounds the arena.
+            if let Some(memory) = t.ctx.active_target().and_then(|tg| tg.host_memory())
+                && size > memory.size
+            {
+                return Err(Diagnostic::error(
+                    acc_ir::DiagLoc::Loc(loc),
+                    format!(
+                        "memory-plan: the arena needs {size} bytes (at least {bound} are alive at once), more than memory '{}' of the target holds ({} bytes)",
+                        memory.name, memory.size
+                    ),
+                ));
+            }
             t.diagnostics.push(Diagnostic::new(
                 acc_ir::Severity::Remark,
                 acc_ir::DiagLoc::Loc(loc),
