@@ -42,7 +42,9 @@ pub const PANEL_COLUMNS: i64 = 48;
 
 /// The pass.
 pub struct Bufferize {
-    library: Library,
+    /// The kernels its options name, by interface (`gemm`, ...); the active target
+    /// names the others.
+    named: Vec<(&'static str, String)>,
 }
 
 /// The host library's kernels f32 products call (`hw.intrinsic`), where it has
@@ -104,27 +106,6 @@ impl Library {
             strided_gemm: name("strided-gemm"),
             exp: name("exp"),
             erf: name("erf"),
-        }
-    }
-
-    /// These kernels, completed by the target's for the interfaces no option named.
-    fn with_target(&self, target: Option<&acc_ir::target::Target>) -> Library {
-        let Some(t) = target else {
-            return self.clone();
-        };
-        let from_target = Library::from_names(&|i| t.kernel(i).map(str::to_string));
-        let pick = |own: &Option<String>, theirs: &Option<String>| own.clone().or(theirs.clone());
-        Library {
-            gemm: pick(&self.gemm, &from_target.gemm),
-            conv: pick(&self.conv, &from_target.conv),
-            depthwise: pick(&self.depthwise, &from_target.depthwise),
-            blocked: pick(&self.blocked, &from_target.blocked),
-            blocked_depthwise: pick(&self.blocked_depthwise, &from_target.blocked_depthwise),
-            blocked_nchw_input: pick(&self.blocked_nchw_input, &from_target.blocked_nchw_input),
-            packed_gemm: pick(&self.packed_gemm, &from_target.packed_gemm),
-            strided_gemm: pick(&self.strided_gemm, &from_target.strided_gemm),
-            exp: pick(&self.exp, &from_target.exp),
-            erf: pick(&self.erf, &from_target.erf),
         }
     }
 }
@@ -209,9 +190,11 @@ pub fn info() -> PassInfo {
         ],
         create: |o: &PassOptions| {
             let named = |option: &str| Some(o.get(option).to_string()).filter(|s| !s.is_empty());
-            Ok(Box::new(Bufferize {
-                library: Library::from_names(&named),
-            }))
+            let named = acc_ir::target::HOST_INTERFACES
+                .iter()
+                .filter_map(|(i, _)| Some((*i, named(i)?)))
+                .collect();
+            Ok(Box::new(Bufferize { named }))
         },
     }
 }
@@ -221,7 +204,13 @@ impl Pass for Bufferize {
         let ctx = t.ctx;
         // Options name kernels explicitly; the target (`acc-opt --target`) gives the
         // others.
-        let library = self.library.with_target(ctx.active_target());
+        let target = ctx.active_target();
+        let library = Library::from_names(&|interface| {
+            let named = self.named.iter().find(|(i, _)| *i == interface);
+            named
+                .map(|(_, n)| n.clone())
+                .or_else(|| target?.kernel(interface).map(str::to_string))
+        });
         let module_body = t.ir.region_body(t.body, t.op);
         let funcs: Vec<OpId> = {
             let b = t.ir.body(module_body);
