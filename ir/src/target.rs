@@ -7,6 +7,15 @@
 //! knows ([`HOST_INTERFACES`], documented in docs/codegen.md). `bufferize` calls a
 //! kernel wherever the active target has one for an op, and generates loops
 //! elsewhere; nothing about a particular machine is written in Rust.
+//!
+//! A description also declares the intrinsics of its accelerators ([`Intrinsic`]):
+//! which ops each computes, under which conditions, at what cost and with which call.
+//! `partition` places ops on devices from them; `bufferize` turns a placed op into
+//! the call.
+
+use std::sync::Arc;
+
+use crate::{BodyId, Context, Ir, OpId, ValueId};
 
 /// A device of a target: a host core, an accelerator, a DSP.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,8 +46,63 @@ pub struct Kernel {
     pub interface: String,
 }
 
+/// An argument of an intrinsic's C call, computed from the op it replaces.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallArg {
+    /// A value of the matched ops (an operand or result): its buffer.
+    Value(ValueId),
+    /// An integer known at compile time (an `int32_t`).
+    Int(i64),
+    /// A table of `f32` known at compile time (a `const float *`).
+    F32Table(Vec<f32>),
+}
+
+/// Where an intrinsic would compute an op: its cost and the arguments of its call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Placement {
+    /// The cost the target declares (cycles), 0 when it declares none.
+    pub cost: i64,
+    /// The call's arguments, in the declared order.
+    pub call: Vec<CallArg>,
+}
+
+/// What decides whether an intrinsic computes an op: the match, conditions, cost and
+/// call written in a target file (compiled by the dialect language).
+pub trait IntrinsicRule: Send + Sync {
+    /// The name of the op the match is rooted at (`graph.qconv2d`).
+    fn root(&self) -> &str;
+
+    /// How the intrinsic computes `op` (of `body`), or why it cannot: the condition
+    /// that failed, as written, with the values it compared.
+    fn place(&self, ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Result<Placement, String>;
+}
+
+/// An intrinsic of a device: a function of the target's library (its name is the C
+/// symbol) computing the ops its rule accepts.
+#[derive(Clone)]
+pub struct Intrinsic {
+    /// Its name and C symbol (`npu_conv2d_s8`).
+    pub name: String,
+    /// The device that runs it.
+    pub device: String,
+    /// When and how it applies.
+    pub rule: Arc<dyn IntrinsicRule>,
+}
+
+impl std::fmt::Debug for Intrinsic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "intrinsic {} on {} ({})",
+            self.name,
+            self.device,
+            self.rule.root()
+        )
+    }
+}
+
 /// A target description.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct Target {
     /// Its name.
     pub name: String,
@@ -50,6 +114,8 @@ pub struct Target {
     pub memories: Vec<Memory>,
     /// Its host's library kernels, at most one per interface.
     pub kernels: Vec<Kernel>,
+    /// The intrinsics of its devices, in declaration order.
+    pub intrinsics: Vec<Intrinsic>,
 }
 
 impl Target {
@@ -60,6 +126,16 @@ impl Target {
         self.memories
             .iter()
             .find(|m| m.devices.is_empty() || m.devices.contains(&host.name))
+    }
+
+    /// The device named `name`.
+    pub fn device(&self, name: &str) -> Option<&Device> {
+        self.devices.iter().find(|d| d.name == name)
+    }
+
+    /// The host device: the first of kind `host`.
+    pub fn host(&self) -> Option<&Device> {
+        self.devices.iter().find(|d| d.kind == "host")
     }
 
     /// The symbol of the kernel implementing `interface`, if the target has one.

@@ -14,7 +14,7 @@ use acc_ir::pass::manager::{RunOptions, run as run_pipeline};
 use acc_ir::pass::pipeline::Pipeline;
 use acc_ir::pass::timing::{TimingNode, report as timing_report};
 use acc_ir::printer::{PrintOptions, write_ir};
-use acc_ir::{Context, SourceMap, expected, parser, verifier};
+use acc_ir::{Context, Severity, SourceMap, expected, parser, verifier};
 
 /// Parsed command line.
 #[derive(Debug, Default, Clone)]
@@ -68,6 +68,8 @@ pub struct OptOptions {
     pub print_ir_after_change: bool,
     /// Report pass times.
     pub timing: bool,
+    /// Print the remarks passes make (`partition`'s placements, `memory-plan`'s arenas).
+    pub remarks: bool,
     /// Threads for passes on functions (`None`: as many as the machine has).
     pub threads: Option<usize>,
 }
@@ -102,6 +104,8 @@ passes:
   --print-ir-after-all           dump the IR after every pass
   --print-ir-after-change        dump the IR after a pass only when it changed it
   --timing                       report pass times (--mlir-timing)
+  --remarks                      print the remarks of passes (why partition left an op
+                                 on the host, memory-plan's arenas)
   --check-semantics              run every function in the interpreter before and after
                                  each pass; fail at the first pass that changes results
   --check-semantics-seed=N       seed of the random inputs it draws (default 0)
@@ -235,6 +239,7 @@ fn parse_args_impl(args: &[String], passes: Option<&PassRegistry>) -> Result<Opt
                 o.print_ir_after_change = flag(&inline_value)?
             }
             "--timing" | "--mlir-timing" => o.timing = flag(&inline_value)?,
+            "--remarks" => o.remarks = flag(&inline_value)?,
             "--check-semantics" => o.check_semantics = flag(&inline_value)?,
             "--check-semantics-seed" => {
                 let v = inline_value.ok_or("--check-semantics-seed needs =N")?;
@@ -495,8 +500,15 @@ pub fn run_with(opts: &OptOptions, passes: &PassRegistry) -> ExitCode {
                         timings.add(output.timing);
                         if opts.verify_diagnostics {
                             reported.extend(output.diagnostics);
-                        } else if !output.diagnostics.is_empty() {
-                            eprint!("{}", sources.render(&ctx, &output.diagnostics));
+                        } else {
+                            let shown: Vec<Diagnostic> = output
+                                .diagnostics
+                                .into_iter()
+                                .filter(|d| opts.remarks || d.severity != Severity::Remark)
+                                .collect();
+                            if !shown.is_empty() {
+                                eprint!("{}", sources.render(&ctx, &shown));
+                            }
                         }
                     }
                     Ok(ir)

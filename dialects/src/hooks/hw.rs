@@ -148,6 +148,84 @@ pub(crate) fn verify_launch(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
         if args != op.operand_types() {
             return Err("the body's arguments must have the operands' types".into());
         }
+        if let Some(last) = body.block_ops(block).last()
+            && body.operands(last).len() != 0
+        {
+            return Err("the body's hw.yield gives no values".into());
+        }
+        Ok(())
+    })();
+    report(op, ctx, result)
+}
+
+/// The shape and element type of a tensor or memref (a scalar is itself, rank 0).
+fn shaped(ctx: &Context, t: TypeId) -> (Vec<i64>, TypeId) {
+    match ctx.type_data(t) {
+        TypeData::RankedTensor { shape, element, .. } | TypeData::MemRef { shape, element, .. } => {
+            (shape.to_vec(), *element)
+        }
+        _ => (Vec::new(), t),
+    }
+}
+
+/// An intrinsic with a `semantics` region lists the operands the region reads
+/// (`inputs`, one per block argument, of the argument's shape and elements) and those
+/// it writes (`outputs`, one per yielded value); without the region it lists neither.
+pub(crate) fn verify_intrinsic(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+    let result = (|| {
+        let attrs = Attrs::of_op(ctx, op);
+        let (inputs, outputs) = (attrs.ints("inputs")?, attrs.ints("outputs")?);
+        let body = op.ir.body(op.region_body());
+        let block = op.regions().first().and_then(|r| body.entry_block(*r));
+        let Some(block) = block else {
+            if inputs.is_some() || outputs.is_some() {
+                return Err("lists 'inputs' and 'outputs' without a semantics region".into());
+            }
+            return Ok(());
+        };
+        let (Some(inputs), Some(outputs)) = (inputs, outputs) else {
+            return Err("with a semantics region needs 'inputs' and 'outputs'".into());
+        };
+        let operands = op.operand_types();
+        let operand = |i: i64| -> Result<TypeId, String> {
+            usize::try_from(i)
+                .ok()
+                .and_then(|i| operands.get(i).copied())
+                .ok_or_else(|| format!("lists operand {i}, but has {}", operands.len()))
+        };
+        let args = body.block_args(block);
+        if args.len() != inputs.len() {
+            return Err(format!(
+                "semantics region takes {} arguments for {} inputs",
+                args.len(),
+                inputs.len()
+            ));
+        }
+        for (a, i) in args.iter().zip(&inputs) {
+            if shaped(ctx, body.value_type(*a)) != shaped(ctx, operand(*i)?) {
+                return Err(format!(
+                    "semantics argument of input {i} differs from the operand in shape or elements"
+                ));
+            }
+        }
+        let last = body
+            .block_ops(block)
+            .last()
+            .ok_or("empty semantics region")?;
+        let yielded: Vec<TypeId> = body.operands(last).map(|v| body.value_type(v)).collect();
+        if ctx.op_name_str(body.op(last).name) != "hw.yield" || yielded.len() != outputs.len() {
+            return Err(format!(
+                "semantics region must end with a hw.yield of {} values",
+                outputs.len()
+            ));
+        }
+        for (t, i) in yielded.iter().zip(&outputs) {
+            if shaped(ctx, *t) != shaped(ctx, operand(*i)?) {
+                return Err(format!(
+                    "semantics result for output {i} differs from the operand in shape or elements"
+                ));
+            }
+        }
         Ok(())
     })();
     report(op, ctx, result)

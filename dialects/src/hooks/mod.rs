@@ -99,6 +99,7 @@ pub fn table() -> &'static Hooks {
         h.add_verifier("memory", Arc::new(hw::verify_memory));
         h.add_verifier("buffer", Arc::new(hw::verify_buffer));
         h.add_verifier("launch", Arc::new(hw::verify_launch));
+        h.add_verifier("intrinsic", Arc::new(hw::verify_intrinsic));
         h
     })
 }

@@ -84,20 +84,34 @@ pub fn load_file(
     if !errors.is_empty() {
         return Err(errors);
     }
-    for (t, at) in &items.targets {
-        if ctx.target_named(&t.name).is_some()
+    let mut targets = Vec::new();
+    for decl in &items.targets {
+        let name = &decl.target.name;
+        if ctx.target_named(name).is_some()
             || items
                 .targets
                 .iter()
-                .filter(|(u, _)| u.name == t.name)
+                .filter(|u| &u.target.name == name)
                 .count()
                 > 1
         {
             errors.push(Diagnostic::error(
-                DiagLoc::Span(file, at.clone()),
-                format!("target '{}' is defined twice", t.name),
+                DiagLoc::Span(file, decl.name_span.clone()),
+                format!("target '{name}' is defined twice"),
             ));
         }
+        let mut target = decl.target.clone();
+        for ast in &decl.intrinsics {
+            match pattern::compile_intrinsic(ctx, file, ast) {
+                Ok(rule) => target.intrinsics.push(acc_ir::target::Intrinsic {
+                    name: ast.name.0.clone(),
+                    device: ast.device.0.clone(),
+                    rule: Arc::new(rule),
+                }),
+                Err(e) => errors.extend(e),
+            }
+        }
+        targets.push(target);
     }
     if !errors.is_empty() {
         return Err(errors);
@@ -105,7 +119,7 @@ pub fn load_file(
     for p in patterns {
         ctx.add_pattern(Arc::new(p));
     }
-    for (t, _) in items.targets {
+    for t in targets {
         ctx.add_target(t);
     }
     Ok(items.dialects)

@@ -56,8 +56,20 @@ pub struct FileItems {
     pub dialects: Vec<DialectDecl>,
     /// The patterns, in file order.
     pub patterns: Vec<super::pattern::PatternAst>,
-    /// The targets, in file order, with the span of each name.
-    pub targets: Vec<(acc_ir::target::Target, Range<usize>)>,
+    /// The targets, in file order, with the span of each name and their intrinsics
+    /// (still unresolved).
+    pub targets: Vec<TargetDecl>,
+}
+
+/// A target as read: the description without its intrinsics, the span of its name,
+/// and its intrinsics as written.
+pub struct TargetDecl {
+    /// The description.
+    pub target: acc_ir::target::Target,
+    /// Where its name is.
+    pub name_span: Range<usize>,
+    /// Its intrinsics, to compile once the file's ops are registered.
+    pub intrinsics: Vec<super::pattern::IntrinsicAst>,
 }
 
 /// Reads the dialects and patterns declared in `text` (the contents of `file`): the
@@ -118,7 +130,7 @@ fn pest_error(file: FileId, text: &str, e: pest::error::Error<Rule>) -> Diagnost
 impl Reader<'_> {
     /// A `target NAME { ... }` block: its devices and kernels, each kernel's
     /// interface one acc knows and each interface implemented once.
-    fn target(&mut self, pair: Pair<'_, Rule>) -> (acc_ir::target::Target, Range<usize>) {
+    fn target(&mut self, pair: Pair<'_, Rule>) -> TargetDecl {
         let mut inner = pair.into_inner();
         let name = inner.next().map(|p| (p.as_str().to_string(), span(&p)));
         let (name, name_span) = name.unwrap_or_default();
@@ -126,6 +138,7 @@ impl Reader<'_> {
             name,
             ..Default::default()
         };
+        let mut intrinsics: Vec<super::pattern::IntrinsicAst> = Vec::new();
         for item in inner {
             let at = span(&item);
             match item.as_rule() {
@@ -201,10 +214,33 @@ impl Reader<'_> {
                         t.kernels.push(acc_ir::target::Kernel { symbol, interface });
                     }
                 }
+                Rule::intrinsic_def => {
+                    let ast = super::pattern::read_intrinsic(item);
+                    if t.device(&ast.device.0).is_none() {
+                        self.error(
+                            ast.device.1.clone(),
+                            format!(
+                                "intrinsic '{}' runs on an undeclared device '{}'",
+                                ast.name.0, ast.device.0
+                            ),
+                        );
+                    }
+                    if intrinsics.iter().any(|i| i.name.0 == ast.name.0) {
+                        self.error(
+                            ast.name.1.clone(),
+                            format!("intrinsic '{}' is declared twice", ast.name.0),
+                        );
+                    }
+                    intrinsics.push(ast);
+                }
                 _ => {}
             }
         }
-        (t, name_span)
+        TargetDecl {
+            target: t,
+            name_span,
+            intrinsics,
+        }
     }
 }
 

@@ -1083,6 +1083,22 @@ impl<'s> CustomParse<'_, 's, '_> {
     ) -> PResult<()> {
         self.p.parse_region_into_state(self.ir, state, entry_args)
     }
+    /// Gives the op being built an empty region (one its custom form left out).
+    pub fn add_empty_region(&mut self, state: &mut OperationState) {
+        let isolated = self
+            .p
+            .ctx
+            .op_def(state.name)
+            .is_some_and(|d| d.traits.isolated_from_above);
+        let region = if isolated {
+            let nested = *state.nested.get_or_insert_with(|| self.ir.new_body());
+            self.ir.body_mut(nested).new_top_region()
+        } else {
+            let body = self.p.cur_body();
+            self.ir.body_mut(body).new_region(None)
+        };
+        state.regions.push(region);
+    }
     /// Parses a successor block reference.
     pub fn parse_successor(&mut self) -> PResult<BlockId> {
         self.p.parse_successor(self.ir)

@@ -389,6 +389,9 @@ impl<'a> Interpreter<'a> {
     ) -> Result<Vec<Tensor>, InterpError> {
         let r = self.ir.op(body, op);
         let name = self.ctx.op_name_str(r.name());
+        if name == "hw.intrinsic" && self.has_semantics(body, op) {
+            return self.intrinsic_semantics(body, op, operands, env, depth);
+        }
         // `hw.intrinsic "NAME"(...)` runs the rule of the intrinsic's name.
         let rule_name = if name == "hw.intrinsic" {
             r.attr(self.ctx, "callee")
@@ -462,6 +465,84 @@ impl<'a> Interpreter<'a> {
             }
         }
         Ok(results)
+    }
+}
+
+impl Interpreter<'_> {
+    /// Whether the `hw.intrinsic` `op` has a non-empty `semantics` region.
+    fn has_semantics(&self, body: BodyId, op: OpId) -> bool {
+        let r = self.ir.op(body, op);
+        r.regions()
+            .first()
+            .is_some_and(|region| self.ir.body(r.region_body()).entry_block(*region).is_some())
+    }
+
+    /// Runs an intrinsic by its `semantics` region: the operands listed by `inputs`
+    /// are read as the region's arguments, and what it yields is written into the
+    /// buffers listed by `outputs`.
+    fn intrinsic_semantics(
+        &self,
+        body: BodyId,
+        op: OpId,
+        operands: &[Tensor],
+        env: &Env,
+        depth: u32,
+    ) -> Result<Vec<Tensor>, InterpError> {
+        let r = self.ir.op(body, op);
+        let fail = |m: String| InterpError::at(r.loc(), format!("'hw.intrinsic': {m}"));
+        let list = |key: &str| -> Result<Vec<usize>, InterpError> {
+            let a = r
+                .attr(self.ctx, key)
+                .ok_or_else(|| fail(format!("no '{key}'")))?;
+            match self.ctx.attr_data(a) {
+                acc_ir::AttrData::DenseArray { data, .. } => Ok(data
+                    .chunks_exact(8)
+                    .filter_map(|c| c.try_into().ok().map(i64::from_le_bytes))
+                    .filter_map(|i| usize::try_from(i).ok())
+                    .collect()),
+                _ => Err(fail(format!("'{key}' is not an array"))),
+            }
+        };
+        let (inputs, outputs) = (list("inputs")?, list("outputs")?);
+        let region_body = self.ir.body(r.region_body());
+        let block = r
+            .regions()
+            .first()
+            .and_then(|region| region_body.entry_block(*region))
+            .ok_or_else(|| fail("no semantics".into()))?;
+        let mut args = Vec::new();
+        for (i, a) in inputs.iter().zip(region_body.block_args(block)) {
+            let t = operands
+                .get(*i)
+                .ok_or_else(|| fail(format!("no operand {i}")))?;
+            let values = t.values().map_err(|m| fail(format!("input {i}: {m}")))?;
+            let ty = region_body.value_type(*a);
+            args.push(Tensor::new(self.ctx, ty, values).map_err(fail)?);
+        }
+        let results = self.run_nested(body, op, 0, args, env, depth)?;
+        for (o, t) in outputs.iter().zip(results) {
+            let target = operands
+                .get(*o)
+                .ok_or_else(|| fail(format!("no operand {o}")))?;
+            let view = target
+                .view
+                .as_ref()
+                .ok_or_else(|| fail(format!("output {o} is not a buffer")))?;
+            let values = t.values().map_err(fail)?;
+            let mut index = vec![0usize; target.shape.len()];
+            for v in values {
+                let cell = view.cell(&target.shape, &index).map_err(fail)?;
+                view.buffer.write(cell, v).map_err(fail)?;
+                for d in (0..index.len()).rev() {
+                    index[d] += 1;
+                    if index[d] < target.shape[d] {
+                        break;
+                    }
+                    index[d] = 0;
+                }
+            }
+        }
+        Ok(Vec::new())
     }
 }
 

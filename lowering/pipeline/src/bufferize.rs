@@ -21,7 +21,8 @@
 //! - `generate`: a `loop.parallel` storing the region's value at each index, its
 //!   `tensor.extract`s of tensors from above loads of their buffers;
 //! - `sort`: each element stored at its rank on its line, counted by a `loop.for`;
-//! - `collapse_shape` / `expand_shape`, `bitcast`: `loop.reshape` (no copy).
+//! - `collapse_shape` / `expand_shape`, `bitcast`: `loop.reshape` (no copy);
+//! - an op `partition` placed on a device: the call of its intrinsic (`placed`).
 
 use acc_ir::clone::{ValueMap, clone_op};
 use acc_ir::pass::{Pass, PassInfo, PassOptions, PassTarget};
@@ -35,6 +36,7 @@ use crate::emit::{Emitter, memref_type, shape_of};
 mod build;
 mod data;
 mod ops;
+mod placed;
 mod strided;
 
 /// The columns of a packed B's panels (`packed-gemm`).
@@ -406,6 +408,10 @@ impl<'a> Bufferizer<'a> {
             return Ok(false);
         }
         let fail = |m: String| err(loc, format!("cannot bufferize '{name}': {m}"));
+        if self.is_placed(op) {
+            self.placed(op).map_err(fail)?;
+            return Ok(true);
+        }
         let out = match name.as_str() {
             "func.return" => {
                 let vals = operands

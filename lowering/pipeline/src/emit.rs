@@ -103,6 +103,20 @@ impl Emitter<'_> {
         Ok(body.results(op).collect())
     }
 
+    /// `hw.intrinsic "callee"(operands)`: a call without semantics (its region empty).
+    pub fn intrinsic_call(&mut self, callee: &str, operands: &[ValueId]) -> Result<(), String> {
+        let callee = self.ctx.string_attr(callee);
+        let region = self.ir.body_mut(self.body).new_region(None);
+        self.create(
+            "hw.intrinsic",
+            operands,
+            &[],
+            &[("callee", callee)],
+            vec![region],
+        )?;
+        Ok(())
+    }
+
     /// The one result of an op.
     pub fn op1(
         &mut self,

@@ -68,9 +68,11 @@ fn graph_ops(ctx: &Context, ir: &Ir, body: BodyId) -> Vec<OpId> {
     for region in b.top_regions().to_vec() {
         for block in b.region_blocks(region) {
             for op in b.block_ops(block) {
+                // Placed ops stay for `bufferize`, which calls their intrinsics.
                 if ctx
                     .op_name_str(ir.op(body, op).name())
                     .starts_with("graph.")
+                    && crate::partition::placement(ctx, ir, body, op).is_none()
                 {
                     out.push(op);
                 }

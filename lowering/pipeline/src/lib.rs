@@ -17,7 +17,10 @@
 //!    polynomials that vectorize;
 //! 8. [`fuse`] (`fuse-parallel`): elementwise chains of parallel nests as one nest;
 //! 9. [`layout`] (`layout`): blocked layouts from a preference table, propagated,
-//!    weights repacked at compile time.
+//!    weights repacked at compile time;
+//! 10. [`partition`] (`partition`): ops placed on the devices of the target file's
+//!     intrinsics, with a remark for each op left on the host;
+//! 11. [`view_graph`] (`view-graph`): the placement as a Graphviz DOT graph.
 //!
 //! Each pass leaves verifiable IR whose results the interpreter computes identically
 //! to its input's (`acc-opt --check-semantics`).
@@ -32,13 +35,17 @@ pub mod graph_to_tensor;
 pub mod layout;
 pub mod math_approximation;
 pub mod memory_plan;
+pub mod partition;
 pub mod unroll;
 pub mod vectorize;
+pub mod view_graph;
 
 use acc_ir::pass::PassRegistry;
 
 /// Registers the lowering passes.
 pub fn register_all(r: &mut PassRegistry) {
+    r.register(partition::info());
+    r.register(view_graph::info());
     r.register(graph_to_tensor::info());
     r.register(layout::info());
     r.register(bufferize::info());

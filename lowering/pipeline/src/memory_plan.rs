@@ -164,6 +164,7 @@ fn buffer_bytes(ctx: &Context, ty: acc_ir::TypeId) -> Option<u64> {
         TypeData::Float(k) => u64::from(k.width()),
         TypeData::Integer { width, .. } => u64::from(*width),
         TypeData::Index => 64,
+        TypeData::QuantUniform(q) => u64::from(q.storage_width),
         _ => return None,
     };
     let mut n = 1u64;

@@ -36,11 +36,14 @@
 // CHECK-NEXT: {{^}}      assume-finite{{ +}}assume no infinity or NaN reaches a convolution, so that the padding channels of its blocked result are zeros and partial blocks need no repacking (bool, default false){{$}}
 // CHECK-NEXT: {{^}}  math-approximation{{ +}}Expand f32 math.exp, math.erf and math.tanh into polynomial arithmetic (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  memory-plan{{ +}}Place the buffers a function allocates in one static arena, reusing memory by liveness (runs on func.func){{$}}
+// CHECK-NEXT: {{^}}  partition{{ +}}Place ops on the target's devices by its intrinsics' matches, conditions and costs; remark why each other op stays on the host (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  symbol-dce{{ +}}Erase private symbols that nothing references (runs on builtin.module){{$}}
 // CHECK-NEXT: {{^}}  unroll{{ +}}Fully unroll loop.for loops with few iterations (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}      max-trip{{ +}}unroll loops of at most this many iterations (int, default 8){{$}}
 // CHECK-NEXT: {{^}}      max-ops{{ +}}and whose unrolled body has at most this many ops (int, default 512){{$}}
 // CHECK-NEXT: {{^}}  vectorize{{ +}}Run the innermost dimension of loop.parallel nests on 128-bit vectors (runs on func.func){{$}}
+// CHECK-NEXT: {{^}}  view-graph{{ +}}Write each function's data flow as Graphviz DOT, ops coloured by the device they are placed on (runs on builtin.module){{$}}
+// CHECK-NEXT: {{^}}      file{{ +}}where to write the graph ('-': standard error); required (string, default ){{$}}
 
 // HELP: --pass LIST
 // HELP: --pass-pipeline=PIPELINE

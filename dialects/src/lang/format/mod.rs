@@ -204,10 +204,12 @@ fn compile_elems(
                 let ok = match &elem {
                     Elem::Attr(i) => decl.attributes[*i].optional,
                     Elem::Operand(i) => decl.operands[*i].quantifier != Quantifier::Single,
+                    // A region may be empty: the group is printed when it has blocks.
+                    Elem::Region(_) => true,
                     _ => false,
                 };
                 if !in_group || !ok || anchor.is_some() {
-                    return Err(("'^' marks the one optional attribute or optional/variadic operand that decides an optional group".into(), start..*pos));
+                    return Err(("'^' marks the one optional attribute, optional/variadic operand or region that decides an optional group".into(), start..*pos));
                 }
                 anchor = Some(elem.clone());
             }

@@ -313,6 +313,10 @@ impl DeclaredSyntax {
         };
         let span = cp.p.tok_span();
         self.parse_elems(cp, state, &self.elems, &mut st)?;
+        // A region in an absent optional group is empty.
+        while state.regions.len() < d.regions.len() {
+            cp.add_empty_region(state);
+        }
         self.derive_types(cp.p.context_ref(), &mut st);
         for (i, group) in st.operands.iter().enumerate() {
             let types = st.operand_types[i].take().unwrap_or_default();

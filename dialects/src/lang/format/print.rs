@@ -94,6 +94,10 @@ impl DeclaredSyntax {
                 }
             }
             Elem::Operand(i) => !st.op_ranges[*i].is_empty(),
+            Elem::Region(i) => op.regions().get(*i).is_some_and(|r| {
+                let body = op.ir.body(op.region_body());
+                body.region_blocks(*r).next().is_some()
+            }),
             _ => true,
         }
     }

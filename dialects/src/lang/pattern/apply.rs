@@ -11,10 +11,21 @@ use super::functions::{ArgVal, Scope};
 use super::{Arg, AttrMatch, SlotDef, TextPattern};
 
 /// What a match has bound so far.
-struct Bindings {
-    values: Vec<Option<ValueId>>,
+pub(super) struct Bindings {
+    pub(super) values: Vec<Option<ValueId>>,
     ops: Vec<Option<OpId>>,
-    captures: Vec<Option<AttrId>>,
+    pub(super) captures: Vec<Option<AttrId>>,
+}
+
+impl Bindings {
+    /// Nothing bound yet, for `pattern`.
+    pub(super) fn new(pattern: &TextPattern) -> Bindings {
+        Bindings {
+            values: vec![None; pattern.slots.len()],
+            ops: vec![None; pattern.matched.len()],
+            captures: vec![None; pattern.captures],
+        }
+    }
 }
 
 impl RewritePattern for TextPattern {
@@ -34,11 +45,7 @@ impl RewritePattern for TextPattern {
         if !self.may_match(rw.ir.body(rw.body), op) {
             return false;
         }
-        let mut b = Bindings {
-            values: vec![None; self.slots.len()],
-            ops: vec![None; self.matched.len()],
-            captures: vec![None; self.captures],
-        };
+        let mut b = Bindings::new(self);
         let root = self.matched.len() - 1;
         if !self.match_op(rw.ctx, rw.ir.body(rw.body), root, op, &mut b) {
             return false;
@@ -93,7 +100,14 @@ impl TextPattern {
     }
 
     /// Matches pattern op `k` against `op`, binding what it defines.
-    fn match_op(&self, ctx: &Context, body: &Body, k: usize, op: OpId, b: &mut Bindings) -> bool {
+    pub(super) fn match_op(
+        &self,
+        ctx: &Context,
+        body: &Body,
+        k: usize,
+        op: OpId,
+        b: &mut Bindings,
+    ) -> bool {
         if let Some(bound) = b.ops[k] {
             return bound == op;
         }
@@ -152,7 +166,7 @@ impl TextPattern {
         args.iter().map(|a| self.eval(s, a, b)).collect()
     }
 
-    fn eval(&self, s: &Scope<'_>, a: &Arg, b: &Bindings) -> Option<ArgVal> {
+    pub(super) fn eval(&self, s: &Scope<'_>, a: &Arg, b: &Bindings) -> Option<ArgVal> {
         Some(match a {
             Arg::Value(slot) => ArgVal::Value(b.values[*slot]?),
             Arg::Capture(i) => ArgVal::Attr(b.captures[*i]?),

@@ -115,7 +115,7 @@ pub fn read_pattern(pair: Pair<'_, Rule>) -> PatternAst {
     ast
 }
 
-fn read_op(pair: Pair<'_, Rule>) -> OpAst {
+pub(super) fn read_op(pair: Pair<'_, Rule>) -> OpAst {
     let mut op = OpAst {
         results: Vec::new(),
         name: Default::default(),
@@ -141,7 +141,7 @@ fn read_op(pair: Pair<'_, Rule>) -> OpAst {
     op
 }
 
-fn read_call(pair: Pair<'_, Rule>) -> CallAst {
+pub(super) fn read_call(pair: Pair<'_, Rule>) -> CallAst {
     let whole = span(&pair);
     let mut inner = pair.into_inner();
     let name = inner.next().map(|p| spanned(&p)).unwrap_or_default();

@@ -19,14 +19,7 @@ pub fn compile(
     file: FileId,
     ast: &PatternAst,
 ) -> Result<TextPattern, Vec<Diagnostic>> {
-    let mut c = Compiler {
-        ctx,
-        file,
-        errors: Vec::new(),
-        slots: Vec::new(),
-        names: HashMap::new(),
-        captures: HashMap::new(),
-    };
+    let mut c = Compiler::new(ctx, file);
     if ast.benefit == 0 {
         c.error(&ast.benefit_span, "benefit must be between 1 and 65535");
     }
@@ -40,22 +33,7 @@ pub fn compile(
     let constraints = ast
         .constraints
         .iter()
-        .filter_map(|call| {
-            let Some(f) = functions::constraint(&call.name.0) else {
-                let known: Vec<&str> = functions::CONSTRAINTS.iter().map(|f| f.name).collect();
-                c.error(
-                    &call.name.1,
-                    format!(
-                        "unknown constraint '{}': acc provides {}",
-                        call.name.0,
-                        known.join(", ")
-                    ),
-                );
-                return None;
-            };
-            let args = c.args(call, f.args)?;
-            Some((f.run, args))
-        })
+        .filter_map(|call| c.constraint(call))
         .collect();
     let created: Vec<NewOp> = ast
         .rewrite
@@ -83,19 +61,52 @@ pub fn compile(
     })
 }
 
-struct Compiler<'c> {
-    ctx: &'c mut Context,
+/// Resolves the names of a pattern or an intrinsic, collecting errors.
+pub(super) struct Compiler<'c> {
+    pub(super) ctx: &'c mut Context,
     file: FileId,
-    errors: Vec<Diagnostic>,
-    slots: Vec<SlotDef>,
+    pub(super) errors: Vec<Diagnostic>,
+    pub(super) slots: Vec<SlotDef>,
     /// Slot of each value name.
     names: HashMap<String, usize>,
     /// Index of each capture name.
-    captures: HashMap<String, usize>,
+    pub(super) captures: HashMap<String, usize>,
 }
 
-impl Compiler<'_> {
-    fn error(&mut self, at: &Range<usize>, message: impl Into<String>) {
+impl<'c> Compiler<'c> {
+    pub(super) fn new(ctx: &'c mut Context, file: FileId) -> Compiler<'c> {
+        Compiler {
+            ctx,
+            file,
+            errors: Vec::new(),
+            slots: Vec::new(),
+            names: HashMap::new(),
+            captures: HashMap::new(),
+        }
+    }
+
+    /// A `where` constraint: the function and its arguments.
+    pub(super) fn constraint(
+        &mut self,
+        call: &CallAst,
+    ) -> Option<(functions::ConstraintFn, Vec<Arg>)> {
+        let Some(f) = functions::constraint(&call.name.0) else {
+            let known: Vec<&str> = functions::CONSTRAINTS.iter().map(|f| f.name).collect();
+            self.error(
+                &call.name.1,
+                format!(
+                    "unknown constraint '{}': acc provides {}",
+                    call.name.0,
+                    known.join(", ")
+                ),
+            );
+            return None;
+        };
+        let args = self.args(call, f.args)?;
+        Some((f.run, args))
+    }
+
+    pub(super) fn error(&mut self, at: &Range<usize>, message: impl Into<String>) {
         self.errors.push(Diagnostic::error(
             DiagLoc::Span(self.file, at.clone()),
             message,
@@ -134,7 +145,7 @@ impl Compiler<'_> {
         slots
     }
 
-    fn match_op(&mut self, k: usize, op: &OpAst) -> Option<MatchOp> {
+    pub(super) fn match_op(&mut self, k: usize, op: &OpAst) -> Option<MatchOp> {
         let name = self.op_name(&op.name);
         let operands = op
             .operands
@@ -183,7 +194,7 @@ impl Compiler<'_> {
 
     /// Every op of the match but the root must feed a later op: the match is a DAG
     /// hanging from its root.
-    fn check_connected(&mut self, ast: &PatternAst) {
+    pub(super) fn check_connected(&mut self, ast: &PatternAst) {
         let n = ast.matched.len();
         for (k, op) in ast.matched.iter().enumerate().take(n.saturating_sub(1)) {
             let used = ast.matched[k + 1..].iter().any(|later| {
@@ -217,7 +228,7 @@ impl Compiler<'_> {
     }
 
     /// A value name that must be defined.
-    fn value(&mut self, (name, at): &Spanned) -> Option<usize> {
+    pub(super) fn value(&mut self, (name, at): &Spanned) -> Option<usize> {
         let slot = self.names.get(name).copied();
         if slot.is_none() {
             self.error(at, format!("'{name}' is not defined"));

@@ -13,13 +13,16 @@
 mod apply;
 mod ast;
 mod compile;
+pub mod expr;
 pub mod functions;
+mod intrinsic;
 
 use acc_ir::registry::OpName;
 use acc_ir::{AttrId, InferHook, Sym};
 
 pub use ast::{PatternAst, read_pattern};
 pub use compile::compile;
+pub use intrinsic::{IntrinsicAst, TextIntrinsic, compile_intrinsic, read_intrinsic};
 
 /// A pattern ready to apply.
 pub struct TextPattern {

@@ -186,9 +186,7 @@ pub(super) fn call_library(
             operands.push(e.scalar(f32t, bound)?);
         }
     }
-    let callee = e.ctx.string_attr(callee);
-    e.op("hw.intrinsic", &operands, &[], &[("callee", callee)])?;
-    Ok(())
+    e.intrinsic_call(callee, &operands)
 }
 
 /// A batch-1, ungrouped NCHW convolution as one matrix product: the filter

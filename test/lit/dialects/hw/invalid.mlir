@@ -111,7 +111,7 @@ func.func @wait(%a: memref<16xi8>, %b: memref<8xi8>, %i: index) {
 hw.device @dla kind "accelerator"
 hw.memory @sram size 1024 {alignment = 64 : i64}
 func.func @yield(%a: memref<16xi8>, %b: memref<8xi8>, %i: index) {
-  // expected-error @+3 {{'hw.yield' op expects 0 operands, but found 1}}
+  // expected-error @+1 {{'hw.launch' op the body's hw.yield gives no values}}
   %0 = hw.launch @dla(%a : memref<16xi8>) {
   ^bb0(%x: memref<16xi8>):
     "hw.yield"(%x) : (memref<16xi8>) -> ()

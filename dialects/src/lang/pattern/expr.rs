@@ -1,0 +1,401 @@
+//! Integer expressions of target files: conditions on what an intrinsic's match bound
+//! (`dim(%w, 2) <= 7`), its cost, and the scalar arguments of its C call. They read
+//! static shapes, integer attributes and quantization parameters of the matched
+//! values, and are computed when a pass consults the intrinsic, never at run time.
+//!
+//! Arithmetic is checked: an overflow, a division by zero or a function that does not
+//! apply (a dynamic dimension, a per-channel zero point asked as one number) is an
+//! error naming the expression, which placement reports as the reason it refused.
+
+use std::ops::Range;
+
+use acc_ir::attrs::AttrData;
+use acc_ir::{AttrId, Context, TypeData, TypeId};
+use pest::iterators::Pair;
+
+use super::super::read::{GrammarRule as Rule, span};
+use super::ast::Spanned;
+
+/// An expression as written.
+#[derive(Clone, Debug)]
+pub enum ExprAst {
+    /// `42`.
+    Int(i64, Range<usize>),
+    /// `$strides`: a captured attribute (an argument of a function).
+    Capture(Spanned),
+    /// `%x`: a matched value (an argument of a function).
+    Value(Spanned),
+    /// `dim(%x, 1)`.
+    Call(Spanned, Vec<ExprAst>, Range<usize>),
+    /// `a + b`, `a * b`, ...
+    Binary(char, Box<ExprAst>, Box<ExprAst>, Range<usize>),
+}
+
+impl ExprAst {
+    /// Where it was written.
+    pub fn span(&self) -> Range<usize> {
+        match self {
+            ExprAst::Int(_, at) | ExprAst::Call(_, _, at) | ExprAst::Binary(_, _, _, at) => {
+                at.clone()
+            }
+            ExprAst::Capture((_, at)) | ExprAst::Value((_, at)) => at.clone(),
+        }
+    }
+}
+
+/// Reads an `expr`, `product`, atom or `value_ref` pair.
+pub fn read_expr(pair: Pair<'_, Rule>) -> ExprAst {
+    let at = span(&pair);
+    match pair.as_rule() {
+        Rule::expr | Rule::product => {
+            let mut inner = pair.into_inner();
+            let Some(first) = inner.next() else {
+                return ExprAst::Int(0, at);
+            };
+            let mut lhs = read_expr(first);
+            while let (Some(op), Some(rhs)) = (inner.next(), inner.next()) {
+                let start = lhs.span().start;
+                let rhs = read_expr(rhs);
+                let end = rhs.span().end;
+                let op = op.as_str().chars().next().unwrap_or('+');
+                lhs = ExprAst::Binary(op, Box::new(lhs), Box::new(rhs), start..end);
+            }
+            lhs
+        }
+        Rule::int => ExprAst::Int(pair.as_str().parse().unwrap_or(i64::MAX), at),
+        Rule::capture => ExprAst::Capture((pair.as_str().to_string(), at)),
+        Rule::value_ref => ExprAst::Value((pair.as_str().to_string(), at)),
+        Rule::expr_call => {
+            let mut inner = pair.into_inner();
+            let name = inner
+                .next()
+                .map(|p| (p.as_str().to_string(), span(&p)))
+                .unwrap_or_default();
+            ExprAst::Call(name, inner.map(read_expr).collect(), at)
+        }
+        _ => ExprAst::Int(0, at),
+    }
+}
+
+/// What an argument of an expression function is.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Param {
+    /// A matched value (`%x`).
+    Value,
+    /// A captured attribute (`$p`).
+    Attr,
+    /// An integer expression.
+    Int,
+}
+
+/// What a function gets: its evaluated arguments.
+#[derive(Copy, Clone, Debug)]
+pub enum Arg {
+    /// The type of a matched value.
+    Type(TypeId),
+    /// A captured attribute.
+    Attr(AttrId),
+    /// An integer.
+    Int(i64),
+}
+
+/// An integer function of expressions.
+pub type IntFn = fn(&Context, &[Arg]) -> Result<i64, String>;
+
+/// One function: its name, parameters and what it gives.
+pub struct ExprFunction {
+    /// The name written.
+    pub name: &'static str,
+    /// Its parameters.
+    pub params: &'static [Param],
+    /// What it computes (for docs and errors).
+    pub summary: &'static str,
+    /// The function.
+    pub run: IntFn,
+}
+
+use Param::{Attr as A, Int as I, Value as V};
+
+/// The integer functions, by name.
+pub const FUNCTIONS: [ExprFunction; 10] = [
+    ExprFunction {
+        name: "dim",
+        params: &[V, I],
+        summary: "size of dimension i of the value's static shape",
+        run: |c, a| dim(c, a),
+    },
+    ExprFunction {
+        name: "rank",
+        params: &[V],
+        summary: "rank of the value's shape",
+        run: |c, a| Ok(shape(c, a)?.len() as i64),
+    },
+    ExprFunction {
+        name: "elements",
+        params: &[V],
+        summary: "number of elements of the value's static shape",
+        run: |c, a| {
+            shape(c, a)?
+                .iter()
+                .try_fold(1i64, |n, d| n.checked_mul(*d))
+                .ok_or_else(|| "too many elements".to_string())
+        },
+    },
+    ExprFunction {
+        name: "storage_bits",
+        params: &[V],
+        summary: "bits of the element type (the storage integer of a quantized type)",
+        run: |c, a| storage(c, a).map(|(bits, _)| bits),
+    },
+    ExprFunction {
+        name: "is_signed",
+        params: &[V],
+        summary: "1 when the elements are signed integers (or stored in them), else 0",
+        run: |c, a| storage(c, a).map(|(_, signed)| i64::from(signed)),
+    },
+    ExprFunction {
+        name: "zero_point",
+        params: &[V],
+        summary: "the zero point of a quantized value (per channel: the one they all share)",
+        run: |c, a| zero_point(c, a),
+    },
+    ExprFunction {
+        name: "at",
+        params: &[A, I],
+        summary: "element i of an `array<i64>` attribute",
+        run: |c, a| at(c, a),
+    },
+    ExprFunction {
+        name: "int",
+        params: &[A],
+        summary: "the value of an integer attribute",
+        run: |c, a| match a.first() {
+            Some(Arg::Attr(x)) => match acc_ir::elements::scalar(c, *x) {
+                Some((_, acc_ir::elements::Scalar::Int(i))) => {
+                    i64::try_from(i).map_err(|_| "integer out of range".to_string())
+                }
+                _ => Err("not an integer attribute".into()),
+            },
+            _ => Err("expects an attribute".into()),
+        },
+    },
+    ExprFunction {
+        name: "min",
+        params: &[I, I],
+        summary: "the smaller of two integers",
+        run: |_, a| Ok(ints(a)?.0.min(ints(a)?.1)),
+    },
+    ExprFunction {
+        name: "max",
+        params: &[I, I],
+        summary: "the larger of two integers",
+        run: |_, a| Ok(ints(a)?.0.max(ints(a)?.1)),
+    },
+];
+
+/// The function named `name`.
+pub fn function(name: &str) -> Option<&'static ExprFunction> {
+    FUNCTIONS.iter().find(|f| f.name == name)
+}
+
+fn ints(a: &[Arg]) -> Result<(i64, i64), String> {
+    match a {
+        [Arg::Int(x), Arg::Int(y)] => Ok((*x, *y)),
+        _ => Err("expects two integers".into()),
+    }
+}
+
+/// The static shape of the value argument.
+fn shape(ctx: &Context, a: &[Arg]) -> Result<Vec<i64>, String> {
+    let Some(Arg::Type(ty)) = a.first() else {
+        return Err("expects a value".into());
+    };
+    match ctx.type_data(*ty) {
+        TypeData::RankedTensor { shape, .. } | TypeData::MemRef { shape, .. } => {
+            if shape.iter().any(|d| *d < 0) {
+                Err("the shape is dynamic".into())
+            } else {
+                Ok(shape.to_vec())
+            }
+        }
+        TypeData::Vector { shape, .. } => Ok(shape.to_vec()),
+        _ => Ok(Vec::new()),
+    }
+}
+
+fn dim(ctx: &Context, a: &[Arg]) -> Result<i64, String> {
+    let s = shape(ctx, a)?;
+    let Some(Arg::Int(i)) = a.get(1) else {
+        return Err("expects a dimension".into());
+    };
+    usize::try_from(*i)
+        .ok()
+        .and_then(|i| s.get(i).copied())
+        .ok_or_else(|| format!("no dimension {i} in a shape of rank {}", s.len()))
+}
+
+/// The element type of the value argument.
+fn element(ctx: &Context, a: &[Arg]) -> Result<TypeId, String> {
+    let Some(Arg::Type(ty)) = a.first() else {
+        return Err("expects a value".into());
+    };
+    Ok(ctx.type_data(*ty).element_type().unwrap_or(*ty))
+}
+
+/// Bits and signedness of the element type (of its storage when quantized).
+fn storage(ctx: &Context, a: &[Arg]) -> Result<(i64, bool), String> {
+    match ctx.type_data(element(ctx, a)?) {
+        TypeData::QuantUniform(q) => Ok((i64::from(q.storage_width), q.storage_signed)),
+        TypeData::Integer { width, signedness } => Ok((
+            i64::from(*width),
+            *signedness != acc_ir::Signedness::Unsigned,
+        )),
+        TypeData::Float(k) => Ok((i64::from(k.width()), true)),
+        TypeData::Index => Ok((64, true)),
+        _ => Err("the elements are not numbers".into()),
+    }
+}
+
+fn zero_point(ctx: &Context, a: &[Arg]) -> Result<i64, String> {
+    let TypeData::QuantUniform(q) = ctx.type_data(element(ctx, a)?) else {
+        return Err("the value is not quantized".into());
+    };
+    let first = q.params_of(0).1;
+    if q.params.iter().all(|(_, z)| *z == first) {
+        Ok(first)
+    } else {
+        Err("the channels have different zero points".into())
+    }
+}
+
+fn at(ctx: &Context, a: &[Arg]) -> Result<i64, String> {
+    let (Some(Arg::Attr(x)), Some(Arg::Int(i))) = (a.first(), a.get(1)) else {
+        return Err("expects an attribute and an index".into());
+    };
+    let values: Vec<i64> = match ctx.attr_data(*x) {
+        AttrData::DenseArray { data, .. } => data
+            .chunks_exact(8)
+            .filter_map(|c| c.try_into().ok().map(i64::from_le_bytes))
+            .collect(),
+        _ => return Err("not an `array<i64>` attribute".into()),
+    };
+    usize::try_from(*i)
+        .ok()
+        .and_then(|i| values.get(i).copied())
+        .ok_or_else(|| format!("no element {i} in an array of {}", values.len()))
+}
+
+/// A compiled expression: slots and captures are indices into what a match bound.
+#[derive(Clone)]
+pub enum Expr {
+    /// A literal.
+    Int(i64),
+    /// The type of a slot's value (an argument of a function).
+    Value(usize),
+    /// A capture (an argument of a function).
+    Capture(usize),
+    /// A function of its arguments.
+    Call(&'static ExprFunction, Vec<Expr>),
+    /// `+ - * / %`.
+    Binary(char, Box<Expr>, Box<Expr>),
+}
+
+/// What a match bound, as expressions read it.
+pub struct Bound<'a> {
+    /// The context.
+    pub ctx: &'a Context,
+    /// The type of each slot's value.
+    pub types: &'a [Option<TypeId>],
+    /// Each capture.
+    pub captures: &'a [Option<AttrId>],
+}
+
+impl Expr {
+    /// The expression's integer value.
+    pub fn eval(&self, b: &Bound<'_>) -> Result<i64, String> {
+        match self {
+            Expr::Int(i) => Ok(*i),
+            Expr::Value(_) | Expr::Capture(_) => Err("not an integer".into()),
+            Expr::Call(f, args) => {
+                let args = args
+                    .iter()
+                    .map(|a| self::arg(a, b))
+                    .collect::<Result<Vec<_>, _>>()?;
+                (f.run)(b.ctx, &args).map_err(|m| format!("{}: {m}", f.name))
+            }
+            Expr::Binary(op, x, y) => {
+                let (x, y) = (x.eval(b)?, y.eval(b)?);
+                let r = match op {
+                    '+' => x.checked_add(y),
+                    '-' => x.checked_sub(y),
+                    '*' => x.checked_mul(y),
+                    '/' => x.checked_div(y),
+                    _ => x.checked_rem(y),
+                };
+                r.ok_or_else(|| format!("{x} {op} {y} overflows or divides by zero"))
+            }
+        }
+    }
+}
+
+fn arg(e: &Expr, b: &Bound<'_>) -> Result<Arg, String> {
+    match e {
+        Expr::Value(slot) => b
+            .types
+            .get(*slot)
+            .copied()
+            .flatten()
+            .map(Arg::Type)
+            .ok_or_else(|| "an unbound value".to_string()),
+        Expr::Capture(i) => b
+            .captures
+            .get(*i)
+            .copied()
+            .flatten()
+            .map(Arg::Attr)
+            .ok_or_else(|| "an unbound capture".to_string()),
+        other => other.eval(b).map(Arg::Int),
+    }
+}
+
+/// A comparison between two expressions.
+#[derive(Clone)]
+pub struct Comparison {
+    /// `==`, `!=`, `<`, `<=`, `>`, `>=`.
+    pub op: String,
+    /// Left side.
+    pub lhs: Expr,
+    /// Right side.
+    pub rhs: Expr,
+}
+
+impl Comparison {
+    /// Whether it holds: `Ok(None)` when it does, `Ok(Some(values))` with the two
+    /// sides' values when it does not.
+    pub fn check(&self, b: &Bound<'_>) -> Result<Option<(i64, i64)>, String> {
+        let (x, y) = (self.lhs.eval(b)?, self.rhs.eval(b)?);
+        let holds = match self.op.as_str() {
+            "==" => x == y,
+            "!=" => x != y,
+            "<" => x < y,
+            "<=" => x <= y,
+            ">" => x > y,
+            _ => x >= y,
+        };
+        Ok((!holds).then_some((x, y)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn function_names_are_unique() {
+        let mut names: Vec<&str> = FUNCTIONS.iter().map(|f| f.name).collect();
+        let n = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), n);
+    }
+}

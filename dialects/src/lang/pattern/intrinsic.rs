@@ -1,0 +1,462 @@
+//! Intrinsics of a target file: `intrinsic NAME on DEVICE { match {...} where ...
+//! cost ... call(...) }`. The match is a pattern's match (a DAG of ops rooted at its
+//! last op); the conditions are pattern constraints or comparisons of integer
+//! expressions ([`super::expr`]); the cost and the call's scalar arguments are
+//! expressions too. [`TextIntrinsic`] answers, for one op, where the intrinsic would
+//! compute it or which condition refused it.
+
+use std::ops::Range;
+
+use acc_ir::diag::{DiagLoc, Diagnostic, FileId};
+use acc_ir::target::{CallArg, IntrinsicRule, Placement};
+use acc_ir::types::QuantUniform;
+use acc_ir::{BodyId, Context, Ir, OpId, TypeData, TypeId};
+use pest::iterators::Pair;
+
+use super::apply::Bindings;
+use super::ast::{CallAst, OpAst, PatternAst, Spanned, read_call, read_op};
+use super::compile::Compiler;
+use super::expr::{self, Bound, Comparison, Expr, ExprAst, Param};
+use super::functions::{self, ArgVal, Scope};
+use super::{Arg, AttrMatch, TextPattern};
+use crate::lang::read::{GrammarRule as Rule, span};
+
+/// An intrinsic as written.
+#[derive(Clone, Debug)]
+pub struct IntrinsicAst {
+    /// Its name (the C symbol).
+    pub name: Spanned,
+    /// The device running it.
+    pub device: Spanned,
+    /// The ops it computes; the last is the root.
+    pub matched: Vec<OpAst>,
+    /// Its conditions, each with its text.
+    pub conditions: Vec<(ConditionAst, String)>,
+    /// Its cost.
+    pub cost: Option<ExprAst>,
+    /// The arguments of its call.
+    pub call: Vec<ExprAst>,
+    /// The whole declaration.
+    pub span: Range<usize>,
+}
+
+/// A condition as written.
+#[derive(Clone, Debug)]
+pub enum ConditionAst {
+    /// A pattern constraint: `constant(%w)`.
+    Constraint(CallAst),
+    /// `dim(%w, 2) <= 7`.
+    Compare(ExprAst, String, ExprAst),
+}
+
+/// Reads an `intrinsic_def` pair.
+pub fn read_intrinsic(pair: Pair<'_, Rule>) -> IntrinsicAst {
+    let whole = span(&pair);
+    let mut inner = pair.into_inner();
+    let mut name_of = || {
+        inner
+            .next()
+            .map(|p| (p.as_str().to_string(), span(&p)))
+            .unwrap_or_default()
+    };
+    let (name, device) = (name_of(), name_of());
+    let mut ast = IntrinsicAst {
+        name,
+        device,
+        matched: Vec::new(),
+        conditions: Vec::new(),
+        cost: None,
+        call: Vec::new(),
+        span: whole,
+    };
+    for item in inner {
+        match item.as_rule() {
+            Rule::match_block => ast.matched = item.into_inner().map(read_op).collect(),
+            Rule::intrinsic_where => {
+                for condition in item.into_inner() {
+                    let text = condition.as_str().trim().to_string();
+                    let Some(c) = condition.into_inner().next() else {
+                        continue;
+                    };
+                    let c = if c.as_rule() == Rule::comparison {
+                        let mut p = c.into_inner();
+                        let lhs = p.next().map(expr::read_expr);
+                        let op = p.next().map(|o| o.as_str().to_string());
+                        let rhs = p.next().map(expr::read_expr);
+                        match (lhs, op, rhs) {
+                            (Some(l), Some(o), Some(r)) => ConditionAst::Compare(l, o, r),
+                            _ => continue,
+                        }
+                    } else {
+                        ConditionAst::Constraint(read_call(c))
+                    };
+                    ast.conditions.push((c, text));
+                }
+            }
+            Rule::intrinsic_cost => ast.cost = item.into_inner().next().map(expr::read_expr),
+            Rule::intrinsic_call => ast.call = item.into_inner().map(expr::read_expr).collect(),
+            _ => {}
+        }
+    }
+    ast
+}
+
+/// A compiled condition with its text.
+enum Condition {
+    Constraint(functions::ConstraintFn, Vec<Arg>),
+    Compare(Comparison),
+}
+
+/// An argument of the call.
+enum CallItem {
+    /// A matched value's buffer.
+    Value(usize),
+    /// An integer.
+    Int(Expr),
+    /// `requant_scales(%x, %w, %y, n)`: per output channel, the multiplier
+    /// `f32(f32(s_x * s_w[c]) / s_y)` that turns an exact accumulator into output
+    /// steps, as the quantized ops' semantics compute it; `n` entries (a per-tensor
+    /// weight repeats its one).
+    RequantScales([usize; 3], Expr),
+}
+
+/// Tables the call may compute: name and parameters.
+const TABLES: [(&str, &[Param]); 1] = [(
+    "requant_scales",
+    &[Param::Value, Param::Value, Param::Value, Param::Int],
+)];
+
+/// An intrinsic ready to consult.
+pub struct TextIntrinsic {
+    root: String,
+    matcher: TextPattern,
+    conditions: Vec<(Condition, String)>,
+    cost: Option<Expr>,
+    call: Vec<CallItem>,
+}
+
+/// Resolves an intrinsic against the registered ops, or reports every mistake in it.
+pub fn compile_intrinsic(
+    ctx: &mut Context,
+    file: FileId,
+    ast: &IntrinsicAst,
+) -> Result<TextIntrinsic, Vec<Diagnostic>> {
+    let pattern = PatternAst {
+        name: ast.name.clone(),
+        benefit: 1,
+        benefit_span: ast.span.clone(),
+        matched: ast.matched.clone(),
+        constraints: Vec::new(),
+        rewrite: Vec::new(),
+        replaces: Vec::new(),
+        span: ast.span.clone(),
+    };
+    let mut c = Compiler::new(ctx, file);
+    let matched: Vec<_> = ast
+        .matched
+        .iter()
+        .enumerate()
+        .filter_map(|(k, op)| c.match_op(k, op))
+        .collect();
+    c.check_connected(&pattern);
+    let mut conditions = Vec::new();
+    for (condition, text) in &ast.conditions {
+        let compiled = match condition {
+            ConditionAst::Constraint(call) => {
+                c.constraint(call).map(|(f, a)| Condition::Constraint(f, a))
+            }
+            ConditionAst::Compare(l, op, r) => match (int_expr(&mut c, l), int_expr(&mut c, r)) {
+                (Some(lhs), Some(rhs)) => Some(Condition::Compare(Comparison {
+                    op: op.clone(),
+                    lhs,
+                    rhs,
+                })),
+                _ => None,
+            },
+        };
+        if let Some(compiled) = compiled {
+            conditions.push((compiled, text.clone()));
+        }
+    }
+    let cost = ast.cost.as_ref().and_then(|e| int_expr(&mut c, e));
+    let call: Vec<CallItem> = ast
+        .call
+        .iter()
+        .filter_map(|e| call_item(&mut c, e))
+        .collect();
+    let root = ast.matched.last().map(|op| op.name.0.clone());
+    if !c.errors.is_empty() || matched.len() != ast.matched.len() || call.len() != ast.call.len() {
+        return Err(c.errors);
+    }
+    let Some(root) = root else {
+        return Err(vec![Diagnostic::error(
+            DiagLoc::Span(file, ast.span.clone()),
+            "an intrinsic matches at least one op",
+        )]);
+    };
+    Ok(TextIntrinsic {
+        root: root.clone(),
+        matcher: TextPattern {
+            name: ast.name.0.clone(),
+            root,
+            benefit: 1,
+            matched,
+            slots: c.slots,
+            captures: c.captures.len(),
+            constraints: Vec::new(),
+            created: Vec::new(),
+            replacements: Vec::new(),
+        },
+        conditions,
+        cost,
+        call,
+    })
+}
+
+/// An expression whose value is an integer.
+fn int_expr(c: &mut Compiler<'_>, e: &ExprAst) -> Option<Expr> {
+    match e {
+        ExprAst::Value((_, at)) | ExprAst::Capture((_, at)) => {
+            c.error(at, "an integer expression is expected here");
+            None
+        }
+        _ => any_expr(c, e),
+    }
+}
+
+fn any_expr(c: &mut Compiler<'_>, e: &ExprAst) -> Option<Expr> {
+    match e {
+        ExprAst::Int(i, at) => {
+            if *i == i64::MAX {
+                c.error(at, "integer out of range");
+            }
+            Some(Expr::Int(*i))
+        }
+        ExprAst::Value(v) => c.value(v).map(Expr::Value),
+        ExprAst::Capture((name, at)) => match c.captures.get(name) {
+            Some(i) => Some(Expr::Capture(*i)),
+            None => {
+                c.error(at, format!("'{name}' is not captured by the match"));
+                None
+            }
+        },
+        ExprAst::Binary(op, l, r, _) => {
+            let (l, r) = (int_expr(c, l), int_expr(c, r));
+            Some(Expr::Binary(*op, Box::new(l?), Box::new(r?)))
+        }
+        ExprAst::Call((name, at), args, whole) => {
+            let Some(f) = expr::function(name) else {
+                let known: Vec<&str> = expr::FUNCTIONS.iter().map(|f| f.name).collect();
+                c.error(
+                    at,
+                    format!(
+                        "unknown function '{name}': acc provides {}",
+                        known.join(", ")
+                    ),
+                );
+                return None;
+            };
+            let args = params(c, name, f.params, args, whole)?;
+            Some(Expr::Call(f, args))
+        }
+    }
+}
+
+/// The arguments of a function call, checked against its parameters.
+fn params(
+    c: &mut Compiler<'_>,
+    name: &str,
+    kinds: &[Param],
+    args: &[ExprAst],
+    whole: &Range<usize>,
+) -> Option<Vec<Expr>> {
+    if args.len() != kinds.len() {
+        c.error(
+            whole,
+            format!(
+                "'{name}' takes {} arguments, not {}",
+                kinds.len(),
+                args.len()
+            ),
+        );
+        return None;
+    }
+    let mut out = Vec::new();
+    for (a, kind) in args.iter().zip(kinds) {
+        let ok = match (a, kind) {
+            (ExprAst::Value(_), Param::Value) | (ExprAst::Capture(_), Param::Attr) => true,
+            (ExprAst::Value(_) | ExprAst::Capture(_), _) | (_, Param::Value | Param::Attr) => false,
+            _ => true,
+        };
+        if !ok {
+            let want = match kind {
+                Param::Value => "a value (%name)",
+                Param::Attr => "a captured attribute ($name)",
+                Param::Int => "an integer expression",
+            };
+            c.error(
+                &a.span(),
+                format!("this argument of '{name}' must be {want}"),
+            );
+            return None;
+        }
+        out.push(any_expr(c, a)?);
+    }
+    Some(out)
+}
+
+fn call_item(c: &mut Compiler<'_>, e: &ExprAst) -> Option<CallItem> {
+    match e {
+        ExprAst::Value(v) => c.value(v).map(CallItem::Value),
+        ExprAst::Call((name, _), args, whole) if TABLES.iter().any(|(n, _)| n == name) => {
+            let kinds = TABLES.iter().find(|(n, _)| n == name)?.1;
+            let args = params(c, name, kinds, args, whole)?;
+            match args.as_slice() {
+                [Expr::Value(x), Expr::Value(w), Expr::Value(y), n] => {
+                    Some(CallItem::RequantScales([*x, *w, *y], n.clone()))
+                }
+                _ => None,
+            }
+        }
+        _ => int_expr(c, e).map(CallItem::Int),
+    }
+}
+
+impl TextIntrinsic {
+    /// The types of the bound values.
+    fn types(ir: &Ir, body: BodyId, b: &Bindings) -> Vec<Option<TypeId>> {
+        b.values
+            .iter()
+            .map(|v| v.map(|v| ir.body(body).value_type(v)))
+            .collect()
+    }
+
+    /// Why the match failed at the root: the first attribute that differs, or its
+    /// operands.
+    fn mismatch(&self, ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> String {
+        let root = &self.matcher.matched[self.matcher.matched.len() - 1];
+        let b = ir.body(body);
+        if b.operands(op).len() != root.operands.len() {
+            return format!(
+                "it has {} operands, the match takes {}",
+                b.operands(op).len(),
+                root.operands.len()
+            );
+        }
+        let data = b.op(op);
+        for (name, want) in &root.attrs {
+            let found = data
+                .props
+                .and_then(|d| ctx.dict_get_sym(d, *name))
+                .or_else(|| ctx.dict_get_sym(data.attrs, *name));
+            if let AttrMatch::Equals(want) = want
+                && found != Some(*want)
+            {
+                let show = |a: Option<acc_ir::AttrId>| {
+                    a.map_or("absent".to_string(), |a| {
+                        acc_ir::printer::attr_to_string(ctx, a)
+                    })
+                };
+                return format!(
+                    "its '{}' is {}, the match needs {}",
+                    ctx.str(*name),
+                    show(found),
+                    show(Some(*want))
+                );
+            }
+        }
+        "its operands are not computed by the ops the match names".into()
+    }
+}
+
+impl IntrinsicRule for TextIntrinsic {
+    fn root(&self) -> &str {
+        &self.root
+    }
+
+    fn place(&self, ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Result<Placement, String> {
+        let m = &self.matcher;
+        let mut b = Bindings::new(m);
+        if !m.match_op(ctx, ir.body(body), m.matched.len() - 1, op, &mut b) {
+            return Err(self.mismatch(ctx, ir, body, op));
+        }
+        let types = Self::types(ir, body, &b);
+        let bound = Bound {
+            ctx,
+            types: &types,
+            captures: &b.captures,
+        };
+        let scope = Scope { ctx, ir, body };
+        for (condition, text) in &self.conditions {
+            match condition {
+                Condition::Constraint(check, args) => {
+                    let args: Option<Vec<ArgVal>> =
+                        args.iter().map(|a| m.eval(&scope, a, &b)).collect();
+                    if !args.is_some_and(|a| check(&scope, &a)) {
+                        return Err(format!("'{text}' does not hold"));
+                    }
+                }
+                Condition::Compare(cmp) => match cmp.check(&bound) {
+                    Ok(None) => {}
+                    Ok(Some((x, y))) => {
+                        return Err(format!("'{text}' does not hold ({x} {} {y})", cmp.op));
+                    }
+                    Err(e) => return Err(format!("'{text}': {e}")),
+                },
+            }
+        }
+        let cost = match &self.cost {
+            Some(e) => e.eval(&bound).map_err(|e| format!("its cost: {e}"))?,
+            None => 0,
+        };
+        let mut call = Vec::new();
+        for item in &self.call {
+            call.push(match item {
+                CallItem::Value(slot) => {
+                    CallArg::Value(b.values[*slot].ok_or("a call argument is not bound")?)
+                }
+                CallItem::Int(e) => {
+                    let v = e
+                        .eval(&bound)
+                        .map_err(|e| format!("a call argument: {e}"))?;
+                    if i32::try_from(v).is_err() {
+                        return Err(format!("a call argument ({v}) does not fit an int32_t"));
+                    }
+                    CallArg::Int(v)
+                }
+                CallItem::RequantScales(slots, n) => {
+                    let n = n.eval(&bound).map_err(|e| format!("requant_scales: {e}"))?;
+                    CallArg::F32Table(requant_scales(ctx, slots.map(|s| types[s]), n)?)
+                }
+            });
+        }
+        Ok(Placement { cost, call })
+    }
+}
+
+/// The per-channel multipliers of `requant_scales`.
+fn requant_scales(ctx: &Context, types: [Option<TypeId>; 3], n: i64) -> Result<Vec<f32>, String> {
+    let quant = |t: Option<TypeId>| -> Result<&QuantUniform, String> {
+        let t = t.ok_or("an unbound value")?;
+        let e = ctx.type_data(t).element_type().unwrap_or(t);
+        match ctx.type_data(e) {
+            TypeData::QuantUniform(q) => Ok(q),
+            _ => Err("requant_scales: the values must be quantized".into()),
+        }
+    };
+    let (x, w, y) = (quant(types[0])?, quant(types[1])?, quant(types[2])?);
+    if x.params.len() != 1 || y.params.len() != 1 {
+        return Err("requant_scales: the input and output must be quantized per tensor".into());
+    }
+    let n = usize::try_from(n).map_err(|_| "requant_scales: a negative count")?;
+    if w.params.len() != 1 && w.params.len() != n {
+        return Err(format!(
+            "requant_scales: {} weight scales for {n} channels",
+            w.params.len()
+        ));
+    }
+    let (sx, sy) = (x.params_of(0).0, y.params_of(0).0);
+    Ok((0..n)
+        .map(|c| ((sx * w.params_of(c).0) as f32 as f64 / sy) as f32)
+        .collect())
+}

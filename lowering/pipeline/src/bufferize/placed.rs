@@ -1,0 +1,140 @@
+//! Ops `partition` placed on a device: each becomes the call of its intrinsic.
+//!
+//! The target file's `call(...)` list gives the arguments: a matched operand is its
+//! buffer, a result a new buffer, an integer an `i32` constant, a table a constant
+//! buffer. The `hw.intrinsic` keeps the op itself, on tensors, as its `semantics`
+//! region (`inputs` and `outputs` say which arguments the region reads and which it
+//! writes), so the interpreter runs exactly what the op computed and
+//! `--check-semantics` compares the call with the op it replaces.
+
+use acc_ir::clone::{ValueMap, clone_op};
+use acc_ir::elements::{self, Scalar};
+use acc_ir::target::CallArg;
+use acc_ir::{OpId, ValueId};
+
+use super::{Bufferizer, buffer_type};
+use crate::emit::{i64s, memref_type, tensor_type};
+use crate::partition::{DEVICE_ATTR, INTRINSIC_ATTR, placement};
+
+impl Bufferizer<'_> {
+    /// Whether `op` was placed on a device by `partition`.
+    pub(super) fn is_placed(&self, op: OpId) -> bool {
+        placement(self.ctx, self.ir, self.body, op).is_some()
+    }
+
+    /// Replaces the placed `op` by its intrinsic's call; the buffers of its results.
+    pub(super) fn placed(&mut self, op: OpId) -> Result<(), String> {
+        let (_, name) = placement(self.ctx, self.ir, self.body, op).ok_or("not placed")?;
+        let target = self
+            .ctx
+            .active_target()
+            .ok_or("it is placed on a device, but no target is given (--target FILE)")?;
+        let intrinsic = target
+            .intrinsics
+            .iter()
+            .find(|i| i.name == name)
+            .ok_or_else(|| format!("target '{}' has no intrinsic '{name}'", target.name))?;
+        let placement = intrinsic
+            .rule
+            .place(self.ctx, self.ir, self.body, op)
+            .map_err(|why| format!("intrinsic '{name}' no longer applies: {why}"))?;
+        let r = self.ir.op(self.body, op);
+        let operands: Vec<ValueId> = r.operands().collect();
+        let results: Vec<ValueId> = r.results().collect();
+        let (mut args, mut inputs, mut outputs) = (Vec::new(), Vec::new(), Vec::new());
+        let i32_type = self.ctx.int_type(32);
+        let f32_type = self.ctx.float_type(acc_ir::FloatKind::F32);
+        for arg in &placement.call {
+            let at = args.len() as i64;
+            let value = match arg {
+                CallArg::Value(v) => {
+                    if let Some(k) = operands.iter().position(|o| o == v) {
+                        inputs.push((k, at));
+                        self.buffer(r_loc(self, op), *v).map_err(|d| d.message)?
+                    } else if let Some(k) = results.iter().position(|o| o == v) {
+                        let ty = buffer_type(self.ctx, self.ir.body(self.body).value_type(*v));
+                        let buffer = self.emitter(op).op1("loop.alloc", &[], ty, &[])?;
+                        self.buffers.insert(results[k], buffer);
+                        outputs.push((k, at));
+                        buffer
+                    } else {
+                        return Err(format!(
+                            "the call of '{name}' passes a value that is neither an operand nor a result of the op"
+                        ));
+                    }
+                }
+                CallArg::Int(i) => self.emitter(op).scalar(i32_type, *i as f64)?,
+                CallArg::F32Table(t) => {
+                    let n = t.len() as i64;
+                    let values: Vec<Scalar> =
+                        t.iter().map(|x| Scalar::Float(f64::from(*x))).collect();
+                    let dense = elements::dense_attr(
+                        self.ctx,
+                        tensor_type(self.ctx, &[n], f32_type),
+                        &values,
+                    )
+                    .ok_or("cannot build the table")?;
+                    let ty = memref_type(self.ctx, &[n], f32_type);
+                    self.emitter(op)
+                        .op1("loop.constant", &[], ty, &[("value", dense)])?
+                }
+            };
+            args.push(value);
+        }
+        if inputs.len() != operands.len() || outputs.len() != results.len() {
+            return Err(format!(
+                "the call of '{name}' must pass every operand and result of the op once"
+            ));
+        }
+        inputs.sort();
+        outputs.sort();
+        let arg_types: Vec<_> = operands
+            .iter()
+            .map(|v| self.ir.body(self.body).value_type(*v))
+            .collect();
+        let body = self.body;
+        let props = [
+            ("callee", self.ctx.string_attr(&name)),
+            (
+                "inputs",
+                i64s(self.ctx, &inputs.iter().map(|p| p.1).collect::<Vec<_>>()),
+            ),
+            (
+                "outputs",
+                i64s(self.ctx, &outputs.iter().map(|p| p.1).collect::<Vec<_>>()),
+            ),
+        ];
+        let ctx = self.ctx;
+        self.emitter(op).op_with_region(
+            "hw.intrinsic",
+            &args,
+            &[],
+            &props,
+            &arg_types,
+            "hw.yield",
+            &mut |e, block_args| {
+                let mut map = ValueMap::default();
+                for (o, a) in operands.iter().zip(block_args) {
+                    map.values.insert(*o, *a);
+                }
+                let copy = clone_op(e.ir, body, op, body, e.point, &mut map);
+                // The copy states what the call computes; it is placed nowhere.
+                let attrs = e.ir.body(body).op(copy).attrs;
+                let kept: Vec<_> = ctx
+                    .dict_entries(attrs)
+                    .iter()
+                    .filter(|(k, _)| ![DEVICE_ATTR, INTRINSIC_ATTR].contains(&ctx.str(*k)))
+                    .copied()
+                    .collect();
+                e.ir.body_mut(body).op_mut(copy).attrs =
+                    ctx.dict_attr(kept).map_err(|_| "duplicate attributes")?;
+                Ok(e.ir.body(body).results(copy).collect())
+            },
+        )?;
+        Ok(())
+    }
+}
+
+fn r_loc(b: &Bufferizer<'_>, op: OpId) -> acc_ir::AttrId {
+    b.ir.op(b.body, op).loc()
+}
