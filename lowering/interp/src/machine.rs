@@ -529,18 +529,8 @@ impl Interpreter<'_> {
                 .as_ref()
                 .ok_or_else(|| fail(format!("output {o} is not a buffer")))?;
             let values = t.values().map_err(fail)?;
-            let mut index = vec![0usize; target.shape.len()];
-            for v in values {
-                let cell = view.cell(&target.shape, &index).map_err(fail)?;
-                view.buffer.write(cell, v).map_err(fail)?;
-                for d in (0..index.len()).rev() {
-                    index[d] += 1;
-                    if index[d] < target.shape[d] {
-                        break;
-                    }
-                    index[d] = 0;
-                }
-            }
+            view.write_row_major(&target.shape, &values)
+                .map_err(|m| fail(format!("output {o}: {m}")))?;
         }
         Ok(Vec::new())
     }

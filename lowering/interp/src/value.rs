@@ -156,6 +156,28 @@ impl View {
     }
 }
 
+impl View {
+    /// Writes `values` (row-major over `shape`) into the view's elements.
+    pub fn write_row_major(&self, shape: &[usize], values: &[Scalar]) -> Result<(), String> {
+        let n: usize = shape.iter().product();
+        if values.len() != n {
+            return Err(format!("{} values for {n} elements", values.len()));
+        }
+        let mut index = vec![0usize; shape.len()];
+        for v in values {
+            self.buffer.write(self.cell(shape, &index)?, *v)?;
+            for d in (0..index.len()).rev() {
+                index[d] += 1;
+                if index[d] < shape[d] {
+                    break;
+                }
+                index[d] = 0;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Row-major strides of `shape`.
 pub(crate) fn row_major(shape: &[usize]) -> Vec<usize> {
     let mut strides = vec![1usize; shape.len()];

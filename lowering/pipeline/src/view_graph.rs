@@ -58,8 +58,13 @@ impl Pass for ViewGraph {
             }
         }
         let mut dot = String::new();
-        for (body, _) in t.bodies().into_iter().skip(1) {
-            function_graph(t.ctx, t.ir, body, &colours, &mut dot);
+        for (body, _) in t.bodies() {
+            let is_function = t.ir.body(body).owner().is_some_and(|(outer, f)| {
+                t.ctx.op_name_str(t.ir.op(outer, f).name()) == "func.func"
+            });
+            if is_function {
+                function_graph(t.ctx, t.ir, body, &colours, &mut dot);
+            }
         }
         let written = if self.file == "-" {
             eprint!("{dot}");

@@ -9,7 +9,6 @@
 
 use std::ops::Range;
 
-use acc_ir::attrs::AttrData;
 use acc_ir::{AttrId, Context, TypeData, TypeId};
 use pest::iterators::Pair;
 
@@ -183,13 +182,13 @@ pub const FUNCTIONS: [ExprFunction; 10] = [
         name: "min",
         params: &[I, I],
         summary: "the smaller of two integers",
-        run: |_, a| Ok(ints(a)?.0.min(ints(a)?.1)),
+        run: |_, a| ints(a).map(|(x, y)| x.min(y)),
     },
     ExprFunction {
         name: "max",
         params: &[I, I],
         summary: "the larger of two integers",
-        run: |_, a| Ok(ints(a)?.0.max(ints(a)?.1)),
+        run: |_, a| ints(a).map(|(x, y)| x.max(y)),
     },
 ];
 
@@ -272,13 +271,7 @@ fn at(ctx: &Context, a: &[Arg]) -> Result<i64, String> {
     let (Some(Arg::Attr(x)), Some(Arg::Int(i))) = (a.first(), a.get(1)) else {
         return Err("expects an attribute and an index".into());
     };
-    let values: Vec<i64> = match ctx.attr_data(*x) {
-        AttrData::DenseArray { data, .. } => data
-            .chunks_exact(8)
-            .filter_map(|c| c.try_into().ok().map(i64::from_le_bytes))
-            .collect(),
-        _ => return Err("not an `array<i64>` attribute".into()),
-    };
+    let values = super::functions::i64_array(ctx, *x).ok_or("not an `array<i64>` attribute")?;
     usize::try_from(*i)
         .ok()
         .and_then(|i| values.get(i).copied())

@@ -147,7 +147,7 @@ fn attr(args: &[ArgVal], i: usize) -> Option<AttrId> {
 }
 
 /// The values of an `array<i64: ...>` attribute.
-fn i64_array(ctx: &Context, a: AttrId) -> Option<Vec<i64>> {
+pub(super) fn i64_array(ctx: &Context, a: AttrId) -> Option<Vec<i64>> {
     match ctx.attr_data(a) {
         AttrData::DenseArray { element, data }
             if matches!(ctx.type_data(*element), TypeData::Integer { width: 64, .. }) =>

@@ -343,12 +343,8 @@ impl TextIntrinsic {
                 root.operands.len()
             );
         }
-        let data = b.op(op);
         for (name, want) in &root.attrs {
-            let found = data
-                .props
-                .and_then(|d| ctx.dict_get_sym(d, *name))
-                .or_else(|| ctx.dict_get_sym(data.attrs, *name));
+            let found = ir.op(body, op).attr_sym(ctx, *name);
             if let AttrMatch::Equals(want) = want
                 && found != Some(*want)
             {
@@ -445,6 +441,12 @@ fn requant_scales(ctx: &Context, types: [Option<TypeId>; 3], n: i64) -> Result<V
         }
     };
     let (x, w, y) = (quant(types[0])?, quant(types[1])?, quant(types[2])?);
+    // The multipliers are rounded to f32 as the quantized ops' semantics round them
+    // in their expressed type: other expressed types would round differently.
+    let f32_type = ctx.float_type(acc_ir::FloatKind::F32);
+    if [x, w, y].iter().any(|q| q.expressed != f32_type) {
+        return Err("requant_scales: the quantized types must express f32".into());
+    }
     if x.params.len() != 1 || y.params.len() != 1 {
         return Err("requant_scales: the input and output must be quantized per tensor".into());
     }

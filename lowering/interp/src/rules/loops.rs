@@ -150,26 +150,6 @@ pub(super) fn subview(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     Ok(vec![Tensor::of_view(ty, shape, source.kind, view)])
 }
 
-/// Calls `f` with every index of `shape`, in row-major order.
-fn each_index(
-    shape: &[usize],
-    mut f: impl FnMut(&[usize]) -> Result<(), String>,
-) -> Result<(), String> {
-    let n: usize = shape.iter().product();
-    let mut index = vec![0usize; shape.len()];
-    for _ in 0..n {
-        f(&index)?;
-        for d in (0..index.len()).rev() {
-            index[d] += 1;
-            if index[d] < shape[d] {
-                break;
-            }
-            index[d] = 0;
-        }
-    }
-    Ok(())
-}
-
 /// `loop.copy`: every element of the source into the target.
 pub(super) fn copy(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     let (source, target) = (r.operand(0)?, r.operand(1)?);
@@ -183,12 +163,7 @@ pub(super) fn copy(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     }
     // Read everything first: the two views may overlap.
     let values = source.values()?;
-    let mut k = 0;
-    each_index(&target.shape, |i| {
-        tv.buffer.write(tv.cell(&target.shape, i)?, values[k])?;
-        k += 1;
-        Ok(())
-    })?;
+    tv.write_row_major(&target.shape, &values)?;
     Ok(Vec::new())
 }
 

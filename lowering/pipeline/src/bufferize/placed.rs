@@ -39,6 +39,7 @@ impl Bufferizer<'_> {
             .place(self.ctx, self.ir, self.body, op)
             .map_err(|why| format!("intrinsic '{name}' no longer applies: {why}"))?;
         let r = self.ir.op(self.body, op);
+        let loc = r.loc();
         let operands: Vec<ValueId> = r.operands().collect();
         let results: Vec<ValueId> = r.results().collect();
         let (mut args, mut inputs, mut outputs) = (Vec::new(), Vec::new(), Vec::new());
@@ -50,7 +51,7 @@ impl Bufferizer<'_> {
                 CallArg::Value(v) => {
                     if let Some(k) = operands.iter().position(|o| o == v) {
                         inputs.push((k, at));
-                        self.buffer(r_loc(self, op), *v).map_err(|d| d.message)?
+                        self.buffer(loc, *v).map_err(|d| d.message)?
                     } else if let Some(k) = results.iter().position(|o| o == v) {
                         let ty = buffer_type(self.ctx, self.ir.body(self.body).value_type(*v));
                         let buffer = self.emitter(op).op1("loop.alloc", &[], ty, &[])?;
@@ -81,13 +82,16 @@ impl Bufferizer<'_> {
             };
             args.push(value);
         }
-        if inputs.len() != operands.len() || outputs.len() != results.len() {
+        // The region reads the operands in order and yields the results in order:
+        // each must be passed exactly once.
+        inputs.sort();
+        outputs.sort();
+        let each_once = |passed: &[(usize, i64)], n: usize| passed.iter().map(|p| p.0).eq(0..n);
+        if !each_once(&inputs, operands.len()) || !each_once(&outputs, results.len()) {
             return Err(format!(
                 "the call of '{name}' must pass every operand and result of the op once"
             ));
         }
-        inputs.sort();
-        outputs.sort();
         let arg_types: Vec<_> = operands
             .iter()
             .map(|v| self.ir.body(self.body).value_type(*v))
@@ -133,8 +137,4 @@ impl Bufferizer<'_> {
         )?;
         Ok(())
     }
-}
-
-fn r_loc(b: &Bufferizer<'_>, op: OpId) -> acc_ir::AttrId {
-    b.ir.op(b.body, op).loc()
 }
