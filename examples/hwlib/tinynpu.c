@@ -19,23 +19,33 @@ static double round_half_even(double v) {
     return t;
 }
 
-/* The int8 output of an exact accumulator. */
-static int8_t requantize(int64_t acc, float scale, int32_t y_zero) {
+/* The output of an exact accumulator, saturated to [lo, hi]. */
+static int8_t requantize(int64_t acc, float scale, int32_t y_zero, int32_t lo, int32_t hi) {
     double r = round_half_even((double)acc * (double)scale) + (double)y_zero;
-    if (r < -128.0) {
-        r = -128.0;
+    if (r < (double)lo) {
+        r = (double)lo;
     }
-    if (r > 127.0) {
-        r = 127.0;
+    if (r > (double)hi) {
+        r = (double)hi;
     }
     return (int8_t)(int32_t)r;
 }
 
+/* Weight i of an array of `bits`-bit weights: int8 one per byte, or int4 packed two
+ * per byte, element 2k in the low nibble of byte k. */
+static int32_t weight(const int8_t *w, int64_t i, int32_t bits) {
+    if (bits == 8) {
+        return w[i];
+    }
+    int32_t nibble = ((uint8_t)w[i >> 1] >> ((i & 1) * 4)) & 0xF;
+    return nibble >= 8 ? nibble - 16 : nibble;
+}
+
 /* One output element of a convolution: the window of input channels [c0, c0 + cn)
- * at (oy, ox) against filter `f`. */
-static int64_t window(const int8_t *x, const int8_t *f, int32_t c0, int32_t cn,
-                      int32_t h, int32_t w, int32_t kh, int32_t kw, int32_t iy0,
-                      int32_t ix0, int32_t x_zero) {
+ * at (iy0, ix0) against the filter whose first weight is element f0 of `weights`. */
+static int64_t window(const int8_t *x, const int8_t *weights, int64_t f0, int32_t bits,
+                      int32_t c0, int32_t cn, int32_t h, int32_t w, int32_t kh,
+                      int32_t kw, int32_t iy0, int32_t ix0, int32_t x_zero) {
     int64_t acc = 0;
     for (int32_t ci = 0; ci < cn; ci++) {
         for (int32_t ky = 0; ky < kh; ky++) {
@@ -49,7 +59,7 @@ static int64_t window(const int8_t *x, const int8_t *f, int32_t c0, int32_t cn,
                     continue;
                 }
                 int32_t xv = x[((c0 + ci) * h + iy) * w + ix] - x_zero;
-                acc += (int64_t)xv * f[(ci * kh + ky) * kw + kx];
+                acc += (int64_t)xv * weight(weights, f0 + (ci * kh + ky) * kw + kx, bits);
             }
         }
     }
@@ -57,21 +67,43 @@ static int64_t window(const int8_t *x, const int8_t *f, int32_t c0, int32_t cn,
     return acc;
 }
 
+/* A convolution over groups of `cg` input channels: all c of them, or one
+ * (depthwise, where output channel o reads input channel o). */
+static void conv(const int8_t *x, const int8_t *weights, int32_t bits,
+                 const int32_t *bias, int8_t *y, int32_t c, int32_t cg, int32_t h,
+                 int32_t w, int32_t m, int32_t oh, int32_t ow, int32_t kh, int32_t kw,
+                 int32_t sh, int32_t sw, int32_t pt, int32_t pl, int32_t x_zero,
+                 int32_t y_zero, const float *scales) {
+    int32_t hi = (1 << (bits - 1)) - 1, lo = -hi - 1;
+    for (int32_t o = 0; o < m; o++) {
+        int32_t c0 = cg == c ? 0 : o;
+        for (int32_t oy = 0; oy < oh; oy++) {
+            for (int32_t ox = 0; ox < ow; ox++) {
+                int64_t acc = bias[o] + window(x, weights, (int64_t)o * cg * kh * kw, bits,
+                                               c0, cg, h, w, kh, kw, oy * sh - pt,
+                                               ox * sw - pl, x_zero);
+                y[(o * oh + oy) * ow + ox] = requantize(acc, scales[o], y_zero, lo, hi);
+            }
+        }
+    }
+}
+
 void npu_conv2d_s8(const int8_t *x, const int8_t *weights, const int32_t *bias,
                    int8_t *y, int32_t c, int32_t h, int32_t w, int32_t m,
                    int32_t oh, int32_t ow, int32_t kh, int32_t kw, int32_t sh,
                    int32_t sw, int32_t pt, int32_t pl, int32_t x_zero,
                    int32_t y_zero, const float *scales) {
-    for (int32_t o = 0; o < m; o++) {
-        const int8_t *f = weights + o * c * kh * kw;
-        for (int32_t oy = 0; oy < oh; oy++) {
-            for (int32_t ox = 0; ox < ow; ox++) {
-                int64_t acc = bias[o] + window(x, f, 0, c, h, w, kh, kw, oy * sh - pt,
-                                               ox * sw - pl, x_zero);
-                y[(o * oh + oy) * ow + ox] = requantize(acc, scales[o], y_zero);
-            }
-        }
-    }
+    conv(x, weights, 8, bias, y, c, c, h, w, m, oh, ow, kh, kw, sh, sw, pt, pl, x_zero,
+         y_zero, scales);
+}
+
+void npu_conv2d_s4(const int8_t *x, const int8_t *packed, const int32_t *bias,
+                   int8_t *y, int32_t c, int32_t h, int32_t w, int32_t m,
+                   int32_t oh, int32_t ow, int32_t kh, int32_t kw, int32_t sh,
+                   int32_t sw, int32_t pt, int32_t pl, int32_t x_zero,
+                   int32_t y_zero, const float *scales) {
+    conv(x, packed, 4, bias, y, c, c, h, w, m, oh, ow, kh, kw, sh, sw, pt, pl, x_zero,
+         y_zero, scales);
 }
 
 void npu_dwconv2d_s8(const int8_t *x, const int8_t *weights, const int32_t *bias,
@@ -79,29 +111,54 @@ void npu_dwconv2d_s8(const int8_t *x, const int8_t *weights, const int32_t *bias
                      int32_t ow, int32_t kh, int32_t kw, int32_t sh, int32_t sw,
                      int32_t pt, int32_t pl, int32_t x_zero, int32_t y_zero,
                      const float *scales) {
-    for (int32_t o = 0; o < c; o++) {
-        const int8_t *f = weights + o * kh * kw;
-        for (int32_t oy = 0; oy < oh; oy++) {
-            for (int32_t ox = 0; ox < ow; ox++) {
-                int64_t acc = bias[o] + window(x, f, o, 1, h, w, kh, kw, oy * sh - pt,
-                                               ox * sw - pl, x_zero);
-                y[(o * oh + oy) * ow + ox] = requantize(acc, scales[o], y_zero);
+    conv(x, weights, 8, bias, y, c, 1, h, w, c, oh, ow, kh, kw, sh, sw, pt, pl, x_zero,
+         y_zero, scales);
+}
+
+/* A matrix product of `bits`-bit values (b stored as weights are); no bias when
+ * bias is null. */
+static void matmul(const int8_t *a, const int8_t *b, int32_t bits, const int32_t *bias,
+                   int8_t *y, int32_t m, int32_t k, int32_t n, int32_t a_zero,
+                   int32_t y_zero, const float *scales) {
+    int32_t hi = (1 << (bits - 1)) - 1, lo = -hi - 1;
+    for (int32_t i = 0; i < m; i++) {
+        for (int32_t j = 0; j < n; j++) {
+            int64_t acc = bias ? bias[j] : 0;
+            for (int32_t t = 0; t < k; t++) {
+                acc += (int64_t)(a[i * k + t] - a_zero) * weight(b, (int64_t)t * n + j, bits);
             }
+            y[i * n + j] = requantize(acc, scales[j], y_zero, lo, hi);
         }
     }
+    macs += (uint64_t)m * (uint64_t)n * (uint64_t)k;
 }
 
 void npu_matmul_s8(const int8_t *a, const int8_t *b, int8_t *y, int32_t m,
                    int32_t k, int32_t n, int32_t a_zero, int32_t y_zero,
                    const float *scales) {
-    for (int32_t i = 0; i < m; i++) {
-        for (int32_t j = 0; j < n; j++) {
-            int64_t acc = 0;
-            for (int32_t t = 0; t < k; t++) {
-                acc += (int64_t)(a[i * k + t] - a_zero) * b[t * n + j];
-            }
-            y[i * n + j] = requantize(acc, scales[j], y_zero);
-        }
+    matmul(a, b, 8, 0, y, m, k, n, a_zero, y_zero, scales);
+}
+
+void npu_matmul_bias_s8(const int8_t *a, const int8_t *b, const int32_t *bias,
+                        int8_t *y, int32_t m, int32_t k, int32_t n,
+                        int32_t a_zero, int32_t y_zero, const float *scales) {
+    matmul(a, b, 8, bias, y, m, k, n, a_zero, y_zero, scales);
+}
+
+void npu_matmul_bias_s4(const int8_t *a, const int8_t *packed, const int32_t *bias,
+                        int8_t *y, int32_t m, int32_t k, int32_t n,
+                        int32_t a_zero, int32_t y_zero, const float *scales) {
+    matmul(a, packed, 4, bias, y, m, k, n, a_zero, y_zero, scales);
+}
+
+void npu_lut_s8(const int8_t *x, const int8_t *table, int8_t *y, int32_t n) {
+    for (int32_t i = 0; i < n; i++) {
+        y[i] = table[x[i] + 128];
     }
-    macs += (uint64_t)m * (uint64_t)n * (uint64_t)k;
+}
+
+void npu_lut_s4(const int8_t *x, const int8_t *table, int8_t *y, int32_t n) {
+    for (int32_t i = 0; i < n; i++) {
+        y[i] = table[x[i] + 8];
+    }
 }

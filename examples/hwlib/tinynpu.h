@@ -4,12 +4,14 @@
  * tinynpu runs on any machine; on the chip, the vendor's library replaces it.
  *
  * Tensors are dense, row-major, batch 1: activations NCHW, weights OIHW. Quantized
- * values are int8 with a zero point; weights are symmetric (zero point 0). Every
- * result element is
- *     y = clamp(round_half_even(acc * scales[c]) + y_zero, -128, 127)
+ * values are int8 (`_s8`) or int4 (`_s4`) with a zero point; weights are symmetric
+ * (zero point 0). int4 activations are one per byte (sign-extended into an int8_t);
+ * int4 weights are packed two per byte, element 2k in the low nibble of byte k (what
+ * the target's `packed(%w)` computes at compile time). Every result element is
+ *     y = clamp(round_half_even(acc * scales[c]) + y_zero, min, max)
  * where acc is the exact int32 sum of products of (x - x_zero) and the weights (plus
- * the bias), scales[c] the multiplier of its output channel c, and the product is in
- * double precision. */
+ * the bias), scales[c] the multiplier of its output channel c, the product is in
+ * double precision, and [min, max] is [-128, 127] for int8 and [-8, 7] for int4. */
 #ifndef TINYNPU_H
 #define TINYNPU_H
 
@@ -18,6 +20,13 @@
 /* Convolution: x is c x h x w, weights m x c x kh x kw, y m x oh x ow, with strides
  * (sh, sw) and top/left padding (pt, pl); padding reads as x_zero. */
 void npu_conv2d_s8(const int8_t *x, const int8_t *weights, const int32_t *bias,
+                   int8_t *y, int32_t c, int32_t h, int32_t w, int32_t m,
+                   int32_t oh, int32_t ow, int32_t kh, int32_t kw, int32_t sh,
+                   int32_t sw, int32_t pt, int32_t pl, int32_t x_zero,
+                   int32_t y_zero, const float *scales);
+
+/* The same on int4 values, the weights packed two per byte. */
+void npu_conv2d_s4(const int8_t *x, const int8_t *packed, const int32_t *bias,
                    int8_t *y, int32_t c, int32_t h, int32_t w, int32_t m,
                    int32_t oh, int32_t ow, int32_t kh, int32_t kw, int32_t sh,
                    int32_t sw, int32_t pt, int32_t pl, int32_t x_zero,
@@ -35,6 +44,23 @@ void npu_dwconv2d_s8(const int8_t *x, const int8_t *weights, const int32_t *bias
 void npu_matmul_s8(const int8_t *a, const int8_t *b, int8_t *y, int32_t m,
                    int32_t k, int32_t n, int32_t a_zero, int32_t y_zero,
                    const float *scales);
+
+/* Matrix product plus an int32 bias per column of y. */
+void npu_matmul_bias_s8(const int8_t *a, const int8_t *b, const int32_t *bias,
+                        int8_t *y, int32_t m, int32_t k, int32_t n,
+                        int32_t a_zero, int32_t y_zero, const float *scales);
+
+/* The same on int4 values, b packed two per byte (row-major k x n). */
+void npu_matmul_bias_s4(const int8_t *a, const int8_t *packed, const int32_t *bias,
+                        int8_t *y, int32_t m, int32_t k, int32_t n,
+                        int32_t a_zero, int32_t y_zero, const float *scales);
+
+/* Table lookup, the activation unit: y[i] = table[x[i] + 128] for n elements
+ * (the table has 256 entries, one per int8 value from -128). */
+void npu_lut_s8(const int8_t *x, const int8_t *table, int8_t *y, int32_t n);
+
+/* The same for int4 values: y[i] = table[x[i] + 8], 16 entries. */
+void npu_lut_s4(const int8_t *x, const int8_t *table, int8_t *y, int32_t n);
 
 /* Multiply-accumulates performed since the start (the reference keeps count, so a
  * test or a profile can compare with the target's cost model). */

@@ -55,6 +55,9 @@ pub enum CallArg {
     Int(i64),
     /// A table of `f32` known at compile time (a `const float *`).
     F32Table(Vec<f32>),
+    /// Bytes known at compile time (a `const int8_t *`): a constant operand in the
+    /// layout the device reads, such as int4 weights packed two to a byte.
+    Bytes(Vec<u8>),
 }
 
 /// Where an intrinsic would compute an op: its cost and the arguments of its call.
@@ -64,6 +67,9 @@ pub struct Placement {
     pub cost: i64,
     /// The call's arguments, in the declared order.
     pub call: Vec<CallArg>,
+    /// The operands the call receives only in a form computed at compile time
+    /// ([`CallArg::Bytes`]) instead of their buffers; each is a constant.
+    pub compile_time: Vec<ValueId>,
 }
 
 /// What decides whether an intrinsic computes an op: the match, conditions, cost and

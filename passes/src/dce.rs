@@ -29,11 +29,7 @@ pub fn dce_info() -> PassInfo {
         options: Vec::new(),
         create: |_: &PassOptions| {
             Ok(Box::new(Restricted {
-                config: GreedyConfig {
-                    fold: false,
-                    use_patterns: false,
-                    ..GreedyConfig::default()
-                },
+                config: GreedyConfig::dead_code_only(),
             }))
         },
     }

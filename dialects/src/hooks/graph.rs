@@ -174,7 +174,17 @@ pub(crate) fn verify_quantized_result(op: OpRef<'_>, ctx: &Context) -> Vec<Diagn
             };
             conv2d_shape(&Attrs::of_op(ctx, op), &a, &b, bias.as_deref())?
         } else {
-            matmul_shape(&a, &b)?
+            let shape = matmul_shape(&a, &b)?;
+            if let Some(bias) = types.get(2) {
+                let (bias, _) = ranked(ctx, *bias, "bias")?;
+                let columns = shape.last().copied().unwrap_or(1);
+                if bias.len() != 1 || !dims_agree(bias[0], columns) {
+                    return Err(format!(
+                        "the bias must have one element per column ({columns}), not shape {bias:?}"
+                    ));
+                }
+            }
+            shape
         };
         let (got, _) = ranked(ctx, out, "the result")?;
         if got.len() != want.len() || !got.iter().zip(&want).all(|(g, w)| dims_agree(*g, *w)) {
@@ -187,6 +197,41 @@ pub(crate) fn verify_quantized_result(op: OpRef<'_>, ctx: &Context) -> Vec<Diagn
         }
         check_quant_axis(ctx, types[1], "the weight")?;
         check_quant_axis(ctx, out, "the result")
+    })();
+    check(op, ctx, result)
+}
+
+/// `graph.lookup`: one table entry per stored value of the input, each an integer of
+/// the output's storage width.
+pub(crate) fn verify_lookup(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+    let types = op.operand_types();
+    let (Some(&input), Some(&table), Some(&out)) =
+        (types.first(), types.get(1), op.result_types().first())
+    else {
+        return Vec::new();
+    };
+    let result = (|| {
+        let q_in = quant(ctx, input).ok_or("the input must be quantized")?;
+        let q_out = quant(ctx, out).ok_or("the output must be quantized")?;
+        let (entries, _) = ranked(ctx, table, "table")?;
+        let want = 1i64
+            .checked_shl(q_in.storage_width)
+            .filter(|_| q_in.storage_width <= 16)
+            .ok_or("the input's storage must be 16 bits or narrower")?;
+        if entries.first().is_some_and(|n| *n >= 0 && *n != want) {
+            return Err(format!(
+                "the table must have {want} entries (one per stored value of the input), not {}",
+                entries[0]
+            ));
+        }
+        let element = ctx.type_data(table).element_type().unwrap_or(table);
+        match ctx.type_data(element) {
+            TypeData::Integer { width, .. } if *width == q_out.storage_width => Ok(()),
+            _ => Err(format!(
+                "the table's elements must be {}-bit integers (the output's storage)",
+                q_out.storage_width
+            )),
+        }
     })();
     check(op, ctx, result)
 }

@@ -37,6 +37,18 @@ pub struct GreedyConfig {
     pub context_patterns: bool,
 }
 
+impl GreedyConfig {
+    /// Only erase dead ops: no folds, no patterns (the `dce` pass, and passes that
+    /// clean up after themselves).
+    pub fn dead_code_only() -> GreedyConfig {
+        GreedyConfig {
+            fold: false,
+            use_patterns: false,
+            ..GreedyConfig::default()
+        }
+    }
+}
+
 impl Default for GreedyConfig {
     fn default() -> Self {
         GreedyConfig {

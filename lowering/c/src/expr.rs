@@ -18,13 +18,13 @@ impl CType {
     /// The C type acc type `ty` (a scalar, or a quantized element: its storage) maps to.
     pub(crate) fn of(ctx: &Context, ty: TypeId) -> Result<CType, String> {
         match ctx.type_data(ty) {
-            TypeData::Integer { width, .. } if matches!(width, 1 | 8 | 16 | 32 | 64) => {
+            TypeData::Integer { width, .. } if matches!(width, 1 | 2 | 4 | 8 | 16 | 32 | 64) => {
                 Ok(CType::Int(*width))
             }
             TypeData::Index => Ok(CType::Int(64)),
             TypeData::Float(FloatKind::F32) => Ok(CType::F32),
             TypeData::Float(FloatKind::F64) => Ok(CType::F64),
-            TypeData::QuantUniform(q) if matches!(q.storage_width, 8 | 16 | 32) => {
+            TypeData::QuantUniform(q) if matches!(q.storage_width, 2 | 4 | 8 | 16 | 32) => {
                 Ok(CType::Int(q.storage_width))
             }
             TypeData::Vector { .. } => Err(format!(
@@ -38,11 +38,12 @@ impl CType {
         }
     }
 
-    /// Its name (`int32_t`, `float`; `uint8_t` holding 0 or 1 for `i1`).
+    /// Its name (`int32_t`, `float`; `uint8_t` holding 0 or 1 for `i1`; `int8_t`
+    /// holding the sign-extended value for `i2` and `i4`, one per byte).
     pub(crate) fn name(self) -> &'static str {
         match self {
             CType::Int(1) => "uint8_t",
-            CType::Int(8) => "int8_t",
+            CType::Int(2 | 4 | 8) => "int8_t",
             CType::Int(16) => "int16_t",
             CType::Int(32) => "int32_t",
             CType::Int(_) => "int64_t",
@@ -69,6 +70,11 @@ impl CType {
             CType::Int(32) => "uint32_t",
             _ => "uint64_t",
         }
+    }
+
+    /// Whether it is an `i2` or `i4` (kept sign-extended in an `int8_t`).
+    fn narrow(self) -> bool {
+        matches!(self, CType::Int(2 | 4))
     }
 
     fn bits(self) -> u32 {
@@ -161,6 +167,65 @@ pub(crate) fn scalar_of(ctx: &Context, a: AttrId) -> Option<Scalar> {
     acc_ir::elements::scalar(ctx, a).map(|(_, v)| v)
 }
 
+/// An `arith` op on or to `i2`/`i4`: computed on the sign-extended values in a
+/// wider type, and a narrow result wrapped back to its width (`acc_wrap_narrow`).
+/// Unsigned views of narrow values (`extui`, `uitofp`, unsigned comparisons and
+/// division) first mask them to their width.
+fn narrow_expression(
+    short: &str,
+    x: &[String],
+    ts: &[CType],
+    out: CType,
+    predicate: Option<i64>,
+    libm: &mut bool,
+) -> Result<String, String> {
+    let widen = |t: CType| if t.narrow() { CType::Int(32) } else { t };
+    let masked = |v: &str, t: CType| {
+        if t.narrow() {
+            format!("((int32_t)((uint8_t){v} & {}u))", (1u32 << t.bits()) - 1)
+        } else {
+            v.to_string()
+        }
+    };
+    let t = ts.first().copied().unwrap_or(out);
+    if matches!(short, "fptosi" | "fptoui") && out.narrow() {
+        let a = x.first().map(String::as_str).unwrap_or("");
+        let w = out.bits();
+        return Ok(format!(
+            "acc_wrap_narrow(acc_{short}((double){a}, {w}), {w})"
+        ));
+    }
+    let unsigned_view = matches!(
+        short,
+        "extui" | "index_castui" | "uitofp" | "divui" | "remui" | "maxui" | "minui" | "shrui"
+    ) || (short == "cmpi" && predicate.is_some_and(|p| p >= 6));
+    let xs: Vec<String> = x
+        .iter()
+        .zip(ts)
+        .map(|(v, t)| {
+            if unsigned_view {
+                masked(v, *t)
+            } else {
+                v.clone()
+            }
+        })
+        .collect();
+    let wide_ts: Vec<CType> = ts.iter().map(|t| widen(*t)).collect();
+    let wide_out = widen(out);
+    // Unsigned ops of the wide type see the masked (non-negative) values alike.
+    let short = match short {
+        "extui" | "index_castui" if t.narrow() => "extsi",
+        "uitofp" if t.narrow() => "sitofp",
+        s => s,
+    };
+    let e = expression("arith", short, &xs, &wide_ts, wide_out, predicate, libm)?;
+    Ok(if out.narrow() {
+        format!("acc_wrap_narrow({e}, {})", out.bits())
+    } else {
+        e
+    })
+}
+
 /// `arith.cmpi` predicates, MLIR's numbering.
 fn cmpi(p: i64, a: &str, b: &str, t: CType) -> Option<String> {
     let u = t.unsigned();
@@ -232,6 +297,9 @@ pub(crate) fn expression(
             format!("({o})(({u}){a} {op} ({u}){b})")
         }
     };
+    if out.narrow() || t.narrow() {
+        return narrow_expression(short, x, ts, out, predicate, libm);
+    }
     if dialect == "math" {
         // As the interpreter: computed in double, rounded once to the result type
         // (exact for sqrt, floor, ceil, roundeven and absf anyway).
@@ -267,8 +335,10 @@ pub(crate) fn expression(
         "remsi" => format!("({o})({a} % {b})"),
         "divui" => format!("({o})(({u}){a} / ({u}){b})", u = out.unsigned()),
         "remui" => format!("({o})(({u}){a} % ({u}){b})", u = out.unsigned()),
-        "maxsi" => format!("({a} > {b} ? {a} : {b})"),
-        "minsi" => format!("({a} < {b} ? {a} : {b})"),
+        // Through a function: a comparison with a type's bound written inline is one
+        // GCC's -Wtype-limits flags.
+        "maxsi" => format!("({o})acc_maxsi((int64_t){a}, (int64_t){b})"),
+        "minsi" => format!("({o})acc_minsi((int64_t){a}, (int64_t){b})"),
         "maxui" => format!("(({u}){a} > ({u}){b} ? {a} : {b})", u = out.unsigned()),
         "minui" => format!("(({u}){a} < ({u}){b} ? {a} : {b})", u = out.unsigned()),
         "addf" => format!("({a} + {b})"),

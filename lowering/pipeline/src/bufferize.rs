@@ -26,6 +26,7 @@
 
 use acc_ir::clone::{ValueMap, clone_op};
 use acc_ir::pass::{Pass, PassInfo, PassOptions, PassTarget};
+use acc_ir::rewrite::greedy::{GreedyConfig, apply_greedily};
 use acc_ir::{
     AttrId, BodyId, Context, DiagLoc, Diagnostic, InsertPoint, Ir, OpId, TypeData, TypeId, ValueId,
 };
@@ -373,6 +374,10 @@ impl<'a> Bufferizer<'a> {
         for op in done.into_iter().rev() {
             self.ir.erase_op(self.body, op);
         }
+        // Buffers nothing reads any more (a weight an intrinsic receives packed).
+        let regions = self.ir.body(self.body).top_regions().to_vec();
+        let dce = GreedyConfig::dead_code_only();
+        apply_greedily(self.ctx, self.ir, self.body, &regions, &[], &dce);
         Ok(())
     }
 

@@ -193,7 +193,8 @@ fn lower_op(e: &mut Emitter<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, S
         "quantize" => quant::quantize(e, p.operands[0], out)?,
         "dequantize" => quant::dequantize(e, p.operands[0], out)?,
         "storage_cast" => e.op1("tensor.bitcast", &[p.operands[0]], out, &[])?,
-        "qmatmul" => quant::qmatmul(e, p.operands[0], p.operands[1], out)?,
+        "qmatmul" => quant::qmatmul(e, &p, out)?,
+        "lookup" => quant::lookup(e, p.operands[0], p.operands[1], out)?,
         "qconv2d" => quant::qconv2d(e, &p, out, &attrs)?,
         "reduce_sum" | "reduce_mean" | "reduce_max" | "reduce_min" | "reduce_prod" => {
             data::reduce(e, short, p.operands[0], out, &a)?

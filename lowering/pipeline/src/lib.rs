@@ -21,6 +21,8 @@
 //! 10. [`partition`] (`partition`): ops placed on the devices of the target file's
 //!     intrinsics, with a remark for each op left on the host;
 //! 11. [`view_graph`] (`view-graph`): the placement as a Graphviz DOT graph.
+//! 12. [`quantize`] (`quantize`): a QDQ model's dequantize/op/quantize groups as
+//!     integer ops.
 //!
 //! Each pass leaves verifiable IR whose results the interpreter computes identically
 //! to its input's (`acc-opt --check-semantics`).
@@ -36,6 +38,7 @@ pub mod layout;
 pub mod math_approximation;
 pub mod memory_plan;
 pub mod partition;
+pub mod quantize;
 pub mod unroll;
 pub mod vectorize;
 pub mod view_graph;
@@ -44,6 +47,7 @@ use acc_ir::pass::PassRegistry;
 
 /// Registers the lowering passes.
 pub fn register_all(r: &mut PassRegistry) {
+    r.register(quantize::info());
     r.register(partition::info());
     r.register(view_graph::info());
     r.register(graph_to_tensor::info());

@@ -118,13 +118,19 @@ enum CallItem {
     /// steps, as the quantized ops' semantics compute it; `n` entries (a per-tensor
     /// weight repeats its one).
     RequantScales([usize; 3], Expr),
+    /// `packed(%w)`: the stored integers of the constant `%w`, `8 / width` to a byte,
+    /// the first in the lowest bits (ONNX's order for int4 and int2).
+    Packed(usize),
 }
 
 /// Tables the call may compute: name and parameters.
-const TABLES: [(&str, &[Param]); 1] = [(
-    "requant_scales",
-    &[Param::Value, Param::Value, Param::Value, Param::Int],
-)];
+const TABLES: [(&str, &[Param]); 2] = [
+    (
+        "requant_scales",
+        &[Param::Value, Param::Value, Param::Value, Param::Int],
+    ),
+    ("packed", &[Param::Value]),
+];
 
 /// An intrinsic ready to consult.
 pub struct TextIntrinsic {
@@ -315,6 +321,7 @@ fn call_item(c: &mut Compiler<'_>, e: &ExprAst) -> Option<CallItem> {
                 [Expr::Value(x), Expr::Value(w), Expr::Value(y), n] => {
                     Some(CallItem::RequantScales([*x, *w, *y], n.clone()))
                 }
+                [Expr::Value(w)] => Some(CallItem::Packed(*w)),
                 _ => None,
             }
         }
@@ -406,6 +413,7 @@ impl IntrinsicRule for TextIntrinsic {
             None => 0,
         };
         let mut call = Vec::new();
+        let mut compile_time = Vec::new();
         for item in &self.call {
             call.push(match item {
                 CallItem::Value(slot) => {
@@ -424,10 +432,50 @@ impl IntrinsicRule for TextIntrinsic {
                     let n = n.eval(&bound).map_err(|e| format!("requant_scales: {e}"))?;
                     CallArg::F32Table(requant_scales(ctx, slots.map(|s| types[s]), n)?)
                 }
+                CallItem::Packed(slot) => {
+                    let v = b.values[*slot].ok_or("a call argument is not bound")?;
+                    compile_time.push(v);
+                    CallArg::Bytes(packed(ctx, ir, body, v)?)
+                }
             });
         }
-        Ok(Placement { cost, call })
+        Ok(Placement {
+            cost,
+            call,
+            compile_time,
+        })
     }
+}
+
+/// The bytes of `packed(%w)`: `w`'s stored integers (a constant), `8 / width` to a
+/// byte, the first in the lowest bits.
+fn packed(ctx: &Context, ir: &Ir, body: BodyId, w: acc_ir::ValueId) -> Result<Vec<u8>, String> {
+    let ty = ir.body(body).value_type(w);
+    let element = ctx.type_data(ty).element_type().unwrap_or(ty);
+    let width = match ctx.type_data(element) {
+        TypeData::QuantUniform(q) => q.storage_width,
+        TypeData::Integer { width, .. } => *width,
+        _ => return Err("packed: the value must be integers or quantized".into()),
+    };
+    if !matches!(width, 1 | 2 | 4 | 8) {
+        return Err(format!(
+            "packed: {width}-bit elements do not pack into bytes"
+        ));
+    }
+    let dense = crate::hooks::stored::stored_constant(ctx, ir, body, w)
+        .ok_or("packed: the value is not a constant")?;
+    let n = acc_ir::elements::num_elements(ctx, ty).ok_or("packed: a dynamic shape")?;
+    let per_byte = (8 / width) as usize;
+    let mask = (1u16 << width) - 1;
+    let mut bytes = vec![0u8; n.div_ceil(per_byte)];
+    for i in 0..n {
+        let acc_ir::elements::Scalar::Int(v) = dense.get(i) else {
+            return Err("packed: the constant is not integers".into());
+        };
+        let bits = (v as u16 & mask) << ((i % per_byte) as u32 * width);
+        bytes[i / per_byte] |= bits as u8;
+    }
+    Ok(bytes)
 }
 
 /// The per-channel multipliers of `requant_scales`.

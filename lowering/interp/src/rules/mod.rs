@@ -115,6 +115,7 @@ const RULES: &[(&str, Rule)] = &[
     ("storage_cast", quant::storage_cast),
     ("qconv2d", quant::qconv2d),
     ("qmatmul", quant::qmatmul),
+    ("lookup", quant::lookup),
     ("resize", resample::resize),
     ("nms", resample::non_max_suppression),
     ("alloc", loops::alloc),

@@ -200,7 +200,38 @@ pub(super) fn qmatmul(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
                 .into(),
         );
     }
-    let acc = matmul_values(&centered(a, qa)?, &centered(b, qb)?)?;
+    let mut acc = matmul_values(&centered(a, qa)?, &centered(b, qb)?)?;
     let columns = b.shape.last().copied().unwrap_or(1).max(1);
+    if let Some(bias) = r.operands.get(2) {
+        if bias.data.len() != columns {
+            return Err(format!(
+                "the bias has {} elements for {columns} columns",
+                bias.data.len()
+            ));
+        }
+        for (i, v) in acc.iter_mut().enumerate() {
+            *v = Scalar::Int(int(*v) + int(bias.data[i % columns]));
+        }
+    }
     requantize(r, acc, qa, qb, |i| i % columns)
+}
+
+/// `lookup`: each element's stored integer, less the storage minimum, indexes the
+/// table, whose entry is the result's stored integer.
+pub(super) fn lookup(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    graph_only(r)?;
+    let (x, table) = (r.operand(0)?, r.operand(1)?);
+    let q = quant_of(r.ctx, x.ty, "the input")?;
+    let (lo, _) = QuantUniform::full_range(q.storage_width, q.storage_signed);
+    let data = x
+        .data
+        .iter()
+        .map(|v| {
+            usize::try_from(int(*v) - i128::from(lo))
+                .ok()
+                .and_then(|i| table.data.get(i).copied())
+                .ok_or_else(|| format!("stored value {} is outside the table", int(*v)))
+        })
+        .collect::<Result<_, String>>()?;
+    Ok(vec![Tensor::new(r.ctx, r.result_type(0)?, data)?])
 }

@@ -557,12 +557,24 @@ impl Bufferizer<'_> {
         let shape = self.shape(init)?;
         let sx = self.shape(x)?;
         let elem = self.element(x);
-        if !is_float(self.ctx, elem) {
-            return Err("integer pooling has no bufferization yet".into());
-        }
+        // Integers (signless, compared as signed, as the interpreter does) are max
+        // pooled from the least value of their width.
+        let float = is_float(self.ctx, elem);
+        let least_int = match self.ctx.type_data(elem) {
+            acc_ir::TypeData::Integer { width, .. } if max && *width <= 64 => {
+                -(2f64.powi(*width as i32 - 1))
+            }
+            _ if float => f64::NEG_INFINITY,
+            _ => return Err("integer average pooling has no bufferization yet".into()),
+        };
+        let max_op = if float {
+            "arith.maximumf"
+        } else {
+            "arith.maxsi"
+        };
         let mut e = self.emitter(op);
         parallel(&mut e, &shape, &mut |e, ivs| {
-            let start = if max { f64::NEG_INFINITY } else { 0.0 };
+            let start = if max { least_int } else { 0.0 };
             let init_v = e.scalar(elem, start)?;
             let count0 = e.scalar(elem, 0.0)?;
             let mut total = (init_v, count0);
@@ -583,14 +595,18 @@ impl Bufferizer<'_> {
                     }
                     let v = e.op1("loop.load", &with(bx, &at), elem, &[])?;
                     let combined = if max {
-                        e.op1("arith.maximumf", &[total.0, v], elem, &[])?
+                        e.op1(max_op, &[total.0, v], elem, &[])?
                     } else {
                         e.op1("arith.addf", &[total.0, v], elem, &[])?
                     };
                     let acc = e.op1("arith.select", &[inside, combined, total.0], elem, &[])?;
-                    let one = e.scalar(elem, 1.0)?;
-                    let bumped = e.op1("arith.addf", &[total.1, one], elem, &[])?;
-                    let count = e.op1("arith.select", &[inside, bumped, total.1], elem, &[])?;
+                    let count = if avg && !include_pad {
+                        let one = e.scalar(elem, 1.0)?;
+                        let bumped = e.op1("arith.addf", &[total.1, one], elem, &[])?;
+                        e.op1("arith.select", &[inside, bumped, total.1], elem, &[])?
+                    } else {
+                        total.1
+                    };
                     total = (acc, count);
                 }
             }

@@ -1,10 +1,11 @@
 //! Ops `partition` placed on a device: each becomes the call of its intrinsic.
 //!
 //! The target file's `call(...)` list gives the arguments: a matched operand is its
-//! buffer, a result a new buffer, an integer an `i32` constant, a table a constant
-//! buffer. The `hw.intrinsic` keeps the op itself, on tensors, as its `semantics`
-//! region (`inputs` and `outputs` say which arguments the region reads and which it
-//! writes), so the interpreter runs exactly what the op computed and
+//! buffer, a result a new buffer, an integer an `i32` constant, a table or packed
+//! bytes a constant buffer. The `hw.intrinsic` keeps the op itself, on tensors, as
+//! its `semantics` region (`inputs` and `outputs` say which arguments the region
+//! reads and which it writes; an operand the call receives packed is a constant the
+//! region makes itself), so the interpreter runs exactly what the op computed and
 //! `--check-semantics` compares the call with the op it replaces.
 
 use acc_ir::clone::{ValueMap, clone_op};
@@ -15,6 +16,7 @@ use acc_ir::{OpId, ValueId};
 use super::{Bufferizer, buffer_type};
 use crate::emit::{i64s, memref_type, tensor_type};
 use crate::partition::{DEVICE_ATTR, INTRINSIC_ATTR, placement};
+use acc_dialects::hooks::stored::constant_chain;
 
 impl Bufferizer<'_> {
     /// Whether `op` was placed on a device by `partition`.
@@ -79,22 +81,53 @@ impl Bufferizer<'_> {
                     self.emitter(op)
                         .op1("loop.constant", &[], ty, &[("value", dense)])?
                 }
+                CallArg::Bytes(bytes) => {
+                    let i8_type = self.ctx.int_type(8);
+                    let n = bytes.len() as i64;
+                    let values: Vec<Scalar> = bytes
+                        .iter()
+                        .map(|b| Scalar::Int(i128::from(*b as i8)))
+                        .collect();
+                    let dense = elements::dense_attr(
+                        self.ctx,
+                        tensor_type(self.ctx, &[n], i8_type),
+                        &values,
+                    )
+                    .ok_or("cannot build the bytes")?;
+                    let ty = memref_type(self.ctx, &[n], i8_type);
+                    self.emitter(op)
+                        .op1("loop.constant", &[], ty, &[("value", dense)])?
+                }
             };
             args.push(value);
         }
-        // The region reads the operands in order and yields the results in order:
-        // each must be passed exactly once.
+        // The region reads the operands passed as buffers in order (those passed in a
+        // compile-time form are constants it makes itself) and yields the results in
+        // order: each must be passed exactly once.
         inputs.sort();
         outputs.sort();
-        let each_once = |passed: &[(usize, i64)], n: usize| passed.iter().map(|p| p.0).eq(0..n);
-        if !each_once(&inputs, operands.len()) || !each_once(&outputs, results.len()) {
+        let by_buffer: Vec<usize> = (0..operands.len())
+            .filter(|k| !placement.compile_time.contains(&operands[*k]))
+            .collect();
+        let mut constants = Vec::new();
+        for v in &placement.compile_time {
+            let chain = constant_chain(self.ctx, self.ir, self.body, *v).ok_or_else(|| {
+                format!("the call of '{name}' packs a value that is not a constant")
+            })?;
+            constants.push((*v, chain));
+        }
+        let each_once = |passed: &[(usize, i64)], want: &[usize]| {
+            passed.iter().map(|p| p.0).eq(want.iter().copied())
+        };
+        let all_results: Vec<usize> = (0..results.len()).collect();
+        if !each_once(&inputs, &by_buffer) || !each_once(&outputs, &all_results) {
             return Err(format!(
-                "the call of '{name}' must pass every operand and result of the op once"
+                "the call of '{name}' must pass every operand (as its buffer or packed) and result of the op once"
             ));
         }
-        let arg_types: Vec<_> = operands
+        let arg_types: Vec<_> = by_buffer
             .iter()
-            .map(|v| self.ir.body(self.body).value_type(*v))
+            .map(|k| self.ir.body(self.body).value_type(operands[*k]))
             .collect();
         let body = self.body;
         let props = [
@@ -118,8 +151,13 @@ impl Bufferizer<'_> {
             "hw.yield",
             &mut |e, block_args| {
                 let mut map = ValueMap::default();
-                for (o, a) in operands.iter().zip(block_args) {
-                    map.values.insert(*o, *a);
+                for (k, a) in by_buffer.iter().zip(block_args) {
+                    map.values.insert(operands[*k], *a);
+                }
+                for (_, chain) in &constants {
+                    for c in chain {
+                        clone_op(e.ir, body, *c, body, e.point, &mut map);
+                    }
                 }
                 let copy = clone_op(e.ir, body, op, body, e.point, &mut map);
                 // The copy states what the call computes; it is placed nowhere.

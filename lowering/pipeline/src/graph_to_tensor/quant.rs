@@ -14,6 +14,8 @@
 //!   is the input's zero point), then requantized: `acc * m + zero`, saturated, with
 //!   `m = f32(f32(s_in * s_w) / s_out)` computed at compile time per channel.
 //!
+//! - lookup: the stored integer less the storage minimum indexes the table.
+//!
 //! Storage wider than 16 bits (8 for products, whose i32 accumulators must stay
 //! exact), expressed types other than f32, and an output quantized per channel along
 //! another dimension than the weight's are refused.
@@ -325,12 +327,8 @@ fn check_accumulator(qs: &[&QuantUniform]) -> Result<(), String> {
 
 /// `qmatmul`: the left-hand side per tensor, the right-hand side per tensor or per
 /// column.
-pub(super) fn qmatmul(
-    e: &mut Emitter<'_>,
-    a: ValueId,
-    b: ValueId,
-    out: TypeId,
-) -> Result<ValueId, String> {
+pub(super) fn qmatmul(e: &mut Emitter<'_>, p: &Parts, out: TypeId) -> Result<ValueId, String> {
+    let (a, b) = (p.operands[0], p.operands[1]);
     let (qa, qb) = (quant_of(e, e.type_of(a))?, quant_of(e, e.type_of(b))?);
     check_accumulator(&[&qa, &qb])?;
     let (sb, _) = shape_of(e.ctx, e.type_of(b))?;
@@ -344,8 +342,44 @@ pub(super) fn qmatmul(
     let (shape, _) = shape_of(e.ctx, out)?;
     let i32_out = tensor_type(e.ctx, &shape, e.ctx.int_type(32));
     let (ca, cb) = (centered(e, a)?, centered(e, b)?);
-    let acc = matmul(e, ca, cb, i32_out)?;
+    let mut acc = matmul(e, ca, cb, i32_out)?;
+    if let Some(&bias) = p.operands.get(2) {
+        let i32t = e.ctx.int_type(32);
+        acc = generate(e, i32_out, &mut |e, ivs| {
+            let a = e.op1("tensor.extract", &[&[acc][..], ivs].concat(), i32t, &[])?;
+            let column = *ivs.last().ok_or("a rank-0 product")?;
+            let b = e.op1("tensor.extract", &[bias, column], i32t, &[])?;
+            Ok(vec![e.op1("arith.addi", &[a, b], i32t, &[])?])
+        })?;
+    }
     requantize(e, acc, qa.params_of(0).0, &qb, shape.len() - 1, out)
+}
+
+/// `lookup`: each stored integer, widened and less the storage minimum, indexes the
+/// table.
+pub(super) fn lookup(
+    e: &mut Emitter<'_>,
+    x: ValueId,
+    table: ValueId,
+    out: TypeId,
+) -> Result<ValueId, String> {
+    let (q, qo) = (quant_of(e, e.type_of(x))?, quant_of(e, out)?);
+    let (shape, _) = shape_of(e.ctx, out)?;
+    let ints = stored(e, x, &q)?;
+    let (st, sto) = (storage(e, &q), storage(e, &qo));
+    let (lo, _) = QuantUniform::full_range(q.storage_width, q.storage_signed);
+    let i32t = e.ctx.int_type(32);
+    let index = e.ctx.index_type();
+    let ty = tensor_type(e.ctx, &shape, sto);
+    let looked_up = generate(e, ty, &mut |e, ivs| {
+        let v = e.op1("tensor.extract", &[&[ints][..], ivs].concat(), st, &[])?;
+        let v = widen(e, v, &q)?;
+        let lo = e.scalar(i32t, lo as f64)?;
+        let i = e.op1("arith.subi", &[v, lo], i32t, &[])?;
+        let i = e.op1("arith.index_cast", &[i], index, &[])?;
+        Ok(vec![e.op1("tensor.extract", &[table, i], sto, &[])?])
+    })?;
+    e.op1("tensor.bitcast", &[looked_up], out, &[])
 }
 
 /// `qconv2d`: the input per tensor, the weight per tensor or per output channel, an

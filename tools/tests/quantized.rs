@@ -1,0 +1,221 @@
+//! Quantized models from onnxruntime's static quantizer (examples/onnx/*.qdq.onnx,
+//! int8, and *.qdq4.onnx, int4; made by make_quantized.py): `quantize` folds their
+//! QDQ groups into integer ops that compute what the QDQ graph computes, and the
+//! example target (examples/targets/tinynpu.acc) runs their convolutions, fully
+//! connected layers and activation tables as calls of its C library, bit for bit as
+//! the interpreter runs the graph.
+
+use std::path::Path;
+use std::process::Command;
+
+mod support;
+use support::{bits, compile_and_run, driver, examples, floats, run, write_input};
+
+/// Names with how many times they must appear.
+type Counts = &'static [(&'static str, usize)];
+
+/// The models, the ops `quantize` must leave, and the accelerator calls the C must
+/// make (function, calls).
+const MODELS: [(&str, Counts, Counts); 4] = [
+    (
+        "lenet5.qdq",
+        &[
+            ("graph.qconv2d", 2),
+            ("graph.qmatmul", 3),
+            ("graph.lookup", 2),
+        ],
+        &[
+            ("npu_conv2d_s8", 2),
+            ("npu_matmul_bias_s8", 3),
+            ("npu_lut_s8", 2),
+        ],
+    ),
+    (
+        "lenet5.qdq4",
+        &[
+            ("graph.qconv2d", 2),
+            ("graph.qmatmul", 3),
+            ("graph.lookup", 2),
+        ],
+        &[
+            ("npu_conv2d_s4", 2),
+            ("npu_matmul_bias_s4", 3),
+            ("npu_lut_s4", 2),
+        ],
+    ),
+    (
+        "cnn.qdq",
+        &[
+            ("graph.qconv2d", 2),
+            ("graph.qmatmul", 1),
+            ("graph.max_pool", 1),
+        ],
+        &[("npu_conv2d_s8", 2), ("npu_matmul_bias_s8", 1)],
+    ),
+    (
+        "cnn.qdq4",
+        &[("graph.qconv2d", 2), ("graph.qmatmul", 1)],
+        &[("npu_conv2d_s4", 2), ("npu_matmul_bias_s4", 1)],
+    ),
+];
+
+fn acc(tool: &str) -> Command {
+    Command::new(match tool {
+        "opt" => env!("CARGO_BIN_EXE_acc-opt"),
+        "run" => env!("CARGO_BIN_EXE_acc-run"),
+        _ => env!("CARGO_BIN_EXE_acc-translate"),
+    })
+}
+
+/// The model's input file (the float model's: the quantized ones share it).
+fn input(model: &str) -> std::path::PathBuf {
+    let base = model.split('.').next().unwrap_or(model);
+    examples().join(format!("{base}.input0.npy"))
+}
+
+/// Runs `ir` in the interpreter on the model's input; its output.
+fn interpret(d: &Path, model: &str, ir: &str, out: &str) -> Vec<f32> {
+    run(acc("run")
+        .current_dir(d)
+        .arg(ir)
+        .arg("--input")
+        .arg(format!("0={}", input(model).display()))
+        .arg("-o")
+        .arg(out));
+    floats(&d.join(out))
+}
+
+fn count(text: &str, what: &str) -> usize {
+    text.matches(&format!("= {what} ")).count()
+}
+
+#[test]
+fn quantize_folds_qdq_models_into_integer_ops_that_compute_the_same() {
+    let dir = tempfile::tempdir().expect("a directory");
+    for (model, integer_ops, _) in MODELS {
+        let d = dir.path().join(model);
+        std::fs::create_dir_all(&d).expect("a directory");
+        run(acc("translate")
+            .current_dir(&d)
+            .arg("--import-onnx")
+            .arg(examples().join(format!("{model}.onnx")))
+            .args(["-o", "qdq.mlir"]));
+        run(acc("opt").current_dir(&d).args([
+            "--pass",
+            "canonicalize,quantize",
+            "qdq.mlir",
+            "-o",
+            "int.mlir",
+        ]));
+        let folded = std::fs::read_to_string(d.join("int.mlir")).expect("output");
+        for (op, n) in integer_ops {
+            assert_eq!(count(&folded, op), *n, "{model}: {op}\n{folded}");
+        }
+        for float_op in ["graph.conv2d", "graph.gemm", "graph.matmul"] {
+            assert_eq!(count(&folded, float_op), 0, "{model}: {float_op} left");
+        }
+        // The integer ops compute what the QDQ graph computes, on this input bit for
+        // bit (they may differ by one output step where the float graph's f32
+        // rounding crosses a rounding boundary; here nothing does).
+        let qdq = interpret(&d, model, "qdq.mlir", "qdq.npy");
+        let int = interpret(&d, model, "int.mlir", "int.npy");
+        assert_eq!(bits(&qdq), bits(&int), "{model}");
+        // onnxruntime runs its own integer kernels: at most one output differs,
+        // by one step of the output's scale (lenet5.qdq's last logit).
+        let ort = floats(&examples().join(format!("{model}.output0.npy")));
+        let differing: Vec<(f32, f32)> = qdq
+            .iter()
+            .zip(&ort)
+            .filter(|(a, b)| a != b)
+            .map(|(a, b)| (*a, *b))
+            .collect();
+        assert!(
+            differing.len() <= 1 && differing.iter().all(|(a, b)| (a - b).abs() < 0.1),
+            "{model}: {differing:?}"
+        );
+    }
+}
+
+#[test]
+fn quantized_models_run_as_c_with_the_accelerator_calls_bit_for_bit() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let target = root.join("examples/targets/tinynpu.acc");
+    let hwlib = root.join("examples/hwlib");
+    let hwlib_c = hwlib.join("tinynpu.c");
+    let dir = tempfile::tempdir().expect("a directory");
+    for (model, _, calls) in MODELS {
+        let d = dir.path().join(model);
+        std::fs::create_dir_all(&d).expect("a directory");
+        run(acc("translate")
+            .current_dir(&d)
+            .arg("--import-onnx")
+            .arg(examples().join(format!("{model}.onnx")))
+            .args(["-o", "qdq.mlir"]));
+        run(acc("opt").current_dir(&d).args([
+            "--pass",
+            "canonicalize,quantize",
+            "qdq.mlir",
+            "-o",
+            "int.mlir",
+        ]));
+        // Partition: every op left on the host says why.
+        let placed = acc("opt")
+            .current_dir(&d)
+            .arg("--target")
+            .arg(&target)
+            .args([
+                "--remarks",
+                "--pass",
+                "partition",
+                "int.mlir",
+                "-o",
+                "placed.mlir",
+            ])
+            .output()
+            .expect("acc-opt runs");
+        assert!(placed.status.success(), "{model}");
+        let remarks = String::from_utf8_lossy(&placed.stderr);
+        let placed_ir = std::fs::read_to_string(d.join("placed.mlir")).expect("output");
+        let host_ops = placed_ir
+            .lines()
+            .filter(|l| l.contains(" = graph.") && !l.contains("graph.constant"))
+            .filter(|l| !l.contains("hw.device"))
+            .count();
+        assert!(host_ops > 0, "{model}");
+        assert_eq!(
+            remarks.matches("stays on cpu").count(),
+            host_ops,
+            "{model}: {remarks}"
+        );
+        // Lowered (checked pass by pass against the interpreter), then C.
+        run(acc("opt").current_dir(&d).arg("--target").arg(&target).args([
+            "--check-semantics",
+            "--pass",
+            "graph-to-tensor,bufferize,fuse-parallel,math-approximation,buffer-deallocation,memory-plan",
+            "placed.mlir",
+            "-o",
+            "loops.mlir",
+        ]));
+        run(acc("translate")
+            .current_dir(&d)
+            .args(["--emit-c", "loops.mlir", "-o", "c"]));
+        let source = std::fs::read_to_string(d.join("c/model.c")).expect("model.c");
+        for (function, n) in calls {
+            // Declared once, called n times.
+            assert_eq!(
+                source.matches(&format!("{function}(")).count(),
+                n + 1,
+                "{model}: {function}"
+            );
+        }
+        let x = floats(&input(model));
+        let want = interpret(&d, model, "int.mlir", "int.npy");
+        write_input(&d, &[x.len()], &x);
+        let got = compile_and_run(
+            &d,
+            &driver(x.len(), want.len()),
+            &["-I", &hwlib.to_string_lossy(), &hwlib_c.to_string_lossy()],
+        );
+        assert_eq!(got, bits(&want), "{model}: C and the interpreter differ");
+    }
+}

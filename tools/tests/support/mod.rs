@@ -1,0 +1,106 @@
+//! Helpers the tests that compile emitted C share: running the tools, reading and
+//! writing inputs, building the C with gcc and a small driver.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// examples/onnx.
+pub fn examples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/onnx")
+}
+
+pub fn run(cmd: &mut Command) -> String {
+    let out = cmd.output().expect("the command runs");
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn floats(path: &Path) -> Vec<f32> {
+    let bytes = std::fs::read(path).expect("an .npy file");
+    npyz::NpyFile::new(&bytes[..])
+        .expect("valid npy")
+        .into_vec::<f32>()
+        .expect("f32 data")
+}
+
+/// Reads `input.bin` (n_in floats), calls the entry, writes `output.bin` (n_out).
+pub fn driver(n_in: usize, n_out: usize) -> String {
+    format!(
+        r#"#include <stdio.h>
+#include "model.h"
+static float x[{n_in}], y[{n_out}];
+int main(void) {{
+    FILE *f = fopen("input.bin", "rb");
+    if (!f || fread(x, sizeof(float), {n_in}, f) != {n_in}) return 2;
+    fclose(f);
+    acc_main(x, y);
+    FILE *g = fopen("output.bin", "wb");
+    if (!g || fwrite(y, sizeof(float), {n_out}, g) != {n_out}) return 3;
+    fclose(g);
+    return 0;
+}}
+"#
+    )
+}
+
+/// Writes `x` (of `shape`) as `x.npy` for acc-run and as raw `input.bin` for the
+/// driver, in `dir`.
+pub fn write_input(dir: &Path, shape: &[usize], x: &[f32]) {
+    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+    let dims = if shape.len() == 1 {
+        format!("{},", dims[0])
+    } else {
+        dims.join(", ")
+    };
+    let mut header = format!("{{'descr': '<f4', 'fortran_order': False, 'shape': ({dims}), }}");
+    while !(10 + header.len() + 1).is_multiple_of(64) {
+        header.push(' ');
+    }
+    header.push('\n');
+    let bytes: Vec<u8> = x.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut npy = b"\x93NUMPY\x01\x00".to_vec();
+    npy.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    npy.extend_from_slice(header.as_bytes());
+    npy.extend_from_slice(&bytes);
+    std::fs::write(dir.join("x.npy"), npy).expect("input");
+    std::fs::write(dir.join("input.bin"), &bytes).expect("input");
+}
+
+/// Compiles `dir/c/model.c` with `driver` (strict warnings, float operations as
+/// written), runs it on `input.bin` and returns the bits of `output.bin`.
+pub fn compile_and_run(dir: &Path, driver: &str, extra: &[&str]) -> Vec<u32> {
+    std::fs::write(dir.join("driver.c"), driver).expect("driver");
+    run(Command::new("gcc")
+        .current_dir(dir)
+        .args([
+            "-std=c99",
+            "-O2",
+            "-ffp-contract=off",
+            "-fno-strict-aliasing",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-Ic",
+            "-o",
+            "run",
+            "driver.c",
+            "c/model.c",
+        ])
+        .args(extra));
+    run(Command::new(dir.join("run")).current_dir(dir));
+    std::fs::read(dir.join("output.bin"))
+        .expect("output")
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+pub fn bits(v: &[f32]) -> Vec<u32> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
