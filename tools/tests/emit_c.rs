@@ -194,6 +194,85 @@ fn scalar_edge_cases_match_the_interpreter_bit_for_bit() {
     assert_eq!(f32::from_bits(got[7]), -2.0);
 }
 
+/// Arithmetic on i4 and i2 (kept sign-extended in an int8_t): wrapping sums and
+/// products, truncation, sign and zero extension, unsigned comparison and shift, and
+/// conversions from floats, each stored as f32.
+const NARROW: &str = r#"
+func.func @narrow(%x: memref<4xf32>) -> memref<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %out = loop.alloc() : memref<8xf32>
+  %x0 = loop.load %x[%c0] : memref<4xf32>
+  %x1 = loop.load %x[%c1] : memref<4xf32>
+  %i0 = arith.fptosi %x0 : f32 to i32
+  %i1 = arith.fptosi %x1 : f32 to i32
+  %a = arith.trunci %i0 : i32 to i4
+  %b = arith.trunci %i1 : i32 to i4
+  %sum = arith.addi %a, %b : i4
+  %prod = arith.muli %a, %b : i4
+  %two = arith.trunci %i0 : i32 to i2
+  %zx = arith.extui %a : i4 to i32
+  %lt = arith.cmpi ult, %a, %b : i4
+  %one = arith.constant 1 : i4
+  %sh = arith.shrui %a, %one : i4
+  %sat = arith.fptosi %x1 : f32 to i4
+  %f0 = arith.sitofp %sum : i4 to f32
+  %f1 = arith.sitofp %prod : i4 to f32
+  %f2 = arith.sitofp %two : i2 to f32
+  %f3 = arith.sitofp %zx : i32 to f32
+  %l = arith.extui %lt : i1 to i32
+  %f4 = arith.sitofp %l : i32 to f32
+  %f5 = arith.sitofp %sh : i4 to f32
+  %f6 = arith.sitofp %sat : i4 to f32
+  %f7 = arith.uitofp %b : i4 to f32
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  %c6 = arith.constant 6 : index
+  %c7 = arith.constant 7 : index
+  loop.store %f0, %out[%c0] : memref<8xf32>
+  loop.store %f1, %out[%c1] : memref<8xf32>
+  loop.store %f2, %out[%c2] : memref<8xf32>
+  loop.store %f3, %out[%c3] : memref<8xf32>
+  loop.store %f4, %out[%c4] : memref<8xf32>
+  loop.store %f5, %out[%c5] : memref<8xf32>
+  loop.store %f6, %out[%c6] : memref<8xf32>
+  loop.store %f7, %out[%c7] : memref<8xf32>
+  return %out : memref<8xf32>
+}
+"#;
+
+#[test]
+fn narrow_integers_match_the_interpreter_bit_for_bit() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let d = dir.path();
+    std::fs::write(d.join("narrow.mlir"), NARROW).expect("write");
+    // -3 and 6: as i4 -3 + 6 = 3, -3 * 6 = -18 wraps to -2, -3 as i2 is 1, -3 zero
+    // extended from i4 is 13, 13 < 6 unsigned is false, 13 >> 1 = 6, 6.9 to i4 is 6,
+    // 6 unsigned is 6.
+    let mut want_exact = vec![3.0, -2.0, 1.0, 13.0, 0.0, 6.0, 6.0, 6.0];
+    for (x, exact) in [
+        ([-3.2f32, 6.9, 0.0, 0.0], true),
+        ([7.5, -8.0, 0.0, 0.0], false),
+    ] {
+        write_input(d, &[4], &x);
+        run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
+            .current_dir(d)
+            .args(["narrow.mlir", "--input", "0=x.npy", "-o", "interp.npy"]));
+        run(Command::new(env!("CARGO_BIN_EXE_acc-translate"))
+            .current_dir(d)
+            .args(["--emit-c", "narrow.mlir", "-o", "c"]));
+        let want = floats(&d.join("interp.npy"));
+        let driver = driver(4, 8).replace("acc_main(x, y)", "narrow(x, y)");
+        let got = compile_and_run(d, &driver, &[]);
+        assert_eq!(got, bits(&want), "{x:?}");
+        if exact {
+            assert_eq!(want, std::mem::take(&mut want_exact));
+        }
+    }
+}
+
 /// An int8 network as a QDQ model gives it (quantize, a qconv2d with an i32 bias and
 /// constant weights stored as i8 and cast to their quantized type, a qmatmul,
 /// dequantize), as C: integer code bit for bit equal to the interpreter.

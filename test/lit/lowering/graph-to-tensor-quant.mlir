@@ -76,3 +76,31 @@ func.func @qconv2d(%x: tensor<1x3x6x6x!quant.uniform<i8:f32, 0.05:-3>>, %w: tens
   %r = graph.qconv2d %x, %w, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x6x6x!quant.uniform<i8:f32, 0.05:-3>>, tensor<4x3x3x3x!quant.uniform<i8:f32:0, {0.1, 0.2, 0.3, 0.4}>>, tensor<4xi32>) -> tensor<1x4x6x6x!quant.uniform<i8:f32, 0.5:5>>
   return %r : tensor<1x4x6x6x!quant.uniform<i8:f32, 0.5:5>>
 }
+
+// A bias adds to each column's accumulators before requantization.
+// CHECK-LABEL: func.func @qmatmul_bias(
+// CHECK: tensor.matmul
+// CHECK: tensor.extract %arg2[%{{[a-z0-9_]+}}] : tensor<2xi32>
+// CHECK: arith.addi
+// CHECK: math.roundeven
+func.func @qmatmul_bias(%a: tensor<3x4x!quant.uniform<i8:f32, 0.05:2>>, %b: tensor<4x2x!quant.uniform<i8:f32:1, {0.02:0, 0.03:0}>>, %c: tensor<2xi32>) -> tensor<3x2x!quant.uniform<i8:f32, 0.1:-1>> {
+  %r = graph.qmatmul %a, %b, %c : (tensor<3x4x!quant.uniform<i8:f32, 0.05:2>>, tensor<4x2x!quant.uniform<i8:f32:1, {0.02:0, 0.03:0}>>, tensor<2xi32>) -> tensor<3x2x!quant.uniform<i8:f32, 0.1:-1>>
+  return %r : tensor<3x2x!quant.uniform<i8:f32, 0.1:-1>>
+}
+
+// A lookup reads the table at the stored value less the storage's least (-8 for
+// i4), and the result is the table's integers seen as the quantized type.
+// CHECK-LABEL: func.func @lookup(
+// CHECK: %[[V:.*]] = tensor.extract %{{.*}} : tensor<5xi4>
+// CHECK: %[[W:.*]] = arith.extsi %[[V]] : i4 to i32
+// CHECK: %[[LO:.*]] = arith.constant -8 : i32
+// CHECK: %[[I:.*]] = arith.subi %[[W]], %[[LO]] : i32
+// CHECK: %[[J:.*]] = arith.index_cast %[[I]] : i32 to index
+// CHECK: tensor.extract %arg1[%[[J]]] : tensor<16xi8>
+// CHECK: tensor.bitcast %{{.*}} : tensor<5xi8> to tensor<5x!quant.uniform<i8:f32, 1.000000e-01>>
+// LOOPS-LABEL: func.func @lookup(
+// LOOPS: loop.load %arg1[%{{.*}}] : memref<16xi8>
+func.func @lookup(%x: tensor<5x!quant.uniform<i4:f32, 0.5:1>>, %t: tensor<16xi8>) -> tensor<5x!quant.uniform<i8:f32, 0.1>> {
+  %r = graph.lookup %x, %t : (tensor<5x!quant.uniform<i4:f32, 0.5:1>>, tensor<16xi8>) -> tensor<5x!quant.uniform<i8:f32, 0.1>>
+  return %r : tensor<5x!quant.uniform<i8:f32, 0.1>>
+}

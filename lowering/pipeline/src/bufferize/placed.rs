@@ -14,7 +14,7 @@ use acc_ir::target::CallArg;
 use acc_ir::{OpId, ValueId};
 
 use super::{Bufferizer, buffer_type};
-use crate::emit::{i64s, memref_type, tensor_type};
+use crate::emit::{i64s, memref_type, shape_of, tensor_type};
 use crate::partition::{DEVICE_ATTR, INTRINSIC_ATTR, placement};
 use acc_dialects::hooks::stored::constant_chain;
 
@@ -125,10 +125,15 @@ impl Bufferizer<'_> {
                 "the call of '{name}' must pass every operand (as its buffer or packed) and result of the op once"
             ));
         }
-        let arg_types: Vec<_> = by_buffer
+        // The region works on tensors (a function's arguments are memrefs by now).
+        let arg_types = by_buffer
             .iter()
-            .map(|k| self.ir.body(self.body).value_type(operands[*k]))
-            .collect();
+            .map(|k| {
+                let (shape, element) =
+                    shape_of(self.ctx, self.ir.body(self.body).value_type(operands[*k]))?;
+                Ok(tensor_type(self.ctx, &shape, element))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
         let body = self.body;
         let props = [
             ("callee", self.ctx.string_attr(&name)),

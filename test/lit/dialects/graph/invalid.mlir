@@ -385,6 +385,30 @@ func.func @qmatmul(%f: tensor<2x3xf32>, %g: tensor<4xf32>, %i: tensor<4xi8>, %x:
 
 // -----
 
+func.func @qmatmul_bias(%a: tensor<2x3x!quant.uniform<i8:f32, 1.0>>, %b: tensor<3x4x!quant.uniform<i8:f32, 1.0>>, %c: tensor<3xi32>) {
+  // expected-error @+1 {{'graph.qmatmul' op the bias must have one element per column (4), not shape [3]}}
+  %0 = graph.qmatmul %a, %b, %c : (tensor<2x3x!quant.uniform<i8:f32, 1.0>>, tensor<3x4x!quant.uniform<i8:f32, 1.0>>, tensor<3xi32>) -> tensor<2x4x!quant.uniform<i8:f32, 1.0>>
+  return
+}
+
+// -----
+
+func.func @lookup_entries(%x: tensor<4x!quant.uniform<i4:f32, 1.0>>, %t: tensor<256xi8>) {
+  // expected-error @+1 {{'graph.lookup' op the table must have 16 entries (one per stored value of the input), not 256}}
+  %0 = graph.lookup %x, %t : (tensor<4x!quant.uniform<i4:f32, 1.0>>, tensor<256xi8>) -> tensor<4x!quant.uniform<i8:f32, 1.0>>
+  return
+}
+
+// -----
+
+func.func @lookup_width(%x: tensor<4x!quant.uniform<i4:f32, 1.0>>, %t: tensor<16xi8>) {
+  // expected-error @+1 {{'graph.lookup' op the table's elements must be 4-bit integers (the output's storage)}}
+  %0 = graph.lookup %x, %t : (tensor<4x!quant.uniform<i4:f32, 1.0>>, tensor<16xi8>) -> tensor<4x!quant.uniform<i4:f32, 1.0>>
+  return
+}
+
+// -----
+
 func.func @resize(%f: tensor<2x3xf32>, %g: tensor<4xf32>, %i: tensor<4xi8>, %x: tensor<1x3x8x8xf32>, %w: tensor<4x2x3x3xf32>, %q: tensor<2x3x!quant.uniform<i4:f32:1, {1.0, 2.0}>>, %qx: tensor<1x3x8x8x!quant.uniform<i8:f32, 1.0>>, %qw: tensor<4x3x3x3x!quant.uniform<i8:f32, 1.0>>, %b: tensor<1x10x4xf32>) {
   // expected-error @+1 {{'graph.resize' op requires one of 'scales' or 'sizes', with 4 values}}
   %0 = graph.resize %x : (tensor<1x3x8x8xf32>) -> tensor<1x3x16x16xf32>

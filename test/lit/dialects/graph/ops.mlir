@@ -142,7 +142,7 @@ func.func @reductions(%arg0: tensor<2x3x4xf32>) {
 }
 
 // CHECK-LABEL: func.func @quantized(
-func.func @quantized(%arg0: tensor<1x3x8x8xf32>, %arg1: tensor<1x3x8x8x!quant.uniform<i8:f32, 5.000000e-02:-3>>, %arg2: tensor<4x3x3x3x!quant.uniform<i4:f32:0, {1.000000e-01,2.000000e-01,3.000000e-01,4.000000e-01}>>, %arg3: tensor<4xi32>, %arg4: tensor<2x3x!quant.uniform<i2:f32, 5.000000e-01>>, %arg5: tensor<3x3x!quant.uniform<i2:f32, 5.000000e-01>>) {
+func.func @quantized(%arg0: tensor<1x3x8x8xf32>, %arg1: tensor<1x3x8x8x!quant.uniform<i8:f32, 5.000000e-02:-3>>, %arg2: tensor<4x3x3x3x!quant.uniform<i4:f32:0, {1.000000e-01,2.000000e-01,3.000000e-01,4.000000e-01}>>, %arg3: tensor<4xi32>, %arg4: tensor<2x3x!quant.uniform<i2:f32, 5.000000e-01>>, %arg5: tensor<3x3x!quant.uniform<i2:f32, 5.000000e-01>>, %arg6: tensor<3xi32>, %arg7: tensor<4xi8>) {
   // CHECK-NEXT: %0 = graph.quantize %arg0 : tensor<1x3x8x8xf32> to tensor<1x3x8x8x!quant.uniform<i8:f32, 5.000000e-02:-3>>
   %0 = graph.quantize %arg0 : tensor<1x3x8x8xf32> to tensor<1x3x8x8x!quant.uniform<i8:f32, 5.000000e-02:-3>>
   // CHECK-NEXT: %1 = graph.dequantize %arg1 : tensor<1x3x8x8x!quant.uniform<i8:f32, 5.000000e-02:-3>> to tensor<1x3x8x8xf32>
@@ -155,6 +155,10 @@ func.func @quantized(%arg0: tensor<1x3x8x8xf32>, %arg1: tensor<1x3x8x8x!quant.un
   %4 = graph.storage_cast %2 : tensor<1x4x6x6x!quant.uniform<i8:f32, 1.000000e-01>> to tensor<1x4x6x6xi8>
   // CHECK-NEXT: %5 = graph.storage_cast %4 : tensor<1x4x6x6xi8> to tensor<1x4x6x6x!quant.uniform<i8:f32, 1.000000e-01>>
   %5 = graph.storage_cast %4 : tensor<1x4x6x6xi8> to tensor<1x4x6x6x!quant.uniform<i8:f32, 1.000000e-01>>
+  // CHECK-NEXT: %6 = graph.qmatmul %arg4, %arg5, %arg6 : (tensor<2x3x!quant.uniform<i2:f32, 5.000000e-01>>, tensor<3x3x!quant.uniform<i2:f32, 5.000000e-01>>, tensor<3xi32>) -> tensor<2x3x!quant.uniform<i8:f32, 2.500000e-01>>
+  %6 = graph.qmatmul %arg4, %arg5, %arg6 : (tensor<2x3x!quant.uniform<i2:f32, 5.000000e-01>>, tensor<3x3x!quant.uniform<i2:f32, 5.000000e-01>>, tensor<3xi32>) -> tensor<2x3x!quant.uniform<i8:f32, 2.500000e-01>>
+  // CHECK-NEXT: %7 = graph.lookup %arg4, %arg7 : (tensor<2x3x!quant.uniform<i2:f32, 5.000000e-01>>, tensor<4xi8>) -> tensor<2x3x!quant.uniform<i8:f32, 2.500000e-01>>
+  %7 = graph.lookup %arg4, %arg7 : (tensor<2x3x!quant.uniform<i2:f32, 5.000000e-01>>, tensor<4xi8>) -> tensor<2x3x!quant.uniform<i8:f32, 2.500000e-01>>
   // CHECK-NEXT: return
   return
 }
