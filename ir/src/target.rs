@@ -65,6 +65,9 @@ pub enum CallArg {
 pub struct Placement {
     /// The cost the target declares (cycles), 0 when it declares none.
     pub cost: i64,
+    /// The multiply-accumulates the call does and the most the device does a cycle,
+    /// when the target declares them (`macs E per_cycle N`).
+    pub macs: Option<(i64, i64)>,
     /// The call's arguments, in the declared order.
     pub call: Vec<CallArg>,
     /// The operands the call receives only in a form computed at compile time

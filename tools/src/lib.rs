@@ -15,6 +15,8 @@ pub mod opt;
 pub mod output;
 pub mod repl;
 pub mod run;
+mod sim;
+mod target_file;
 pub mod translate;
 
 /// Makes any panic abort the process after printing its message, so that a panic is a

@@ -481,7 +481,7 @@ pub fn run_with(opts: &OptOptions, passes: &PassRegistry) -> ExitCode {
             }
         }
         if let Some(f) = target_file
-            && let Err(diags) = load_target(&mut ctx, &sources, f)
+            && let Err(diags) = crate::target_file::load_target(&mut ctx, &sources, f)
         {
             eprint!("{}", sources.render(&ctx, &diags));
             return ExitCode::FAILURE;
@@ -610,32 +610,6 @@ impl Timings {
             children: Vec::new(),
         });
         timing_report(&nodes, total)
-    }
-}
-
-/// Loads the target file `file` and makes its target the active one: the file must
-/// declare exactly one.
-fn load_target(
-    ctx: &mut acc_ir::Context,
-    sources: &SourceMap,
-    file: usize,
-) -> Result<(), Vec<acc_ir::Diagnostic>> {
-    let before: Vec<String> = ctx.target_names().map(str::to_string).collect();
-    acc_dialects::lang::load_file(ctx, sources, file)?;
-    let names: Vec<String> = ctx
-        .target_names()
-        .filter(|n| !before.iter().any(|b| b == n))
-        .map(str::to_string)
-        .collect();
-    match names.as_slice() {
-        [name] if ctx.activate_target(name) => Ok(()),
-        _ => Err(vec![acc_ir::Diagnostic::error(
-            acc_ir::DiagLoc::Span(file, 0..0),
-            format!(
-                "a target file declares exactly one target (`target NAME {{ ... }}`), not {}",
-                names.len()
-            ),
-        )]),
     }
 }
 

@@ -4,7 +4,8 @@
 //!
 //! ```text
 //! acc-run FILE [--entry NAME] [--input ARG=in.npy ...] [--output out.npy ...]
-//!         [--mode interp|jit] [--repeat K] [--threads N] [--perf-map] [--dialect FILE ...]
+//!         [--mode interp|jit|sim] [--target FILE] [--repeat K] [--threads N] [--perf-map]
+//!         [--dialect FILE ...]
 //! ```
 //!
 //! `ARG` names an argument by position: `0`, `arg0` or `%arg0`. Outputs are written
@@ -18,15 +19,18 @@ use acc_interp::{Interpreter, Limits, Tensor};
 use acc_ir::elements::Scalar;
 use acc_ir::{Context, SourceMap, parser, verifier};
 
-const USAGE: &str = "usage: acc-run FILE [--entry NAME] [--input ARG=in.npy ...] [--output out.npy ...] [--mode interp|jit] [--repeat K] [--threads N] [--dialect FILE ...]
+const USAGE: &str = "usage: acc-run FILE [--entry NAME] [--input ARG=in.npy ...] [--output out.npy ...] [--mode interp|jit|sim] [--target FILE] [--repeat K] [--threads N] [--dialect FILE ...]
 
 Runs a function of FILE (acc IR) in the reference interpreter or as native code.
 
   --entry NAME        the function to run (default: the first function of the module)
   --input ARG=FILE    the value of argument ARG (0, arg0 or %arg0) from a .npy file
   --output FILE       where to write the next result (.npy), in order
-  --mode MODE         interp (the reference interpreter, default) or jit (native code
-                      through Cranelift; the function must be at the loop level)
+  --mode MODE         interp (the reference interpreter, default), jit (native code
+                      through Cranelift; the function must be at the loop level) or
+                      sim (the interpreter, with the target's cycles and MAC
+                      utilisation for each accelerator call; needs --target)
+  --target FILE       the target description whose intrinsics the IR calls
   --repeat K          run K more times after the first and print
                       `latency_ms median=X min=Y` (and, for jit, `compile_ms=X`)
   --threads N         threads of the library kernels generated code calls (JIT;
@@ -44,6 +48,8 @@ pub enum Mode {
     Interp,
     /// Native code from the Cranelift back end.
     Jit,
+    /// The interpreter, charging the target's cost model for each intrinsic call.
+    Sim,
 }
 
 /// Command-line options.
@@ -59,6 +65,8 @@ pub struct RunOptions {
     pub outputs: Vec<PathBuf>,
     /// Dialect files to load.
     pub dialects: Vec<PathBuf>,
+    /// The target description (`--target`).
+    pub target: Option<PathBuf>,
     /// How to run.
     pub mode: Mode,
     /// Timed runs after the first, when benchmarking.
@@ -97,11 +105,13 @@ pub fn parse_args(args: &[String]) -> Result<RunOptions, String> {
             }
             "--output" | "-o" => o.outputs.push(PathBuf::from(value()?)),
             "--dialect" => o.dialects.push(PathBuf::from(value()?)),
+            "--target" => o.target = Some(PathBuf::from(value()?)),
             "--mode" => {
                 o.mode = match value()?.as_str() {
                     "interp" => Mode::Interp,
                     "jit" => Mode::Jit,
-                    m => return Err(format!("unknown mode '{m}': expected interp or jit")),
+                    "sim" => Mode::Sim,
+                    m => return Err(format!("unknown mode '{m}': expected interp, jit or sim")),
                 }
             }
             "--repeat" => {
@@ -129,6 +139,9 @@ pub fn parse_args(args: &[String]) -> Result<RunOptions, String> {
     }
     if o.file.is_none() {
         return Err("no input file".into());
+    }
+    if o.mode == Mode::Sim && o.target.is_none() {
+        return Err("--mode sim needs the target's cost model: give it with --target FILE".into());
     }
     Ok(o)
 }
@@ -174,6 +187,14 @@ fn run_inner(o: &RunOptions) -> Result<(), String> {
         acc_dialects::lang::load_file(&mut ctx, &sources, file)
             .map_err(|e| sources.render(&ctx, &e))?;
     }
+    if let Some(t) = &o.target {
+        let (file, bad) = sources.add_bytes(&t.display().to_string(), read(t)?);
+        if let Some(diag) = bad {
+            return Err(sources.render(&ctx, &[diag]));
+        }
+        crate::target_file::load_target(&mut ctx, &sources, file)
+            .map_err(|e| sources.render(&ctx, &e))?;
+    }
     let path = o.file.as_ref().ok_or("acc-run: no input file\n")?;
     let (file, bad) = sources.add_bytes(&path.display().to_string(), read(path)?);
     if let Some(diag) = bad {
@@ -215,6 +236,17 @@ fn run_inner(o: &RunOptions) -> Result<(), String> {
     // Timing lines, printed after the results.
     let mut timing = Vec::new();
     let results = match o.mode {
+        Mode::Sim => {
+            let mut interp = Interpreter::new(&ctx, &ir, Limits::default());
+            let results = interp
+                .call(&entry, args.clone())
+                .map_err(|e| render(e.diagnostic()))?;
+            let calls = interp.take_intrinsics_run();
+            let charges =
+                crate::sim::charges(&ctx, &ir, &calls).map_err(|e| format!("acc-run: {e}\n"))?;
+            timing.push(crate::sim::report(&charges).trim_end().to_string());
+            results
+        }
         Mode::Interp => {
             let mut interp = Interpreter::new(&ctx, &ir, Limits::default());
             let results = interp

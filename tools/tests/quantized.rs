@@ -54,8 +54,16 @@ const MODELS: [(&str, Counts, Counts); 4] = [
     ),
     (
         "cnn.qdq4",
-        &[("graph.qconv2d", 2), ("graph.qmatmul", 1)],
-        &[("npu_conv2d_s4", 2), ("npu_matmul_bias_s4", 1)],
+        &[
+            ("graph.qconv2d", 2),
+            ("graph.qmatmul", 1),
+            ("graph.lookup", 1),
+        ],
+        &[
+            ("npu_conv2d_s4", 2),
+            ("npu_matmul_bias_s4", 1),
+            ("npu_lut_s4", 1),
+        ],
     ),
 ];
 
@@ -211,11 +219,56 @@ fn quantized_models_run_as_c_with_the_accelerator_calls_bit_for_bit() {
         let x = floats(&input(model));
         let want = interpret(&d, model, "int.mlir", "int.npy");
         write_input(&d, &[x.len()], &x);
+        // The driver also writes the MACs the reference library counted.
+        let count_macs = driver(x.len(), want.len()).replace(
+            "    return 0;\n}",
+            "    FILE *m = fopen(\"macs.txt\", \"w\");\n    if (!m) return 4;\n    fprintf(m, \"%llu\", (unsigned long long)npu_macs());\n    fclose(m);\n    return 0;\n}",
+        );
+        let count_macs = count_macs.replace(
+            "#include \"model.h\"",
+            "#include \"model.h\"\n#include \"tinynpu.h\"",
+        );
         let got = compile_and_run(
             &d,
-            &driver(x.len(), want.len()),
+            &count_macs,
             &["-I", &hwlib.to_string_lossy(), &hwlib_c.to_string_lossy()],
         );
         assert_eq!(got, bits(&want), "{model}: C and the interpreter differ");
+        // The simulator charges the target's cost model for the same calls: the MACs
+        // it declares are the ones the library does.
+        let sim = run(acc("run")
+            .current_dir(&d)
+            .arg("loops.mlir")
+            .arg("--input")
+            .arg(format!("0={}", input(model).display()))
+            .args(["--mode", "sim", "--target"])
+            .arg(&target));
+        let total = sim
+            .lines()
+            .find_map(|l| l.strip_prefix("sim: device=npu "))
+            .unwrap_or_else(|| panic!("{model}: no totals in {sim}"));
+        let library = std::fs::read_to_string(d.join("macs.txt")).expect("macs.txt");
+        assert!(
+            total.contains(&format!(" macs={library} ")),
+            "{model}: {total} vs {library}"
+        );
+        let calls: usize = calls.iter().map(|(_, n)| n).sum();
+        assert!(
+            total.starts_with(&format!("calls={calls} ")),
+            "{model}: {total}"
+        );
     }
+}
+
+#[test]
+fn sim_mode_needs_the_target() {
+    let out = acc("run")
+        .args(["--mode", "sim", "model.mlir"])
+        .output()
+        .expect("acc-run runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("--mode sim needs the target's cost model: give it with --target FILE")
+    );
 }

@@ -62,6 +62,8 @@ pub struct Interpreter<'a> {
     /// Rules added by the embedding program (a vendor's intrinsics), by name; they
     /// take precedence over acc's own.
     extra_rules: FxHashMap<String, rules::Rule>,
+    /// The `hw.intrinsic` ops run so far, in order (what a simulator charges for).
+    intrinsics_run: RefCell<Vec<(BodyId, OpId)>>,
 }
 
 /// The values computed so far in a function (blocks of nested regions included: SSA
@@ -87,7 +89,14 @@ impl<'a> Interpreter<'a> {
             limits,
             steps: Cell::new(0),
             extra_rules: FxHashMap::default(),
+            intrinsics_run: RefCell::new(Vec::new()),
         }
+    }
+
+    /// The `hw.intrinsic` ops run since the last call, in the order they ran (an op
+    /// in a loop once per iteration): the trace a simulator charges cycles for.
+    pub fn take_intrinsics_run(&mut self) -> Vec<(BodyId, OpId)> {
+        std::mem::take(self.intrinsics_run.get_mut())
     }
 
     /// Adds (or replaces) the rule `name`: every op whose definition says
@@ -389,8 +398,11 @@ impl<'a> Interpreter<'a> {
     ) -> Result<Vec<Tensor>, InterpError> {
         let r = self.ir.op(body, op);
         let name = self.ctx.op_name_str(r.name());
-        if name == "hw.intrinsic" && self.has_semantics(body, op) {
-            return self.intrinsic_semantics(body, op, operands, env, depth);
+        if name == "hw.intrinsic" {
+            self.intrinsics_run.borrow_mut().push((body, op));
+            if self.has_semantics(body, op) {
+                return self.intrinsic_semantics(body, op, operands, env, depth);
+            }
         }
         // `hw.intrinsic "NAME"(...)` runs the rule of the intrinsic's name.
         let rule_name = if name == "hw.intrinsic" {

@@ -34,6 +34,8 @@ pub struct IntrinsicAst {
     pub conditions: Vec<(ConditionAst, String)>,
     /// Its cost.
     pub cost: Option<ExprAst>,
+    /// The multiply-accumulates it does, and how many the device does a cycle.
+    pub macs: Option<(ExprAst, ExprAst)>,
     /// The arguments of its call.
     pub call: Vec<ExprAst>,
     /// The whole declaration.
@@ -66,6 +68,7 @@ pub fn read_intrinsic(pair: Pair<'_, Rule>) -> IntrinsicAst {
         matched: Vec::new(),
         conditions: Vec::new(),
         cost: None,
+        macs: None,
         call: Vec::new(),
         span: whole,
     };
@@ -94,6 +97,10 @@ pub fn read_intrinsic(pair: Pair<'_, Rule>) -> IntrinsicAst {
                 }
             }
             Rule::intrinsic_cost => ast.cost = item.into_inner().next().map(expr::read_expr),
+            Rule::intrinsic_macs => {
+                let mut e = item.into_inner().map(expr::read_expr);
+                ast.macs = e.next().zip(e.next());
+            }
             Rule::intrinsic_call => ast.call = item.into_inner().map(expr::read_expr).collect(),
             _ => {}
         }
@@ -138,6 +145,7 @@ pub struct TextIntrinsic {
     matcher: TextPattern,
     conditions: Vec<(Condition, String)>,
     cost: Option<Expr>,
+    macs: Option<(Expr, Expr)>,
     call: Vec<CallItem>,
 }
 
@@ -185,6 +193,10 @@ pub fn compile_intrinsic(
         }
     }
     let cost = ast.cost.as_ref().and_then(|e| int_expr(&mut c, e));
+    let macs = ast.macs.as_ref().and_then(|(work, peak)| {
+        let work = int_expr(&mut c, work);
+        work.zip(int_expr(&mut c, peak))
+    });
     let call: Vec<CallItem> = ast
         .call
         .iter()
@@ -215,6 +227,7 @@ pub fn compile_intrinsic(
         },
         conditions,
         cost,
+        macs,
         call,
     })
 }
@@ -412,6 +425,16 @@ impl IntrinsicRule for TextIntrinsic {
             Some(e) => e.eval(&bound).map_err(|e| format!("its cost: {e}"))?,
             None => 0,
         };
+        let macs = match &self.macs {
+            Some((work, peak)) => {
+                let work = work.eval(&bound).map_err(|e| format!("its macs: {e}"))?;
+                let peak = peak
+                    .eval(&bound)
+                    .map_err(|e| format!("its macs per cycle: {e}"))?;
+                Some((work, peak))
+            }
+            None => None,
+        };
         let mut call = Vec::new();
         let mut compile_time = Vec::new();
         for item in &self.call {
@@ -441,6 +464,7 @@ impl IntrinsicRule for TextIntrinsic {
         }
         Ok(Placement {
             cost,
+            macs,
             call,
             compile_time,
         })
