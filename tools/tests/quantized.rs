@@ -196,14 +196,37 @@ fn quantized_models_run_as_c_with_the_accelerator_calls_bit_for_bit() {
             "{model}: {remarks}"
         );
         // Lowered (checked pass by pass against the interpreter), then C.
-        run(acc("opt").current_dir(&d).arg("--target").arg(&target).args([
-            "--check-semantics",
-            "--pass",
-            "graph-to-tensor,bufferize,fuse-parallel,math-approximation,buffer-deallocation,memory-plan",
-            "placed.mlir",
-            "-o",
-            "loops.mlir",
-        ]));
+        let lowered = acc("opt")
+            .current_dir(&d)
+            .arg("--target")
+            .arg(&target)
+            .args([
+                "--check-semantics",
+                "--remarks",
+                "--pass",
+                "graph-to-tensor,bufferize,fuse-parallel,math-approximation,buffer-deallocation,memory-plan",
+                "placed.mlir",
+                "-o",
+                "loops.mlir",
+            ])
+            .output()
+            .expect("acc-opt runs");
+        let remarks = String::from_utf8_lossy(&lowered.stderr);
+        assert!(lowered.status.success(), "{model}: {remarks}");
+        // The arena is within 10% of the most bytes alive at once.
+        let plan = remarks
+            .lines()
+            .find_map(|l| l.split_once("in an arena of "))
+            .map(|(_, rest)| rest)
+            .unwrap_or_else(|| panic!("{model}: no plan in {remarks}"));
+        let numbers: Vec<u64> = plan
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|w| w.parse().ok())
+            .collect();
+        let &[arena, bound] = numbers.as_slice() else {
+            panic!("{model}: {plan}");
+        };
+        assert!(arena >= bound && arena * 10 <= bound * 11, "{model}: {plan}");
         run(acc("translate")
             .current_dir(&d)
             .args(["--emit-c", "loops.mlir", "-o", "c"]));
