@@ -9,7 +9,10 @@ use std::path::Path;
 use std::process::Command;
 
 mod support;
-use support::{bits, compile_and_run, driver, examples, floats, run, write_input};
+use support::{
+    bits, compile_and_run, cross_compile_and_run_riscv64, driver, examples, floats, run,
+    write_input,
+};
 
 /// Names with how many times they must appear.
 type Counts = &'static [(&'static str, usize)];
@@ -151,6 +154,7 @@ fn quantized_models_run_as_c_with_the_accelerator_calls_bit_for_bit() {
     let hwlib = root.join("examples/hwlib");
     let hwlib_c = hwlib.join("tinynpu.c");
     let dir = tempfile::tempdir().expect("a directory");
+    let mut riscv_runs = 0;
     for (model, _, calls) in MODELS {
         let d = dir.path().join(model);
         std::fs::create_dir_all(&d).expect("a directory");
@@ -226,7 +230,10 @@ fn quantized_models_run_as_c_with_the_accelerator_calls_bit_for_bit() {
         let &[arena, bound] = numbers.as_slice() else {
             panic!("{model}: {plan}");
         };
-        assert!(arena >= bound && arena * 10 <= bound * 11, "{model}: {plan}");
+        assert!(
+            arena >= bound && arena * 10 <= bound * 11,
+            "{model}: {plan}"
+        );
         run(acc("translate")
             .current_dir(&d)
             .args(["--emit-c", "loops.mlir", "-o", "c"]));
@@ -257,6 +264,19 @@ fn quantized_models_run_as_c_with_the_accelerator_calls_bit_for_bit() {
             &["-I", &hwlib.to_string_lossy(), &hwlib_c.to_string_lossy()],
         );
         assert_eq!(got, bits(&want), "{model}: C and the interpreter differ");
+        // The same C on the microcontroller's architecture, when a cross compiler
+        // and qemu are installed (.ci/run installs them).
+        let library = [hwlib.to_string_lossy(), hwlib_c.to_string_lossy()];
+        if let Some(rv) =
+            cross_compile_and_run_riscv64(&d, &count_macs, &["-I", &library[0], &library[1]])
+        {
+            assert_eq!(
+                rv,
+                bits(&want),
+                "{model}: C on riscv64 and the interpreter differ"
+            );
+            riscv_runs += 1;
+        }
         // The simulator charges the target's cost model for the same calls: the MACs
         // it declares are the ones the library does.
         let sim = run(acc("run")
@@ -281,6 +301,10 @@ fn quantized_models_run_as_c_with_the_accelerator_calls_bit_for_bit() {
             "{model}: {total}"
         );
     }
+    eprintln!(
+        "{riscv_runs} of {} models also ran on riscv64 under qemu",
+        MODELS.len()
+    );
 }
 
 #[test]

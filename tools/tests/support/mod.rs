@@ -11,6 +11,7 @@ pub fn examples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/onnx")
 }
 
+/// Runs a command that must succeed; its standard output.
 pub fn run(cmd: &mut Command) -> String {
     let out = cmd.output().expect("the command runs");
     assert!(
@@ -21,6 +22,7 @@ pub fn run(cmd: &mut Command) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The f32 elements of an `.npy` file.
 pub fn floats(path: &Path) -> Vec<f32> {
     let bytes = std::fs::read(path).expect("an .npy file");
     npyz::NpyFile::new(&bytes[..])
@@ -75,8 +77,44 @@ pub fn write_input(dir: &Path, shape: &[usize], x: &[f32]) {
 /// Compiles `dir/c/model.c` with `driver` (strict warnings, float operations as
 /// written), runs it on `input.bin` and returns the bits of `output.bin`.
 pub fn compile_and_run(dir: &Path, driver: &str, extra: &[&str]) -> Vec<u32> {
+    build_and_run(dir, driver, extra, "gcc", &[], None)
+}
+
+/// The same cross-compiled for 64-bit RISC-V (statically, with Debian's
+/// gcc-riscv64-linux-gnu) and run under qemu-user; `None` when either is missing.
+pub fn cross_compile_and_run_riscv64(dir: &Path, driver: &str, extra: &[&str]) -> Option<Vec<u32>> {
+    let found = |tool: &str| {
+        Command::new(tool)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !found("riscv64-linux-gnu-gcc") || !found("qemu-riscv64") {
+        return None;
+    }
+    Some(build_and_run(
+        dir,
+        driver,
+        extra,
+        "riscv64-linux-gnu-gcc",
+        &["-static"],
+        Some("qemu-riscv64"),
+    ))
+}
+
+/// Builds `driver.c` and `c/model.c` with `compiler`, runs the program (under
+/// `emulator` when given) and returns the bits of `output.bin`.
+fn build_and_run(
+    dir: &Path,
+    driver: &str,
+    extra: &[&str],
+    compiler: &str,
+    flags: &[&str],
+    emulator: Option<&str>,
+) -> Vec<u32> {
     std::fs::write(dir.join("driver.c"), driver).expect("driver");
-    run(Command::new("gcc")
+    let _ = std::fs::remove_file(dir.join("output.bin"));
+    run(Command::new(compiler)
         .current_dir(dir)
         .args([
             "-std=c99",
@@ -92,8 +130,12 @@ pub fn compile_and_run(dir: &Path, driver: &str, extra: &[&str]) -> Vec<u32> {
             "driver.c",
             "c/model.c",
         ])
+        .args(flags)
         .args(extra));
-    run(Command::new(dir.join("run")).current_dir(dir));
+    match emulator {
+        Some(e) => run(Command::new(e).arg(dir.join("run")).current_dir(dir)),
+        None => run(Command::new(dir.join("run")).current_dir(dir)),
+    };
     std::fs::read(dir.join("output.bin"))
         .expect("output")
         .chunks_exact(4)
@@ -101,6 +143,7 @@ pub fn compile_and_run(dir: &Path, driver: &str, extra: &[&str]) -> Vec<u32> {
         .collect()
 }
 
+/// The bits of each float.
 pub fn bits(v: &[f32]) -> Vec<u32> {
     v.iter().map(|x| x.to_bits()).collect()
 }
