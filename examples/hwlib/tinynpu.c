@@ -31,14 +31,15 @@ static int8_t requantize(int64_t acc, float scale, int32_t y_zero, int32_t lo, i
     return (int8_t)(int32_t)r;
 }
 
-/* Weight i of an array of `bits`-bit weights: int8 one per byte, or int4 packed two
- * per byte, element 2k in the low nibble of byte k. */
+/* Weight i of an array of `bits`-bit weights: int8 one per byte, int4 two and int2
+ * four per byte, the first in the lowest bits. */
 static int32_t weight(const int8_t *w, int64_t i, int32_t bits) {
     if (bits == 8) {
         return w[i];
     }
-    int32_t nibble = ((uint8_t)w[i >> 1] >> ((i & 1) * 4)) & 0xF;
-    return nibble >= 8 ? nibble - 16 : nibble;
+    int32_t per_byte = 8 / bits;
+    int32_t field = ((uint8_t)w[i / per_byte] >> ((i % per_byte) * bits)) & ((1 << bits) - 1);
+    return field >= (1 << (bits - 1)) ? field - (1 << bits) : field;
 }
 
 /* One output element of a convolution: the window of input channels [c0, c0 + cn)
@@ -106,6 +107,15 @@ void npu_conv2d_s4(const int8_t *x, const int8_t *packed, const int32_t *bias,
          y_zero, scales);
 }
 
+void npu_conv2d_s2(const int8_t *x, const int8_t *packed, const int32_t *bias,
+                   int8_t *y, int32_t c, int32_t h, int32_t w, int32_t m,
+                   int32_t oh, int32_t ow, int32_t kh, int32_t kw, int32_t sh,
+                   int32_t sw, int32_t pt, int32_t pl, int32_t x_zero,
+                   int32_t y_zero, const float *scales) {
+    conv(x, packed, 2, bias, y, c, c, h, w, m, oh, ow, kh, kw, sh, sw, pt, pl, x_zero,
+         y_zero, scales);
+}
+
 void npu_dwconv2d_s8(const int8_t *x, const int8_t *weights, const int32_t *bias,
                      int8_t *y, int32_t c, int32_t h, int32_t w, int32_t oh,
                      int32_t ow, int32_t kh, int32_t kw, int32_t sh, int32_t sw,
@@ -160,5 +170,17 @@ void npu_lut_s8(const int8_t *x, const int8_t *table, int8_t *y, int32_t n) {
 void npu_lut_s4(const int8_t *x, const int8_t *table, int8_t *y, int32_t n) {
     for (int32_t i = 0; i < n; i++) {
         y[i] = table[x[i] + 8];
+    }
+}
+
+void npu_matmul_bias_s2(const int8_t *a, const int8_t *packed, const int32_t *bias,
+                        int8_t *y, int32_t m, int32_t k, int32_t n,
+                        int32_t a_zero, int32_t y_zero, const float *scales) {
+    matmul(a, packed, 2, bias, y, m, k, n, a_zero, y_zero, scales);
+}
+
+void npu_lut_s2(const int8_t *x, const int8_t *table, int8_t *y, int32_t n) {
+    for (int32_t i = 0; i < n; i++) {
+        y[i] = table[x[i] + 2];
     }
 }

@@ -4,14 +4,16 @@
  * tinynpu runs on any machine; on the chip, the vendor's library replaces it.
  *
  * Tensors are dense, row-major, batch 1: activations NCHW, weights OIHW. Quantized
- * values are int8 (`_s8`) or int4 (`_s4`) with a zero point; weights are symmetric
- * (zero point 0). int4 activations are one per byte (sign-extended into an int8_t);
- * int4 weights are packed two per byte, element 2k in the low nibble of byte k (what
- * the target's `packed(%w)` computes at compile time). Every result element is
+ * values are int8 (`_s8`), int4 (`_s4`) or int2 (`_s2`) with a zero point; weights
+ * are symmetric (zero point 0). int4 and int2 activations are one per byte
+ * (sign-extended into an int8_t); their weights are packed two (int4) or four (int2)
+ * per byte, the first in the lowest bits (what the target's `packed(%w)` computes at
+ * compile time). Every result element is
  *     y = clamp(round_half_even(acc * scales[c]) + y_zero, min, max)
  * where acc is the exact int32 sum of products of (x - x_zero) and the weights (plus
  * the bias), scales[c] the multiplier of its output channel c, the product is in
- * double precision, and [min, max] is [-128, 127] for int8 and [-8, 7] for int4. */
+ * double precision, and [min, max] is [-128, 127] for int8, [-8, 7] for int4 and
+ * [-2, 1] for int2. */
 #ifndef TINYNPU_H
 #define TINYNPU_H
 
@@ -61,6 +63,17 @@ void npu_lut_s8(const int8_t *x, const int8_t *table, int8_t *y, int32_t n);
 
 /* The same for int4 values: y[i] = table[x[i] + 8], 16 entries. */
 void npu_lut_s4(const int8_t *x, const int8_t *table, int8_t *y, int32_t n);
+
+/* int2: the weights packed four per byte, the table of 4 entries (x[i] + 2). */
+void npu_conv2d_s2(const int8_t *x, const int8_t *packed, const int32_t *bias,
+                   int8_t *y, int32_t c, int32_t h, int32_t w, int32_t m,
+                   int32_t oh, int32_t ow, int32_t kh, int32_t kw, int32_t sh,
+                   int32_t sw, int32_t pt, int32_t pl, int32_t x_zero,
+                   int32_t y_zero, const float *scales);
+void npu_matmul_bias_s2(const int8_t *a, const int8_t *packed, const int32_t *bias,
+                        int8_t *y, int32_t m, int32_t k, int32_t n,
+                        int32_t a_zero, int32_t y_zero, const float *scales);
+void npu_lut_s2(const int8_t *x, const int8_t *table, int8_t *y, int32_t n);
 
 /* Multiply-accumulates performed since the start (the reference keeps count, so a
  * test or a profile can compare with the target's cost model). */

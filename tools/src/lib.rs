@@ -6,6 +6,7 @@
 #![deny(missing_docs)]
 
 pub mod bench_ir;
+pub mod calibrate;
 mod check_semantics;
 mod cli;
 pub mod conformance;

@@ -9,6 +9,15 @@ use acc_ir::elements::{ElementKind, Scalar};
 use acc_ir::{Context, FloatKind, Signedness, TypeId};
 use npyz::{DType, NpyFile, TypeChar, WriterBuilder};
 
+/// The shape of the array in `path` (its header only).
+pub fn shape(path: &Path) -> Result<Vec<usize>, String> {
+    let shown = path.display();
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read '{shown}': {e}"))?;
+    let npy = NpyFile::new(BufReader::new(file))
+        .map_err(|e| format!("'{shown}' is not a valid .npy file: {e}"))?;
+    Ok(npy.shape().iter().map(|d| *d as usize).collect())
+}
+
 /// Reads `path` as a value of type `ty`: same shape, and numbers of the same nature
 /// (floats for a float type, integers or booleans for an integer type).
 pub fn read(ctx: &Context, path: &Path, ty: TypeId) -> Result<Tensor, String> {

@@ -114,11 +114,12 @@ passes:
   -h, --help                     show this help
 ";
 
-/// The passes acc-opt knows: the generic ones (`acc-passes`) and the lowerings
-/// (`acc-lowering`).
+/// The passes acc-opt knows: the generic ones (`acc-passes`), the lowerings
+/// (`acc-lowering`) and `calibrate`, which runs the interpreter.
 pub fn registry() -> PassRegistry {
     let mut r = acc_passes::registry();
     acc_lowering::register_all(&mut r);
+    r.register(crate::calibrate::info());
     r
 }
 

@@ -319,3 +319,108 @@ fn sim_mode_needs_the_target() {
             .contains("--mode sim needs the target's cost model: give it with --target FILE")
     );
 }
+
+/// Seeded standard-normal-like samples (a sum of uniform draws), as calibration data.
+fn samples(n: usize, seed: u64) -> Vec<f32> {
+    let mut state = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let mut uniform = move || {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 40) as f32 / (1u64 << 24) as f32
+    };
+    (0..n)
+        .map(|_| (0..12).map(|_| uniform()).sum::<f32>() - 6.0)
+        .collect()
+}
+
+#[test]
+fn float_models_calibrated_to_8_4_and_2_bits_run_on_the_accelerator() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let target = root.join("examples/targets/tinynpu.acc");
+    let hwlib = root.join("examples/hwlib");
+    let hwlib_c = hwlib.join("tinynpu.c");
+    let dir = tempfile::tempdir().expect("a directory");
+    for (model, shape, convs, products) in [
+        ("lenet5", [1usize, 1, 28, 28], 2, 3),
+        ("cnn", [1, 3, 8, 8], 2, 1),
+    ] {
+        for width in [8, 4, 2] {
+            let d = dir.path().join(format!("{model}-{width}"));
+            std::fs::create_dir_all(&d).expect("a directory");
+            // Eight calibration samples, stacked.
+            let n: usize = shape.iter().product();
+            let mut stacked = shape;
+            stacked[0] = 8;
+            write_input(&d, &stacked, &samples(8 * n, 7));
+            std::fs::rename(d.join("x.npy"), d.join("samples.npy")).expect("rename");
+            run(acc("translate")
+                .current_dir(&d)
+                .arg("--import-onnx")
+                .arg(examples().join(format!("{model}.onnx")))
+                .args(["-o", "float.mlir"]));
+            let pipeline = format!(
+                "canonicalize,calibrate{{samples=samples.npy bits={width}}},quantize,partition,graph-to-tensor,bufferize,fuse-parallel,math-approximation,buffer-deallocation,memory-plan"
+            );
+            run(acc("opt")
+                .current_dir(&d)
+                .arg("--target")
+                .arg(&target)
+                .args([
+                    "--check-semantics",
+                    "--pass",
+                    &pipeline,
+                    "float.mlir",
+                    "-o",
+                    "loops.mlir",
+                ]));
+            run(acc("translate")
+                .current_dir(&d)
+                .args(["--emit-c", "loops.mlir", "-o", "c"]));
+            let source = std::fs::read_to_string(d.join("c/model.c")).expect("model.c");
+            let conv = format!("npu_conv2d_s{width}(");
+            let fc = format!("npu_matmul_bias_s{width}(");
+            assert_eq!(
+                source.matches(&conv).count(),
+                convs + 1,
+                "{model} at {width} bits"
+            );
+            assert_eq!(
+                source.matches(&fc).count(),
+                products + 1,
+                "{model} at {width} bits"
+            );
+            // C (with the reference library) equals the interpreter bit for bit.
+            let want = interpret(&d, model, "loops.mlir", "loops.npy");
+            let x = floats(&input(model));
+            write_input(&d, &[x.len()], &x);
+            let got = compile_and_run(
+                &d,
+                &driver(x.len(), want.len()),
+                &["-I", &hwlib.to_string_lossy(), &hwlib_c.to_string_lossy()],
+            );
+            assert_eq!(got, bits(&want), "{model} at {width} bits");
+            // At 8 bits the quantized model stays close to the float one: the same
+            // top class, every output within 10% of the outputs' spread.
+            if width == 8 {
+                let float = floats(&examples().join(format!("{model}.output0.npy")));
+                let top = |v: &[f32]| {
+                    (0..v.len())
+                        .max_by(|a, b| v[*a].total_cmp(&v[*b]))
+                        .unwrap_or(0)
+                };
+                assert_eq!(top(&want), top(&float), "{model}: {want:?} vs {float:?}");
+                let spread = float.iter().copied().fold(f32::MIN, f32::max)
+                    - float.iter().copied().fold(f32::MAX, f32::min);
+                let worst = want
+                    .iter()
+                    .zip(&float)
+                    .map(|(a, b)| (a - b).abs())
+                    .fold(0.0, f32::max);
+                assert!(worst <= 0.1 * spread, "{model}: {worst} of {spread}");
+            }
+        }
+    }
+}

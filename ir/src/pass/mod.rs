@@ -28,6 +28,13 @@ pub trait Pass: Send + Sync {
     /// Runs on the target op. An error stops the pipeline; diagnostics pushed on the
     /// target (remarks, warnings) are reported and do not.
     fn run(&self, target: &mut PassTarget<'_>) -> Result<(), Diagnostic>;
+
+    /// Whether the pass is meant to change what the IR computes (quantizing a float
+    /// model by calibration): `--check-semantics` then compares the passes after it
+    /// with its output instead of with its input.
+    fn approximates(&self) -> bool {
+        false
+    }
 }
 
 /// The kind of value an option takes, for checking and `--list-passes`.

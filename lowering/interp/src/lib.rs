@@ -16,5 +16,7 @@ mod machine;
 pub mod rules;
 mod value;
 
-pub use machine::{InterpError, Interpreter, Limits, function_names, functions, parameter_types};
+pub use machine::{
+    InterpError, Interpreter, Limits, Ranges, function_names, functions, parameter_types,
+};
 pub use value::Tensor;

@@ -64,6 +64,31 @@ pub struct Interpreter<'a> {
     extra_rules: FxHashMap<String, rules::Rule>,
     /// The `hw.intrinsic` ops run so far, in order (what a simulator charges for).
     intrinsics_run: RefCell<Vec<(BodyId, OpId)>>,
+    /// While recording: the least and greatest element of each float value computed.
+    ranges: RefCell<Option<Ranges>>,
+}
+
+/// The least and greatest element each float value took, over every time it was
+/// computed (calibration statistics).
+pub type Ranges = FxHashMap<(BodyId, ValueId), (f64, f64)>;
+
+/// Widens `ranges[key]` to the finite float elements of `t`.
+fn record_range(ranges: &mut Ranges, key: (BodyId, ValueId), t: &Tensor) {
+    if !matches!(t.kind, acc_ir::elements::ElementKind::Float(_)) {
+        return;
+    }
+    let Ok(values) = t.values() else {
+        return;
+    };
+    let finite = values.iter().filter_map(|v| match v {
+        acc_ir::elements::Scalar::Float(f) if f.is_finite() => Some(*f),
+        _ => None,
+    });
+    for f in finite {
+        let slot = ranges.entry(key).or_insert((f, f));
+        slot.0 = slot.0.min(f);
+        slot.1 = slot.1.max(f);
+    }
 }
 
 /// The values computed so far in a function (blocks of nested regions included: SSA
@@ -90,7 +115,18 @@ impl<'a> Interpreter<'a> {
             steps: Cell::new(0),
             extra_rules: FxHashMap::default(),
             intrinsics_run: RefCell::new(Vec::new()),
+            ranges: RefCell::new(None),
         }
+    }
+
+    /// Starts recording the range of every float value computed from now on (the
+    /// function arguments excluded), or stops and returns what was recorded.
+    pub fn record_ranges(&mut self, on: bool) -> Option<Ranges> {
+        let before = self.ranges.get_mut().take();
+        if on {
+            *self.ranges.get_mut() = Some(Ranges::default());
+        }
+        before
     }
 
     /// The `hw.intrinsic` ops run since the last call, in the order they ran (an op
@@ -326,6 +362,11 @@ impl<'a> Interpreter<'a> {
                 return Ok(Flow::Branch(target, values));
             }
             let results = self.apply_rule(body, op, &operands, env, depth)?;
+            if let Some(ranges) = self.ranges.borrow_mut().as_mut() {
+                for (v, t) in r.results().zip(&results) {
+                    record_range(ranges, (body, v), t);
+                }
+            }
             let mut e = env.borrow_mut();
             for (v, t) in r.results().zip(results) {
                 e.insert(v, t);

@@ -20,6 +20,9 @@
 // CHECK-NEXT: {{^}}      exp{{ +}}a library f32 exponential over an array (out[i] = e^x[i]: x, out, n; in place allowed) that finishes maps yielding math.exp, e.g. acc_vexp; empty: loops (string, default ){{$}}
 // CHECK-NEXT: {{^}}      erf{{ +}}a library f32 error function over an array (out[i] = erf(x[i]): x, out, n; in place allowed) that finishes maps yielding math.erf, e.g. acc_verf; empty: loops (string, default ){{$}}
 // CHECK-NEXT: {{^}}      depthwise{{ +}}a library f32 depthwise convolution (out += conv(x, w), groups = channels, batch 1, NCHW: x, w, out, c, h, w, kh, kw, oh, ow, sh, sw, dh, dw, pad top, pad left, clamp lo, clamp hi; NAME_bias as for conv), e.g. acc_sdwconv2d; empty: loops (string, default ){{$}}
+// CHECK-NEXT: {{^}}  calibrate{{ +}}Make a float model a QDQ model from the ranges its values take on sample inputs (then `quantize` folds it) (runs on builtin.module){{$}}
+// CHECK-NEXT: {{^}}      samples{{ +}}a .npy file of inputs of the module's first function (one, or several stacked on a leading dimension) (string, default ){{$}}
+// CHECK-NEXT: {{^}}      bits{{ +}}storage bits of activations and weights: 8, 4 or 2 (int, default 8){{$}}
 // CHECK-NEXT: {{^}}  canonicalize{{ +}}Fold, erase dead ops and apply rewrite patterns to a fixed point (runs on any op){{$}}
 // CHECK-NEXT: {{^}}      max-iterations{{ +}}sweeps over the IR before giving up (int, default 10){{$}}
 // CHECK-NEXT: {{^}}      max-num-rewrites{{ +}}rewrites before giving up (-1: no limit) (int, default -1){{$}}
