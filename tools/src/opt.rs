@@ -106,6 +106,9 @@ passes:
   --timing                       report pass times (--mlir-timing)
   --remarks                      print the remarks of passes (why partition left an op
                                  on the host, memory-plan's arenas)
+  --view-graph[=FILE]            run view-graph at this point of the pipeline: the
+                                 functions as Graphviz DOT, ops coloured by device (to
+                                 standard error, or FILE)
   --check-semantics              run every function in the interpreter before and after
                                  each pass; fail at the first pass that changes results
   --check-semantics-seed=N       seed of the random inputs it draws (default 0)
@@ -261,6 +264,16 @@ fn parse_args_impl(args: &[String], passes: Option<&PassRegistry>) -> Result<Opt
             "--no-verify" => o.no_verify = flag(&inline_value)?,
             "--verify-each" => o.no_verify_each = !flag(&inline_value)?,
             "-" => o.input = Some(PathBuf::from("-")),
+            // `--view-graph` draws to standard error, `--view-graph=FILE` to FILE (the
+            // pass itself needs its file named, so that nothing writes one unasked).
+            "--view-graph" if passes.is_some_and(|p| p.get("view-graph").is_some()) => {
+                let options = match inline_value.map(|v| v.trim_matches('"').to_string()) {
+                    Some(v) if v.contains('=') => v,
+                    Some(file) => format!("file={file}"),
+                    None => "file=-".to_string(),
+                };
+                o.passes.push(format!("view-graph{{{options}}}"));
+            }
             _ if name.starts_with("--") && passes.is_some_and(|p| p.get(&name[2..]).is_some()) => {
                 // `--canonicalize` or `--canonicalize="max-iterations=3"`, as mlir-opt.
                 let pass = match inline_value {

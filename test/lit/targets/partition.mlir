@@ -5,6 +5,8 @@
 // RUN: acc-opt --target %S/../../../examples/targets/tinynpu.acc --pass partition %s | FileCheck %s
 // RUN: acc-opt --target %S/../../../examples/targets/tinynpu.acc --pass 'partition,view-graph{file=%t.dot}' %s -o %t.mlir
 // RUN: FileCheck %s --input-file %t.dot --check-prefix=DOT
+// The flag form draws to standard error.
+// RUN: acc-opt --target %S/../../../examples/targets/tinynpu.acc --partition --view-graph %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=DOT
 // Without a target there is nothing to place on.
 // RUN: not acc-opt --pass partition %s 2>&1 | FileCheck %s --check-prefix=NOTARGET
 
