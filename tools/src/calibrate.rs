@@ -36,28 +36,6 @@ use std::collections::HashMap;
 /// quantized, their constant weights per channel.
 const PRODUCTS: [&str; 3] = ["graph.conv2d", "graph.gemm", "graph.matmul"];
 
-/// Elementwise functions `quantize` turns into tables.
-const TABLED: [&str; 8] = [
-    "graph.tanh",
-    "graph.sigmoid",
-    "graph.exp",
-    "graph.log",
-    "graph.sqrt",
-    "graph.relu",
-    "graph.neg",
-    "graph.abs",
-];
-
-/// Ops whose results are elements of their input: quantized as their input is.
-const MOVES: [&str; 6] = [
-    "graph.max_pool",
-    "graph.global_max_pool",
-    "graph.reshape",
-    "graph.flatten",
-    "graph.squeeze",
-    "graph.unsqueeze",
-];
-
 /// The pass.
 pub struct Calibrate {
     samples: String,
@@ -224,7 +202,9 @@ impl Quantizer<'_> {
             else {
                 continue;
             };
-            if PRODUCTS.contains(&name.as_str()) || TABLED.contains(&name.as_str()) {
+            if PRODUCTS.contains(&name.as_str())
+                || acc_lowering::quantize::TABLED.contains(&name.as_str())
+            {
                 let data: &[ValueId] = if name == "graph.matmul" {
                     &operands[..2]
                 } else {
@@ -245,7 +225,7 @@ impl Quantizer<'_> {
                 if self.choose(at, None) {
                     chosen.push(at);
                 }
-            } else if MOVES.contains(&name.as_str())
+            } else if acc_lowering::quantize::MOVES.contains(&name.as_str())
                 && let Some(&p) = operands.first().and_then(|v| self.params.get(v))
                 && self.choose(out, Some(p))
             {
@@ -386,17 +366,28 @@ impl Quantizer<'_> {
         let axis = match name.as_str() {
             "graph.conv2d" => 0,
             "graph.gemm" if trans_b => 0,
-            _ => shape.len() - 1,
+            _ => shape.len().saturating_sub(1),
         };
-        let (ints, scales) = per_channel(&dense, &shape, axis, self.bits);
+        // A vector's one dimension is summed over: one scale for all of it.
+        let (ints, scales) = if shape.len() >= 2 {
+            per_channel(&dense, &shape, axis, self.bits)
+        } else {
+            per_channel(&dense, &[1, dense.len() as i64], 0, self.bits)
+        };
         let params: Vec<Params> = scales.iter().map(|s| (*s, 0)).collect();
         let q_ty = self.quant_type(self.type_of(w), &params, Some(axis as i32))?;
         let int_ty = self.int_tensor(&shape, self.bits);
         let dq = self.dequantized_constant(op, &ints, int_ty, q_ty, self.type_of(w))?;
         self.ir.body_mut(self.body).set_operand(op, 1, dq);
+        let vector = |v: ValueId| {
+            self.ctx
+                .type_data(self.type_of(v))
+                .shape()
+                .map(|s| s.to_vec())
+        };
         if let Some(&b) = operands.get(2)
+            && vector(b) == Some(vec![scales.len() as i64])
             && let Some(bias) = self.constant_floats(b)
-            && bias.len() == scales.len()
         {
             let scales: Vec<f64> = scales
                 .iter()

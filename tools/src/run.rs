@@ -143,6 +143,11 @@ pub fn parse_args(args: &[String]) -> Result<RunOptions, String> {
     if o.mode == Mode::Sim && o.target.is_none() {
         return Err("--mode sim needs the target's cost model: give it with --target FILE".into());
     }
+    if o.mode == Mode::Sim && o.repeat.is_some() {
+        return Err(
+            "--repeat times runs; --mode sim counts cycles instead: use one or the other".into(),
+        );
+    }
     Ok(o)
 }
 
@@ -238,10 +243,11 @@ fn run_inner(o: &RunOptions) -> Result<(), String> {
     let results = match o.mode {
         Mode::Sim => {
             let mut interp = Interpreter::new(&ctx, &ir, Limits::default());
+            interp.trace_intrinsics(true);
             let results = interp
                 .call(&entry, args.clone())
                 .map_err(|e| render(e.diagnostic()))?;
-            let calls = interp.take_intrinsics_run();
+            let calls = interp.trace_intrinsics(false);
             let charges =
                 crate::sim::charges(&ctx, &ir, &calls).map_err(|e| format!("acc-run: {e}\n"))?;
             timing.push(crate::sim::report(&charges).trim_end().to_string());

@@ -110,7 +110,6 @@ pub(crate) fn report(charges: &[Charge]) -> String {
         );
     }
     let mut devices: Vec<&str> = charges.iter().map(|c| c.device.as_str()).collect();
-    devices.dedup();
     devices.sort_unstable();
     devices.dedup();
     for d in devices {

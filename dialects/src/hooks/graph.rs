@@ -196,6 +196,19 @@ pub(crate) fn verify_quantized_result(op: OpRef<'_>, ctx: &Context) -> Vec<Diagn
             return Err("the input must be quantized per tensor".into());
         }
         check_quant_axis(ctx, types[1], "the weight")?;
+        if let Some(axis) = quant(ctx, types[1]).and_then(|q| q.axis) {
+            let conv = ctx.op_name_str(op.name()) == "graph.qconv2d";
+            let per_column = b.len() >= 2 && axis as usize + 1 == b.len();
+            if conv && axis != 0 {
+                return Err(
+                    "the weight must be quantized per tensor or per output channel (dimension 0)"
+                        .into(),
+                );
+            }
+            if !conv && !per_column {
+                return Err("the right-hand side must be quantized per tensor or per column (the last dimension of a matrix)".into());
+            }
+        }
         check_quant_axis(ctx, out, "the result")
     })();
     check(op, ctx, result)

@@ -56,7 +56,8 @@ static inline double acc_roundeven(double x) {
 static inline float acc_floorf(float x) { return (float)acc_floor((double)x); }
 static inline float acc_ceilf(float x) { return (float)acc_ceil((double)x); }
 static inline float acc_roundevenf(float x) { return (float)acc_roundeven((double)x); }
-/* Float to integer, saturating (NaN gives 0), as Cranelift's fcvt_to_sint_sat. */
+/* Signed maximum and minimum (called rather than written inline, where a comparison
+ * with a type's bound draws GCC's -Wtype-limits). */
 static inline int64_t acc_maxsi(int64_t a, int64_t b) { return a > b ? a : b; }
 static inline int64_t acc_minsi(int64_t a, int64_t b) { return a < b ? a : b; }
 /* An i2 or i4 value: the low `bits` bits of v, sign-extended into an int8_t. */
@@ -64,6 +65,7 @@ static inline int8_t acc_wrap_narrow(int64_t v, int bits) {
     uint32_t m = (1u << bits) - 1u, u = (uint32_t)((uint64_t)v & m);
     return (int8_t)(u >> (bits - 1) ? (int32_t)u - (int32_t)(m + 1u) : (int32_t)u);
 }
+/* Float to integer, saturating (NaN gives 0), as Cranelift's fcvt_to_sint_sat. */
 static inline int64_t acc_fptosi(double x, int bits) {
     double hi = bits == 64 ? 9223372036854775808.0 : (double)((int64_t)1 << (bits - 1));
     if (x != x) return 0;

@@ -62,8 +62,9 @@ pub struct Interpreter<'a> {
     /// Rules added by the embedding program (a vendor's intrinsics), by name; they
     /// take precedence over acc's own.
     extra_rules: FxHashMap<String, rules::Rule>,
-    /// The `hw.intrinsic` ops run so far, in order (what a simulator charges for).
-    intrinsics_run: RefCell<Vec<(BodyId, OpId)>>,
+    /// While tracing: the `hw.intrinsic` ops run, in order (what a simulator charges
+    /// for).
+    intrinsics_run: RefCell<Option<Vec<(BodyId, OpId)>>>,
     /// While recording: the least and greatest element of each float value computed.
     ranges: RefCell<Option<Ranges>>,
 }
@@ -114,7 +115,7 @@ impl<'a> Interpreter<'a> {
             limits,
             steps: Cell::new(0),
             extra_rules: FxHashMap::default(),
-            intrinsics_run: RefCell::new(Vec::new()),
+            intrinsics_run: RefCell::new(None),
             ranges: RefCell::new(None),
         }
     }
@@ -129,10 +130,15 @@ impl<'a> Interpreter<'a> {
         before
     }
 
-    /// The `hw.intrinsic` ops run since the last call, in the order they ran (an op
-    /// in a loop once per iteration): the trace a simulator charges cycles for.
-    pub fn take_intrinsics_run(&mut self) -> Vec<(BodyId, OpId)> {
-        std::mem::take(self.intrinsics_run.get_mut())
+    /// Starts tracing the `hw.intrinsic` ops run from now on, or stops; the trace so
+    /// far, in the order they ran (an op in a loop once per iteration): what a
+    /// simulator charges cycles for.
+    pub fn trace_intrinsics(&mut self, on: bool) -> Vec<(BodyId, OpId)> {
+        let trace = self.intrinsics_run.get_mut().take().unwrap_or_default();
+        if on {
+            *self.intrinsics_run.get_mut() = Some(Vec::new());
+        }
+        trace
     }
 
     /// Adds (or replaces) the rule `name`: every op whose definition says
@@ -440,7 +446,9 @@ impl<'a> Interpreter<'a> {
         let r = self.ir.op(body, op);
         let name = self.ctx.op_name_str(r.name());
         if name == "hw.intrinsic" {
-            self.intrinsics_run.borrow_mut().push((body, op));
+            if let Some(trace) = self.intrinsics_run.borrow_mut().as_mut() {
+                trace.push((body, op));
+            }
             if self.has_semantics(body, op) {
                 return self.intrinsic_semantics(body, op, operands, env, depth);
             }

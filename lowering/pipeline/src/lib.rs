@@ -25,7 +25,9 @@
 //!     integer ops.
 //!
 //! Each pass leaves verifiable IR whose results the interpreter computes identically
-//! to its input's (`acc-opt --check-semantics`).
+//! to its input's (`acc-opt --check-semantics`), with one exception by design:
+//! `quantize` accumulates exactly where a QDQ model rounds to f32, so a result lying
+//! within f32 rounding of a rounding boundary can move by one step of its scale.
 
 #![deny(missing_docs)]
 

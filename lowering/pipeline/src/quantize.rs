@@ -39,6 +39,8 @@ use crate::emit::Emitter;
 mod integer;
 mod storage;
 
+pub use storage::{MOVES, TABLED};
+
 /// The pass.
 pub struct Quantize;
 

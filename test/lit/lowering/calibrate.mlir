@@ -22,9 +22,11 @@
 // CHECK-NEXT: graph.dequantize %[[RQ]]
 
 // FOLDED-LABEL: func.func @net(
-// FOLDED: graph.qconv2d
 // FOLDED-NOT: graph.conv2d
 // FOLDED-NOT: graph.relu
+// FOLDED: graph.qconv2d
+// FOLDED-NEXT: graph.dequantize
+// FOLDED-NEXT: return
 
 // FOUR: !quant.uniform<i4:f32, 2.6666{{[0-9]*}}e-1:-4>
 // FOUR: tensor<2x1x2x2xi4>

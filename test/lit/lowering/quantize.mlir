@@ -13,13 +13,14 @@
 // redundant (its zero point is the least stored value): one qconv2d with the bias's
 // integers.
 // CHECK-LABEL: func.func @conv_bias_relu(
+// CHECK-NOT: graph.conv2d
+// CHECK-NOT: graph.relu
 // CHECK: %[[B:.*]] = graph.constant dense<[100, -20, 7]> : tensor<3xi32>
 // CHECK: %[[W:.*]] = graph.storage_cast %{{.*}} : tensor<3x2x3x3xi8> to tensor<3x2x3x3x!quant.uniform<i8:f32:0, {1.000000e-02,2.000000e-02,3.000000e-02}>>
 // CHECK: %[[X:.*]] = graph.quantize %arg0
 // CHECK-NEXT: %[[Y:.*]] = graph.qconv2d %[[X]], %[[W]], %[[B]] {pads = array<i64: 1, 1, 1, 1>} : ({{[^)]*}}) -> tensor<1x3x5x5x!quant.uniform<i8:f32, 1.000000e-01:-128>>
 // CHECK-NEXT: graph.dequantize %[[Y]]
-// CHECK-NOT: graph.relu
-// CHECK-NOT: graph.conv2d
+// CHECK-NEXT: return
 func.func @conv_bias_relu(%arg0: tensor<1x2x5x5xf32>) -> tensor<1x3x5x5xf32> {
   %bi = graph.constant dense<[100, -20, 7]> : tensor<3xi32>
   %bq = graph.storage_cast %bi : tensor<3xi32> to tensor<3x!qb>
@@ -73,11 +74,13 @@ func.func @no_bias(%arg0: tensor<1x2x5x5xf32>) -> tensor<1x3x3x3xf32> {
 // per-row scales become per-column), and the float bias is quantized to
 // s_x * s_w[c] = 0.125, 0.25, 0.5.
 // CHECK-LABEL: func.func @gemm_transposed(
+// CHECK-NOT: graph.gemm
 // CHECK-DAG: %[[WT:.*]] = graph.constant dense<{{\[}}[1, 5, 9], [2, 6, 10], [3, 7, 11], [4, 8, 12]]> : tensor<4x3xi8>
 // CHECK-DAG: %[[WQ:.*]] = graph.storage_cast %[[WT]] : tensor<4x3xi8> to tensor<4x3x!quant.uniform<i8:f32:1, {2.500000e-01,5.000000e-01,1.000000e+00}>>
 // CHECK-DAG: %[[BI:.*]] = graph.constant dense<[8, -2, 4]> : tensor<3xi32>
 // CHECK: graph.qmatmul %{{[0-9]+}}, %[[WQ]], %[[BI]] : ({{[^)]*}}) -> tensor<1x3x!quant.uniform<i8:f32, 1.000000e-01>>
-// CHECK-NOT: graph.gemm
+// CHECK-NEXT: graph.dequantize
+// CHECK-NEXT: return
 func.func @gemm_transposed(%arg0: tensor<1x4xf32>) -> tensor<1x3xf32> {
   %b = graph.constant dense<[1.0, -0.5, 2.2]> : tensor<3xf32>
   %wi = graph.constant dense<[[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]> : tensor<3x4xi8>
@@ -101,8 +104,8 @@ func.func @gemm_transposed(%arg0: tensor<1x4xf32>) -> tensor<1x3xf32> {
 // CHECK-NEXT: %[[PQ:.*]] = graph.storage_cast %[[P]] : tensor<1x1x2x2xi8> to tensor<1x1x2x2x!quant.uniform<i8:f32, 5.000000e-02:-3>>
 // CHECK: %[[T:.*]] = graph.constant dense<"0x80808080{{[0-9A-F]*}}7F7F7F7F"> : tensor<256xi8>
 // CHECK-NEXT: graph.lookup %[[PQ]], %[[T]] : (tensor<1x1x2x2x!quant.uniform<i8:f32, 5.000000e-02:-3>>, tensor<256xi8>) -> tensor<1x1x2x2x!quant.uniform<i8:f32, 7.812500e-03>>
-// CHECK: graph.add
 // CHECK-NOT: graph.tanh
+// CHECK: graph.add
 func.func @storage_and_tables(%arg0: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
   %xq = graph.quantize %arg0 : tensor<1x1x4x4xf32> to tensor<1x1x4x4x!qx>
   %x = graph.dequantize %xq : tensor<1x1x4x4x!qx> to tensor<1x1x4x4xf32>
@@ -116,4 +119,40 @@ func.func @storage_and_tables(%arg0: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32>
   %sq = graph.quantize %s : tensor<1x1x2x2xf32> to tensor<1x1x2x2x!qz>
   %sd = graph.dequantize %sq : tensor<1x1x2x2x!qz> to tensor<1x1x2x2xf32>
   return %sd : tensor<1x1x2x2xf32>
+}
+
+// A matrix product of dequantized operands, the right-hand side per column.
+// CHECK-LABEL: func.func @matmul(
+// CHECK-NOT: graph.matmul
+// CHECK: graph.qmatmul %{{[0-9]+}}, %arg1 : (tensor<2x3x!quant.uniform<i8:f32, 5.000000e-02>>, tensor<3x2x!quant.uniform<i8:f32:1, {1.000000e-01,2.000000e-01}>>) -> tensor<2x2x!quant.uniform<i8:f32, 1.000000e-01>>
+func.func @matmul(%arg0: tensor<2x3xf32>, %w: tensor<3x2x!quant.uniform<i8:f32:1, {0.1,0.2}>>) -> tensor<2x2xf32> {
+  %aq = graph.quantize %arg0 : tensor<2x3xf32> to tensor<2x3x!quant.uniform<i8:f32, 0.05>>
+  %a = graph.dequantize %aq : tensor<2x3x!quant.uniform<i8:f32, 0.05>> to tensor<2x3xf32>
+  %b = graph.dequantize %w : tensor<3x2x!quant.uniform<i8:f32:1, {0.1,0.2}>> to tensor<3x2xf32>
+  %m = graph.matmul %a, %b : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+  %yq = graph.quantize %m : tensor<2x2xf32> to tensor<2x2x!qz>
+  %y = graph.dequantize %yq : tensor<2x2x!qz> to tensor<2x2xf32>
+  return %y : tensor<2x2xf32>
+}
+
+// Left in floats: a maximum of unsigned storage (the stored integers compare as
+// signed), and a right-hand side vector quantized along the dimension the product
+// sums over.
+// CHECK-LABEL: func.func @not_folded(
+// CHECK: graph.max_pool %{{[0-9]+}} {{.*}}(tensor<1x1x4x4xf32>)
+// CHECK: graph.matmul
+// CHECK-NOT: graph.qmatmul
+func.func @not_folded(%arg0: tensor<1x1x4x4xf32>, %arg1: tensor<2x3xf32>, %v: tensor<3x!quant.uniform<i8:f32:0, {0.1,0.2,0.3}>>) -> (tensor<1x1x2x2xf32>, tensor<2xf32>) {
+  %xq = graph.quantize %arg0 : tensor<1x1x4x4xf32> to tensor<1x1x4x4x!quant.uniform<u8:f32, 0.05:100>>
+  %x = graph.dequantize %xq : tensor<1x1x4x4x!quant.uniform<u8:f32, 0.05:100>> to tensor<1x1x4x4xf32>
+  %p = graph.max_pool %x {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32>
+  %pq = graph.quantize %p : tensor<1x1x2x2xf32> to tensor<1x1x2x2x!quant.uniform<u8:f32, 0.05:100>>
+  %pd = graph.dequantize %pq : tensor<1x1x2x2x!quant.uniform<u8:f32, 0.05:100>> to tensor<1x1x2x2xf32>
+  %aq = graph.quantize %arg1 : tensor<2x3xf32> to tensor<2x3x!quant.uniform<i8:f32, 0.05>>
+  %a = graph.dequantize %aq : tensor<2x3x!quant.uniform<i8:f32, 0.05>> to tensor<2x3xf32>
+  %b = graph.dequantize %v : tensor<3x!quant.uniform<i8:f32:0, {0.1,0.2,0.3}>> to tensor<3xf32>
+  %m = graph.matmul %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2xf32>
+  %mq = graph.quantize %m : tensor<2xf32> to tensor<2x!qz>
+  %md = graph.dequantize %mq : tensor<2x!qz> to tensor<2xf32>
+  return %pd, %md : tensor<1x1x2x2xf32>, tensor<2xf32>
 }

@@ -116,7 +116,7 @@ pub struct ExprFunction {
 use Param::{Attr as A, Int as I, Value as V};
 
 /// The integer functions, by name.
-pub const FUNCTIONS: [ExprFunction; 10] = [
+pub const FUNCTIONS: [ExprFunction; 12] = [
     ExprFunction {
         name: "dim",
         params: &[V, I],
@@ -151,6 +151,18 @@ pub const FUNCTIONS: [ExprFunction; 10] = [
         params: &[V],
         summary: "1 when the elements are signed integers (or stored in them), else 0",
         run: |c, a| storage(c, a).map(|(_, signed)| i64::from(signed)),
+    },
+    ExprFunction {
+        name: "storage_min",
+        params: &[V],
+        summary: "the least stored value (of a quantized type's storage range, or of the integer type)",
+        run: |c, a| storage_range(c, a).map(|(lo, _)| lo),
+    },
+    ExprFunction {
+        name: "storage_max",
+        params: &[V],
+        summary: "the greatest stored value (of a quantized type's storage range, or of the integer type)",
+        run: |c, a| storage_range(c, a).map(|(_, hi)| hi),
     },
     ExprFunction {
         name: "zero_point",
@@ -252,6 +264,21 @@ fn storage(ctx: &Context, a: &[Arg]) -> Result<(i64, bool), String> {
         TypeData::Float(k) => Ok((i64::from(k.width()), true)),
         TypeData::Index => Ok((64, true)),
         _ => Err("the elements are not numbers".into()),
+    }
+}
+
+/// The least and greatest stored value: a quantized type's (possibly narrowed)
+/// storage range, an integer type's full range.
+fn storage_range(ctx: &Context, a: &[Arg]) -> Result<(i64, i64), String> {
+    match ctx.type_data(element(ctx, a)?) {
+        TypeData::QuantUniform(q) => Ok(q.storage_bounds()),
+        TypeData::Integer { width, signedness } if *width <= 32 => {
+            Ok(acc_ir::types::QuantUniform::full_range(
+                *width,
+                *signedness != acc_ir::Signedness::Unsigned,
+            ))
+        }
+        _ => Err("the elements are not integers of 32 bits or fewer".into()),
     }
 }
 

@@ -425,16 +425,12 @@ impl IntrinsicRule for TextIntrinsic {
             Some(e) => e.eval(&bound).map_err(|e| format!("its cost: {e}"))?,
             None => 0,
         };
-        let macs = match &self.macs {
-            Some((work, peak)) => {
-                let work = work.eval(&bound).map_err(|e| format!("its macs: {e}"))?;
-                let peak = peak
-                    .eval(&bound)
-                    .map_err(|e| format!("its macs per cycle: {e}"))?;
-                Some((work, peak))
-            }
-            None => None,
-        };
+        // Only the simulator reads the MACs: an expression that does not apply to
+        // this op leaves its calls uncounted rather than refusing it.
+        let macs = self
+            .macs
+            .as_ref()
+            .and_then(|(work, peak)| Some((work.eval(&bound).ok()?, peak.eval(&bound).ok()?)));
         let mut call = Vec::new();
         let mut compile_time = Vec::new();
         for item in &self.call {

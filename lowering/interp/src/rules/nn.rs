@@ -358,12 +358,23 @@ fn pool(r: &RuleInput<'_>, max: bool, global: bool) -> Result<Vec<Tensor>, Strin
     let include_pad = attrs(r).flag("count_include_pad");
     let [_, _, oh, ow] =
         <[usize; 4]>::try_from(out_shape(r)?.as_slice()).map_err(|_| "result must have rank 4")?;
+    // A window wholly in the padding: -inf for floats, the least value of an
+    // integer type (what the lowering starts from).
+    let least = match x.kind {
+        acc_ir::elements::ElementKind::Int(width, signedness) if width <= 64 => {
+            if signedness == acc_ir::Signedness::Unsigned {
+                0.0
+            } else {
+                -(2f64.powi(width as i32 - 1))
+            }
+        }
+        _ => f64::NEG_INFINITY,
+    };
     let mut data = Vec::with_capacity(n * c * oh * ow);
     for plane in 0..n * c {
         for y in 0..oh {
             for xo in 0..ow {
-                let (mut best, mut sum, mut count, mut padded) =
-                    (f64::NEG_INFINITY, 0.0, 0usize, 0usize);
+                let (mut best, mut sum, mut count, mut padded) = (least, 0.0, 0usize, 0usize);
                 for i in 0..k[0] {
                     for j in 0..k[1] {
                         let iy = (y * s[0] + i * d[0]) as isize - p[0] as isize;

@@ -557,24 +557,23 @@ impl Bufferizer<'_> {
         let shape = self.shape(init)?;
         let sx = self.shape(x)?;
         let elem = self.element(x);
-        // Integers (signless, compared as signed, as the interpreter does) are max
-        // pooled from the least value of their width.
-        let float = is_float(self.ctx, elem);
-        let least_int = match self.ctx.type_data(elem) {
-            acc_ir::TypeData::Integer { width, .. } if max && *width <= 64 => {
-                -(2f64.powi(*width as i32 - 1))
+        // Integers are max pooled from the least value of their type (signless ones
+        // compared as signed, as the interpreter does).
+        let (start_max, max_op) = match self.ctx.type_data(elem) {
+            acc_ir::TypeData::Integer { signedness, .. }
+                if max && *signedness == acc_ir::Signedness::Unsigned =>
+            {
+                (0.0, "arith.maxui")
             }
-            _ if float => f64::NEG_INFINITY,
+            acc_ir::TypeData::Integer { width, .. } if max && *width <= 64 => {
+                (-(2f64.powi(*width as i32 - 1)), "arith.maxsi")
+            }
+            _ if is_float(self.ctx, elem) => (f64::NEG_INFINITY, "arith.maximumf"),
             _ => return Err("integer average pooling has no bufferization yet".into()),
-        };
-        let max_op = if float {
-            "arith.maximumf"
-        } else {
-            "arith.maxsi"
         };
         let mut e = self.emitter(op);
         parallel(&mut e, &shape, &mut |e, ivs| {
-            let start = if max { least_int } else { 0.0 };
+            let start = if max { start_max } else { 0.0 };
             let init_v = e.scalar(elem, start)?;
             let count0 = e.scalar(elem, 0.0)?;
             let mut total = (init_v, count0);

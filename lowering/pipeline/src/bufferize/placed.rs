@@ -24,6 +24,21 @@ impl Bufferizer<'_> {
         placement(self.ctx, self.ir, self.body, op).is_some()
     }
 
+    /// A `loop.constant` buffer of `values` (of `element`), before `op`.
+    fn constant_buffer(
+        &mut self,
+        op: OpId,
+        element: acc_ir::TypeId,
+        values: &[Scalar],
+    ) -> Result<ValueId, String> {
+        let n = values.len() as i64;
+        let dense = elements::dense_attr(self.ctx, tensor_type(self.ctx, &[n], element), values)
+            .ok_or("cannot build a constant argument")?;
+        let ty = memref_type(self.ctx, &[n], element);
+        self.emitter(op)
+            .op1("loop.constant", &[], ty, &[("value", dense)])
+    }
+
     /// Replaces the placed `op` by its intrinsic's call; the buffers of its results.
     pub(super) fn placed(&mut self, op: OpId) -> Result<(), String> {
         let (_, name) = placement(self.ctx, self.ir, self.body, op).ok_or("not placed")?;
@@ -68,35 +83,16 @@ impl Bufferizer<'_> {
                 }
                 CallArg::Int(i) => self.emitter(op).scalar(i32_type, *i as f64)?,
                 CallArg::F32Table(t) => {
-                    let n = t.len() as i64;
                     let values: Vec<Scalar> =
                         t.iter().map(|x| Scalar::Float(f64::from(*x))).collect();
-                    let dense = elements::dense_attr(
-                        self.ctx,
-                        tensor_type(self.ctx, &[n], f32_type),
-                        &values,
-                    )
-                    .ok_or("cannot build the table")?;
-                    let ty = memref_type(self.ctx, &[n], f32_type);
-                    self.emitter(op)
-                        .op1("loop.constant", &[], ty, &[("value", dense)])?
+                    self.constant_buffer(op, f32_type, &values)?
                 }
                 CallArg::Bytes(bytes) => {
-                    let i8_type = self.ctx.int_type(8);
-                    let n = bytes.len() as i64;
                     let values: Vec<Scalar> = bytes
                         .iter()
                         .map(|b| Scalar::Int(i128::from(*b as i8)))
                         .collect();
-                    let dense = elements::dense_attr(
-                        self.ctx,
-                        tensor_type(self.ctx, &[n], i8_type),
-                        &values,
-                    )
-                    .ok_or("cannot build the bytes")?;
-                    let ty = memref_type(self.ctx, &[n], i8_type);
-                    self.emitter(op)
-                        .op1("loop.constant", &[], ty, &[("value", dense)])?
+                    self.constant_buffer(op, self.ctx.int_type(8), &values)?
                 }
             };
             args.push(value);

@@ -35,7 +35,7 @@ impl Folds<'_> {
         }
         let bias = match operands.get(2) {
             Some(&b) => self.bias(b, &qx, &qw, at)?,
-            None => Some(self.zero_bias(w, at)?),
+            None => self.zero_bias(w, at)?,
         };
         let Some(bias) = bias else {
             return Ok(None);
@@ -57,12 +57,23 @@ impl Folds<'_> {
     /// A bias of zeros for a convolution without one (one per output channel of the
     /// weight `w`), so that every `qconv2d` made here has one form for targets to
     /// match.
-    fn zero_bias(&mut self, w: ValueId, at: OpId) -> Result<ValueId, String> {
-        let (shape, _) = shape_of(self.ctx, self.type_of(w))?;
-        let ty = tensor_type(self.ctx, &shape[..1], self.ctx.int_type(32));
+    /// `None` when the channel count is not static.
+    fn zero_bias(&mut self, w: ValueId, at: OpId) -> Result<Option<ValueId>, String> {
+        let channels = self
+            .ctx
+            .type_data(self.type_of(w))
+            .shape()
+            .and_then(|s| s.first().copied())
+            .filter(|c| *c >= 0);
+        let Some(channels) = channels else {
+            return Ok(None);
+        };
+        let ty = tensor_type(self.ctx, &[channels], self.ctx.int_type(32));
         let zeros = elements::dense_attr(self.ctx, ty, &[Scalar::Int(0)]).ok_or("a zero bias")?;
-        self.emitter(at)
-            .op1("graph.constant", &[], ty, &[("value", zeros)])
+        let zero = self
+            .emitter(at)
+            .op1("graph.constant", &[], ty, &[("value", zeros)])?;
+        Ok(Some(zero))
     }
 
     /// `quantize(matmul(dequantize(a), dequantize(b)))` as `qmatmul`.
@@ -162,7 +173,8 @@ impl Folds<'_> {
             .type_data(self.type_of(b))
             .shape()
             .map_or(0, |s| s.len());
-        qa.axis.is_none() && qb.axis.is_none_or(|d| d as usize + 1 == rank)
+        // Per column needs columns: a rank-1 right-hand side's one axis is summed.
+        qa.axis.is_none() && qb.axis.is_none_or(|d| rank >= 2 && d as usize + 1 == rank)
     }
 
     /// The constant quantized matrix `w` (stored integers cast to their quantized

@@ -12,7 +12,7 @@ use crate::emit::{shape_of, tensor_type};
 /// Ops whose results are elements of their input: quantizing commutes with them
 /// when the input and output are quantized alike (the quantization is monotonic,
 /// so it commutes with `max` too).
-pub(super) const MOVES: &[&str] = &[
+pub const MOVES: &[&str] = &[
     "graph.max_pool",
     "graph.global_max_pool",
     "graph.reshape",
@@ -23,8 +23,11 @@ pub(super) const MOVES: &[&str] = &[
     "graph.slice",
 ];
 
+/// Those of [`MOVES`] that compare elements.
+const COMPARES: [&str; 2] = ["graph.max_pool", "graph.global_max_pool"];
+
 /// Elementwise ops a table can stand for (those with compile-time semantics).
-pub(super) const TABLED: &[&str] = &[
+pub const TABLED: &[&str] = &[
     "graph.relu",
     "graph.neg",
     "graph.abs",
@@ -54,14 +57,22 @@ impl Folds<'_> {
         let Some(x) = self.dequantized(b.operand(op, 0)) else {
             return Ok(None);
         };
-        let (x_shape, x_elem) = shape_of(self.ctx, self.type_of(x))?;
-        let (out_shape, out_elem) = shape_of(self.ctx, out)?;
+        let (Ok((x_shape, x_elem)), Ok((out_shape, out_elem))) =
+            (shape_of(self.ctx, self.type_of(x)), shape_of(self.ctx, out))
+        else {
+            return Ok(None);
+        };
         let Some(q) = self
             .quant(out)
             .filter(|q| q.axis.is_none() && x_elem == out_elem)
         else {
             return Ok(None);
         };
+        // The stored integers are seen as signless, which compare as signed: a
+        // maximum of unsigned storage would be wrong.
+        if !q.storage_signed && COMPARES.contains(&self.name(op)) {
+            return Ok(None);
+        }
         let int = self.ctx.int_type(q.storage_width);
         let name = self.name(op).to_string();
         let props: Vec<(String, acc_ir::AttrId)> = self

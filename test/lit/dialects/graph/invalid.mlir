@@ -454,3 +454,19 @@ func.func @storage_cast_two_floats(%f: tensor<2x3xf32>, %g: tensor<4xf32>, %i: t
   %0 = graph.storage_cast %f : tensor<2x3xf32> to tensor<2x3xf32>
   return
 }
+
+// -----
+
+func.func @qmatmul_vector_axis(%a: tensor<2x3x!quant.uniform<i8:f32, 1.0>>, %v: tensor<3x!quant.uniform<i8:f32:0, {1.0, 2.0, 3.0}>>) {
+  // expected-error @+1 {{'graph.qmatmul' op the right-hand side must be quantized per tensor or per column (the last dimension of a matrix)}}
+  %0 = graph.qmatmul %a, %v : (tensor<2x3x!quant.uniform<i8:f32, 1.0>>, tensor<3x!quant.uniform<i8:f32:0, {1.0, 2.0, 3.0}>>) -> tensor<2x!quant.uniform<i8:f32, 1.0>>
+  return
+}
+
+// -----
+
+func.func @qconv2d_weight_axis(%x: tensor<1x2x4x4x!quant.uniform<i8:f32, 1.0>>, %w: tensor<3x2x1x1x!quant.uniform<i8:f32:1, {1.0, 2.0}>>) {
+  // expected-error @+1 {{'graph.qconv2d' op the weight must be quantized per tensor or per output channel (dimension 0)}}
+  %0 = graph.qconv2d %x, %w : (tensor<1x2x4x4x!quant.uniform<i8:f32, 1.0>>, tensor<3x2x1x1x!quant.uniform<i8:f32:1, {1.0, 2.0}>>) -> tensor<1x3x4x4x!quant.uniform<i8:f32, 1.0>>
+  return
+}
