@@ -43,7 +43,8 @@ static int32_t weight(const int8_t *w, int64_t i, int32_t bits) {
 }
 
 /* One output element of a convolution: the window of input channels [c0, c0 + cn)
- * at (iy0, ix0) against the filter whose first weight is element f0 of `weights`. */
+ * at (iy0, ix0) against the filter whose first weight is element f0 of `weights`
+ * (OIHW for int8, OHWI for the packed int4 and int2 weights). */
 static int64_t window(const int8_t *x, const int8_t *weights, int64_t f0, int32_t bits,
                       int32_t c0, int32_t cn, int32_t h, int32_t w, int32_t kh,
                       int32_t kw, int32_t iy0, int32_t ix0, int32_t x_zero) {
@@ -60,7 +61,9 @@ static int64_t window(const int8_t *x, const int8_t *weights, int64_t f0, int32_
                     continue;
                 }
                 int32_t xv = x[((c0 + ci) * h + iy) * w + ix] - x_zero;
-                acc += (int64_t)xv * weight(weights, f0 + (ci * kh + ky) * kw + kx, bits);
+                /* int8 filters are c x kh x kw, packed ones kh x kw x c. */
+                int64_t at = bits == 8 ? (ci * kh + ky) * kw + kx : (ky * kw + kx) * cn + ci;
+                acc += (int64_t)xv * weight(weights, f0 + at, bits);
             }
         }
     }

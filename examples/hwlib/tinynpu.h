@@ -6,9 +6,10 @@
  * Tensors are dense, row-major, batch 1: activations NCHW, weights OIHW. Quantized
  * values are int8 (`_s8`), int4 (`_s4`) or int2 (`_s2`) with a zero point; weights
  * are symmetric (zero point 0). int4 and int2 activations are one per byte
- * (sign-extended into an int8_t); their weights are packed two (int4) or four (int2)
- * per byte, the first in the lowest bits (what the target's `packed(%w)` computes at
- * compile time). Every result element is
+ * (sign-extended into an int8_t); their convolution weights are OHWI (a filter's
+ * input channels innermost), and packed two (int4) or four (int2) per byte, the first
+ * in the lowest bits (what the target's `packed(%w, 0, 2, 3, 1)` computes at compile
+ * time). Every result element is
  *     y = clamp(round_half_even(acc * scales[c]) + y_zero, min, max)
  * where acc is the exact int32 sum of products of (x - x_zero) and the weights (plus
  * the bias), scales[c] the multiplier of its output channel c, the product is in

@@ -14,7 +14,8 @@
 !w = !quant.uniform<i4:f32:0, {5.000000e-01,2.500000e-01}>
 !y = !quant.uniform<i4:f32, 5.000000e-01:-1>
 
-// The weights 1, -2, 7, -8 packed low nibble first: 0xE1 and 0x87.
+// The weights 1, -2, 7, -8 (one input channel: OHWI is OIHW's order) packed low
+// nibble first: 0xE1 and 0x87.
 // CHECK-LABEL: func.func @packed(
 // CHECK-DAG: %[[PACKED:.*]] = loop.constant dense<[-31, -121]> : tensor<2xi8> to memref<2xi8>
 // CHECK: hw.intrinsic "npu_conv2d_s4"(%arg0, %[[PACKED]], %{{[0-9]+}}, %{{[0-9]+}}, {{.*}}) {inputs = array<i64: 0, 2>, outputs = array<i64: 3>}
@@ -30,6 +31,20 @@ func.func @packed(%x: tensor<1x1x3x3x!x>) -> tensor<1x2x3x2x!y> {
   %b = graph.constant dense<[3, -1]> : tensor<2xi32>
   %y = graph.qconv2d %x, %w, %b : (tensor<1x1x3x3x!x>, tensor<2x1x1x2x!w>, tensor<2xi32>) -> tensor<1x2x3x2x!y>
   return %y : tensor<1x2x3x2x!y>
+}
+
+// Weights with two input channels: OHWI puts each position's channels together,
+// 1, 3 then 2, 4, packed to 0x31 and 0x42.
+// CHECK-LABEL: func.func @reordered(
+// CHECK: loop.constant dense<[49, 66]> : tensor<2xi8> to memref<2xi8>
+// CHECK: hw.intrinsic "npu_conv2d_s4"
+func.func @reordered(%x: tensor<1x2x3x3x!x>) -> tensor<1x1x3x2x!y> {
+  %wi = graph.constant dense<[[[[1, 2]], [[3, 4]]]]> : tensor<1x2x1x2xi4>
+  // expected-remark @+1 {{'graph.storage_cast' stays on cpu}}
+  %w = graph.storage_cast %wi : tensor<1x2x1x2xi4> to tensor<1x2x1x2x!quant.uniform<i4:f32, 5.000000e-01>>
+  %b = graph.constant dense<[2]> : tensor<1xi32>
+  %y = graph.qconv2d %x, %w, %b : (tensor<1x2x3x3x!x>, tensor<1x2x1x2x!quant.uniform<i4:f32, 5.000000e-01>>, tensor<1xi32>) -> tensor<1x1x3x2x!y>
+  return %y : tensor<1x1x3x2x!y>
 }
 
 func.func @not_constant(%x: tensor<1x1x3x3x!x>, %w: tensor<2x1x1x2x!w>) -> tensor<1x2x3x2x!y> {

@@ -125,9 +125,10 @@ enum CallItem {
     /// steps, as the quantized ops' semantics compute it; `n` entries (a per-tensor
     /// weight repeats its one).
     RequantScales([usize; 3], Expr),
-    /// `packed(%w)`: the stored integers of the constant `%w`, `8 / width` to a byte,
-    /// the first in the lowest bits (ONNX's order for int4 and int2).
-    Packed(usize),
+    /// `packed(%w)` or `packed(%w, d0, d1, ...)`: the stored integers of the constant
+    /// `%w`, its dimensions in the order given (as they are without one), `8 / width`
+    /// to a byte, the first in the lowest bits (ONNX's order for int4 and int2).
+    Packed(usize, Vec<Expr>),
 }
 
 /// Tables the call may compute: name and parameters.
@@ -328,13 +329,19 @@ fn call_item(c: &mut Compiler<'_>, e: &ExprAst) -> Option<CallItem> {
     match e {
         ExprAst::Value(v) => c.value(v).map(CallItem::Value),
         ExprAst::Call((name, _), args, whole) if TABLES.iter().any(|(n, _)| n == name) => {
-            let kinds = TABLES.iter().find(|(n, _)| n == name)?.1;
-            let args = params(c, name, kinds, args, whole)?;
+            let mut kinds = TABLES.iter().find(|(n, _)| n == name)?.1.to_vec();
+            // `packed` takes a dimension order after its value, of any length.
+            if name == "packed" {
+                kinds.resize(args.len().max(1), Param::Int);
+            }
+            let args = params(c, name, &kinds, args, whole)?;
             match args.as_slice() {
                 [Expr::Value(x), Expr::Value(w), Expr::Value(y), n] => {
                     Some(CallItem::RequantScales([*x, *w, *y], n.clone()))
                 }
-                [Expr::Value(w)] => Some(CallItem::Packed(*w)),
+                [Expr::Value(w), order @ ..] if name == "packed" => {
+                    Some(CallItem::Packed(*w, order.to_vec()))
+                }
                 _ => None,
             }
         }
@@ -451,10 +458,14 @@ impl IntrinsicRule for TextIntrinsic {
                     let n = n.eval(&bound).map_err(|e| format!("requant_scales: {e}"))?;
                     CallArg::F32Table(requant_scales(ctx, slots.map(|s| types[s]), n)?)
                 }
-                CallItem::Packed(slot) => {
+                CallItem::Packed(slot, order) => {
                     let v = b.values[*slot].ok_or("a call argument is not bound")?;
+                    let order = order
+                        .iter()
+                        .map(|e| e.eval(&bound).map_err(|e| format!("packed: {e}")))
+                        .collect::<Result<Vec<i64>, String>>()?;
                     compile_time.push(v);
-                    CallArg::Bytes(packed(ctx, ir, body, v)?)
+                    CallArg::Bytes(packed(ctx, ir, body, v, &order)?)
                 }
             });
         }
@@ -467,9 +478,16 @@ impl IntrinsicRule for TextIntrinsic {
     }
 }
 
-/// The bytes of `packed(%w)`: `w`'s stored integers (a constant), `8 / width` to a
-/// byte, the first in the lowest bits.
-fn packed(ctx: &Context, ir: &Ir, body: BodyId, w: acc_ir::ValueId) -> Result<Vec<u8>, String> {
+/// The bytes of `packed(%w, order...)`: `w`'s stored integers (a constant), its
+/// dimensions in `order` (empty: as they are), `8 / width` to a byte, the first in
+/// the lowest bits.
+fn packed(
+    ctx: &Context,
+    ir: &Ir,
+    body: BodyId,
+    w: acc_ir::ValueId,
+    order: &[i64],
+) -> Result<Vec<u8>, String> {
     let ty = ir.body(body).value_type(w);
     let element = ctx.type_data(ty).element_type().unwrap_or(ty);
     let width = match ctx.type_data(element) {
@@ -484,12 +502,20 @@ fn packed(ctx: &Context, ir: &Ir, body: BodyId, w: acc_ir::ValueId) -> Result<Ve
     }
     let dense = crate::hooks::stored::stored_constant(ctx, ir, body, w)
         .ok_or("packed: the value is not a constant")?;
-    let n = acc_ir::elements::num_elements(ctx, ty).ok_or("packed: a dynamic shape")?;
+    let shape: Vec<usize> = ctx
+        .type_data(ty)
+        .shape()
+        .filter(|s| s.iter().all(|d| *d >= 0))
+        .ok_or("packed: a dynamic shape")?
+        .iter()
+        .map(|d| *d as usize)
+        .collect();
+    let sources = reordered(&shape, order)?;
     let per_byte = (8 / width) as usize;
     let mask = (1u16 << width) - 1;
-    let mut bytes = vec![0u8; n.div_ceil(per_byte)];
-    for i in 0..n {
-        let acc_ir::elements::Scalar::Int(v) = dense.get(i) else {
+    let mut bytes = vec![0u8; sources.len().div_ceil(per_byte)];
+    for (i, source) in sources.into_iter().enumerate() {
+        let acc_ir::elements::Scalar::Int(v) = dense.get(source) else {
             return Err("packed: the constant is not integers".into());
         };
         let bits = (v as u16 & mask) << ((i % per_byte) as u32 * width);
@@ -529,4 +555,69 @@ fn requant_scales(ctx: &Context, types: [Option<TypeId>; 3], n: i64) -> Result<V
     Ok((0..n)
         .map(|c| ((sx * w.params_of(c).0) as f32 as f64 / sy) as f32)
         .collect())
+}
+
+/// For each element of a `shape` tensor with its dimensions in `order` (row-major),
+/// the index of the element of the tensor as it is; `order` empty keeps it.
+fn reordered(shape: &[usize], order: &[i64]) -> Result<Vec<usize>, String> {
+    let n: usize = shape.iter().product();
+    if order.is_empty() {
+        return Ok((0..n).collect());
+    }
+    let mut seen = vec![false; shape.len()];
+    let order: Vec<usize> = order
+        .iter()
+        .map(|d| {
+            usize::try_from(*d)
+                .ok()
+                .filter(|d| *d < shape.len() && !std::mem::replace(&mut seen[*d], true))
+                .ok_or_else(|| {
+                    format!(
+                        "packed: {order:?} is not an order of the {} dimensions",
+                        shape.len()
+                    )
+                })
+        })
+        .collect::<Result<_, _>>()?;
+    if order.len() != shape.len() {
+        return Err(format!(
+            "packed: {order:?} does not order all {} dimensions",
+            shape.len()
+        ));
+    }
+    let mut strides = vec![1usize; shape.len()];
+    for d in (0..shape.len().saturating_sub(1)).rev() {
+        strides[d] = strides[d + 1] * shape[d + 1];
+    }
+    let out_shape: Vec<usize> = order.iter().map(|d| shape[*d]).collect();
+    Ok((0..n)
+        .map(|mut i| {
+            let mut source = 0;
+            for k in (0..out_shape.len()).rev() {
+                source += (i % out_shape[k]) * strides[order[k]];
+                i /= out_shape[k];
+            }
+            source
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reordered;
+
+    #[test]
+    fn reordering_lists_the_source_of_each_element() {
+        // A 2 x 3 matrix transposed.
+        assert_eq!(reordered(&[2, 3], &[1, 0]), Ok(vec![0, 3, 1, 4, 2, 5]));
+        // OIHW 1 x 2 x 1 x 2 as OHWI: the two input channels of each position together.
+        assert_eq!(
+            reordered(&[1, 2, 1, 2], &[0, 2, 3, 1]),
+            Ok(vec![0, 2, 1, 3])
+        );
+        assert_eq!(reordered(&[2, 2], &[]), Ok(vec![0, 1, 2, 3]));
+        assert!(reordered(&[2, 2], &[0, 0]).is_err());
+        assert!(reordered(&[2, 2], &[0]).is_err());
+        assert!(reordered(&[2, 2], &[0, 2]).is_err());
+    }
 }
