@@ -6,8 +6,8 @@ func.func @net(%x: tensor<1x2x5x5xf32>) -> tensor<1x5xf32> {
   %w = graph.storage_cast %wr : tensor<3x2x3x3xi8> to tensor<3x2x3x3x!quant.uniform<i8:f32, 2.000000e-02>>
   %b = graph.constant dense<[120, -340, 75]> : tensor<3xi32>
   %q = graph.quantize %x : tensor<1x2x5x5xf32> to tensor<1x2x5x5x!quant.uniform<i8:f32, 1.000000e-02:-2>>
-  %c = graph.qconv2d %q, %w, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x5x!quant.uniform<i8:f32, 1.000000e-02:-2>>, tensor<3x2x3x3x!quant.uniform<i8:f32, 2.000000e-02>>, tensor<3xi32>) -> tensor<1x3x5x5x!quant.uniform<i8:f32, 3.000000e-01:3>>
-  %f = graph.dequantize %c : tensor<1x3x5x5x!quant.uniform<i8:f32, 3.000000e-01:3>> to tensor<1x3x5x5xf32>
+  %c = graph.qconv2d %q, %w, %b {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x2x5x5x!quant.uniform<i8:f32, 1.000000e-02:-2>>, tensor<3x2x3x3x!quant.uniform<i8:f32, 2.000000e-02>>, tensor<3xi32>) -> tensor<1x3x5x5x!quant.uniform<i8:f32, 2.000000e-02:3>>
+  %f = graph.dequantize %c : tensor<1x3x5x5x!quant.uniform<i8:f32, 2.000000e-02:3>> to tensor<1x3x5x5xf32>
   %g = graph.reshape %f {shape = array<i64: 1, 75>} : (tensor<1x3x5x5xf32>) -> tensor<1x75xf32>
   %h = graph.slice %g {starts = array<i64: 0>, ends = array<i64: 5>, axes = array<i64: 1>} : (tensor<1x75xf32>) -> tensor<1x5xf32>
   %s = graph.softmax %h {axis = 1 : i64} : tensor<1x5xf32>
