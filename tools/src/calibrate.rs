@@ -21,6 +21,7 @@
 
 use std::path::Path;
 
+use acc_dialects::hooks::attr_read::{ranked, tensor};
 use acc_interp::{Interpreter, Limits, Ranges, Tensor};
 use acc_ir::elements::{self, Scalar};
 use acc_ir::pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
@@ -144,10 +145,7 @@ fn read_samples(ctx: &Context, ir: &Ir, name: &str, path: &Path) -> Result<Vec<T
         ));
     };
     let found = crate::npy::shape(path)?;
-    let (shape, element) = match ctx.type_data(arg) {
-        TypeData::RankedTensor { shape, element, .. } => (shape.to_vec(), *element),
-        _ => return Err(format!("'@{name}' must take a ranked tensor")),
-    };
+    let (shape, element) = ranked(ctx, arg, &format!("'@{name}''s argument"))?;
     let wanted: Vec<usize> = shape.iter().map(|d| *d as usize).collect();
     if found == wanted {
         return Ok(vec![crate::npy::read(ctx, path, arg)?]);
@@ -159,11 +157,7 @@ fn read_samples(ctx: &Context, ir: &Ir, name: &str, path: &Path) -> Result<Vec<T
         ));
     }
     let all_shape: Vec<i64> = found.iter().map(|d| *d as i64).collect();
-    let all_ty = ctx.intern_type(TypeData::RankedTensor {
-        shape: all_shape.into(),
-        element,
-        encoding: None,
-    });
+    let all_ty = ctx.intern_type(tensor(all_shape, element));
     let all = crate::npy::read(ctx, path, all_ty)?.values()?;
     let per = all.len() / found[0].max(1);
     all.chunks(per.max(1))
@@ -239,7 +233,7 @@ impl Quantizer<'_> {
         }
         for v in chosen {
             let p = self.params[&v];
-            let ty = self.quant_type(self.type_of(v), &[p], None)?;
+            let ty = self.quant_type(self.type_of(v), &[p], None, self.bits)?;
             self.qdq(v, ty)?;
         }
         Ok(())
@@ -359,7 +353,7 @@ impl Quantizer<'_> {
         let Some(dense) = self.constant_floats(w) else {
             return Ok(());
         };
-        let (shape, _) = shape(self.ctx, self.type_of(w))?;
+        let (shape, _) = ranked(self.ctx, self.type_of(w), "a weight")?;
         let trans_b =
             acc_dialects::hooks::attr_read::Attrs::of_op(self.ctx, self.ir.op(self.body, op))
                 .flag("transB");
@@ -375,7 +369,7 @@ impl Quantizer<'_> {
             per_channel(&dense, &[1, dense.len() as i64], 0, self.bits)
         };
         let params: Vec<Params> = scales.iter().map(|s| (*s, 0)).collect();
-        let q_ty = self.quant_type(self.type_of(w), &params, Some(axis as i32))?;
+        let q_ty = self.quant_type(self.type_of(w), &params, Some(axis as i32), self.bits)?;
         let int_ty = self.int_tensor(&shape, self.bits);
         let dq = self.dequantized_constant(op, &ints, int_ty, q_ty, self.type_of(w))?;
         self.ir.body_mut(self.body).set_operand(op, 1, dq);
@@ -407,7 +401,7 @@ impl Quantizer<'_> {
                 .collect();
             let params: Vec<Params> = scales.iter().map(|s| (*s, 0)).collect();
             let bias_ty = self.type_of(b);
-            let q_ty = self.quant_type_of_width(bias_ty, &params, Some(0), 32)?;
+            let q_ty = self.quant_type(bias_ty, &params, Some(0), 32)?;
             let int_ty = self.int_tensor(&[scales.len() as i64], 32);
             let dq = self.dequantized_constant(op, &ints, int_ty, q_ty, bias_ty)?;
             self.ir.body_mut(self.body).set_operand(op, 2, dq);
@@ -463,31 +457,20 @@ impl Quantizer<'_> {
     }
 
     fn int_tensor(&self, shape: &[i64], bits: u32) -> TypeId {
-        self.ctx.intern_type(TypeData::RankedTensor {
-            shape: shape.into(),
-            element: self.ctx.int_type(bits),
-            encoding: None,
-        })
+        self.ctx
+            .intern_type(tensor(shape.to_vec(), self.ctx.int_type(bits)))
     }
 
-    /// `float_ty` with its f32 elements quantized (signed, `self.bits` wide).
+    /// `float_ty` with its float elements quantized: signed, `bits` wide, per tensor
+    /// (one parameter pair) or along `axis`.
     fn quant_type(
-        &self,
-        float_ty: TypeId,
-        params: &[Params],
-        axis: Option<i32>,
-    ) -> Result<TypeId, String> {
-        self.quant_type_of_width(float_ty, params, axis, self.bits)
-    }
-
-    fn quant_type_of_width(
         &self,
         float_ty: TypeId,
         params: &[Params],
         axis: Option<i32>,
         bits: u32,
     ) -> Result<TypeId, String> {
-        let (shape, element) = shape(self.ctx, float_ty)?;
+        let (shape, element) = ranked(self.ctx, float_ty, "a quantized value")?;
         let q = QuantUniform {
             storage_width: bits,
             storage_signed: true,
@@ -497,18 +480,7 @@ impl Quantizer<'_> {
             params: params.iter().map(|(s, z)| (s.to_bits(), *z)).collect(),
         };
         let element = self.ctx.intern_type(TypeData::QuantUniform(q));
-        Ok(self.ctx.intern_type(TypeData::RankedTensor {
-            shape: shape.into(),
-            element,
-            encoding: None,
-        }))
-    }
-}
-
-fn shape(ctx: &Context, ty: TypeId) -> Result<(Vec<i64>, TypeId), String> {
-    match ctx.type_data(ty) {
-        TypeData::RankedTensor { shape, element, .. } => Ok((shape.to_vec(), *element)),
-        _ => Err("a value that is not a ranked tensor".into()),
+        Ok(self.ctx.intern_type(tensor(shape, element)))
     }
 }
 
