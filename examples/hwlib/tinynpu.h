@@ -76,6 +76,16 @@ void npu_matmul_bias_s2(const int8_t *a, const int8_t *packed, const int32_t *bi
                         int32_t a_zero, int32_t y_zero, const float *scales);
 void npu_lut_s2(const int8_t *x, const int8_t *table, int8_t *y, int32_t n);
 
+/* The DMA engine between the SRAM and the accelerator's local memory, where the
+ * accelerator's operands must be: npu_dma starts copying `bytes` bytes from src to
+ * dst and returns a ticket; npu_dma_wait(ticket) returns once that copy is done.
+ * Copies complete in the order they were started. */
+uint32_t npu_dma(void *dst, const void *src, uint32_t bytes);
+void npu_dma_wait(uint32_t ticket);
+
+/* Bytes the DMA engine has copied since the start. */
+uint64_t npu_dma_bytes(void);
+
 /* Multiply-accumulates performed since the start (the reference keeps count, so a
  * test or a profile can compare with the target's cost model). */
 uint64_t npu_macs(void);

@@ -37,6 +37,34 @@ pub struct Memory {
     pub devices: Vec<String>,
 }
 
+/// A DMA engine: the C functions that start a copy between two of its memories and
+/// wait for one, and what a copy costs.
+///
+/// `uint32_t START(void *dst, const void *src, uint32_t bytes)` starts copying and
+/// returns a ticket; `void WAIT(uint32_t ticket)` returns when that copy (and every
+/// copy started before it: the engine completes them in order) is done.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dma {
+    /// The function starting a copy (`npu_dma`).
+    pub start: String,
+    /// The function waiting for one (`npu_dma_wait`).
+    pub wait: String,
+    /// The memories it copies between, either way.
+    pub memories: Vec<String>,
+    /// Cycles a copy costs before its first byte moves.
+    pub setup: i64,
+    /// Bytes it moves a cycle.
+    pub bytes_per_cycle: i64,
+}
+
+impl Dma {
+    /// The cycles a copy of `bytes` takes.
+    pub fn cycles(&self, bytes: i64) -> i64 {
+        let rate = self.bytes_per_cycle.max(1);
+        self.setup + (bytes.max(0) + rate - 1) / rate
+    }
+}
+
 /// A library function of the host and the calling convention it follows.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Kernel {
@@ -94,6 +122,9 @@ pub struct Intrinsic {
     pub name: String,
     /// The device that runs it.
     pub device: String,
+    /// The memory its buffers must be in (`memory NAME` in its declaration), when it
+    /// cannot read the host's: `bufferize` stages them there by DMA.
+    pub memory: Option<String>,
     /// When and how it applies.
     pub rule: Arc<dyn IntrinsicRule>,
 }
@@ -125,6 +156,8 @@ pub struct Target {
     pub kernels: Vec<Kernel>,
     /// The intrinsics of its devices, in declaration order.
     pub intrinsics: Vec<Intrinsic>,
+    /// Its DMA engines.
+    pub dmas: Vec<Dma>,
 }
 
 impl Target {
@@ -135,6 +168,23 @@ impl Target {
         self.memories
             .iter()
             .find(|m| m.devices.is_empty() || m.devices.contains(&host.name))
+    }
+
+    /// The memory named `name`.
+    pub fn memory(&self, name: &str) -> Option<&Memory> {
+        self.memories.iter().find(|m| m.name == name)
+    }
+
+    /// The DMA engine copying between memories `a` and `b`, either way.
+    pub fn dma_between(&self, a: &str, b: &str) -> Option<&Dma> {
+        self.dmas
+            .iter()
+            .find(|d| d.memories.iter().any(|m| m == a) && d.memories.iter().any(|m| m == b))
+    }
+
+    /// The DMA engine whose start function is `start`.
+    pub fn dma_named(&self, start: &str) -> Option<&Dma> {
+        self.dmas.iter().find(|d| d.start == start)
     }
 
     /// The device named `name`.

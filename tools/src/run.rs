@@ -243,13 +243,13 @@ fn run_inner(o: &RunOptions) -> Result<(), String> {
     let results = match o.mode {
         Mode::Sim => {
             let mut interp = Interpreter::new(&ctx, &ir, Limits::default());
-            interp.trace_intrinsics(true);
+            interp.trace_hw_ops(true);
             let results = interp
                 .call(&entry, args.clone())
                 .map_err(|e| render(e.diagnostic()))?;
-            let calls = interp.trace_intrinsics(false);
+            let trace = interp.trace_hw_ops(false);
             let charges =
-                crate::sim::charges(&ctx, &ir, &calls).map_err(|e| format!("acc-run: {e}\n"))?;
+                crate::sim::simulate(&ctx, &ir, &trace).map_err(|e| format!("acc-run: {e}\n"))?;
             timing.push(crate::sim::report(&charges).trim_end().to_string());
             results
         }

@@ -11,14 +11,14 @@ use std::process::Command;
 mod support;
 use support::{
     bits, compile_and_run, cross_compile_and_run_riscv64, driver, examples, floats, run,
-    write_input,
+    run_stderr, write_input,
 };
 
 /// Names with how many times they must appear.
 type Counts = &'static [(&'static str, usize)];
 
-/// The models, the ops `quantize` must leave, and the accelerator calls the C must
-/// make (function, calls).
+/// The models, the ops `quantize` must leave, and the ops `partition` must place on
+/// each intrinsic (function, ops; `tensorize` may split an op into several calls).
 const MODELS: [(&str, Counts, Counts); 4] = [
     (
         "lenet5.qdq",
@@ -212,7 +212,7 @@ fn quantized_models_run_as_c_with_the_accelerator_calls_bit_for_bit() {
                 "--check-semantics",
                 "--remarks",
                 "--pass",
-                "graph-to-tensor,bufferize,fuse-parallel,math-approximation,buffer-deallocation,memory-plan",
+                "tensorize,graph-to-tensor,bufferize,fuse-parallel,math-approximation,buffer-deallocation,memory-plan",
                 "placed.mlir",
                 "-o",
                 "loops.mlir",
@@ -221,34 +221,56 @@ fn quantized_models_run_as_c_with_the_accelerator_calls_bit_for_bit() {
             .expect("acc-opt runs");
         let remarks = String::from_utf8_lossy(&lowered.stderr);
         assert!(lowered.status.success(), "{model}: {remarks}");
-        // The arena is within 10% of the most bytes alive at once.
-        let plan = remarks
-            .lines()
-            .find_map(|l| l.split_once("in an arena of "))
-            .map(|(_, rest)| rest)
-            .unwrap_or_else(|| panic!("{model}: no plan in {remarks}"));
-        let numbers: Vec<u64> = plan
-            .split(|c: char| !c.is_ascii_digit())
-            .filter_map(|w| w.parse().ok())
-            .collect();
-        let &[arena, bound] = numbers.as_slice() else {
-            panic!("{model}: {plan}");
-        };
-        assert!(
-            arena >= bound && arena * 10 <= bound * 11,
-            "{model}: {plan}"
-        );
+        // Each arena (the SRAM's, the accelerator's local memory's) is within 10% of
+        // the most bytes alive at once, and the local one within its 8 KiB.
+        for arena_of in ["in an arena of ", "in memory \"npu_local\"'s arena of "] {
+            let plan = remarks
+                .lines()
+                .find_map(|l| l.split_once(arena_of))
+                .map(|(_, rest)| rest)
+                .unwrap_or_else(|| panic!("{model}: no plan '{arena_of}' in {remarks}"));
+            let numbers: Vec<u64> = plan
+                .split(|c: char| !c.is_ascii_digit())
+                .filter_map(|w| w.parse().ok())
+                .collect();
+            let &[arena, bound] = numbers.as_slice() else {
+                panic!("{model}: {plan}");
+            };
+            assert!(
+                arena >= bound && arena * 10 <= bound * 11,
+                "{model}: {plan}"
+            );
+            assert!(arena <= 262_144, "{model}: {plan}");
+            if arena_of.contains("npu_local") {
+                assert!(arena <= 8192, "{model}: {plan}");
+            }
+        }
+        // Every call reads and writes the local memory only: its buffers were
+        // staged there by DMA.
+        let loops = std::fs::read_to_string(d.join("loops.mlir")).expect("output");
+        for call in loops.lines().filter(|l| l.contains("hw.intrinsic \"npu_")) {
+            let signature = call.split_once(" : (").map_or("", |(_, t)| t);
+            assert_eq!(
+                signature.matches("memref<").count(),
+                signature.matches(", \"npu_local\">").count(),
+                "{model}: {call}"
+            );
+        }
         run(acc("translate")
             .current_dir(&d)
             .args(["--emit-c", "loops.mlir", "-o", "c"]));
         let source = std::fs::read_to_string(d.join("c/model.c")).expect("model.c");
+        let mut total_calls = 0;
         for (function, n) in calls {
-            // Declared once, called n times.
+            // Declared once, called once per op or per tile of an op tensorize split.
+            let tiles = tiles_of(&remarks, function);
+            let expected = n + tiles.iter().map(|t| t - 1).sum::<usize>();
             assert_eq!(
                 source.matches(&format!("{function}(")).count(),
-                n + 1,
+                expected + 1,
                 "{model}: {function}"
             );
+            total_calls += expected;
         }
         let x = floats(&input(model));
         let want = interpret(&d, model, "int.mlir", "int.npy");
@@ -256,7 +278,7 @@ fn quantized_models_run_as_c_with_the_accelerator_calls_bit_for_bit() {
         // The driver also writes the MACs the reference library counted.
         let count_macs = driver(x.len(), want.len()).replace(
             "    return 0;\n}",
-            "    FILE *m = fopen(\"macs.txt\", \"w\");\n    if (!m) return 4;\n    fprintf(m, \"%llu\", (unsigned long long)npu_macs());\n    fclose(m);\n    return 0;\n}",
+            "    FILE *m = fopen(\"macs.txt\", \"w\");\n    if (!m) return 4;\n    fprintf(m, \"%llu %llu\", (unsigned long long)npu_macs(), (unsigned long long)npu_dma_bytes());\n    fclose(m);\n    return 0;\n}",
         );
         let count_macs = count_macs.replace(
             "#include \"model.h\"",
@@ -294,21 +316,40 @@ fn quantized_models_run_as_c_with_the_accelerator_calls_bit_for_bit() {
             .lines()
             .find_map(|l| l.strip_prefix("sim: device=npu "))
             .unwrap_or_else(|| panic!("{model}: no totals in {sim}"));
-        let library = std::fs::read_to_string(d.join("macs.txt")).expect("macs.txt");
+        let counted = std::fs::read_to_string(d.join("macs.txt")).expect("macs.txt");
+        let (macs, dma_bytes) = counted.split_once(' ').expect("two counts");
         assert!(
-            total.contains(&format!(" macs={library} ")),
-            "{model}: {total} vs {library}"
+            total.contains(&format!(" macs={macs} ")),
+            "{model}: {total} vs {macs}"
         );
-        let calls: usize = calls.iter().map(|(_, n)| n).sum();
         assert!(
-            total.starts_with(&format!("calls={calls} ")),
+            total.starts_with(&format!("calls={total_calls} ")),
             "{model}: {total}"
+        );
+        // The bytes it charges the DMA engine for are the ones the library copied.
+        let dma = sim
+            .lines()
+            .find_map(|l| l.strip_prefix("sim: dma=npu_dma "))
+            .unwrap_or_else(|| panic!("{model}: no DMA totals in {sim}"));
+        assert!(
+            dma.contains(&format!(" bytes={dma_bytes} ")),
+            "{model}: {dma} vs {dma_bytes}"
         );
     }
     eprintln!(
         "{riscv_runs} of {} models also ran on riscv64 under qemu",
         MODELS.len()
     );
+}
+
+/// The tile counts of the ops `tensorize` split for `intrinsic`, from its remarks.
+fn tiles_of(remarks: &str, intrinsic: &str) -> Vec<usize> {
+    let said = format!("tensorize: '{intrinsic}' computes this in ");
+    remarks
+        .lines()
+        .filter_map(|l| l.split_once(&said))
+        .filter_map(|(_, rest)| rest.split(' ').next()?.parse().ok())
+        .collect()
 }
 
 #[test]
@@ -366,39 +407,46 @@ fn float_models_calibrated_to_8_4_and_2_bits_run_on_the_accelerator() {
                 .arg(examples().join(format!("{model}.onnx")))
                 .args(["-o", "float.mlir"]));
             let pipeline = format!(
-                "canonicalize,calibrate{{samples=samples.npy bits={width}}},quantize,partition,graph-to-tensor,bufferize,fuse-parallel,math-approximation,buffer-deallocation,memory-plan"
+                "canonicalize,calibrate{{samples=samples.npy bits={width}}},quantize,partition,tensorize,graph-to-tensor,bufferize,fuse-parallel,math-approximation,buffer-deallocation,memory-plan"
             );
-            run(acc("opt")
-                .current_dir(&d)
-                .arg("--target")
-                .arg(&target)
-                .args([
-                    "--check-semantics",
-                    "--pass",
-                    &pipeline,
-                    "float.mlir",
-                    "-o",
-                    "loops.mlir",
-                ]));
+            let remarks = run_stderr(
+                acc("opt")
+                    .current_dir(&d)
+                    .arg("--target")
+                    .arg(&target)
+                    .args([
+                        "--check-semantics",
+                        "--remarks",
+                        "--pass",
+                        &pipeline,
+                        "float.mlir",
+                        "-o",
+                        "loops.mlir",
+                    ]),
+            );
             run(acc("translate")
                 .current_dir(&d)
                 .args(["--emit-c", "loops.mlir", "-o", "c"]));
             let source = std::fs::read_to_string(d.join("c/model.c")).expect("model.c");
             let conv = format!("npu_conv2d_s{width}(");
             let fc = format!("npu_matmul_bias_s{width}(");
+            let conv_tiles = tiles_of(&remarks, &format!("npu_conv2d_s{width}"));
             assert_eq!(
                 source.matches(&conv).count(),
-                convs + 1,
+                convs + conv_tiles.iter().map(|t| t - 1).sum::<usize>() + 1,
                 "{model} at {width} bits"
             );
+            let fc_tiles = tiles_of(&remarks, &format!("npu_matmul_bias_s{width}"));
             assert_eq!(
                 source.matches(&fc).count(),
-                products + 1,
+                products + fc_tiles.iter().map(|t| t - 1).sum::<usize>() + 1,
                 "{model} at {width} bits"
             );
             // Declared once and called per table, or absent.
             let lut = format!("npu_lut_s{width}(");
-            let declared_and_called = if tables > 0 { tables + 1 } else { 0 };
+            let lut_tiles = tiles_of(&remarks, &format!("npu_lut_s{width}"));
+            let calls = tables + lut_tiles.iter().map(|t| t - 1).sum::<usize>();
+            let declared_and_called = if calls > 0 { calls + 1 } else { 0 };
             assert_eq!(
                 source.matches(&lut).count(),
                 declared_and_called,

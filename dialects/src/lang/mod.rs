@@ -106,6 +106,7 @@ pub fn load_file(
                 Ok(rule) => target.intrinsics.push(acc_ir::target::Intrinsic {
                     name: ast.name.0.clone(),
                     device: ast.device.0.clone(),
+                    memory: ast.memory.as_ref().map(|m| m.0.clone()),
                     rule: Arc::new(rule),
                 }),
                 Err(e) => errors.extend(e),

@@ -189,6 +189,11 @@ impl Reader<'_> {
                         devices,
                     });
                 }
+                Rule::dma_def => {
+                    if let Some(dma) = self.dma(item, &t) {
+                        t.dmas.push(dma);
+                    }
+                }
                 Rule::kernel_def => {
                     let mut p = item.into_inner();
                     let symbol = p.next().map(|p| p.as_str().to_string()).unwrap_or_default();
@@ -225,6 +230,9 @@ impl Reader<'_> {
                             ),
                         );
                     }
+                    if let Some((memory, at)) = &ast.memory {
+                        self.check_intrinsic_memory(&t, &ast.name.0, &ast.device.0, memory, at);
+                    }
                     if intrinsics.iter().any(|i| i.name.0 == ast.name.0) {
                         self.error(
                             ast.name.1.clone(),
@@ -240,6 +248,109 @@ impl Reader<'_> {
             target: t,
             name_span,
             intrinsics,
+        }
+    }
+}
+
+impl Reader<'_> {
+    /// A `dma START wait WAIT between(M1, M2, ...) setup N bytes_per_cycle N`
+    /// declaration, its memories declared before it.
+    fn dma(
+        &mut self,
+        item: Pair<'_, Rule>,
+        t: &acc_ir::target::Target,
+    ) -> Option<acc_ir::target::Dma> {
+        let at = span(&item);
+        let mut names = Vec::new();
+        let mut numbers = Vec::new();
+        for p in item.into_inner() {
+            match p.as_rule() {
+                Rule::ident => names.push((p.as_str().to_string(), span(&p))),
+                _ => numbers.push((p.as_str().parse::<i64>().ok(), span(&p))),
+            }
+        }
+        if names.len() < 4 || numbers.len() != 2 {
+            return None;
+        }
+        let (start, wait) = (names[0].0.clone(), names[1].0.clone());
+        let mut memories = Vec::new();
+        for (m, m_at) in &names[2..] {
+            if t.memory(m).is_none() {
+                self.error(
+                    m_at.clone(),
+                    format!("dma '{start}' names an undeclared memory '{m}'"),
+                );
+            }
+            memories.push(m.clone());
+        }
+        if t.dmas.iter().any(|d| d.start == start) {
+            self.error(at, format!("dma '{start}' is declared twice"));
+        }
+        let setup = match numbers[0].0 {
+            Some(n) if n >= 0 => n,
+            _ => {
+                self.error(
+                    numbers[0].1.clone(),
+                    "a DMA's setup is a number of cycles, 0 or more",
+                );
+                0
+            }
+        };
+        let bytes_per_cycle = match numbers[1].0 {
+            Some(n) if n > 0 => n,
+            _ => {
+                self.error(
+                    numbers[1].1.clone(),
+                    "a DMA moves a positive number of bytes a cycle",
+                );
+                1
+            }
+        };
+        Some(acc_ir::target::Dma {
+            start,
+            wait,
+            memories,
+            setup,
+            bytes_per_cycle,
+        })
+    }
+
+    /// An intrinsic's `memory NAME`: a declared memory its device reaches, which a DMA
+    /// engine connects to the host's memory (so that `bufferize` can stage into it).
+    fn check_intrinsic_memory(
+        &mut self,
+        t: &acc_ir::target::Target,
+        intrinsic: &str,
+        device: &str,
+        memory: &str,
+        at: &Range<usize>,
+    ) {
+        let Some(m) = t.memory(memory) else {
+            self.error(
+                at.clone(),
+                format!("intrinsic '{intrinsic}' names an undeclared memory '{memory}'"),
+            );
+            return;
+        };
+        if !m.devices.is_empty() && !m.devices.iter().any(|d| d == device) {
+            self.error(
+                at.clone(),
+                format!("intrinsic '{intrinsic}' runs on '{device}', which memory '{memory}' does not list"),
+            );
+        }
+        let host = t.host_memory().map(|h| h.name.clone());
+        match host {
+            Some(h) if h != memory && t.dma_between(&h, memory).is_none() => self.error(
+                at.clone(),
+                format!(
+                    "intrinsic '{intrinsic}' reads memory '{memory}', but no dma (declared before it) copies between '{h}' and '{memory}'"
+                ),
+            ),
+            None => self.error(
+                at.clone(),
+                format!("intrinsic '{intrinsic}' names memory '{memory}', but the target has no host memory to stage from"),
+            ),
+            _ => {}
         }
     }
 }

@@ -15,8 +15,9 @@ use crate::expr::{CType, expression, literal, scalar_of};
 pub(crate) struct Shared {
     /// Whether some function calls the C library's math.
     pub uses_libm: bool,
-    /// The `hw.intrinsic` callees and their parameter types, in first-use order.
-    pub externs: Vec<(String, Vec<String>)>,
+    /// The functions of the target's library the code calls (`hw.intrinsic` callees,
+    /// DMA functions): name, return type and parameter types, in first-use order.
+    pub externs: Vec<(String, &'static str, Vec<String>)>,
     /// The definitions of the constant buffers.
     pub constants: Vec<String>,
 }
@@ -192,11 +193,45 @@ pub(crate) fn emit_function(
             e.arena_name
         );
     }
+    for (space, bytes) in space_arenas(ctx, f) {
+        let _ = writeln!(
+            definition,
+            "/* @{name}'s buffers in memory \"{space}\". */\nstatic uint8_t {}[{bytes}] __attribute__((aligned(64)));\n",
+            arena_of(&e.arena_name, &space)
+        );
+    }
     let _ = write!(definition, "{signature} {{\n{}}}\n", e.out);
     Ok(FunctionC {
         declaration: format!("/* @{name}{shapes}\n */\n{signature};\n"),
         definition,
     })
+}
+
+/// The arena of a function's buffers in memory `space`.
+fn arena_of(host_arena: &str, space: &str) -> String {
+    let clean: String = space
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    format!("{host_arena}_{clean}")
+}
+
+/// The arenas `memory-plan` gave function `f` in memories other than the host's
+/// (`loop.arena_sizes`): each memory's name and bytes.
+fn space_arenas(ctx: &Context, f: OpRef<'_>) -> Vec<(String, i64)> {
+    let Some(dict) = ctx.dict_get(f.attrs(), "loop.arena_sizes") else {
+        return Vec::new();
+    };
+    ctx.dict_entries(dict)
+        .iter()
+        .filter_map(|(k, v)| {
+            let bytes = match scalar_of(ctx, *v)? {
+                acc_ir::elements::Scalar::Int(i) => i64::try_from(i).ok()?,
+                acc_ir::elements::Scalar::Float(_) => return None,
+            };
+            Some((ctx.str(*k).to_string(), bytes))
+        })
+        .collect()
 }
 
 /// Emits the ops of one function body.
@@ -426,6 +461,8 @@ impl FnEmitter<'_> {
                 });
             }
             ("hw", "intrinsic") => self.intrinsic(op, &operands)?,
+            ("hw", "dma_start") => self.dma_start(op, &operands, results[0])?,
+            ("hw", "dma_wait") => self.dma_wait(op, &operands)?,
             _ => {
                 return Err(fail(
                     op,
@@ -577,7 +614,11 @@ impl FnEmitter<'_> {
                     acc_ir::elements::Scalar::Int(i) => i,
                     acc_ir::elements::Scalar::Float(x) => x as i128,
                 };
-                format!("({} *)({} + {o})", elem.name(), self.arena_name)
+                let arena = match acc_dialects::hooks::hw::memory_space(self.ctx, ty) {
+                    Some(space) => arena_of(&self.arena_name, space),
+                    None => self.arena_name.clone(),
+                };
+                format!("({} *)({arena} + {o})", elem.name())
             }
             (None, Some(i)) => format!("({} *)acc_result{i}", elem.name()),
             (None, None) => {
@@ -752,18 +793,108 @@ impl FnEmitter<'_> {
                 }
             }
         }
-        match self.shared.externs.iter().find(|(c, _)| *c == callee) {
-            Some((_, known)) if *known != params => {
+        self.declare(op, &callee, "void", params)?;
+        self.line(&format!("{callee}({});", args.join(", ")));
+        Ok(())
+    }
+
+    /// Records that the code calls `callee` with this signature: an error when it
+    /// called it with another.
+    fn declare(
+        &mut self,
+        op: OpRef<'_>,
+        callee: &str,
+        ret: &'static str,
+        params: Vec<String>,
+    ) -> Result<(), Diagnostic> {
+        match self.shared.externs.iter().find(|(c, _, _)| c == callee) {
+            Some((_, r, known)) if *known != params || *r != ret => {
                 return Err(fail(
                     op,
                     format!("'{callee}' is called with different argument types"),
                 ));
             }
             Some(_) => {}
-            None => self.shared.externs.push((callee.clone(), params)),
+            None => self.shared.externs.push((callee.to_string(), ret, params)),
         }
-        self.line(&format!("{callee}({});", args.join(", ")));
         Ok(())
+    }
+
+    /// `hw.dma_start`: the target's DMA function (`call`) copying the source's bytes
+    /// into the target buffer, both contiguous; its ticket is the token.
+    fn dma_start(
+        &mut self,
+        op: OpRef<'_>,
+        operands: &[ValueId],
+        result: ValueId,
+    ) -> Result<(), Diagnostic> {
+        let callee = self.call_attr(op)?;
+        let (src, dst) = (self.get(op, operands[0])?, self.get(op, operands[1])?);
+        let (
+            Val::Memref {
+                ptr: from,
+                elem,
+                shape,
+                strides,
+            },
+            Val::Memref {
+                ptr: to,
+                shape: to_shape,
+                strides: to_strides,
+                ..
+            },
+        ) = (src, dst)
+        else {
+            return Err(fail(op, "copies between buffers only"));
+        };
+        if !is_row_major(&shape, &strides) || !is_row_major(&to_shape, &to_strides) {
+            return Err(fail(op, "a DMA copies contiguous buffers only"));
+        }
+        let count: i64 = shape.iter().product();
+        let ticket = self.fresh("dma");
+        self.declare(
+            op,
+            &callee,
+            "uint32_t",
+            vec!["void *".into(), "const void *".into(), "uint32_t".into()],
+        )?;
+        self.line(&format!(
+            "const uint32_t {ticket} = {callee}({to}, {from}, {count}u * sizeof({}));",
+            elem.name()
+        ));
+        self.values
+            .insert(result, Val::Scalar(ticket, CType::Int(32)));
+        Ok(())
+    }
+
+    /// `hw.dma_wait`: the target's wait function (`call`) on each ticket.
+    fn dma_wait(&mut self, op: OpRef<'_>, operands: &[ValueId]) -> Result<(), Diagnostic> {
+        let callee = self.call_attr(op)?;
+        self.declare(op, &callee, "void", vec!["uint32_t".into()])?;
+        for v in operands {
+            let Val::Scalar(ticket, _) = self.get(op, *v)? else {
+                return Err(fail(op, "waits for tokens only"));
+            };
+            self.line(&format!("{callee}({ticket});"));
+        }
+        Ok(())
+    }
+
+    /// The C function an `hw.dma_start` or `hw.dma_wait` calls (its `call`).
+    fn call_attr(&self, op: OpRef<'_>) -> Result<String, Diagnostic> {
+        let callee = op
+            .attr(self.ctx, "call")
+            .and_then(|c| match self.ctx.attr_data(c) {
+                acc_ir::AttrData::String { value, .. } => Some(self.ctx.str(*value).to_string()),
+                _ => None,
+            })
+            .ok_or_else(|| {
+                fail(
+                    op,
+                    "names no C function: `bufferize` gives DMA ops the target's as `call`",
+                )
+            })?;
+        c_name(&callee).map_err(|m| fail(op, m))
     }
 }
 

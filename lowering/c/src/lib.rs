@@ -77,9 +77,9 @@ pub fn emit(ctx: &Context, ir: &Ir, name: &str) -> Result<CProgram, Diagnostic> 
     source.push_str(PRELUDE);
     source.push('\n');
     if !shared.externs.is_empty() {
-        source.push_str("/* The target's library (hw.intrinsic). */\n");
-        for (callee, params) in &shared.externs {
-            source.push_str(&format!("void {callee}({});\n", params.join(", ")));
+        source.push_str("/* The target's library (hw.intrinsic, DMA). */\n");
+        for (callee, ret, params) in &shared.externs {
+            source.push_str(&format!("{ret} {callee}({});\n", params.join(", ")));
         }
         source.push('\n');
     }

@@ -62,9 +62,9 @@ pub struct Interpreter<'a> {
     /// Rules added by the embedding program (a vendor's intrinsics), by name; they
     /// take precedence over acc's own.
     extra_rules: FxHashMap<String, rules::Rule>,
-    /// While tracing: the `hw.intrinsic` ops run, in order (what a simulator charges
+    /// While tracing: the `hw.intrinsic` and DMA ops run, in order (what a simulator charges
     /// for).
-    intrinsics_run: RefCell<Option<Vec<(BodyId, OpId)>>>,
+    hw_ops_run: RefCell<Option<Vec<(BodyId, OpId)>>>,
     /// While recording: the least and greatest element of each float value computed.
     ranges: RefCell<Option<Ranges>>,
 }
@@ -115,7 +115,7 @@ impl<'a> Interpreter<'a> {
             limits,
             steps: Cell::new(0),
             extra_rules: FxHashMap::default(),
-            intrinsics_run: RefCell::new(None),
+            hw_ops_run: RefCell::new(None),
             ranges: RefCell::new(None),
         }
     }
@@ -130,13 +130,13 @@ impl<'a> Interpreter<'a> {
         before
     }
 
-    /// Starts tracing the `hw.intrinsic` ops run from now on, or stops; the trace so
-    /// far, in the order they ran (an op in a loop once per iteration): what a
-    /// simulator charges cycles for.
-    pub fn trace_intrinsics(&mut self, on: bool) -> Vec<(BodyId, OpId)> {
-        let trace = self.intrinsics_run.get_mut().take().unwrap_or_default();
+    /// Starts tracing the `hw.intrinsic`, `hw.dma_start` and `hw.dma_wait` ops run
+    /// from now on, or stops; the trace so far, in the order they ran (an op in a
+    /// loop once per iteration): what a simulator charges cycles for.
+    pub fn trace_hw_ops(&mut self, on: bool) -> Vec<(BodyId, OpId)> {
+        let trace = self.hw_ops_run.get_mut().take().unwrap_or_default();
         if on {
-            *self.intrinsics_run.get_mut() = Some(Vec::new());
+            *self.hw_ops_run.get_mut() = Some(Vec::new());
         }
         trace
     }
@@ -445,10 +445,12 @@ impl<'a> Interpreter<'a> {
     ) -> Result<Vec<Tensor>, InterpError> {
         let r = self.ir.op(body, op);
         let name = self.ctx.op_name_str(r.name());
+        if matches!(name, "hw.intrinsic" | "hw.dma_start" | "hw.dma_wait")
+            && let Some(trace) = self.hw_ops_run.borrow_mut().as_mut()
+        {
+            trace.push((body, op));
+        }
         if name == "hw.intrinsic" {
-            if let Some(trace) = self.intrinsics_run.borrow_mut().as_mut() {
-                trace.push((body, op));
-            }
             if self.has_semantics(body, op) {
                 return self.intrinsic_semantics(body, op, operands, env, depth);
             }

@@ -320,6 +320,14 @@ struct Bufferizer<'a> {
     /// buffer the product writes through permuted strides.
     transposed_outputs: FxHashMap<OpId, OpId>,
     library: Library,
+    /// Buffers staged into an intrinsic's memory by the calls since the last op
+    /// that was not a placed one: the source buffer to its local copy.
+    staged: FxHashMap<ValueId, ValueId>,
+    /// The last call that staged its buffers (while only placed ops followed it),
+    /// with the bytes of its local buffers.
+    last_staged_call: Option<(OpId, u64)>,
+    /// The bytes of the local buffers of the call being staged.
+    last_staged_bytes: u64,
 }
 
 fn err(loc: AttrId, m: impl Into<String>) -> Diagnostic {
@@ -344,6 +352,9 @@ impl<'a> Bufferizer<'a> {
             unread_constants: FxHashSet::default(),
             transposed_outputs: FxHashMap::default(),
             library,
+            staged: FxHashMap::default(),
+            last_staged_call: None,
+            last_staged_bytes: 0,
         }
     }
 
@@ -416,6 +427,15 @@ impl<'a> Bufferizer<'a> {
         if self.is_placed(op) {
             self.placed(op).map_err(fail)?;
             return Ok(true);
+        }
+        // Staged copies are shared by consecutive calls only (the tiles of one op,
+        // with their constants between them).
+        if !matches!(
+            name.as_str(),
+            "arith.constant" | "tensor.bitcast" | "tensor.empty"
+        ) {
+            self.staged.clear();
+            self.last_staged_call = None;
         }
         let out = match name.as_str() {
             "func.return" => {

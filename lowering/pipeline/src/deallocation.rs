@@ -1,7 +1,8 @@
 //! `buffer-deallocation`: frees every buffer a function allocates (`loop.alloc` at
 //! its top level) right after the last op that uses it or a view of it
 //! (`loop.reshape`, `loop.subview`), counting uses inside nested loops as uses by the
-//! loop. Buffers that the function returns, or whose views it returns, are left to
+//! loop; a buffer an `hw.dma_start` copies is in use until the `hw.dma_wait` of its
+//! token. Buffers that the function returns, or whose views it returns, are left to
 //! the caller. Without it, each call of a bufferized function leaks its
 //! intermediate buffers.
 
@@ -102,7 +103,17 @@ fn deallocate(ctx: &Context, ir: &mut Ir, body: BodyId) -> Result<(), String> {
             if name(top) == "func.return" {
                 returned.push(base);
             }
-            let i = tops[&top];
+            let mut i = tops[&top];
+            // A transfer reads and writes its buffers until it is waited for.
+            if name(top) == "hw.dma_start"
+                && let Some(token) = ir.body(body).results(top).next()
+            {
+                for waiter in ir.body(body).value_users(token) {
+                    if let Some(w) = top_level(ir, body, waiter, &tops) {
+                        i = i.max(tops[&w]);
+                    }
+                }
+            }
             let e = last.entry(base).or_insert(i);
             *e = (*e).max(i);
         }

@@ -23,6 +23,8 @@
 //! 11. [`view_graph`] (`view-graph`): the placement as a Graphviz DOT graph.
 //! 12. [`quantize`] (`quantize`): a QDQ model's dequantize/op/quantize groups as
 //!     integer ops.
+//! 13. [`tensorize`] (`tensorize`): placed ops whose buffers overflow their
+//!     intrinsic's memory split into output-channel tiles that fit, two at a time.
 //!
 //! Each pass leaves verifiable IR whose results the interpreter computes identically
 //! to its input's (`acc-opt --check-semantics`), with one exception by design:
@@ -41,6 +43,7 @@ pub mod math_approximation;
 pub mod memory_plan;
 pub mod partition;
 pub mod quantize;
+pub mod tensorize;
 pub mod unroll;
 pub mod vectorize;
 pub mod view_graph;
@@ -52,6 +55,7 @@ pub fn register_all(r: &mut PassRegistry) {
     r.register(quantize::info());
     r.register(partition::info());
     r.register(view_graph::info());
+    r.register(tensorize::info());
     r.register(graph_to_tensor::info());
     r.register(layout::info());
     r.register(bufferize::info());

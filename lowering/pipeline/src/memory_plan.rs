@@ -1,20 +1,25 @@
 //! `memory-plan`: the buffers a function allocates and frees itself go to byte offsets
-//! of one static arena, buffers alive at the same time never sharing bytes.
+//! of one static arena per memory, buffers alive at the same time never sharing bytes.
 //!
 //! A buffer is planned when its `loop.alloc` is at the function's top level with a
-//! static shape in host memory and a `loop.dealloc` of it follows at the top level
+//! static shape and a `loop.dealloc` of it follows at the top level
 //! (`buffer-deallocation` places them): it lives from the alloc to the dealloc. The
-//! allocation gets `offset` (bytes, multiples of [`ALIGNMENT`]) and the function
-//! `loop.arena_size`; code generation then takes the buffer from the arena instead of
-//! the allocator. Buffers the function returns are left to the allocator. A function
-//! that has an arena already is left as it is.
+//! allocation gets `offset` (bytes, multiples of [`ALIGNMENT`]). Buffers of the host
+//! memory (memrefs without a memory space) share one arena, whose size the function
+//! gets as `loop.arena_size`; buffers of a memory space `"NAME"` (an accelerator's
+//! local memory, where `bufferize` stages an intrinsic's operands) get an arena of
+//! their own, sized in the function's `loop.arena_sizes = {NAME = BYTES}`. Code
+//! generation then takes each buffer from its arena instead of the allocator. Buffers
+//! the function returns are left to the allocator. A function that has an arena
+//! already is left as it is.
 //!
 //! Placement is greedy by size (largest first, each at the lowest offset free during
-//! its lifetime), the strategy of TensorFlow Lite's arena planner. The arena is never
+//! its lifetime), the strategy of TensorFlow Lite's arena planner. An arena is never
 //! smaller than [`lower_bound`], the most bytes alive at one time.
 //!
 //! With a target (`acc-opt --target`) that declares memories, an arena larger than
-//! the memory its host device reaches is an error at the function.
+//! its memory (the host's for the host arena) is an error at the function, and so is
+//! a memory space the target does not declare.
 
 use acc_ir::pass::{Pass, PassInfo, PassOptions, PassTarget};
 use acc_ir::{BodyId, Context, Diagnostic, Ir, OpId, TypeData, ValueId};
@@ -46,33 +51,60 @@ impl Pass for MemoryPlan {
             return Ok(());
         };
         let (outer, func) = (t.body, t.op);
-        let planned = plan_function(t.ctx, t.ir, body, outer, func).map_err(|m| {
-            Diagnostic::error(acc_ir::DiagLoc::Unknown, format!("memory-plan: {m}"))
-        })?;
-        if let Some((size, bound, count)) = planned {
-            let loc = t.ir.op(outer, func).loc();
-            // The target's host memory bounds the arena.
-            if let Some(memory) = t.ctx.active_target().and_then(|tg| tg.host_memory())
-                && size > memory.size
+        let loc = t.ir.op(outer, func).loc();
+        let at_function = |m: String| Diagnostic::error(acc_ir::DiagLoc::Loc(loc), m);
+        let arenas = plan_function(t.ctx, t.ir, body, outer, func)
+            .map_err(|m| at_function(format!("memory-plan: {m}")))?;
+        let target = t.ctx.active_target();
+        for arena in &arenas {
+            // The target's memories bound the arenas.
+            let memory = match (&arena.memory, target) {
+                (None, Some(tg)) => tg.host_memory(),
+                (Some(name), Some(tg)) => Some(tg.memory(name).ok_or_else(|| {
+                    at_function(format!(
+                        "memory-plan: buffers live in memory \"{name}\", which target '{}' does not declare",
+                        tg.name
+                    ))
+                })?),
+                (_, None) => None,
+            };
+            let name = arena.memory.as_deref().unwrap_or("the host's");
+            if let Some(memory) = memory
+                && arena.size > memory.size
             {
-                return Err(Diagnostic::error(
-                    acc_ir::DiagLoc::Loc(loc),
-                    format!(
-                        "memory-plan: the arena needs {size} bytes (at least {bound} are alive at once), more than memory '{}' of the target holds ({} bytes)",
-                        memory.name, memory.size
-                    ),
-                ));
+                return Err(at_function(format!(
+                    "memory-plan: the arena of {name} memory needs {} bytes (at least {} are alive at once), more than memory '{}' of the target holds ({} bytes)",
+                    arena.size, arena.bound, memory.name, memory.size
+                )));
             }
+            let what = match &arena.memory {
+                None => "an arena".to_string(),
+                Some(m) => format!("memory \"{m}\"'s arena"),
+            };
             t.diagnostics.push(Diagnostic::new(
                 acc_ir::Severity::Remark,
                 acc_ir::DiagLoc::Loc(loc),
                 format!(
-                    "memory-plan: {count} buffers in an arena of {size} bytes (the most alive at once: {bound} bytes)"
+                    "memory-plan: {} buffers in {what} of {} bytes (the most alive at once: {} bytes)",
+                    arena.count, arena.size, arena.bound
                 ),
             ));
         }
         Ok(())
     }
+}
+
+/// One memory's plan: its arena size, the lower bound and the buffers placed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Arena {
+    /// The memory space (`None`: the host's memory).
+    pub memory: Option<String>,
+    /// The arena's bytes.
+    pub size: u64,
+    /// The most bytes alive at once.
+    pub bound: u64,
+    /// How many buffers it holds.
+    pub count: usize,
 }
 
 /// A buffer's lifetime (positions of its first and last top-level op, inclusive) and
@@ -149,16 +181,22 @@ pub fn lower_bound(buffers: &[Lifetime]) -> u64 {
     peak
 }
 
-/// The bytes of a static host-memory buffer type, if it is one.
-fn buffer_bytes(ctx: &Context, ty: acc_ir::TypeId) -> Option<u64> {
+/// The bytes of a static, contiguous buffer type and its memory space (`None`: the
+/// host's), if it is one. Elements narrower than a byte take a byte each, as the
+/// code generators store them.
+pub fn buffer_bytes(ctx: &Context, ty: acc_ir::TypeId) -> Option<(u64, Option<String>)> {
     let TypeData::MemRef {
         shape,
         element,
         layout: None,
-        memory_space: None,
+        memory_space,
     } = ctx.type_data(ty)
     else {
         return None;
+    };
+    let space = match memory_space {
+        None => None,
+        Some(_) => Some(acc_dialects::hooks::hw::memory_space(ctx, ty)?.to_string()),
     };
     let bits = match ctx.type_data(*element) {
         TypeData::Float(k) => u64::from(k.width()),
@@ -171,37 +209,37 @@ fn buffer_bytes(ctx: &Context, ty: acc_ir::TypeId) -> Option<u64> {
     for d in shape.iter() {
         n = n.checked_mul(u64::try_from(*d).ok()?)?;
     }
-    n.checked_mul(bits.div_ceil(8))
+    Some((n.checked_mul(bits.div_ceil(8))?, space))
 }
 
-/// Plans the function `func` (of body `outer`) whose own body is `body`; the arena size,
-/// the lower bound and the number of buffers placed, if any was.
+/// Plans the function `func` (of body `outer`) whose own body is `body`: one arena per
+/// memory its buffers live in, the host's first (none when nothing was planned).
 fn plan_function(
     ctx: &Context,
     ir: &mut Ir,
     body: BodyId,
     outer: BodyId,
     func: OpId,
-) -> Result<Option<(u64, u64, usize)>, String> {
-    if ctx
-        .dict_get(ir.body(outer).op(func).attrs, "loop.arena_size")
-        .is_some()
+) -> Result<Vec<Arena>, String> {
+    let f_attrs = ir.body(outer).op(func).attrs;
+    if ctx.dict_get(f_attrs, "loop.arena_size").is_some()
+        || ctx.dict_get(f_attrs, "loop.arena_sizes").is_some()
     {
         // Planned already: its offsets stand.
-        return Ok(None);
+        return Ok(Vec::new());
     }
     let b = ir.body(body);
     let Some(&region) = b.top_regions().first() else {
-        return Ok(None);
+        return Ok(Vec::new());
     };
     let blocks: Vec<_> = b.region_blocks(region).collect();
     if blocks.len() != 1 {
-        return Ok(None);
+        return Ok(Vec::new());
     }
     let ops: Vec<OpId> = b.block_ops(blocks[0]).collect();
     let name = |o: OpId| ctx.op_name_str(b.op(o).name);
-    let mut allocs: FxHashMap<ValueId, (OpId, usize, u64)> = FxHashMap::default();
-    let mut found: Vec<(OpId, Lifetime)> = Vec::new();
+    let mut allocs: FxHashMap<ValueId, (OpId, usize, u64, Option<String>)> = FxHashMap::default();
+    let mut found: Vec<(OpId, Lifetime, Option<String>)> = Vec::new();
     for (i, &o) in ops.iter().enumerate() {
         match name(o) {
             "loop.alloc" => {
@@ -214,53 +252,85 @@ fn plan_function(
                 let Some(v) = b.results(o).next() else {
                     continue;
                 };
-                if let Some(bytes) = buffer_bytes(ctx, b.value_type(v)) {
-                    allocs.insert(v, (o, i, bytes));
+                if let Some((bytes, space)) = buffer_bytes(ctx, b.value_type(v)) {
+                    allocs.insert(v, (o, i, bytes, space));
                 }
             }
             "loop.dealloc" => {
-                if let Some((alloc, start, bytes)) = allocs.remove(&b.operand(o, 0)) {
-                    found.push((
-                        alloc,
-                        Lifetime {
-                            start,
-                            end: i,
-                            bytes,
-                        },
-                    ));
+                if let Some((alloc, start, bytes, space)) = allocs.remove(&b.operand(o, 0)) {
+                    let life = Lifetime {
+                        start,
+                        end: i,
+                        bytes,
+                    };
+                    found.push((alloc, life, space));
                 }
             }
             _ => {}
         }
     }
-    if found.is_empty() {
-        return Ok(None);
+    let mut spaces: Vec<Option<String>> = found.iter().map(|f| f.2.clone()).collect();
+    spaces.sort();
+    spaces.dedup();
+    let mut arenas = Vec::new();
+    let mut sizes = Vec::new();
+    for space in spaces {
+        let mine: Vec<&(OpId, Lifetime, Option<String>)> =
+            found.iter().filter(|f| f.2 == space).collect();
+        let lifetimes: Vec<Lifetime> = mine.iter().map(|f| f.1).collect();
+        let (offsets, size) = plan(&lifetimes);
+        for ((alloc, _, _), offset) in mine.iter().zip(offsets) {
+            set_prop(ctx, ir, body, *alloc, "offset", offset as i64)?;
+        }
+        if let Some(m) = &space {
+            sizes.push((ctx.sym(m), i64_attr(ctx, size as i64)));
+        }
+        arenas.push(Arena {
+            bound: lower_bound(&lifetimes),
+            count: lifetimes.len(),
+            memory: space,
+            size,
+        });
     }
-    let lifetimes: Vec<Lifetime> = found.iter().map(|(_, l)| *l).collect();
-    let (offsets, size) = plan(&lifetimes);
-    for ((alloc, _), offset) in found.iter().zip(offsets) {
-        let mut entries: Vec<_> = ir
-            .body(body)
-            .op(*alloc)
-            .props
-            .map(|p| ctx.dict_entries(p).to_vec())
-            .unwrap_or_default();
-        entries.push((ctx.sym("offset"), i64_attr(ctx, offset as i64)));
-        let props = ctx
-            .dict_attr(entries)
-            .map_err(|_| "an allocation has 'offset' twice".to_string())?;
-        ir.body_mut(body).op_mut(*alloc).props = Some(props);
+    // The function's discardable attributes gain the arena sizes.
+    let mut entries: Vec<_> = ctx.dict_entries(f_attrs).to_vec();
+    if let Some(host) = arenas.iter().find(|a| a.memory.is_none()) {
+        entries.push((ctx.sym("loop.arena_size"), i64_attr(ctx, host.size as i64)));
     }
-    // The function's discardable attributes gain the arena size.
-    let f = ir.body(outer).op(func);
-    let mut entries: Vec<_> = ctx.dict_entries(f.attrs).to_vec();
-    entries.retain(|(k, _)| ctx.str(*k) != "loop.arena_size");
-    entries.push((ctx.sym("loop.arena_size"), i64_attr(ctx, size as i64)));
+    if !sizes.is_empty() {
+        let dict = ctx
+            .dict_attr(sizes)
+            .map_err(|_| "a memory twice".to_string())?;
+        entries.push((ctx.sym("loop.arena_sizes"), dict));
+    }
     let attrs = ctx
         .dict_attr(entries)
         .map_err(|_| "duplicate function attributes".to_string())?;
     ir.body_mut(outer).op_mut(func).attrs = attrs;
-    Ok(Some((size, lower_bound(&lifetimes), found.len())))
+    Ok(arenas)
+}
+
+/// Sets the property `key` of `op` to the i64 `value`.
+fn set_prop(
+    ctx: &Context,
+    ir: &mut Ir,
+    body: BodyId,
+    op: OpId,
+    key: &str,
+    value: i64,
+) -> Result<(), String> {
+    let mut entries: Vec<_> = ir
+        .body(body)
+        .op(op)
+        .props
+        .map(|p| ctx.dict_entries(p).to_vec())
+        .unwrap_or_default();
+    entries.push((ctx.sym(key), i64_attr(ctx, value)));
+    let props = ctx
+        .dict_attr(entries)
+        .map_err(|_| format!("an allocation has '{key}' twice"))?;
+    ir.body_mut(body).op_mut(op).props = Some(props);
+    Ok(())
 }
 
 #[cfg(test)]

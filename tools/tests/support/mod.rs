@@ -22,6 +22,17 @@ pub fn run(cmd: &mut Command) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// Runs `cmd`, which must succeed; its standard error (where remarks go).
+pub fn run_stderr(cmd: &mut Command) -> String {
+    let out = cmd.output().expect("the command runs");
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 /// The f32 elements of an `.npy` file.
 pub fn floats(path: &Path) -> Vec<f32> {
     let bytes = std::fs::read(path).expect("an .npy file");

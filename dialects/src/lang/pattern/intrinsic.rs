@@ -32,6 +32,8 @@ pub struct IntrinsicAst {
     pub matched: Vec<OpAst>,
     /// Its conditions, each with its text.
     pub conditions: Vec<(ConditionAst, String)>,
+    /// The memory its buffers must be in, when not the host's.
+    pub memory: Option<Spanned>,
     /// Its cost.
     pub cost: Option<ExprAst>,
     /// The multiply-accumulates it does, and how many the device does a cycle.
@@ -67,6 +69,7 @@ pub fn read_intrinsic(pair: Pair<'_, Rule>) -> IntrinsicAst {
         device,
         matched: Vec::new(),
         conditions: Vec::new(),
+        memory: None,
         cost: None,
         macs: None,
         call: Vec::new(),
@@ -95,6 +98,12 @@ pub fn read_intrinsic(pair: Pair<'_, Rule>) -> IntrinsicAst {
                     };
                     ast.conditions.push((c, text));
                 }
+            }
+            Rule::intrinsic_memory => {
+                ast.memory = item
+                    .into_inner()
+                    .next()
+                    .map(|p| (p.as_str().to_string(), span(&p)))
             }
             Rule::intrinsic_cost => ast.cost = item.into_inner().next().map(expr::read_expr),
             Rule::intrinsic_macs => {

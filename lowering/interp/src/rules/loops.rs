@@ -167,6 +167,25 @@ pub(super) fn copy(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     Ok(Vec::new())
 }
 
+/// `hw.dma_start`: the copy, done at once (a later `hw.dma_wait` has nothing left to
+/// wait for); the token is a placeholder.
+pub(super) fn dma_start(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    copy(r)?;
+    Ok(vec![Tensor {
+        ty: r.result_type(0)?,
+        shape: Vec::new(),
+        kind: ElementKind::Int(1, acc_ir::Signedness::Signless),
+        data: vec![Scalar::Int(0)],
+        undefined: None,
+        view: None,
+    }])
+}
+
+/// `hw.dma_wait` and `hw.wait`: the work they wait for is done when it starts.
+pub(super) fn wait(_: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    Ok(Vec::new())
+}
+
 /// The indices operands from `first` on.
 fn indices(r: &RuleInput<'_>, first: usize) -> Result<Vec<usize>, String> {
     r.operands[first.min(r.operands.len())..]

@@ -124,6 +124,8 @@ const RULES: &[(&str, Rule)] = &[
     ("dealloc", loops::dealloc),
     ("subview", loops::subview),
     ("copy", loops::copy),
+    ("dma_start", loops::dma_start),
+    ("wait", loops::wait),
     ("load", loops::load),
     ("store", loops::store),
     ("for", loops::for_loop),
