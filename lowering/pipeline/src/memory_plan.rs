@@ -38,7 +38,7 @@ pub fn info() -> PassInfo {
     PassInfo {
         name: "memory-plan",
         title: "MemoryPlan",
-        summary: "Place the buffers a function allocates in one static arena, reusing memory by liveness",
+        summary: "Place the buffers a function allocates in one static arena per memory, reusing memory by liveness",
         anchor: Some("func.func"),
         options: Vec::new(),
         create: |_: &PassOptions| Ok(Box::new(MemoryPlan)),
@@ -68,12 +68,15 @@ impl Pass for MemoryPlan {
                 })?),
                 (_, None) => None,
             };
-            let name = arena.memory.as_deref().unwrap_or("the host's");
+            let which = match &arena.memory {
+                None => "the arena".to_string(),
+                Some(m) => format!("the arena of memory \"{m}\""),
+            };
             if let Some(memory) = memory
                 && arena.size > memory.size
             {
                 return Err(at_function(format!(
-                    "memory-plan: the arena of {name} memory needs {} bytes (at least {} are alive at once), more than memory '{}' of the target holds ({} bytes)",
+                    "memory-plan: {which} needs {} bytes (at least {} are alive at once), more than memory '{}' of the target holds ({} bytes)",
                     arena.size, arena.bound, memory.name, memory.size
                 )));
             }

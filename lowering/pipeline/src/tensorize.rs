@@ -83,7 +83,7 @@ impl Pass for Tensorize {
                         .results(op)
                         .all(|r| !t.ir.body(body).has_uses(r))
                     {
-                        t.ir.erase_op(body, op);
+                        erase_with_dead_constants(t.ctx, t.ir, body, op);
                     }
                 }
             }
@@ -545,4 +545,23 @@ fn leave_device(
     let name = ctx.op_name_str(ir.body(body).op(op).name).to_string();
     let host = target.host().map_or("host", |d| d.name.as_str());
     Ok(format!("'{name}' stays on {host}: {why}"))
+}
+
+/// Erases `op`, then the constants (and their storage casts) only it read.
+fn erase_with_dead_constants(ctx: &Context, ir: &mut Ir, body: BodyId, op: OpId) {
+    let operands: Vec<ValueId> = ir.body(body).operands(op).collect();
+    ir.erase_op(body, op);
+    for v in operands {
+        let Some(chain) = constant_chain(ctx, ir, body, v) else {
+            continue;
+        };
+        for c in chain.into_iter().rev() {
+            if ir.body(body).is_erased(c)
+                || ir.body(body).results(c).any(|r| ir.body(body).has_uses(r))
+            {
+                break;
+            }
+            ir.erase_op(body, c);
+        }
+    }
 }

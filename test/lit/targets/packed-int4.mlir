@@ -17,8 +17,11 @@
 // The weights 1, -2, 7, -8 (one input channel: OHWI is OIHW's order) packed low
 // nibble first: 0xE1 and 0x87.
 // CHECK-LABEL: func.func @packed(
+// The call reads the packed bytes from the accelerator's local memory.
 // CHECK-DAG: %[[PACKED:.*]] = loop.constant dense<[-31, -121]> : tensor<2xi8> to memref<2xi8>
-// CHECK: hw.intrinsic "npu_conv2d_s4"(%arg0, %[[PACKED]], %{{[0-9]+}}, %{{[0-9]+}}, {{.*}}) {inputs = array<i64: 0, 2>, outputs = array<i64: 3>}
+// CHECK-DAG: hw.dma_start %arg0, %[[X:[0-9]+]] {call = "npu_dma"}
+// CHECK-DAG: hw.dma_start %[[PACKED]], %[[LOCAL:[0-9]+]] {call = "npu_dma"} : memref<2xi8> to memref<2xi8, "npu_local">
+// CHECK: hw.intrinsic "npu_conv2d_s4"(%[[X]], %[[LOCAL]], %{{[0-9]+}}, %{{[0-9]+}}, {{.*}}) {inputs = array<i64: 0, 2>, outputs = array<i64: 3>}
 // CHECK: semantics {
 // CHECK-NEXT: ^bb0(%{{.*}}: tensor<1x1x3x3x!quant.uniform<i4:f32, 2.500000e-01:1>>, %{{.*}}: tensor<2xi32>):
 // CHECK-NEXT: arith.constant dense<{{\[}}[{{\[}}[1, -2]]], {{\[}}[{{\[}}7, -8]]]]> : tensor<2x1x1x2xi4>

@@ -9,12 +9,19 @@
 // RUN: acc-opt --target %S/../../../examples/targets/tinynpu.acc --pass partition,graph-to-tensor,bufferize %s | acc-opt --verify-each | FileCheck %s --check-prefix=ROUND
 
 // CHECK-LABEL: func.func @conv(
+// tinynpu's intrinsics read its local memory: every buffer of the call is copied
+// there by DMA first, the table of multipliers too, and the result back after it.
 // CHECK: %[[TABLE:.*]] = loop.constant dense<[6.6666666e-4, 1.3333333e-3, 2.000000e-03]> : tensor<3xf32> to memref<3xf32>
-// CHECK: hw.intrinsic "npu_conv2d_s8"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, {{.*}}, %[[TABLE]]) {inputs = array<i64: 0, 1, 2>, outputs = array<i64: 3>} : (memref<1x2x5x5x!quant.uniform<i8:f32, 1.000000e-02:-2>>, memref<3x2x3x3x!quant.uniform<i8:f32:0, {2.000000e-02,4.000000e-02,6.000000e-02}>>, memref<3xi32>, memref<1x3x5x5x!quant.uniform<i8:f32, 3.000000e-01:3>>, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, memref<3xf32>) -> () semantics {
+// CHECK: %[[LOCAL:.*]] = loop.alloc() {offset = {{[0-9]+}} : i64} : memref<3xf32, "npu_local">
+// CHECK-NEXT: %[[COPY:.*]] = hw.dma_start %[[TABLE]], %[[LOCAL]] {call = "npu_dma"} : memref<3xf32> to memref<3xf32, "npu_local">
+// CHECK-NEXT: hw.dma_wait %{{.*}}, %{{.*}}, %{{.*}}, %[[COPY]] {call = "npu_dma_wait"}
+// CHECK-NEXT: hw.intrinsic "npu_conv2d_s8"(%{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %[[OUT:[0-9]+]], {{.*}}, %[[LOCAL]]) {inputs = array<i64: 0, 1, 2>, outputs = array<i64: 3>} : (memref<1x2x5x5x!quant.uniform<i8:f32, 1.000000e-02:-2>, "npu_local">, memref<3x2x3x3x!quant.uniform<i8:f32:0, {2.000000e-02,4.000000e-02,6.000000e-02}>, "npu_local">, memref<3xi32, "npu_local">, memref<1x3x5x5x!quant.uniform<i8:f32, 3.000000e-01:3>, "npu_local">, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, memref<3xf32, "npu_local">) -> () semantics {
 // CHECK-NEXT: ^bb0(%[[X:.*]]: tensor<1x2x5x5x!quant.uniform<i8:f32, 1.000000e-02:-2>>, %[[W:.*]]: tensor<3x2x3x3x{{.*}}>, %[[B:.*]]: tensor<3xi32>):
 // CHECK-NEXT: %[[Y:.*]] = graph.qconv2d %[[X]], %[[W]], %[[B]] {pads = array<i64: 1, 1, 1, 1>}
 // CHECK-NEXT: hw.yield %[[Y]] : tensor<1x3x5x5x!quant.uniform<i8:f32, 3.000000e-01:3>>
 // CHECK-NEXT: }
+// CHECK: %[[BACK:.*]] = hw.dma_start %[[OUT]], %{{.*}} {call = "npu_dma"} : memref<1x3x5x5x!quant.uniform<i8:f32, 3.000000e-01:3>, "npu_local"> to memref<1x3x5x5x!quant.uniform<i8:f32, 3.000000e-01:3>>
+// CHECK: hw.dma_wait %[[BACK]] {call = "npu_dma_wait"}
 // The dilated convolution: host loops, no call.
 // CHECK-NOT: hw.intrinsic
 // CHECK: loop.parallel
