@@ -61,10 +61,11 @@ static int32_t weight(const int8_t *w, int64_t i, int32_t bits) {
 }
 
 /* One output element of a convolution: the window of input channels [c0, c0 + cn)
- * at (iy0, ix0) against the filter whose first weight is element f0 of `weights`
- * (OIHW for int8, OHWI for the packed int4 and int2 weights). */
+ * (of c) at (iy0, ix0) against the filter whose first weight is element f0 of
+ * `weights`. int8 convolutions read x CHW and weights OIHW; the int4 and int2 ones
+ * read x HWC (channels last) and weights OHWI, packed. */
 static int64_t window(const int8_t *x, const int8_t *weights, int64_t f0, int32_t bits,
-                      int32_t c0, int32_t cn, int32_t h, int32_t w, int32_t kh,
+                      int32_t c, int32_t c0, int32_t cn, int32_t h, int32_t w, int32_t kh,
                       int32_t kw, int32_t iy0, int32_t ix0, int32_t x_zero) {
     int64_t acc = 0;
     for (int32_t ci = 0; ci < cn; ci++) {
@@ -78,7 +79,9 @@ static int64_t window(const int8_t *x, const int8_t *weights, int64_t f0, int32_
                 if (ix < 0 || ix >= w) {
                     continue;
                 }
-                int32_t xv = x[((c0 + ci) * h + iy) * w + ix] - x_zero;
+                int32_t at_x = bits == 8 ? ((c0 + ci) * h + iy) * w + ix
+                                         : (iy * w + ix) * c + c0 + ci;
+                int32_t xv = x[at_x] - x_zero;
                 /* int8 filters are c x kh x kw, packed ones kh x kw x c. */
                 int64_t at = bits == 8 ? (ci * kh + ky) * kw + kx : (ky * kw + kx) * cn + ci;
                 acc += (int64_t)xv * weight(weights, f0 + at, bits);
@@ -102,9 +105,10 @@ static void conv(const int8_t *x, const int8_t *weights, int32_t bits,
         for (int32_t oy = 0; oy < oh; oy++) {
             for (int32_t ox = 0; ox < ow; ox++) {
                 int64_t acc = bias[o] + window(x, weights, (int64_t)o * cg * kh * kw, bits,
-                                               c0, cg, h, w, kh, kw, oy * sh - pt,
+                                               c, c0, cg, h, w, kh, kw, oy * sh - pt,
                                                ox * sw - pl, x_zero);
-                y[(o * oh + oy) * ow + ox] = requantize(acc, scales[o], y_zero, lo, hi);
+                int32_t at_y = bits == 8 ? (o * oh + oy) * ow + ox : (oy * ow + ox) * m + o;
+                y[at_y] = requantize(acc, scales[o], y_zero, lo, hi);
             }
         }
     }

@@ -6,10 +6,10 @@
  * Tensors are dense, row-major, batch 1: activations NCHW, weights OIHW. Quantized
  * values are int8 (`_s8`), int4 (`_s4`) or int2 (`_s2`) with a zero point; weights
  * are symmetric (zero point 0). int4 and int2 activations are one per byte
- * (sign-extended into an int8_t); their convolution weights are OHWI (a filter's
- * input channels innermost), and packed two (int4) or four (int2) per byte, the first
- * in the lowest bits (what the target's `packed(%w, 0, 2, 3, 1)` computes at compile
- * time). Every result element is
+ * (sign-extended into an int8_t). The int4 and int2 convolutions read channels
+ * innermost: their activations NHWC (the target's `layout %x (0, 2, 3, 1)`), their
+ * weights OHWI, packed two (int4) or four (int2) per byte, the first in the lowest
+ * bits (what the target's `packed(%w, 0, 2, 3, 1)` computes at compile time). Every result element is
  *     y = clamp(round_half_even(acc * scales[c]) + y_zero, min, max)
  * where acc is the exact int32 sum of products of (x - x_zero) and the weights (plus
  * the bias), scales[c] the multiplier of its output channel c, the product is in
@@ -28,7 +28,8 @@ void npu_conv2d_s8(const int8_t *x, const int8_t *weights, const int32_t *bias,
                    int32_t sw, int32_t pt, int32_t pl, int32_t x_zero,
                    int32_t y_zero, const float *scales);
 
-/* The same on int4 values, the weights packed two per byte. */
+/* The same on int4 values, x h x w x c and y oh x ow x m (NHWC), the weights
+ * OHWI packed two per byte. */
 void npu_conv2d_s4(const int8_t *x, const int8_t *packed, const int32_t *bias,
                    int8_t *y, int32_t c, int32_t h, int32_t w, int32_t m,
                    int32_t oh, int32_t ow, int32_t kh, int32_t kw, int32_t sh,

@@ -101,6 +101,13 @@ pub struct Placement {
     /// The operands the call receives only in a form computed at compile time
     /// ([`CallArg::Bytes`]) instead of their buffers; each is a constant.
     pub compile_time: Vec<ValueId>,
+    /// The values whose buffers the call reads or writes in another layout (the
+    /// target's `layout %v (p0, p1, ...)`): the buffer holds the value transposed by
+    /// the permutation (its dimension `i` is the value's dimension `p[i]`).
+    pub layouts: Vec<(ValueId, Vec<i64>)>,
+    /// Pairs `(a, b)` whose buffers share whatever layout `b`'s has (`layout %a like
+    /// %b`: an elementwise function, which any layout suits).
+    pub layouts_like: Vec<(ValueId, ValueId)>,
 }
 
 /// What decides whether an intrinsic computes an op: the match, conditions, cost and

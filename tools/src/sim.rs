@@ -145,7 +145,7 @@ fn charge(
         .iter()
         .find(|i| i.name == callee)
         .ok_or_else(|| format!("target '{}' declares no intrinsic '{callee}'", target.name))?;
-    let (inner, root) = semantics_root(ir, body, op)
+    let (inner, root) = semantics_root(ctx, ir, body, op)
         .ok_or_else(|| format!("the call of '{callee}' has no semantics region to charge"))?;
     let placement = intrinsic
         .rule
@@ -167,17 +167,23 @@ fn string_attr(ctx: &Context, ir: &Ir, body: BodyId, op: OpId, name: &str) -> Op
     }
 }
 
-/// The op computing the values a call's semantics region yields.
-fn semantics_root(ir: &Ir, body: BodyId, op: OpId) -> Option<(BodyId, OpId)> {
+/// The op computing the values a call's semantics region yields (under the
+/// transposes of results the call writes in another layout).
+fn semantics_root(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Option<(BodyId, OpId)> {
     let r = ir.op(body, op);
     let inner = r.region_body();
     let b = ir.body(inner);
     let block = b.entry_block(*r.regions().first()?)?;
     let terminator = b.block_ops(block).last()?;
-    let yielded = b.operands(terminator).next()?;
-    match b.value(yielded).def {
-        ValueDef::Result(root, _) => Some((inner, root)),
-        _ => None,
+    let mut value = b.operands(terminator).next()?;
+    loop {
+        let ValueDef::Result(def, _) = b.value(value).def else {
+            return None;
+        };
+        if ctx.op_name_str(b.op(def).name) != "graph.transpose" {
+            return Some((inner, def));
+        }
+        value = b.operand(def, 0);
     }
 }
 

@@ -36,6 +36,7 @@ use crate::emit::{Emitter, memref_type, shape_of};
 
 mod build;
 mod data;
+mod layouts;
 mod ops;
 mod placed;
 mod strided;
@@ -320,6 +321,10 @@ struct Bufferizer<'a> {
     /// buffer the product writes through permuted strides.
     transposed_outputs: FxHashMap<OpId, OpId>,
     library: Library,
+    /// Values an intrinsic wrote in another layout: the buffer holding the value
+    /// transposed, and the permutation (`buffers` has the plain one only when some
+    /// user reads it so).
+    permuted: FxHashMap<ValueId, (ValueId, Vec<i64>)>,
     /// Buffers staged into an intrinsic's memory by the calls since the last op
     /// that was not a placed one: the source buffer to its local copy.
     staged: FxHashMap<ValueId, ValueId>,
@@ -352,6 +357,7 @@ impl<'a> Bufferizer<'a> {
             unread_constants: FxHashSet::default(),
             transposed_outputs: FxHashMap::default(),
             library,
+            permuted: FxHashMap::default(),
             staged: FxHashMap::default(),
             last_staged_call: None,
             last_staged_bytes: 0,
@@ -389,6 +395,20 @@ impl<'a> Bufferizer<'a> {
         let regions = self.ir.body(self.body).top_regions().to_vec();
         let dce = GreedyConfig::dead_code_only();
         apply_greedily(self.ctx, self.ir, self.body, &regions, &[], &dce);
+        // Allocations nothing uses (a result that stayed in an accelerator's memory):
+        // allocating is their only effect.
+        let unused: Vec<OpId> = blocks
+            .iter()
+            .flat_map(|bl| self.ir.body(self.body).block_ops(*bl))
+            .filter(|o| {
+                let b = self.ir.body(self.body);
+                self.ctx.op_name_str(b.op(*o).name) == "loop.alloc"
+                    && b.results(*o).all(|r| !b.has_uses(r))
+            })
+            .collect();
+        for o in unused {
+            self.ir.erase_op(self.body, o);
+        }
         Ok(())
     }
 
@@ -430,10 +450,7 @@ impl<'a> Bufferizer<'a> {
         }
         // Staged copies are shared by consecutive calls only (the tiles of one op,
         // with their constants between them).
-        if !matches!(
-            name.as_str(),
-            "arith.constant" | "tensor.bitcast" | "tensor.empty"
-        ) {
+        if !placed::keeps_staged(&name) {
             self.staged.clear();
             self.last_staged_call = None;
         }

@@ -19,14 +19,18 @@
 // CHECK-LABEL: func.func @packed(
 // The call reads the packed bytes from the accelerator's local memory.
 // CHECK-DAG: %[[PACKED:.*]] = loop.constant dense<[-31, -121]> : tensor<2xi8> to memref<2xi8>
-// CHECK-DAG: hw.dma_start %arg0, %[[X:[0-9]+]] {call = "npu_dma"}
+// CHECK-DAG: hw.dma_start %{{[0-9]+}}, %[[X:[0-9]+]] {call = "npu_dma"} : memref<1x3x3x1x!quant.uniform<i4:f32, 2.500000e-01:1>> to
 // CHECK-DAG: hw.dma_start %[[PACKED]], %[[LOCAL:[0-9]+]] {call = "npu_dma"} : memref<2xi8> to memref<2xi8, "npu_local">
 // CHECK: hw.intrinsic "npu_conv2d_s4"(%[[X]], %[[LOCAL]], %{{[0-9]+}}, %{{[0-9]+}}, {{.*}}) {inputs = array<i64: 0, 2>, outputs = array<i64: 3>}
 // CHECK: semantics {
-// CHECK-NEXT: ^bb0(%{{.*}}: tensor<1x1x3x3x!quant.uniform<i4:f32, 2.500000e-01:1>>, %{{.*}}: tensor<2xi32>):
+// The call reads the input NHWC (the target's `layout`), so the region transposes
+// it back before the convolution and the result after it.
+// CHECK-NEXT: ^bb0(%[[ARG:.*]]: tensor<1x3x3x1x!quant.uniform<i4:f32, 2.500000e-01:1>>, %{{.*}}: tensor<2xi32>):
+// CHECK-NEXT: graph.transpose %[[ARG]] {perm = array<i64: 0, 3, 1, 2>}
 // CHECK-NEXT: arith.constant dense<{{\[}}[{{\[}}[1, -2]]], {{\[}}[{{\[}}7, -8]]]]> : tensor<2x1x1x2xi4>
 // CHECK-NEXT: tensor.bitcast
-// CHECK-NEXT: graph.qconv2d
+// CHECK-NEXT: %[[CONV:.*]] = graph.qconv2d
+// CHECK-NEXT: graph.transpose %[[CONV]] {perm = array<i64: 0, 2, 3, 1>}
 func.func @packed(%x: tensor<1x1x3x3x!x>) -> tensor<1x2x3x2x!y> {
   %wi = graph.constant dense<[[[[1, -2]]], [[[7, -8]]]]> : tensor<2x1x1x2xi4>
   // expected-remark @+1 {{'graph.storage_cast' stays on cpu: no intrinsic of target 'tinynpu' computes 'graph.storage_cast'}}

@@ -34,6 +34,10 @@ pub struct IntrinsicAst {
     pub conditions: Vec<(ConditionAst, String)>,
     /// The memory its buffers must be in, when not the host's.
     pub memory: Option<Spanned>,
+    /// The layouts of its buffers: a value and the permutation its buffer holds it in.
+    pub layouts: Vec<(Spanned, Vec<i64>, Range<usize>)>,
+    /// Values whose buffers have the layout of another's (`layout %y like %x`).
+    pub layouts_like: Vec<(Spanned, Spanned)>,
     /// Its cost.
     pub cost: Option<ExprAst>,
     /// The multiply-accumulates it does, and how many the device does a cycle.
@@ -70,6 +74,8 @@ pub fn read_intrinsic(pair: Pair<'_, Rule>) -> IntrinsicAst {
         matched: Vec::new(),
         conditions: Vec::new(),
         memory: None,
+        layouts: Vec::new(),
+        layouts_like: Vec::new(),
         cost: None,
         macs: None,
         call: Vec::new(),
@@ -104,6 +110,28 @@ pub fn read_intrinsic(pair: Pair<'_, Rule>) -> IntrinsicAst {
                     .into_inner()
                     .next()
                     .map(|p| (p.as_str().to_string(), span(&p)))
+            }
+            Rule::intrinsic_layout => {
+                for item in item.into_inner() {
+                    let at = span(&item);
+                    let mut p = item.into_inner();
+                    let Some(value) = p.next().map(|v| (v.as_str().to_string(), span(&v))) else {
+                        continue;
+                    };
+                    let rest: Vec<_> = p.collect();
+                    if let [like] = rest.as_slice()
+                        && like.as_rule() == Rule::value_ref
+                    {
+                        ast.layouts_like
+                            .push((value, (like.as_str().to_string(), span(like))));
+                        continue;
+                    }
+                    let perm = rest
+                        .iter()
+                        .map(|d| d.as_str().parse::<i64>().unwrap_or(-1))
+                        .collect();
+                    ast.layouts.push((value, perm, at));
+                }
             }
             Rule::intrinsic_cost => ast.cost = item.into_inner().next().map(expr::read_expr),
             Rule::intrinsic_macs => {
@@ -154,6 +182,8 @@ pub struct TextIntrinsic {
     root: String,
     matcher: TextPattern,
     conditions: Vec<(Condition, String)>,
+    layouts: Vec<(usize, Vec<i64>)>,
+    layouts_like: Vec<(usize, usize)>,
     cost: Option<Expr>,
     macs: Option<(Expr, Expr)>,
     call: Vec<CallItem>,
@@ -202,6 +232,30 @@ pub fn compile_intrinsic(
             conditions.push((compiled, text.clone()));
         }
     }
+    let mut layouts = Vec::new();
+    for (value, perm, at) in &ast.layouts {
+        let mut sorted = perm.clone();
+        sorted.sort_unstable();
+        if !sorted.iter().copied().eq(0..perm.len() as i64) {
+            c.error(
+                at,
+                format!(
+                    "layout {perm:?} is not a permutation of dimensions 0 to {}",
+                    perm.len() - 1
+                ),
+            );
+            continue;
+        }
+        if let Some(slot) = c.value(value) {
+            layouts.push((slot, perm.clone()));
+        }
+    }
+    let mut layouts_like = Vec::new();
+    for (a, b) in &ast.layouts_like {
+        if let (Some(a), Some(b)) = (c.value(a), c.value(b)) {
+            layouts_like.push((a, b));
+        }
+    }
     let cost = ast.cost.as_ref().and_then(|e| int_expr(&mut c, e));
     let macs = ast.macs.as_ref().and_then(|(work, peak)| {
         let work = int_expr(&mut c, work);
@@ -236,6 +290,8 @@ pub fn compile_intrinsic(
             replacements: Vec::new(),
         },
         conditions,
+        layouts,
+        layouts_like,
         cost,
         macs,
         call,
@@ -478,11 +534,53 @@ impl IntrinsicRule for TextIntrinsic {
                 }
             });
         }
+        let mut layouts = Vec::new();
+        for (slot, perm) in &self.layouts {
+            let v = b.values[*slot].ok_or("a layout's value is not bound")?;
+            if !call.contains(&CallArg::Value(v)) {
+                return Err(format!(
+                    "layout {perm:?} is for a value the call does not pass as a buffer"
+                ));
+            }
+            let rank = ctx
+                .type_data(ir.body(body).value_type(v))
+                .shape()
+                .map(|s| s.len());
+            if rank != Some(perm.len()) {
+                return Err(format!(
+                    "layout {perm:?} has {} dimensions, its value {}",
+                    perm.len(),
+                    rank.map_or("is not shaped".to_string(), |r| format!("has {r}"))
+                ));
+            }
+            layouts.push((v, perm.clone()));
+        }
+        let mut layouts_like = Vec::new();
+        for (a, b2) in &self.layouts_like {
+            let pair = (b.values[*a], b.values[*b2]);
+            let (Some(x), Some(y)) = pair else {
+                return Err("a layout's value is not bound".into());
+            };
+            if !call.contains(&CallArg::Value(x)) || !call.contains(&CallArg::Value(y)) {
+                return Err("a layout is for a value the call does not pass as a buffer".into());
+            }
+            let shape = |v| {
+                ctx.type_data(ir.body(body).value_type(v))
+                    .shape()
+                    .map(<[i64]>::to_vec)
+            };
+            if shape(x) != shape(y) {
+                return Err("'like' layouts need values of one shape".into());
+            }
+            layouts_like.push((x, y));
+        }
         Ok(Placement {
             cost,
             macs,
             call,
             compile_time,
+            layouts,
+            layouts_like,
         })
     }
 }

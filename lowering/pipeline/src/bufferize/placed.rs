@@ -13,6 +13,7 @@ use acc_ir::elements::{self, Scalar};
 use acc_ir::target::CallArg;
 use acc_ir::{OpId, ValueId};
 
+use super::layouts::{inverse, permuted_shape};
 use super::{Bufferizer, buffer_type};
 use crate::emit::{i64s, memref_type, shape_of, tensor_type};
 use crate::partition::{DEVICE_ATTR, INTRINSIC_ATTR, placement};
@@ -55,6 +56,30 @@ impl Bufferizer<'_> {
             .rule
             .place(self.ctx, self.ir, self.body, op)
             .map_err(|why| format!("intrinsic '{name}' no longer applies: {why}"))?;
+        // The layouts of the call's buffers: those the target declares, and for
+        // `like` pairs the layout the operand's producer wrote it in.
+        let mut layouts = placement.layouts.clone();
+        for (a, b) in &placement.layouts_like {
+            for (from, to) in [(*b, *a), (*a, *b)] {
+                if let Some((_, perm)) = self.permuted.get(&from) {
+                    layouts.push((from, perm.clone()));
+                    layouts.push((to, perm.clone()));
+                    break;
+                }
+            }
+        }
+        let layout_of = |v: ValueId| {
+            layouts
+                .iter()
+                .find(|(x, _)| *x == v)
+                .map(|(_, p)| p.clone())
+        };
+        // What follows the op: copies back and plain buffers go before it.
+        let next = self
+            .ir
+            .body(self.body)
+            .next_op(op)
+            .ok_or("a placed op ends its block")?;
         let r = self.ir.op(self.body, op);
         let loc = r.loc();
         let operands: Vec<ValueId> = r.operands().collect();
@@ -66,13 +91,31 @@ impl Bufferizer<'_> {
             let at = args.len() as i64;
             let value = match arg {
                 CallArg::Value(v) => {
+                    let layout = layout_of(*v);
                     if let Some(k) = operands.iter().position(|o| o == v) {
                         inputs.push((k, at));
-                        self.buffer(loc, *v).map_err(|d| d.message)?
+                        match &layout {
+                            Some(perm) => self.input_in_layout(op, *v, perm)?,
+                            None => self.buffer(loc, *v).map_err(|d| d.message)?,
+                        }
                     } else if let Some(k) = results.iter().position(|o| o == v) {
-                        let ty = buffer_type(self.ctx, self.ir.body(self.body).value_type(*v));
+                        let ty = self.ir.body(self.body).value_type(*v);
+                        let (shape, element) = shape_of(self.ctx, ty)?;
+                        let ty = match &layout {
+                            Some(perm) => {
+                                memref_type(self.ctx, &permuted_shape(&shape, perm), element)
+                            }
+                            None => buffer_type(self.ctx, ty),
+                        };
                         let buffer = self.emitter(op).op1("loop.alloc", &[], ty, &[])?;
-                        self.buffers.insert(results[k], buffer);
+                        match layout {
+                            Some(perm) => {
+                                self.permuted.insert(results[k], (buffer, perm));
+                            }
+                            None => {
+                                self.buffers.insert(results[k], buffer);
+                            }
+                        }
                         outputs.push((k, at));
                         buffer
                     } else {
@@ -121,15 +164,23 @@ impl Bufferizer<'_> {
                 "the call of '{name}' must pass every operand (as its buffer or packed) and result of the op once"
             ));
         }
-        // The region works on tensors (a function's arguments are memrefs by now).
+        // The region works on tensors (a function's arguments are memrefs by now),
+        // in the layouts the call passes them.
         let arg_types = by_buffer
             .iter()
             .map(|k| {
                 let (shape, element) =
                     shape_of(self.ctx, self.ir.body(self.body).value_type(operands[*k]))?;
+                let shape = match layout_of(operands[*k]) {
+                    Some(perm) => permuted_shape(&shape, &perm),
+                    None => shape,
+                };
                 Ok(tensor_type(self.ctx, &shape, element))
             })
             .collect::<Result<Vec<_>, String>>()?;
+        let operand_layouts: Vec<Option<Vec<i64>>> =
+            operands.iter().map(|v| layout_of(*v)).collect();
+        let result_layouts: Vec<Option<Vec<i64>>> = results.iter().map(|v| layout_of(*v)).collect();
         let staging = match &intrinsic.memory {
             Some(memory) => Some(Staging::new(target, memory, &name)?),
             None => None,
@@ -164,7 +215,12 @@ impl Bufferizer<'_> {
             &mut |e, block_args| {
                 let mut map = ValueMap::default();
                 for (k, a) in by_buffer.iter().zip(block_args) {
-                    map.values.insert(operands[*k], *a);
+                    // An argument in another layout is transposed back first.
+                    let value = match &operand_layouts[*k] {
+                        Some(perm) => transpose(e, *a, &inverse(perm))?,
+                        None => *a,
+                    };
+                    map.values.insert(operands[*k], value);
                 }
                 for (_, chain) in &constants {
                     for c in chain {
@@ -182,17 +238,57 @@ impl Bufferizer<'_> {
                     .collect();
                 e.ir.body_mut(body).op_mut(copy).attrs =
                     ctx.dict_attr(kept).map_err(|_| "duplicate attributes")?;
-                Ok(e.ir.body(body).results(copy).collect())
+                let computed: Vec<ValueId> = e.ir.body(body).results(copy).collect();
+                computed
+                    .iter()
+                    .zip(&result_layouts)
+                    .map(|(v, layout)| match layout {
+                        Some(perm) => transpose(e, *v, perm),
+                        None => Ok(*v),
+                    })
+                    .collect()
             },
         )?;
         if let Some(st) = &staging {
-            self.copy_out(op, st, &finals)?;
+            // A result read only by the next calls in the same memory stays there.
+            let mut copies = Vec::new();
+            for (local, home) in finals {
+                let result = results.iter().copied().find(|r| {
+                    self.buffers.get(r) == Some(&home)
+                        || self.permuted.get(r).is_some_and(|(b, _)| *b == home)
+                });
+                let plain_needed = result.is_some_and(|r| match &layout_of(r) {
+                    Some(perm) => !self.users_agree(r, perm),
+                    None => false,
+                });
+                let local_only =
+                    result.is_some_and(|r| self.read_only_by_calls_in(op, r, &st.memory));
+                if local_only && !plain_needed {
+                    self.staged.insert(home, local);
+                } else {
+                    copies.push((local, home));
+                }
+            }
+            self.copy_out(next, st, &copies)?;
             // The call was inserted just before the op.
             self.last_staged_call = self
                 .ir
                 .body(self.body)
                 .prev_op(op)
                 .map(|call| (call, self.last_staged_bytes));
+        }
+        // A result in another layout gets its plain buffer after the call (and after
+        // its copy back) when some user reads it plain.
+        for (v, layout) in results.iter().zip(&result_layouts) {
+            let Some(perm) = layout else {
+                continue;
+            };
+            if self.users_agree(*v, perm) {
+                continue;
+            }
+            let (buffer, _) = self.permuted[v].clone();
+            let plain = self.permuted_copy(next, buffer, &inverse(perm))?;
+            self.buffers.insert(*v, plain);
         }
         Ok(())
     }
@@ -289,16 +385,14 @@ impl Bufferizer<'_> {
         Ok((staged, out_copies))
     }
 
-    /// After the call `op`: copies each output's local buffer back and waits for it.
+    /// After the call, before `next`: copies each output's local buffer back and
+    /// waits for it.
     fn copy_out(
         &mut self,
-        op: OpId,
+        next: OpId,
         st: &Staging,
         copies: &[(ValueId, ValueId)],
     ) -> Result<(), String> {
-        let Some(next) = self.ir.body(self.body).next_op(op) else {
-            return Err("a placed op ends its block".into());
-        };
         let token_type = self.ctx.intern_type(acc_ir::TypeData::Declared {
             dialect: self.ctx.sym("hw"),
             name: self.ctx.sym("token"),
@@ -327,6 +421,42 @@ impl Bufferizer<'_> {
                 .op("hw.dma_wait", &tokens, &[], &[("call", wait)])?;
         }
         Ok(())
+    }
+
+    /// Whether every user of `v` (a result of `op`) is a call reading `memory` that
+    /// follows `op` with only placed ops and constants between: those calls read
+    /// the local copy, so nothing needs `v` in the host's memory.
+    fn read_only_by_calls_in(&self, op: OpId, v: ValueId, memory: &str) -> bool {
+        let Some(target) = self.ctx.active_target() else {
+            return false;
+        };
+        let b = self.ir.body(self.body);
+        let users: Vec<OpId> = b.value_users(v).collect();
+        let staged_in_memory = |u: OpId| {
+            placement(self.ctx, self.ir, self.body, u).is_some_and(|(_, name)| {
+                target
+                    .intrinsics
+                    .iter()
+                    .any(|i| i.name == name && i.memory.as_deref() == Some(memory))
+            })
+        };
+        if users.is_empty() || !users.iter().all(|u| staged_in_memory(*u)) {
+            return false;
+        }
+        let mut pending = users.len();
+        let mut at = b.next_op(op);
+        while let Some(o) = at {
+            if users.contains(&o) {
+                pending -= 1;
+                if pending == 0 {
+                    return true;
+                }
+            } else if !self.is_placed(o) && !keeps_staged(self.ctx.op_name_str(b.op(o).name)) {
+                return false;
+            }
+            at = b.next_op(o);
+        }
+        false
     }
 
     /// Whether `v` is available before `op` (of the same block): an argument, defined
@@ -396,4 +526,29 @@ fn local_bytes(ctx: &acc_ir::Context, ty: acc_ir::TypeId) -> Option<u64> {
     let (bytes, _) = crate::memory_plan::buffer_bytes(ctx, ty)?;
     let a = crate::memory_plan::ALIGNMENT;
     Some(bytes.div_ceil(a).max(1) * a)
+}
+
+/// `graph.transpose` of the tensor `v` by `perm` (result dimension `i` is `v`'s
+/// dimension `perm[i]`).
+fn transpose(
+    e: &mut crate::emit::Emitter<'_>,
+    v: ValueId,
+    perm: &[i64],
+) -> Result<ValueId, String> {
+    let (shape, element) = shape_of(e.ctx, e.type_of(v))?;
+    let ty = tensor_type(e.ctx, &permuted_shape(&shape, perm), element);
+    e.op1("graph.transpose", &[v], ty, &[("perm", i64s(e.ctx, perm))])
+}
+
+/// Ops between calls that leave their staged buffers valid: they only make
+/// constants and views.
+pub(super) fn keeps_staged(name: &str) -> bool {
+    matches!(
+        name,
+        "arith.constant"
+            | "tensor.bitcast"
+            | "tensor.empty"
+            | "graph.constant"
+            | "graph.storage_cast"
+    )
 }
