@@ -7,20 +7,49 @@ static uint64_t macs;
 uint64_t npu_macs(void) { return macs; }
 
 static uint64_t dma_bytes;
-static uint32_t dma_tickets;
 
-/* The reference engine copies at once, so a wait has nothing left to wait for. */
-uint32_t npu_dma(void *dst, const void *src, uint32_t bytes) {
-    uint8_t *to = (uint8_t *)dst;
-    const uint8_t *from = (const uint8_t *)src;
-    for (uint32_t i = 0; i < bytes; i++) {
-        to[i] = from[i];
+/* The engine's queue. The reference copies only when a wait needs it (or the queue
+ * is full), as a real engine may finish late: code that reads a copy before waiting
+ * for it, or changes a source before the copy is waited for, computes wrong
+ * results with this library. */
+#define DMA_QUEUE 8
+static struct {
+    uint8_t *dst;
+    const uint8_t *src;
+    uint32_t bytes;
+    uint32_t ticket;
+} dma_queue[DMA_QUEUE];
+static uint32_t dma_queued, dma_tickets;
+
+/* Does the oldest queued copy. */
+static void dma_complete_oldest(void) {
+    for (uint32_t i = 0; i < dma_queue[0].bytes; i++) {
+        dma_queue[0].dst[i] = dma_queue[0].src[i];
     }
-    dma_bytes += bytes;
-    return ++dma_tickets;
+    for (uint32_t k = 1; k < dma_queued; k++) {
+        dma_queue[k - 1] = dma_queue[k];
+    }
+    dma_queued--;
 }
 
-void npu_dma_wait(uint32_t ticket) { (void)ticket; }
+uint32_t npu_dma(void *dst, const void *src, uint32_t bytes) {
+    if (dma_queued == DMA_QUEUE) {
+        dma_complete_oldest();
+    }
+    dma_queue[dma_queued].dst = (uint8_t *)dst;
+    dma_queue[dma_queued].src = (const uint8_t *)src;
+    dma_queue[dma_queued].bytes = bytes;
+    dma_queue[dma_queued].ticket = ++dma_tickets;
+    dma_queued++;
+    dma_bytes += bytes;
+    return dma_tickets;
+}
+
+void npu_dma_wait(uint32_t ticket) {
+    while (dma_queued > 0 && dma_queue[0].ticket <= ticket) {
+        dma_complete_oldest();
+    }
+}
 
 uint64_t npu_dma_bytes(void) { return dma_bytes; }
 

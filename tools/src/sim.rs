@@ -168,7 +168,7 @@ fn string_attr(ctx: &Context, ir: &Ir, body: BodyId, op: OpId, name: &str) -> Op
 }
 
 /// The op computing the values a call's semantics region yields (under the
-/// transposes of results the call writes in another layout).
+/// transposes `bufferize` adds for results the call writes in another layout).
 fn semantics_root(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Option<(BodyId, OpId)> {
     let r = ir.op(body, op);
     let inner = r.region_body();
@@ -180,7 +180,8 @@ fn semantics_root(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Option<(Bod
         let ValueDef::Result(def, _) = b.value(value).def else {
             return None;
         };
-        if ctx.op_name_str(b.op(def).name) != "graph.transpose" {
+        let layout = acc_lowering::bufferize::LAYOUT_ATTR;
+        if ctx.dict_get(b.op(def).attrs, layout).is_none() {
             return Some((inner, def));
         }
         value = b.operand(def, 0);

@@ -339,6 +339,15 @@ impl Reader<'_> {
             );
         }
         let host = t.host_memory().map(|h| h.name.clone());
+        if host.as_deref() == Some(memory) {
+            self.error(
+                at.clone(),
+                format!(
+                    "intrinsic '{intrinsic}' names the host's memory '{memory}': `memory` is for a memory the host does not read from (leave it out)"
+                ),
+            );
+            return;
+        }
         match host {
             Some(h) if h != memory && t.dma_between(&h, memory).is_none() => self.error(
                 at.clone(),

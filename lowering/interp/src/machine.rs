@@ -450,10 +450,8 @@ impl<'a> Interpreter<'a> {
         {
             trace.push((body, op));
         }
-        if name == "hw.intrinsic" {
-            if self.has_semantics(body, op) {
-                return self.intrinsic_semantics(body, op, operands, env, depth);
-            }
+        if name == "hw.intrinsic" && self.has_semantics(body, op) {
+            return self.intrinsic_semantics(body, op, operands, env, depth);
         }
         // `hw.intrinsic "NAME"(...)` runs the rule of the intrinsic's name.
         let rule_name = if name == "hw.intrinsic" {

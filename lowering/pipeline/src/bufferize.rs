@@ -39,6 +39,8 @@ mod data;
 mod layouts;
 mod ops;
 mod placed;
+pub use placed::LAYOUT_ATTR;
+mod staging;
 mod strided;
 
 /// The columns of a packed B's panels (`packed-gemm`).
@@ -325,14 +327,8 @@ struct Bufferizer<'a> {
     /// transposed, and the permutation (`buffers` has the plain one only when some
     /// user reads it so).
     permuted: FxHashMap<ValueId, (ValueId, Vec<i64>)>,
-    /// Buffers staged into an intrinsic's memory by the calls since the last op
-    /// that was not a placed one: the source buffer to its local copy.
-    staged: FxHashMap<ValueId, ValueId>,
-    /// The last call that staged its buffers (while only placed ops followed it),
-    /// with the bytes of its local buffers.
-    last_staged_call: Option<(OpId, u64)>,
-    /// The bytes of the local buffers of the call being staged.
-    last_staged_bytes: u64,
+    /// What consecutive calls staging into a local memory share.
+    staging: staging::StagingState,
 }
 
 fn err(loc: AttrId, m: impl Into<String>) -> Diagnostic {
@@ -358,9 +354,7 @@ impl<'a> Bufferizer<'a> {
             transposed_outputs: FxHashMap::default(),
             library,
             permuted: FxHashMap::default(),
-            staged: FxHashMap::default(),
-            last_staged_call: None,
-            last_staged_bytes: 0,
+            staging: staging::StagingState::default(),
         }
     }
 
@@ -439,6 +433,9 @@ impl<'a> Bufferizer<'a> {
         let loc = r.loc();
         let operands: Vec<ValueId> = r.operands().collect();
         let results: Vec<ValueId> = r.results().collect();
+        if !self.is_placed(op) && !staging::keeps_staged(&name) {
+            self.staging.reset();
+        }
         let tensor_in_or_out = operands.iter().chain(&results).any(|v| self.is_tensor(*v));
         if !tensor_in_or_out {
             return Ok(false);
@@ -450,10 +447,7 @@ impl<'a> Bufferizer<'a> {
         }
         // Staged copies are shared by consecutive calls only (the tiles of one op,
         // with their constants between them).
-        if !placed::keeps_staged(&name) {
-            self.staged.clear();
-            self.last_staged_call = None;
-        }
+
         let out = match name.as_str() {
             "func.return" => {
                 let vals = operands

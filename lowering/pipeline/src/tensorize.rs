@@ -301,10 +301,35 @@ fn split(
     let mut made: Vec<OpId> = Vec::new();
     let mut tiles = Vec::new();
     let mut outcome = Ok(());
+    // Every tile's operands first, then the tiles one after another: nothing runs
+    // between two tiles, so the staged input stays in the local memory.
+    let mut ranges = Vec::new();
     let mut start = 0;
     while start < rule.channels {
         let n = per_tile.min(rule.channels - start);
-        let built = tile(ctx, ir, body, op, rule, &operands, start, n, &mut made);
+        ranges.push((start, n));
+        start += n;
+    }
+    let mut tile_inputs = Vec::new();
+    for (start, n) in &ranges {
+        let inputs: Result<Vec<ValueId>, String> = operands
+            .iter()
+            .enumerate()
+            .map(|(k, v)| match rule.operand_axes.get(k).copied().flatten() {
+                Some(axis) => slice(ctx, ir, body, op, *v, axis, *start, *n, &mut made),
+                None => Ok(*v),
+            })
+            .collect();
+        match inputs {
+            Ok(inputs) => tile_inputs.push(inputs),
+            Err(e) => {
+                outcome = Err(e);
+                break;
+            }
+        }
+    }
+    for ((start, n), inputs) in ranges.iter().zip(&tile_inputs) {
+        let built = tile(ctx, ir, body, op, rule, inputs, *start, *n, &mut made);
         match built.and_then(|(tile_op, v)| {
             intrinsic
                 .rule
@@ -320,7 +345,6 @@ fn split(
                 break;
             }
         }
-        start += n;
     }
     if let Err(e) = outcome {
         for o in made.into_iter().rev() {
@@ -341,8 +365,8 @@ fn split(
     Ok(())
 }
 
-/// One tile: channels `[start, start + n)` of `op`, before it; the tile op and its
-/// result. Every op made is added to `made`.
+/// One tile: channels `[start, start + n)` of `op` reading `inputs`, before `op`;
+/// the tile op and its result. The op made is added to `made`.
 #[allow(clippy::too_many_arguments)]
 fn tile(
     ctx: &Context,
@@ -350,18 +374,11 @@ fn tile(
     body: BodyId,
     op: OpId,
     rule: &TileRule,
-    operands: &[ValueId],
+    inputs: &[ValueId],
     start: i64,
     n: i64,
     made: &mut Vec<OpId>,
 ) -> Result<(OpId, ValueId), String> {
-    let mut inputs = Vec::with_capacity(operands.len());
-    for (k, v) in operands.iter().enumerate() {
-        inputs.push(match rule.operand_axes.get(k).copied().flatten() {
-            Some(axis) => slice(ctx, ir, body, op, *v, axis, start, n, made)?,
-            None => *v,
-        });
-    }
     let mut map = ValueMap::default();
     let copy = clone_op(ir, body, op, body, InsertPoint::Before(op), &mut map);
     made.push(copy);

@@ -34,9 +34,9 @@
 // CHECK: hw.intrinsic "npu_lut_s4"(%[[Y1]], %{{[0-9]+}}, %[[Y2:[0-9]+]],
 // CHECK-SAME: (memref<1x4x4x2x!quant.uniform<i4:f32, 5.000000e-01:-1>, "npu_local">, memref<16xi4, "npu_local">, memref<1x4x4x2x!quant.uniform<i4:f32, 2.500000e-01:1>, "npu_local">, i32) -> () semantics {
 // CHECK-NEXT: ^bb0(%[[A:[a-z0-9]+]]: tensor<1x4x4x2x{{[^>]*}}>>, %{{[a-z0-9]+}}: tensor<16xi4>):
-// CHECK-NEXT: %[[BACK:[a-z0-9]+]] = graph.transpose %[[A]] {perm = array<i64: 0, 3, 1, 2>}
+// CHECK-NEXT: %[[BACK:[a-z0-9]+]] = graph.transpose %[[A]] {hw.layout, perm = array<i64: 0, 3, 1, 2>}
 // CHECK-NEXT: %[[L:[a-z0-9]+]] = graph.lookup %[[BACK]], %{{[a-z0-9]+}}
-// CHECK-NEXT: %[[OUT:[a-z0-9]+]] = graph.transpose %[[L]] {perm = array<i64: 0, 2, 3, 1>}
+// CHECK-NEXT: %[[OUT:[a-z0-9]+]] = graph.transpose %[[L]] {hw.layout, perm = array<i64: 0, 2, 3, 1>}
 // CHECK-NEXT: hw.yield %[[OUT]]
 // CHECK-NOT: loop.parallel
 // CHECK-NOT: hw.dma_start %[[Y2]]

@@ -26,11 +26,11 @@
 // The call reads the input NHWC (the target's `layout`), so the region transposes
 // it back before the convolution and the result after it.
 // CHECK-NEXT: ^bb0(%[[ARG:.*]]: tensor<1x3x3x1x!quant.uniform<i4:f32, 2.500000e-01:1>>, %{{.*}}: tensor<2xi32>):
-// CHECK-NEXT: graph.transpose %[[ARG]] {perm = array<i64: 0, 3, 1, 2>}
+// CHECK-NEXT: graph.transpose %[[ARG]] {hw.layout, perm = array<i64: 0, 3, 1, 2>}
 // CHECK-NEXT: arith.constant dense<{{\[}}[{{\[}}[1, -2]]], {{\[}}[{{\[}}7, -8]]]]> : tensor<2x1x1x2xi4>
 // CHECK-NEXT: tensor.bitcast
 // CHECK-NEXT: %[[CONV:.*]] = graph.qconv2d
-// CHECK-NEXT: graph.transpose %[[CONV]] {perm = array<i64: 0, 2, 3, 1>}
+// CHECK-NEXT: graph.transpose %[[CONV]] {hw.layout, perm = array<i64: 0, 2, 3, 1>}
 func.func @packed(%x: tensor<1x1x3x3x!x>) -> tensor<1x2x3x2x!y> {
   %wi = graph.constant dense<[[[[1, -2]]], [[[7, -8]]]]> : tensor<2x1x1x2xi4>
   // expected-remark @+1 {{'graph.storage_cast' stays on cpu: no intrinsic of target 'tinynpu' computes 'graph.storage_cast'}}

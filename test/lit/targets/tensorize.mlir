@@ -10,16 +10,20 @@
 // RUN: acc-opt --target %S/Inputs/staged-npu.acc --pass partition,tensorize,graph-to-tensor,bufferize,buffer-deallocation,memory-plan %s 2>/dev/null | acc-opt --verify-each | FileCheck %s --check-prefix=STAGE
 
 // 24 columns of 40 int8 weights: 1344 bytes of buffers. Four tiles of 6 columns, the
-// per-column scales and the bias sliced with them at compile time.
+// per-column scales and the bias sliced with them at compile time; every tile's
+// operands come first, then the tiles one after another.
 // CHECK-LABEL: func.func @fc(
 // CHECK-NOT: tensor<40x24xi8>
 // CHECK: %[[W0:.*]] = graph.constant dense<3> : tensor<40x6xi8>
 // CHECK-NEXT: %[[Q0:.*]] = graph.storage_cast %[[W0]] : tensor<40x6xi8> to tensor<40x6x!quant.uniform<i8:f32:1, {1.000000e-02,2.000000e-02,3.000000e-02,4.000000e-02,5.000000e-02,6.000000e-02}>>
 // CHECK-NEXT: %[[B0:.*]] = graph.constant dense<[1, 2, 3, 4, 5, 6]> : tensor<6xi32>
-// CHECK-NEXT: %[[T0:.*]] = graph.qmatmul %arg0, %[[Q0]], %[[B0]] {hw.device = "npu", hw.intrinsic = "fc_s8"} : ({{[^)]*}}) -> tensor<1x6x!quant.uniform<i8:f32, 5.000000e-02:-1>>
-// CHECK: graph.storage_cast %{{.*}} : tensor<40x6xi8> to tensor<40x6x!quant.uniform<i8:f32:1, {7.000000e-02,8.000000e-02,1.000000e-02,2.000000e-02,3.000000e-02,4.000000e-02}>>
+// CHECK-NEXT: graph.constant dense<3> : tensor<40x6xi8>
+// CHECK-NEXT: graph.storage_cast %{{.*}} : tensor<40x6xi8> to tensor<40x6x!quant.uniform<i8:f32:1, {7.000000e-02,8.000000e-02,1.000000e-02,2.000000e-02,3.000000e-02,4.000000e-02}>>
 // CHECK-NEXT: graph.constant dense<[7, 8, 9, 10, 11, 12]> : tensor<6xi32>
 // CHECK: graph.constant dense<[19, 20, 21, 22, 23, 24]> : tensor<6xi32>
+// CHECK-NEXT: %[[T0:.*]] = graph.qmatmul %arg0, %[[Q0]], %[[B0]] {hw.device = "npu", hw.intrinsic = "fc_s8"} : ({{[^)]*}}) -> tensor<1x6x!quant.uniform<i8:f32, 5.000000e-02:-1>>
+// CHECK-NEXT: graph.qmatmul %arg0,
+// CHECK-NEXT: graph.qmatmul %arg0,
 // CHECK-NEXT: %[[T3:.*]] = graph.qmatmul %arg0, %{{.*}}, %{{.*}} {hw.device = "npu", hw.intrinsic = "fc_s8"}
 // CHECK-NEXT: %[[Y:.*]] = graph.concat %[[T0]], %{{.*}}, %{{.*}}, %[[T3]] {axis = 1 : i64} : ({{[^)]*}}) -> tensor<1x24x!quant.uniform<i8:f32, 5.000000e-02:-1>>
 // CHECK-NEXT: return %[[Y]]
@@ -56,8 +60,8 @@ func.func @fc(%a: tensor<1x40x!quant.uniform<i8:f32, 1.000000e-02:3>>) -> tensor
 // CHECK-LABEL: func.func @depthwise(
 // CHECK: %[[X0:.*]] = graph.slice %arg0 {axes = array<i64: 1>, ends = array<i64: 2>, starts = array<i64: 0>} : (tensor<1x8x8x8x{{[^)]*}}) -> tensor<1x2x8x8x!quant.uniform<i8:f32, 1.000000e-02:3>>
 // CHECK: graph.constant dense<{{\[\[\[\[}}1, -2, 3], [-4, 5, -6], [7, -8, 9]]], {{\[\[\[}}2, -2, 3], [-4, 5, -6], [7, -8, 9]]]]> : tensor<2x1x3x3xi8>
-// CHECK: graph.qconv2d %[[X0]], %{{.*}}, %{{.*}} {groups = 2 : i64, hw.device = "npu", hw.intrinsic = "dwconv_s8", pads = array<i64: 1, 1, 1, 1>}
 // CHECK: graph.slice %arg0 {axes = array<i64: 1>, ends = array<i64: 8>, starts = array<i64: 6>}
+// CHECK: graph.qconv2d %[[X0]], %{{.*}}, %{{.*}} {groups = 2 : i64, hw.device = "npu", hw.intrinsic = "dwconv_s8", pads = array<i64: 1, 1, 1, 1>}
 // CHECK: graph.concat {{.*}} {axis = 1 : i64}
 func.func @depthwise(%x: tensor<1x8x8x8x!quant.uniform<i8:f32, 1.000000e-02:3>>) -> tensor<1x8x8x8x!quant.uniform<i8:f32, 5.000000e-02:-1>> {
   %wi = graph.constant dense<[[[[1, -2, 3], [-4, 5, -6], [7, -8, 9]]], [[[2, -2, 3], [-4, 5, -6], [7, -8, 9]]], [[[3, -2, 3], [-4, 5, -6], [7, -8, 9]]], [[[4, -2, 3], [-4, 5, -6], [7, -8, 9]]], [[[5, -2, 3], [-4, 5, -6], [7, -8, 9]]], [[[6, -2, 3], [-4, 5, -6], [7, -8, 9]]], [[[7, -2, 3], [-4, 5, -6], [7, -8, 9]]], [[[8, -2, 3], [-4, 5, -6], [7, -8, 9]]]]> : tensor<8x1x3x3xi8>

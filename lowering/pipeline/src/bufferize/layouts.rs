@@ -10,12 +10,13 @@
 //! ops that agree pass the value between them as it is, and a value is reformatted
 //! only where it crosses to code that reads it otherwise.
 
+use acc_ir::target::Placement;
 use acc_ir::{OpId, ValueId};
 
 use super::Bufferizer;
 use super::build::{parallel, with};
+use super::staging::reads_in_layout;
 use crate::emit::memref_type;
-use crate::partition::placement;
 
 /// `shape` with its dimensions in the order `perm` gives.
 pub(super) fn permuted_shape(shape: &[i64], perm: &[i64]) -> Vec<i64> {
@@ -48,7 +49,38 @@ impl Bufferizer<'_> {
         }
         let loc = self.ir.op(self.body, op).loc();
         let plain = self.buffer(loc, v).map_err(|d| d.message)?;
-        self.permuted_copy(op, plain, perm)
+        let copy = self.permuted_copy(op, plain, perm)?;
+        // Later readers in this layout (the other tiles of an op) share the copy.
+        self.permuted
+            .entry(v)
+            .or_insert_with(|| (copy, perm.to_vec()));
+        Ok(copy)
+    }
+
+    /// The layouts of the buffers of call `p`: those the target declares, and for
+    /// each `like` pair the declared layout of either value, else the layout the
+    /// operand's producer wrote.
+    pub(super) fn call_layouts(&self, p: &Placement) -> Vec<(ValueId, Vec<i64>)> {
+        let mut layouts = p.layouts.clone();
+        for (a, b) in &p.layouts_like {
+            let declared = |v: ValueId| p.layouts.iter().find(|(x, _)| *x == v);
+            let perm = declared(*a)
+                .or_else(|| declared(*b))
+                .map(|(_, perm)| perm.clone())
+                .or_else(|| {
+                    [*b, *a]
+                        .iter()
+                        .find_map(|v| self.permuted.get(v).map(|(_, perm)| perm.clone()))
+                });
+            if let Some(perm) = perm {
+                for v in [*a, *b] {
+                    if declared(v).is_none() {
+                        layouts.push((v, perm.clone()));
+                    }
+                }
+            }
+        }
+        layouts
     }
 
     /// A new buffer, made before `before`, holding `src` transposed by `perm`.
@@ -86,26 +118,14 @@ impl Bufferizer<'_> {
     /// Whether every user of `v` is an op placed on an intrinsic reading `v` in
     /// layout `perm`, or in whatever layout it comes (`like`).
     pub(super) fn users_agree(&self, v: ValueId, perm: &[i64]) -> bool {
-        let Some(target) = self.ctx.active_target() else {
-            return false;
-        };
-        let b = self.ir.body(self.body);
-        let users: Vec<OpId> = b.value_users(v).collect();
+        let users: Vec<OpId> = self.ir.body(self.body).value_users(v).collect();
         !users.is_empty()
             && users.iter().all(|u| {
-                let Some((_, name)) = placement(self.ctx, self.ir, self.body, *u) else {
-                    return false;
-                };
-                let Some(intrinsic) = target.intrinsics.iter().find(|i| i.name == name) else {
-                    return false;
-                };
-                intrinsic
-                    .rule
-                    .place(self.ctx, self.ir, self.body, *u)
-                    .is_ok_and(|p| {
-                        p.layouts.iter().any(|(x, q)| *x == v && q == perm)
-                            || p.layouts_like.iter().any(|(a, b)| *a == v || *b == v)
-                    })
+                self.intrinsic_of(*u).is_some_and(|i| {
+                    i.rule
+                        .place(self.ctx, self.ir, self.body, *u)
+                        .is_ok_and(|p| reads_in_layout(&p, v, Some(perm)))
+                })
             })
     }
 }

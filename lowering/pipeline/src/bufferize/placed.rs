@@ -56,18 +56,7 @@ impl Bufferizer<'_> {
             .rule
             .place(self.ctx, self.ir, self.body, op)
             .map_err(|why| format!("intrinsic '{name}' no longer applies: {why}"))?;
-        // The layouts of the call's buffers: those the target declares, and for
-        // `like` pairs the layout the operand's producer wrote it in.
-        let mut layouts = placement.layouts.clone();
-        for (a, b) in &placement.layouts_like {
-            for (from, to) in [(*b, *a), (*a, *b)] {
-                if let Some((_, perm)) = self.permuted.get(&from) {
-                    layouts.push((from, perm.clone()));
-                    layouts.push((to, perm.clone()));
-                    break;
-                }
-            }
-        }
+        let layouts = self.call_layouts(&placement);
         let layout_of = |v: ValueId| {
             layouts
                 .iter()
@@ -182,16 +171,18 @@ impl Bufferizer<'_> {
             operands.iter().map(|v| layout_of(*v)).collect();
         let result_layouts: Vec<Option<Vec<i64>>> = results.iter().map(|v| layout_of(*v)).collect();
         let staging = match &intrinsic.memory {
-            Some(memory) => Some(Staging::new(target, memory, &name)?),
+            Some(memory) => Some(super::staging::Staging::new(target, memory, &name)?),
             None => None,
         };
-        let mut finals = Vec::new();
-        if let Some(st) = &staging {
-            let outputs_at: Vec<i64> = outputs.iter().map(|p| p.1).collect();
-            let (staged, out_copies) = self.stage(op, st, &args, &outputs_at)?;
-            args = staged;
-            finals = out_copies;
-        }
+        let staged = match &staging {
+            Some(st) => {
+                let outputs_at: Vec<i64> = outputs.iter().map(|p| p.1).collect();
+                let staged = self.stage(op, st, &args, &outputs_at)?;
+                args = staged.args.clone();
+                Some(staged)
+            }
+            None => None,
+        };
         let body = self.body;
         let props = [
             ("callee", self.ctx.string_attr(&name)),
@@ -249,33 +240,22 @@ impl Bufferizer<'_> {
                     .collect()
             },
         )?;
-        if let Some(st) = &staging {
-            // A result read only by the next calls in the same memory stays there.
-            let mut copies = Vec::new();
-            for (local, home) in finals {
-                let result = results.iter().copied().find(|r| {
-                    self.buffers.get(r) == Some(&home)
-                        || self.permuted.get(r).is_some_and(|(b, _)| *b == home)
-                });
-                let plain_needed = result.is_some_and(|r| match &layout_of(r) {
-                    Some(perm) => !self.users_agree(r, perm),
-                    None => false,
-                });
-                let local_only =
-                    result.is_some_and(|r| self.read_only_by_calls_in(op, r, &st.memory));
-                if local_only && !plain_needed {
-                    self.staged.insert(home, local);
-                } else {
-                    copies.push((local, home));
-                }
-            }
-            self.copy_out(next, st, &copies)?;
+        if let (Some(st), Some(staged)) = (&staging, staged) {
             // The call was inserted just before the op.
-            self.last_staged_call = self
+            let call = self
                 .ir
                 .body(self.body)
                 .prev_op(op)
-                .map(|call| (call, self.last_staged_bytes));
+                .ok_or("the call is missing")?;
+            // Each staged result (in call order) with its value and layout.
+            let mut by_position: Vec<(i64, usize)> =
+                outputs.iter().map(|(k, at)| (*at, *k)).collect();
+            by_position.sort_unstable();
+            let settled: Vec<(ValueId, Option<Vec<i64>>)> = by_position
+                .iter()
+                .map(|(_, k)| (results[*k], result_layouts[*k].clone()))
+                .collect();
+            self.settle_staged_results(op, call, next, st, staged, &settled)?;
         }
         // A result in another layout gets its plain buffer after the call (and after
         // its copy back) when some user reads it plain.
@@ -292,240 +272,6 @@ impl Bufferizer<'_> {
         }
         Ok(())
     }
-
-    /// Copies the call's buffer arguments into `st`'s memory, each with a DMA started
-    /// as early as its source allows (before the previous staged call, when its source
-    /// exists there: the copy overlaps that call, double-buffering), and waits for them
-    /// before `op`. A source staged already (a tile's shared input) is reused. Gives
-    /// the arguments to call with, and for each output (at `outputs` positions) its
-    /// local buffer and the buffer it goes back to.
-    fn stage(
-        &mut self,
-        op: OpId,
-        st: &Staging,
-        args: &[ValueId],
-        outputs: &[i64],
-    ) -> Result<(Vec<ValueId>, Vec<(ValueId, ValueId)>), String> {
-        // Prefetching keeps this call's buffers alive during the previous call: only
-        // when both calls' buffers fit in the memory together.
-        let bytes: u64 = args
-            .iter()
-            .filter_map(|a| local_bytes(self.ctx, self.ir.body(self.body).value_type(*a)))
-            .sum();
-        let prefetch = match self.last_staged_call {
-            Some((prev, prev_bytes)) if prev_bytes + bytes <= st.size => Some(prev),
-            _ => None,
-        };
-        let mut staged = Vec::with_capacity(args.len());
-        let mut tokens = Vec::new();
-        let mut out_copies = Vec::new();
-        let token_type = self.ctx.intern_type(acc_ir::TypeData::Declared {
-            dialect: self.ctx.sym("hw"),
-            name: self.ctx.sym("token"),
-            params: Box::new([]),
-        });
-        for (at, arg) in args.iter().enumerate() {
-            let ty = self.ir.body(self.body).value_type(*arg);
-            let acc_ir::TypeData::MemRef {
-                shape,
-                element,
-                layout,
-                ..
-            } = self.ctx.type_data(ty)
-            else {
-                staged.push(*arg);
-                continue;
-            };
-            if layout.is_some() {
-                return Err(format!(
-                    "'{}' reads memory '{}', but an argument is a strided view, which one DMA copy cannot stage",
-                    st.intrinsic, st.memory
-                ));
-            }
-            let local_type = self.ctx.intern_type(acc_ir::TypeData::MemRef {
-                shape: shape.clone(),
-                element: *element,
-                layout: None,
-                memory_space: Some(self.ctx.string_attr(&st.memory)),
-            });
-            if outputs.contains(&(at as i64)) {
-                let local = self.emitter(op).op1("loop.alloc", &[], local_type, &[])?;
-                out_copies.push((local, *arg));
-                staged.push(local);
-                continue;
-            }
-            if let Some(local) = self.staged.get(arg) {
-                staged.push(*local);
-                continue;
-            }
-            // Early when the source exists before the previous staged call.
-            let at_op = match prefetch {
-                Some(prev) if self.available_before(*arg, prev) => prev,
-                _ => op,
-            };
-            let call = self.ctx.string_attr(&st.start);
-            let mut e = self.emitter(at_op);
-            let local = e.op1("loop.alloc", &[], local_type, &[])?;
-            let token = e.op1(
-                "hw.dma_start",
-                &[*arg, local],
-                token_type,
-                &[("call", call)],
-            )?;
-            tokens.push(token);
-            self.staged.insert(*arg, local);
-            staged.push(local);
-        }
-        if !tokens.is_empty() {
-            let wait = self.ctx.string_attr(&st.wait);
-            self.emitter(op)
-                .op("hw.dma_wait", &tokens, &[], &[("call", wait)])?;
-        }
-        self.last_staged_bytes = bytes;
-        Ok((staged, out_copies))
-    }
-
-    /// After the call, before `next`: copies each output's local buffer back and
-    /// waits for it.
-    fn copy_out(
-        &mut self,
-        next: OpId,
-        st: &Staging,
-        copies: &[(ValueId, ValueId)],
-    ) -> Result<(), String> {
-        let token_type = self.ctx.intern_type(acc_ir::TypeData::Declared {
-            dialect: self.ctx.sym("hw"),
-            name: self.ctx.sym("token"),
-            params: Box::new([]),
-        });
-        let (call, wait) = (
-            self.ctx.string_attr(&st.start),
-            self.ctx.string_attr(&st.wait),
-        );
-        let mut tokens = Vec::new();
-        for (local, home) in copies {
-            let mut e = self.emitter(next);
-            tokens.push(e.op1(
-                "hw.dma_start",
-                &[*local, *home],
-                token_type,
-                &[("call", call)],
-            )?);
-        }
-        // A following call reading a result reads the local copy.
-        for (local, home) in copies {
-            self.staged.insert(*home, *local);
-        }
-        if !tokens.is_empty() {
-            self.emitter(next)
-                .op("hw.dma_wait", &tokens, &[], &[("call", wait)])?;
-        }
-        Ok(())
-    }
-
-    /// Whether every user of `v` (a result of `op`) is a call reading `memory` that
-    /// follows `op` with only placed ops and constants between: those calls read
-    /// the local copy, so nothing needs `v` in the host's memory.
-    fn read_only_by_calls_in(&self, op: OpId, v: ValueId, memory: &str) -> bool {
-        let Some(target) = self.ctx.active_target() else {
-            return false;
-        };
-        let b = self.ir.body(self.body);
-        let users: Vec<OpId> = b.value_users(v).collect();
-        let staged_in_memory = |u: OpId| {
-            placement(self.ctx, self.ir, self.body, u).is_some_and(|(_, name)| {
-                target
-                    .intrinsics
-                    .iter()
-                    .any(|i| i.name == name && i.memory.as_deref() == Some(memory))
-            })
-        };
-        if users.is_empty() || !users.iter().all(|u| staged_in_memory(*u)) {
-            return false;
-        }
-        let mut pending = users.len();
-        let mut at = b.next_op(op);
-        while let Some(o) = at {
-            if users.contains(&o) {
-                pending -= 1;
-                if pending == 0 {
-                    return true;
-                }
-            } else if !self.is_placed(o) && !keeps_staged(self.ctx.op_name_str(b.op(o).name)) {
-                return false;
-            }
-            at = b.next_op(o);
-        }
-        false
-    }
-
-    /// Whether `v` is available before `op` (of the same block): an argument, defined
-    /// before it, or a constant buffer (and views of one) that can move there, which
-    /// it then does.
-    fn available_before(&mut self, v: ValueId, op: OpId) -> bool {
-        let b = self.ir.body(self.body);
-        let acc_ir::ValueDef::Result(def, _) = b.value(v).def else {
-            return true;
-        };
-        if b.is_before_in_block(def, op) {
-            return true;
-        }
-        let movable = match self.ctx.op_name_str(b.op(def).name) {
-            "loop.constant" => b.operands(def).len() == 0,
-            "loop.reshape" => {
-                let source = b.operand(def, 0);
-                self.available_before(source, op)
-            }
-            _ => false,
-        };
-        if movable {
-            self.ir.body_mut(self.body).move_op_before(def, op);
-        }
-        movable
-    }
-}
-
-/// How a call's buffers reach the memory its intrinsic reads: that memory and the
-/// DMA engine copying to it from the host's.
-pub(super) struct Staging {
-    intrinsic: String,
-    memory: String,
-    size: u64,
-    start: String,
-    wait: String,
-}
-
-impl Staging {
-    fn new(
-        target: &acc_ir::target::Target,
-        memory: &str,
-        intrinsic: &str,
-    ) -> Result<Staging, String> {
-        let host = target.host_memory().ok_or_else(|| {
-            format!("'{intrinsic}' reads memory '{memory}', but the target has no host memory")
-        })?;
-        let dma = target.dma_between(&host.name, memory).ok_or_else(|| {
-            format!(
-                "'{intrinsic}' reads memory '{memory}', but no dma copies between '{}' and it",
-                host.name
-            )
-        })?;
-        let size = target.memory(memory).map_or(0, |m| m.size);
-        Ok(Staging {
-            intrinsic: intrinsic.to_string(),
-            memory: memory.to_string(),
-            size,
-            start: dma.start.clone(),
-            wait: dma.wait.clone(),
-        })
-    }
-}
-
-/// The bytes a buffer of type `ty` takes in a planned memory (64-byte aligned).
-fn local_bytes(ctx: &acc_ir::Context, ty: acc_ir::TypeId) -> Option<u64> {
-    let (bytes, _) = crate::memory_plan::buffer_bytes(ctx, ty)?;
-    let a = crate::memory_plan::ALIGNMENT;
-    Some(bytes.div_ceil(a).max(1) * a)
 }
 
 /// `graph.transpose` of the tensor `v` by `perm` (result dimension `i` is `v`'s
@@ -537,18 +283,18 @@ fn transpose(
 ) -> Result<ValueId, String> {
     let (shape, element) = shape_of(e.ctx, e.type_of(v))?;
     let ty = tensor_type(e.ctx, &permuted_shape(&shape, perm), element);
-    e.op1("graph.transpose", &[v], ty, &[("perm", i64s(e.ctx, perm))])
+    let out = e.op1("graph.transpose", &[v], ty, &[("perm", i64s(e.ctx, perm))])?;
+    // Marked, so that a simulator finds the op the call computes under it.
+    if let acc_ir::ValueDef::Result(t, _) = e.ir.body(e.body).value(out).def {
+        let unit = e.ctx.intern_attr(acc_ir::AttrData::Unit);
+        e.ir.body_mut(e.body).op_mut(t).attrs = e
+            .ctx
+            .dict_attr(vec![(e.ctx.sym(LAYOUT_ATTR), unit)])
+            .map_err(|_| "duplicate attributes")?;
+    }
+    Ok(out)
 }
 
-/// Ops between calls that leave their staged buffers valid: they only make
-/// constants and views.
-pub(super) fn keeps_staged(name: &str) -> bool {
-    matches!(
-        name,
-        "arith.constant"
-            | "tensor.bitcast"
-            | "tensor.empty"
-            | "graph.constant"
-            | "graph.storage_cast"
-    )
-}
+/// The discardable attribute of the `graph.transpose` ops a semantics region gets for
+/// buffers in another layout.
+pub const LAYOUT_ATTR: &str = "hw.layout";
