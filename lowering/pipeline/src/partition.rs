@@ -137,6 +137,21 @@ fn set_placement(
     Ok(())
 }
 
+/// Takes `op` off its device: it loses `hw.device` and `hw.intrinsic`.
+pub fn clear_placement(ctx: &Context, ir: &mut Ir, body: BodyId, op: OpId) -> Result<(), String> {
+    let attrs = ir.body(body).op(op).attrs;
+    let kept: Vec<_> = ctx
+        .dict_entries(attrs)
+        .iter()
+        .filter(|(k, _)| ![DEVICE_ATTR, INTRINSIC_ATTR].contains(&ctx.str(*k)))
+        .copied()
+        .collect();
+    ir.body_mut(body).op_mut(op).attrs = ctx
+        .dict_attr(kept)
+        .map_err(|_| "duplicate attributes".to_string())?;
+    Ok(())
+}
+
 /// The device and intrinsic `op` is placed on, if `partition` placed it.
 pub fn placement(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Option<(String, String)> {
     let attrs = ir.body(body).op(op).attrs;

@@ -42,7 +42,7 @@ use acc_ir::{
 
 use crate::emit::{Emitter, i64_attr, i64s, memref_type, shape_of, tensor_type};
 use crate::memory_plan::{ALIGNMENT, buffer_bytes};
-use crate::partition::{DEVICE_ATTR, INTRINSIC_ATTR, placement};
+use crate::partition::{clear_placement, placement};
 
 /// The pass.
 pub struct Tensorize;
@@ -549,16 +549,8 @@ fn leave_device(
     target: &Target,
     why: &str,
 ) -> Result<String, Diagnostic> {
-    let attrs = ir.body(body).op(op).attrs;
-    let kept: Vec<_> = ctx
-        .dict_entries(attrs)
-        .iter()
-        .filter(|(k, _)| ![DEVICE_ATTR, INTRINSIC_ATTR].contains(&ctx.str(*k)))
-        .copied()
-        .collect();
-    ir.body_mut(body).op_mut(op).attrs = ctx.dict_attr(kept).map_err(|_| {
-        Diagnostic::error(DiagLoc::Loc(ir.op(body, op).loc()), "duplicate attributes")
-    })?;
+    clear_placement(ctx, ir, body, op)
+        .map_err(|m| Diagnostic::error(DiagLoc::Loc(ir.op(body, op).loc()), m))?;
     let name = ctx.op_name_str(ir.body(body).op(op).name).to_string();
     let host = target.host().map_or("host", |d| d.name.as_str());
     Ok(format!("'{name}' stays on {host}: {why}"))

@@ -16,7 +16,7 @@ use acc_ir::{OpId, ValueId};
 use super::layouts::{inverse, permuted_shape};
 use super::{Bufferizer, buffer_type};
 use crate::emit::{i64s, memref_type, shape_of, tensor_type};
-use crate::partition::{DEVICE_ATTR, INTRINSIC_ATTR, placement};
+use crate::partition::{clear_placement, placement};
 use acc_dialects::hooks::stored::constant_chain;
 
 impl Bufferizer<'_> {
@@ -220,15 +220,7 @@ impl Bufferizer<'_> {
                 }
                 let copy = clone_op(e.ir, body, op, body, e.point, &mut map);
                 // The copy states what the call computes; it is placed nowhere.
-                let attrs = e.ir.body(body).op(copy).attrs;
-                let kept: Vec<_> = ctx
-                    .dict_entries(attrs)
-                    .iter()
-                    .filter(|(k, _)| ![DEVICE_ATTR, INTRINSIC_ATTR].contains(&ctx.str(*k)))
-                    .copied()
-                    .collect();
-                e.ir.body_mut(body).op_mut(copy).attrs =
-                    ctx.dict_attr(kept).map_err(|_| "duplicate attributes")?;
+                clear_placement(ctx, e.ir, body, copy)?;
                 let computed: Vec<ValueId> = e.ir.body(body).results(copy).collect();
                 computed
                     .iter()
