@@ -45,9 +45,9 @@ pub struct Memory {
 /// copy started before it: the engine completes them in order) is done.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Dma {
-    /// The function starting a copy (`npu_dma`).
+    /// The function starting a copy (`dma_copy`).
     pub start: String,
-    /// The function waiting for one (`npu_dma_wait`).
+    /// The function waiting for one (`dma_wait`).
     pub wait: String,
     /// The memories it copies between, either way.
     pub memories: Vec<String>,
@@ -125,7 +125,7 @@ pub trait IntrinsicRule: Send + Sync {
 /// symbol) computing the ops its rule accepts.
 #[derive(Clone)]
 pub struct Intrinsic {
-    /// Its name and C symbol (`npu_conv2d_s8`).
+    /// Its name and C symbol (`conv_tile_s8`).
     pub name: String,
     /// The device that runs it.
     pub device: String,
