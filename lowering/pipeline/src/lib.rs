@@ -23,8 +23,8 @@
 //! 11. [`view_graph`] (`view-graph`): the placement as a Graphviz DOT graph.
 //! 12. [`quantize`] (`quantize`): a QDQ model's dequantize/op/quantize groups as
 //!     integer ops.
-//! 13. [`tensorize`] (`tensorize`): placed ops whose buffers overflow their
-//!     intrinsic's memory split into output-channel tiles that fit, two at a time.
+//! 13. [`tensorize`] (`tensorize`): ops split into output-channel tiles an intrinsic
+//!     accepts and whose buffers fit its memory, two at a time.
 //!
 //! Each pass leaves verifiable IR whose results the interpreter computes identically
 //! to its input's (`acc-opt --check-semantics`), with one exception by design:

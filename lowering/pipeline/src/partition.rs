@@ -115,7 +115,8 @@ fn choose(
     }
 }
 
-fn set_placement(
+/// Places `op` on `device` as `intrinsic` (the attributes `bufferize` reads).
+pub fn set_placement(
     ctx: &Context,
     ir: &mut Ir,
     body: BodyId,

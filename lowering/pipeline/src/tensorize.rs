@@ -22,6 +22,10 @@
 //!   left-hand side shared;
 //! - `graph.lookup`: input and result split along the last axis, the table shared.
 //!
+//! An op `partition` left on the host because an intrinsic's conditions bound a
+//! dimension the tiles split (at most so many output channels a call) is tiled the
+//! same way, to the largest tile the intrinsic accepts (`tile_refused_op`).
+//!
 //! A constant operand is sliced at compile time (a per-channel quantized weight
 //! keeps the scales of its channels); another is sliced with `graph.slice`. An op
 //! that cannot be tiled (no rule, a tile the intrinsic refuses, one channel too
@@ -42,7 +46,7 @@ use acc_ir::{
 
 use crate::emit::{Emitter, i64_attr, i64s, memref_type, shape_of, tensor_type};
 use crate::memory_plan::{ALIGNMENT, buffer_bytes};
-use crate::partition::{clear_placement, placement};
+use crate::partition::{clear_placement, placement, set_placement};
 
 /// The pass.
 pub struct Tensorize;
@@ -52,7 +56,7 @@ pub fn info() -> PassInfo {
     PassInfo {
         name: "tensorize",
         title: "Tensorize",
-        summary: "Split ops placed on an intrinsic into output-channel tiles whose buffers fit the intrinsic's memory, two tiles at a time",
+        summary: "Split ops into output-channel tiles an intrinsic accepts and whose buffers fit its memory, two tiles at a time",
         anchor: Some("func.func"),
         options: Vec::new(),
         create: |_: &PassOptions| Ok(Box::new(Tensorize)),
@@ -72,7 +76,11 @@ impl Pass for Tensorize {
                 }
             }
             for op in ops {
-                if let Some(remark) = tensorize_op(t.ctx, t.ir, body, op, &target)? {
+                let remark = match tensorize_op(t.ctx, t.ir, body, op, &target)? {
+                    Some(remark) => Some(remark),
+                    None => tile_refused_op(t.ctx, t.ir, body, op, &target)?,
+                };
+                if let Some(remark) = remark {
                     t.diagnostics.push(Diagnostic::new(
                         Severity::Remark,
                         DiagLoc::Loc(t.ir.op(body, op).loc()),
@@ -151,7 +159,7 @@ fn tensorize_op(
     // Balanced tiles: the same count, as even as possible.
     let per_tile = (rule.channels + count - 1) / count;
     match split(ctx, ir, body, op, intrinsic, &rule, per_tile) {
-        Ok(()) => Ok(Some(format!(
+        Ok(_) => Ok(Some(format!(
             "tensorize: '{name}' computes this in {count} tiles of {per_tile} channels (its buffers take {} bytes, more than memory '{}' holds, {}; a tile's take {})",
             bytes.total(),
             memory.name,
@@ -160,6 +168,107 @@ fn tensorize_op(
         ))),
         Err(why) => Ok(Some(leave_device(ctx, ir, body, op, target, &why)?)),
     }
+}
+
+/// Tiles `op` when partition left it on the host but an intrinsic accepts tiles of
+/// it (its conditions bound a dimension the tiles split: at most so many output
+/// channels a call): the remark saying what was done, or `None`. Of the intrinsics
+/// accepting some tile, the one whose tiles cost least in all wins, with its
+/// largest tile (that also fits its memory twice over).
+fn tile_refused_op(
+    ctx: &Context,
+    ir: &mut Ir,
+    body: BodyId,
+    op: OpId,
+    target: &Target,
+) -> Result<Option<String>, Diagnostic> {
+    if placement(ctx, ir, body, op).is_some() {
+        return Ok(None);
+    }
+    let Some(rule) = rule(ctx, ir, body, op) else {
+        return Ok(None);
+    };
+    let name = ctx.op_name_str(ir.body(body).op(op).name).to_string();
+    let mut best: Option<(i64, i64, &Intrinsic)> = None;
+    for intrinsic in target.intrinsics.iter().filter(|i| i.rule.root() == name) {
+        let Some((per_tile, cost)) =
+            largest_accepted_tile(ctx, ir, body, op, &rule, intrinsic, target)
+        else {
+            continue;
+        };
+        let total = cost.saturating_mul((rule.channels + per_tile - 1) / per_tile);
+        if best.is_none_or(|(least, _, _)| total < least) {
+            best = Some((total, per_tile, intrinsic));
+        }
+    }
+    let Some((_, per_tile, intrinsic)) = best else {
+        return Ok(None);
+    };
+    let tiles = match split(ctx, ir, body, op, intrinsic, &rule, per_tile) {
+        Ok(tiles) => tiles,
+        Err(_) => return Ok(None),
+    };
+    for t in &tiles {
+        set_placement(ctx, ir, body, *t, &intrinsic.device, &intrinsic.name)?;
+    }
+    Ok(Some(format!(
+        "tensorize: '{}' computes this in {} tiles of {per_tile} channels (it refuses the whole op)",
+        intrinsic.name,
+        tiles.len()
+    )))
+}
+
+/// The largest number of channels a tile of `op` can have for `intrinsic` to accept
+/// it (and, with a local memory, to fit it twice beside the shared buffers), and the
+/// cost of such a tile. Trial tiles are built and erased.
+fn largest_accepted_tile(
+    ctx: &Context,
+    ir: &mut Ir,
+    body: BodyId,
+    op: OpId,
+    rule: &TileRule,
+    intrinsic: &Intrinsic,
+    target: &Target,
+) -> Option<(i64, i64)> {
+    let memory = intrinsic.memory.as_deref().and_then(|m| target.memory(m));
+    let operands: Vec<ValueId> = ir.body(body).operands(op).collect();
+    let shared: Vec<usize> = (0..operands.len())
+        .filter(|k| rule.operand_axes.get(*k).copied().flatten().is_none())
+        .collect();
+    let mut tried = rule.channels;
+    for count in 2..=rule.channels {
+        let per_tile = (rule.channels + count - 1) / count;
+        if per_tile == tried {
+            continue;
+        }
+        tried = per_tile;
+        let mut made = Vec::new();
+        let trial = (|| {
+            let inputs: Vec<ValueId> = operands
+                .iter()
+                .enumerate()
+                .map(|(k, v)| match rule.operand_axes.get(k).copied().flatten() {
+                    Some(axis) => slice(ctx, ir, body, op, *v, axis, 0, per_tile, &mut made),
+                    None => Ok(*v),
+                })
+                .collect::<Result<_, String>>()
+                .ok()?;
+            let (tile_op, _) =
+                tile(ctx, ir, body, op, rule, &inputs, 0, per_tile, &mut made).ok()?;
+            let p = intrinsic.rule.place(ctx, ir, body, tile_op).ok()?;
+            let tile_operands: Vec<ValueId> = ir.body(body).operands(tile_op).collect();
+            let bytes = call_bytes(ctx, ir, body, &p, &tile_operands, &shared);
+            let fits = memory.is_none_or(|m| bytes.double_buffered() <= m.size);
+            fits.then_some(p.cost)
+        })();
+        for o in made.into_iter().rev() {
+            ir.erase_op(body, o);
+        }
+        if let Some(cost) = trial {
+            return Some((per_tile, cost));
+        }
+    }
+    None
 }
 
 /// How an op splits into output-channel tiles.
@@ -232,6 +341,12 @@ impl CallBytes {
         self.shared + self.split.iter().map(|b| aligned(*b)).sum::<u64>()
     }
 
+    /// The bytes of the shared buffers and two sets of the others: what a call
+    /// needs with the next one's buffers copied in beside it.
+    fn double_buffered(&self) -> u64 {
+        self.shared + 2 * self.split.iter().map(|b| aligned(*b)).sum::<u64>()
+    }
+
     /// The bytes of one tile of `n` of `channels` channels, besides the shared ones.
     fn tile(&self, n: i64, channels: i64) -> u64 {
         let (n, c) = (n.max(0) as u64, channels.max(1) as u64);
@@ -293,7 +408,7 @@ fn split(
     intrinsic: &Intrinsic,
     rule: &TileRule,
     per_tile: i64,
-) -> Result<(), String> {
+) -> Result<Vec<OpId>, String> {
     let loc = ir.op(body, op).loc();
     let result = ir.body(body).results(op).next().ok_or("no result")?;
     let result_type = ir.body(body).value_type(result);
@@ -362,7 +477,13 @@ fn split(
     let axis = i64_attr(ctx, rule.result_axis as i64);
     let joined = e.op1("graph.concat", &tiles, result_type, &[("axis", axis)])?;
     ir.body_mut(body).replace_all_uses(result, joined);
-    Ok(())
+    Ok(tiles
+        .iter()
+        .filter_map(|v| match ir.body(body).value(*v).def {
+            acc_ir::ValueDef::Result(o, _) => Some(o),
+            _ => None,
+        })
+        .collect())
 }
 
 /// One tile: channels `[start, start + n)` of `op` reading `inputs`, before `op`;

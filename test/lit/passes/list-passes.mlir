@@ -42,7 +42,7 @@
 // CHECK-NEXT: {{^}}  partition{{ +}}Place ops on the target's devices by its intrinsics' matches, conditions and costs; remark why each other op stays on the host (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  quantize{{ +}}Fold a QDQ model's dequantize/op/quantize groups into integer ops (qconv2d, qmatmul, lookup tables, ops on stored integers) (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  symbol-dce{{ +}}Erase private symbols that nothing references (runs on builtin.module){{$}}
-// CHECK-NEXT: {{^}}  tensorize{{ +}}Split ops placed on an intrinsic into output-channel tiles whose buffers fit the intrinsic's memory, two tiles at a time (runs on func.func){{$}}
+// CHECK-NEXT: {{^}}  tensorize{{ +}}Split ops into output-channel tiles an intrinsic accepts and whose buffers fit its memory, two tiles at a time (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  unroll{{ +}}Fully unroll loop.for loops with few iterations (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}      max-trip{{ +}}unroll loops of at most this many iterations (int, default 8){{$}}
 // CHECK-NEXT: {{^}}      max-ops{{ +}}and whose unrolled body has at most this many ops (int, default 512){{$}}
