@@ -235,13 +235,19 @@ fn largest_accepted_tile(
     let shared: Vec<usize> = (0..operands.len())
         .filter(|k| rule.operand_axes.get(*k).copied().flatten().is_none())
         .collect();
+    // One channel first: a refusal that no tile lifts (an element type, a kernel
+    // size) costs one small trial, not one per tile size.
+    let mut sizes = vec![1];
     let mut tried = rule.channels;
     for count in 2..=rule.channels {
         let per_tile = (rule.channels + count - 1) / count;
-        if per_tile == tried {
-            continue;
+        if per_tile != tried && per_tile > 1 {
+            sizes.push(per_tile);
         }
         tried = per_tile;
+    }
+    let mut found = None;
+    for (i, per_tile) in sizes.into_iter().enumerate() {
         let mut made = Vec::new();
         let trial = (|| {
             let inputs: Vec<ValueId> = operands
@@ -264,11 +270,14 @@ fn largest_accepted_tile(
         for o in made.into_iter().rev() {
             ir.erase_op(body, o);
         }
-        if let Some(cost) = trial {
-            return Some((per_tile, cost));
+        match (i, trial) {
+            (0, None) => return None,
+            (0, Some(cost)) => found = Some((1, cost)),
+            (_, Some(cost)) => return Some((per_tile, cost)),
+            (_, None) => {}
         }
     }
-    None
+    found
 }
 
 /// How an op splits into output-channel tiles.
