@@ -80,7 +80,9 @@ void npu_lut_s2(const int8_t *x, const int8_t *table, int8_t *y, int32_t n);
 /* The DMA engine between the SRAM and the accelerator's local memory, where the
  * accelerator's operands must be: npu_dma starts copying `bytes` bytes from src to
  * dst and returns a ticket; npu_dma_wait(ticket) returns once that copy is done.
- * Copies complete in the order they were started. */
+ * Copies complete in the order they were started. The reference implementation
+ * copies only when a copy is waited for (or eight are queued), as a real engine may
+ * finish late: code that reads a copy before waiting gets stale data. */
 uint32_t npu_dma(void *dst, const void *src, uint32_t bytes);
 void npu_dma_wait(uint32_t ticket);
 
