@@ -445,9 +445,6 @@ impl<'a> Bufferizer<'a> {
             self.placed(op).map_err(fail)?;
             return Ok(true);
         }
-        // Staged copies are shared by consecutive calls only (the tiles of one op,
-        // with their constants between them).
-
         let out = match name.as_str() {
             "func.return" => {
                 let vals = operands

@@ -174,7 +174,10 @@ fn tensorize_op(
 /// it (its conditions bound a dimension the tiles split: at most so many output
 /// channels a call): the remark saying what was done, or `None`. Of the intrinsics
 /// accepting some tile, the one whose tiles cost least in all wins, with its
-/// largest tile (that also fits its memory twice over).
+/// largest tile (that also fits its memory twice over). The search assumes that
+/// conditions accepting a tile accept every smaller one (upper bounds): a condition
+/// such as `dim(%b, 1) % 4 == 0` or a lower bound is not searched, and a last
+/// tile the intrinsic refuses leaves the op on the host.
 fn tile_refused_op(
     ctx: &Context,
     ir: &mut Ir,
@@ -484,7 +487,15 @@ fn split(
         loc,
     };
     let axis = i64_attr(ctx, rule.result_axis as i64);
-    let joined = e.op1("graph.concat", &tiles, result_type, &[("axis", axis)])?;
+    let joined = match e.op1("graph.concat", &tiles, result_type, &[("axis", axis)]) {
+        Ok(joined) => joined,
+        Err(e) => {
+            for o in made.into_iter().rev() {
+                ir.erase_op(body, o);
+            }
+            return Err(e);
+        }
+    };
     ir.body_mut(body).replace_all_uses(result, joined);
     Ok(tiles
         .iter()

@@ -15,7 +15,6 @@ use acc_ir::{OpId, ValueId};
 
 use super::Bufferizer;
 use super::build::{parallel, with};
-use super::staging::reads_in_layout;
 use crate::emit::memref_type;
 
 /// `shape` with its dimensions in the order `perm` gives.
@@ -124,7 +123,7 @@ impl Bufferizer<'_> {
                 self.intrinsic_of(*u).is_some_and(|i| {
                     i.rule
                         .place(self.ctx, self.ir, self.body, *u)
-                        .is_ok_and(|p| reads_in_layout(&p, v, Some(perm)))
+                        .is_ok_and(|p| self.reads_in_layout(*u, &p, v, Some(perm)))
                 })
             })
     }

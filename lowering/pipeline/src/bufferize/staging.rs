@@ -7,7 +7,8 @@
 //!   source is a constant, a function argument, or a buffer the state saw written
 //!   (a call's result); and only calls staging into the same memory, ops making
 //!   constants or views, and the transposing copies those calls' layouts need (which
-//!   write new host buffers only) have run since. Any other op resets the state.
+//!   write new host buffers only) have run since. Any other op resets the state,
+//!   except calls of intrinsics without a memory, which write new host buffers only.
 //! - An input copy is started before the previous call (prefetched, so the engine
 //!   fills it while the device computes) only when its source's contents are final
 //!   there (a constant, a function argument, a view of one, or a buffer all of whose
@@ -263,18 +264,26 @@ impl Bufferizer<'_> {
         layout: Option<&[i64]>,
     ) -> bool {
         let b = self.ir.body(self.body);
-        let users: Vec<OpId> = b.value_users(v).collect();
+        let mut users: Vec<OpId> = b.value_users(v).collect();
+        users.sort_unstable();
+        users.dedup();
+        let in_memory = |u: OpId| {
+            self.intrinsic_of(u)
+                .is_some_and(|i| i.memory.as_deref() == Some(memory))
+        };
         let reads_here = |u: OpId| {
-            self.intrinsic_of(u).is_some_and(|i| {
-                i.memory.as_deref() == Some(memory)
-                    && i.rule
+            in_memory(u)
+                && self.intrinsic_of(u).is_some_and(|i| {
+                    i.rule
                         .place(self.ctx, self.ir, self.body, u)
-                        .is_ok_and(|p| reads_in_layout(&p, v, layout))
-            })
+                        .is_ok_and(|p| self.reads_in_layout(u, &p, v, layout))
+                })
         };
         if users.is_empty() || !users.iter().all(|u| reads_here(*u)) {
             return false;
         }
+        // Between: only calls staging into the same memory (another memory's would
+        // reset the state) and ops that keep copies.
         let mut pending = users.len();
         let mut at = b.next_op(op);
         while let Some(o) = at {
@@ -283,7 +292,7 @@ impl Bufferizer<'_> {
                 if pending == 0 {
                     return true;
                 }
-            } else if !self.is_placed(o) && !keeps_staged(self.ctx.op_name_str(b.op(o).name)) {
+            } else if !in_memory(o) && !keeps_staged(self.ctx.op_name_str(b.op(o).name)) {
                 return false;
             }
             at = b.next_op(o);
@@ -352,15 +361,42 @@ impl Bufferizer<'_> {
     }
 }
 
-/// Whether the call `p` reads `v` in `layout`: the one it declares for `v`, or
-/// whatever `v` comes in (`like`), or plain when it declares none.
-pub(super) fn reads_in_layout(
-    p: &acc_ir::target::Placement,
-    v: ValueId,
-    layout: Option<&[i64]>,
-) -> bool {
-    match p.layouts.iter().find(|(x, _)| *x == v) {
-        Some((_, perm)) => layout == Some(perm.as_slice()),
-        None => p.layouts_like.iter().any(|(a, b)| *a == v || *b == v) || layout.is_none(),
+impl Bufferizer<'_> {
+    /// Whether the call `p` of `user` reads `v` in `layout`: the layout it declares
+    /// for `v`; for `v` in a `like` pair, its partner's declared layout, or any
+    /// layout when the partner is an undeclared result of the call (it follows
+    /// `v`); else plain. A `like` pair of two operands is not relied on.
+    pub(super) fn reads_in_layout(
+        &self,
+        user: OpId,
+        p: &acc_ir::target::Placement,
+        v: ValueId,
+        layout: Option<&[i64]>,
+    ) -> bool {
+        let declared = |x: ValueId| {
+            p.layouts
+                .iter()
+                .find(|(y, _)| *y == x)
+                .map(|(_, perm)| perm.as_slice())
+        };
+        if let Some(perm) = declared(v) {
+            return layout == Some(perm);
+        }
+        let partner = p.layouts_like.iter().find_map(|(a, b)| {
+            if *a == v {
+                Some(*b)
+            } else if *b == v {
+                Some(*a)
+            } else {
+                None
+            }
+        });
+        let Some(partner) = partner else {
+            return layout.is_none();
+        };
+        if let Some(perm) = declared(partner) {
+            return layout == Some(perm);
+        }
+        self.ir.body(self.body).results(user).any(|r| r == partner)
     }
 }
