@@ -167,22 +167,38 @@ pub(super) fn copy(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     Ok(Vec::new())
 }
 
-/// `hw.dma_start`: the copy, done at once (a later `hw.dma_wait` has nothing left to
-/// wait for); the token is a placeholder.
+/// `hw.dma_start`: reads the source now and gives a token holding what it read and
+/// the target's view; the target is written only when the token is waited for, so
+/// a program reading the target before its `hw.dma_wait` reads cells not yet
+/// written (an error), as on an engine that finishes late.
 pub(super) fn dma_start(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
-    copy(r)?;
+    let (source, target) = (r.operand(0)?, r.operand(1)?);
+    view(source)?;
+    let tv = view(target)?;
+    if source.shape != target.shape {
+        return Err(format!(
+            "shapes {:?} and {:?} differ",
+            source.shape, target.shape
+        ));
+    }
     Ok(vec![Tensor {
         ty: r.result_type(0)?,
-        shape: Vec::new(),
-        kind: ElementKind::Int(1, acc_ir::Signedness::Signless),
-        data: vec![Scalar::Int(0)],
+        shape: target.shape.clone(),
+        kind: target.kind,
+        data: source.values()?,
         undefined: None,
-        view: None,
+        view: Some(tv.clone()),
     }])
 }
 
-/// `hw.dma_wait` and `hw.wait`: the work they wait for is done when it starts.
-pub(super) fn wait(_: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+/// `hw.dma_wait` and `hw.wait`: completes the transfers of the tokens (writes what
+/// each `hw.dma_start` read into its target); launches are done when they start.
+pub(super) fn wait(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    for token in r.operands {
+        if let Some(target) = &token.view {
+            target.write_row_major(&token.shape, &token.data)?;
+        }
+    }
     Ok(Vec::new())
 }
 
