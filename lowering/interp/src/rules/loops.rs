@@ -152,19 +152,25 @@ pub(super) fn subview(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 
 /// `loop.copy`: every element of the source into the target.
 pub(super) fn copy(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    // Read everything first: the two views may overlap.
+    let (values, target) = read_for_copy(r)?;
+    view(target)?.write_row_major(&target.shape, &values)?;
+    Ok(Vec::new())
+}
+
+/// The elements of a copy's source (operand 0), and its target (operand 1), both
+/// buffers of one shape.
+fn read_for_copy<'r>(r: &'r RuleInput<'_>) -> Result<(Vec<Scalar>, &'r Tensor), String> {
     let (source, target) = (r.operand(0)?, r.operand(1)?);
     view(source)?;
-    let tv = view(target)?;
+    view(target)?;
     if source.shape != target.shape {
         return Err(format!(
             "shapes {:?} and {:?} differ",
             source.shape, target.shape
         ));
     }
-    // Read everything first: the two views may overlap.
-    let values = source.values()?;
-    tv.write_row_major(&target.shape, &values)?;
-    Ok(Vec::new())
+    Ok((source.values()?, target))
 }
 
 /// `hw.dma_start`: reads the source now and gives a token holding what it read and
@@ -172,22 +178,14 @@ pub(super) fn copy(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 /// a program reading the target before its `hw.dma_wait` reads cells not yet
 /// written (an error), as on an engine that finishes late.
 pub(super) fn dma_start(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
-    let (source, target) = (r.operand(0)?, r.operand(1)?);
-    view(source)?;
-    let tv = view(target)?;
-    if source.shape != target.shape {
-        return Err(format!(
-            "shapes {:?} and {:?} differ",
-            source.shape, target.shape
-        ));
-    }
+    let (values, target) = read_for_copy(r)?;
     Ok(vec![Tensor {
         ty: r.result_type(0)?,
         shape: target.shape.clone(),
         kind: target.kind,
-        data: source.values()?,
+        data: values,
         undefined: None,
-        view: Some(tv.clone()),
+        view: Some(view(target)?.clone()),
     }])
 }
 
