@@ -68,6 +68,37 @@ impl ElementKind {
 
     /// Decodes one element from its little-endian bytes.
     pub fn decode(self, bytes: &[u8]) -> Scalar {
+        // The common storage formats read directly; the rest through 128 bits.
+        match self {
+            ElementKind::Float(FloatKind::F32) => {
+                if let Some(b) = bytes.first_chunk::<4>() {
+                    return Scalar::Float(f64::from(f32::from_le_bytes(*b)));
+                }
+            }
+            ElementKind::Int(8, Signedness::Unsigned) if !bytes.is_empty() => {
+                return Scalar::Int(i128::from(bytes[0]));
+            }
+            ElementKind::Int(8, _) if !bytes.is_empty() => {
+                return Scalar::Int(i128::from(bytes[0] as i8));
+            }
+            ElementKind::Int(32, Signedness::Unsigned) => {
+                if let Some(b) = bytes.first_chunk::<4>() {
+                    return Scalar::Int(i128::from(u32::from_le_bytes(*b)));
+                }
+            }
+            ElementKind::Int(32, _) => {
+                if let Some(b) = bytes.first_chunk::<4>() {
+                    return Scalar::Int(i128::from(i32::from_le_bytes(*b)));
+                }
+            }
+            _ => {}
+        }
+        self.decode_through_128_bits(bytes)
+    }
+
+    /// [`ElementKind::decode`] for any kind: the bytes (zero-extended to 16) as one
+    /// 128-bit pattern, then normalized.
+    fn decode_through_128_bits(self, bytes: &[u8]) -> Scalar {
         let mut raw = [0u8; 16];
         let n = bytes.len().min(16);
         raw[..n].copy_from_slice(&bytes[..n]);
@@ -80,6 +111,10 @@ impl ElementKind {
 
     /// Encodes one element as little-endian bytes ([`ElementKind::bytes`] of them).
     pub fn encode(self, value: Scalar, out: &mut Vec<u8>) {
+        if let (ElementKind::Float(FloatKind::F32), Scalar::Float(f)) = (self, value) {
+            out.extend_from_slice(&(f as f32).to_le_bytes());
+            return;
+        }
         let bits: u128 = match self.normalize(value) {
             Scalar::Int(v) => v as u128,
             Scalar::Float(f) => match self {
@@ -202,9 +237,46 @@ pub fn num_elements(ctx: &Context, shaped: TypeId) -> Option<usize> {
     })
 }
 
+/// The elements of a `dense<...>` or `dense_resource<...>` attribute, read in place:
+/// each [`DenseView::get`] decodes one element from the attribute's bytes, so large
+/// weights are never expanded into a vector of [`Scalar`]s.
+#[derive(Clone, Copy, Debug)]
+pub struct DenseView<'a> {
+    /// The shaped type.
+    pub ty: TypeId,
+    /// Its element type.
+    pub element: TypeId,
+    /// How elements are stored.
+    pub kind: ElementKind,
+    /// True when one value stands for every element.
+    pub splat: bool,
+    /// The stored elements (one when `splat`), [`ElementKind::bytes`] each.
+    bytes: &'a [u8],
+}
+
+impl<'a> DenseView<'a> {
+    /// Stored elements: 1 for a splat, else the type's element count.
+    pub fn stored(&self) -> usize {
+        self.bytes.len() / self.kind.bytes()
+    }
+
+    /// Element `i` (row-major), the splat value for any `i` when splat.
+    /// Panics when `i` is out of range for a non-splat view.
+    pub fn get(&self, i: usize) -> Scalar {
+        let size = self.kind.bytes();
+        let i = if self.splat { 0 } else { i };
+        self.kind.decode(&self.bytes[i * size..(i + 1) * size])
+    }
+
+    /// The stored bytes, little-endian, [`ElementKind::bytes`] per element.
+    pub fn raw_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
 /// The elements of a `dense<...>` or `dense_resource<...>` attribute of integer,
-/// index or float elements.
-pub fn dense(ctx: &Context, a: AttrId) -> Option<Dense> {
+/// index or float elements, read in place.
+pub fn dense_view(ctx: &Context, a: AttrId) -> Option<DenseView<'_>> {
     let (ty, bytes, splat): (TypeId, &[u8], bool) = match ctx.attr_data(a) {
         AttrData::DenseElements { ty, data } => match data {
             DenseData::Splat(b) => (*ty, b, true),
@@ -224,47 +296,95 @@ pub fn dense(ctx: &Context, a: AttrId) -> Option<Dense> {
     let kind = ElementKind::of(ctx, element)?;
     let n = if splat { 1 } else { num_elements(ctx, ty)? };
     let size = kind.bytes();
-    if bytes.len() < n.checked_mul(size)? {
-        return None;
-    }
-    let values = bytes
-        .chunks_exact(size)
-        .take(n)
-        .map(|c| kind.decode(c))
-        .collect();
-    Some(Dense {
+    let bytes = bytes.get(..n.checked_mul(size)?)?;
+    Some(DenseView {
         ty,
         element,
         kind,
-        values,
         splat,
+        bytes,
     })
 }
 
-/// A `dense<...>` attribute of `shaped` type from its elements (one value makes a
-/// splat); `None` when the element type is not supported or the count is wrong.
+/// The elements of a `dense<...>` or `dense_resource<...>` attribute of integer,
+/// index or float elements.
+pub fn dense(ctx: &Context, a: AttrId) -> Option<Dense> {
+    let view = dense_view(ctx, a)?;
+    let values = (0..view.stored()).map(|i| view.get(i)).collect();
+    Some(Dense {
+        ty: view.ty,
+        element: view.element,
+        kind: view.kind,
+        values,
+        splat: view.splat,
+    })
+}
+
+/// Builds a `dense<...>` attribute element by element, encoding each as it comes;
+/// it becomes a splat when every element has the same bytes.
+pub struct DenseBuilder {
+    kind: ElementKind,
+    bytes: Vec<u8>,
+    all_same: bool,
+}
+
+impl DenseBuilder {
+    /// A builder for `count` elements of `kind`.
+    pub fn new(kind: ElementKind, count: usize) -> DenseBuilder {
+        DenseBuilder {
+            kind,
+            bytes: Vec::with_capacity(count.saturating_mul(kind.bytes())),
+            all_same: true,
+        }
+    }
+
+    /// Appends `value`, normalized to the kind.
+    pub fn push(&mut self, value: Scalar) {
+        let size = self.kind.bytes();
+        self.kind.encode(value, &mut self.bytes);
+        let n = self.bytes.len();
+        if self.all_same && n > size {
+            self.all_same = self.bytes[..size] == self.bytes[n - size..];
+        }
+    }
+
+    /// The attribute of type `shaped`; `None` when the element type is not this
+    /// builder's kind or the number of elements is neither one (a splat) nor the
+    /// type's count (which may be zero).
+    pub fn finish(mut self, ctx: &Context, shaped: TypeId) -> Option<AttrId> {
+        let element = ctx.type_data(shaped).element_type()?;
+        if ElementKind::of(ctx, element)? != self.kind {
+            return None;
+        }
+        let n = num_elements(ctx, shaped)?;
+        let size = self.kind.bytes();
+        let count = self.bytes.len() / size;
+        if count != 1 && count != n {
+            return None;
+        }
+        // An empty tensor has no element to splat.
+        let data = if self.all_same && count > 0 {
+            self.bytes.truncate(size);
+            DenseData::Splat(self.bytes.into())
+        } else {
+            DenseData::Elements(self.bytes.into())
+        };
+        Some(ctx.intern_attr(AttrData::DenseElements { ty: shaped, data }))
+    }
+}
+
+/// A `dense<...>` attribute of `shaped` type from its elements: one value, or as many
+/// as the type holds. It is a splat when every element encodes to the same bytes (so
+/// `0.0` and `-0.0` differ, and equal NaNs agree). `None` when the element type is not
+/// supported or the count is neither.
 pub fn dense_attr(ctx: &Context, shaped: TypeId, values: &[Scalar]) -> Option<AttrId> {
     let element = ctx.type_data(shaped).element_type()?;
     let kind = ElementKind::of(ctx, element)?;
-    let n = num_elements(ctx, shaped)?;
-    let splat = values.len() == 1 || (!values.is_empty() && values.iter().all(|v| *v == values[0]));
-    if !splat && values.len() != n {
-        return None;
+    let mut builder = DenseBuilder::new(kind, values.len());
+    for v in values {
+        builder.push(*v);
     }
-    let mut bytes = Vec::with_capacity(kind.bytes() * if splat { 1 } else { n });
-    if splat {
-        kind.encode(*values.first()?, &mut bytes);
-    } else {
-        for v in values {
-            kind.encode(*v, &mut bytes);
-        }
-    }
-    let data = if splat {
-        DenseData::Splat(bytes.into())
-    } else {
-        DenseData::Elements(bytes.into())
-    };
-    Some(ctx.intern_attr(AttrData::DenseElements { ty: shaped, data }))
+    builder.finish(ctx, shaped)
 }
 
 #[cfg(test)]
@@ -310,5 +430,72 @@ mod tests {
         let i4 = ctx.int_type(4);
         let a = scalar_attr(&ctx, i4, Scalar::Int(9)).unwrap();
         assert_eq!(scalar(&ctx, a), Some((i4, Scalar::Int(-7))));
+    }
+
+    /// The direct decodings of common formats agree with the general path through
+    /// 128 bits.
+    #[test]
+    fn fast_decodings_agree_with_the_general_one() {
+        let general = |kind: ElementKind, bytes: &[u8]| kind.decode_through_128_bits(bytes);
+        let kinds = [
+            ElementKind::Int(8, Signedness::Signless),
+            ElementKind::Int(8, Signedness::Unsigned),
+            ElementKind::Int(32, Signedness::Signed),
+            ElementKind::Int(32, Signedness::Unsigned),
+            ElementKind::Float(FloatKind::F32),
+        ];
+        for bytes in [
+            [0x80, 0, 0, 0x80],
+            [0xff, 0xff, 0xff, 0xff],
+            [1, 2, 3, 0x7f],
+        ] {
+            for kind in kinds {
+                let b = &bytes[..kind.bytes()];
+                let decoded = kind.decode(b);
+                let want = general(kind, b);
+                // NaN payloads compare by bits.
+                match (decoded, want) {
+                    (Scalar::Float(x), Scalar::Float(y)) => assert_eq!(x.to_bits(), y.to_bits()),
+                    _ => assert_eq!(decoded, want, "{kind:?} {b:?}"),
+                }
+                let mut again = Vec::new();
+                kind.encode(decoded, &mut again);
+                assert_eq!(again, b, "{kind:?}");
+            }
+        }
+    }
+
+    /// A builder makes a splat only of equal bytes: 0.0 and -0.0 differ.
+    #[test]
+    fn builders_splat_equal_bytes_only() {
+        let ctx = Context::new();
+        let f32t = ctx.float_type(FloatKind::F32);
+        let t = ctx.intern_type(TypeData::RankedTensor {
+            shape: vec![2].into(),
+            element: f32t,
+            encoding: None,
+        });
+        let zeros = dense_attr(&ctx, t, &[Scalar::Float(0.0), Scalar::Float(-0.0)]).unwrap();
+        let view = dense_view(&ctx, zeros).unwrap();
+        assert!(!view.splat);
+        assert_eq!(view.get(1), Scalar::Float(-0.0));
+        assert!(matches!(view.get(1), Scalar::Float(f) if f.is_sign_negative()));
+        let same = dense_attr(&ctx, t, &[Scalar::Float(1.5), Scalar::Float(1.5)]).unwrap();
+        let view = dense_view(&ctx, same).unwrap();
+        assert!(view.splat);
+        assert_eq!((view.stored(), view.get(1)), (1, Scalar::Float(1.5)));
+        // Neither one nor two elements: no attribute.
+        let three = [Scalar::Float(1.0); 3];
+        assert_eq!(dense_attr(&ctx, t, &three), None);
+        // An empty tensor holds no bytes.
+        let empty = ctx.intern_type(TypeData::RankedTensor {
+            shape: vec![0].into(),
+            element: f32t,
+            encoding: None,
+        });
+        let none = dense_attr(&ctx, empty, &[]).unwrap();
+        let view = dense_view(&ctx, none).unwrap();
+        assert!(!view.splat);
+        assert_eq!(view.stored(), 0);
     }
 }

@@ -16,6 +16,7 @@ pub mod opt;
 pub mod output;
 pub mod repl;
 pub mod run;
+mod run_input;
 mod sim;
 mod target_file;
 pub mod translate;

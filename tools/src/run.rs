@@ -1,9 +1,10 @@
-//! `acc-run`: runs a function of an IR file on `.npy` inputs with the reference
-//! interpreter or as native code (the JIT), writing `.npy` outputs or printing a
+//! `acc-run`: runs a function of an IR file (or of an ONNX model, imported in the same
+//! process) on `.npy` inputs with the reference interpreter or as native code (the
+//! JIT), after the passes of `--pass` if any, writing `.npy` outputs or printing a
 //! summary of each result, and optionally timing repeated runs.
 //!
 //! ```text
-//! acc-run FILE [--entry NAME] [--input ARG=in.npy ...] [--output out.npy ...]
+//! acc-run FILE [--pass LIST] [--entry NAME] [--input ARG=in.npy ...] [--output out.npy ...]
 //!         [--mode interp|jit|sim] [--target FILE] [--repeat K] [--threads N] [--perf-map]
 //!         [--dialect FILE ...]
 //! ```
@@ -17,12 +18,15 @@ use std::process::ExitCode;
 
 use acc_interp::{Interpreter, Limits, Tensor};
 use acc_ir::elements::Scalar;
-use acc_ir::{Context, SourceMap, parser, verifier};
+use acc_ir::{Context, SourceMap};
 
-const USAGE: &str = "usage: acc-run FILE [--entry NAME] [--input ARG=in.npy ...] [--output out.npy ...] [--mode interp|jit|sim] [--target FILE] [--repeat K] [--threads N] [--dialect FILE ...]
+const USAGE: &str = "usage: acc-run FILE [--pass LIST] [--entry NAME] [--input ARG=in.npy ...] [--output out.npy ...] [--mode interp|jit|sim] [--target FILE] [--repeat K] [--threads N] [--dialect FILE ...]
 
-Runs a function of FILE (acc IR) in the reference interpreter or as native code.
+Runs a function of FILE (acc IR, or an ONNX model when it ends in .onnx, imported
+with its graph named main) in the reference interpreter or as native code.
 
+  --pass LIST         run these passes first (comma-separated, as acc-opt --pass;
+                      repeatable), in this process and verified after each
   --entry NAME        the function to run (default: the first function of the module)
   --input ARG=FILE    the value of argument ARG (0, arg0 or %arg0) from a .npy file
   --output FILE       where to write the next result (.npy), in order
@@ -32,7 +36,8 @@ Runs a function of FILE (acc IR) in the reference interpreter or as native code.
                       utilisation for each accelerator call; needs --target)
   --target FILE       the target description whose intrinsics the IR calls
   --repeat K          run K more times after the first and print
-                      `latency_ms median=X min=Y` (and, for jit, `compile_ms=X`)
+                      `latency_ms median=X min=Y` (and, for jit, `compile_ms=X`:
+                      from reading FILE to native code, with its parts)
   --threads N         threads of the library kernels generated code calls (JIT;
                       default 1; loop nests run on the calling thread)
   --perf-map          (jit) write /tmp/perf-PID.map naming the code of each top-level
@@ -55,8 +60,10 @@ pub enum Mode {
 /// Command-line options.
 #[derive(Debug, Default)]
 pub struct RunOptions {
-    /// The IR file.
+    /// The IR file or ONNX model.
     pub file: Option<PathBuf>,
+    /// Passes to run first (`--pass`, comma-separated lists joined).
+    pub passes: Vec<String>,
     /// The function to run.
     pub entry: Option<String>,
     /// Argument position and `.npy` file.
@@ -93,6 +100,7 @@ pub fn parse_args(args: &[String]) -> Result<RunOptions, String> {
         match flag {
             "-h" | "--help" => return Err(String::new()),
             "--entry" => o.entry = Some(value()?),
+            "--pass" => o.passes.push(value()?),
             "--input" => {
                 let v = value()?;
                 let (arg, path) = v
@@ -201,13 +209,9 @@ fn run_inner(o: &RunOptions) -> Result<(), String> {
             .map_err(|e| sources.render(&ctx, &e))?;
     }
     let path = o.file.as_ref().ok_or("acc-run: no input file\n")?;
-    let (file, bad) = sources.add_bytes(&path.display().to_string(), read(path)?);
-    if let Some(diag) = bad {
-        return Err(sources.render(&ctx, &[diag]));
-    }
-    let ir =
-        parser::parse_file(&mut ctx, &sources, file).map_err(|d| sources.render(&ctx, &[d]))?;
-    verifier::verify(&ctx, &ir).map_err(|d| sources.render(&ctx, &d))?;
+    let passes = (!o.passes.is_empty()).then(|| o.passes.join(","));
+    let loaded = crate::run_input::load(&mut ctx, &mut sources, path, passes.as_deref())?;
+    let ir = loaded.ir;
     let entry = match &o.entry {
         Some(e) => e.clone(),
         None => acc_interp::function_names(&ctx, &ir)
@@ -288,9 +292,14 @@ fn run_inner(o: &RunOptions) -> Result<(), String> {
             frame.run();
             let results = frame.results(&ctx).map_err(|e| render(e.diagnostic()))?;
             if let Some(k) = o.repeat {
+                let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+                let total = loaded.read + loaded.passes + jit.compile_time;
                 timing.push(format!(
-                    "compile_ms={:.3}",
-                    jit.compile_time.as_secs_f64() * 1e3
+                    "compile_ms={:.3} read={:.3} passes={:.3} codegen={:.3}",
+                    ms(total),
+                    ms(loaded.read),
+                    ms(loaded.passes),
+                    ms(jit.compile_time)
                 ));
                 timing.push(latency(&frame.time(k)));
             }

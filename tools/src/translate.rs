@@ -127,16 +127,7 @@ fn run(o: &Options) -> Result<(), String> {
         std::fs::read(path).map_err(|e| format!("acc-translate: cannot read '{shown}': {e}"))?;
     let mut ctx = acc_dialects::new_context();
     let name = o.function.as_deref().unwrap_or("main");
-    let ir = acc_onnx::import(&mut ctx, &bytes, name).map_err(|errors| {
-        errors
-            .iter()
-            .map(|e| format!("{shown}: error: {e}"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    })?;
-    acc_ir::verifier::verify(&ctx, &ir).map_err(|d| {
-        format!("{shown}: error: the imported IR does not verify (a bug in the importer):\n{d:?}")
-    })?;
+    let ir = import_model(&mut ctx, path, &bytes, name)?;
     let mut out = crate::output::Output::open(o.output.as_deref())
         .map_err(|e| format!("acc-translate: cannot open output: {e}"))?;
     let print = PrintOptions {
@@ -146,6 +137,29 @@ fn run(o: &Options) -> Result<(), String> {
     write_ir(&ctx, &ir, &print, out.writer())
         .and_then(|()| out.commit())
         .map_err(|e| format!("acc-translate: cannot write output: {e}"))
+}
+
+/// The ONNX model `bytes` (read from `path`) imported into `ctx` as a function
+/// `name`, verified. The error is one line per problem, each naming the file.
+pub(crate) fn import_model(
+    ctx: &mut acc_ir::Context,
+    path: &std::path::Path,
+    bytes: &[u8],
+    name: &str,
+) -> Result<acc_ir::Ir, String> {
+    let shown = path.display();
+    let ir = acc_onnx::import(ctx, bytes, name).map_err(|errors| {
+        errors
+            .iter()
+            .map(|e| format!("{shown}: error: {e}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    })?;
+    acc_ir::verifier::verify(ctx, &ir).map_err(|d| {
+        let why = acc_ir::SourceMap::new().render(ctx, &d);
+        format!("{shown}: error: the imported IR does not verify (a bug in the importer):\n{why}")
+    })?;
+    Ok(ir)
 }
 
 /// The verified IR of the input file.

@@ -720,3 +720,110 @@ fn quantized_lowerings_agree_exactly_between_native_code_and_the_interpreter() {
     assert!(distinct.len() > 10, "{graph:?}");
     assert_eq!(graph, native);
 }
+
+/// The optimizing host pipeline of tools/bench/models.sh.
+const HOST_PIPELINE: &str = "canonicalize,graph-to-tensor,layout{assume-finite=true},bufferize,fuse-parallel,math-approximation,unroll,vectorize,buffer-deallocation,memory-plan";
+
+/// The milliseconds `key=X` of a `compile_ms=...` line.
+fn millis(line: &str, key: &str) -> f64 {
+    line.split_whitespace()
+        .find_map(|w| w.strip_prefix(key)?.strip_prefix('='))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no {key}= in '{line}'"))
+}
+
+#[test]
+fn onnx_models_compile_and_run_in_one_process() {
+    let s = Setup::new();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let onnx = root.join("examples/onnx");
+    let target = root.join("lowering/runtime/host.acc");
+    for model in ["lenet5", "mlp"] {
+        let file = onnx.join(format!("{model}.onnx"));
+        let input = format!("0={}", onnx.join(format!("{model}.input0.npy")).display());
+        // The interpreter on the imported graph, with no passes.
+        let (code, _, err) = s.run(&[file.to_str().unwrap(), "--input", &input, "-o", "ref.npy"]);
+        assert_eq!(code, 0, "{model}: {err}");
+        // Import, lowering and native code in one process.
+        let (code, out, err) = s.run(&[
+            file.to_str().unwrap(),
+            "--target",
+            target.to_str().unwrap(),
+            "--pass",
+            HOST_PIPELINE,
+            "--mode",
+            "jit",
+            "--input",
+            &input,
+            "-o",
+            "jit.npy",
+            "--repeat",
+            "2",
+        ]);
+        assert_eq!(code, 0, "{model}: {err}");
+        let compile = out
+            .lines()
+            .find(|l| l.starts_with("compile_ms="))
+            .expect(&out);
+        let parts =
+            millis(compile, "read") + millis(compile, "passes") + millis(compile, "codegen");
+        assert!(
+            (millis(compile, "compile_ms") - parts).abs() < 0.01,
+            "{compile}"
+        );
+        assert!(millis(compile, "passes") > 0.0, "{compile}");
+        let (want, got) = (read_f32s(&s.path("ref.npy")), read_f32s(&s.path("jit.npy")));
+        let onnxruntime = read_f32s(&onnx.join(format!("{model}.output0.npy")));
+        assert_eq!(
+            (want.len(), got.len()),
+            (onnxruntime.len(), onnxruntime.len())
+        );
+        for (i, ((w, g), o)) in want.iter().zip(&got).zip(&onnxruntime).enumerate() {
+            assert!(
+                (w - g).abs() <= 1e-4 * (1.0 + w.abs()),
+                "{model} {i}: {w} vs {g}"
+            );
+            assert!(
+                (o - g).abs() <= 1e-4 * (1.0 + o.abs()),
+                "{model} {i}: {o} vs {g}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_bad_pipeline_or_model_is_an_error_before_any_output() {
+    let s = Setup::new();
+    let (code, _, err) = s.run(&[
+        "f.mlir",
+        "--pass",
+        "canonicalize,no-such-pass",
+        "--input",
+        "0=x.npy",
+        "--input",
+        "1=b.npy",
+        "-o",
+        "y.npy",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("no-such-pass"), "{err}");
+    assert!(!s.path("y.npy").exists());
+    std::fs::write(s.path("broken.onnx"), b"not a protobuf").expect("write model");
+    let (code, _, err) = s.run(&["broken.onnx", "--input", "0=x.npy", "-o", "y.npy"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.starts_with("broken.onnx: error:"), "{err}");
+    assert!(!s.path("y.npy").exists());
+    // A pass that fails after the import: its error, and no run.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/onnx");
+    let model = root.join("mlp.onnx");
+    let input = format!("0={}", root.join("mlp.input0.npy").display());
+    let (code, out, err) = s.run(&[
+        model.to_str().unwrap(),
+        "--pass",
+        "canonicalize,partition",
+        "--input",
+        &input,
+    ]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(err.contains("error: partition: no target"), "{err}");
+}

@@ -3,8 +3,8 @@
 //! rounded to the element type once; integers follow ONNX (division truncates toward
 //! zero, and division by zero is left unfolded).
 
-use acc_ir::elements::{self, Dense, ElementKind, Scalar};
-use acc_ir::{AttrId, Context, FoldResult, OpRef};
+use acc_ir::elements::{self, DenseBuilder, DenseView, ElementKind, Scalar};
+use acc_ir::{AttrId, Context, FoldResult, OpRef, TypeId};
 
 fn short_name(op: OpRef<'_>, ctx: &Context) -> String {
     let full = ctx.op_name_str(op.name());
@@ -65,44 +65,93 @@ pub fn binary_eval(name: &str, a: Scalar, b: Scalar) -> Option<Scalar> {
 }
 
 /// The static shape of a dense constant.
-fn shape_of(ctx: &Context, d: &Dense) -> Option<Vec<i64>> {
-    let shape = ctx.type_data(d.ty).shape()?;
+fn shape_of(ctx: &Context, ty: TypeId) -> Option<Vec<i64>> {
+    let shape = ctx.type_data(ty).shape()?;
     shape.iter().all(|s| *s >= 0).then(|| shape.to_vec())
 }
 
-/// For each element of `out`, the index of the element of an operand of shape `shape`
-/// that numpy broadcasting reads; `None` when the shapes do not broadcast.
-pub fn broadcast_index(shape: &[i64], out: &[i64]) -> Option<Vec<usize>> {
+/// The strides (in elements) with which an operand of shape `shape` is read for each
+/// dimension of `out` under numpy broadcasting: 0 where it broadcasts. `None` when the
+/// shapes do not broadcast.
+pub fn broadcast_strides(shape: &[i64], out: &[i64]) -> Option<Vec<usize>> {
     if shape.len() > out.len() {
         return None;
     }
     let lead = out.len() - shape.len();
-    // The operand's stride for each output dimension (0 where it broadcasts).
     let mut strides = vec![0usize; out.len()];
     let mut stride = 1usize;
     for (i, &d) in shape.iter().enumerate().rev() {
-        let o = out[lead + i];
-        if d == o {
+        if d == out[lead + i] {
             strides[lead + i] = stride;
         } else if d != 1 {
             return None;
         }
         stride = stride.checked_mul(usize::try_from(d).ok()?)?;
     }
-    let n: usize = out.iter().map(|d| *d as usize).product();
-    let mut index = Vec::with_capacity(n);
-    let mut counter = vec![0usize; out.len()];
-    for _ in 0..n {
-        index.push(counter.iter().zip(&strides).map(|(c, s)| c * s).sum());
-        for (dim, c) in counter.iter_mut().enumerate().rev() {
-            *c += 1;
-            if (*c as i64) < out[dim] {
+    Some(strides)
+}
+
+/// Calls `visit` with the offsets two operands are read at, for each element of an
+/// output of shape `out` (static: no negative dimension) in row-major order; `sa` and
+/// `sb` are their [`broadcast_strides`]. Offsets advance incrementally, with no index
+/// vectors. Stops with `None` at the first `None` from `visit`.
+fn for_each_broadcast_pair(
+    out: &[i64],
+    sa: &[usize],
+    sb: &[usize],
+    mut visit: impl FnMut(usize, usize) -> Option<()>,
+) -> Option<()> {
+    let dims: Vec<usize> = out.iter().map(|d| *d as usize).collect();
+    if dims.contains(&0) {
+        return Some(());
+    }
+    let mut counter = vec![0usize; dims.len()];
+    let (mut ia, mut ib) = (0usize, 0usize);
+    loop {
+        visit(ia, ib)?;
+        let mut d = dims.len();
+        loop {
+            if d == 0 {
+                return Some(());
+            }
+            d -= 1;
+            counter[d] += 1;
+            ia += sa[d];
+            ib += sb[d];
+            if counter[d] < dims[d] {
                 break;
             }
-            *c = 0;
+            ia -= sa[d] * dims[d];
+            ib -= sb[d] * dims[d];
+            counter[d] = 0;
         }
     }
+}
+
+/// For each element of `out` (a static shape), the index of the element of an operand
+/// of shape `shape` that numpy broadcasting reads; `None` when the shapes do not
+/// broadcast.
+pub fn broadcast_index(shape: &[i64], out: &[i64]) -> Option<Vec<usize>> {
+    let strides = broadcast_strides(shape, out)?;
+    let n: usize = out.iter().map(|d| *d as usize).product();
+    let mut index = Vec::with_capacity(n);
+    for_each_broadcast_pair(out, &strides, &strides, |i, _| {
+        index.push(i);
+        Some(())
+    })?;
     Some(index)
+}
+
+/// Constants folded here stay below this size; a larger result is left to run time.
+const MAX_FOLDED_BYTES: usize = 1 << 30;
+
+/// The element count of a folded result of static shape `shape`, when its bytes stay
+/// within [`MAX_FOLDED_BYTES`].
+fn folded_count(shape: &[i64], kind: ElementKind) -> Option<usize> {
+    let n = shape
+        .iter()
+        .try_fold(1usize, |n, d| n.checked_mul(usize::try_from(*d).ok()?))?;
+    (n.checked_mul(kind.bytes())? <= MAX_FOLDED_BYTES).then_some(n)
 }
 
 /// Folds an elementwise unary graph op on a constant.
@@ -113,14 +162,13 @@ pub(crate) fn fold_unary(
 ) -> Option<Vec<FoldResult>> {
     let name = short_name(op, ctx);
     let out = *op.result_types().first()?;
-    let input = elements::dense(ctx, consts.first().copied()??)?;
+    let input = elements::dense_view(ctx, consts.first().copied()??)?;
     let kind = ElementKind::of(ctx, ctx.type_data(out).element_type()?)?;
-    let values: Option<Vec<Scalar>> = input
-        .values
-        .iter()
-        .map(|v| unary_eval(&name, *v).map(|r| kind.normalize(r)))
-        .collect();
-    let attr = elements::dense_attr(ctx, out, &values?)?;
+    let mut result = DenseBuilder::new(kind, input.stored());
+    for i in 0..input.stored() {
+        result.push(unary_eval(&name, input.get(i))?);
+    }
+    let attr = result.finish(ctx, out)?;
     Some(vec![FoldResult::Attr(attr)])
 }
 
@@ -132,33 +180,30 @@ pub(crate) fn fold_binary(
 ) -> Option<Vec<FoldResult>> {
     let name = short_name(op, ctx);
     let out = *op.result_types().first()?;
-    let out_shape = ctx.type_data(out).shape()?.to_vec();
-    if out_shape.iter().any(|d| *d < 0) {
-        return None;
-    }
+    let out_shape = shape_of(ctx, out)?;
     let kind = ElementKind::of(ctx, ctx.type_data(out).element_type()?)?;
-    let a = elements::dense(ctx, consts.first().copied()??)?;
-    let b = elements::dense(ctx, consts.get(1).copied()??)?;
-    let eval = |x: Scalar, y: Scalar| binary_eval(&name, x, y).map(|r| kind.normalize(r));
+    let a = elements::dense_view(ctx, consts.first().copied()??)?;
+    let b = elements::dense_view(ctx, consts.get(1).copied()??)?;
+    let eval = |x: Scalar, y: Scalar| binary_eval(&name, x, y);
     if a.splat && b.splat {
-        let attr = elements::dense_attr(ctx, out, &[eval(a.get(0), b.get(0))?])?;
-        return Some(vec![FoldResult::Attr(attr)]);
+        let mut result = DenseBuilder::new(kind, 1);
+        result.push(eval(a.get(0), b.get(0))?);
+        return Some(vec![FoldResult::Attr(result.finish(ctx, out)?)]);
     }
-    let read = |d: &Dense| -> Option<Vec<usize>> {
+    let strides = |d: &DenseView<'_>| -> Option<Vec<usize>> {
         if d.splat {
-            let n: usize = out_shape.iter().map(|x| *x as usize).product();
-            return Some(vec![0; n]);
+            return Some(vec![0; out_shape.len()]);
         }
-        broadcast_index(&shape_of(ctx, d)?, &out_shape)
+        broadcast_strides(&shape_of(ctx, d.ty)?, &out_shape)
     };
-    let (ia, ib) = (read(&a)?, read(&b)?);
-    let values: Option<Vec<Scalar>> = ia
-        .iter()
-        .zip(&ib)
-        .map(|(i, j)| eval(a.get(*i), b.get(*j)))
-        .collect();
-    let attr = elements::dense_attr(ctx, out, &values?)?;
-    Some(vec![FoldResult::Attr(attr)])
+    let (sa, sb) = (strides(&a)?, strides(&b)?);
+    let n = folded_count(&out_shape, kind)?;
+    let mut result = DenseBuilder::new(kind, n);
+    for_each_broadcast_pair(&out_shape, &sa, &sb, |i, j| {
+        result.push(eval(a.get(i), b.get(j))?);
+        Some(())
+    })?;
+    Some(vec![FoldResult::Attr(result.finish(ctx, out)?)])
 }
 
 /// For each element of `shape` transposed by `perm` (row-major), the index of the input
@@ -252,5 +297,39 @@ mod tests {
             binary_eval("div", Scalar::Int(-7), Scalar::Int(2)),
             Some(Scalar::Int(-3))
         );
+    }
+
+    /// Incremental offsets agree with the row-major definition, for a broadcast
+    /// in the middle and at the front.
+    #[test]
+    fn broadcast_pairs_follow_numpy() {
+        let out = [2i64, 3, 4];
+        let sa = broadcast_strides(&[2, 1, 4], &out).unwrap();
+        let sb = broadcast_strides(&[3, 1], &out).unwrap();
+        let mut pairs = Vec::new();
+        let walked = for_each_broadcast_pair(&out, &sa, &sb, |i, j| {
+            pairs.push((i, j));
+            Some(())
+        });
+        assert_eq!(walked, Some(()));
+        let mut want = Vec::new();
+        for a in 0..2 {
+            for b in 0..3 {
+                for c in 0..4 {
+                    want.push((a * 4 + c, b));
+                }
+            }
+        }
+        assert_eq!(pairs, want);
+        // A stop from the visitor ends the walk with None.
+        let mut seen = 0;
+        assert_eq!(
+            for_each_broadcast_pair(&out, &sa, &sb, |_, _| {
+                seen += 1;
+                (seen < 5).then_some(())
+            }),
+            None
+        );
+        assert_eq!(seen, 5);
     }
 }

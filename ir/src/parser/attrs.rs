@@ -1404,15 +1404,13 @@ fn sign_extend(value: i128, width: u32) -> i128 {
     (value << shift) >> shift
 }
 
+/// The bytes of hex digits (either case) whose `0x` the caller removed; `None` for an
+/// odd count, a non-digit, or a second prefix (which `const_hex` would skip).
 fn decode_hex(hex: &str) -> Option<Vec<u8>> {
-    if !hex.len().is_multiple_of(2) {
+    if hex.starts_with("0x") || hex.starts_with("0X") {
         return None;
     }
-    let b = hex.as_bytes();
-    let nib = |c: u8| (c as char).to_digit(16).map(|d| d as u8);
-    (0..b.len() / 2)
-        .map(|i| Some(nib(b[2 * i])? << 4 | nib(b[2 * i + 1])?))
-        .collect()
+    const_hex::decode(hex).ok()
 }
 
 /// Number of elements of a statically shaped type (0 when unknown).

@@ -605,9 +605,9 @@ impl<'a> OpPrinter<'a, '_> {
             match value {
                 ResourceValue::Blob { alignment, data } => {
                     self.buf.push_str("\"0x");
-                    for byte in alignment.to_le_bytes().iter().chain(data.iter()) {
-                        let _ = write!(self.buf, "{byte:02X}");
-                    }
+                    self.buf
+                        .push_str(&const_hex::encode_upper(alignment.to_le_bytes()));
+                    self.buf.push_str(&const_hex::encode_upper(data));
                     self.buf.push('"');
                 }
                 ResourceValue::Bool(b) => self.buf.push_str(if *b { "true" } else { "false" }),

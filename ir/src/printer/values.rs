@@ -712,9 +712,7 @@ fn write_dense_body(out: &mut String, ctx: &Context, ty: TypeId, data: &DenseDat
             }
             if count > HEX_ELEMENTS_THRESHOLD && width > 1 {
                 out.push_str("\"0x");
-                for b in bytes.iter() {
-                    let _ = write!(out, "{b:02X}");
-                }
+                out.push_str(&const_hex::encode_upper(bytes));
                 out.push('"');
                 return;
             }

@@ -133,8 +133,9 @@ struct Importer<'c> {
     module_block: BlockId,
     /// Values by ONNX name.
     values: HashMap<String, ValueId>,
-    /// Initializers (and Constant outputs) by name: attribute and elements.
-    constants: HashMap<String, (AttrId, Option<Vec<Scalar>>)>,
+    /// Initializers (and Constant outputs) by name. Their elements are decoded only
+    /// where a node needs the values (a shape, axes, scales), not for every weight.
+    constants: HashMap<String, AttrId>,
 }
 
 impl<'c> Importer<'c> {
@@ -146,7 +147,7 @@ impl<'c> Importer<'c> {
             let name = t.name.clone().unwrap_or_default();
             match tensors::constant(ctx, t, &name) {
                 Ok(a) => {
-                    constants.insert(name, (a, expand(ctx, a)));
+                    constants.insert(name, a);
                 }
                 Err(e) => errors.push(format!("initializer '{name}' {e}")),
             }
@@ -258,7 +259,7 @@ impl<'c> Importer<'c> {
         if let Some(v) = self.values.get(name) {
             return Some(*v);
         }
-        let (attr, _) = *self.constants.get(name)?;
+        let attr = *self.constants.get(name)?;
         let ty = acc_ir::rewrite::attr_type(self.ctx, attr)?;
         let loc = self.ctx.unknown_loc();
         let props = self
@@ -284,14 +285,13 @@ impl<'c> Importer<'c> {
             let out = node.output.first().cloned().unwrap_or_default();
             let t = constant_tensor(node)?;
             let attr = tensors::constant(self.ctx, &t, &out)?;
-            let elems = expand(self.ctx, attr);
-            self.constants.insert(out, (attr, elems));
+            self.constants.insert(out, attr);
             return Ok(());
         }
         let constants = node
             .input
             .iter()
-            .map(|i| self.constants.get(i).and_then(|(_, e)| e.clone()))
+            .map(|i| self.constants.get(i).copied())
             .collect();
         let types: Vec<Option<TypeId>> = node
             .input
@@ -303,7 +303,7 @@ impl<'c> Importer<'c> {
                     .or_else(|| {
                         self.constants
                             .get(i)
-                            .and_then(|(a, _)| acc_ir::rewrite::attr_type(self.ctx, *a))
+                            .and_then(|a| acc_ir::rewrite::attr_type(self.ctx, *a))
                     })
             })
             .collect();
@@ -482,8 +482,8 @@ fn refines(ctx: &Context, declared: TypeId, computed: TypeId) -> bool {
 }
 
 /// Every element of a constant attribute (a splat repeated).
-fn expand(ctx: &Context, a: AttrId) -> Option<Vec<Scalar>> {
-    let d = elements::dense(ctx, a)?;
+pub(crate) fn expand(ctx: &Context, a: AttrId) -> Option<Vec<Scalar>> {
+    let d = elements::dense_view(ctx, a)?;
     let n = elements::num_elements(ctx, d.ty)?;
     Some((0..n).map(|i| d.get(i)).collect())
 }

@@ -26,8 +26,9 @@ pub struct Node<'a> {
     pub ctx: &'a Context,
     /// The node.
     pub proto: &'a NodeProto,
-    /// The constant value of each input, when it is an initializer or a Constant.
-    pub constants: Vec<Option<Vec<Scalar>>>,
+    /// The constant attribute of each input, when it is an initializer or a Constant
+    /// (its elements are read by [`Node::constant`] when needed).
+    pub constants: Vec<Option<AttrId>>,
     /// The type of each input.
     pub types: Vec<Option<TypeId>>,
 }
@@ -67,8 +68,9 @@ impl Node<'_> {
     fn constant(&self, i: usize, what: &str) -> Result<Vec<Scalar>, String> {
         self.constants
             .get(i)
-            .cloned()
+            .copied()
             .flatten()
+            .and_then(|a| crate::import::expand(self.ctx, a))
             .ok_or_else(|| self.not_constant(i, what))
     }
     /// Constant input `i` as integers (shapes, axes, pads).

@@ -94,7 +94,7 @@ fn values(t: &TensorProto, kind: ElementKind, n: usize) -> Result<Vec<Scalar>, S
     }
     if let Some(raw) = &t.raw_data {
         let size = kind.bytes();
-        if raw.len() != n * size {
+        if Some(raw.len()) != n.checked_mul(size) {
             return Err(format!("raw data has {} bytes for {n} elements", raw.len()));
         }
         let mut out = Vec::with_capacity(n);
@@ -149,6 +149,21 @@ fn values(t: &TensorProto, kind: ElementKind, n: usize) -> Result<Vec<Scalar>, S
     Ok(out)
 }
 
+/// The initializer's `raw_data` when it already is acc's storage of its `n` elements:
+/// little-endian elements of whole bytes (8 to 64-bit integers, floats). Booleans,
+/// sub-byte integers and wrong sizes are left to [`values`].
+fn stored_raw_bytes(t: &TensorProto, kind: ElementKind, n: usize) -> Option<&[u8]> {
+    let whole_bytes = match kind {
+        ElementKind::Int(w, _) => matches!(w, 8 | 16 | 32 | 64),
+        ElementKind::Float(_) => true,
+    };
+    let raw = t.raw_data.as_deref()?;
+    // Booleans (data type 9) are i1, not whole bytes already; the test is kept so
+    // that this stays true if their storage changes.
+    let plain = t.data_location != Some(1) && t.data_type != Some(9);
+    (whole_bytes && plain && raw.len() == n.checked_mul(kind.bytes())?).then_some(raw)
+}
+
 /// INT4/UINT4 (two per byte) and INT2/UINT2 (four per byte) elements, packed from the
 /// low bits up, in `raw_data` or one byte per `int32_data` entry.
 fn sub_byte_values(
@@ -187,15 +202,22 @@ pub fn constant(ctx: &mut Context, t: &TensorProto, name: &str) -> Result<AttrId
         usize::try_from(*d).ok().and_then(|d| acc.checked_mul(d))
     });
     let n = n.ok_or("has a negative or too large dimension")?;
-    let data = values(t, kind, n)?;
     if n <= RESOURCE_THRESHOLD {
+        let data = values(t, kind, n)?;
         return elements::dense_attr(ctx, ty, &data)
             .ok_or_else(|| "cannot be represented".to_string());
     }
-    let mut bytes = Vec::with_capacity(n * kind.bytes());
-    for v in &data {
-        kind.encode(*v, &mut bytes);
-    }
+    let bytes: Arc<[u8]> = match stored_raw_bytes(t, kind, n) {
+        Some(raw) => Arc::from(raw),
+        None => {
+            let data = values(t, kind, n)?;
+            let mut bytes = Vec::with_capacity(data.len() * kind.bytes());
+            for v in &data {
+                kind.encode(*v, &mut bytes);
+            }
+            Arc::from(bytes)
+        }
+    };
     let builtin = ctx.sym("builtin");
     let key = ctx.sym(&resource_key(ctx, name));
     ctx.set_resource(
@@ -203,7 +225,7 @@ pub fn constant(ctx: &mut Context, t: &TensorProto, name: &str) -> Result<AttrId
         key,
         ResourceValue::Blob {
             alignment: kind.bytes().max(1) as u32,
-            data: Arc::from(bytes),
+            data: bytes,
         },
     );
     Ok(ctx.intern_attr(AttrData::DenseResource { ty, handle: key }))
@@ -238,4 +260,55 @@ fn resource_key(ctx: &Context, name: &str) -> String {
         n += 1;
     }
     key
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A large initializer's `raw_data`, copied as it is, stores the same bytes as
+    /// the same values given in the typed field; booleans in `raw_data` are decoded.
+    #[test]
+    fn raw_and_typed_initializers_store_the_same_bytes() {
+        let mut ctx = acc_ir::Context::new();
+        let n = RESOURCE_THRESHOLD + 7;
+        let floats: Vec<f32> = (0..n).map(|i| i as f32 * -0.375).collect();
+        let typed = TensorProto {
+            data_type: Some(DataType::Float as i32),
+            dims: vec![n as i64],
+            float_data: floats.clone(),
+            ..Default::default()
+        };
+        let raw = TensorProto {
+            raw_data: Some(floats.iter().flat_map(|f| f.to_le_bytes()).collect()),
+            float_data: Vec::new(),
+            ..typed.clone()
+        };
+        let a = constant(&mut ctx, &typed, "typed").unwrap();
+        let b = constant(&mut ctx, &raw, "raw").unwrap();
+        let bytes = |a| elements::dense_view(&ctx, a).unwrap().raw_bytes().to_vec();
+        assert_eq!(bytes(a), bytes(b));
+        assert_eq!(
+            elements::dense_view(&ctx, b).unwrap().get(3),
+            Scalar::Float(-1.125)
+        );
+        let bools = TensorProto {
+            data_type: Some(DataType::Bool as i32),
+            dims: vec![n as i64],
+            raw_data: Some((0..n).map(|i| (i % 3) as u8).collect()),
+            ..Default::default()
+        };
+        let c = constant(&mut ctx, &bools, "bools").unwrap();
+        let view = elements::dense_view(&ctx, c).unwrap();
+        assert_eq!(
+            (view.get(1), view.get(2), view.get(3)),
+            (Scalar::Int(1), Scalar::Int(1), Scalar::Int(0))
+        );
+        // A short raw_data is an error, not a copy.
+        let short = TensorProto {
+            raw_data: Some(vec![0; 3]),
+            ..raw.clone()
+        };
+        assert!(constant(&mut ctx, &short, "short").is_err());
+    }
 }

@@ -48,3 +48,21 @@
     }
   }
 #-}
+
+// -----
+
+// One "0x" prefix only: a second one is not hex digits.
+"t.a"() : () -> ()
+{-#
+  dialect_resources: {
+    builtin: {
+      // expected-error @+1 {{expected hex string blob for key 'k'}}
+      k: "0x0x04000000"
+    }
+  }
+#-}
+
+// -----
+
+"t.a"() {v = dense<"0x0x0000803F"> : tensor<1xf32>} : () -> ()
+// expected-error @-1 {{expected a "0x..." hex string in dense<...>}}

@@ -604,8 +604,7 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
         let value = op
             .attr(self.ctx, "value")
             .ok_or_else(|| err(op, "a constant without a value"))?;
-        let t = acc_interp::Tensor::from_attr(self.ctx, value).map_err(|m| err(op, m))?;
-        let bytes = crate::types::encode(&t).map_err(|m| err(op, m))?;
+        let bytes = constant_bytes(self.ctx, value).map_err(|m| err(op, m))?;
         let module = &mut *self.shared.module;
         let id = module
             .declare_anonymous_data(false, false)
@@ -656,5 +655,110 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
         let f = self.runtime(op, &callee, &params, None)?;
         self.b.ins().call(f, &args);
         Ok(())
+    }
+}
+
+/// The bytes of a constant as generated code lays them out ([`crate::types::encode`]).
+/// Dense elements of whole bytes (not `i1`, whose bytes hold 0 or 1, nor widths like
+/// `i4` that do not fill their bytes) are stored in that layout already and are copied
+/// as they are, so weights skip the per-element decoding.
+fn constant_bytes(ctx: &acc_ir::Context, value: acc_ir::AttrId) -> Result<Vec<u8>, String> {
+    use acc_ir::elements::{self, ElementKind};
+    if let Some(view) = elements::dense_view(ctx, value) {
+        let whole_bytes = match view.kind {
+            ElementKind::Int(w, _) => matches!(w, 8 | 16 | 32 | 64),
+            ElementKind::Float(_) => true,
+        };
+        let n = elements::num_elements(ctx, view.ty);
+        if let (true, Some(n)) = (whole_bytes, n) {
+            let raw = view.raw_bytes();
+            return Ok(if view.splat {
+                raw.repeat(n)
+            } else {
+                raw.to_vec()
+            });
+        }
+    }
+    let t = acc_interp::Tensor::from_attr(ctx, value)?;
+    crate::types::encode(&t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::constant_bytes;
+    use acc_ir::elements::{Scalar, dense_attr};
+    use acc_ir::{Context, FloatKind, TypeData};
+
+    /// Copied bytes equal the per-element encoding, for the formats copied as they are
+    /// (splats expanded) and for those decoded (i1, i4).
+    #[test]
+    fn constant_bytes_agree_with_element_encoding() {
+        let ctx = Context::new();
+        let elements = [
+            ctx.float_type(FloatKind::F32),
+            ctx.float_type(FloatKind::F16),
+            ctx.int_type(8),
+            ctx.int_type(32),
+            ctx.int_type(4),
+            ctx.int_type(1),
+        ];
+        for element in elements {
+            let ty = ctx.intern_type(TypeData::RankedTensor {
+                shape: vec![2, 3].into(),
+                element,
+                encoding: None,
+            });
+            let is_float = matches!(ctx.type_data(element), TypeData::Float(_));
+            let value = |i: i32| {
+                if is_float {
+                    Scalar::Float(f64::from(i) * -0.75)
+                } else {
+                    Scalar::Int(i128::from(i) * 3 - 7)
+                }
+            };
+            let varied: Vec<Scalar> = (0..6).map(value).collect();
+            for values in [varied, vec![value(5)]] {
+                let attr = dense_attr(&ctx, ty, &values).unwrap();
+                let t = acc_interp::Tensor::from_attr(&ctx, attr).unwrap();
+                let want = crate::types::encode(&t).unwrap();
+                assert_eq!(constant_bytes(&ctx, attr).unwrap(), want, "{values:?}");
+            }
+        }
+    }
+
+    /// A weight in a `dense_resource` blob (how imported models hold them) and an
+    /// empty tensor.
+    #[test]
+    fn resource_and_empty_constants() {
+        let mut ctx = Context::new();
+        let data: Vec<u8> = [1.5f32, -2.0, 0.25]
+            .iter()
+            .flat_map(|f| f.to_le_bytes())
+            .collect();
+        let builtin = ctx.sym("builtin");
+        let key = ctx.sym("w");
+        ctx.set_resource(
+            builtin,
+            key,
+            acc_ir::ResourceValue::Blob {
+                alignment: 4,
+                data: data.clone().into(),
+            },
+        );
+        let f32t = ctx.float_type(FloatKind::F32);
+        let tensor = |n: i64| {
+            ctx.intern_type(TypeData::RankedTensor {
+                shape: vec![n].into(),
+                element: f32t,
+                encoding: None,
+            })
+        };
+        let blob = ctx.intern_attr(acc_ir::AttrData::DenseResource {
+            ty: tensor(3),
+            handle: key,
+        });
+        assert_eq!(constant_bytes(&ctx, blob).unwrap(), data);
+        let empty = dense_attr(&ctx, tensor(0), &[]).unwrap();
+        assert_eq!(constant_bytes(&ctx, empty).unwrap(), Vec::<u8>::new());
     }
 }

@@ -238,7 +238,7 @@ impl Importer<'_> {
             let zero_type = self
                 .constants
                 .get(p.zero)
-                .and_then(|(a, _)| acc_ir::rewrite::attr_type(self.ctx, *a))
+                .and_then(|a| acc_ir::rewrite::attr_type(self.ctx, *a))
                 .ok_or_else(|| format!("its zero point '{}' must be a constant", p.zero))?;
             (
                 self.constant_values(p.zero, "zero point")?,
@@ -305,7 +305,7 @@ impl Importer<'_> {
     fn constant_values(&self, name: &str, what: &str) -> Result<Vec<Scalar>, String> {
         self.constants
             .get(name)
-            .and_then(|(_, v)| v.clone())
+            .and_then(|a| super::expand(self.ctx, *a))
             .ok_or_else(|| format!("its {what} '{name}' must be a constant"))
     }
 

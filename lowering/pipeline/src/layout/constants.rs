@@ -89,8 +89,9 @@ fn pack_sources<'a>(
     }
     let count: i64 = blocked.iter().product();
     let mut index = vec![0i64; blocked.len()];
+    let mut at = vec![0i64; rank];
     (0..count).map(move |_| {
-        let mut at = index[..rank].to_vec();
+        at.copy_from_slice(&index[..rank]);
         for (k, (p, t)) in tiling.positions.iter().zip(&tiling.tiles).enumerate() {
             at[*p as usize] = index[*p as usize] * t + index[rank + k];
         }
