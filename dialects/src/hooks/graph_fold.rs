@@ -35,33 +35,72 @@ pub fn unary_eval(name: &str, v: Scalar) -> Option<Scalar> {
     })
 }
 
+/// An elementwise binary graph op, resolved from its name once, so that work over
+/// many elements does not compare names per element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinaryOp {
+    /// `add`.
+    Add,
+    /// `sub`.
+    Sub,
+    /// `mul`.
+    Mul,
+    /// `div` (integers truncate toward zero).
+    Div,
+    /// `pow`.
+    Pow,
+    /// `max`.
+    Max,
+    /// `min`.
+    Min,
+}
+
+impl BinaryOp {
+    /// The op of a short name (`add`, `div`, ...), if it is one.
+    pub fn named(name: &str) -> Option<BinaryOp> {
+        Some(match name {
+            "add" => BinaryOp::Add,
+            "sub" => BinaryOp::Sub,
+            "mul" => BinaryOp::Mul,
+            "div" => BinaryOp::Div,
+            "pow" => BinaryOp::Pow,
+            "max" => BinaryOp::Max,
+            "min" => BinaryOp::Min,
+            _ => return None,
+        })
+    }
+
+    /// The op on one pair of elements; `None` for mixed kinds, integer overflow,
+    /// integer division by zero and integer powers with a negative exponent.
+    pub fn eval(self, a: Scalar, b: Scalar) -> Option<Scalar> {
+        Some(match (a, b) {
+            (Scalar::Float(x), Scalar::Float(y)) => Scalar::Float(match self {
+                BinaryOp::Add => x + y,
+                BinaryOp::Sub => x - y,
+                BinaryOp::Mul => x * y,
+                BinaryOp::Div => x / y,
+                BinaryOp::Pow => x.powf(y),
+                BinaryOp::Max => x.max(y),
+                BinaryOp::Min => x.min(y),
+            }),
+            (Scalar::Int(x), Scalar::Int(y)) => Scalar::Int(match self {
+                BinaryOp::Add => x.checked_add(y)?,
+                BinaryOp::Sub => x.checked_sub(y)?,
+                BinaryOp::Mul => x.checked_mul(y)?,
+                BinaryOp::Div => x.checked_div(y)?,
+                BinaryOp::Pow => x.checked_pow(u32::try_from(y).ok()?)?,
+                BinaryOp::Max => x.max(y),
+                BinaryOp::Min => x.min(y),
+            }),
+            _ => return None,
+        })
+    }
+}
+
 /// Evaluates an elementwise binary graph op (`add`, `div`, ...) on one pair of
-/// elements; `None` for unknown ops, integer overflow, integer division by zero and
-/// integer powers with a negative exponent.
+/// elements; `None` for unknown ops and where [`BinaryOp::eval`] gives none.
 pub fn binary_eval(name: &str, a: Scalar, b: Scalar) -> Option<Scalar> {
-    Some(match (a, b) {
-        (Scalar::Float(x), Scalar::Float(y)) => Scalar::Float(match name {
-            "add" => x + y,
-            "sub" => x - y,
-            "mul" => x * y,
-            "div" => x / y,
-            "pow" => x.powf(y),
-            "max" => x.max(y),
-            "min" => x.min(y),
-            _ => return None,
-        }),
-        (Scalar::Int(x), Scalar::Int(y)) => Scalar::Int(match name {
-            "add" => x.checked_add(y)?,
-            "sub" => x.checked_sub(y)?,
-            "mul" => x.checked_mul(y)?,
-            "div" => x.checked_div(y)?,
-            "pow" => x.checked_pow(u32::try_from(y).ok()?)?,
-            "max" => x.max(y),
-            "min" => x.min(y),
-            _ => return None,
-        }),
-        _ => return None,
-    })
+    BinaryOp::named(name)?.eval(a, b)
 }
 
 /// The static shape of a dense constant.
@@ -178,13 +217,13 @@ pub(crate) fn fold_binary(
     consts: &[Option<AttrId>],
     ctx: &Context,
 ) -> Option<Vec<FoldResult>> {
-    let name = short_name(op, ctx);
+    let binary = BinaryOp::named(&short_name(op, ctx))?;
     let out = *op.result_types().first()?;
     let out_shape = shape_of(ctx, out)?;
     let kind = ElementKind::of(ctx, ctx.type_data(out).element_type()?)?;
     let a = elements::dense_view(ctx, consts.first().copied()??)?;
     let b = elements::dense_view(ctx, consts.get(1).copied()??)?;
-    let eval = |x: Scalar, y: Scalar| binary_eval(&name, x, y);
+    let eval = |x: Scalar, y: Scalar| binary.eval(x, y);
     if a.splat && b.splat {
         let mut result = DenseBuilder::new(kind, 1);
         result.push(eval(a.get(0), b.get(0))?);

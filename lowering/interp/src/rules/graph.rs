@@ -2,9 +2,7 @@
 //! broadcasting (sharing the folders' evaluation), reshapes and transposes.
 
 use acc_dialects::hooks::attr_read::Attrs;
-use acc_dialects::hooks::graph_fold::{
-    binary_eval, broadcast_index, transpose_indices, unary_eval,
-};
+use acc_dialects::hooks::graph_fold::{BinaryOp, broadcast_index, transpose_indices, unary_eval};
 use acc_ir::elements::Scalar;
 
 use super::RuleInput;
@@ -68,12 +66,14 @@ pub(super) fn binary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
             .ok_or_else(|| format!("shape {:?} does not broadcast to {:?}", t.shape, shape))
     };
     let (ia, ib) = (index(a)?, index(b)?);
+    let op = BinaryOp::named(r.name).ok_or_else(|| format!("no binary op '{}'", r.name))?;
     let data: Result<Vec<Scalar>, String> = ia
         .iter()
         .zip(&ib)
         .map(|(i, j)| {
             let (x, y) = (a.data[*i], b.data[*j]);
-            binary_eval(r.name, x, y).ok_or_else(|| format!("undefined for {x:?} and {y:?}"))
+            op.eval(x, y)
+                .ok_or_else(|| format!("undefined for {x:?} and {y:?}"))
         })
         .collect();
     Ok(vec![Tensor::new(r.ctx, ty, data?)?])

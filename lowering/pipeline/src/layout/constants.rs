@@ -77,6 +77,10 @@ impl Layouts<'_> {
 /// position in the `plain` shape it comes from (`tensor.pack`'s definition:
 /// `outer * tile + inner` along each tiled dimension), `None` past the end (the
 /// padding of a partial block).
+///
+/// Both the position and each plain coordinate are linear in the blocked index, so
+/// they advance by a fixed step per blocked dimension, with no work per element
+/// beyond the bounds check.
 fn pack_sources<'a>(
     plain: &'a [i64],
     blocked: &'a [i64],
@@ -87,24 +91,66 @@ fn pack_sources<'a>(
     for d in (0..rank.saturating_sub(1)).rev() {
         strides[d] = strides[d + 1] * plain[d + 1];
     }
+    // Each blocked dimension moves one plain coordinate by `amount`: an outer
+    // dimension its own (by its tile when tiled), a tile dimension its tiled one by 1.
+    let mut moves: Vec<(usize, i64)> = (0..rank).map(|d| (d, 1)).collect();
+    for (p, t) in tiling.positions.iter().zip(&tiling.tiles) {
+        moves[*p as usize].1 = *t;
+    }
+    moves.extend(tiling.positions.iter().map(|p| (*p as usize, 1)));
     let count: i64 = blocked.iter().product();
     let mut index = vec![0i64; blocked.len()];
     let mut at = vec![0i64; rank];
+    let mut offset = 0i64;
     (0..count).map(move |_| {
-        at.copy_from_slice(&index[..rank]);
-        for (k, (p, t)) in tiling.positions.iter().zip(&tiling.tiles).enumerate() {
-            at[*p as usize] = index[*p as usize] * t + index[rank + k];
-        }
         let inside = at.iter().zip(plain).all(|(i, n)| *i < *n);
-        let source =
-            inside.then(|| at.iter().zip(&strides).map(|(i, s)| i * s).sum::<i64>() as usize);
+        let source = inside.then_some(offset as usize);
         for d in (0..blocked.len()).rev() {
+            let (p, amount) = moves[d];
             index[d] += 1;
+            at[p] += amount;
+            offset += amount * strides[p];
             if index[d] < blocked[d] {
                 break;
             }
+            at[p] -= amount * blocked[d];
+            offset -= amount * strides[p] * blocked[d];
             index[d] = 0;
         }
         source
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The incremental walk gives `tensor.pack`'s definition, computed per element,
+    /// with partial blocks and tiles out of dimension order.
+    #[test]
+    fn pack_sources_follow_the_definition() {
+        let plain = [5i64, 3, 6];
+        let tiling = Tiling {
+            positions: vec![2, 0],
+            tiles: vec![4, 2],
+        };
+        let blocked = tiling.blocked_shape(&plain);
+        assert_eq!(blocked, vec![3, 3, 2, 4, 2]);
+        let mut want = Vec::new();
+        for o0 in 0..3 {
+            for o1 in 0..3 {
+                for o2 in 0..2 {
+                    for t2 in 0..4 {
+                        for t0 in 0..2 {
+                            let (i0, i1, i2) = (o0 * 2 + t0, o1, o2 * 4 + t2);
+                            let inside = i0 < 5 && i1 < 3 && i2 < 6;
+                            want.push(inside.then_some((i0 * 18 + i1 * 6 + i2) as usize));
+                        }
+                    }
+                }
+            }
+        }
+        let got: Vec<Option<usize>> = pack_sources(&plain, &blocked, &tiling).collect();
+        assert_eq!(got, want);
+    }
 }
