@@ -118,7 +118,23 @@ pub trait IntrinsicRule: Send + Sync {
 
     /// How the intrinsic computes `op` (of `body`), or why it cannot: the condition
     /// that failed, as written, with the values it compared.
-    fn place(&self, ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Result<Placement, String>;
+    fn place(&self, ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Result<Placement, String> {
+        self.place_with(ctx, ir, body, op, None)
+    }
+
+    /// As [`IntrinsicRule::place`] (which is `place_with(.., None)`: an implementation
+    /// computes every argument itself then), with the call's compile-time arguments (each a
+    /// [`CallArg::F32Table`] or [`CallArg::Bytes`], in call order) taken from
+    /// `prepared`, as the `weight-prep` pass made them, instead of computed again; an
+    /// error when they do not fit the call (one missing, extra, or of the other kind).
+    fn place_with(
+        &self,
+        ctx: &Context,
+        ir: &Ir,
+        body: BodyId,
+        op: OpId,
+        prepared: Option<&[CallArg]>,
+    ) -> Result<Placement, String>;
 }
 
 /// An intrinsic of a device: a function of the target's library (its name is the C

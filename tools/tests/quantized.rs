@@ -212,7 +212,7 @@ fn quantized_models_run_as_c_with_the_accelerator_calls_bit_for_bit() {
                 "--check-semantics",
                 "--remarks",
                 "--pass",
-                "tensorize,graph-to-tensor,bufferize,fuse-parallel,math-approximation,buffer-deallocation,memory-plan",
+                "tensorize,weight-prep,graph-to-tensor,bufferize,fuse-parallel,math-approximation,buffer-deallocation,memory-plan",
                 "placed.mlir",
                 "-o",
                 "loops.mlir",
@@ -403,7 +403,7 @@ fn float_models_calibrated_to_8_4_and_2_bits_run_on_the_accelerator() {
                 .arg(examples().join(format!("{model}.onnx")))
                 .args(["-o", "float.mlir"]));
             let pipeline = format!(
-                "canonicalize,calibrate{{samples=samples.npy bits={width}}},quantize,partition,tensorize,graph-to-tensor,bufferize,fuse-parallel,math-approximation,buffer-deallocation,memory-plan"
+                "canonicalize,calibrate{{samples=samples.npy bits={width}}},quantize,partition,tensorize,weight-prep,graph-to-tensor,bufferize,fuse-parallel,math-approximation,buffer-deallocation,memory-plan"
             );
             let remarks = run_stderr(
                 acc("opt")

@@ -25,6 +25,8 @@
 //!     integer ops.
 //! 13. [`tensorize`] (`tensorize`): ops split into output-channel tiles an intrinsic
 //!     accepts and whose buffers fit its memory, two at a time.
+//! 14. [`weight_prep`] (`weight-prep`): the compile-time arguments of accelerator
+//!     calls (packed weights, requantization tables) stored on the placed ops.
 //!
 //! Each pass leaves verifiable IR whose results the interpreter computes identically
 //! to its input's (`acc-opt --check-semantics`), with one exception by design:
@@ -47,6 +49,7 @@ pub mod tensorize;
 pub mod unroll;
 pub mod vectorize;
 pub mod view_graph;
+pub mod weight_prep;
 
 use acc_ir::pass::PassRegistry;
 
@@ -56,6 +59,7 @@ pub fn register_all(r: &mut PassRegistry) {
     r.register(partition::info());
     r.register(view_graph::info());
     r.register(tensorize::info());
+    r.register(weight_prep::info());
     r.register(graph_to_tensor::info());
     r.register(layout::info());
     r.register(bufferize::info());

@@ -13,8 +13,8 @@
 //! where the op will run.
 
 use acc_ir::pass::{Pass, PassInfo, PassOptions, PassTarget};
-use acc_ir::target::Target;
-use acc_ir::{BodyId, Context, DiagLoc, Diagnostic, Ir, OpId, Severity};
+use acc_ir::target::{Intrinsic, Target};
+use acc_ir::{AttrId, BodyId, Context, DiagLoc, Diagnostic, Ir, OpId, Severity};
 
 /// The attribute naming the device an op is placed on.
 pub const DEVICE_ATTR: &str = "hw.device";
@@ -138,19 +138,49 @@ pub fn set_placement(
     Ok(())
 }
 
-/// Takes `op` off its device: it loses `hw.device` and `hw.intrinsic`.
+/// Takes `op` off its device: it loses `hw.device`, `hw.intrinsic` and the call
+/// arguments `weight-prep` stored (`hw.prepared`).
 pub fn clear_placement(ctx: &Context, ir: &mut Ir, body: BodyId, op: OpId) -> Result<(), String> {
-    let attrs = ir.body(body).op(op).attrs;
+    let placed = [
+        DEVICE_ATTR,
+        INTRINSIC_ATTR,
+        crate::weight_prep::PREPARED_ATTR,
+    ];
+    let kept = without_attrs(ctx, ir.body(body).op(op).attrs, &placed)?;
+    ir.body_mut(body).op_mut(op).attrs = kept;
+    Ok(())
+}
+
+/// The attribute dictionary `attrs` without the entries named `keys`.
+pub fn without_attrs(ctx: &Context, attrs: AttrId, keys: &[&str]) -> Result<AttrId, String> {
     let kept: Vec<_> = ctx
         .dict_entries(attrs)
         .iter()
-        .filter(|(k, _)| ![DEVICE_ATTR, INTRINSIC_ATTR].contains(&ctx.str(*k)))
+        .filter(|(k, _)| !keys.contains(&ctx.str(*k)))
         .copied()
         .collect();
-    ir.body_mut(body).op_mut(op).attrs = ctx
-        .dict_attr(kept)
-        .map_err(|_| "duplicate attributes".to_string())?;
-    Ok(())
+    ctx.dict_attr(kept)
+        .map_err(|_| "duplicate attributes".to_string())
+}
+
+/// The intrinsic of `target` that `op` is placed on, if it is placed; an error when
+/// the target has no intrinsic of that name.
+pub fn placed_intrinsic<'t>(
+    ctx: &Context,
+    ir: &Ir,
+    body: BodyId,
+    op: OpId,
+    target: &'t Target,
+) -> Result<Option<&'t Intrinsic>, String> {
+    let Some((_, name)) = placement(ctx, ir, body, op) else {
+        return Ok(None);
+    };
+    target
+        .intrinsics
+        .iter()
+        .find(|i| i.name == name)
+        .map(Some)
+        .ok_or_else(|| format!("target '{}' has no intrinsic '{name}'", target.name))
 }
 
 /// The device and intrinsic `op` is placed on, if `partition` placed it.

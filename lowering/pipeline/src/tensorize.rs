@@ -523,6 +523,8 @@ fn tile(
     let mut map = ValueMap::default();
     let copy = clone_op(ir, body, op, body, InsertPoint::Before(op), &mut map);
     made.push(copy);
+    // The whole op's prepared arguments are not the tile's.
+    crate::weight_prep::clear_prepared(ctx, ir, body, copy)?;
     for (k, v) in inputs.iter().enumerate() {
         ir.body_mut(body).set_operand(copy, k, *v);
     }

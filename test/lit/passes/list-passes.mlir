@@ -49,6 +49,7 @@
 // CHECK-NEXT: {{^}}  vectorize{{ +}}Run the innermost dimension of loop.parallel nests on 128-bit vectors (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  view-graph{{ +}}Write each function's data flow as Graphviz DOT, ops coloured by the device they are placed on (runs on builtin.module){{$}}
 // CHECK-NEXT: {{^}}      file{{ +}}where to write the graph ('-': standard error); required (string, default ){{$}}
+// CHECK-NEXT: {{^}}  weight-prep{{ +}}Compute the compile-time arguments of accelerator calls (packed weights, requantization tables) and store them on the placed ops (runs on func.func){{$}}
 
 // HELP: --pass LIST
 // HELP: --pass-pipeline=PIPELINE

@@ -6,6 +6,9 @@
 // RUN: acc-opt --target %S/Inputs/staged-npu.acc --pass partition,tensorize --verify-diagnostics %s
 // RUN: acc-opt --check-semantics --target %S/Inputs/staged-npu.acc --pass partition,tensorize %s 2>/dev/null | FileCheck %s
 // RUN: acc-opt --check-semantics --target %S/Inputs/staged-npu.acc --pass partition,tensorize,graph-to-tensor,bufferize,buffer-deallocation,memory-plan %s 2>/dev/null | FileCheck %s --check-prefix=STAGE
+// weight-prep before tensorize: the tiles do not inherit the whole op's prepared
+// arguments (bufferize computes each tile's), and the calls are the same.
+// RUN: acc-opt --check-semantics --target %S/Inputs/staged-npu.acc --pass partition,weight-prep,tensorize,graph-to-tensor,bufferize,buffer-deallocation,memory-plan %s 2>/dev/null | FileCheck %s --check-prefix=STAGE
 // The staged IR prints and parses back.
 // RUN: acc-opt --target %S/Inputs/staged-npu.acc --pass partition,tensorize,graph-to-tensor,bufferize,buffer-deallocation,memory-plan %s 2>/dev/null | acc-opt --verify-each | FileCheck %s --check-prefix=STAGE
 

@@ -462,7 +462,14 @@ impl IntrinsicRule for TextIntrinsic {
         &self.root
     }
 
-    fn place(&self, ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Result<Placement, String> {
+    fn place_with(
+        &self,
+        ctx: &Context,
+        ir: &Ir,
+        body: BodyId,
+        op: OpId,
+        prepared: Option<&[CallArg]>,
+    ) -> Result<Placement, String> {
         let m = &self.matcher;
         let mut b = Bindings::new(m);
         if !m.match_op(ctx, ir.body(body), m.matched.len() - 1, op, &mut b) {
@@ -505,6 +512,21 @@ impl IntrinsicRule for TextIntrinsic {
             .and_then(|(work, peak)| Some((work.eval(&bound).ok()?, peak.eval(&bound).ok()?)));
         let mut call = Vec::new();
         let mut compile_time = Vec::new();
+        let mut prepared = prepared.map(|p| p.iter());
+        // The next prepared argument, when they are given, if it is of `kind`.
+        let mut take_prepared = |kind: &str| -> Result<Option<CallArg>, String> {
+            let Some(rest) = prepared.as_mut() else {
+                return Ok(None);
+            };
+            match (rest.next(), kind) {
+                (Some(a @ CallArg::F32Table(_)), "requant_scales")
+                | (Some(a @ CallArg::Bytes(_)), "packed") => Ok(Some(a.clone())),
+                (Some(_), _) => Err(format!(
+                    "its prepared argument for {kind}(...) is of another kind"
+                )),
+                (None, _) => Err(format!("it has no prepared argument for {kind}(...)")),
+            }
+        };
         for item in &self.call {
             call.push(match item {
                 CallItem::Value(slot) => {
@@ -521,7 +543,15 @@ impl IntrinsicRule for TextIntrinsic {
                 }
                 CallItem::RequantScales(slots, n) => {
                     let n = n.eval(&bound).map_err(|e| format!("requant_scales: {e}"))?;
-                    CallArg::F32Table(requant_scales(ctx, slots.map(|s| types[s]), n)?)
+                    match take_prepared("requant_scales")? {
+                        Some(CallArg::F32Table(t)) if t.len() as i64 == n => CallArg::F32Table(t),
+                        Some(_) => {
+                            return Err(format!(
+                                "its prepared requantization table does not have {n} entries"
+                            ));
+                        }
+                        None => CallArg::F32Table(requant_scales(ctx, slots.map(|s| types[s]), n)?),
+                    }
                 }
                 CallItem::Packed(slot, order) => {
                     let v = b.values[*slot].ok_or("a call argument is not bound")?;
@@ -530,9 +560,25 @@ impl IntrinsicRule for TextIntrinsic {
                         .map(|e| e.eval(&bound).map_err(|e| format!("packed: {e}")))
                         .collect::<Result<Vec<i64>, String>>()?;
                     compile_time.push(v);
-                    CallArg::Bytes(packed(ctx, ir, body, v, &order)?)
+                    match take_prepared("packed")? {
+                        Some(CallArg::Bytes(b))
+                            if b.len() == packed_len(ctx, ir, body, v, &order)? =>
+                        {
+                            CallArg::Bytes(b)
+                        }
+                        Some(_) => {
+                            return Err(
+                                "its prepared packed bytes are not as many as the value packs into"
+                                    .into(),
+                            );
+                        }
+                        None => CallArg::Bytes(packed(ctx, ir, body, v, &order)?),
+                    }
                 }
             });
+        }
+        if prepared.as_mut().is_some_and(|rest| rest.next().is_some()) {
+            return Err("it has more prepared arguments than its call computes".into());
         }
         let mut layouts = Vec::new();
         for (slot, perm) in &self.layouts {
@@ -585,16 +631,14 @@ impl IntrinsicRule for TextIntrinsic {
     }
 }
 
-/// The bytes of `packed(%w, order...)`: `w`'s stored integers (a constant), its
-/// dimensions in `order` (empty: as they are), `8 / width` to a byte, the first in
-/// the lowest bits.
-fn packed(
+/// The storage width of `w`'s elements (1, 2, 4 or 8 bits) and its static shape:
+/// what `packed(w, ...)` packs.
+fn packing_of(
     ctx: &Context,
     ir: &Ir,
     body: BodyId,
     w: acc_ir::ValueId,
-    order: &[i64],
-) -> Result<Vec<u8>, String> {
+) -> Result<(u32, Vec<usize>), String> {
     let ty = ir.body(body).value_type(w);
     let element = ctx.type_data(ty).element_type().unwrap_or(ty);
     let width = match ctx.type_data(element) {
@@ -607,8 +651,6 @@ fn packed(
             "packed: {width}-bit elements do not pack into bytes"
         ));
     }
-    let dense = crate::hooks::stored::stored_constant(ctx, ir, body, w)
-        .ok_or("packed: the value is not a constant")?;
     let shape: Vec<usize> = ctx
         .type_data(ty)
         .shape()
@@ -617,6 +659,36 @@ fn packed(
         .iter()
         .map(|d| *d as usize)
         .collect();
+    Ok((width, shape))
+}
+
+/// The number of bytes `packed(w, order...)` makes (an error for an order that is
+/// not a permutation of `w`'s dimensions).
+fn packed_len(
+    ctx: &Context,
+    ir: &Ir,
+    body: BodyId,
+    w: acc_ir::ValueId,
+    order: &[i64],
+) -> Result<usize, String> {
+    let (width, shape) = packing_of(ctx, ir, body, w)?;
+    let count = reordered(&shape, order)?.len();
+    Ok(count.div_ceil((8 / width) as usize))
+}
+
+/// The bytes of `packed(%w, order...)`: `w`'s stored integers (a constant), its
+/// dimensions in `order` (empty: as they are), `8 / width` to a byte, the first in
+/// the lowest bits.
+fn packed(
+    ctx: &Context,
+    ir: &Ir,
+    body: BodyId,
+    w: acc_ir::ValueId,
+    order: &[i64],
+) -> Result<Vec<u8>, String> {
+    let (width, shape) = packing_of(ctx, ir, body, w)?;
+    let dense = crate::hooks::stored::stored_constant(ctx, ir, body, w)
+        .ok_or("packed: the value is not a constant")?;
     let sources = reordered(&shape, order)?;
     let per_byte = (8 / width) as usize;
     let mask = (1u16 << width) - 1;

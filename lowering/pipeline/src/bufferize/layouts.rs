@@ -121,8 +121,7 @@ impl Bufferizer<'_> {
         !users.is_empty()
             && users.iter().all(|u| {
                 self.intrinsic_of(*u).is_some_and(|i| {
-                    i.rule
-                        .place(self.ctx, self.ir, self.body, *u)
+                    self.place(i, *u)
                         .is_ok_and(|p| self.reads_in_layout(*u, &p, v, Some(perm)))
                 })
             })

@@ -6,17 +6,18 @@
 //! its `semantics` region (`inputs` and `outputs` say which arguments the region
 //! reads and which it writes; an operand the call receives packed is a constant the
 //! region makes itself), so the interpreter runs exactly what the op computed and
-//! `--check-semantics` compares the call with the op it replaces.
+//! `--check-semantics` compares the call with the op it replaces. (The tables and
+//! bytes themselves, computed here or by `weight-prep`, are what the C library reads;
+//! the interpreter does not read them, so the C tests check them, bit for bit.)
 
 use acc_ir::clone::{ValueMap, clone_op};
-use acc_ir::elements::{self, Scalar};
-use acc_ir::target::CallArg;
+use acc_ir::target::{CallArg, Intrinsic, Placement};
 use acc_ir::{OpId, ValueId};
 
 use super::layouts::{inverse, permuted_shape};
 use super::{Bufferizer, buffer_type};
 use crate::emit::{i64s, memref_type, shape_of, tensor_type};
-use crate::partition::{clear_placement, placement};
+use crate::partition::{clear_placement, placed_intrinsic, placement};
 use acc_dialects::hooks::stored::constant_chain;
 
 impl Bufferizer<'_> {
@@ -25,36 +26,36 @@ impl Bufferizer<'_> {
         placement(self.ctx, self.ir, self.body, op).is_some()
     }
 
-    /// A `loop.constant` buffer of `values` (of `element`), before `op`.
-    fn constant_buffer(
-        &mut self,
-        op: OpId,
-        element: acc_ir::TypeId,
-        values: &[Scalar],
-    ) -> Result<ValueId, String> {
-        let n = values.len() as i64;
-        let dense = elements::dense_attr(self.ctx, tensor_type(self.ctx, &[n], element), values)
-            .ok_or("cannot build a constant argument")?;
-        let ty = memref_type(self.ctx, &[n], element);
+    /// A `loop.constant` buffer holding the dense constant `dense` (of rank 1), before
+    /// `op`.
+    fn constant_buffer(&mut self, op: OpId, dense: acc_ir::AttrId) -> Result<ValueId, String> {
+        let ty = acc_ir::rewrite::attr_type(self.ctx, dense).ok_or("a constant without a type")?;
+        let (shape, element) = shape_of(self.ctx, ty)?;
+        let ty = memref_type(self.ctx, &shape, element);
         self.emitter(op)
             .op1("loop.constant", &[], ty, &[("value", dense)])
     }
 
+    /// How `intrinsic` computes placed `op`, with the call arguments `weight-prep`
+    /// stored on it when it ran (computed here otherwise).
+    pub(super) fn place(&self, intrinsic: &Intrinsic, op: OpId) -> Result<Placement, String> {
+        let prepared = crate::weight_prep::prepared_args(self.ctx, self.ir, self.body, op)?;
+        intrinsic
+            .rule
+            .place_with(self.ctx, self.ir, self.body, op, prepared.as_deref())
+    }
+
     /// Replaces the placed `op` by its intrinsic's call; the buffers of its results.
     pub(super) fn placed(&mut self, op: OpId) -> Result<(), String> {
-        let (_, name) = placement(self.ctx, self.ir, self.body, op).ok_or("not placed")?;
         let target = self
             .ctx
             .active_target()
             .ok_or("it is placed on a device, but no target is given (--target FILE)")?;
-        let intrinsic = target
-            .intrinsics
-            .iter()
-            .find(|i| i.name == name)
-            .ok_or_else(|| format!("target '{}' has no intrinsic '{name}'", target.name))?;
-        let placement = intrinsic
-            .rule
-            .place(self.ctx, self.ir, self.body, op)
+        let intrinsic =
+            placed_intrinsic(self.ctx, self.ir, self.body, op, target)?.ok_or("not placed")?;
+        let name = &intrinsic.name;
+        let placement = self
+            .place(intrinsic, op)
             .map_err(|why| format!("intrinsic '{name}' no longer applies: {why}"))?;
         let layouts = self.call_layouts(&placement);
         let layout_of = |v: ValueId| {
@@ -75,7 +76,6 @@ impl Bufferizer<'_> {
         let results: Vec<ValueId> = r.results().collect();
         let (mut args, mut inputs, mut outputs) = (Vec::new(), Vec::new(), Vec::new());
         let i32_type = self.ctx.int_type(32);
-        let f32_type = self.ctx.float_type(acc_ir::FloatKind::F32);
         for arg in &placement.call {
             let at = args.len() as i64;
             let value = match arg {
@@ -114,17 +114,10 @@ impl Bufferizer<'_> {
                     }
                 }
                 CallArg::Int(i) => self.emitter(op).scalar(i32_type, *i as f64)?,
-                CallArg::F32Table(t) => {
-                    let values: Vec<Scalar> =
-                        t.iter().map(|x| Scalar::Float(f64::from(*x))).collect();
-                    self.constant_buffer(op, f32_type, &values)?
-                }
-                CallArg::Bytes(bytes) => {
-                    let values: Vec<Scalar> = bytes
-                        .iter()
-                        .map(|b| Scalar::Int(i128::from(*b as i8)))
-                        .collect();
-                    self.constant_buffer(op, self.ctx.int_type(8), &values)?
+                CallArg::F32Table(_) | CallArg::Bytes(_) => {
+                    let dense = crate::weight_prep::call_arg_attr(self.ctx, arg)
+                        .ok_or("cannot build a constant argument")?;
+                    self.constant_buffer(op, dense)?
                 }
             };
             args.push(value);
@@ -171,7 +164,7 @@ impl Bufferizer<'_> {
             operands.iter().map(|v| layout_of(*v)).collect();
         let result_layouts: Vec<Option<Vec<i64>>> = results.iter().map(|v| layout_of(*v)).collect();
         let staging = match &intrinsic.memory {
-            Some(memory) => Some(super::staging::Staging::new(target, memory, &name)?),
+            Some(memory) => Some(super::staging::Staging::new(target, memory, name)?),
             None => None,
         };
         let staged = match &staging {
@@ -185,7 +178,7 @@ impl Bufferizer<'_> {
         };
         let body = self.body;
         let props = [
-            ("callee", self.ctx.string_attr(&name)),
+            ("callee", self.ctx.string_attr(name)),
             (
                 "inputs",
                 i64s(self.ctx, &inputs.iter().map(|p| p.1).collect::<Vec<_>>()),

@@ -274,8 +274,7 @@ impl Bufferizer<'_> {
         let reads_here = |u: OpId| {
             in_memory(u)
                 && self.intrinsic_of(u).is_some_and(|i| {
-                    i.rule
-                        .place(self.ctx, self.ir, self.body, u)
+                    self.place(i, u)
                         .is_ok_and(|p| self.reads_in_layout(u, &p, v, layout))
                 })
         };
