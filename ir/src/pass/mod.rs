@@ -245,4 +245,21 @@ impl PassTarget<'_> {
         });
         out
     }
+
+    /// The ops of every block of each body's regions ([`PassTarget::bodies`]), in
+    /// order: a snapshot, so a pass may erase or add ops while it visits them.
+    pub fn body_ops(&self) -> Vec<(BodyId, Vec<OpId>)> {
+        self.bodies()
+            .into_iter()
+            .map(|(body, regions)| {
+                let b = self.ir.body(body);
+                let ops = regions
+                    .iter()
+                    .flat_map(|r| b.region_blocks(*r))
+                    .flat_map(|block| b.block_ops(block))
+                    .collect();
+                (body, ops)
+            })
+            .collect()
+    }
 }

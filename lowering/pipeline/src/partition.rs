@@ -48,13 +48,7 @@ impl Pass for Partition {
             .host()
             .map_or("host", |d| d.name.as_str())
             .to_string();
-        for (body, regions) in t.bodies() {
-            let mut ops = Vec::new();
-            for region in regions {
-                for block in t.ir.body(body).region_blocks(region) {
-                    ops.extend(t.ir.body(body).block_ops(block));
-                }
-            }
+        for (body, ops) in t.body_ops() {
             for op in ops {
                 if !placeable(t.ctx, t.ir, body, op) {
                     continue;

@@ -68,13 +68,7 @@ impl Pass for Tensorize {
         let Some(target) = t.ctx.active_target().cloned() else {
             return Ok(());
         };
-        for (body, regions) in t.bodies() {
-            let mut ops = Vec::new();
-            for region in regions {
-                for block in t.ir.body(body).region_blocks(region) {
-                    ops.extend(t.ir.body(body).block_ops(block));
-                }
-            }
+        for (body, ops) in t.body_ops() {
             for op in ops {
                 let remark = match tensorize_op(t.ctx, t.ir, body, op, &target)? {
                     Some(remark) => Some(remark),

@@ -54,13 +54,7 @@ impl Pass for WeightPrep {
         let Some(target) = t.ctx.active_target().cloned() else {
             return Ok(());
         };
-        for (body, regions) in t.bodies() {
-            let mut ops = Vec::new();
-            for region in regions {
-                for block in t.ir.body(body).region_blocks(region) {
-                    ops.extend(t.ir.body(body).block_ops(block));
-                }
-            }
+        for (body, ops) in t.body_ops() {
             for op in ops {
                 let loc = t.ir.op(body, op).loc();
                 let at = |message: String| Diagnostic::error(DiagLoc::Loc(loc), message);
