@@ -163,3 +163,32 @@ inputs = {"x": rng.standard_normal((S, D)).astype(np.float32)}
 session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
 np.save(os.path.join(HERE, "encoder.input0.npy"), inputs["x"])
 np.save(os.path.join(HERE, "encoder.output0.npy"), session.run(None, inputs)[0])
+
+# Detection post-processing: class logits through a sigmoid, then non-maximum
+# suppression of 64 boxes in 3 classes (at most 8 per class, IoU above 0.4
+# suppresses, scores not above 0.3 dropped). The result has a dynamic first
+# dimension: [batch, class, box] triples.
+BOXES, CLASSES = 64, 3
+corners = rng.uniform(0.0, 1.0, (1, BOXES, 2)).astype(np.float32)
+sizes = rng.uniform(0.05, 0.3, (1, BOXES, 2)).astype(np.float32)
+detect = helper.make_graph(
+    [
+        helper.make_node("Sigmoid", ["logits"], ["scores"]),
+        helper.make_node("NonMaxSuppression", ["boxes", "scores", "max", "iou", "threshold"], ["selected"]),
+    ],
+    "detect",
+    [
+        helper.make_tensor_value_info("boxes", TensorProto.FLOAT, [1, BOXES, 4]),
+        helper.make_tensor_value_info("logits", TensorProto.FLOAT, [1, CLASSES, BOXES]),
+    ],
+    [helper.make_tensor_value_info("selected", TensorProto.INT64, ["selected", 3])],
+    [
+        numpy_helper.from_array(np.array([8], np.int64), "max"),
+        numpy_helper.from_array(np.array([0.4], np.float32), "iou"),
+        numpy_helper.from_array(np.array([0.3], np.float32), "threshold"),
+    ],
+)
+save("detect", detect, {
+    "boxes": np.concatenate([corners, corners + sizes], axis=2),
+    "logits": rng.standard_normal((1, CLASSES, BOXES)).astype(np.float32),
+})

@@ -291,6 +291,10 @@ fn run_inner(o: &RunOptions) -> Result<(), String> {
                 .map_err(|e| render(e.diagnostic()))?;
             frame.run();
             let results = frame.results(&ctx).map_err(|e| render(e.diagnostic()))?;
+            // Results of bounded size cut to their sizes, as the interpreter gives them.
+            let results = acc_interp::bounded::result_sizes(&ctx, &ir, &entry)
+                .and_then(|triples| acc_interp::bounded::trim(&ctx, &triples, results))
+                .map_err(|m| format!("acc-run: result of '@{entry}': {m}\n"))?;
             if let Some(k) = o.repeat {
                 let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
                 let total = loaded.read + loaded.passes + jit.compile_time;

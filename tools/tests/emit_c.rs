@@ -340,6 +340,80 @@ fn a_quantized_network_as_c_matches_the_interpreter_bit_for_bit() {
     );
 }
 
+/// Detection post-processing (examples/onnx/detect.onnx: a sigmoid, then
+/// non-maximum suppression): the C function fills the bounded buffer and says how
+/// many rows it selected; those rows are onnxruntime's, natively and (when the
+/// cross tools are installed) on 64-bit RISC-V under qemu.
+#[test]
+fn non_max_suppression_as_c_matches_onnxruntime() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let d = dir.path();
+    run(Command::new(env!("CARGO_BIN_EXE_acc-translate"))
+        .arg("--import-onnx")
+        .arg(examples().join("detect.onnx"))
+        .arg("-o")
+        .arg(d.join("detect.mlir")));
+    run(Command::new(env!("CARGO_BIN_EXE_acc-opt"))
+        .current_dir(d)
+        .args(["--pass", C_PIPELINE, "detect.mlir", "-o", "loops.mlir"]));
+    run(Command::new(env!("CARGO_BIN_EXE_acc-translate"))
+        .current_dir(d)
+        .args(["--emit-c", "loops.mlir", "-o", "c"]));
+    let header = std::fs::read_to_string(d.join("c/model.h")).expect("model.h");
+    assert!(
+        header.contains("acc_result0: memref<24x3xi64>, of which the first *acc_result1 are valid along dimension 0"),
+        "{header}"
+    );
+    let (boxes, logits) = (
+        floats(&examples().join("detect.input0.npy")),
+        floats(&examples().join("detect.input1.npy")),
+    );
+    let bytes: Vec<u8> = boxes
+        .iter()
+        .chain(&logits)
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    std::fs::write(d.join("input.bin"), bytes).expect("input");
+    let driver = format!(
+        r#"#include <stdio.h>
+#include "model.h"
+static float boxes[{nb}], logits[{nl}];
+static int64_t selected[24 * 3], count;
+static uint32_t out[1 + 24 * 3];
+int main(void) {{
+    FILE *f = fopen("input.bin", "rb");
+    if (!f || fread(boxes, sizeof(float), {nb}, f) != {nb} || fread(logits, sizeof(float), {nl}, f) != {nl}) return 2;
+    fclose(f);
+    acc_main(boxes, logits, selected, &count);
+    if (count < 0 || count > 24) return 4;
+    out[0] = (uint32_t)count;
+    for (int64_t i = 0; i < 3 * count; i++) out[1 + i] = (uint32_t)selected[i];
+    FILE *g = fopen("output.bin", "wb");
+    if (!g || fwrite(out, sizeof(uint32_t), 1 + 3 * count, g) != (size_t)(1 + 3 * count)) return 3;
+    fclose(g);
+    return 0;
+}}
+"#,
+        nb = boxes.len(),
+        nl = logits.len()
+    );
+    let bytes = std::fs::read(examples().join("detect.output0.npy")).expect("reference");
+    let reference = npyz::NpyFile::new(&bytes[..]).expect("valid npy");
+    let rows = reference.shape()[0] as u32;
+    let mut want = vec![rows];
+    want.extend(
+        reference
+            .into_vec::<i64>()
+            .expect("i64 data")
+            .iter()
+            .map(|v| *v as u32),
+    );
+    assert_eq!(compile_and_run(d, &driver, &[]), want);
+    if let Some(got) = support::cross_compile_and_run_riscv64(d, &driver, &[]) {
+        assert_eq!(got, want, "riscv64");
+    }
+}
+
 /// A comma-separated list of `n` int8 values from a simple generator.
 fn int8s(n: usize, seed: usize) -> String {
     let v: Vec<String> = (0..n)

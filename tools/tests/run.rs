@@ -791,6 +791,68 @@ fn onnx_models_compile_and_run_in_one_process() {
     }
 }
 
+fn read_i64s(path: &Path) -> (Vec<u64>, Vec<i64>) {
+    let bytes = std::fs::read(path).expect("an .npy output");
+    let file = npyz::NpyFile::new(&bytes[..]).expect("valid npy");
+    let shape = file.shape().to_vec();
+    (shape, file.into_vec::<i64>().expect("i64 data"))
+}
+
+/// Detection post-processing (examples/onnx/detect.onnx: a sigmoid, then
+/// non-maximum suppression, whose result has a dynamic number of rows): the native
+/// code returns the bounded buffer and the count, acc-run gives the rows selected,
+/// the same as the interpreter on the graph and as onnxruntime.
+#[test]
+fn non_max_suppression_runs_natively_and_matches_onnxruntime() {
+    let s = Setup::new();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let onnx = root.join("examples/onnx");
+    let model = onnx.join("detect.onnx");
+    let target = root.join("lowering/runtime/host.acc");
+    let inputs: Vec<String> = (0..2)
+        .map(|i| {
+            format!(
+                "{i}={}",
+                onnx.join(format!("detect.input{i}.npy")).display()
+            )
+        })
+        .collect();
+    let graph = [
+        model.to_str().unwrap(),
+        "--input",
+        &inputs[0],
+        "--input",
+        &inputs[1],
+    ];
+    let (code, _, err) = s.run(&[&graph[..], &["-o", "ref.npy"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let jit = [
+        "--target",
+        target.to_str().unwrap(),
+        "--pass",
+        HOST_PIPELINE,
+        "--mode",
+        "jit",
+        "-o",
+        "jit.npy",
+    ];
+    let (code, _, err) = s.run(&[&graph[..], &jit[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    let onnxruntime = read_i64s(&onnx.join("detect.output0.npy"));
+    // Every class fills its 8 rows: the bound is reached exactly.
+    assert_eq!(onnxruntime.0, [24, 3]);
+    assert_eq!(read_i64s(&s.path("ref.npy")), onnxruntime);
+    assert_eq!(read_i64s(&s.path("jit.npy")), onnxruntime);
+    // Without -o, the result is listed with its size.
+    let (code, out, err) = s.run(&[&graph[..], &jit[..6]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("result 0: memref<?x3xi64> [0, 0, 38,"),
+        "{out}"
+    );
+    assert!(!out.contains("result 1"), "{out}");
+}
+
 #[test]
 fn a_bad_pipeline_or_model_is_an_error_before_any_output() {
     let s = Setup::new();

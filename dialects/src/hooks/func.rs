@@ -31,6 +31,71 @@ pub fn function_signature(ctx: &Context, op: OpRef<'_>) -> Option<(Vec<TypeId>, 
     }
 }
 
+/// The discardable attribute of a function whose results include buffers of bounded
+/// size (set by `bufferize` for a result of dynamic shape): `array<i64: r, d, s, ...>`,
+/// triples saying that dimension `d` of result `r` (a static bound) holds, at run
+/// time, as many elements as the `index` result `s` says; the rest is padding.
+pub const RESULT_SIZES: &str = "loop.result_sizes";
+
+/// The `(result, dimension, size result)` triples of [`RESULT_SIZES`] on the function
+/// `op` (none without the attribute); an error when they do not fit its signature.
+pub fn result_sizes(ctx: &Context, op: OpRef<'_>) -> Result<Vec<[usize; 3]>, String> {
+    let attrs = super::attr_read::Attrs::of_op(ctx, op);
+    let Some(values) = attrs.ints(RESULT_SIZES)? else {
+        return Ok(Vec::new());
+    };
+    let results = function_signature(ctx, op).map(|s| s.1).unwrap_or_default();
+    if values.len() % 3 != 0 {
+        return Err(format!(
+            "'{RESULT_SIZES}' must hold (result, dimension, size result) triples"
+        ));
+    }
+    let mut triples = Vec::new();
+    for t in values.chunks_exact(3) {
+        let at = |v: i64| usize::try_from(v).ok().filter(|i| *i < results.len());
+        let (Some(r), Some(s)) = (at(t[0]), at(t[2])) else {
+            return Err(format!(
+                "'{RESULT_SIZES}' names result {} or {} of a function with {}",
+                t[0],
+                t[2],
+                results.len()
+            ));
+        };
+        let rank = ctx.type_data(results[r]).shape().map_or(0, <[i64]>::len);
+        let d = usize::try_from(t[1])
+            .ok()
+            .filter(|d| *d < rank)
+            .ok_or_else(|| format!("'{RESULT_SIZES}': result {r} has no dimension {}", t[1]))?;
+        if r == s || !matches!(ctx.type_data(results[s]), TypeData::Index) {
+            return Err(format!(
+                "'{RESULT_SIZES}': the size of result {r} must be another result, of type index"
+            ));
+        }
+        triples.push([r, d, s]);
+    }
+    Ok(triples)
+}
+
+/// What a C header says of result `r` beyond its type when it has a bounded size:
+/// `, of which the first *NAME are valid along dimension D` for each of its triples
+/// (`name` gives a result's parameter name).
+pub fn result_size_note(
+    triples: &[[usize; 3]],
+    r: usize,
+    name: &dyn Fn(usize) -> String,
+) -> String {
+    triples
+        .iter()
+        .filter(|t| t[0] == r)
+        .map(|[_, d, s]| {
+            format!(
+                ", of which the first *{} are valid along dimension {d}",
+                name(*s)
+            )
+        })
+        .collect()
+}
+
 /// The names `func.func` prints itself rather than in its attribute dictionary.
 const FUNC_PRINTED_ATTRS: [&str; 5] = [
     "sym_name",
@@ -78,6 +143,9 @@ pub(crate) fn verify_func(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
                 format!("'func.func' op expects '{key}' to be an array of {expected} dictionaries"),
             );
         }
+    }
+    if let Err(m) = result_sizes(ctx, op) {
+        return err(op, format!("'func.func' op {m}"));
     }
     let body = op.ir.body(op.region_body());
     let region = op.regions()[0];

@@ -10,7 +10,7 @@ pub mod arith;
 pub mod attr_read;
 pub(crate) mod builtin;
 mod fold;
-pub(crate) mod func;
+pub mod func;
 mod graph;
 pub mod graph_fold;
 pub mod hw;
@@ -164,6 +164,7 @@ fn add_tensor(h: &mut Hooks) {
     h.add_verifier("pad", Arc::new(tensor::verify_pad));
     h.add_verifier("generate", Arc::new(tensor::verify_generate));
     h.add_verifier("sort", Arc::new(tensor::verify_sort));
+    h.add_verifier("nms", Arc::new(tensor::verify_nms));
     h.add_verifier("reassociation", Arc::new(tensor::verify_reassociation));
     h.add_verifier("matmul", Arc::new(tensor::verify_matmul));
     h.add_verifier("conv2d", Arc::new(tensor::verify_conv2d));

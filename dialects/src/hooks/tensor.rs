@@ -233,6 +233,47 @@ pub(crate) fn verify_sort(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     report(op, ctx, result)
 }
 
+/// The most triples a non-maximum suppression of `boxes` (B x N x 4) and `scores`
+/// (B x C x N) can select: B x C x min(N, `max_per_class`), or none when a shape is
+/// dynamic or they disagree.
+pub fn nms_bound(boxes: &[i64], scores: &[i64], max_per_class: i64) -> Option<i64> {
+    let (&[b, n, 4], &[sb, c, sn]) = (boxes, scores) else {
+        return None;
+    };
+    if [b, n, c].iter().any(|d| *d < 0) || sb != b || sn != n {
+        return None;
+    }
+    b.checked_mul(c)?.checked_mul(n.min(max_per_class.max(0)))
+}
+
+/// `tensor.non_max_suppression`: boxes B x N x 4 and scores B x C x N, and an init
+/// of M x 3 with M at least [`nms_bound`].
+pub(crate) fn verify_nms(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+    let result = (|| {
+        let types = op.operand_types();
+        let (boxes, scores, init) = (
+            shape_of(ctx, types[0])?,
+            shape_of(ctx, types[1])?,
+            shape_of(ctx, types[2])?,
+        );
+        let max = Attrs::of_op(ctx, op)
+            .int("max_output_boxes_per_class")?
+            .unwrap_or(0);
+        let bound = nms_bound(&boxes, &scores, max).ok_or_else(|| {
+            format!(
+                "needs static boxes B x N x 4 and scores B x C x N, got {boxes:?} and {scores:?}"
+            )
+        })?;
+        match init[..] {
+            [m, 3] if m >= bound => Ok(()),
+            _ => Err(format!(
+                "needs an init of at least {bound} x 3 (B x C x min(N, max_output_boxes_per_class)), got {init:?}"
+            )),
+        }
+    })();
+    report(op, ctx, result)
+}
+
 fn index_type(ctx: &Context) -> Result<TypeId, String> {
     ctx.lookup_type(&TypeData::Index)
         .ok_or_else(|| "index is missing from the context".to_string())

@@ -178,10 +178,13 @@ pub(crate) fn emit_function(
             acc_ir::printer::type_to_string(ctx, *t)
         );
     }
+    let sizes = acc_dialects::hooks::func::result_sizes(ctx, f).map_err(|m| fail(f, &m))?;
     for (i, t) in results.iter().enumerate() {
+        let note =
+            acc_dialects::hooks::func::result_size_note(&sizes, i, &|s| format!("acc_result{s}"));
         let _ = write!(
             shapes,
-            "\n * acc_result{i}: {}",
+            "\n * acc_result{i}: {}{note}",
             acc_ir::printer::type_to_string(ctx, *t)
         );
     }

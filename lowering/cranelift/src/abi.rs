@@ -39,6 +39,8 @@ pub struct FnAbi {
     pub args: Vec<Slot>,
     /// The results, in order (each passed as a pointer after the arguments).
     pub results: Vec<Slot>,
+    /// The function's `loop.result_sizes` triples (results of bounded size).
+    pub result_sizes: Vec<[usize; 3]>,
 }
 
 impl FnAbi {
@@ -59,6 +61,7 @@ impl FnAbi {
         Ok(FnAbi {
             args: inputs.iter().map(slot).collect::<Result<_, _>>()?,
             results: results.iter().map(slot).collect::<Result<_, _>>()?,
+            result_sizes: Vec::new(),
         })
     }
 
@@ -106,8 +109,16 @@ impl FnAbi {
             } else {
                 format!("result{}", i - self.args.len())
             };
+            let note = match i.checked_sub(self.args.len()) {
+                Some(r) => {
+                    acc_dialects::hooks::func::result_size_note(&self.result_sizes, r, &|s| {
+                        format!("result{s}")
+                    })
+                }
+                None => String::new(),
+            };
             shapes.push_str(&format!(
-                "\n * {role}: {}",
+                "\n * {role}: {}{note}",
                 acc_ir::printer::type_to_string(ctx, s.ty)
             ));
         }

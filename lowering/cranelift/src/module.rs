@@ -64,7 +64,7 @@ pub fn compile<M: Module>(
                 _ => None,
             })
             .ok_or_else(|| CodegenError::at(r.loc(), "a function without a type"))?;
-        let abi = FnAbi::of_function_type(ctx, fn_type).map_err(|m| {
+        let mut abi = FnAbi::of_function_type(ctx, fn_type).map_err(|m| {
             let hint = if takes_tensors(ctx, fn_type) {
                 " (tensors must be lowered to buffers first: acc-opt --pass 'graph-to-tensor,bufferize,buffer-deallocation')"
             } else {
@@ -72,6 +72,8 @@ pub fn compile<M: Module>(
             };
             CodegenError::at(r.loc(), format!("'@{name}': {m}{hint}"))
         })?;
+        abi.result_sizes = acc_dialects::hooks::func::result_sizes(ctx, r)
+            .map_err(|m| CodegenError::at(r.loc(), format!("'@{name}': {m}")))?;
         let declare = |module: &mut M, symbol: &str, sig: &cranelift_codegen::ir::Signature| {
             module
                 .declare_function(symbol, Linkage::Export, sig)

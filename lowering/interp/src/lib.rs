@@ -11,6 +11,7 @@
 
 #![deny(missing_docs)]
 
+pub mod bounded;
 pub mod check;
 mod machine;
 pub mod rules;

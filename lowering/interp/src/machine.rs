@@ -158,10 +158,17 @@ impl<'a> Interpreter<'a> {
     }
 
     /// Calls the function `name` with `args`; its results (a `memref` result with its
-    /// elements read out of its buffer).
+    /// elements read out of its buffer, a result of bounded size cut to its size:
+    /// [`crate::bounded`]).
     pub fn call(&mut self, name: &str, args: Vec<Tensor>) -> Result<Vec<Tensor>, InterpError> {
         let results = self.call_at(name, args, 0)?;
-        results
+        let failed = |m: String| InterpError {
+            message: format!("result of '@{name}': {m}"),
+            loc: None,
+        };
+        let triples = crate::bounded::result_sizes(self.ctx, self.ir, name).map_err(failed)?;
+        crate::bounded::trim(self.ctx, &triples, results)
+            .map_err(failed)?
             .iter()
             .map(|t| {
                 t.materialized().map_err(|m| InterpError {

@@ -21,6 +21,11 @@
 //! - `generate`: a `loop.parallel` storing the region's value at each index, its
 //!   `tensor.extract`s of tensors from above loads of their buffers;
 //! - `sort`: each element stored at its rank on its line, counted by a `loop.for`;
+//! - `non_max_suppression`: loops selecting boxes into its init's buffer and counting
+//!   them (`nms`); the slice of its first rows it returns, of dynamic size, is that
+//!   buffer (the static bound) and the count: the function gains an `index` result
+//!   per dynamic dimension, named by `loop.result_sizes` (see
+//!   [`acc_dialects::hooks::func::RESULT_SIZES`]);
 //! - `collapse_shape` / `expand_shape`, `bitcast`: `loop.reshape` (no copy);
 //! - an op `partition` placed on a device: the call of its intrinsic (`placed`).
 
@@ -28,15 +33,17 @@ use acc_ir::clone::{ValueMap, clone_op};
 use acc_ir::pass::{Pass, PassInfo, PassOptions, PassTarget};
 use acc_ir::rewrite::greedy::{GreedyConfig, apply_greedily};
 use acc_ir::{
-    AttrId, BodyId, Context, DiagLoc, Diagnostic, InsertPoint, Ir, OpId, TypeData, TypeId, ValueId,
+    AttrId, BodyId, Context, DYNAMIC, DiagLoc, Diagnostic, InsertPoint, Ir, OpId, TypeData, TypeId,
+    ValueId,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::emit::{Emitter, memref_type, shape_of};
+use crate::emit::{Emitter, i64s, memref_type, shape_of};
 
 mod build;
 mod data;
 mod layouts;
+mod nms;
 mod ops;
 mod placed;
 pub use placed::LAYOUT_ATTR;
@@ -230,7 +237,10 @@ impl Pass for Bufferize {
         for f in funcs {
             convert_signature(ctx, t.ir, module_body, f);
             if let Some(inner) = t.ir.body(module_body).nested_body(f) {
-                Bufferizer::new(ctx, t.ir, inner, library.clone()).run()?;
+                let returned = Bufferizer::new(ctx, t.ir, inner, library.clone()).run()?;
+                if let Some(r) = returned.filter(|r| !r.sizes.is_empty()) {
+                    bound_results(ctx, t.ir, module_body, f, &r.types, &r.sizes);
+                }
             }
         }
         Ok(())
@@ -287,6 +297,47 @@ fn convert_signature(ctx: &Context, ir: &mut Ir, body: BodyId, f: OpId) {
     }
 }
 
+/// Gives function `f` the result types its return now has and the
+/// `loop.result_sizes` triples saying which of them are sizes of which.
+fn bound_results(
+    ctx: &Context,
+    ir: &mut Ir,
+    body: BodyId,
+    f: OpId,
+    results: &[TypeId],
+    triples: &[i64],
+) {
+    let r = ir.op(body, f);
+    let inputs = acc_dialects::hooks::func::function_signature(ctx, r)
+        .map(|s| s.0)
+        .unwrap_or_default();
+    let new_type = ctx.type_attr(ctx.function_type(&inputs, results));
+    let mut props: Vec<_> = r
+        .props()
+        .map(|p| ctx.dict_entries(p).to_vec())
+        .unwrap_or_default();
+    let key = ctx.sym("function_type");
+    for e in props.iter_mut().filter(|e| e.0 == key) {
+        e.1 = new_type;
+    }
+    // Per-result attributes no longer line up with the results.
+    let res_attrs = ctx.sym("res_attrs");
+    props.retain(|e| e.0 != res_attrs);
+    let mut attrs: Vec<_> = ctx.dict_entries(r.attrs()).to_vec();
+    attrs.push((
+        ctx.sym(acc_dialects::hooks::func::RESULT_SIZES),
+        i64s(ctx, triples),
+    ));
+    let (props, attrs) = (ctx.dict_attr(props), ctx.dict_attr(attrs));
+    let op = ir.body_mut(body).op_mut(f);
+    if let Ok(p) = props {
+        op.props = Some(p);
+    }
+    if let Ok(a) = attrs {
+        op.attrs = a;
+    }
+}
+
 /// Bufferizes one function body.
 struct Bufferizer<'a> {
     ctx: &'a Context,
@@ -329,6 +380,20 @@ struct Bufferizer<'a> {
     permuted: FxHashMap<ValueId, (ValueId, Vec<i64>)>,
     /// What consecutive calls staging into a local memory share.
     staging: staging::StagingState,
+    /// Tensors of dynamic shape the function returns: the leading elements of a
+    /// buffer of static shape, with the size of each dynamic dimension.
+    bounded: FxHashMap<ValueId, (ValueId, Vec<(usize, ValueId)>)>,
+    /// What the function's return gave.
+    returned: Option<Returned>,
+}
+
+/// The results of a bufferized function's return.
+#[derive(PartialEq)]
+struct Returned {
+    /// Their types.
+    types: Vec<TypeId>,
+    /// Its `loop.result_sizes` triples (none unless a result has a bounded size).
+    sizes: Vec<i64>,
 }
 
 fn err(loc: AttrId, m: impl Into<String>) -> Diagnostic {
@@ -355,10 +420,13 @@ impl<'a> Bufferizer<'a> {
             library,
             permuted: FxHashMap::default(),
             staging: staging::StagingState::default(),
+            bounded: FxHashMap::default(),
+            returned: None,
         }
     }
 
-    fn run(mut self) -> Result<(), Diagnostic> {
+    /// Bufferizes the body; what its return gives (if it has one).
+    fn run(mut self) -> Result<Option<Returned>, Diagnostic> {
         let b = self.ir.body(self.body);
         let blocks: Vec<_> = b
             .top_regions()
@@ -403,7 +471,7 @@ impl<'a> Bufferizer<'a> {
         for o in unused {
             self.ir.erase_op(self.body, o);
         }
-        Ok(())
+        Ok(self.returned)
     }
 
     fn emitter(&mut self, op: OpId) -> Emitter<'_> {
@@ -447,16 +515,7 @@ impl<'a> Bufferizer<'a> {
         }
         let out = match name.as_str() {
             "func.return" => {
-                let vals = operands
-                    .iter()
-                    .map(|v| {
-                        if self.is_tensor(*v) {
-                            self.buffer(loc, *v)
-                        } else {
-                            Ok(*v)
-                        }
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
+                let vals = self.returned_values(loc, &operands)?;
                 let mut e = self.emitter(op);
                 e.op("func.return", &vals, &[], &[]).map_err(fail)?;
                 return Ok(true);
@@ -528,9 +587,21 @@ impl<'a> Bufferizer<'a> {
             "tensor.conv2d" => self.conv2d(op).map_err(fail)?,
             "tensor.pool" => self.pool(op).map_err(fail)?,
             "tensor.reduce" => self.reduce(op).map_err(fail)?,
+            "tensor.extract_slice" if self.is_dynamic(results[0]) => {
+                self.bounded_slice(op).map_err(fail)?;
+                return Ok(true);
+            }
             "tensor.extract_slice" => self.extract_slice(op).map_err(fail)?,
             "tensor.insert_slice" => self.insert_slice(op).map_err(fail)?,
             "tensor.generate" => self.generate(op).map_err(fail)?,
+            "tensor.non_max_suppression" => {
+                let [selected, count] = self.non_max_suppression(op).map_err(fail)?;
+                self.buffers.insert(results[0], selected);
+                self.ir
+                    .body_mut(self.body)
+                    .replace_all_uses(results[1], count);
+                return Ok(true);
+            }
             "tensor.sort" => {
                 let [values, indices] = self.sort(op).map_err(fail)?;
                 self.buffers.insert(results[0], values);
@@ -548,6 +619,60 @@ impl<'a> Bufferizer<'a> {
         };
         self.buffers.insert(results[0], out);
         Ok(true)
+    }
+
+    /// The values a `func.return` of `operands` returns: buffers for tensors, a
+    /// bounded tensor's buffer and (after every result) its sizes. Records the
+    /// result types and their `loop.result_sizes` triples.
+    fn returned_values(
+        &mut self,
+        loc: AttrId,
+        operands: &[ValueId],
+    ) -> Result<Vec<ValueId>, Diagnostic> {
+        let mut vals = Vec::new();
+        let mut sizes = Vec::new();
+        for v in operands {
+            if let Some((buffer, dims)) = self.bounded.get(v) {
+                for (d, size) in dims {
+                    sizes.push((vals.len(), *d, *size));
+                }
+                vals.push(*buffer);
+            } else if self.is_tensor(*v) {
+                vals.push(self.buffer(loc, *v)?);
+            } else {
+                vals.push(*v);
+            }
+        }
+        let mut triples = Vec::new();
+        for (r, d, size) in sizes {
+            triples.extend([r as i64, d as i64, vals.len() as i64]);
+            vals.push(size);
+        }
+        let types: Vec<TypeId> = vals
+            .iter()
+            .map(|v| self.ir.body(self.body).value_type(*v))
+            .collect();
+        let returned = Returned {
+            types,
+            sizes: triples,
+        };
+        match &self.returned {
+            Some(earlier) if *earlier != returned => {
+                return Err(err(
+                    loc,
+                    "cannot bufferize 'func.return': its results have other bounds than another return's",
+                ));
+            }
+            _ => self.returned = Some(returned),
+        }
+        Ok(vals)
+    }
+
+    /// Whether `v` has a shaped type with a dynamic dimension.
+    fn is_dynamic(&self, v: ValueId) -> bool {
+        let t = self.ir.body(self.body).value_type(v);
+        let shape = self.ctx.type_data(t).shape();
+        shape.is_some_and(|s| s.contains(&DYNAMIC))
     }
 
     fn is_tensor(&self, v: ValueId) -> bool {

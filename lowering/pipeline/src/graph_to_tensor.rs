@@ -17,6 +17,9 @@
 //!   mirrored or wrapped indices; the reductions a `tensor.reduce` over their axes;
 //!   sort a `tensor.sort`, and topk its first k; resize one `tensor.generate` per
 //!   resampled dimension, reading taps computed at compile time from tables;
+//!   non_max_suppression a `tensor.non_max_suppression` into a static init of as
+//!   many rows as it can select, then the first rows it did select (a slice of
+//!   dynamic size);
 //! - the quantized ops work on the stored integers (`tensor.bitcast`): quantize and
 //!   dequantize as generates, qmatmul and qconv2d as the integer product or
 //!   convolution of the centered operands, then requantized.
@@ -31,6 +34,7 @@ use acc_ir::{BodyId, Context, DiagLoc, Diagnostic, InsertPoint, Ir, OpId, TypeId
 use crate::emit::{Emitter, i64s, is_float, reassociation, shape_of, tensor_type};
 
 mod data;
+mod nms;
 mod nn;
 mod quant;
 mod resample;
@@ -132,6 +136,13 @@ fn lower_op(e: &mut Emitter<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, S
     let attrs_op = e.ir.op(e.body, op);
     let short = name.trim_start_matches("graph.");
     let out = *p.results.first().ok_or("an op without results")?;
+    if short == "non_max_suppression" {
+        let [boxes, scores] = p.operands[..] else {
+            return Err("expects boxes and scores".into());
+        };
+        let a = Attrs::of_op(e.ctx, attrs_op);
+        return Ok(vec![nms::non_max_suppression(e, boxes, scores, &a)?]);
+    }
     let (out_shape, _) = shape_of(e.ctx, out)?;
     // The attributes are read now: the emitter borrows the IR mutably below.
     let attrs = AttrValues::read(e.ctx, attrs_op);

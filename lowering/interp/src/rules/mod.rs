@@ -70,6 +70,7 @@ pub fn accepts_unspecified(rule: &str, i: usize, n: usize) -> bool {
         "insert" | "insert_slice" | "tensor_transpose" | "broadcast" | "pack" | "unpack" => i == 1,
         "map" | "tensor_pool" => i + 1 == n,
         "tensor_sort" => i >= 1,
+        "tensor_nms" => i == 2,
         _ => false,
     }
 }
@@ -118,6 +119,7 @@ const RULES: &[(&str, Rule)] = &[
     ("lookup", quant::lookup),
     ("resize", resample::resize),
     ("nms", resample::non_max_suppression),
+    ("tensor_nms", resample::tensor_non_max_suppression),
     ("alloc", loops::alloc),
     ("buffer_constant", loops::buffer_constant),
     ("buffer_reshape", loops::buffer_reshape),

@@ -102,68 +102,120 @@ fn overlaps(a: &[f64], b: &[f64], center_point: bool, threshold: f64) -> bool {
     inter / union > threshold
 }
 
-/// `non_max_suppression`: per batch and class, boxes by descending score (lower index
-/// first on ties), those not above `score_threshold` dropped, each kept unless it
-/// overlaps a kept one by more than `iou_threshold`, at most
-/// `max_output_boxes_per_class` kept. The result lists [batch, class, box] triples.
-pub(super) fn non_max_suppression(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
-    graph_only(r)?;
-    let (boxes, scores) = (r.operand(0)?, r.operand(1)?);
-    let attrs = Attrs::of_op(r.ctx, r.op);
-    let number = |name: &str| {
-        attrs
-            .get(name)
-            .and_then(|a| acc_ir::elements::scalar(r.ctx, a))
-            .map(|(_, v)| f(v))
-    };
-    let max_out = number("max_output_boxes_per_class").unwrap_or(0.0).max(0.0) as usize;
-    let iou = number("iou_threshold").unwrap_or(0.0);
-    let score_threshold = number("score_threshold");
-    let center_point = attrs.flag("center_point_box");
-    let (&[batches, n, four], &[sb, classes, sn]) = (
-        <&[usize; 3]>::try_from(boxes.shape.as_slice()).map_err(|_| "boxes must have rank 3")?,
-        <&[usize; 3]>::try_from(scores.shape.as_slice()).map_err(|_| "scores must have rank 3")?,
-    );
-    if four != 4 || sb != batches || sn != n {
-        return Err(format!(
-            "boxes {:?} and scores {:?} do not agree",
-            boxes.shape, scores.shape
-        ));
+/// The attributes of a non-maximum suppression, as the selection reads them.
+struct Suppression {
+    max_out: usize,
+    iou: f64,
+    score_threshold: Option<f64>,
+    center_point: bool,
+}
+
+impl Suppression {
+    fn of(r: &RuleInput<'_>) -> Suppression {
+        let attrs = Attrs::of_op(r.ctx, r.op);
+        let number = |name: &str| {
+            attrs
+                .get(name)
+                .and_then(|a| acc_ir::elements::scalar(r.ctx, a))
+                .map(|(_, v)| f(v))
+        };
+        Suppression {
+            max_out: number("max_output_boxes_per_class").unwrap_or(0.0).max(0.0) as usize,
+            iou: number("iou_threshold").unwrap_or(0.0),
+            score_threshold: number("score_threshold"),
+            center_point: attrs.flag("center_point_box"),
+        }
     }
-    let box_values: Vec<f64> = boxes.data.iter().map(|v| f(*v)).collect();
-    let mut selected: Vec<Scalar> = Vec::new();
-    for b in 0..batches {
-        let batch_boxes = &box_values[b * n * 4..(b + 1) * n * 4];
-        for c in 0..classes {
-            let class_scores = &scores.data[(b * classes + c) * n..(b * classes + c + 1) * n];
-            let mut order: Vec<(f64, usize)> = class_scores
-                .iter()
-                .enumerate()
-                .map(|(i, s)| (f(*s), i))
-                .filter(|(s, _)| score_threshold.is_none_or(|t| *s > t))
-                .collect();
-            order.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
-            let mut kept: Vec<usize> = Vec::new();
-            for (_, i) in order {
-                if kept.len() >= max_out {
-                    break;
-                }
-                let this = &batch_boxes[i * 4..i * 4 + 4];
-                if kept
+
+    /// The selected [batch, class, box] triples, per batch and class, boxes by
+    /// descending score (lower index first on ties), those not above
+    /// `score_threshold` dropped, each kept unless it overlaps a kept one by more
+    /// than `iou`, at most `max_out` kept.
+    fn select(&self, boxes: &Tensor, scores: &Tensor) -> Result<Vec<[usize; 3]>, String> {
+        let (&[batches, n, four], &[sb, classes, sn]) = (
+            <&[usize; 3]>::try_from(boxes.shape.as_slice())
+                .map_err(|_| "boxes must have rank 3")?,
+            <&[usize; 3]>::try_from(scores.shape.as_slice())
+                .map_err(|_| "scores must have rank 3")?,
+        );
+        if four != 4 || sb != batches || sn != n {
+            return Err(format!(
+                "boxes {:?} and scores {:?} do not agree",
+                boxes.shape, scores.shape
+            ));
+        }
+        let box_values: Vec<f64> = boxes.data.iter().map(|v| f(*v)).collect();
+        let mut selected = Vec::new();
+        for b in 0..batches {
+            let batch_boxes = &box_values[b * n * 4..(b + 1) * n * 4];
+            for c in 0..classes {
+                let line = (b * classes + c) * n;
+                let mut order: Vec<(f64, usize)> = scores.data[line..line + n]
                     .iter()
-                    .all(|k| !overlaps(this, &batch_boxes[k * 4..k * 4 + 4], center_point, iou))
-                {
-                    kept.push(i);
-                    selected.extend([b, c, i].map(|v| Scalar::Int(v as i128)));
+                    .enumerate()
+                    .map(|(i, s)| (f(*s), i))
+                    .filter(|(s, _)| self.score_threshold.is_none_or(|t| *s > t))
+                    .collect();
+                order.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
+                let mut kept: Vec<usize> = Vec::new();
+                for (_, i) in order {
+                    if kept.len() >= self.max_out {
+                        break;
+                    }
+                    let this = &batch_boxes[i * 4..i * 4 + 4];
+                    let overlapping = |k: &usize| {
+                        let other = &batch_boxes[k * 4..k * 4 + 4];
+                        overlaps(this, other, self.center_point, self.iou)
+                    };
+                    if !kept.iter().any(overlapping) {
+                        kept.push(i);
+                        selected.push([b, c, i]);
+                    }
                 }
             }
         }
+        Ok(selected)
     }
-    let rows = selected.len() / 3;
+}
+
+/// `graph.non_max_suppression`: the selected triples (see [`Suppression::select`]),
+/// one per row.
+pub(super) fn non_max_suppression(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    graph_only(r)?;
+    let selected = Suppression::of(r).select(r.operand(0)?, r.operand(1)?)?;
+    let rows = selected.len();
+    let data = selected
+        .iter()
+        .flatten()
+        .map(|v| Scalar::Int(*v as i128))
+        .collect();
     Ok(vec![Tensor::with_shape(
         r.ctx,
         r.result_type(0)?,
         vec![rows, 3],
-        selected,
+        data,
     )?])
+}
+
+/// `tensor.non_max_suppression`: the init with the selected triples written over its
+/// first rows, and their count.
+pub(super) fn tensor_non_max_suppression(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let selected = Suppression::of(r).select(r.operand(0)?, r.operand(1)?)?;
+    let init = r.operand(2)?;
+    if init.shape.len() != 2 || init.shape[1] != 3 || init.shape[0] < selected.len() {
+        return Err(format!(
+            "an init of {:?} cannot hold {} selected triples",
+            init.shape,
+            selected.len()
+        ));
+    }
+    let writes = selected
+        .iter()
+        .flatten()
+        .enumerate()
+        .map(|(p, v)| (p, Scalar::Int(*v as i128), false));
+    let mut results = super::tensors::written(r, init, writes)?;
+    let count = Scalar::Int(selected.len() as i128);
+    results.push(Tensor::new(r.ctx, r.ctx.index_type(), vec![count])?);
+    Ok(results)
 }

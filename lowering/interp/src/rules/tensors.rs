@@ -147,7 +147,7 @@ pub(super) fn insert_slice(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 }
 
 /// `dest` with the elements `(position, value, unspecified)` replaced.
-fn written(
+pub(super) fn written(
     r: &RuleInput<'_>,
     dest: &Tensor,
     writes: impl Iterator<Item = (usize, Scalar, bool)>,

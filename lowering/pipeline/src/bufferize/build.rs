@@ -113,6 +113,36 @@ pub(super) fn for_range(
     )?[0])
 }
 
+/// The body of a [`for_carrying`] loop: the next carried values from the index and
+/// the carried ones.
+pub(super) type CarriedStep<'f> =
+    dyn FnMut(&mut Emitter<'_>, ValueId, &[ValueId]) -> Result<Vec<ValueId>, String> + 'f;
+
+/// A `loop.for` from `lb` to `ub` (index values) by 1, carrying `inits`; `step` gives
+/// the next carried values from the index and the carried ones. The values carried
+/// out of the last iteration.
+pub(super) fn for_carrying(
+    e: &mut Emitter<'_>,
+    [lb, ub]: [ValueId; 2],
+    inits: &[ValueId],
+    step: &mut CarriedStep<'_>,
+) -> Result<Vec<ValueId>, String> {
+    let one = e.index(1)?;
+    let types: Vec<TypeId> = inits.iter().map(|v| e.type_of(*v)).collect();
+    let mut arg_types = vec![e.ctx.index_type()];
+    arg_types.extend(&types);
+    let mut fill = |inner: &mut Emitter<'_>, args: &[ValueId]| step(inner, args[0], &args[1..]);
+    e.op_with_region(
+        "loop.for",
+        &[&[lb, ub, one][..], inits].concat(),
+        &types,
+        &[],
+        &arg_types,
+        "loop.yield",
+        &mut fill,
+    )
+}
+
 /// A `loop.parallel` over `shape` running `body` with the indices (directly when the
 /// shape has no dimension).
 pub(super) fn parallel(

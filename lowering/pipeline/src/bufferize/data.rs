@@ -62,6 +62,45 @@ impl Bufferizer<'_> {
         Ok(dest)
     }
 
+    /// `tensor.extract_slice` of dynamic sizes: the leading elements of a tensor of
+    /// static shape (zero offsets, unit strides), which only a `func.return` reads.
+    /// Nothing is copied: the return gives the source's buffer and the sizes.
+    pub(super) fn bounded_slice(&mut self, op: OpId) -> Result<(), String> {
+        let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
+        let (x, result) = self.operand_and_result(op)?;
+        let rank = self.static_shape(x)?.len();
+        let (offsets, sizes, strides) = (
+            self.ints(op, "static_offsets"),
+            self.ints(op, "static_sizes"),
+            self.ints(op, "static_strides"),
+        );
+        let dynamic: Vec<usize> = (0..sizes.len())
+            .filter(|d| sizes[*d] == acc_ir::DYNAMIC)
+            .collect();
+        let leading = offsets.iter().all(|o| *o == 0) && strides.iter().all(|s| *s == 1);
+        if !leading || sizes.len() != rank || operands.len() != 1 + dynamic.len() {
+            return Err("a slice of dynamic size is bufferized only as the leading elements of its source (zero offsets, unit strides, no dropped dimension)".into());
+        }
+        let b = self.ir.body(self.body);
+        let returned_only = b
+            .value_users(result)
+            .all(|u| self.ctx.op_name_str(b.op(u).name) == "func.return");
+        if !returned_only {
+            return Err("a slice of dynamic size is bufferized only as a result of its function (dynamic shapes have no bufferization elsewhere yet)".into());
+        }
+        let src = self
+            .buffers
+            .get(&x)
+            .copied()
+            .ok_or("the input has no buffer")?;
+        let dims = dynamic
+            .into_iter()
+            .zip(operands[1..].iter().copied())
+            .collect();
+        self.bounded.insert(result, (src, dims));
+        Ok(())
+    }
+
     /// `tensor.insert_slice`: the destination's buffer (or a copy of it when it is
     /// read elsewhere) with the source stored at `offset + i * stride`.
     pub(super) fn insert_slice(&mut self, op: OpId) -> Result<ValueId, String> {
@@ -230,7 +269,7 @@ impl Bufferizer<'_> {
     }
 
     /// The static shape of `v`; an error for a dynamic one.
-    fn static_shape(&self, v: ValueId) -> Result<Vec<i64>, String> {
+    pub(super) fn static_shape(&self, v: ValueId) -> Result<Vec<i64>, String> {
         let shape = self.shape(v)?;
         if shape.iter().any(|d| *d < 0) {
             return Err("dynamic shapes have no bufferization yet".into());
