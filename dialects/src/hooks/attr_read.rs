@@ -31,6 +31,11 @@ impl<'a> Attrs<'a> {
         }
     }
 
+    /// The context the attributes live in.
+    pub fn context(&self) -> &'a Context {
+        self.ctx
+    }
+
     /// The attribute named `name`, if present.
     pub fn get(&self, name: &str) -> Option<AttrId> {
         self.props

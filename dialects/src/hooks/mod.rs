@@ -16,6 +16,7 @@ pub mod graph_fold;
 pub mod hw;
 pub mod layout;
 pub mod loops;
+pub mod nms;
 pub mod resample;
 pub mod shape;
 pub mod stored;

@@ -75,17 +75,16 @@ fn static_list(
 /// True when `small` is `sizes` with some unit dimensions dropped (a rank-reducing
 /// slice), or exactly `sizes`.
 fn rank_reduced(sizes: &[i64], small: &[i64]) -> bool {
-    let mut it = small.iter().peekable();
-    for &s in sizes {
-        match it.peek() {
-            Some(&&d) if dims_agree(d, s) => {
-                it.next();
-            }
-            _ if s == 1 => {}
-            _ => return false,
-        }
-    }
-    it.next().is_none()
+    // Each size is kept (agreeing with the next dimension of `small`) or, when it is
+    // a static 1, dropped; either may be the way through (a dynamic dimension
+    // agrees with a 1 it should not take), so both are tried. Ranks are small.
+    let Some((&s, rest)) = sizes.split_first() else {
+        return small.is_empty();
+    };
+    let kept = small
+        .split_first()
+        .is_some_and(|(&d, tail)| dims_agree(d, s) && rank_reduced(rest, tail));
+    kept || (s == 1 && rank_reduced(rest, small))
 }
 
 /// `tensor.extract_slice` / `tensor.insert_slice`: the lists match the full tensor's
@@ -233,21 +232,8 @@ pub(crate) fn verify_sort(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     report(op, ctx, result)
 }
 
-/// The most triples a non-maximum suppression of `boxes` (B x N x 4) and `scores`
-/// (B x C x N) can select: B x C x min(N, `max_per_class`), or none when a shape is
-/// dynamic or they disagree.
-pub fn nms_bound(boxes: &[i64], scores: &[i64], max_per_class: i64) -> Option<i64> {
-    let (&[b, n, 4], &[sb, c, sn]) = (boxes, scores) else {
-        return None;
-    };
-    if [b, n, c].iter().any(|d| *d < 0) || sb != b || sn != n {
-        return None;
-    }
-    b.checked_mul(c)?.checked_mul(n.min(max_per_class.max(0)))
-}
-
 /// `tensor.non_max_suppression`: boxes B x N x 4 and scores B x C x N, and an init
-/// of M x 3 with M at least [`nms_bound`].
+/// of M x 3 with M at least [`super::nms::bound`].
 pub(crate) fn verify_nms(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     let result = (|| {
         let types = op.operand_types();
@@ -256,10 +242,8 @@ pub(crate) fn verify_nms(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
             shape_of(ctx, types[1])?,
             shape_of(ctx, types[2])?,
         );
-        let max = Attrs::of_op(ctx, op)
-            .int("max_output_boxes_per_class")?
-            .unwrap_or(0);
-        let bound = nms_bound(&boxes, &scores, max).ok_or_else(|| {
+        let max = super::nms::Suppression::of(&Attrs::of_op(ctx, op))?.max_per_class;
+        let bound = super::nms::bound(&boxes, &scores, max).ok_or_else(|| {
             format!(
                 "needs static boxes B x N x 4 and scores B x C x N, got {boxes:?} and {scores:?}"
             )
@@ -758,4 +742,23 @@ pub(crate) fn verify_pack(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
         Ok(())
     })();
     report(op, ctx, result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rank_reduced;
+    use acc_ir::DYNAMIC;
+
+    #[test]
+    fn rank_reduction_drops_static_units_only() {
+        assert!(rank_reduced(&[2, 3], &[2, 3]));
+        assert!(rank_reduced(&[1, 3], &[3]));
+        assert!(rank_reduced(&[1, 1], &[1]));
+        // A dynamic dimension could match the unit size; it matches the next one.
+        assert!(rank_reduced(&[1, DYNAMIC], &[DYNAMIC]));
+        assert!(rank_reduced(&[DYNAMIC, 1], &[DYNAMIC]));
+        assert!(!rank_reduced(&[DYNAMIC, 3], &[3]));
+        assert!(!rank_reduced(&[2, 3], &[2]));
+        assert!(!rank_reduced(&[2], &[2, 1]));
+    }
 }

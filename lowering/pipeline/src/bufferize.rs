@@ -239,7 +239,7 @@ impl Pass for Bufferize {
             if let Some(inner) = t.ir.body(module_body).nested_body(f) {
                 let returned = Bufferizer::new(ctx, t.ir, inner, library.clone()).run()?;
                 if let Some(r) = returned.filter(|r| !r.sizes.is_empty()) {
-                    bound_results(ctx, t.ir, module_body, f, &r.types, &r.sizes);
+                    bound_results(ctx, t.ir, module_body, f, &r);
                 }
             }
         }
@@ -257,33 +257,14 @@ fn buffer_type(ctx: &Context, ty: TypeId) -> TypeId {
 
 /// The function's type and entry block arguments with memrefs for tensors.
 fn convert_signature(ctx: &Context, ir: &mut Ir, body: BodyId, f: OpId) {
-    let r = ir.op(body, f);
-    let Some(fn_type_attr) = r.attr(ctx, "function_type") else {
-        return;
-    };
-    let acc_ir::AttrData::Type(fn_type) = ctx.attr_data(fn_type_attr) else {
-        return;
-    };
-    let TypeData::Function { inputs, results } = ctx.type_data(*fn_type) else {
+    let Some((inputs, results)) =
+        acc_dialects::hooks::func::function_signature(ctx, ir.op(body, f))
+    else {
         return;
     };
     let inputs: Vec<TypeId> = inputs.iter().map(|t| buffer_type(ctx, *t)).collect();
     let results: Vec<TypeId> = results.iter().map(|t| buffer_type(ctx, *t)).collect();
-    let new_type = ctx.function_type(&inputs, &results);
-    let props = r.props().map(|p| match ctx.attr_data(p) {
-        acc_ir::AttrData::Dictionary(entries) => entries.to_vec(),
-        _ => Vec::new(),
-    });
-    let mut entries = props.unwrap_or_default();
-    let key = ctx.sym("function_type");
-    for e in entries.iter_mut() {
-        if e.0 == key {
-            e.1 = ctx.type_attr(new_type);
-        }
-    }
-    if let Ok(dict) = ctx.dict_attr(entries) {
-        ir.body_mut(body).op_mut(f).props = Some(dict);
-    }
+    set_function_type(ctx, ir, body, f, &inputs, &results, Vec::new());
     if let Some(inner) = ir.body(body).nested_body(f) {
         let b = ir.body(inner);
         let entry = b.top_regions().first().and_then(|r| b.entry_block(*r));
@@ -297,45 +278,61 @@ fn convert_signature(ctx: &Context, ir: &mut Ir, body: BodyId, f: OpId) {
     }
 }
 
-/// Gives function `f` the result types its return now has and the
-/// `loop.result_sizes` triples saying which of them are sizes of which.
-fn bound_results(
+/// Sets the `function_type` property of function `f` to `(inputs) -> (results)`;
+/// `res_attrs`, if any, gains an empty dictionary per result beyond those it had.
+/// The function's discardable attributes become `attrs` when some are given.
+fn set_function_type(
     ctx: &Context,
     ir: &mut Ir,
     body: BodyId,
     f: OpId,
+    inputs: &[TypeId],
     results: &[TypeId],
-    triples: &[i64],
+    attrs: Vec<(acc_ir::Sym, AttrId)>,
 ) {
     let r = ir.op(body, f);
-    let inputs = acc_dialects::hooks::func::function_signature(ctx, r)
-        .map(|s| s.0)
-        .unwrap_or_default();
-    let new_type = ctx.type_attr(ctx.function_type(&inputs, results));
     let mut props: Vec<_> = r
         .props()
         .map(|p| ctx.dict_entries(p).to_vec())
         .unwrap_or_default();
-    let key = ctx.sym("function_type");
-    for e in props.iter_mut().filter(|e| e.0 == key) {
-        e.1 = new_type;
+    let (function_type, res_attrs) = (ctx.sym("function_type"), ctx.sym("res_attrs"));
+    for e in props.iter_mut() {
+        if e.0 == function_type {
+            e.1 = ctx.type_attr(ctx.function_type(inputs, results));
+        } else if e.0 == res_attrs
+            && let acc_ir::AttrData::Array(items) = ctx.attr_data(e.1)
+        {
+            let mut items = items.to_vec();
+            items.resize(results.len(), ctx.empty_dict());
+            e.1 = ctx.intern_attr(acc_ir::AttrData::Array(items.into()));
+        }
     }
-    // Per-result attributes no longer line up with the results.
-    let res_attrs = ctx.sym("res_attrs");
-    props.retain(|e| e.0 != res_attrs);
-    let mut attrs: Vec<_> = ctx.dict_entries(r.attrs()).to_vec();
-    attrs.push((
-        ctx.sym(acc_dialects::hooks::func::RESULT_SIZES),
-        i64s(ctx, triples),
-    ));
-    let (props, attrs) = (ctx.dict_attr(props), ctx.dict_attr(attrs));
+    let props = ctx.dict_attr(props).ok();
+    let attrs = (!attrs.is_empty())
+        .then(|| ctx.dict_attr(attrs).ok())
+        .flatten();
     let op = ir.body_mut(body).op_mut(f);
-    if let Ok(p) = props {
-        op.props = Some(p);
+    if props.is_some() {
+        op.props = props;
     }
-    if let Ok(a) = attrs {
+    if let Some(a) = attrs {
         op.attrs = a;
     }
+}
+
+/// Gives function `f` the result types its return now has and the
+/// `loop.result_sizes` triples saying which of them are sizes of which (replacing
+/// any it had).
+fn bound_results(ctx: &Context, ir: &mut Ir, body: BodyId, f: OpId, returned: &Returned) {
+    let r = ir.op(body, f);
+    let inputs = acc_dialects::hooks::func::function_signature(ctx, r)
+        .map(|s| s.0)
+        .unwrap_or_default();
+    let key = ctx.sym(acc_dialects::hooks::func::RESULT_SIZES);
+    let mut attrs: Vec<_> = ctx.dict_entries(r.attrs()).to_vec();
+    attrs.retain(|e| e.0 != key);
+    attrs.push((key, i64s(ctx, &returned.sizes)));
+    set_function_type(ctx, ir, body, f, &inputs, &returned.types, attrs);
 }
 
 /// Bufferizes one function body.
@@ -388,7 +385,6 @@ struct Bufferizer<'a> {
 }
 
 /// The results of a bufferized function's return.
-#[derive(PartialEq)]
 struct Returned {
     /// Their types.
     types: Vec<TypeId>,
@@ -656,8 +652,12 @@ impl<'a> Bufferizer<'a> {
             types,
             sizes: triples,
         };
+        let conflicting = |earlier: &Returned| {
+            earlier.sizes != returned.sizes
+                || (!returned.sizes.is_empty() && earlier.types != returned.types)
+        };
         match &self.returned {
-            Some(earlier) if *earlier != returned => {
+            Some(earlier) if conflicting(earlier) => {
                 return Err(err(
                     loc,
                     "cannot bufferize 'func.return': its results have other bounds than another return's",

@@ -151,6 +151,56 @@ impl Emitter<'_> {
     }
 }
 
+/// The predicates of `arith.cmpi` the lowerings use, as MLIR numbers them.
+pub mod cmpi {
+    /// Equal.
+    pub const EQ: i64 = 0;
+    /// Not equal.
+    pub const NE: i64 = 1;
+    /// Signed less than.
+    pub const SLT: i64 = 2;
+    /// Signed greater than.
+    pub const SGT: i64 = 4;
+    /// Signed greater than or equal.
+    pub const SGE: i64 = 5;
+}
+
+/// The predicates of `arith.cmpf` the lowerings use, as MLIR numbers them.
+pub mod cmpf {
+    /// Ordered and equal.
+    pub const OEQ: i64 = 1;
+    /// Ordered and greater than.
+    pub const OGT: i64 = 2;
+    /// Ordered and less than.
+    pub const OLT: i64 = 4;
+    /// Unordered (either is NaN).
+    pub const UNO: i64 = 14;
+}
+
+impl Emitter<'_> {
+    /// `arith.cmpi` with `predicate` (a [`cmpi`] constant) of `a` and `b`.
+    pub fn cmpi(&mut self, predicate: i64, a: ValueId, b: ValueId) -> Result<ValueId, String> {
+        self.compare("arith.cmpi", predicate, a, b)
+    }
+
+    /// `arith.cmpf` with `predicate` (a [`cmpf`] constant) of `a` and `b`.
+    pub fn cmpf(&mut self, predicate: i64, a: ValueId, b: ValueId) -> Result<ValueId, String> {
+        self.compare("arith.cmpf", predicate, a, b)
+    }
+
+    fn compare(
+        &mut self,
+        op: &str,
+        predicate: i64,
+        a: ValueId,
+        b: ValueId,
+    ) -> Result<ValueId, String> {
+        let i1 = self.ctx.int_type(1);
+        let p = i64_attr(self.ctx, predicate);
+        self.op1(op, &[a, b], i1, &[("predicate", p)])
+    }
+}
+
 /// `arith.{op}` (addi, subi, muli, remsi, ...) of the index `a` and the constant `c`.
 pub fn index_op(e: &mut Emitter<'_>, op: &str, a: ValueId, c: i64) -> Result<ValueId, String> {
     let k = e.index(c)?;

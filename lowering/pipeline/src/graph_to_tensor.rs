@@ -141,7 +141,7 @@ fn lower_op(e: &mut Emitter<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, S
             return Err("expects boxes and scores".into());
         };
         let a = Attrs::of_op(e.ctx, attrs_op);
-        return Ok(vec![nms::non_max_suppression(e, boxes, scores, &a)?]);
+        return Ok(vec![nms::non_max_suppression(e, boxes, scores, out, &a)?]);
     }
     let (out_shape, _) = shape_of(e.ctx, out)?;
     // The attributes are read now: the emitter borrows the IR mutably below.

@@ -233,11 +233,7 @@ impl Arith<'_, '_> {
         let y = self.bin("divf", p, q)?;
         let magnitude = self.e.op1("math.absf", &[x], self.f32(), &[])?;
         let tiny = self.k(0.0004)?;
-        let i1 = self.e.ctx.int_type(1);
-        let olt = crate::emit::i64_attr(self.e.ctx, 4);
-        let small = self
-            .e
-            .op1("arith.cmpf", &[magnitude, tiny], i1, &[("predicate", olt)])?;
+        let small = self.e.cmpf(crate::emit::cmpf::OLT, magnitude, tiny)?;
         let f32t = self.f32();
         self.e.op1("arith.select", &[small, x, y], f32t, &[])
     }

@@ -68,3 +68,11 @@ func.func @scores_too(%b: tensor<1x6x4xf32>, %l: tensor<1x2x6xf32>) -> (tensor<1
   %0 = graph.non_max_suppression %b, %s {max_output_boxes_per_class = 2 : i64, iou_threshold = 0.5 : f32} : (tensor<1x6x4xf32>, tensor<1x2x6xf32>) -> tensor<?x3xi64>
   return %s, %0 : tensor<1x2x6xf32>, tensor<?x3xi64>
 }
+
+// Result attributes stay with their results; the size has none.
+// LOOPS-LABEL: func.func @named(
+// LOOPS-SAME: -> (memref<4x3xi64> {onnx.name = "selected"}, index)
+func.func @named(%b: tensor<1x4x4xf32>, %s: tensor<1x1x4xf32>) -> (tensor<?x3xi64> {onnx.name = "selected"}) {
+  %0 = graph.non_max_suppression %b, %s {max_output_boxes_per_class = 4 : i64, iou_threshold = 0.5 : f32} : (tensor<1x4x4xf32>, tensor<1x1x4xf32>) -> tensor<?x3xi64>
+  return %0 : tensor<?x3xi64>
+}

@@ -5,6 +5,7 @@
 //! `f64` until the end.
 
 use acc_dialects::hooks::attr_read::Attrs;
+use acc_dialects::hooks::nms::Suppression;
 use acc_dialects::hooks::resample::{Resampling, Taps, resampled_axes};
 use acc_ir::elements::Scalar;
 
@@ -102,35 +103,18 @@ fn overlaps(a: &[f64], b: &[f64], center_point: bool, threshold: f64) -> bool {
     inter / union > threshold
 }
 
-/// The attributes of a non-maximum suppression, as the selection reads them.
-struct Suppression {
-    max_out: usize,
-    iou: f64,
-    score_threshold: Option<f64>,
-    center_point: bool,
-}
+/// The selection of a non-maximum suppression with the op's parameters.
+struct Selection(Suppression);
 
-impl Suppression {
-    fn of(r: &RuleInput<'_>) -> Suppression {
-        let attrs = Attrs::of_op(r.ctx, r.op);
-        let number = |name: &str| {
-            attrs
-                .get(name)
-                .and_then(|a| acc_ir::elements::scalar(r.ctx, a))
-                .map(|(_, v)| f(v))
-        };
-        Suppression {
-            max_out: number("max_output_boxes_per_class").unwrap_or(0.0).max(0.0) as usize,
-            iou: number("iou_threshold").unwrap_or(0.0),
-            score_threshold: number("score_threshold"),
-            center_point: attrs.flag("center_point_box"),
-        }
+impl Selection {
+    fn of(r: &RuleInput<'_>) -> Result<Selection, String> {
+        Ok(Selection(Suppression::of(&Attrs::of_op(r.ctx, r.op))?))
     }
 
     /// The selected [batch, class, box] triples, per batch and class, boxes by
     /// descending score (lower index first on ties), those not above
     /// `score_threshold` dropped, each kept unless it overlaps a kept one by more
-    /// than `iou`, at most `max_out` kept.
+    /// than `iou`, at most `max_per_class` kept.
     fn select(&self, boxes: &Tensor, scores: &Tensor) -> Result<Vec<[usize; 3]>, String> {
         let (&[batches, n, four], &[sb, classes, sn]) = (
             <&[usize; 3]>::try_from(boxes.shape.as_slice())
@@ -154,18 +138,18 @@ impl Suppression {
                     .iter()
                     .enumerate()
                     .map(|(i, s)| (f(*s), i))
-                    .filter(|(s, _)| self.score_threshold.is_none_or(|t| *s > t))
+                    .filter(|(s, _)| self.0.score_threshold.is_none_or(|t| *s > t))
                     .collect();
                 order.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
                 let mut kept: Vec<usize> = Vec::new();
                 for (_, i) in order {
-                    if kept.len() >= self.max_out {
+                    if kept.len() as i64 >= self.0.max_per_class {
                         break;
                     }
                     let this = &batch_boxes[i * 4..i * 4 + 4];
                     let overlapping = |k: &usize| {
                         let other = &batch_boxes[k * 4..k * 4 + 4];
-                        overlaps(this, other, self.center_point, self.iou)
+                        overlaps(this, other, self.0.center_point, self.0.iou)
                     };
                     if !kept.iter().any(overlapping) {
                         kept.push(i);
@@ -178,11 +162,11 @@ impl Suppression {
     }
 }
 
-/// `graph.non_max_suppression`: the selected triples (see [`Suppression::select`]),
+/// `graph.non_max_suppression`: the selected triples (see [`Selection::select`]),
 /// one per row.
 pub(super) fn non_max_suppression(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     graph_only(r)?;
-    let selected = Suppression::of(r).select(r.operand(0)?, r.operand(1)?)?;
+    let selected = Selection::of(r)?.select(r.operand(0)?, r.operand(1)?)?;
     let rows = selected.len();
     let data = selected
         .iter()
@@ -197,10 +181,10 @@ pub(super) fn non_max_suppression(r: &RuleInput<'_>) -> Result<Vec<Tensor>, Stri
     )?])
 }
 
-/// `tensor.non_max_suppression`: the init with the selected triples written over its
-/// first rows, and their count.
+/// `tensor.non_max_suppression`: the selected triples in the first rows of the
+/// init, the rows after them unspecified, and their count.
 pub(super) fn tensor_non_max_suppression(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
-    let selected = Suppression::of(r).select(r.operand(0)?, r.operand(1)?)?;
+    let selected = Selection::of(r)?.select(r.operand(0)?, r.operand(1)?)?;
     let init = r.operand(2)?;
     if init.shape.len() != 2 || init.shape[1] != 3 || init.shape[0] < selected.len() {
         return Err(format!(
@@ -209,13 +193,18 @@ pub(super) fn tensor_non_max_suppression(r: &RuleInput<'_>) -> Result<Vec<Tensor
             selected.len()
         ));
     }
-    let writes = selected
+    let values: Vec<Scalar> = selected
         .iter()
         .flatten()
-        .enumerate()
-        .map(|(p, v)| (p, Scalar::Int(*v as i128), false));
+        .map(|v| Scalar::Int(*v as i128))
+        .collect();
+    let written = values.len();
+    let writes = (0..init.data.len()).map(|p| match values.get(p) {
+        Some(v) => (p, *v, false),
+        None => (p, Scalar::Int(0), true),
+    });
     let mut results = super::tensors::written(r, init, writes)?;
-    let count = Scalar::Int(selected.len() as i128);
+    let count = Scalar::Int((written / 3) as i128);
     results.push(Tensor::new(r.ctx, r.ctx.index_type(), vec![count])?);
     Ok(results)
 }

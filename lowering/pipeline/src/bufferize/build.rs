@@ -3,7 +3,7 @@
 
 use acc_ir::{TypeId, ValueId};
 
-use crate::emit::{BodyBuilder, Emitter, is_float, memref_type};
+use crate::emit::{BodyBuilder, Emitter, cmpi, is_float, memref_type};
 
 /// `buffer` followed by `indices`, as operands.
 pub(super) fn with(buffer: ValueId, indices: &[ValueId]) -> Vec<ValueId> {
@@ -34,11 +34,9 @@ pub(super) fn pos(
 pub(super) fn in_range(e: &mut Emitter<'_>, i: ValueId, n: i64) -> Result<ValueId, String> {
     let zero = e.index(0)?;
     let limit = e.index(n)?;
+    let lo = e.cmpi(cmpi::SGE, i, zero)?;
+    let hi = e.cmpi(cmpi::SLT, i, limit)?;
     let i1 = e.ctx.int_type(1);
-    let pred = |k: i64| crate::emit::i64_attr(e.ctx, k);
-    let (sge, slt) = (pred(5), pred(2));
-    let lo = e.op1("arith.cmpi", &[i, zero], i1, &[("predicate", sge)])?;
-    let hi = e.op1("arith.cmpi", &[i, limit], i1, &[("predicate", slt)])?;
     e.op1("arith.andi", &[lo, hi], i1, &[])
 }
 
@@ -141,6 +139,33 @@ pub(super) fn for_carrying(
         "loop.yield",
         &mut fill,
     )
+}
+
+/// How position `j` of a line compares with the one being ranked: (ordered strictly
+/// before it, equal to it), as `i1` values.
+pub(super) type LineOrder<'f> =
+    dyn FnMut(&mut Emitter<'_>, ValueId) -> Result<(ValueId, ValueId), String> + 'f;
+
+/// The rank of position `i` on a line of `n` (its place in a stable sort): a
+/// `loop.for` counting the positions `order` puts strictly before it, and the equal
+/// ones earlier on the line. Quadratic, and free of data-dependent branches.
+pub(super) fn rank_on_line(
+    e: &mut Emitter<'_>,
+    n: i64,
+    i: ValueId,
+    order: &mut LineOrder<'_>,
+) -> Result<ValueId, String> {
+    let zero = e.index(0)?;
+    for_range(e, n, zero, &mut |e, j, count| {
+        let (before, equal) = order(e, j)?;
+        let earlier = e.cmpi(cmpi::SLT, j, i)?;
+        let i1 = e.ctx.int_type(1);
+        let tie = e.op1("arith.andi", &[equal, earlier], i1, &[])?;
+        let counts = e.op1("arith.ori", &[before, tie], i1, &[])?;
+        let next = index_op(e, "addi", count, 1)?;
+        let index = e.ctx.index_type();
+        e.op1("arith.select", &[counts, next, count], index, &[])
+    })
 }
 
 /// A `loop.parallel` over `shape` running `body` with the indices (directly when the

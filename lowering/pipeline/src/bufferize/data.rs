@@ -5,16 +5,9 @@
 use acc_ir::clone::{ValueMap, clone_op};
 use acc_ir::{OpId, ValueId};
 
-use super::build::{for_range, index_op, parallel, with};
+use super::build::{index_op, parallel, rank_on_line, with};
 use super::{Bufferizer, buffer_type};
-use crate::emit::{Emitter, i64_attr, is_float};
-
-/// `cmpi` and `cmpf` predicates (MLIR's numbering).
-const CMPI_EQ: i64 = 0;
-const CMPI_SLT: i64 = 2;
-const CMPF_OEQ: i64 = 1;
-const CMPF_OLT: i64 = 4;
-const CMPF_UNO: i64 = 14;
+use crate::emit::{Emitter, cmpf, cmpi, is_float};
 
 impl Bufferizer<'_> {
     /// The static offsets, sizes and strides of a slice op; an error for dynamic ones
@@ -63,12 +56,19 @@ impl Bufferizer<'_> {
     }
 
     /// `tensor.extract_slice` of dynamic sizes: the leading elements of a tensor of
-    /// static shape (zero offsets, unit strides), which only a `func.return` reads.
-    /// Nothing is copied: the return gives the source's buffer and the sizes.
+    /// static shape (zero offsets, unit strides, each static size the source's, no
+    /// dimension dropped), which only a `func.return` reads. Nothing is copied: the
+    /// return gives the source's buffer and the sizes.
     pub(super) fn bounded_slice(&mut self, op: OpId) -> Result<(), String> {
         let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
         let (x, result) = self.operand_and_result(op)?;
-        let rank = self.static_shape(x)?.len();
+        let source = self.static_shape(x)?;
+        let result_rank = self.ir.body(self.body).value_type(result);
+        let result_rank = self
+            .ctx
+            .type_data(result_rank)
+            .shape()
+            .map_or(0, <[i64]>::len);
         let (offsets, sizes, strides) = (
             self.ints(op, "static_offsets"),
             self.ints(op, "static_sizes"),
@@ -77,9 +77,13 @@ impl Bufferizer<'_> {
         let dynamic: Vec<usize> = (0..sizes.len())
             .filter(|d| sizes[*d] == acc_ir::DYNAMIC)
             .collect();
-        let leading = offsets.iter().all(|o| *o == 0) && strides.iter().all(|s| *s == 1);
-        if !leading || sizes.len() != rank || operands.len() != 1 + dynamic.len() {
-            return Err("a slice of dynamic size is bufferized only as the leading elements of its source (zero offsets, unit strides, no dropped dimension)".into());
+        let whole = |d: usize| sizes[d] == acc_ir::DYNAMIC || sizes[d] == source[d];
+        let leading = offsets.iter().all(|o| *o == 0)
+            && strides.iter().all(|s| *s == 1)
+            && sizes.len() == source.len()
+            && (0..sizes.len()).all(whole);
+        if !leading || result_rank != source.len() || operands.len() != 1 + dynamic.len() {
+            return Err("a slice of dynamic size is bufferized only as the leading elements of its source (zero offsets, unit strides, static sizes the source's, no dropped dimension)".into());
         }
         let b = self.ir.body(self.body);
         let returned_only = b
@@ -229,24 +233,13 @@ impl Bufferizer<'_> {
         let mut e = self.emitter(op);
         parallel(&mut e, &shape, &mut |e, ivs| {
             let xi = e.op1("loop.load", &with(src, ivs), elem, &[])?;
-            let zero = e.index(0)?;
-            let rank = for_range(e, len, zero, &mut |e, j, count| {
+            let rank = rank_on_line(e, len, ivs[dim], &mut |e, j| {
                 let mut at = ivs.to_vec();
                 at[dim] = j;
                 let xj = e.op1("loop.load", &with(src, &at), elem, &[])?;
-                // x_j is ordered before x_i: strictly before in the direction, or
-                // equal and earlier on the line.
+                // x_j is strictly before x_i in the direction, or equal to it.
                 let (a, b) = if descending { (xi, xj) } else { (xj, xi) };
-                let before = less(e, a, b)?;
-                let equal = equal(e, xi, xj)?;
-                let i1 = e.ctx.int_type(1);
-                let index = e.ctx.index_type();
-                let pred = i64_attr(e.ctx, CMPI_SLT);
-                let earlier = e.op1("arith.cmpi", &[j, ivs[dim]], i1, &[("predicate", pred)])?;
-                let tie = e.op1("arith.andi", &[equal, earlier], i1, &[])?;
-                let counts = e.op1("arith.ori", &[before, tie], i1, &[])?;
-                let one = index_op(e, "addi", count, 1)?;
-                e.op1("arith.select", &[counts, one, count], index, &[])
+                Ok((less(e, a, b)?, equal(e, xi, xj)?))
             })?;
             let mut to = ivs.to_vec();
             to[dim] = rank;
@@ -312,15 +305,13 @@ fn strided_positions(
 /// `a < b` in the sort order: signless integers as signed, floats by value with NaN
 /// above every number.
 fn less(e: &mut Emitter<'_>, a: ValueId, b: ValueId) -> Result<ValueId, String> {
-    let i1 = e.ctx.int_type(1);
     if !is_float(e.ctx, e.type_of(a)) {
-        let p = i64_attr(e.ctx, CMPI_SLT);
-        return e.op1("arith.cmpi", &[a, b], i1, &[("predicate", p)]);
+        return e.cmpi(cmpi::SLT, a, b);
     }
-    let (olt, uno) = (i64_attr(e.ctx, CMPF_OLT), i64_attr(e.ctx, CMPF_UNO));
-    let lt = e.op1("arith.cmpf", &[a, b], i1, &[("predicate", olt)])?;
-    let a_nan = e.op1("arith.cmpf", &[a, a], i1, &[("predicate", uno)])?;
-    let b_nan = e.op1("arith.cmpf", &[b, b], i1, &[("predicate", uno)])?;
+    let i1 = e.ctx.int_type(1);
+    let lt = e.cmpf(cmpf::OLT, a, b)?;
+    let a_nan = e.cmpf(cmpf::UNO, a, a)?;
+    let b_nan = e.cmpf(cmpf::UNO, b, b)?;
     let t = e.op1("arith.constant", &[], i1, &[("value", bool_attr(e, true)?)])?;
     let a_number = e.op1("arith.xori", &[a_nan, t], i1, &[])?;
     let number_below_nan = e.op1("arith.andi", &[a_number, b_nan], i1, &[])?;
@@ -329,15 +320,13 @@ fn less(e: &mut Emitter<'_>, a: ValueId, b: ValueId) -> Result<ValueId, String> 
 
 /// `a == b` in the sort order (two NaNs are equal).
 fn equal(e: &mut Emitter<'_>, a: ValueId, b: ValueId) -> Result<ValueId, String> {
-    let i1 = e.ctx.int_type(1);
     if !is_float(e.ctx, e.type_of(a)) {
-        let p = i64_attr(e.ctx, CMPI_EQ);
-        return e.op1("arith.cmpi", &[a, b], i1, &[("predicate", p)]);
+        return e.cmpi(cmpi::EQ, a, b);
     }
-    let (oeq, uno) = (i64_attr(e.ctx, CMPF_OEQ), i64_attr(e.ctx, CMPF_UNO));
-    let eq = e.op1("arith.cmpf", &[a, b], i1, &[("predicate", oeq)])?;
-    let a_nan = e.op1("arith.cmpf", &[a, a], i1, &[("predicate", uno)])?;
-    let b_nan = e.op1("arith.cmpf", &[b, b], i1, &[("predicate", uno)])?;
+    let i1 = e.ctx.int_type(1);
+    let eq = e.cmpf(cmpf::OEQ, a, b)?;
+    let a_nan = e.cmpf(cmpf::UNO, a, a)?;
+    let b_nan = e.cmpf(cmpf::UNO, b, b)?;
     let both = e.op1("arith.andi", &[a_nan, b_nan], i1, &[])?;
     e.op1("arith.ori", &[eq, both], i1, &[])
 }

@@ -216,9 +216,7 @@ fn index_select(
 
 /// Whether `a < b` on indices.
 fn index_less(e: &mut Emitter<'_>, a: ValueId, b: ValueId) -> Result<ValueId, String> {
-    let i1 = e.ctx.int_type(1);
-    let slt = crate::emit::i64_attr(e.ctx, 2);
-    e.op1("arith.cmpi", &[a, b], i1, &[("predicate", slt)])
+    e.cmpi(crate::emit::cmpi::SLT, a, b)
 }
 
 /// `p` modulo `n`, in `[0, n)`.

@@ -4,8 +4,8 @@
 //! a `tensor.extract_slice` of dynamic size.
 
 use acc_dialects::hooks::attr_read::Attrs;
-use acc_dialects::hooks::tensor::nms_bound;
-use acc_ir::{DYNAMIC, ValueId};
+use acc_dialects::hooks::nms::{Suppression, bound};
+use acc_ir::{DYNAMIC, TypeId, ValueId};
 
 use crate::emit::{Emitter, i64s, segments, shape_of, tensor_type};
 
@@ -17,20 +17,29 @@ const ATTRIBUTES: [&str; 4] = [
     "center_point_box",
 ];
 
-/// Lowers `graph.non_max_suppression(boxes, scores)`; the selected triples.
+/// Lowers `graph.non_max_suppression(boxes, scores)` of result type `out`; the
+/// selected triples.
 pub(super) fn non_max_suppression(
     e: &mut Emitter<'_>,
     boxes: ValueId,
     scores: ValueId,
+    out: TypeId,
     a: &Attrs<'_>,
 ) -> Result<ValueId, String> {
+    let i64t = e.ctx.int_type(64);
+    let dynamic = tensor_type(e.ctx, &[DYNAMIC, 3], i64t);
+    if out != dynamic {
+        return Err(format!(
+            "its result must be tensor<?x3xi64> (as many rows as it selects), got {}",
+            acc_ir::printer::type_to_string(e.ctx, out)
+        ));
+    }
     let (box_shape, _) = shape_of(e.ctx, e.type_of(boxes))?;
     let (score_shape, _) = shape_of(e.ctx, e.type_of(scores))?;
-    let max = a.int("max_output_boxes_per_class")?.unwrap_or(0);
-    let rows = nms_bound(&box_shape, &score_shape, max).ok_or_else(|| {
+    let max = Suppression::of(a)?.max_per_class;
+    let rows = bound(&box_shape, &score_shape, max).ok_or_else(|| {
         format!("needs static boxes B x N x 4 and scores B x C x N, got {box_shape:?} and {score_shape:?}")
     })?;
-    let i64t = e.ctx.int_type(64);
     let bounded = tensor_type(e.ctx, &[rows, 3], i64t);
     let init = e.op1("tensor.empty", &[], bounded, &[])?;
     let props: Vec<(&str, acc_ir::AttrId)> = ATTRIBUTES
@@ -44,7 +53,6 @@ pub(super) fn non_max_suppression(
         &[bounded, index],
         &props,
     )?;
-    let dynamic = tensor_type(e.ctx, &[DYNAMIC, 3], i64t);
     let slice = [
         ("static_offsets", i64s(e.ctx, &[0, 0])),
         ("static_sizes", i64s(e.ctx, &[DYNAMIC, 3])),

@@ -26,7 +26,7 @@ use acc_ir::{FloatKind, TypeData, TypeId, ValueId};
 
 use super::nn::{conv2d, matmul};
 use super::{AttrValues, Emitter, Parts};
-use crate::emit::{RegionBuilder, i64_attr, shape_of, tensor_type};
+use crate::emit::{RegionBuilder, shape_of, tensor_type};
 
 /// The quantized element type of tensor type `ty`.
 fn quant_of(e: &Emitter<'_>, ty: TypeId) -> Result<QuantUniform, String> {
@@ -199,8 +199,6 @@ pub(super) fn quantize(e: &mut Emitter<'_>, x: ValueId, out: TypeId) -> Result<V
         zeros(e, &q, shape.len(), f64t)?,
     );
     let stored_ty = tensor_type(e.ctx, &shape, storage(e, &q));
-    let i1 = e.ctx.int_type(1);
-    let uno = i64_attr(e.ctx, 14);
     let ints = generate(e, stored_ty, &mut |e, ivs| {
         let v = e.op1("tensor.extract", &[&[x][..], ivs].concat(), f32t, &[])?;
         let wide = e.op1("arith.extf", &[v], f64t, &[])?;
@@ -212,7 +210,7 @@ pub(super) fn quantize(e: &mut Emitter<'_>, x: ValueId, out: TypeId) -> Result<V
         let z = zero.at(e, ivs)?;
         let shifted = e.op1("arith.addf", &[r, z], f64t, &[])?;
         // NaN quantizes to the zero point.
-        let nan = e.op1("arith.cmpf", &[v, v], i1, &[("predicate", uno)])?;
+        let nan = e.cmpf(crate::emit::cmpf::UNO, v, v)?;
         let chosen = e.op1("arith.select", &[nan, z, shifted], f64t, &[])?;
         Ok(vec![saturate(e, chosen, &q)?])
     })?;

@@ -191,9 +191,7 @@ fn resample_axis(
         if let Some(ot) = outside_table {
             let flag = e.op1("tensor.extract", &[ot, y], i8t, &[])?;
             let zero = e.scalar(i8t, 0.0)?;
-            let i1 = e.ctx.int_type(1);
-            let ne = crate::emit::i64_attr(e.ctx, 1);
-            let is_outside = e.op1("arith.cmpi", &[flag, zero], i1, &[("predicate", ne)])?;
+            let is_outside = e.cmpi(crate::emit::cmpi::NE, flag, zero)?;
             let ex = e.scalar(f64t, extrapolation)?;
             value = e.op1("arith.select", &[is_outside, ex, value], f64t, &[])?;
         }

@@ -1,0 +1,57 @@
+//! Non-maximum suppression's parameters, read once for every level that computes it
+//! (the interpreter's rules, the loops `bufferize` writes), and the most triples it
+//! can select, which sizes its bounded result.
+
+use acc_ir::elements::{self, Scalar};
+
+use super::attr_read::Attrs;
+
+/// What a `graph.non_max_suppression` or `tensor.non_max_suppression` asks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Suppression {
+    /// The most boxes kept per batch and class (`max_output_boxes_per_class`, at
+    /// least 0).
+    pub max_per_class: i64,
+    /// A box overlapping a kept one by more than this intersection over union is
+    /// dropped.
+    pub iou: f64,
+    /// Boxes whose score is not above this are dropped (none: no threshold).
+    pub score_threshold: Option<f64>,
+    /// Boxes are (x center, y center, width, height) rather than two corners.
+    pub center_point: bool,
+}
+
+impl Suppression {
+    /// The parameters the op's attributes give (their defaults when absent).
+    pub fn of(attrs: &Attrs<'_>) -> Result<Suppression, String> {
+        let number = |name: &str| -> Result<Option<f64>, String> {
+            let Some(a) = attrs.get(name) else {
+                return Ok(None);
+            };
+            match elements::scalar(attrs.context(), a) {
+                Some((_, Scalar::Float(x))) => Ok(Some(x)),
+                Some((_, Scalar::Int(i))) => Ok(Some(i as f64)),
+                None => Err(format!("attribute '{name}' must be a number")),
+            }
+        };
+        Ok(Suppression {
+            max_per_class: attrs.int("max_output_boxes_per_class")?.unwrap_or(0).max(0),
+            iou: number("iou_threshold")?.unwrap_or(0.0),
+            score_threshold: number("score_threshold")?,
+            center_point: attrs.flag("center_point_box"),
+        })
+    }
+}
+
+/// The most triples a non-maximum suppression of `boxes` (B x N x 4) and `scores`
+/// (B x C x N) keeping at most `max_per_class` boxes per class can select:
+/// B x C x min(N, `max_per_class`); none when a shape is dynamic or they disagree.
+pub fn bound(boxes: &[i64], scores: &[i64], max_per_class: i64) -> Option<i64> {
+    let (&[b, n, 4], &[sb, c, sn]) = (boxes, scores) else {
+        return None;
+    };
+    if [b, n, c].iter().any(|d| *d < 0) || sb != b || sn != n {
+        return None;
+    }
+    b.checked_mul(c)?.checked_mul(n.min(max_per_class.max(0)))
+}
