@@ -153,8 +153,6 @@ impl Emitter<'_> {
 
 /// The predicates of `arith.cmpi` the lowerings use, as MLIR numbers them.
 pub mod cmpi {
-    /// Equal.
-    pub const EQ: i64 = 0;
     /// Not equal.
     pub const NE: i64 = 1;
     /// Signed less than.
@@ -167,8 +165,6 @@ pub mod cmpi {
 
 /// The predicates of `arith.cmpf` the lowerings use, as MLIR numbers them.
 pub mod cmpf {
-    /// Ordered and equal.
-    pub const OEQ: i64 = 1;
     /// Ordered and greater than.
     pub const OGT: i64 = 2;
     /// Ordered and less than.

@@ -132,7 +132,8 @@ func.func @prod(%x: tensor<2x3xf32>) -> tensor<f32> {
 }
 
 // Sort along the axis into two inits; topk keeps the first k of a descending sort.
-// Bufferized, each element is stored at its rank, counted over its line.
+// Bufferized, each element is stored at its rank, counted over its line: the
+// elements before it that are not after it, then those after it that are before it.
 // CHECK-LABEL: func.func @sort(
 // CHECK: %[[V:.*]] = tensor.empty() : tensor<40x3xf32>
 // CHECK-NEXT: %[[I:.*]] = tensor.empty() : tensor<40x3xi64>
@@ -144,11 +145,15 @@ func.func @prod(%x: tensor<2x3xf32>) -> tensor<f32> {
 // LOOPS-LABEL: func.func @sort(
 // LOOPS: loop.parallel
 // LOOPS: %[[X:.*]] = loop.load %arg0
-// LOOPS: %[[R:.*]] = loop.for
+// LOOPS: %[[R1:.*]] = loop.for %{{[a-z0-9]+}} = %{{[0-9]+}} to %arg1
 // LOOPS: arith.cmpf olt
 // LOOPS: arith.cmpf uno
+// LOOPS: arith.xori
 // LOOPS: arith.select
-// LOOPS: loop.store %[[X]], %{{.*}}[%[[R]],
+// LOOPS: %[[R:.*]] = loop.for {{.*}} iter_args(%{{[a-z0-9]+}} = %[[R1]])
+// LOOPS: arith.cmpf olt
+// LOOPS: arith.select
+// LOOPS: loop.store %[[X]], %{{[0-9]+}}[%[[R]],
 // LOOPS: arith.index_cast
 func.func @sort(%x: tensor<40x3xf32>) -> (tensor<40x3xf32>, tensor<40x3xi64>) {
   %v, %i = graph.sort %x {axis = 0} : (tensor<40x3xf32>) -> (tensor<40x3xf32>, tensor<40x3xi64>)

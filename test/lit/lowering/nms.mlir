@@ -15,19 +15,33 @@
 // LOOPS-LABEL: func.func @nms(
 // LOOPS-SAME: -> (memref<6x3xi64>, index) attributes {loop.arena_size = {{[0-9]+}} : i64, loop.result_sizes = array<i64: 0, 0, 1>}
 // LOOPS: %[[OUT:.*]] = loop.alloc() : memref<6x3xi64>
+// Scratch: the candidates' keys, their boxes (and a spare slot), their order, and
+// the extents of the rows kept (and a spare row).
+// LOOPS: %[[KEYS:.*]] = loop.alloc() {offset = {{[0-9]+}} : i64} : memref<10xi64>
+// LOOPS: %[[IDS:.*]] = loop.alloc() {offset = {{[0-9]+}} : i64} : memref<11xi64>
 // LOOPS: %[[ORDER:.*]] = loop.alloc() {offset = {{[0-9]+}} : i64} : memref<10xi64>
-// Each box's rank by score, in f64 and IEEE's total order, is where it goes in order.
-// LOOPS: loop.parallel
+// LOOPS: %[[EXTENTS:.*]] = loop.alloc() {offset = {{[0-9]+}} : i64} : memref<7x4xf64>
+// Without a score threshold every box is a candidate.
+// LOOPS: %[[CANDIDATES:.*]] = loop.for
+// LOOPS: loop.store %{{[0-9]+}}, %[[IDS]][%{{[a-z0-9]+}}] : memref<11xi64>
+// Their keys: the scores in f64, ordered as IEEE's total order.
+// LOOPS: loop.for %{{[a-z0-9]+}} = %{{[0-9]+}} to %[[CANDIDATES]]
 // LOOPS: arith.extf %{{.*}} : f32 to f64
 // LOOPS: arith.bitcast %{{.*}} : f64 to i64
+// LOOPS: loop.store %{{[0-9]+}}, %[[KEYS]][%{{[a-z0-9]+}}] : memref<10xi64>
+// Each one's rank: the ones before it with a key not below, after it with one above.
+// LOOPS: arith.cmpi sge
 // LOOPS: arith.cmpi sgt
-// LOOPS: loop.store %{{.*}}, %[[ORDER]][%{{.*}}] : memref<10xi64>
-// Then, in rank order, a box is compared with the rows this class selected.
-// LOOPS: %[[SEL:.*]]:2 = loop.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[COUNT:.*]] = %{{.*}}, %{{.*}} = %{{.*}}) -> (index, i64)
-// LOOPS: loop.for %{{.*}} = %{{.*}} to %[[COUNT]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (i1)
+// LOOPS: loop.store %{{[0-9]+}}, %[[ORDER]][%{{[0-9]+}}] : memref<10xi64>
+// Then, in rank order, a box is compared with the rows this class kept.
+// LOOPS: %{{.*}}:2 = loop.for %{{[a-z0-9]+}} = %{{[0-9]+}} to %[[CANDIDATES]] step %{{[0-9]+}} iter_args(%[[COUNT:[a-z0-9]+]] = %{{[0-9]+}}, %{{[a-z0-9]+}} = %{{[0-9]+}}) -> (index, i64)
+// LOOPS: %[[END:.*]] = arith.select %{{[0-9]+}}, %[[COUNT]], %{{[0-9]+}} : index
+// LOOPS: loop.for %{{[a-z0-9]+}} = %{{[0-9]+}} to %[[END]] step %{{[0-9]+}} iter_args(%{{[a-z0-9]+}} = %{{[a-z0-9]+}}) -> (i1)
+// LOOPS: loop.load %[[EXTENTS]]
 // LOOPS: arith.divf %{{.*}}, %{{.*}} : f64
 // LOOPS: arith.cmpf ogt
-// LOOPS: %[[ROW:.*]] = arith.minsi %[[COUNT]], %{{.*}} : index
+// LOOPS: loop.store %{{[0-9]+}}, %[[EXTENTS]]
+// LOOPS: %[[ROW:.*]] = arith.minsi %[[COUNT]], %{{[0-9]+}} : index
 // LOOPS: loop.store %{{[0-9]+}}, %[[OUT]][%[[ROW]], %{{[0-9]+}}] : memref<6x3xi64>
 // LOOPS: return %[[OUT]], %{{.*}} : memref<6x3xi64>, index
 func.func @nms(%b: tensor<1x10x4xf32>, %s: tensor<1x2x10xf32>) -> tensor<?x3xi64> {
@@ -41,8 +55,12 @@ func.func @nms(%b: tensor<1x10x4xf32>, %s: tensor<1x2x10xf32>) -> tensor<?x3xi64
 // CHECK: tensor.empty() : tensor<24x3xi64>
 // LOOPS-LABEL: func.func @center(
 // LOOPS-SAME: -> (memref<24x3xi64>, index)
-// LOOPS: arith.divf %{{.*}}, %{{.*}} : f64
+// A box is a candidate when its score is above the threshold; else it goes to the
+// spare slot.
 // LOOPS: arith.cmpf ogt
+// LOOPS: arith.select %{{[0-9]+}}, %{{[a-z0-9]+}}, %{{[0-9]+}} : index
+// Centered boxes: the corners are the center minus and plus half the size.
+// LOOPS: arith.divf %{{.*}}, %{{.*}} : f64
 func.func @center(%b: tensor<2x4x4xf32>, %s: tensor<2x3x4xf32>) -> tensor<?x3xi64> {
   %0 = graph.non_max_suppression %b, %s {max_output_boxes_per_class = 100 : i64, iou_threshold = 0.1 : f32, score_threshold = 0.0 : f32, center_point_box = true} : (tensor<2x4x4xf32>, tensor<2x3x4xf32>) -> tensor<?x3xi64>
   return %0 : tensor<?x3xi64>

@@ -141,31 +141,38 @@ pub(super) fn for_carrying(
     )
 }
 
-/// How position `j` of a line compares with the one being ranked: (ordered strictly
-/// before it, equal to it), as `i1` values.
+/// Whether position `j` of a line goes before the one being ranked: ordered strictly
+/// before it (`strict`), or before it or equal to it (not `strict`), as an `i1`.
 pub(super) type LineOrder<'f> =
-    dyn FnMut(&mut Emitter<'_>, ValueId) -> Result<(ValueId, ValueId), String> + 'f;
+    dyn FnMut(&mut Emitter<'_>, ValueId, bool) -> Result<ValueId, String> + 'f;
 
-/// The rank of position `i` on a line of `n` (its place in a stable sort): a
-/// `loop.for` counting the positions `order` puts strictly before it, and the equal
-/// ones earlier on the line. Quadratic, and free of data-dependent branches.
+/// The rank of position `i` on a line of `end` (an index value; its place in a
+/// stable sort): the positions before `i` that `order` puts before it or equal to
+/// it, counted by one `loop.for`, plus the positions after `i` it puts strictly
+/// before it, by another. Quadratic, and free of data-dependent branches.
 pub(super) fn rank_on_line(
     e: &mut Emitter<'_>,
-    n: i64,
+    end: ValueId,
     i: ValueId,
     order: &mut LineOrder<'_>,
 ) -> Result<ValueId, String> {
     let zero = e.index(0)?;
-    for_range(e, n, zero, &mut |e, j, count| {
-        let (before, equal) = order(e, j)?;
-        let earlier = e.cmpi(cmpi::SLT, j, i)?;
-        let i1 = e.ctx.int_type(1);
-        let tie = e.op1("arith.andi", &[equal, earlier], i1, &[])?;
-        let counts = e.op1("arith.ori", &[before, tie], i1, &[])?;
-        let next = index_op(e, "addi", count, 1)?;
-        let index = e.ctx.index_type();
-        e.op1("arith.select", &[counts, next, count], index, &[])
-    })
+    let after = index_op(e, "addi", i, 1)?;
+    let mut count = zero;
+    for (range, strict) in [([zero, i], false), ([after, end], true)] {
+        count = for_carrying(e, range, &[count], &mut |e, j, count| {
+            let before = order(e, j, strict)?;
+            let next = index_op(e, "addi", count[0], 1)?;
+            let index = e.ctx.index_type();
+            Ok(vec![e.op1(
+                "arith.select",
+                &[before, next, count[0]],
+                index,
+                &[],
+            )?])
+        })?[0];
+    }
+    Ok(count)
 }
 
 /// A `loop.parallel` over `shape` running `body` with the indices (directly when the

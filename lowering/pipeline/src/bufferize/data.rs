@@ -233,13 +233,21 @@ impl Bufferizer<'_> {
         let mut e = self.emitter(op);
         parallel(&mut e, &shape, &mut |e, ivs| {
             let xi = e.op1("loop.load", &with(src, ivs), elem, &[])?;
-            let rank = rank_on_line(e, len, ivs[dim], &mut |e, j| {
+            let end = e.index(len)?;
+            let rank = rank_on_line(e, end, ivs[dim], &mut |e, j, strict| {
                 let mut at = ivs.to_vec();
                 at[dim] = j;
                 let xj = e.op1("loop.load", &with(src, &at), elem, &[])?;
-                // x_j is strictly before x_i in the direction, or equal to it.
+                // x_j is strictly before x_i in the direction; or, the order being
+                // total, x_i is not strictly before x_j.
                 let (a, b) = if descending { (xi, xj) } else { (xj, xi) };
-                Ok((less(e, a, b)?, equal(e, xi, xj)?))
+                if strict {
+                    return less(e, a, b);
+                }
+                let after = less(e, b, a)?;
+                let i1 = e.ctx.int_type(1);
+                let t = e.op1("arith.constant", &[], i1, &[("value", bool_attr(e, true)?)])?;
+                e.op1("arith.xori", &[after, t], i1, &[])
             })?;
             let mut to = ivs.to_vec();
             to[dim] = rank;
@@ -316,19 +324,6 @@ fn less(e: &mut Emitter<'_>, a: ValueId, b: ValueId) -> Result<ValueId, String> 
     let a_number = e.op1("arith.xori", &[a_nan, t], i1, &[])?;
     let number_below_nan = e.op1("arith.andi", &[a_number, b_nan], i1, &[])?;
     e.op1("arith.ori", &[lt, number_below_nan], i1, &[])
-}
-
-/// `a == b` in the sort order (two NaNs are equal).
-fn equal(e: &mut Emitter<'_>, a: ValueId, b: ValueId) -> Result<ValueId, String> {
-    if !is_float(e.ctx, e.type_of(a)) {
-        return e.cmpi(cmpi::EQ, a, b);
-    }
-    let i1 = e.ctx.int_type(1);
-    let eq = e.cmpf(cmpf::OEQ, a, b)?;
-    let a_nan = e.cmpf(cmpf::UNO, a, a)?;
-    let b_nan = e.cmpf(cmpf::UNO, b, b)?;
-    let both = e.op1("arith.andi", &[a_nan, b_nan], i1, &[])?;
-    e.op1("arith.ori", &[eq, both], i1, &[])
 }
 
 fn bool_attr(e: &Emitter<'_>, v: bool) -> Result<acc_ir::AttrId, String> {

@@ -2,23 +2,27 @@
 //! computes (the same comparisons, so the same boxes are selected). Per batch and
 //! class:
 //!
-//! - each score's key in IEEE's total order (its f64 bits, the magnitude flipped
-//!   for negatives) goes to a scratch `keys` buffer; each box's rank by descending
-//!   key (lower index first on ties) is counted over the line, and the box stored at
-//!   its rank in a scratch `order` buffer;
-//! - a `loop.for` over the ranks carries the count of rows selected: a box is kept
-//!   when its score is above the threshold, its class has room, and it overlaps none
-//!   of the rows its class selected so far (a `loop.for` over them);
+//! - the candidates (boxes whose score is above the threshold) are gathered in index
+//!   order, without branches: each box's index is stored at slot `count`, or at a
+//!   spare slot when it is not one; then each candidate's key, its score in IEEE's
+//!   total order (its f64 bits, the magnitude flipped for negatives);
+//! - each candidate's rank by descending key (lower index first on ties) is counted
+//!   over the candidates, and its box stored at that rank in a scratch `order`
+//!   buffer (quadratic in the number of candidates, not of boxes);
+//! - a `loop.for` over the ranks carries the count of rows selected: a candidate is
+//!   kept when its class has room and it overlaps none of the rows its class
+//!   selected so far (a `loop.for` over their extents, kept by row in a scratch
+//!   buffer; empty once the class is full);
 //! - there is no conditional store: every step writes row `min(count, M - 1)`, the
 //!   next free row (padding until a box is kept there) or, once all M rows are full,
 //!   the last one with its own values again (they are this class's and its last
-//!   kept box, carried along).
+//!   kept box, carried along); the extents go to row `min(count, M)`, M spare.
 
 use acc_dialects::hooks::nms::Suppression;
 use acc_ir::{FloatKind, OpId, TypeId, ValueId};
 
 use super::Bufferizer;
-use super::build::{convert, for_carrying, parallel, rank_on_line, with};
+use super::build::{convert, for_carrying, rank_on_line, with};
 use crate::emit::{Emitter, cmpf, cmpi, memref_type};
 
 /// Where the loops of one batch and class read and write.
@@ -27,6 +31,9 @@ struct Place {
     boxes: ValueId,
     scores: ValueId,
     out: ValueId,
+    /// The extents of the boxes in the rows of `out` (M + 1 rows of 4 f64: the
+    /// last one spare).
+    extents: ValueId,
     batch: ValueId,
     class: ValueId,
 }
@@ -38,6 +45,7 @@ struct Constants {
     one: ValueId,
     boxes: ValueId,
     last_row: ValueId,
+    rows: ValueId,
     per_class: ValueId,
     yes: ValueId,
     no: ValueId,
@@ -97,6 +105,7 @@ impl Bufferizer<'_> {
             one: e.index(1)?,
             boxes: e.index(n)?,
             last_row: e.index(rows - 1)?,
+            rows: e.index(rows)?,
             per_class: e.index(per_class)?,
             yes: e.scalar(i1, 1.0)?,
             no: e.scalar(i1, 0.0)?,
@@ -108,9 +117,12 @@ impl Bufferizer<'_> {
             box_type,
             score_type,
         };
-        let scratch = memref_type(e.ctx, &[n], i64t);
-        let keys = e.op1("loop.alloc", &[], scratch, &[])?;
-        let order = e.op1("loop.alloc", &[], scratch, &[])?;
+        // Candidates' keys and indices (and a spare slot), and their order by score.
+        let keys = e.op1("loop.alloc", &[], memref_type(e.ctx, &[n], i64t), &[])?;
+        let ids = e.op1("loop.alloc", &[], memref_type(e.ctx, &[n + 1], i64t), &[])?;
+        let order = e.op1("loop.alloc", &[], memref_type(e.ctx, &[n], i64t), &[])?;
+        let extents = memref_type(e.ctx, &[rows + 1, 4], f64t);
+        let extents = e.op1("loop.alloc", &[], extents, &[])?;
         let (b_end, c_end) = (e.index(batches)?, e.index(classes)?);
         let count = for_carrying(&mut e, [zero, b_end], &[zero], &mut |e, batch, count| {
             for_carrying(e, [zero, c_end], count, &mut |e, class, count| {
@@ -118,11 +130,14 @@ impl Bufferizer<'_> {
                     boxes: box_buf,
                     scores: score_buf,
                     out,
+                    extents,
                     batch,
                     class,
                 };
-                rank_by_score(e, at, &k, [keys, order], n)?;
-                Ok(vec![select_class(e, at, &k, order, count[0])?])
+                let candidates = gather_candidates(e, at, &k, [keys, ids])?;
+                rank_candidates(e, &k, [keys, ids, order], candidates)?;
+                let selected = select_class(e, at, &k, order, [count[0], candidates])?;
+                Ok(vec![selected])
             })
         })?;
         Ok([out, count[0]])
@@ -156,35 +171,65 @@ fn and(e: &mut Emitter<'_>, a: ValueId, b: ValueId) -> Result<ValueId, String> {
     e.op1("arith.andi", &[a, b], i1, &[])
 }
 
-/// `order[rank] = i` for each box i of the class, ranked by descending score (the
-/// scores' keys first stored in `keys`).
-fn rank_by_score(
+/// Gathers the class's candidates (its boxes whose score is above the threshold;
+/// all of them without one), in index order: their indices into `ids`, then their
+/// scores' keys into `keys`. Their count. A box that is not a candidate is written
+/// to the spare slot N of `ids`, which nothing reads.
+fn gather_candidates(
     e: &mut Emitter<'_>,
     at: Place,
     k: &Constants,
-    [keys, order]: [ValueId; 2],
-    n: i64,
-) -> Result<(), String> {
-    parallel(e, &[n], &mut |e, ivs| {
-        let key = score(e, at, k, ivs[0]).and_then(|s| total_order_key(e, s))?;
-        e.op("loop.store", &[key, keys, ivs[0]], &[], &[])?;
-        Ok(())
-    })?;
-    let i64t = e.ctx.int_type(64);
-    parallel(e, &[n], &mut |e, ivs| {
-        let i = ivs[0];
-        let key = e.op1("loop.load", &[keys, i], i64t, &[])?;
-        let rank = rank_on_line(e, n, i, &mut |e, j| {
-            let other = e.op1("loop.load", &[keys, j], i64t, &[])?;
-            Ok((
-                e.cmpi(cmpi::SGT, other, key)?,
-                e.cmpi(cmpi::EQ, other, key)?,
-            ))
-        })?;
+    [keys, ids]: [ValueId; 2],
+) -> Result<ValueId, String> {
+    let (i64t, index) = (e.ctx.int_type(64), e.ctx.index_type());
+    let count = for_carrying(e, [k.zero, k.boxes], &[k.zero], &mut |e, i, m| {
+        let m = m[0];
+        let next = e.op1("arith.addi", &[m, k.one], index, &[])?;
+        let (slot, next) = match k.score_threshold {
+            None => (m, next),
+            Some(threshold) => {
+                let s = score(e, at, k, i)?;
+                let above = e.cmpf(cmpf::OGT, s, threshold)?;
+                (
+                    e.op1("arith.select", &[above, m, k.boxes], index, &[])?,
+                    e.op1("arith.select", &[above, next, m], index, &[])?,
+                )
+            }
+        };
         let position = e.op1("arith.index_cast", &[i], i64t, &[])?;
-        e.op("loop.store", &[position, order, rank], &[], &[])?;
-        Ok(())
-    })
+        e.op("loop.store", &[position, ids, slot], &[], &[])?;
+        Ok(vec![next])
+    })?;
+    for_carrying(e, [k.zero, count[0]], &[], &mut |e, c, _| {
+        let id = e.op1("loop.load", &[ids, c], i64t, &[])?;
+        let i = e.op1("arith.index_cast", &[id], index, &[])?;
+        let key = score(e, at, k, i).and_then(|s| total_order_key(e, s))?;
+        e.op("loop.store", &[key, keys, c], &[], &[])?;
+        Ok(Vec::new())
+    })?;
+    Ok(count[0])
+}
+
+/// `order[rank] = ids[c]` for each of the `count` candidates c, ranked by descending
+/// key (the earlier candidate first on ties: the lower box index).
+fn rank_candidates(
+    e: &mut Emitter<'_>,
+    k: &Constants,
+    [keys, ids, order]: [ValueId; 3],
+    count: ValueId,
+) -> Result<(), String> {
+    let i64t = e.ctx.int_type(64);
+    for_carrying(e, [k.zero, count], &[], &mut |e, c, _| {
+        let key = e.op1("loop.load", &[keys, c], i64t, &[])?;
+        let rank = rank_on_line(e, count, c, &mut |e, j, strict| {
+            let other = e.op1("loop.load", &[keys, j], i64t, &[])?;
+            e.cmpi(if strict { cmpi::SGT } else { cmpi::SGE }, other, key)
+        })?;
+        let id = e.op1("loop.load", &[ids, c], i64t, &[])?;
+        e.op("loop.store", &[id, order, rank], &[], &[])?;
+        Ok(Vec::new())
+    })?;
+    Ok(())
 }
 
 /// The extent (y0, x0, y1, x1) of box `i` of the batch, in f64.
@@ -263,7 +308,8 @@ fn overlaps(
     Ok(all)
 }
 
-/// Whether box `this` overlaps one of the boxes in rows `[first, end)` of the output.
+/// Whether box `this` overlaps one of the boxes in rows `[first, end)` of the output
+/// (their extents read from `extents`).
 fn suppressed(
     e: &mut Emitter<'_>,
     at: Place,
@@ -271,20 +317,21 @@ fn suppressed(
     this: [ValueId; 4],
     [first, end]: [ValueId; 2],
 ) -> Result<ValueId, String> {
-    let (i64t, i1, index) = (e.ctx.int_type(64), e.ctx.int_type(1), e.ctx.index_type());
+    let (f64t, i1) = (e.ctx.float_type(FloatKind::F64), e.ctx.int_type(1));
     let found = for_carrying(e, [first, end], &[k.no], &mut |e, row, flag| {
-        let column = e.index(2)?;
-        let kept = e.op1("loop.load", &[at.out, row, column], i64t, &[])?;
-        let j = e.op1("arith.index_cast", &[kept], index, &[])?;
-        let other = extent(e, at, k, j)?;
+        let mut other = this;
+        for (c, slot) in other.iter_mut().enumerate() {
+            let c = e.index(c as i64)?;
+            *slot = e.op1("loop.load", &[at.extents, row, c], f64t, &[])?;
+        }
         let hit = overlaps(e, k, this, other)?;
         Ok(vec![e.op1("arith.ori", &[flag[0], hit], i1, &[])?])
     })?;
     Ok(found[0])
 }
 
-/// Selects the boxes of one class, in rank order, into the output from row
-/// `start`; the count after them. Each step writes row `min(count, M - 1)`: the
+/// Selects among the `candidates` of one class, in rank order, into the output from
+/// row `start`; the count after them. Each step writes row `min(count, M - 1)`: the
 /// verifier's bound (M at least B x C x the most kept per class) makes the count
 /// reach M only in the last class once it is full, when that row holds this class
 /// and its last kept box, the values written again.
@@ -293,13 +340,13 @@ fn select_class(
     at: Place,
     k: &Constants,
     order: ValueId,
-    start: ValueId,
+    [start, candidates]: [ValueId; 2],
 ) -> Result<ValueId, String> {
     let (i64t, index) = (e.ctx.int_type(64), e.ctx.index_type());
     let none = e.scalar(i64t, 0.0)?;
     let carried = for_carrying(
         e,
-        [k.zero, k.boxes],
+        [k.zero, candidates],
         &[start, none],
         &mut |e, rank, carried| {
             let [count, last] = carried[..] else {
@@ -307,16 +354,25 @@ fn select_class(
             };
             let chosen = e.op1("loop.load", &[order, rank], i64t, &[])?;
             let i = e.op1("arith.index_cast", &[chosen], index, &[])?;
-            let this = extent(e, at, k, i)?;
-            let hit = suppressed(e, at, k, this, [start, count])?;
-            let clear = e.op1("arith.xori", &[hit, k.yes], e.ctx.int_type(1), &[])?;
             let taken = e.op1("arith.subi", &[count, start], index, &[])?;
             let room = e.cmpi(cmpi::SLT, taken, k.per_class)?;
-            let mut keep = and(e, room, clear)?;
-            if let Some(threshold) = k.score_threshold {
-                let s = score(e, at, k, i)?;
-                let above = e.cmpf(cmpf::OGT, s, threshold)?;
-                keep = and(e, keep, above)?;
+            // Once the class is full, the loop over its rows runs zero times.
+            let end = e.op1("arith.select", &[room, count, start], index, &[])?;
+            let this = extent(e, at, k, i)?;
+            let hit = suppressed(e, at, k, this, [start, end])?;
+            let clear = e.op1("arith.xori", &[hit, k.yes], e.ctx.int_type(1), &[])?;
+            let keep = and(e, room, clear)?;
+            // The extent goes to row `count` (the spare row M once all are full), where
+            // it stays if the box is kept.
+            let spare = e.op1("arith.minsi", &[count, k.rows], index, &[])?;
+            for (c, value) in this.into_iter().enumerate() {
+                let c = e.index(c as i64)?;
+                e.op(
+                    "loop.store",
+                    &with(value, &[at.extents, spare, c]),
+                    &[],
+                    &[],
+                )?;
             }
             let row = e.op1("arith.minsi", &[count, k.last_row], index, &[])?;
             let box_value = e.op1("arith.select", &[keep, chosen, last], i64t, &[])?;
