@@ -78,6 +78,15 @@ impl Bufferizer<'_> {
         };
         let how = Suppression::of(&self.attrs(op))?;
         let per_class = n.min(how.max_per_class);
+        // The selection relies on the bound (see `select_class`); the verifier
+        // checks it, and so does this, for IR that was not verified.
+        let bound = acc_dialects::hooks::nms::bound(&box_shape, &score_shape, per_class)
+            .ok_or("the boxes and the scores disagree")?;
+        if rows < bound {
+            return Err(format!(
+                "an init of {rows} rows cannot hold the {bound} it may select"
+            ));
+        }
         let out = self.destination(op, init, false)?;
         let (box_buf, score_buf) = (
             self.buffers
