@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 
 pub mod docgen;
+pub mod emit;
 pub mod hooks;
 pub mod lang;
 mod syntax;
@@ -71,7 +72,7 @@ pub fn load_builtin_definitions(ctx: &mut Context) -> Vec<lang::DialectDecl> {
     for (name, text) in BUILTIN_DEFINITIONS {
         let file = sources.add(name, text.to_string());
         match lang::load_file(ctx, &sources, file) {
-            Ok(d) => dialects.extend(d),
+            Ok(loaded) => dialects.extend(loaded.dialects),
             Err(errors) => panic!(
                 "built-in dialect definition {name} is invalid:\n{}",
                 sources.render(ctx, &errors)

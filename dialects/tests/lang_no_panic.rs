@@ -81,7 +81,9 @@ fn a_loaded_dialect_is_registered() {
     ))
     .unwrap();
     let file = sources.add("dsp.acc", text);
-    let dialects = acc_dialects::lang::load_file(&mut ctx, &sources, file).expect("dsp.acc loads");
+    let dialects = acc_dialects::lang::load_file(&mut ctx, &sources, file)
+        .expect("dsp.acc loads")
+        .dialects;
     assert_eq!(dialects[0].ops.len(), 6);
     let mac = ctx
         .lookup_op_name("dsp.mac")

@@ -144,10 +144,6 @@ pub struct Context {
     value_sym: Sym,
     /// Accept ops, types and attributes of dialects that are not registered.
     pub allow_unregistered: bool,
-    /// Target descriptions loaded from dialect files, by name.
-    targets: FxIndexMap<String, Arc<crate::target::Target>>,
-    /// The target passes consult (`acc-opt --target`).
-    active_target: Option<Arc<crate::target::Target>>,
 }
 
 impl Default for Context {
@@ -181,8 +177,6 @@ impl Context {
             empty_dict: AttrId(empty),
             value_sym,
             allow_unregistered: false,
-            targets: FxIndexMap::default(),
-            active_target: None,
         };
         for width in [1, 8, 16, 32, 64] {
             ctx.int_type(width);
@@ -499,38 +493,6 @@ impl Context {
     pub fn patterns_for_any_op(&self) -> &[Arc<dyn RewritePattern>] {
         &self.any_op_patterns
     }
-    /// Registers a target description; false (and nothing changes) when one of that
-    /// name exists.
-    pub fn add_target(&mut self, target: crate::target::Target) -> bool {
-        if self.targets.contains_key(&target.name) {
-            return false;
-        }
-        self.targets.insert(target.name.clone(), Arc::new(target));
-        true
-    }
-
-    /// The target description named `name`.
-    pub fn target_named(&self, name: &str) -> Option<&Arc<crate::target::Target>> {
-        self.targets.get(name)
-    }
-
-    /// The names of the registered targets, in registration order.
-    pub fn target_names(&self) -> impl Iterator<Item = &str> {
-        self.targets.keys().map(String::as_str)
-    }
-
-    /// Makes the registered target `name` the one passes consult; false when there is
-    /// none of that name.
-    pub fn activate_target(&mut self, name: &str) -> bool {
-        self.active_target = self.targets.get(name).cloned();
-        self.active_target.is_some()
-    }
-
-    /// The target passes consult, if one was chosen.
-    pub fn active_target(&self) -> Option<&crate::target::Target> {
-        self.active_target.as_deref()
-    }
-
     /// Every pattern, in no particular order.
     pub fn all_patterns(&self) -> impl Iterator<Item = &Arc<dyn RewritePattern>> {
         self.patterns

@@ -7,8 +7,8 @@
 //! checked: the passes after it are compared with its output.
 
 use acc_interp::check::{defines, first_difference, outcomes, samples};
-use acc_ir::pass::manager::{RunFailure, RunOptions, run};
-use acc_ir::pass::pipeline::Pipeline;
+use acc_pass::manager::{RunFailure, RunOptions, run};
+use acc_pass::pipeline::Pipeline;
 use acc_ir::{Context, DiagLoc, Diagnostic, Ir};
 
 /// Relative tolerance for float results: passes may reassociate or fold in another
@@ -23,7 +23,7 @@ pub(crate) fn run_checked(
     ir: &mut Ir,
     opts: &RunOptions,
     seed: u64,
-) -> Result<Vec<acc_ir::pass::manager::RunOutput>, RunFailure> {
+) -> Result<Vec<acc_pass::manager::RunOutput>, RunFailure> {
     let inputs = samples(ctx, ir, seed);
     let mut expected = outcomes(ctx, ir, &inputs);
     let mut outputs = Vec::new();
@@ -67,11 +67,11 @@ pub(crate) fn run_checked(
 }
 
 fn failure(
-    outputs: Vec<acc_ir::pass::manager::RunOutput>,
+    outputs: Vec<acc_pass::manager::RunOutput>,
     loc: acc_ir::AttrId,
     message: String,
 ) -> RunFailure {
-    let mut output = acc_ir::pass::manager::RunOutput::default();
+    let mut output = acc_pass::manager::RunOutput::default();
     for o in outputs {
         output.dumps.push_str(&o.dumps);
         output.diagnostics.extend(o.diagnostics);

@@ -17,7 +17,7 @@ pub fn pages(dialect_files: &[PathBuf]) -> Result<Vec<(String, String)>, String>
         let file = sources.add(&path.display().to_string(), text);
         let loaded = acc_dialects::lang::load_file(&mut ctx, &sources, file)
             .map_err(|d| sources.render(&ctx, &d))?;
-        dialects.extend(loaded);
+        dialects.extend(loaded.dialects);
     }
     Ok(acc_dialects::docgen::pages(&ctx, &dialects))
 }

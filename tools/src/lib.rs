@@ -6,18 +6,17 @@
 #![deny(missing_docs)]
 
 pub mod bench_ir;
-pub mod calibrate;
 mod check_semantics;
 mod cli;
 pub mod conformance;
 pub mod docgen;
-pub mod npy;
 pub mod opt;
 pub mod output;
+pub mod registry;
+pub use registry::registry;
 pub mod repl;
 pub mod run;
 mod run_input;
-mod sim;
 mod target_file;
 pub mod translate;
 

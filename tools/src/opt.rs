@@ -9,10 +9,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use acc_ir::diag::Diagnostic;
-use acc_ir::pass::PassRegistry;
-use acc_ir::pass::manager::{RunOptions, run as run_pipeline};
-use acc_ir::pass::pipeline::Pipeline;
-use acc_ir::pass::timing::{TimingNode, report as timing_report};
+use acc_pass::PassRegistry;
+use acc_pass::manager::{RunOptions, run as run_pipeline};
+use acc_pass::pipeline::Pipeline;
+use acc_pass::timing::{TimingNode, report as timing_report};
 use acc_ir::printer::{PrintOptions, write_ir};
 use acc_ir::{Context, Severity, SourceMap, expected, parser, verifier};
 
@@ -45,9 +45,9 @@ pub struct OptOptions {
     pub no_verify_each: bool,
     /// Dialect definition files to load (`--dialect FILE`, repeatable).
     pub dialects: Vec<PathBuf>,
-    /// The target description file (`--target FILE`): loaded like a dialect file; its
-    /// one target becomes the one passes consult.
-    pub target: Option<PathBuf>,
+    /// Target description files (`--target FILE`, repeatable): each loaded like a
+    /// dialect file, its one target added to the compilation's targets, in order.
+    pub targets: Vec<PathBuf>,
     /// Passes to run, `--pass a,b{opt=1}` (nested by anchor; repeatable, in order).
     pub passes: Vec<String>,
     /// A pipeline in MLIR's syntax (`--pass-pipeline=...`).
@@ -90,7 +90,9 @@ options:
   --no-verify                    do not run the verifier
   --dialect FILE                 load dialects defined in FILE (repeatable)
   --target FILE                  load FILE (a dialect file declaring one target) and
-                                 lower for that target (docs/dialect-language.md)
+                                 lower for that target (docs/dialect-language.md);
+                                 repeatable: passes consult the first unless their
+                                 target option names another
 
 passes:
   --pass LIST                    run passes, nested by what they run on: canonicalize,cse{...}
@@ -117,13 +119,9 @@ passes:
   -h, --help                     show this help
 ";
 
-/// The passes acc-opt knows: the generic ones (`acc-passes`), the lowerings
-/// (`acc-lowering`) and `calibrate`, which runs the interpreter.
+/// Every pass and named pipeline acc provides ([`crate::registry::registry`]).
 pub fn registry() -> PassRegistry {
-    let mut r = acc_passes::registry();
-    acc_lowering::register_all(&mut r);
-    r.register(crate::calibrate::info());
-    r
+    crate::registry::registry()
 }
 
 /// Parses arguments (without the program name); `--NAME` of a pass of `passes` runs it.
@@ -198,7 +196,7 @@ fn parse_args_impl(args: &[String], passes: Option<&PassRegistry>) -> Result<Opt
                         v
                     }
                 };
-                o.target = Some(PathBuf::from(v));
+                o.targets.push(PathBuf::from(v));
             }
             "--pass"
             | "--pass-pipeline"
@@ -425,7 +423,7 @@ pub fn run_with(opts: &OptOptions, passes: &PassRegistry) -> ExitCode {
             p.to_text()
         );
     }
-    let run_options = RunOptions {
+    let mut run_options = RunOptions {
         verify_each: !opts.no_verify && !opts.no_verify_each,
         threads: thread_count(opts),
         print_before: opts.print_ir_before.clone(),
@@ -437,6 +435,7 @@ pub fn run_with(opts: &OptOptions, passes: &PassRegistry) -> ExitCode {
             generic: opts.print_generic,
             debuginfo: opts.print_debuginfo,
         },
+        targets: acc_target::Targets::new(),
     };
     let mut timings = Timings::default();
     let (name, bytes) = match read_input(opts) {
@@ -472,8 +471,8 @@ pub fn run_with(opts: &OptOptions, passes: &PassRegistry) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let target_file = match add_dialect_files(&mut sources, opts.target.as_slice()) {
-        Ok(f) => f.first().copied(),
+    let target_files = match add_dialect_files(&mut sources, &opts.targets) {
+        Ok(f) => f,
         Err(e) => {
             eprint!("{e}");
             return ExitCode::FAILURE;
@@ -494,11 +493,15 @@ pub fn run_with(opts: &OptOptions, passes: &PassRegistry) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         }
-        if let Some(f) = target_file
-            && let Err(diags) = crate::target_file::load_target(&mut ctx, &sources, f)
-        {
-            eprint!("{}", sources.render(&ctx, &diags));
-            return ExitCode::FAILURE;
+        // Each chunk has its own context, and so its own targets.
+        run_options.targets = acc_target::Targets::new();
+        for &f in &target_files {
+            let loaded =
+                crate::target_file::load_target(&mut ctx, &sources, f, &mut run_options.targets);
+            if let Err(diags) = loaded {
+                eprint!("{}", sources.render(&ctx, &diags));
+                return ExitCode::FAILURE;
+            }
         }
         let parse_start = std::time::Instant::now();
         let result = process_chunk(&mut ctx, &sources, file, chunk.clone(), opts);
@@ -651,7 +654,7 @@ fn run_passes(
     ir: &mut acc_ir::Ir,
     run_options: &RunOptions,
     opts: &OptOptions,
-) -> Result<Vec<acc_ir::pass::manager::RunOutput>, acc_ir::pass::manager::RunFailure> {
+) -> Result<Vec<acc_pass::manager::RunOutput>, acc_pass::manager::RunFailure> {
     if opts.check_semantics {
         crate::check_semantics::run_checked(p, ctx, ir, run_options, opts.check_semantics_seed)
     } else {

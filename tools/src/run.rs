@@ -72,8 +72,8 @@ pub struct RunOptions {
     pub outputs: Vec<PathBuf>,
     /// Dialect files to load.
     pub dialects: Vec<PathBuf>,
-    /// The target description (`--target`).
-    pub target: Option<PathBuf>,
+    /// The target descriptions (`--target`, repeatable), in order.
+    pub targets: Vec<PathBuf>,
     /// How to run.
     pub mode: Mode,
     /// Timed runs after the first, when benchmarking.
@@ -113,7 +113,7 @@ pub fn parse_args(args: &[String]) -> Result<RunOptions, String> {
             }
             "--output" | "-o" => o.outputs.push(PathBuf::from(value()?)),
             "--dialect" => o.dialects.push(PathBuf::from(value()?)),
-            "--target" => o.target = Some(PathBuf::from(value()?)),
+            "--target" => o.targets.push(PathBuf::from(value()?)),
             "--mode" => {
                 o.mode = match value()?.as_str() {
                     "interp" => Mode::Interp,
@@ -148,7 +148,7 @@ pub fn parse_args(args: &[String]) -> Result<RunOptions, String> {
     if o.file.is_none() {
         return Err("no input file".into());
     }
-    if o.mode == Mode::Sim && o.target.is_none() {
+    if o.mode == Mode::Sim && o.targets.is_empty() {
         return Err("--mode sim needs the target's cost model: give it with --target FILE".into());
     }
     if o.mode == Mode::Sim && o.repeat.is_some() {
@@ -200,17 +200,19 @@ fn run_inner(o: &RunOptions) -> Result<(), String> {
         acc_dialects::lang::load_file(&mut ctx, &sources, file)
             .map_err(|e| sources.render(&ctx, &e))?;
     }
-    if let Some(t) = &o.target {
+    let mut targets = acc_target::Targets::new();
+    for t in &o.targets {
         let (file, bad) = sources.add_bytes(&t.display().to_string(), read(t)?);
         if let Some(diag) = bad {
             return Err(sources.render(&ctx, &[diag]));
         }
-        crate::target_file::load_target(&mut ctx, &sources, file)
+        crate::target_file::load_target(&mut ctx, &sources, file, &mut targets)
             .map_err(|e| sources.render(&ctx, &e))?;
     }
     let path = o.file.as_ref().ok_or("acc-run: no input file\n")?;
     let passes = (!o.passes.is_empty()).then(|| o.passes.join(","));
-    let loaded = crate::run_input::load(&mut ctx, &mut sources, path, passes.as_deref())?;
+    let loaded =
+        crate::run_input::load(&mut ctx, &mut sources, &targets, path, passes.as_deref())?;
     let ir = loaded.ir;
     let entry = match &o.entry {
         Some(e) => e.clone(),
@@ -232,7 +234,7 @@ fn run_inner(o: &RunOptions) -> Result<(), String> {
         if args[*i].is_some() {
             return Err(format!("acc-run: argument {i} is given twice\n"));
         }
-        args[*i] = Some(crate::npy::read(&ctx, p, ty).map_err(|e| format!("acc-run: {e}\n"))?);
+        args[*i] = Some(acc_interp::npy::read(&ctx, p, ty).map_err(|e| format!("acc-run: {e}\n"))?);
     }
     let args: Vec<Tensor> = args
         .into_iter()
@@ -253,8 +255,8 @@ fn run_inner(o: &RunOptions) -> Result<(), String> {
                 .map_err(|e| render(e.diagnostic()))?;
             let trace = interp.trace_hw_ops(false);
             let charges =
-                crate::sim::simulate(&ctx, &ir, &trace).map_err(|e| format!("acc-run: {e}\n"))?;
-            timing.push(crate::sim::report(&charges).trim_end().to_string());
+                acc_sim::simulate(&ctx, &ir, &targets, &trace).map_err(|e| format!("acc-run: {e}\n"))?;
+            timing.push(acc_sim::report(&charges).trim_end().to_string());
             results
         }
         Mode::Interp => {
@@ -331,7 +333,7 @@ fn run_inner(o: &RunOptions) -> Result<(), String> {
     for (r, p) in results.iter().zip(&o.outputs) {
         let mut out = crate::output::Output::open(Some(p))
             .map_err(|e| format!("acc-run: cannot write '{}': {e}\n", p.display()))?;
-        crate::npy::write(r, out.writer())
+        acc_interp::npy::write(r, out.writer())
             .and_then(|()| out.commit())
             .map_err(|e| format!("acc-run: cannot write '{}': {e}\n", p.display()))?;
     }

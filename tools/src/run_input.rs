@@ -6,9 +6,10 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use acc_ir::pass::manager::{RunOptions, run as run_pipeline};
-use acc_ir::pass::pipeline::Pipeline;
+use acc_pass::manager::{RunOptions, run as run_pipeline};
+use acc_pass::pipeline::Pipeline;
 use acc_ir::{Context, Diagnostic, Ir, Severity, SourceMap, parser, verifier};
+use acc_target::Targets;
 
 /// The module, and how long each step took.
 pub struct Loaded {
@@ -20,12 +21,14 @@ pub struct Loaded {
     pub passes: Duration,
 }
 
-/// Reads `path` into `ctx` (whose dialects and target are loaded) and runs `passes`
-/// (a comma-separated pass list, as `acc-opt --pass` takes) on it. Errors are the
-/// text to print, ending in a newline; the passes' warnings go to standard error.
+/// Reads `path` into `ctx` (whose dialects are loaded) and runs `passes` (a
+/// comma-separated pass list, as `acc-opt --pass` takes) on it for `targets`. Errors
+/// are the text to print, ending in a newline; the passes' warnings go to standard
+/// error.
 pub fn load(
     ctx: &mut Context,
     sources: &mut SourceMap,
+    targets: &Targets,
     path: &Path,
     passes: Option<&str>,
 ) -> Result<Loaded, String> {
@@ -38,7 +41,7 @@ pub fn load(
     let read = start.elapsed();
     let start = Instant::now();
     if let Some(p) = &pipeline {
-        run_passes(ctx, sources, p, &mut ir)?;
+        run_passes(ctx, sources, targets, p, &mut ir)?;
     }
     Ok(Loaded {
         ir,
@@ -81,10 +84,15 @@ fn read_module(ctx: &mut Context, sources: &mut SourceMap, path: &Path) -> Resul
 fn run_passes(
     ctx: &Context,
     sources: &SourceMap,
+    targets: &Targets,
     pipeline: &Pipeline,
     ir: &mut Ir,
 ) -> Result<(), String> {
-    match run_pipeline(pipeline, ctx, ir, &RunOptions::default()) {
+    let options = RunOptions {
+        targets: targets.clone(),
+        ..RunOptions::default()
+    };
+    match run_pipeline(pipeline, ctx, ir, &options) {
         Ok(output) => {
             let warnings: Vec<Diagnostic> = output
                 .diagnostics

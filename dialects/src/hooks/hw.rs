@@ -230,3 +230,38 @@ pub(crate) fn verify_intrinsic(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> 
     })();
     report(op, ctx, result)
 }
+
+/// Byte alignment of every buffer of a memory's arena (`memory-plan`), and so the unit
+/// a staged buffer's size is rounded to: a cache line, and the widest vector.
+pub const ALIGNMENT: u64 = 64;
+
+/// The bytes of a static, contiguous buffer type and its memory space (`None`: the
+/// host's), if it is one. Elements narrower than a byte take a byte each, as the
+/// code generators store them.
+pub fn stored_bytes(ctx: &Context, ty: TypeId) -> Option<(u64, Option<String>)> {
+    let TypeData::MemRef {
+        shape,
+        element,
+        layout: None,
+        memory_space,
+    } = ctx.type_data(ty)
+    else {
+        return None;
+    };
+    let space = match memory_space {
+        None => None,
+        Some(_) => Some(self::memory_space(ctx, ty)?.to_string()),
+    };
+    let bits = match ctx.type_data(*element) {
+        TypeData::Float(k) => u64::from(k.width()),
+        TypeData::Integer { width, .. } => u64::from(*width),
+        TypeData::Index => 64,
+        TypeData::QuantUniform(q) => u64::from(q.storage_width),
+        _ => return None,
+    };
+    let mut n = 1u64;
+    for d in shape.iter() {
+        n = n.checked_mul(u64::try_from(*d).ok()?)?;
+    }
+    Some((n.checked_mul(bits.div_ceil(8))?, space))
+}

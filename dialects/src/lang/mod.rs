@@ -20,6 +20,7 @@ use std::sync::Arc;
 use acc_ir::diag::{DiagLoc, Diagnostic, FileId, SourceMap};
 use acc_ir::registry::SuccessorOperandsHook;
 use acc_ir::{Context, OpDef, OpTraits};
+use acc_target::Target;
 
 pub use constraint::{RankRange, ShapedKind, TypeConstraint};
 pub use decl::{
@@ -41,14 +42,24 @@ const STRUCTURAL_TRAITS: [&str; 9] = [
     "ConstantLike",
 ];
 
+/// What a file declares, once loaded: its dialects (whose ops and patterns are now
+/// registered in the context) and its targets, as values for the caller to hold (in a
+/// compilation's [`acc_target::Targets`]).
+pub struct Loaded {
+    /// The dialects, in file order.
+    pub dialects: Vec<DialectDecl>,
+    /// The targets, in file order, with their intrinsics compiled.
+    pub targets: Vec<Target>,
+}
+
 /// Loads every dialect and rewrite pattern of `file` (already in `sources`) into
-/// `ctx`. Returns the dialects read, or all the errors found (then no pattern of the
-/// file is registered).
+/// `ctx`, and reads its targets. Returns what the file declares, or all the errors
+/// found (then no pattern of the file is registered).
 pub fn load_file(
     ctx: &mut Context,
     sources: &SourceMap,
     file: FileId,
-) -> Result<Vec<DialectDecl>, Vec<Diagnostic>> {
+) -> Result<Loaded, Vec<Diagnostic>> {
     let (items, mut errors) = read::read(ctx, file, sources.text(file)).map_err(|e| vec![e])?;
     let mut defs = Vec::new();
     for d in &items.dialects {
@@ -87,13 +98,12 @@ pub fn load_file(
     let mut targets = Vec::new();
     for decl in &items.targets {
         let name = &decl.target.name;
-        if ctx.target_named(name).is_some()
-            || items
-                .targets
-                .iter()
-                .filter(|u| &u.target.name == name)
-                .count()
-                > 1
+        if items
+            .targets
+            .iter()
+            .filter(|u| &u.target.name == name)
+            .count()
+            > 1
         {
             errors.push(Diagnostic::error(
                 DiagLoc::Span(file, decl.name_span.clone()),
@@ -103,7 +113,7 @@ pub fn load_file(
         let mut target = decl.target.clone();
         for ast in &decl.intrinsics {
             match pattern::compile_intrinsic(ctx, file, ast) {
-                Ok(rule) => target.intrinsics.push(acc_ir::target::Intrinsic {
+                Ok(rule) => target.intrinsics.push(acc_target::Intrinsic {
                     name: ast.name.0.clone(),
                     device: ast.device.0.clone(),
                     memory: ast.memory.as_ref().map(|m| m.0.clone()),
@@ -120,10 +130,10 @@ pub fn load_file(
     for p in patterns {
         ctx.add_pattern(Arc::new(p));
     }
-    for t in targets {
-        ctx.add_target(t);
-    }
-    Ok(items.dialects)
+    Ok(Loaded {
+        dialects: items.dialects,
+        targets,
+    })
 }
 
 /// The registration of one declared op.

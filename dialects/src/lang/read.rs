@@ -65,7 +65,7 @@ pub struct FileItems {
 /// and its intrinsics as written.
 pub struct TargetDecl {
     /// The description.
-    pub target: acc_ir::target::Target,
+    pub target: acc_target::Target,
     /// Where its name is.
     pub name_span: Range<usize>,
     /// Its intrinsics, to compile once the file's ops are registered.
@@ -134,7 +134,7 @@ impl Reader<'_> {
         let mut inner = pair.into_inner();
         let name = inner.next().map(|p| (p.as_str().to_string(), span(&p)));
         let (name, name_span) = name.unwrap_or_default();
-        let mut t = acc_ir::target::Target {
+        let mut t = acc_target::Target {
             name,
             ..Default::default()
         };
@@ -155,7 +155,7 @@ impl Reader<'_> {
                     if t.devices.iter().any(|d| d.name == name) {
                         self.error(at, format!("device '{name}' is declared twice"));
                     }
-                    t.devices.push(acc_ir::target::Device { name, kind });
+                    t.devices.push(acc_target::Device { name, kind });
                 }
                 Rule::memory_def => {
                     let mut p = item.into_inner();
@@ -183,7 +183,7 @@ impl Reader<'_> {
                             );
                         }
                     }
-                    t.memories.push(acc_ir::target::Memory {
+                    t.memories.push(acc_target::Memory {
                         name,
                         size,
                         devices,
@@ -198,11 +198,11 @@ impl Reader<'_> {
                     let mut p = item.into_inner();
                     let symbol = p.next().map(|p| p.as_str().to_string()).unwrap_or_default();
                     let interface = p.next().map(|p| p.as_str().to_string()).unwrap_or_default();
-                    let known = acc_ir::target::HOST_INTERFACES
+                    let known = acc_target::HOST_INTERFACES
                         .iter()
                         .any(|(n, _)| *n == interface);
                     if !known {
-                        let names: Vec<&str> = acc_ir::target::HOST_INTERFACES
+                        let names: Vec<&str> = acc_target::HOST_INTERFACES
                             .iter()
                             .map(|(n, _)| *n)
                             .collect();
@@ -216,7 +216,7 @@ impl Reader<'_> {
                     } else if t.kernel(&interface).is_some() {
                         self.error(at, format!("two kernels implement '{interface}'"));
                     } else {
-                        t.kernels.push(acc_ir::target::Kernel { symbol, interface });
+                        t.kernels.push(acc_target::Kernel { symbol, interface });
                     }
                 }
                 Rule::intrinsic_def => {
@@ -258,8 +258,8 @@ impl Reader<'_> {
     fn dma(
         &mut self,
         item: Pair<'_, Rule>,
-        t: &acc_ir::target::Target,
-    ) -> Option<acc_ir::target::Dma> {
+        t: &acc_target::Target,
+    ) -> Option<acc_target::Dma> {
         let at = span(&item);
         let mut names = Vec::new();
         let mut numbers = Vec::new();
@@ -306,7 +306,7 @@ impl Reader<'_> {
                 1
             }
         };
-        Some(acc_ir::target::Dma {
+        Some(acc_target::Dma {
             start,
             wait,
             memories,
@@ -319,7 +319,7 @@ impl Reader<'_> {
     /// engine connects to the host's memory (so that `bufferize` can stage into it).
     fn check_intrinsic_memory(
         &mut self,
-        t: &acc_ir::target::Target,
+        t: &acc_target::Target,
         intrinsic: &str,
         device: &str,
         memory: &str,

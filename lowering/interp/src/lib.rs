@@ -14,6 +14,7 @@
 pub mod bounded;
 pub mod check;
 mod machine;
+pub mod npy;
 pub mod rules;
 mod value;
 

@@ -86,13 +86,13 @@ func.func @f(%x: i32) -> (i32, i1) {
     let mut ctx = acc_dialects::new_context();
     let before = parse(&mut ctx, text);
     let mut after = parse(&mut ctx, text);
-    let pipeline = acc_ir::pass::pipeline::Pipeline::from_pass_list(
+    let pipeline = acc_pass::pipeline::Pipeline::from_pass_list(
         "canonicalize,cse",
         &acc_passes_registry(),
     )
     .expect("a pipeline");
-    let opts = acc_ir::pass::manager::RunOptions::default();
-    acc_ir::pass::manager::run(&pipeline, &ctx, &mut after, &opts).expect("the passes run");
+    let opts = acc_pass::manager::RunOptions::default();
+    acc_pass::manager::run(&pipeline, &ctx, &mut after, &opts).expect("the passes run");
     for x in [-100.0, -3.0, 0.0, 1.0, 4.0, 1000.0] {
         let arg = tensor(&mut ctx, "i32", &[x]);
         let want = Interpreter::new(&ctx, &before, Limits::default()).call("f", vec![arg.clone()]);
@@ -106,8 +106,10 @@ func.func @f(%x: i32) -> (i32, i1) {
     }
 }
 
-fn acc_passes_registry() -> acc_ir::pass::PassRegistry {
-    acc_passes::registry()
+fn acc_passes_registry() -> acc_pass::PassRegistry {
+    let mut r = acc_pass::PassRegistry::default();
+    acc_passes_generic::register_all(&mut r);
+    r
 }
 
 #[test]

@@ -145,10 +145,11 @@ func.func @f(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32> {
     let mut ctx = acc_dialects::new_context();
     let before = parse(&mut ctx, text);
     let mut after = parse(&mut ctx, text);
-    let pipeline =
-        acc_ir::pass::pipeline::Pipeline::from_pass_list("canonicalize", &acc_passes::registry())
-            .expect("a pipeline");
-    acc_ir::pass::manager::run(&pipeline, &ctx, &mut after, &Default::default()).expect("runs");
+    let mut registry = acc_pass::PassRegistry::default();
+    acc_passes_generic::register_all(&mut registry);
+    let pipeline = acc_pass::pipeline::Pipeline::from_pass_list("canonicalize", &registry)
+        .expect("a pipeline");
+    acc_pass::manager::run(&pipeline, &ctx, &mut after, &Default::default()).expect("runs");
     let printed = acc_ir::printer::print_ir(&ctx, &after, &Default::default());
     assert!(
         !printed.contains("batch_norm"),

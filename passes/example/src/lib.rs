@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use acc_ir::elements::{self, Scalar};
-use acc_ir::pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
+use acc_pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
 use acc_ir::rewrite::greedy::{GreedyConfig, apply_greedily};
 use acc_ir::rewrite::{RewritePattern, Rewriter, constant_value};
 use acc_ir::{Diagnostic, OpId, ValueId};

@@ -4,9 +4,9 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use acc_ir::pass::PassRegistry;
-use acc_ir::pass::manager::{RunOptions, run};
-use acc_ir::pass::pipeline::Pipeline;
+use acc_pass::PassRegistry;
+use acc_pass::manager::{RunOptions, run};
+use acc_pass::pipeline::Pipeline;
 use acc_ir::printer::{PrintOptions, print_ir};
 use acc_ir::{Context, DiagLoc, Diagnostic, Ir, SourceMap};
 
@@ -132,7 +132,7 @@ pub fn suggest(passes: &PassRegistry, ctx: &Context, ir: &Ir, threads: usize) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use acc_ir::pass::{Pass, PassConstructor, PassInfo, PassTarget};
+    use acc_pass::{Pass, PassConstructor, PassInfo, PassTarget};
 
     struct Panics;
     impl Pass for Panics {

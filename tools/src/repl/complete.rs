@@ -18,7 +18,7 @@ pub struct Vocabulary {
 
 impl Vocabulary {
     /// The vocabulary of a context and a pass registry.
-    pub fn new(ctx: &acc_ir::Context, passes: &acc_ir::pass::PassRegistry) -> Vocabulary {
+    pub fn new(ctx: &acc_ir::Context, passes: &acc_pass::PassRegistry) -> Vocabulary {
         let mut ops: Vec<String> = ctx.registered_ops().map(|d| d.name.clone()).collect();
         ops.sort();
         let mut dialects: Vec<String> = ctx

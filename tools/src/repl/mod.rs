@@ -30,7 +30,7 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use acc_ir::pass::PassRegistry;
+use acc_pass::PassRegistry;
 
 use input::{Entries, Interactive, Piped, history_path};
 use session::{Reply, Session};

@@ -5,7 +5,7 @@
 //! Invariant: every module in the timeline was verified (on load, and after each pass
 //! by the pass manager); a failed command leaves the timeline as it was.
 
-use acc_ir::pass::PassRegistry;
+use acc_pass::PassRegistry;
 use acc_ir::printer::{PrintOptions, print_ir};
 use acc_ir::{Context, Diagnostic, Ir, SourceMap, parser, verifier};
 

@@ -8,7 +8,7 @@
 use std::ops::Range;
 
 use acc_ir::diag::{DiagLoc, Diagnostic, FileId};
-use acc_ir::target::{CallArg, IntrinsicRule, Placement};
+use acc_target::{CallArg, IntrinsicRule, Placement};
 use acc_ir::types::QuantUniform;
 use acc_ir::{BodyId, Context, Ir, OpId, TypeData, TypeId};
 use pest::iterators::Pair;

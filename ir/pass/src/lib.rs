@@ -1,0 +1,291 @@
+//! # acc-pass: passes and the pass manager
+//!
+//! A pass is registered as a [`PassInfo`]: its command-line name, a summary, the op it
+//! runs on (its *anchor*: an op name such as `func.func`, or any op), its options, and a
+//! constructor that makes a [`Pass`] from option values. A [`pipeline::Pipeline`] nests
+//! passes under the ops they run on, as MLIR's
+//! `builtin.module(func.func(canonicalize,cse))`; the [`manager`] runs it, verifying
+//! after each pass, printing IR and timing when asked, and running a nested pipeline on
+//! several isolated ops (functions) at once.
+//!
+//! Writing a pass: implement [`Pass::run`], which gets a [`PassTarget`] (the context,
+//! the IR, the op the pass runs on and the compilation's targets), and register a `PassInfo` (see
+//! `docs/writing-a-pass.md`).
+
+#![deny(missing_docs)]
+
+pub mod manager;
+pub mod pipeline;
+pub mod timing;
+
+use std::sync::Arc;
+
+use acc_ir::context::Context;
+use acc_ir::diag::Diagnostic;
+use acc_ir::ir::{BodyId, Ir, OpId, OpRef, RegionId};
+use acc_target::{Target, Targets};
+
+/// A pass, made by its [`PassInfo`] from option values.
+pub trait Pass: Send + Sync {
+    /// Runs on the target op. An error stops the pipeline; diagnostics pushed on the
+    /// target (remarks, warnings) are reported and do not.
+    fn run(&self, target: &mut PassTarget<'_>) -> Result<(), Diagnostic>;
+
+    /// Whether the pass is meant to change what the IR computes (quantizing a float
+    /// model by calibration): `--check-semantics` then compares the passes after it
+    /// with its output instead of with its input.
+    fn approximates(&self) -> bool {
+        false
+    }
+}
+
+/// The kind of value an option takes, for checking and `--list-passes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    /// `true` or `false`.
+    Bool,
+    /// An integer.
+    Int,
+    /// Any text.
+    String,
+    /// One of these words.
+    OneOf(&'static [&'static str]),
+}
+
+/// A declared pass option.
+#[derive(Clone, Debug)]
+pub struct PassOption {
+    /// Its name, as in `canonicalize{max-iterations=3}`.
+    pub name: &'static str,
+    /// What it does.
+    pub description: &'static str,
+    /// Its kind.
+    pub kind: OptionKind,
+    /// The value when not given.
+    pub default: &'static str,
+}
+
+/// Option values of one pass instance: every declared option, in declaration order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PassOptions {
+    values: Vec<(String, String)>,
+}
+
+impl PassOptions {
+    /// Checks `given` (name and value pairs) against `declared` and fills in defaults.
+    pub fn resolve(
+        declared: &[PassOption],
+        given: &[(String, Option<String>)],
+    ) -> Result<PassOptions, String> {
+        let mut values: Vec<(String, String)> = declared
+            .iter()
+            .map(|o| (o.name.to_string(), o.default.to_string()))
+            .collect();
+        for (name, value) in given {
+            let Some(decl) = declared.iter().find(|o| o.name == name) else {
+                let names: Vec<&str> = declared.iter().map(|o| o.name).collect();
+                return Err(if names.is_empty() {
+                    format!("unknown option '{name}': the pass takes no options")
+                } else {
+                    format!(
+                        "unknown option '{name}': expected one of {}",
+                        names.join(", ")
+                    )
+                });
+            };
+            let value = match (value, decl.kind) {
+                (None, OptionKind::Bool) => "true".to_string(),
+                (None, _) => return Err(format!("option '{name}' needs a value")),
+                (Some(v), kind) => {
+                    check_value(kind, v).map_err(|why| format!("option '{name}': {why}"))?;
+                    v.clone()
+                }
+            };
+            if let Some(slot) = values.iter_mut().find(|(n, _)| n == name) {
+                slot.1 = value;
+            }
+        }
+        Ok(PassOptions { values })
+    }
+
+    /// The value of option `name` (its default when not given).
+    pub fn get(&self, name: &str) -> &str {
+        self.values
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or("", |(_, v)| v.as_str())
+    }
+
+    /// An integer option.
+    pub fn int(&self, name: &str) -> i64 {
+        self.get(name).parse().unwrap_or(0)
+    }
+
+    /// A boolean option.
+    pub fn flag(&self, name: &str) -> bool {
+        self.get(name) == "true"
+    }
+
+    /// Every option and its value, in declaration order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.values.iter().map(|(n, v)| (n.as_str(), v.as_str()))
+    }
+}
+
+fn check_value(kind: OptionKind, v: &str) -> Result<(), String> {
+    match kind {
+        OptionKind::Bool if v == "true" || v == "false" => Ok(()),
+        OptionKind::Bool => Err(format!("expected true or false, found '{v}'")),
+        OptionKind::Int if v.parse::<i64>().is_ok() => Ok(()),
+        OptionKind::Int => Err(format!("expected an integer, found '{v}'")),
+        OptionKind::String => Ok(()),
+        OptionKind::OneOf(words) if words.contains(&v) => Ok(()),
+        OptionKind::OneOf(words) => {
+            Err(format!("expected one of {}, found '{v}'", words.join(", ")))
+        }
+    }
+}
+
+/// Makes a pass from checked option values.
+pub type PassConstructor = fn(&PassOptions) -> Result<Box<dyn Pass>, String>;
+
+/// A registered pass.
+#[derive(Clone)]
+pub struct PassInfo {
+    /// Its command-line name (`canonicalize`).
+    pub name: &'static str,
+    /// Its name in reports (`Canonicalizer`).
+    pub title: &'static str,
+    /// One line for `--list-passes`.
+    pub summary: &'static str,
+    /// The op it runs on, or `None` for any op.
+    pub anchor: Option<&'static str>,
+    /// Its options.
+    pub options: Vec<PassOption>,
+    /// Its constructor.
+    pub create: PassConstructor,
+}
+
+/// The passes a tool knows, by name.
+#[derive(Clone, Default)]
+pub struct PassRegistry {
+    passes: Vec<Arc<PassInfo>>,
+}
+
+impl PassRegistry {
+    /// Registers a pass (replacing one of the same name).
+    pub fn register(&mut self, info: PassInfo) {
+        self.passes.retain(|p| p.name != info.name);
+        self.passes.push(Arc::new(info));
+        self.passes.sort_by_key(|p| p.name);
+    }
+    /// The pass named `name`.
+    pub fn get(&self, name: &str) -> Option<&Arc<PassInfo>> {
+        self.passes.iter().find(|p| p.name == name)
+    }
+    /// Every pass, by name.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<PassInfo>> {
+        self.passes.iter()
+    }
+
+    /// The `--list-passes` text: each pass, its anchor, summary and options.
+    pub fn describe(&self) -> String {
+        let mut out = String::from("Passes:\n");
+        for p in &self.passes {
+            let anchor = p.anchor.unwrap_or("any op");
+            out.push_str(&format!(
+                "  {:<24} {} (runs on {anchor})\n",
+                p.name, p.summary
+            ));
+            for o in &p.options {
+                let kind = match o.kind {
+                    OptionKind::Bool => "bool".to_string(),
+                    OptionKind::Int => "int".to_string(),
+                    OptionKind::String => "string".to_string(),
+                    OptionKind::OneOf(w) => w.join("|"),
+                };
+                out.push_str(&format!(
+                    "      {:<22} {} ({kind}, default {})\n",
+                    o.name, o.description, o.default
+                ));
+            }
+        }
+        out
+    }
+}
+
+/// What a pass runs on: one op of the IR, with the context.
+pub struct PassTarget<'a> {
+    /// The context; interning works through `&Context`.
+    pub ctx: &'a Context,
+    /// The IR. A pass changes the op it runs on and what is nested in it, nothing else.
+    pub ir: &'a mut Ir,
+    /// The body holding the op.
+    pub body: BodyId,
+    /// The op the pass runs on.
+    pub op: OpId,
+    /// The targets of the compilation (`--target FILE`, repeatable), in order.
+    pub targets: &'a Targets,
+    /// Remarks and warnings for the user.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The `target` option of a pass that consults one target of the compilation: its
+/// name, or empty for the first one given ([`PassTarget::target`] resolves it).
+pub fn target_option() -> PassOption {
+    PassOption {
+        name: "target",
+        description: "the target to consult, by name (empty: the compilation's first, from the first --target FILE)",
+        kind: OptionKind::String,
+        default: "",
+    }
+}
+
+impl PassTarget<'_> {
+    /// The target named by a pass's `target` option (`name`; empty for the first
+    /// one), or an error at the op saying that `what` (the pass, say) needs one.
+    pub fn target(&self, name: &str, what: &str) -> Result<Arc<Target>, Diagnostic> {
+        self.targets.select(name).cloned().ok_or_else(|| {
+            Diagnostic::error(
+                acc_ir::DiagLoc::Loc(self.op_ref().loc()),
+                self.targets.missing(name, what),
+            )
+        })
+    }
+
+    /// A handle on the op.
+    pub fn op_ref(&self) -> OpRef<'_> {
+        self.ir.op(self.body, self.op)
+    }
+
+    /// The bodies to work on, for a pass that works body by body: the one holding the
+    /// op's regions (with those regions), then the body of every isolated op nested in
+    /// it, in pre-order (with all its regions).
+    pub fn bodies(&self) -> Vec<(BodyId, Vec<RegionId>)> {
+        let first = self.ir.region_body(self.body, self.op);
+        let mut out = vec![(first, self.op_ref().regions().to_vec())];
+        self.ir.walk_nested(self.body, self.op, &mut |b, o| {
+            if let Some(nested) = self.ir.body(b).nested_body(o) {
+                out.push((nested, self.ir.body(nested).top_regions().to_vec()));
+            }
+        });
+        out
+    }
+
+    /// The ops of every block of each body's regions ([`PassTarget::bodies`]), in
+    /// order: a snapshot, so a pass may erase or add ops while it visits them.
+    pub fn body_ops(&self) -> Vec<(BodyId, Vec<OpId>)> {
+        self.bodies()
+            .into_iter()
+            .map(|(body, regions)| {
+                let b = self.ir.body(body);
+                let ops = regions
+                    .iter()
+                    .flat_map(|r| b.region_blocks(*r))
+                    .flat_map(|block| b.block_ops(block))
+                    .collect();
+                (body, ops)
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,378 @@
+//! # acc-target: the target model
+//!
+//! Target descriptions: what a machine has, read from a `target NAME { ... }` block
+//! of a dialect file (docs/dialect-language.md, "Targets") and consulted by passes.
+//! A description is a value: one compilation holds the [`Targets`] it was given, in
+//! order, and the pass manager hands them to every pass; nothing here is global.
+//!
+//! For now a description declares the target's devices, its memories (`memory-plan`
+//! checks that a function's arena fits the host's) and the library kernels of its
+//! host: functions following one of the calling conventions acc's host lowering
+//! knows ([`HOST_INTERFACES`], documented in docs/codegen.md). `bufferize` calls a
+//! kernel wherever its target has one for an op, and generates loops
+//! elsewhere; nothing about a particular machine is written in Rust.
+//!
+//! A description also declares the intrinsics of its accelerators ([`Intrinsic`]):
+//! which ops each computes, under which conditions, at what cost and with which call.
+//! `partition` places ops on devices from them; `bufferize` turns a placed op into
+//! the call.
+
+#![deny(missing_docs)]
+
+pub mod placement;
+
+use std::sync::Arc;
+
+use acc_ir::{BodyId, Context, Ir, OpId, ValueId};
+
+/// A device of a target: a host core, an accelerator, a DSP.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Device {
+    /// Its name (`cpu`).
+    pub name: String,
+    /// What it is: `host`, `accelerator`, `dsp`.
+    pub kind: String,
+}
+
+/// A memory of a target.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Memory {
+    /// Its name (`ram`).
+    pub name: String,
+    /// Its size in bytes.
+    pub size: u64,
+    /// The devices that reach it (all of them when empty).
+    pub devices: Vec<String>,
+}
+
+/// A DMA engine: the C functions that start a copy between two of its memories and
+/// wait for one, and what a copy costs.
+///
+/// `uint32_t START(void *dst, const void *src, uint32_t bytes)` starts copying and
+/// returns a ticket; `void WAIT(uint32_t ticket)` returns when that copy (and every
+/// copy started before it: the engine completes them in order) is done.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dma {
+    /// The function starting a copy (`dma_copy`).
+    pub start: String,
+    /// The function waiting for one (`dma_wait`).
+    pub wait: String,
+    /// The memories it copies between, either way.
+    pub memories: Vec<String>,
+    /// Cycles a copy costs before its first byte moves.
+    pub setup: i64,
+    /// Bytes it moves a cycle.
+    pub bytes_per_cycle: i64,
+}
+
+impl Dma {
+    /// The cycles a copy of `bytes` takes.
+    pub fn cycles(&self, bytes: i64) -> i64 {
+        let rate = self.bytes_per_cycle.max(1);
+        self.setup + (bytes.max(0) + rate - 1) / rate
+    }
+}
+
+/// A library function of the host and the calling convention it follows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kernel {
+    /// The function's symbol (`acc_sgemm`).
+    pub symbol: String,
+    /// One of [`HOST_INTERFACES`].
+    pub interface: String,
+}
+
+/// An argument of an intrinsic's C call, computed from the op it replaces.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CallArg {
+    /// A value of the matched ops (an operand or result): its buffer.
+    Value(ValueId),
+    /// An integer known at compile time (an `int32_t`).
+    Int(i64),
+    /// A table of `f32` known at compile time (a `const float *`).
+    F32Table(Vec<f32>),
+    /// Bytes known at compile time (a `const int8_t *`): a constant operand in the
+    /// layout the device reads, such as int4 weights packed two to a byte.
+    Bytes(Vec<u8>),
+}
+
+/// Where an intrinsic would compute an op: its cost and the arguments of its call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Placement {
+    /// The cost the target declares (cycles), 0 when it declares none.
+    pub cost: i64,
+    /// The multiply-accumulates the call does and the most the device does a cycle,
+    /// when the target declares them (`macs E per_cycle N`).
+    pub macs: Option<(i64, i64)>,
+    /// The call's arguments, in the declared order.
+    pub call: Vec<CallArg>,
+    /// The operands the call receives only in a form computed at compile time
+    /// ([`CallArg::Bytes`]) instead of their buffers; each is a constant.
+    pub compile_time: Vec<ValueId>,
+    /// The values whose buffers the call reads or writes in another layout (the
+    /// target's `layout %v (p0, p1, ...)`): the buffer holds the value transposed by
+    /// the permutation (its dimension `i` is the value's dimension `p[i]`).
+    pub layouts: Vec<(ValueId, Vec<i64>)>,
+    /// Pairs `(a, b)` whose buffers share whatever layout `b`'s has (`layout %a like
+    /// %b`: an elementwise function, which any layout suits).
+    pub layouts_like: Vec<(ValueId, ValueId)>,
+}
+
+/// What decides whether an intrinsic computes an op: the match, conditions, cost and
+/// call written in a target file (compiled by the dialect language).
+pub trait IntrinsicRule: Send + Sync {
+    /// The name of the op the match is rooted at (`graph.qconv2d`).
+    fn root(&self) -> &str;
+
+    /// How the intrinsic computes `op` (of `body`), or why it cannot: the condition
+    /// that failed, as written, with the values it compared.
+    fn place(&self, ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Result<Placement, String> {
+        self.place_with(ctx, ir, body, op, None)
+    }
+
+    /// As [`IntrinsicRule::place`] (which is `place_with(.., None)`: an implementation
+    /// computes every argument itself then), with the call's compile-time arguments (each a
+    /// [`CallArg::F32Table`] or [`CallArg::Bytes`], in call order) taken from
+    /// `prepared`, as the `weight-prep` pass made them, instead of computed again; an
+    /// error when they do not fit the call (one missing, extra, or of the other kind).
+    fn place_with(
+        &self,
+        ctx: &Context,
+        ir: &Ir,
+        body: BodyId,
+        op: OpId,
+        prepared: Option<&[CallArg]>,
+    ) -> Result<Placement, String>;
+}
+
+/// An intrinsic of a device: a function of the target's library (its name is the C
+/// symbol) computing the ops its rule accepts.
+#[derive(Clone)]
+pub struct Intrinsic {
+    /// Its name and C symbol (`conv_tile_s8`).
+    pub name: String,
+    /// The device that runs it.
+    pub device: String,
+    /// The memory its buffers must be in (`memory NAME` in its declaration), when it
+    /// cannot read the host's: `bufferize` stages them there by DMA.
+    pub memory: Option<String>,
+    /// When and how it applies.
+    pub rule: Arc<dyn IntrinsicRule>,
+}
+
+impl std::fmt::Debug for Intrinsic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "intrinsic {} on {} ({})",
+            self.name,
+            self.device,
+            self.rule.root()
+        )
+    }
+}
+
+/// A target description.
+#[derive(Clone, Debug, Default)]
+pub struct Target {
+    /// Its name.
+    pub name: String,
+    /// Its one-line description.
+    pub summary: String,
+    /// Its devices, in declaration order.
+    pub devices: Vec<Device>,
+    /// Its memories, in declaration order.
+    pub memories: Vec<Memory>,
+    /// Its host's library kernels, at most one per interface.
+    pub kernels: Vec<Kernel>,
+    /// The intrinsics of its devices, in declaration order.
+    pub intrinsics: Vec<Intrinsic>,
+    /// Its DMA engines.
+    pub dmas: Vec<Dma>,
+}
+
+impl Target {
+    /// The memory the host's buffers live in: the first one its host device (kind
+    /// `host`) reaches, if the target declares memories.
+    pub fn host_memory(&self) -> Option<&Memory> {
+        let host = self.devices.iter().find(|d| d.kind == "host")?;
+        self.memories
+            .iter()
+            .find(|m| m.devices.is_empty() || m.devices.contains(&host.name))
+    }
+
+    /// The memory named `name`.
+    pub fn memory(&self, name: &str) -> Option<&Memory> {
+        self.memories.iter().find(|m| m.name == name)
+    }
+
+    /// The DMA engine copying between memories `a` and `b`, either way.
+    pub fn dma_between(&self, a: &str, b: &str) -> Option<&Dma> {
+        self.dmas
+            .iter()
+            .find(|d| d.memories.iter().any(|m| m == a) && d.memories.iter().any(|m| m == b))
+    }
+
+    /// The DMA engine whose start function is `start`.
+    pub fn dma_named(&self, start: &str) -> Option<&Dma> {
+        self.dmas.iter().find(|d| d.start == start)
+    }
+
+    /// The device named `name`.
+    pub fn device(&self, name: &str) -> Option<&Device> {
+        self.devices.iter().find(|d| d.name == name)
+    }
+
+    /// The host device: the first of kind `host`.
+    pub fn host(&self) -> Option<&Device> {
+        self.devices.iter().find(|d| d.kind == "host")
+    }
+
+    /// The symbol of the kernel implementing `interface`, if the target has one.
+    pub fn kernel(&self, interface: &str) -> Option<&str> {
+        self.kernels
+            .iter()
+            .find(|k| k.interface == interface)
+            .map(|k| k.symbol.as_str())
+    }
+}
+
+/// The calling conventions of host kernels that acc's lowering can call, with what
+/// each computes (docs/codegen.md gives the arguments).
+pub const HOST_INTERFACES: [(&str, &str); 10] = [
+    ("gemm", "f32 C += A x B, row-major"),
+    (
+        "packed-gemm",
+        "gemm with a constant B packed into 48-column panels",
+    ),
+    (
+        "strided-gemm",
+        "gemm on operands of any strides, accumulating or not",
+    ),
+    (
+        "conv",
+        "f32 convolution, batch 1, NCHW, ungrouped, with a clamp",
+    ),
+    (
+        "depthwise",
+        "f32 depthwise convolution, batch 1, NCHW, with a clamp",
+    ),
+    ("blocked", "conv in NCHW16c / OIHW16i16o"),
+    ("blocked-depthwise", "depthwise in NCHW16c / OIHW16o"),
+    (
+        "blocked-nchw-input",
+        "conv from a plain NCHW input into NCHW16c",
+    ),
+    ("exp", "f32 e^x over an array"),
+    ("erf", "f32 erf(x) over an array"),
+];
+
+/// The targets of one compilation, in the order they were given (`--target FILE`,
+/// repeatable). Passes get them from the pass manager; a pass that consults one
+/// target picks it with its `target` option ([`Targets::select`]), and what a placed
+/// op names (its device, its intrinsic, a memory, a DMA engine) is looked up across
+/// all of them, the first declaration winning.
+///
+/// Invariant: no two targets have the same name.
+#[derive(Clone, Debug, Default)]
+pub struct Targets {
+    targets: Vec<Arc<Target>>,
+}
+
+impl Targets {
+    /// No target: the host lowering without library kernels, no accelerator.
+    pub fn new() -> Targets {
+        Targets::default()
+    }
+
+    /// Adds `target` after the others; an error when one of its name is there.
+    pub fn add(&mut self, target: Arc<Target>) -> Result<(), String> {
+        if self.get(&target.name).is_some() {
+            return Err(format!("target '{}' is given twice", target.name));
+        }
+        self.targets.push(target);
+        Ok(())
+    }
+
+    /// The targets, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<Target>> {
+        self.targets.iter()
+    }
+
+    /// Whether there is none.
+    pub fn is_empty(&self) -> bool {
+        self.targets.is_empty()
+    }
+
+    /// The target named `name`.
+    pub fn get(&self, name: &str) -> Option<&Arc<Target>> {
+        self.targets.iter().find(|t| t.name == name)
+    }
+
+    /// The target a pass's `target` option names: the one of that name, or the
+    /// first one for an empty name. `None` when there is no such target; the caller
+    /// says what it needed it for ([`Targets::missing`]).
+    pub fn select(&self, name: &str) -> Option<&Arc<Target>> {
+        if name.is_empty() {
+            self.targets.first()
+        } else {
+            self.get(name)
+        }
+    }
+
+    /// Why [`Targets::select`] found nothing for `name`, for a pass's error:
+    /// `what` says what the pass needs the target for.
+    pub fn missing(&self, name: &str, what: &str) -> String {
+        if name.is_empty() {
+            format!("{what}: no target (give one with --target FILE)")
+        } else {
+            let known: Vec<&str> = self.targets.iter().map(|t| t.name.as_str()).collect();
+            format!(
+                "{what}: no target named '{name}' (the compilation has {})",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            )
+        }
+    }
+
+    /// The intrinsic `name` of `device` and the target declaring it (the first that
+    /// does): its memories and DMA engines are the ones the call's buffers go
+    /// through.
+    pub fn intrinsic(&self, device: &str, name: &str) -> Option<(&Target, &Intrinsic)> {
+        self.targets.iter().find_map(|t| {
+            let i = t
+                .intrinsics
+                .iter()
+                .find(|i| i.device == device && i.name == name)?;
+            Some((&**t, i))
+        })
+    }
+
+    /// The intrinsic `name` (its C symbol), of whatever device, from the first target
+    /// declaring it.
+    pub fn intrinsic_named(&self, name: &str) -> Option<&Intrinsic> {
+        self.targets
+            .iter()
+            .flat_map(|t| &t.intrinsics)
+            .find(|i| i.name == name)
+    }
+
+    /// The memory `name`, from the first target declaring it.
+    pub fn memory(&self, name: &str) -> Option<&Memory> {
+        self.targets.iter().find_map(|t| t.memory(name))
+    }
+
+    /// The DMA engine whose start function is `start`, from the first target
+    /// declaring it.
+    pub fn dma_named(&self, start: &str) -> Option<&Dma> {
+        self.targets.iter().find_map(|t| t.dma_named(start))
+    }
+
+    /// The device `name`, from the first target declaring it.
+    pub fn device(&self, name: &str) -> Option<&Device> {
+        self.targets.iter().find_map(|t| t.device(name))
+    }
+}

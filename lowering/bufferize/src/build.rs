@@ -1,0 +1,303 @@
+//! Building blocks of the bufferized loops: index arithmetic, bounds, conversions,
+//! loop nests, and the calls to the library GEMM.
+
+use acc_ir::{TypeId, ValueId};
+
+use acc_dialects::emit::{BodyBuilder, Emitter, cmpi, is_float, memref_type};
+
+/// `buffer` followed by `indices`, as operands.
+pub(super) fn with(buffer: ValueId, indices: &[ValueId]) -> Vec<ValueId> {
+    let mut v = vec![buffer];
+    v.extend_from_slice(indices);
+    v
+}
+
+pub(super) use acc_dialects::emit::index_op;
+
+pub(super) fn index_add(e: &mut Emitter<'_>, a: ValueId, b: ValueId) -> Result<ValueId, String> {
+    let index = e.ctx.index_type();
+    e.op1("arith.addi", &[a, b], index, &[])
+}
+
+/// `iv * stride + offset`.
+pub(super) fn pos(
+    e: &mut Emitter<'_>,
+    iv: ValueId,
+    stride: i64,
+    offset: i64,
+) -> Result<ValueId, String> {
+    let s = index_op(e, "muli", iv, stride)?;
+    index_op(e, "addi", s, offset)
+}
+
+/// Whether `0 <= i < n`.
+pub(super) fn in_range(e: &mut Emitter<'_>, i: ValueId, n: i64) -> Result<ValueId, String> {
+    let zero = e.index(0)?;
+    let limit = e.index(n)?;
+    let lo = e.cmpi(cmpi::SGE, i, zero)?;
+    let hi = e.cmpi(cmpi::SLT, i, limit)?;
+    let i1 = e.ctx.int_type(1);
+    e.op1("arith.andi", &[lo, hi], i1, &[])
+}
+
+/// `i` clamped to `[0, n - 1]`.
+pub(super) fn clamp(e: &mut Emitter<'_>, i: ValueId, n: i64) -> Result<ValueId, String> {
+    let index = e.ctx.index_type();
+    let zero = e.index(0)?;
+    let last = e.index(n - 1)?;
+    let lo = e.op1("arith.maxsi", &[i, zero], index, &[])?;
+    e.op1("arith.minsi", &[lo, last], index, &[])
+}
+
+/// `x` converted from element type `from` to `to` (a narrower integer or float
+/// widened), or `x` when they agree.
+pub(super) fn convert(
+    e: &mut Emitter<'_>,
+    x: ValueId,
+    from: TypeId,
+    to: TypeId,
+) -> Result<ValueId, String> {
+    if from == to {
+        return Ok(x);
+    }
+    let op = match (is_float(e.ctx, from), is_float(e.ctx, to)) {
+        (true, true) => "arith.extf",
+        (false, false) => "arith.extsi",
+        (false, true) => "arith.sitofp",
+        (true, false) => return Err("float inputs into an integer result".into()),
+    };
+    e.op1(op, &[x], to, &[])
+}
+
+/// `acc + x * y` in element type `ty`.
+pub(super) fn multiply_add(
+    e: &mut Emitter<'_>,
+    x: ValueId,
+    y: ValueId,
+    acc: ValueId,
+    ty: TypeId,
+) -> Result<ValueId, String> {
+    let (mul, add) = if is_float(e.ctx, ty) {
+        ("arith.mulf", "arith.addf")
+    } else {
+        ("arith.muli", "arith.addi")
+    };
+    let p = e.op1(mul, &[x, y], ty, &[])?;
+    e.op1(add, &[acc, p], ty, &[])
+}
+
+/// A `loop.for` from 0 to `n` carrying one value from `init`; `step` gives the next
+/// value from the index and the carried one.
+pub(super) fn for_range(
+    e: &mut Emitter<'_>,
+    n: i64,
+    init: ValueId,
+    step: &mut dyn FnMut(&mut Emitter<'_>, ValueId, ValueId) -> Result<ValueId, String>,
+) -> Result<ValueId, String> {
+    let (lb, ub, one) = (e.index(0)?, e.index(n)?, e.index(1)?);
+    let ty = e.type_of(init);
+    let index = e.ctx.index_type();
+    let mut fill = |inner: &mut Emitter<'_>, args: &[ValueId]| -> Result<Vec<ValueId>, String> {
+        Ok(vec![step(inner, args[0], args[1])?])
+    };
+    Ok(e.op_with_region(
+        "loop.for",
+        &[lb, ub, one, init],
+        &[ty],
+        &[],
+        &[index, ty],
+        "loop.yield",
+        &mut fill,
+    )?[0])
+}
+
+/// The body of a [`for_carrying`] loop: the next carried values from the index and
+/// the carried ones.
+pub(super) type CarriedStep<'f> =
+    dyn FnMut(&mut Emitter<'_>, ValueId, &[ValueId]) -> Result<Vec<ValueId>, String> + 'f;
+
+/// A `loop.for` from `lb` to `ub` (index values) by 1, carrying `inits`; `step` gives
+/// the next carried values from the index and the carried ones. The values carried
+/// out of the last iteration.
+pub(super) fn for_carrying(
+    e: &mut Emitter<'_>,
+    [lb, ub]: [ValueId; 2],
+    inits: &[ValueId],
+    step: &mut CarriedStep<'_>,
+) -> Result<Vec<ValueId>, String> {
+    let one = e.index(1)?;
+    let types: Vec<TypeId> = inits.iter().map(|v| e.type_of(*v)).collect();
+    let mut arg_types = vec![e.ctx.index_type()];
+    arg_types.extend(&types);
+    let mut fill = |inner: &mut Emitter<'_>, args: &[ValueId]| step(inner, args[0], &args[1..]);
+    e.op_with_region(
+        "loop.for",
+        &[&[lb, ub, one][..], inits].concat(),
+        &types,
+        &[],
+        &arg_types,
+        "loop.yield",
+        &mut fill,
+    )
+}
+
+/// Whether position `j` of a line goes before the one being ranked: ordered strictly
+/// before it (`strict`), or before it or equal to it (not `strict`), as an `i1`.
+pub(super) type LineOrder<'f> =
+    dyn FnMut(&mut Emitter<'_>, ValueId, bool) -> Result<ValueId, String> + 'f;
+
+/// The rank of position `i` on a line of `end` (an index value; its place in a
+/// stable sort): the positions before `i` that `order` puts before it or equal to
+/// it, counted by one `loop.for`, plus the positions after `i` it puts strictly
+/// before it, by another. Quadratic, and free of data-dependent branches.
+pub(super) fn rank_on_line(
+    e: &mut Emitter<'_>,
+    end: ValueId,
+    i: ValueId,
+    order: &mut LineOrder<'_>,
+) -> Result<ValueId, String> {
+    let zero = e.index(0)?;
+    let after = index_op(e, "addi", i, 1)?;
+    let mut count = zero;
+    for (range, strict) in [([zero, i], false), ([after, end], true)] {
+        count = for_carrying(e, range, &[count], &mut |e, j, count| {
+            let before = order(e, j, strict)?;
+            let next = index_op(e, "addi", count[0], 1)?;
+            let index = e.ctx.index_type();
+            Ok(vec![e.op1(
+                "arith.select",
+                &[before, next, count[0]],
+                index,
+                &[],
+            )?])
+        })?[0];
+    }
+    Ok(count)
+}
+
+/// A `loop.parallel` over `shape` running `body` with the indices (directly when the
+/// shape has no dimension).
+pub(super) fn parallel(
+    e: &mut Emitter<'_>,
+    shape: &[i64],
+    body: &mut BodyBuilder<'_>,
+) -> Result<(), String> {
+    if shape.is_empty() {
+        return body(e, &[]);
+    }
+    let mut operands = Vec::new();
+    for _ in shape {
+        operands.push(e.index(0)?);
+    }
+    for n in shape {
+        operands.push(e.index(*n)?);
+    }
+    for _ in shape {
+        operands.push(e.index(1)?);
+    }
+    let k = shape.len() as i32;
+    let segments = {
+        let data: Vec<u8> = [k, k, k].iter().flat_map(|x| x.to_le_bytes()).collect();
+        e.ctx.intern_attr(acc_ir::AttrData::DenseArray {
+            element: e.ctx.int_type(32),
+            data: data.into(),
+        })
+    };
+    let index = e.ctx.index_type();
+    let mut fill = |inner: &mut Emitter<'_>, ivs: &[ValueId]| -> Result<Vec<ValueId>, String> {
+        body(inner, ivs)?;
+        Ok(Vec::new())
+    };
+    e.op_with_region(
+        "loop.parallel",
+        &operands,
+        &[],
+        &[("operandSegmentSizes", segments)],
+        &vec![index; shape.len()],
+        "loop.yield",
+        &mut fill,
+    )?;
+    Ok(())
+}
+
+/// `hw.intrinsic "gemm"(a, b, c, m, n, k)`: C += A x B (row-major, contiguous).
+pub(super) fn call_gemm(
+    e: &mut Emitter<'_>,
+    gemm: &str,
+    buffers: [ValueId; 3],
+    [m, n, k]: [i64; 3],
+) -> Result<(), String> {
+    call_library(e, gemm, &buffers, &[m, n, k], None)
+}
+
+/// `hw.intrinsic "callee"(buffers..., sizes...)`, the sizes as index constants.
+pub(super) fn call_library(
+    e: &mut Emitter<'_>,
+    callee: &str,
+    buffers: &[ValueId],
+    sizes: &[i64],
+    bounds: Option<[f64; 2]>,
+) -> Result<(), String> {
+    let mut operands = buffers.to_vec();
+    for &size in sizes {
+        operands.push(e.index(size)?);
+    }
+    if let Some(bounds) = bounds {
+        let f32t = e.ctx.float_type(acc_ir::FloatKind::F32);
+        for bound in bounds {
+            operands.push(e.scalar(f32t, bound)?);
+        }
+    }
+    e.intrinsic_call(callee, &operands)
+}
+
+/// A batch-1, ungrouped NCHW convolution as one matrix product: the filter
+/// (M x C*kh*kw) times the input's patches (C*kh*kw x OH*OW, gathered into a new
+/// buffer, or the input itself for a 1x1 convolution with unit strides), added into
+/// the output seen as M x OH*OW.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn conv_as_gemm(
+    e: &mut Emitter<'_>,
+    gemm: &str,
+    [x, w, out]: [ValueId; 3],
+    sx: &[i64],
+    sw: &[i64],
+    so: &[i64],
+    strides: &[i64],
+    dilations: &[i64],
+) -> Result<(), String> {
+    let (c, h, wd) = (sx[1], sx[2], sx[3]);
+    let (m, kh, kw) = (sw[0], sw[2], sw[3]);
+    let (oh, ow) = (so[2], so[3]);
+    let f32t = e.ctx.float_type(acc_ir::FloatKind::F32);
+    let depth = c * kh * kw;
+    let plane = oh * ow;
+    let as_matrix = |e: &mut Emitter<'_>, v: ValueId, rows: i64, cols: i64| {
+        let ty = memref_type(e.ctx, &[rows, cols], f32t);
+        e.op1("loop.reshape", &[v], ty, &[])
+    };
+    let filter = as_matrix(e, w, m, depth)?;
+    let output = as_matrix(e, out, m, plane)?;
+    let direct = kh == 1 && kw == 1 && strides == [1, 1] && oh == h && ow == wd;
+    let patches = if direct {
+        as_matrix(e, x, c, plane)?
+    } else {
+        // patches[(ci, i, j), (y, x)] = input[0, ci, y * sh + i * dh, x * sw + j * dw]
+        let ty = memref_type(e.ctx, &[c, kh, kw, oh, ow], f32t);
+        let buf = e.op1("loop.alloc", &[], ty, &[])?;
+        parallel(e, &[c, kh, kw, oh, ow], &mut |e, ivs| {
+            let zero = e.index(0)?;
+            let y0 = index_op(e, "muli", ivs[3], strides[0])?;
+            let di = index_op(e, "muli", ivs[1], dilations[0])?;
+            let iy = index_add(e, y0, di)?;
+            let x0 = index_op(e, "muli", ivs[4], strides[1])?;
+            let dj = index_op(e, "muli", ivs[2], dilations[1])?;
+            let ix = index_add(e, x0, dj)?;
+            let v = e.op1("loop.load", &with(x, &[zero, ivs[0], iy, ix]), f32t, &[])?;
+            e.op("loop.store", &[&[v, buf][..], ivs].concat(), &[], &[])?;
+            Ok(())
+        })?;
+        as_matrix(e, buf, depth, plane)?
+    };
+    call_gemm(e, gemm, [filter, patches, output], [m, plane, depth])
+}

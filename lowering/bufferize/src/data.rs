@@ -1,0 +1,333 @@
+//! The loop nests of the tensor ops that move elements by index: slices taken and
+//! inserted, tensors generated element by element (gathers reading other tensors
+//! with `tensor.extract`), and sorts.
+
+use acc_ir::clone::{ValueMap, clone_op};
+use acc_ir::{OpId, ValueId};
+
+use super::build::{index_op, parallel, rank_on_line, with};
+use super::{Bufferizer, buffer_type};
+use acc_dialects::emit::{Emitter, cmpf, cmpi, is_float};
+
+impl Bufferizer<'_> {
+    /// The static offsets, sizes and strides of a slice op; an error for dynamic ones
+    /// and for slices dropping dimensions.
+    fn static_slice(&self, op: OpId, rank: usize) -> Result<[Vec<i64>; 3], String> {
+        let lists = [
+            self.ints(op, "static_offsets"),
+            self.ints(op, "static_sizes"),
+            self.ints(op, "static_strides"),
+        ];
+        if lists.iter().flatten().any(|v| *v == acc_ir::DYNAMIC) {
+            return Err("dynamic offsets, sizes or strides have no bufferization yet".into());
+        }
+        if lists.iter().any(|l| l.len() != rank) {
+            return Err("slices dropping dimensions have no bufferization yet".into());
+        }
+        Ok(lists)
+    }
+
+    /// `tensor.extract_slice`: a new buffer holding the slice (element `i` along each
+    /// dimension read at `offset + i * stride`).
+    pub(super) fn extract_slice(&mut self, op: OpId) -> Result<ValueId, String> {
+        let (x, result) = self.operand_and_result(op)?;
+        let shape = self.static_shape(result)?;
+        if self.shape(x)?.len() != shape.len() {
+            return Err("slices dropping dimensions have no bufferization yet".into());
+        }
+        let [offsets, _, strides] = self.static_slice(op, shape.len())?;
+        let src = self
+            .buffers
+            .get(&x)
+            .copied()
+            .ok_or("the input has no buffer")?;
+        let elem = self.element(x);
+        let ty = buffer_type(self.ctx, self.ir.body(self.body).value_type(result));
+        let mut e = self.emitter(op);
+        let dest = e.op1("loop.alloc", &[], ty, &[])?;
+        parallel(&mut e, &shape, &mut |e, ivs| {
+            let at = strided_positions(e, ivs, &offsets, &strides)?;
+            let v = e.op1("loop.load", &with(src, &at), elem, &[])?;
+            e.op("loop.store", &[&[v, dest][..], ivs].concat(), &[], &[])?;
+            Ok(())
+        })?;
+        self.writable.insert(dest);
+        Ok(dest)
+    }
+
+    /// `tensor.extract_slice` of dynamic sizes: the leading elements of a tensor of
+    /// static shape (zero offsets, unit strides, each static size the source's, no
+    /// dimension dropped), which only a `func.return` reads. Nothing is copied: the
+    /// return gives the source's buffer and the sizes.
+    pub(super) fn bounded_slice(&mut self, op: OpId) -> Result<(), String> {
+        let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
+        let (x, result) = self.operand_and_result(op)?;
+        let source = self.static_shape(x)?;
+        let result_rank = self.ir.body(self.body).value_type(result);
+        let result_rank = self
+            .ctx
+            .type_data(result_rank)
+            .shape()
+            .map_or(0, <[i64]>::len);
+        let (offsets, sizes, strides) = (
+            self.ints(op, "static_offsets"),
+            self.ints(op, "static_sizes"),
+            self.ints(op, "static_strides"),
+        );
+        let dynamic: Vec<usize> = (0..sizes.len())
+            .filter(|d| sizes[*d] == acc_ir::DYNAMIC)
+            .collect();
+        let whole = |d: usize| sizes[d] == acc_ir::DYNAMIC || sizes[d] == source[d];
+        let leading = offsets.iter().all(|o| *o == 0)
+            && strides.iter().all(|s| *s == 1)
+            && sizes.len() == source.len()
+            && (0..sizes.len()).all(whole);
+        if !leading || result_rank != source.len() || operands.len() != 1 + dynamic.len() {
+            return Err("a slice of dynamic size is bufferized only as the leading elements of its source (zero offsets, unit strides, static sizes the source's, no dropped dimension)".into());
+        }
+        let b = self.ir.body(self.body);
+        let returned_only = b
+            .value_users(result)
+            .all(|u| self.ctx.op_name_str(b.op(u).name) == "func.return");
+        if !returned_only {
+            return Err("a slice of dynamic size is bufferized only as a result of its function (dynamic shapes have no bufferization elsewhere yet)".into());
+        }
+        let src = self
+            .buffers
+            .get(&x)
+            .copied()
+            .ok_or("the input has no buffer")?;
+        let dims = dynamic
+            .into_iter()
+            .zip(operands[1..].iter().copied())
+            .collect();
+        self.bounded.insert(result, (src, dims));
+        Ok(())
+    }
+
+    /// `tensor.insert_slice`: the destination's buffer (or a copy of it when it is
+    /// read elsewhere) with the source stored at `offset + i * stride`.
+    pub(super) fn insert_slice(&mut self, op: OpId) -> Result<ValueId, String> {
+        let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
+        let (source, dest_tensor) = (operands[0], operands[1]);
+        let shape = self.static_shape(source)?;
+        if self.shape(dest_tensor)?.len() != shape.len() {
+            return Err("slices dropping dimensions have no bufferization yet".into());
+        }
+        let [offsets, _, strides] = self.static_slice(op, shape.len())?;
+        let src = self
+            .buffers
+            .get(&source)
+            .copied()
+            .ok_or("the source has no buffer")?;
+        let dest = self.destination(op, dest_tensor, true)?;
+        let elem = self.element(source);
+        let mut e = self.emitter(op);
+        parallel(&mut e, &shape, &mut |e, ivs| {
+            let v = e.op1("loop.load", &with(src, ivs), elem, &[])?;
+            let at = strided_positions(e, ivs, &offsets, &strides)?;
+            e.op("loop.store", &[&[v, dest][..], &at[..]].concat(), &[], &[])?;
+            Ok(())
+        })?;
+        Ok(dest)
+    }
+
+    /// `tensor.generate`: a new buffer, each element stored by the region inlined at
+    /// its indices, the region's `tensor.extract`s of tensors from above becoming
+    /// loads of their buffers.
+    pub(super) fn generate(&mut self, op: OpId) -> Result<ValueId, String> {
+        let result = self
+            .ir
+            .body(self.body)
+            .results(op)
+            .next()
+            .ok_or("no result")?;
+        let shape = self.static_shape(result)?;
+        let ty = buffer_type(self.ctx, self.ir.body(self.body).value_type(result));
+        let body = self.body;
+        let b = self.ir.body(body);
+        let region = *self.ir.op(body, op).regions().first().ok_or("no region")?;
+        let block = b.entry_block(region).ok_or("an empty region")?;
+        let params = b.block_args(block).to_vec();
+        let ops: Vec<OpId> = b.block_ops(block).collect();
+        // The buffers of the tensors the region reads.
+        let mut loads = Vec::new();
+        for o in &ops {
+            let r = self.ir.op(body, *o);
+            if self.ctx.op_name_str(r.name()) == "tensor.extract" {
+                let t = r.operands().next().ok_or("an extract without a tensor")?;
+                let buf = self.buffers.get(&t).copied();
+                loads.push((*o, buf.ok_or("a tensor the region reads has no buffer")?));
+            } else if !r.regions().is_empty() && self.reads_tensors_inside(*o) {
+                return Err("tensors read in a nested region have no bufferization yet".into());
+            }
+        }
+        let mut e = self.emitter(op);
+        let dest = e.op1("loop.alloc", &[], ty, &[])?;
+        parallel(&mut e, &shape, &mut |e, ivs| {
+            let mut map = ValueMap::default();
+            for (p, iv) in params.iter().zip(ivs) {
+                map.values.insert(*p, *iv);
+            }
+            let (last, inner) = ops.split_last().ok_or("an empty block")?;
+            let mapped = |map: &ValueMap, v: ValueId| map.values.get(&v).copied().unwrap_or(v);
+            for o in inner {
+                if let Some((_, buf)) = loads.iter().find(|(x, _)| x == o) {
+                    let indices: Vec<ValueId> =
+                        e.ir.body(body)
+                            .operands(*o)
+                            .skip(1)
+                            .map(|v| mapped(&map, v))
+                            .collect();
+                    let old = e.ir.body(body).results(*o).next().ok_or("no result")?;
+                    let elem = e.type_of(old);
+                    let v = e.op1("loop.load", &with(*buf, &indices), elem, &[])?;
+                    map.values.insert(old, v);
+                } else {
+                    clone_op(e.ir, body, *o, body, e.point, &mut map);
+                }
+            }
+            let y = e.ir.body(body).operand(*last, 0);
+            let y = mapped(&map, y);
+            e.op("loop.store", &[&[y, dest][..], ivs].concat(), &[], &[])?;
+            Ok(())
+        })?;
+        self.writable.insert(dest);
+        Ok(dest)
+    }
+
+    /// Whether an op's regions hold a `tensor.extract`.
+    fn reads_tensors_inside(&self, op: OpId) -> bool {
+        let b = self.ir.body(self.body);
+        self.ir.op(self.body, op).regions().iter().any(|r| {
+            b.region_blocks(*r).any(|bl| {
+                b.block_ops(bl).any(|o| {
+                    self.ctx.op_name_str(self.ir.op(self.body, o).name()) == "tensor.extract"
+                        || self.reads_tensors_inside(o)
+                })
+            })
+        })
+    }
+
+    /// `tensor.sort`, by ranks: element `i` of each line goes to position `rank(i)`,
+    /// the number of elements of its line ordered before it (smaller, or equal and
+    /// earlier; NaN above every number), computed with one pass over the line. Both
+    /// inits' buffers are written; the results are `[values, indices]`.
+    pub(super) fn sort(&mut self, op: OpId) -> Result<[ValueId; 2], String> {
+        let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
+        let [x, values_init, indices_init] = operands[..] else {
+            return Err("expects an input and two inits".into());
+        };
+        let dim = self.int(op, "dimension").ok_or("no dimension")? as usize;
+        let descending = self.attrs(op).flag("descending");
+        let shape = self.static_shape(x)?;
+        let src = self
+            .buffers
+            .get(&x)
+            .copied()
+            .ok_or("the input has no buffer")?;
+        let values = self.destination(op, values_init, false)?;
+        let indices = self.destination(op, indices_init, false)?;
+        let (elem, index_elem) = (self.element(x), self.element(indices_init));
+        let len = shape[dim];
+        let mut e = self.emitter(op);
+        parallel(&mut e, &shape, &mut |e, ivs| {
+            let xi = e.op1("loop.load", &with(src, ivs), elem, &[])?;
+            let end = e.index(len)?;
+            let rank = rank_on_line(e, end, ivs[dim], &mut |e, j, strict| {
+                let mut at = ivs.to_vec();
+                at[dim] = j;
+                let xj = e.op1("loop.load", &with(src, &at), elem, &[])?;
+                // x_j is strictly before x_i in the direction; or, the order being
+                // total, x_i is not strictly before x_j.
+                let (a, b) = if descending { (xi, xj) } else { (xj, xi) };
+                if strict {
+                    return less(e, a, b);
+                }
+                let after = less(e, b, a)?;
+                let i1 = e.ctx.int_type(1);
+                let t = e.op1("arith.constant", &[], i1, &[("value", bool_attr(e, true)?)])?;
+                e.op1("arith.xori", &[after, t], i1, &[])
+            })?;
+            let mut to = ivs.to_vec();
+            to[dim] = rank;
+            e.op(
+                "loop.store",
+                &[&[xi, values][..], &to[..]].concat(),
+                &[],
+                &[],
+            )?;
+            let position = e.op1("arith.index_cast", &[ivs[dim]], index_elem, &[])?;
+            e.op(
+                "loop.store",
+                &[&[position, indices][..], &to[..]].concat(),
+                &[],
+                &[],
+            )?;
+            Ok(())
+        })?;
+        Ok([values, indices])
+    }
+
+    /// The static shape of `v`; an error for a dynamic one.
+    pub(super) fn static_shape(&self, v: ValueId) -> Result<Vec<i64>, String> {
+        let shape = self.shape(v)?;
+        if shape.iter().any(|d| *d < 0) {
+            return Err("dynamic shapes have no bufferization yet".into());
+        }
+        Ok(shape)
+    }
+
+    /// The one tensor operand and the one result of an op.
+    fn operand_and_result(&self, op: OpId) -> Result<(ValueId, ValueId), String> {
+        let b = self.ir.body(self.body);
+        let x = b.operands(op).next().ok_or("no operand")?;
+        let r = b.results(op).next().ok_or("no result")?;
+        Ok((x, r))
+    }
+}
+
+/// `offset + i * stride` along each dimension.
+fn strided_positions(
+    e: &mut Emitter<'_>,
+    ivs: &[ValueId],
+    offsets: &[i64],
+    strides: &[i64],
+) -> Result<Vec<ValueId>, String> {
+    let mut at = Vec::with_capacity(ivs.len());
+    for ((iv, o), s) in ivs.iter().zip(offsets).zip(strides) {
+        let scaled = if *s == 1 {
+            *iv
+        } else {
+            index_op(e, "muli", *iv, *s)?
+        };
+        at.push(if *o == 0 {
+            scaled
+        } else {
+            index_op(e, "addi", scaled, *o)?
+        });
+    }
+    Ok(at)
+}
+
+/// `a < b` in the sort order: signless integers as signed, floats by value with NaN
+/// above every number.
+fn less(e: &mut Emitter<'_>, a: ValueId, b: ValueId) -> Result<ValueId, String> {
+    if !is_float(e.ctx, e.type_of(a)) {
+        return e.cmpi(cmpi::SLT, a, b);
+    }
+    let i1 = e.ctx.int_type(1);
+    let lt = e.cmpf(cmpf::OLT, a, b)?;
+    let a_nan = e.cmpf(cmpf::UNO, a, a)?;
+    let b_nan = e.cmpf(cmpf::UNO, b, b)?;
+    let t = e.op1("arith.constant", &[], i1, &[("value", bool_attr(e, true)?)])?;
+    let a_number = e.op1("arith.xori", &[a_nan, t], i1, &[])?;
+    let number_below_nan = e.op1("arith.andi", &[a_number, b_nan], i1, &[])?;
+    e.op1("arith.ori", &[lt, number_below_nan], i1, &[])
+}
+
+fn bool_attr(e: &Emitter<'_>, v: bool) -> Result<acc_ir::AttrId, String> {
+    let i1 = e.ctx.int_type(1);
+    acc_ir::elements::scalar_attr(e.ctx, i1, acc_ir::elements::Scalar::Int(i128::from(v)))
+        .ok_or_else(|| "cannot make an i1 constant".to_string())
+}

@@ -1,0 +1,1059 @@
+//! The loop nests of each tensor op: maps, gathers (broadcast, transpose), matrix
+//! products and convolutions (loops, or the library GEMM), pools, reductions, pads.
+
+use acc_ir::{OpId, TypeId, ValueId};
+
+use super::build::{
+    call_gemm, call_library, clamp, conv_as_gemm, convert, for_range, in_range, index_add,
+    index_op, multiply_add, parallel, pos, with,
+};
+use super::strided::window;
+use super::{Bufferizer, LibraryFunction, PANEL_COLUMNS, buffer_type};
+use acc_dialects::emit::Emitter;
+use acc_dialects::emit::dense_bytes;
+use acc_dialects::emit::is_float;
+
+impl Bufferizer<'_> {
+    /// `tensor.map`: a `loop.parallel` computing each element with the region. When
+    /// the region's result is an f32 `math` function the library has (`exp`, `erf`),
+    /// the loop stores that function's argument and the library call then applies it
+    /// to the whole buffer in place; a map of the function alone is just the call.
+    pub(super) fn map(&mut self, op: OpId) -> Result<ValueId, String> {
+        let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
+        let (inputs, init) = operands.split_at(operands.len() - 1);
+        let dest = self.destination(op, init[0], false)?;
+        let ins: Vec<ValueId> = inputs
+            .iter()
+            .map(|v| self.buffers.get(v).copied().ok_or("an input has no buffer"))
+            .collect::<Result<_, _>>()?;
+        let shape = self.shape(init[0])?;
+        let elem_types: Vec<TypeId> = inputs.iter().map(|v| self.element(*v)).collect();
+        let library = self.library_function_of_map(op);
+        let body = self.body;
+        let mut e = self.emitter(op);
+        let elements = shape.iter().product::<i64>();
+        if let Some(LibraryFunction {
+            callee,
+            argument: Some(input),
+            ..
+        }) = &library
+        {
+            call_library(&mut e, callee, &[ins[*input], dest], &[elements], None)?;
+            return Ok(dest);
+        }
+        let skip = library.as_ref().map(|l| l.op);
+        parallel(&mut e, &shape, &mut |e, ivs| {
+            let mut args = Vec::new();
+            for (b, t) in ins.iter().zip(&elem_types) {
+                args.push(e.op1("loop.load", &with(*b, ivs), *t, &[])?);
+            }
+            let at = e.point;
+            let y = Self::inline_skipping(e.ir, body, op, 0, &args, at, skip)?;
+            e.op("loop.store", &[&[y[0], dest][..], ivs].concat(), &[], &[])?;
+            Ok(())
+        })?;
+        if let Some(l) = &library {
+            call_library(&mut e, &l.callee, &[dest, dest], &[elements], None)?;
+        }
+        Ok(dest)
+    }
+
+    /// A library call's name and buffers: `callee(inputs..., dest)`, or, when the
+    /// init was a bias broadcast absorbed by [`Self::absorbable_bias`],
+    /// `callee_bias(inputs..., bias, dest)`.
+    fn biased_call(
+        &self,
+        init: ValueId,
+        callee: String,
+        inputs: &[ValueId],
+        dest: ValueId,
+    ) -> Result<(String, Vec<ValueId>), String> {
+        let mut buffers = inputs.to_vec();
+        let callee = match self.absorbed_biases.get(&init) {
+            Some(bias) => {
+                buffers.push(*self.buffers.get(bias).ok_or("the bias has no buffer")?);
+                format!("{callee}_bias")
+            }
+            None => callee,
+        };
+        buffers.push(dest);
+        Ok((callee, buffers))
+    }
+
+    /// True when constant `v` is the B of 2-D f32 matrix products only and the
+    /// library takes such a B packed (`packed-gemm`).
+    pub(super) fn packable_weight(&self, v: ValueId) -> bool {
+        if self.library.packed_gemm.is_none()
+            || dense_bytes(self.ctx, self.ir, self.body, v).is_none()
+        {
+            return false;
+        }
+        let b = self.ir.body(self.body);
+        let mut users = b.value_users(v).peekable();
+        users.peek().is_some()
+            && users.all(|u| {
+                let operands: Vec<ValueId> = b.operands(u).collect();
+                self.ctx.op_name_str(b.op(u).name) == "tensor.matmul"
+                    && operands.len() == 3
+                    && operands[0] != v
+                    && operands[1] == v
+                    && operands
+                        .iter()
+                        .all(|x| self.shape(*x).is_ok_and(|s| s.len() == 2))
+                    && self.all_f32(&operands)
+            })
+    }
+
+    /// Constant `b` (k x n) packed into panels: a `loop.constant` of shape
+    /// [ceil(n / 48), k, 48], columns past n zero.
+    fn packed_constant(&mut self, op: OpId, b: ValueId) -> Result<ValueId, String> {
+        let (bytes, splat) =
+            dense_bytes(self.ctx, self.ir, self.body, b).ok_or("B is not a dense constant")?;
+        let sb = self.shape(b)?;
+        let (k, n) = (sb[0] as usize, sb[1] as usize);
+        let width = PANEL_COLUMNS as usize;
+        let panels = n.div_ceil(width);
+        let mut out = vec![0u8; panels * k * width * 4];
+        for i in 0..k {
+            for j in 0..n {
+                let from = if splat { 0 } else { (i * n + j) * 4 };
+                let to = ((j / width * k + i) * width + j % width) * 4;
+                out[to..to + 4]
+                    .copy_from_slice(bytes.get(from..from + 4).ok_or("a short constant")?);
+            }
+        }
+        let f32t = self.element(b);
+        let shape = [panels as i64, k as i64, PANEL_COLUMNS];
+        let ty = acc_dialects::emit::tensor_type(self.ctx, &shape, f32t);
+        let value = self
+            .ctx
+            .intern_attr(acc_ir::attrs::AttrData::DenseElements {
+                ty,
+                data: acc_ir::attrs::DenseData::Elements(out.into()),
+            });
+        let buffer = buffer_type(self.ctx, ty);
+        self.emitter(op)
+            .op1("loop.constant", &[], buffer, &[("value", value)])
+    }
+
+    /// The library function that can finish map `op`: its region yields an f32
+    /// `math.exp` / `math.erf` result used nowhere else, and the library has that
+    /// function.
+    fn library_function_of_map(&self, op: OpId) -> Option<LibraryFunction> {
+        let b = self.ir.body(self.body);
+        let region = *self.ir.op(self.body, op).regions().first()?;
+        let block = b.entry_block(region)?;
+        let yield_op = b.block_ops(block).last()?;
+        let y = b.operands(yield_op).next()?;
+        let acc_ir::ValueDef::Result(f, 0) = b.value(y).def else {
+            return None;
+        };
+        let callee = match self.ctx.op_name_str(b.op(f).name) {
+            "math.exp" => self.library.exp.clone()?,
+            "math.erf" => self.library.erf.clone()?,
+            _ => return None,
+        };
+        let f32t = self.ctx.float_type(acc_ir::FloatKind::F32);
+        if b.value_type(y) != f32t || b.value_users(y).count() != 1 {
+            return None;
+        }
+        let x = b.operand(f, 0);
+        let params = b.block_args(block);
+        // The function of an input alone (its element type f32, as the result's).
+        let argument = (b.block_ops(block).count() == 2)
+            .then(|| params.iter().position(|p| *p == x))
+            .flatten();
+        Some(LibraryFunction {
+            op: f,
+            callee,
+            argument,
+        })
+    }
+
+    pub(super) fn broadcast(&mut self, op: OpId) -> Result<ValueId, String> {
+        let dims = self.ints(op, "dimensions");
+        // The input's dimensions are the init's not in `dimensions`.
+        self.gather(op, &|ivs| {
+            ivs.iter()
+                .enumerate()
+                .filter(|(d, _)| !dims.contains(&(*d as i64)))
+                .map(|(_, v)| *v)
+                .collect()
+        })
+    }
+
+    pub(super) fn transpose(&mut self, op: OpId) -> Result<ValueId, String> {
+        let perm = self.ints(op, "permutation");
+        // Result dimension i is input dimension perm[i].
+        self.gather(op, &|ivs| {
+            let mut at = ivs.to_vec();
+            for (i, p) in perm.iter().enumerate() {
+                at[*p as usize] = ivs[i];
+            }
+            at
+        })
+    }
+
+    /// `tensor.pack`: each element of the blocked result read from the source at
+    /// `outer * tile + inner` along each tiled dimension; positions past the
+    /// source's end (a partial last block) take the padding value.
+    pub(super) fn pack(&mut self, op: OpId) -> Result<ValueId, String> {
+        let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
+        let (x, init, padding) = (operands[0], operands[1], operands.get(2).copied());
+        let (positions, tiles) = self.tiling(op)?;
+        let sx = self.shape(x)?;
+        let partial = positions.iter().zip(&tiles).any(|(d, t)| sx[*d] % t != 0);
+        if partial && padding.is_none() {
+            return Err("a partial last block needs a padding_value".into());
+        }
+        let dest = self.destination(op, init, false)?;
+        let src = self
+            .buffers
+            .get(&x)
+            .copied()
+            .ok_or("the input has no buffer")?;
+        let shape = self.shape(init)?;
+        let elem = self.element(x);
+        let rank = sx.len();
+        let mut e = self.emitter(op);
+        parallel(&mut e, &shape, &mut |e, ivs| {
+            let mut at = ivs[..rank].to_vec();
+            let mut inside: Option<ValueId> = None;
+            for (k, (&d, &tile)) in positions.iter().zip(&tiles).enumerate() {
+                let outer = index_op(e, "muli", ivs[d], tile)?;
+                let p = index_add(e, outer, ivs[rank + k])?;
+                if sx[d] % tile == 0 {
+                    at[d] = p;
+                    continue;
+                }
+                let ok = in_range(e, p, sx[d])?;
+                inside = Some(match inside {
+                    None => ok,
+                    Some(prev) => e.op1("arith.andi", &[prev, ok], e.ctx.int_type(1), &[])?,
+                });
+                at[d] = clamp(e, p, sx[d])?;
+            }
+            let mut v = e.op1("loop.load", &with(src, &at), elem, &[])?;
+            if let (Some(c), Some(pad)) = (inside, padding) {
+                v = e.op1("arith.select", &[c, v, pad], elem, &[])?;
+            }
+            e.op("loop.store", &[&[v, dest][..], ivs].concat(), &[], &[])?;
+            Ok(())
+        })?;
+        Ok(dest)
+    }
+
+    /// `tensor.unpack`: each element of the plain result read from the blocked
+    /// source at block `i / tile`, position `i % tile` along each tiled dimension.
+    pub(super) fn unpack(&mut self, op: OpId) -> Result<ValueId, String> {
+        let (x, init) = self.two(op);
+        let (positions, tiles) = self.tiling(op)?;
+        let dest = self.destination(op, init, false)?;
+        let src = self
+            .buffers
+            .get(&x)
+            .copied()
+            .ok_or("the input has no buffer")?;
+        let shape = self.shape(init)?;
+        let elem = self.element(x);
+        let mut e = self.emitter(op);
+        parallel(&mut e, &shape, &mut |e, ivs| {
+            let mut at = ivs.to_vec();
+            for (&d, &tile) in positions.iter().zip(&tiles) {
+                at[d] = index_op(e, "divui", ivs[d], tile)?;
+                let inner = index_op(e, "remui", ivs[d], tile)?;
+                at.push(inner);
+            }
+            let v = e.op1("loop.load", &with(src, &at), elem, &[])?;
+            e.op("loop.store", &[&[v, dest][..], ivs].concat(), &[], &[])?;
+            Ok(())
+        })?;
+        Ok(dest)
+    }
+
+    /// A pack's or unpack's tiled dimensions (of the plain side) and their tiles;
+    /// permuted outer dimensions have no bufferization yet.
+    fn tiling(&self, op: OpId) -> Result<(Vec<usize>, Vec<i64>), String> {
+        if !self.ints(op, "outer_dims_perm").is_empty() {
+            return Err("outer_dims_perm has no bufferization yet".into());
+        }
+        let positions = self.ints(op, "inner_dims_pos");
+        let tiles = self.ints(op, "inner_tiles");
+        if positions.len() != tiles.len() || tiles.iter().any(|t| *t <= 0) {
+            return Err("inner_dims_pos and inner_tiles do not agree".into());
+        }
+        Ok((positions.iter().map(|p| *p as usize).collect(), tiles))
+    }
+
+    /// An op (input, init) whose result element at each index is the input's element
+    /// at `source(index)`.
+    pub(super) fn gather(
+        &mut self,
+        op: OpId,
+        source: &dyn Fn(&[ValueId]) -> Vec<ValueId>,
+    ) -> Result<ValueId, String> {
+        let (x, init) = self.two(op);
+        let dest = self.destination(op, init, false)?;
+        let src = self
+            .buffers
+            .get(&x)
+            .copied()
+            .ok_or("the input has no buffer")?;
+        let shape = self.shape(init)?;
+        let elem = self.element(x);
+        let mut e = self.emitter(op);
+        parallel(&mut e, &shape, &mut |e, ivs| {
+            let v = e.op1("loop.load", &with(src, &source(ivs)), elem, &[])?;
+            e.op("loop.store", &[&[v, dest][..], ivs].concat(), &[], &[])?;
+            Ok(())
+        })?;
+        Ok(dest)
+    }
+
+    pub(super) fn matmul(&mut self, op: OpId) -> Result<ValueId, String> {
+        let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
+        let (a, b, init) = (operands[0], operands[1], operands[2]);
+        let dest = self.destination(op, init, true)?;
+        if self.packed_weights.contains(&b) {
+            let (sa, sb) = (self.shape(a)?, self.shape(b)?);
+            let panels = self.packed_constant(op, b)?;
+            let ba = self.buffers.get(&a).copied().ok_or("A has no buffer")?;
+            let callee = self.library.packed_gemm.clone().ok_or("no packed-gemm")?;
+            // A bias broadcast into the init: the call starts each column from it.
+            let (callee, buffers) = self.biased_call(init, callee, &[ba, panels], dest)?;
+            let mut e = self.emitter(op);
+            call_library(&mut e, &callee, &buffers, &[sa[0], sb[1], sa[1]], None)?;
+            return Ok(dest);
+        }
+        if let Some(gemm) = self.library_gemm(&[a, b, init])? {
+            let (sa, sb) = (self.shape(a)?, self.shape(b)?);
+            if sa.len() == 2 {
+                let (ba, bb) = (
+                    self.buffers.get(&a).copied().ok_or("A has no buffer")?,
+                    self.buffers.get(&b).copied().ok_or("B has no buffer")?,
+                );
+                let mut e = self.emitter(op);
+                call_gemm(&mut e, &gemm, [ba, bb, dest], [sa[0], sb[1], sa[1]])?;
+                return Ok(dest);
+            }
+            if sa.len() == 3 {
+                // One product per batch, on windows of the three buffers.
+                let (ba, bb) = (
+                    self.buffers.get(&a).copied().ok_or("A has no buffer")?,
+                    self.buffers.get(&b).copied().ok_or("B has no buffer")?,
+                );
+                let (batch, m, k, n) = (sa[0], sa[1], sa[2], sb[2]);
+                let mut e = self.emitter(op);
+                for i in 0..batch {
+                    let wa = window(&mut e, ba, 0, i)?;
+                    let wb = window(&mut e, bb, 0, i)?;
+                    let wc = window(&mut e, dest, 0, i)?;
+                    call_gemm(&mut e, &gemm, [wa, wb, wc], [m, n, k])?;
+                }
+                return Ok(dest);
+            }
+        }
+        let (ba, bb) = (
+            self.buffers.get(&a).copied().ok_or("A has no buffer")?,
+            self.buffers.get(&b).copied().ok_or("B has no buffer")?,
+        );
+        let shape = self.shape(init)?;
+        let sa = self.shape(a)?;
+        let k = sa[sa.len() - 1];
+        let (ea, eb, ec) = (self.element(a), self.element(b), self.element(init));
+        let batched = shape.len() == 3;
+        let mut e = self.emitter(op);
+        parallel(&mut e, &shape, &mut |e, ivs| {
+            let c0 = e.op1("loop.load", &with(dest, ivs), ec, &[])?;
+            let sum = for_range(e, k, c0, &mut |e, kv, acc| {
+                let (ai, bi) = if batched {
+                    (vec![ivs[0], ivs[1], kv], vec![ivs[0], kv, ivs[2]])
+                } else {
+                    (vec![ivs[0], kv], vec![kv, ivs[1]])
+                };
+                let x = e.op1("loop.load", &with(ba, &ai), ea, &[])?;
+                let y = e.op1("loop.load", &with(bb, &bi), eb, &[])?;
+                let (x, y) = (convert(e, x, ea, ec)?, convert(e, y, eb, ec)?);
+                multiply_add(e, x, y, acc, ec)
+            })?;
+            e.op("loop.store", &[&[sum, dest][..], ivs].concat(), &[], &[])?;
+            Ok(())
+        })?;
+        Ok(dest)
+    }
+
+    pub(super) fn conv2d(&mut self, op: OpId) -> Result<ValueId, String> {
+        let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
+        let (x, w, init) = (operands[0], operands[1], operands[2]);
+        let library = self.conv_library(op);
+        for (name, plain) in [
+            ("input_layout", "NCHW"),
+            ("filter_layout", "OIHW"),
+            ("output_layout", "NCHW"),
+        ] {
+            let l = self.text(op, name);
+            let blocked_call = matches!(
+                library,
+                Some((
+                    _,
+                    ConvKind::Blocked | ConvKind::BlockedDepthwise | ConvKind::BlockedOutput
+                ))
+            );
+            if !l.is_empty() && !l.contains(&format!("\"{plain}\"")) && !blocked_call {
+                return Err(format!(
+                    "{name} {l} has no bufferization without a library convolution for it (bufferize{{blocked=...}}; plain: {plain})"
+                ));
+            }
+        }
+        let strides = self.ints_or(op, "strides", &[1, 1]);
+        let dilations = self.ints_or(op, "dilations", &[1, 1]);
+        let groups = self.int(op, "groups").unwrap_or(1);
+        let dest = self.destination(op, init, true)?;
+        let bw = self
+            .buffers
+            .get(&w)
+            .copied()
+            .ok_or("the filter has no buffer")?;
+        let shape = self.shape(init)?;
+        let sw = self.shape(w)?;
+        if let Some((callee, kind)) = library {
+            // The input as the library reads it: a zero pad's source, padded in place.
+            let (source, [pt, pl]) = self.absorbed_pads.get(&x).copied().unwrap_or((x, [0, 0]));
+            let bx = self
+                .buffers
+                .get(&source)
+                .copied()
+                .ok_or("the input has no buffer")?;
+            let sx = self.shape(source)?;
+            let window = [
+                shape[2],
+                shape[3],
+                strides[0],
+                strides[1],
+                dilations[0],
+                dilations[1],
+                pt,
+                pl,
+            ];
+            let sizes = match kind {
+                ConvKind::Full => {
+                    [&[sx[1], sx[2], sx[3], sw[0], sw[2], sw[3]][..], &window].concat()
+                }
+                ConvKind::Depthwise => [&[sx[1], sx[2], sx[3], sw[2], sw[3]][..], &window].concat(),
+                // Channel counts are the blocked extents: blocks x block size.
+                ConvKind::Blocked => [
+                    &[sx[1] * sx[4], sx[2], sx[3], sw[0] * sw[5], sw[2], sw[3]][..],
+                    &window,
+                ]
+                .concat(),
+                ConvKind::BlockedDepthwise => {
+                    [&[sx[1] * sx[4], sx[2], sx[3], sw[2], sw[3]][..], &window].concat()
+                }
+                ConvKind::BlockedOutput => [
+                    &[sx[1], sx[2], sx[3], sw[0] * sw[4], sw[2], sw[3]][..],
+                    &window,
+                ]
+                .concat(),
+            };
+            // A clamp of the result (its only use) done by the call as it stores.
+            let clamp = self.absorbable_clamp(op);
+            let bounds = clamp.map_or([f64::NEG_INFINITY, f64::INFINITY], |(_, _, b)| b);
+            // A per-channel bias broadcast into the init: the call starts from it.
+            let (callee, buffers) = self.biased_call(init, callee, &[bx, bw], dest)?;
+            let mut e = self.emitter(op);
+            call_library(&mut e, &callee, &buffers, &sizes, Some(bounds))?;
+            if let Some((map, empty, _)) = clamp {
+                self.absorbed_maps.insert(map, dest);
+                self.absorbed_empties.insert(empty);
+            }
+            return Ok(dest);
+        }
+        if self.absorbed_pads.contains_key(&x) {
+            return Err(
+                "the input's padding was left to a library convolution that does not take it"
+                    .into(),
+            );
+        }
+        let bx = self
+            .buffers
+            .get(&x)
+            .copied()
+            .ok_or("the input has no buffer")?;
+        if let Some(gemm) = self.library_gemm(&[x, w, init])?
+            && groups == 1
+            && shape[0] == 1
+        {
+            let sx = self.shape(x)?;
+            let mut e = self.emitter(op);
+            conv_as_gemm(
+                &mut e,
+                &gemm,
+                [bx, bw, dest],
+                &sx,
+                &sw,
+                &shape,
+                &strides,
+                &dilations,
+            )?;
+            return Ok(dest);
+        }
+        let (m, cg, kh, kw) = (sw[0], sw[1], sw[2], sw[3]);
+        let mg = m / groups.max(1);
+        let (ex, ew, ec) = (self.element(x), self.element(w), self.element(init));
+        let mut e = self.emitter(op);
+        parallel(&mut e, &shape, &mut |e, ivs| {
+            let (n, oc, oy, ox) = (ivs[0], ivs[1], ivs[2], ivs[3]);
+            // The first input channel of this output channel's group.
+            let g = index_op(e, "divui", oc, mg)?;
+            let c_base = index_op(e, "muli", g, cg)?;
+            let y0 = index_op(e, "muli", oy, strides[0])?;
+            let x0 = index_op(e, "muli", ox, strides[1])?;
+            let c0 = e.op1("loop.load", &with(dest, ivs), ec, &[])?;
+            let s1 = for_range(e, cg, c0, &mut |e, c, acc| {
+                let ch = index_add(e, c_base, c)?;
+                for_range(e, kh, acc, &mut |e, i, acc| {
+                    let di = index_op(e, "muli", i, dilations[0])?;
+                    let iy = index_add(e, y0, di)?;
+                    for_range(e, kw, acc, &mut |e, j, acc| {
+                        let dj = index_op(e, "muli", j, dilations[1])?;
+                        let ix = index_add(e, x0, dj)?;
+                        let xv = e.op1("loop.load", &with(bx, &[n, ch, iy, ix]), ex, &[])?;
+                        let wv = e.op1("loop.load", &with(bw, &[oc, c, i, j]), ew, &[])?;
+                        let (xv, wv) = (convert(e, xv, ex, ec)?, convert(e, wv, ew, ec)?);
+                        multiply_add(e, xv, wv, acc, ec)
+                    })
+                })
+            })?;
+            e.op("loop.store", &[&[s1, dest][..], ivs].concat(), &[], &[])?;
+            Ok(())
+        })?;
+        Ok(dest)
+    }
+
+    pub(super) fn pool(&mut self, op: OpId) -> Result<ValueId, String> {
+        let (x, init) = self.two(op);
+        let l = self.text(op, "layout");
+        // NCHW16c: the channels within a block are a fifth dimension, indexed as is.
+        let blocked = l.contains("\"NCHW16c\"");
+        if !l.is_empty() && !l.contains("\"NCHW\"") && !blocked {
+            return Err(format!(
+                "layout {l} has no bufferization yet (only NCHW and NCHW16c)"
+            ));
+        }
+        let kind = self.text(op, "kind");
+        let max = kind.contains("max");
+        let avg = kind.contains("avg");
+        let window = self.ints(op, "window");
+        let strides = self.ints_or(op, "strides", &[1, 1]);
+        let dilations = self.ints_or(op, "dilations", &[1, 1]);
+        let pads = self.ints_or(op, "pads", &[0, 0, 0, 0]);
+        let include_pad = self.int(op, "count_include_pad").unwrap_or(0) != 0;
+        let dest = self.destination(op, init, false)?;
+        let bx = self
+            .buffers
+            .get(&x)
+            .copied()
+            .ok_or("the input has no buffer")?;
+        let shape = self.shape(init)?;
+        let sx = self.shape(x)?;
+        let elem = self.element(x);
+        // Integers are max pooled from the least value of their type (signless ones
+        // compared as signed, as the interpreter does).
+        let (start_max, max_op) = match self.ctx.type_data(elem) {
+            acc_ir::TypeData::Integer { signedness, .. }
+                if max && *signedness == acc_ir::Signedness::Unsigned =>
+            {
+                (0.0, "arith.maxui")
+            }
+            acc_ir::TypeData::Integer { width, .. } if max && *width <= 64 => {
+                (-(2f64.powi(*width as i32 - 1)), "arith.maxsi")
+            }
+            _ if is_float(self.ctx, elem) => (f64::NEG_INFINITY, "arith.maximumf"),
+            _ => return Err("integer average pooling has no bufferization yet".into()),
+        };
+        let mut e = self.emitter(op);
+        parallel(&mut e, &shape, &mut |e, ivs| {
+            let start = if max { start_max } else { 0.0 };
+            let init_v = e.scalar(elem, start)?;
+            let count0 = e.scalar(elem, 0.0)?;
+            let mut total = (init_v, count0);
+            for i in 0..window[0] {
+                for j in 0..window[1] {
+                    // The input position, possibly in the padding.
+                    let y = pos(e, ivs[2], strides[0], i * dilations[0] - pads[0])?;
+                    let xx = pos(e, ivs[3], strides[1], j * dilations[1] - pads[1])?;
+                    let inside_y = in_range(e, y, sx[2])?;
+                    let inside_x = in_range(e, xx, sx[3])?;
+                    let inside =
+                        e.op1("arith.andi", &[inside_y, inside_x], e.ctx.int_type(1), &[])?;
+                    let cy = clamp(e, y, sx[2])?;
+                    let cx = clamp(e, xx, sx[3])?;
+                    let mut at = vec![ivs[0], ivs[1], cy, cx];
+                    if blocked {
+                        at.push(ivs[4]);
+                    }
+                    let v = e.op1("loop.load", &with(bx, &at), elem, &[])?;
+                    let combined = if max {
+                        e.op1(max_op, &[total.0, v], elem, &[])?
+                    } else {
+                        e.op1("arith.addf", &[total.0, v], elem, &[])?
+                    };
+                    let acc = e.op1("arith.select", &[inside, combined, total.0], elem, &[])?;
+                    let count = if avg && !include_pad {
+                        let one = e.scalar(elem, 1.0)?;
+                        let bumped = e.op1("arith.addf", &[total.1, one], elem, &[])?;
+                        e.op1("arith.select", &[inside, bumped, total.1], elem, &[])?
+                    } else {
+                        total.1
+                    };
+                    total = (acc, count);
+                }
+            }
+            let result = if avg {
+                let divisor = if include_pad {
+                    e.scalar(elem, (window[0] * window[1]) as f64)?
+                } else {
+                    total.1
+                };
+                e.op1("arith.divf", &[total.0, divisor], elem, &[])?
+            } else {
+                total.0
+            };
+            e.op("loop.store", &[&[result, dest][..], ivs].concat(), &[], &[])?;
+            Ok(())
+        })?;
+        Ok(dest)
+    }
+
+    pub(super) fn reduce(&mut self, op: OpId) -> Result<ValueId, String> {
+        let (x, init) = self.two(op);
+        let dims = self.ints(op, "dimensions");
+        let dest = self.destination(op, init, true)?;
+        let bx = self
+            .buffers
+            .get(&x)
+            .copied()
+            .ok_or("the input has no buffer")?;
+        let sx = self.shape(x)?;
+        let (ex, ei) = (self.element(x), self.element(init));
+        let body = self.body;
+        let kept_shape: Vec<i64> = sx
+            .iter()
+            .enumerate()
+            .filter(|(d, _)| !dims.contains(&(*d as i64)))
+            .map(|(_, n)| *n)
+            .collect();
+        let reduced: Vec<usize> = (0..sx.len())
+            .filter(|d| dims.contains(&(*d as i64)))
+            .collect();
+        let mut e = self.emitter(op);
+        // Each result element independently: its reduced indices in order, the
+        // accumulator carried in a register (the same order of combination as one
+        // sequential walk over the input).
+        parallel(&mut e, &kept_shape, &mut |e, kept| {
+            let acc = e.op1("loop.load", &with(dest, kept), ei, &[])?;
+            let sum = reduce_nest(e, &sx, &reduced, kept, acc, &mut |e, at, acc| {
+                let v = e.op1("loop.load", &with(bx, at), ex, &[])?;
+                let point = e.point;
+                Ok(Self::inline(e.ir, body, op, 0, &[v, acc], point)?[0])
+            })?;
+            e.op("loop.store", &[&[sum, dest][..], kept].concat(), &[], &[])?;
+            Ok(())
+        })?;
+        Ok(dest)
+    }
+
+    pub(super) fn pad(&mut self, op: OpId) -> Result<ValueId, String> {
+        let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
+        if operands.len() != 1 {
+            return Err("dynamic pad amounts have no bufferization yet".into());
+        }
+        let x = operands[0];
+        let low = self.ints(op, "static_low");
+        let bx = self
+            .buffers
+            .get(&x)
+            .copied()
+            .ok_or("the input has no buffer")?;
+        let result = self
+            .ir
+            .body(self.body)
+            .results(op)
+            .next()
+            .ok_or("no result")?;
+        let rty = buffer_type(self.ctx, self.ir.body(self.body).value_type(result));
+        let shape = self.shape(result)?;
+        let sx = self.shape(x)?;
+        let elem = self.element(x);
+        let body = self.body;
+        let uniform_fill = self.pad_value_is_uniform(op);
+        let mut e = self.emitter(op);
+        let dest = e.op1("loop.alloc", &[], rty, &[])?;
+        if uniform_fill {
+            // The padding value everywhere, then the input over the interior: two nests
+            // of plain accesses (no bounds test per element).
+            parallel(&mut e, &shape, &mut |e, ivs| {
+                let point = e.point;
+                let fill = Self::inline(e.ir, body, op, 0, ivs, point)?;
+                e.op(
+                    "loop.store",
+                    &[&[fill[0], dest][..], ivs].concat(),
+                    &[],
+                    &[],
+                )?;
+                Ok(())
+            })?;
+            parallel(&mut e, &sx, &mut |e, ivs| {
+                let v = e.op1("loop.load", &with(bx, ivs), elem, &[])?;
+                let mut at = Vec::new();
+                for (d, iv) in ivs.iter().enumerate() {
+                    at.push(if low[d] == 0 {
+                        *iv
+                    } else {
+                        index_op(e, "addi", *iv, low[d])?
+                    });
+                }
+                e.op("loop.store", &[&[v, dest][..], &at[..]].concat(), &[], &[])?;
+                Ok(())
+            })?;
+            self.writable.insert(dest);
+            return Ok(dest);
+        }
+        parallel(&mut e, &shape, &mut |e, ivs| {
+            let mut inside: Option<ValueId> = None;
+            let mut at = Vec::new();
+            for (d, iv) in ivs.iter().enumerate() {
+                let p = index_op(e, "subi", *iv, low[d])?;
+                let ok = in_range(e, p, sx[d])?;
+                inside = Some(match inside {
+                    None => ok,
+                    Some(prev) => e.op1("arith.andi", &[prev, ok], e.ctx.int_type(1), &[])?,
+                });
+                at.push(clamp(e, p, sx[d])?);
+            }
+            let v = e.op1("loop.load", &with(bx, &at), elem, &[])?;
+            let point = e.point;
+            let fill = Self::inline(e.ir, body, op, 0, ivs, point)?;
+            let chosen = match inside {
+                Some(c) => e.op1("arith.select", &[c, v, fill[0]], elem, &[])?,
+                None => v,
+            };
+            e.op("loop.store", &[&[chosen, dest][..], ivs].concat(), &[], &[])?;
+            Ok(())
+        })?;
+        self.writable.insert(dest);
+        Ok(dest)
+    }
+
+    /// Whether a pad's region yields the same value at every index: a constant made in
+    /// the region, or a value from outside it.
+    fn pad_value_is_uniform(&self, op: OpId) -> bool {
+        let b = self.ir.body(self.body);
+        let Some(region) = b.op_regions(op).first() else {
+            return false;
+        };
+        let Some(block) = b.entry_block(*region) else {
+            return false;
+        };
+        let Some(terminator) = b.block_ops(block).last() else {
+            return false;
+        };
+        b.operands(terminator).all(|v| match b.value(v).def {
+            acc_ir::ValueDef::Result(def, _) => {
+                b.op_block(def) != Some(block)
+                    || self.ctx.op_name_str(b.op(def).name) == "arith.constant"
+            }
+            acc_ir::ValueDef::BlockArg(blk, _) => blk != block,
+            acc_ir::ValueDef::Detached => false,
+        })
+    }
+
+    /// The library call a convolution becomes, if any: batch 1, f32, NCHW/OIHW, and
+    /// either ungrouped (the `conv` library) or depthwise, one filter per channel
+    /// (the `depthwise` library).
+    pub(super) fn conv_library(&self, op: OpId) -> Option<(String, ConvKind)> {
+        let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
+        let [x, w, init] = <[ValueId; 3]>::try_from(operands).ok()?;
+        let in_layouts = |layouts: [&str; 3]| {
+            ["input_layout", "filter_layout", "output_layout"]
+                .iter()
+                .zip(layouts)
+                .all(|(name, want)| {
+                    let l = self.text(op, name);
+                    (l.is_empty() && want.len() == 4) || l.contains(&format!("\"{want}\""))
+                })
+        };
+        let (sx, sw, so) = (
+            self.shape(x).ok()?,
+            self.shape(w).ok()?,
+            self.shape(init).ok()?,
+        );
+        let groups = self.int(op, "groups").unwrap_or(1);
+        if !self.all_f32(&[x, w, init]) || so.first() != Some(&1) {
+            return None;
+        }
+        if in_layouts(["NCHW16c", "OIHW16i16o", "NCHW16c"]) {
+            return (groups == 1)
+                .then(|| self.library.blocked.clone())
+                .flatten()
+                .map(|callee| (callee, ConvKind::Blocked));
+        }
+        if in_layouts(["NCHW", "OIHW16o", "NCHW16c"]) {
+            return (groups == 1 && sx.len() == 4)
+                .then(|| self.library.blocked_nchw_input.clone())
+                .flatten()
+                .map(|callee| (callee, ConvKind::BlockedOutput));
+        }
+        if in_layouts(["NCHW16c", "OIHW16o", "NCHW16c"]) {
+            // One filter per (padded) channel: groups = blocks x 16, one input
+            // channel per group.
+            let depthwise = sx.len() == 5
+                && sw.len() == 5
+                && groups == sx[1] * sx[4]
+                && sw[0] == sx[1]
+                && sw[1] == 1;
+            return depthwise
+                .then(|| self.library.blocked_depthwise.clone())
+                .flatten()
+                .map(|callee| (callee, ConvKind::BlockedDepthwise));
+        }
+        if !in_layouts(["NCHW", "OIHW", "NCHW"]) || sw.len() != 4 {
+            return None;
+        }
+        if groups == 1 {
+            return Some((self.library.conv.clone()?, ConvKind::Full));
+        }
+        let depthwise = sx.get(1) == Some(&groups) && sw[0] == groups && sw[1] == 1;
+        depthwise
+            .then(|| self.library.depthwise.clone())
+            .flatten()
+            .map(|callee| (callee, ConvKind::Depthwise))
+    }
+
+    /// A pad the library convolution reading it does itself: zeros around the
+    /// spatial dimensions only (static amounts), and that convolution its only
+    /// user, taking it as its input. Gives the pad's source and [top, left].
+    pub(super) fn absorbable_pad(&self, op: OpId) -> Option<(ValueId, [i64; 2])> {
+        let b = self.ir.body(self.body);
+        let [source] = <[ValueId; 1]>::try_from(b.operands(op).collect::<Vec<_>>()).ok()?;
+        let result = b.results(op).next()?;
+        let mut users = b.value_users(result);
+        let conv = users.next()?;
+        if users.next().is_some()
+            || self.ctx.op_name_str(b.op(conv).name) != "tensor.conv2d"
+            || b.operands(conv).position(|v| v == result) != Some(0)
+        {
+            return None;
+        }
+        let (low, high) = (self.ints(op, "static_low"), self.ints(op, "static_high"));
+        // N, C (blocks), H, W and, blocked, the channels within a block.
+        let spatial_only = matches!(low.len(), 4 | 5)
+            && high.len() == low.len()
+            && low[..2] == [0, 0]
+            && high[..2] == [0, 0]
+            && low[4..].iter().chain(&high[4..]).all(|p| *p == 0);
+        if !spatial_only || low.iter().chain(&high).any(|p| *p < 0) || !self.pad_value_is_zero(op) {
+            return None;
+        }
+        self.conv_library(conv)?;
+        Some((source, [low[2], low[3]]))
+    }
+
+    /// The bias a library call can start from itself: a broadcast, used only as
+    /// the init of that call's op, of an f32 tensor along the channels of an NCHW
+    /// convolution that calls the library (dimensions [0, 2, 3] added; blocks x 16
+    /// into NCHW16c), or along the columns of a 2-D matrix product whose constant B
+    /// the library takes packed (dimension [0] added: one value per column).
+    pub(super) fn absorbable_bias(&self, op: OpId) -> Option<ValueId> {
+        let b = self.ir.body(self.body);
+        let [input, _init] = <[ValueId; 2]>::try_from(b.operands(op).collect::<Vec<_>>()).ok()?;
+        let result = b.results(op).next()?;
+        let mut users = b.value_users(result);
+        let user = users.next()?;
+        let ranks = (
+            self.shape(input).ok()?.len(),
+            self.shape(result).ok()?.len(),
+        );
+        let dims = self.ints(op, "dimensions");
+        let is_init = b.operands(user).position(|v| v == result) == Some(2);
+        (users.next().is_none()
+            && is_init
+            && self.all_f32(&[input])
+            && self.buffers.contains_key(&input))
+        .then_some(())?;
+        match self.ctx.op_name_str(b.op(user).name) {
+            // A 1-D bias into NCHW, or blocks x 16 into NCHW16c.
+            "tensor.conv2d" if dims == [0, 2, 3] && matches!(ranks, (1, 4) | (2, 5)) => {
+                self.conv_library(user)?;
+            }
+            // A bias per column of a product with packed weights.
+            "tensor.matmul" if dims == [0] && ranks == (1, 2) => {
+                self.packable_weight(b.operand(user, 1)).then_some(())?;
+            }
+            _ => return None,
+        }
+        Some(input)
+    }
+
+    /// The clamp a library convolution can apply to its result: the result's only
+    /// user is a `tensor.map` of it alone into a `tensor.empty` not yet bufferized
+    /// (used by nothing else), whose region is a chain of `arith.maximumf` /
+    /// `arith.minimumf` with constants (ReLU, ReLU6, Clip). Gives the map, its
+    /// init and the bounds [lo, hi] of the equivalent min(max(x, lo), hi).
+    pub(super) fn absorbable_clamp(&self, conv: OpId) -> Option<(OpId, ValueId, [f64; 2])> {
+        let b = self.ir.body(self.body);
+        let result = b.results(conv).next()?;
+        let mut users = b.value_users(result);
+        let map = users.next()?;
+        if users.next().is_some() || self.ctx.op_name_str(b.op(map).name) != "tensor.map" {
+            return None;
+        }
+        let [input, init] = <[ValueId; 2]>::try_from(b.operands(map).collect::<Vec<_>>()).ok()?;
+        let map_result = b.results(map).next()?;
+        let empty_init = match b.value(init).def {
+            acc_ir::ValueDef::Result(def, _) => {
+                self.ctx.op_name_str(b.op(def).name) == "tensor.empty"
+            }
+            _ => false,
+        };
+        if input != result
+            || !empty_init
+            || b.value_users(init).count() != 1
+            || self.buffers.contains_key(&init)
+            || b.value_type(map_result) != b.value_type(result)
+        {
+            return None;
+        }
+        let block = b.op_regions(map).first().and_then(|r| b.entry_block(*r))?;
+        let [arg] = b.block_args(block) else {
+            return None;
+        };
+        // min(max(x, lo), hi), composed op by op: max(., a) raises both bounds to
+        // at least a, min(., c) lowers the upper one to at most c.
+        let (mut value, mut lo, mut hi) = (*arg, f64::NEG_INFINITY, f64::INFINITY);
+        for op in b.block_ops(block) {
+            let name = self.ctx.op_name_str(b.op(op).name);
+            let operands: Vec<ValueId> = b.operands(op).collect();
+            match (name, operands.as_slice()) {
+                ("arith.constant", _) => {}
+                ("arith.maximumf" | "arith.minimumf", [x, y]) => {
+                    let other = if *x == value {
+                        *y
+                    } else if *y == value {
+                        *x
+                    } else {
+                        return None;
+                    };
+                    let c = self.float_constant(other)?;
+                    if name == "arith.maximumf" {
+                        (lo, hi) = (lo.max(c), hi.max(c));
+                    } else {
+                        hi = hi.min(c);
+                    }
+                    value = b.results(op).next()?;
+                }
+                ("tensor.yield", [v]) if *v == value => return Some((map, init, [lo, hi])),
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// The value of a float `arith.constant` (a NaN refuses: no clamp by NaN).
+    fn float_constant(&self, v: ValueId) -> Option<f64> {
+        let b = self.ir.body(self.body);
+        let acc_ir::ValueDef::Result(def, _) = b.value(v).def else {
+            return None;
+        };
+        if self.ctx.op_name_str(b.op(def).name) != "arith.constant" {
+            return None;
+        }
+        let attr = self.ir.op(self.body, def).attr(self.ctx, "value")?;
+        match acc_ir::elements::scalar(self.ctx, attr)? {
+            (_, acc_ir::elements::Scalar::Float(f)) if !f.is_nan() => Some(f),
+            _ => None,
+        }
+    }
+
+    /// Whether a pad's region yields the constant 0.0 (made in the region).
+    fn pad_value_is_zero(&self, op: OpId) -> bool {
+        let b = self.ir.body(self.body);
+        let Some(block) = b.op_regions(op).first().and_then(|r| b.entry_block(*r)) else {
+            return false;
+        };
+        let Some(terminator) = b.block_ops(block).last() else {
+            return false;
+        };
+        let values: Vec<ValueId> = b.operands(terminator).collect();
+        let [value] = values[..] else {
+            return false;
+        };
+        let acc_ir::ValueDef::Result(def, _) = b.value(value).def else {
+            return false;
+        };
+        let constant = self.ctx.op_name_str(b.op(def).name) == "arith.constant";
+        let attr = self.ir.op(self.body, def).attr(self.ctx, "value");
+        constant
+            && matches!(
+                attr.and_then(|a| acc_ir::elements::scalar(self.ctx, a)),
+                Some((_, acc_ir::elements::Scalar::Float(f))) if f == 0.0
+            )
+    }
+}
+
+/// Which library convolution a `tensor.conv2d` calls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum ConvKind {
+    /// Ungrouped: every output channel reads every input channel.
+    Full,
+    /// One filter per channel, output channel c reading input channel c.
+    Depthwise,
+    /// Ungrouped in NCHW16c / OIHW16i16o.
+    Blocked,
+    /// Depthwise in NCHW16c / OIHW16o.
+    BlockedDepthwise,
+    /// Ungrouped from NCHW into NCHW16c, the filter OIHW16o.
+    BlockedOutput,
+}
+
+/// Combines the element at a full index into the accumulator.
+type Combine<'f> = dyn FnMut(&mut Emitter<'_>, &[ValueId], ValueId) -> Result<ValueId, String> + 'f;
+
+/// `loop.for` loops over the `reduced` dimensions of `shape` (in order) carrying one
+/// value from `init`; `step` combines the value at the full index (the `kept` indices
+/// in the other dimensions) into it.
+fn reduce_nest(
+    e: &mut Emitter<'_>,
+    shape: &[i64],
+    reduced: &[usize],
+    kept: &[ValueId],
+    init: ValueId,
+    step: &mut Combine<'_>,
+) -> Result<ValueId, String> {
+    fn level(
+        e: &mut Emitter<'_>,
+        shape: &[i64],
+        reduced: &[usize],
+        at: &mut Vec<Option<ValueId>>,
+        kept: &[ValueId],
+        acc: ValueId,
+        step: &mut Combine<'_>,
+    ) -> Result<ValueId, String> {
+        let Some((&d, rest)) = reduced.split_first() else {
+            let mut k = kept.iter();
+            let index: Vec<ValueId> = at
+                .iter()
+                .map(|i| i.or_else(|| k.next().copied()).ok_or("too few indices"))
+                .collect::<Result<_, _>>()?;
+            return step(e, &index, acc);
+        };
+        for_range(e, shape[d], acc, &mut |e, iv, acc| {
+            at[d] = Some(iv);
+            let r = level(e, shape, rest, at, kept, acc, step);
+            at[d] = None;
+            r
+        })
+    }
+    let mut at = vec![None; shape.len()];
+    level(e, shape, reduced, &mut at, kept, init, step)
+}

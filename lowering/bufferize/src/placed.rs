@@ -1,0 +1,283 @@
+//! Ops `partition` placed on a device: each becomes the call of its intrinsic.
+//!
+//! The target file's `call(...)` list gives the arguments: a matched operand is its
+//! buffer, a result a new buffer, an integer an `i32` constant, a table or packed
+//! bytes a constant buffer. The `hw.intrinsic` keeps the op itself, on tensors, as
+//! its `semantics` region (`inputs` and `outputs` say which arguments the region
+//! reads and which it writes; an operand the call receives packed is a constant the
+//! region makes itself), so the interpreter runs exactly what the op computed and
+//! `--check-semantics` compares the call with the op it replaces. (The tables and
+//! bytes themselves, computed here or by `weight-prep`, are what the C library reads;
+//! the interpreter does not read them, so the C tests check them, bit for bit.)
+
+use acc_ir::clone::{ValueMap, clone_op};
+use acc_target::{CallArg, Intrinsic, Placement};
+use acc_ir::{OpId, ValueId};
+
+use super::layouts::{inverse, permuted_shape};
+use super::{Bufferizer, buffer_type};
+use acc_dialects::emit::{i64s, memref_type, shape_of, tensor_type};
+pub use acc_target::placement::LAYOUT_ATTR;
+use acc_target::placement::{clear_placement, placed_intrinsic, placement};
+use acc_dialects::hooks::stored::constant_chain;
+
+impl Bufferizer<'_> {
+    /// Whether `op` was placed on a device by `partition`.
+    pub(super) fn is_placed(&self, op: OpId) -> bool {
+        placement(self.ctx, self.ir, self.body, op).is_some()
+    }
+
+    /// A `loop.constant` buffer holding the dense constant `dense` (of rank 1), before
+    /// `op`.
+    fn constant_buffer(&mut self, op: OpId, dense: acc_ir::AttrId) -> Result<ValueId, String> {
+        let ty = acc_ir::rewrite::attr_type(self.ctx, dense).ok_or("a constant without a type")?;
+        let (shape, element) = shape_of(self.ctx, ty)?;
+        let ty = memref_type(self.ctx, &shape, element);
+        self.emitter(op)
+            .op1("loop.constant", &[], ty, &[("value", dense)])
+    }
+
+    /// How `intrinsic` computes placed `op`, with the call arguments `weight-prep`
+    /// stored on it when it ran (computed here otherwise).
+    pub(super) fn place(&self, intrinsic: &Intrinsic, op: OpId) -> Result<Placement, String> {
+        let prepared = acc_target::placement::prepared_args(self.ctx, self.ir, self.body, op)?;
+        intrinsic
+            .rule
+            .place_with(self.ctx, self.ir, self.body, op, prepared.as_deref())
+    }
+
+    /// Replaces the placed `op` by its intrinsic's call; the buffers of its results.
+    pub(super) fn placed(&mut self, op: OpId) -> Result<(), String> {
+        if self.targets.is_empty() {
+            return Err("it is placed on a device, but no target is given (--target FILE)".into());
+        }
+        let (target, intrinsic) =
+            placed_intrinsic(self.ctx, self.ir, self.body, op, self.targets)?
+                .ok_or("not placed")?;
+        let name = &intrinsic.name;
+        let placement = self
+            .place(intrinsic, op)
+            .map_err(|why| format!("intrinsic '{name}' no longer applies: {why}"))?;
+        let layouts = self.call_layouts(&placement);
+        let layout_of = |v: ValueId| {
+            layouts
+                .iter()
+                .find(|(x, _)| *x == v)
+                .map(|(_, p)| p.clone())
+        };
+        // What follows the op: copies back and plain buffers go before it.
+        let next = self
+            .ir
+            .body(self.body)
+            .next_op(op)
+            .ok_or("a placed op ends its block")?;
+        let r = self.ir.op(self.body, op);
+        let loc = r.loc();
+        let operands: Vec<ValueId> = r.operands().collect();
+        let results: Vec<ValueId> = r.results().collect();
+        let (mut args, mut inputs, mut outputs) = (Vec::new(), Vec::new(), Vec::new());
+        let i32_type = self.ctx.int_type(32);
+        for arg in &placement.call {
+            let at = args.len() as i64;
+            let value = match arg {
+                CallArg::Value(v) => {
+                    let layout = layout_of(*v);
+                    if let Some(k) = operands.iter().position(|o| o == v) {
+                        inputs.push((k, at));
+                        match &layout {
+                            Some(perm) => self.input_in_layout(op, *v, perm)?,
+                            None => self.buffer(loc, *v).map_err(|d| d.message)?,
+                        }
+                    } else if let Some(k) = results.iter().position(|o| o == v) {
+                        let ty = self.ir.body(self.body).value_type(*v);
+                        let (shape, element) = shape_of(self.ctx, ty)?;
+                        let ty = match &layout {
+                            Some(perm) => {
+                                memref_type(self.ctx, &permuted_shape(&shape, perm), element)
+                            }
+                            None => buffer_type(self.ctx, ty),
+                        };
+                        let buffer = self.emitter(op).op1("loop.alloc", &[], ty, &[])?;
+                        match layout {
+                            Some(perm) => {
+                                self.permuted.insert(results[k], (buffer, perm));
+                            }
+                            None => {
+                                self.buffers.insert(results[k], buffer);
+                            }
+                        }
+                        outputs.push((k, at));
+                        buffer
+                    } else {
+                        return Err(format!(
+                            "the call of '{name}' passes a value that is neither an operand nor a result of the op"
+                        ));
+                    }
+                }
+                CallArg::Int(i) => self.emitter(op).scalar(i32_type, *i as f64)?,
+                CallArg::F32Table(_) | CallArg::Bytes(_) => {
+                    let dense = acc_target::placement::call_arg_attr(self.ctx, arg)
+                        .ok_or("cannot build a constant argument")?;
+                    self.constant_buffer(op, dense)?
+                }
+            };
+            args.push(value);
+        }
+        // The region reads the operands passed as buffers in order (those passed in a
+        // compile-time form are constants it makes itself) and yields the results in
+        // order: each must be passed exactly once.
+        inputs.sort();
+        outputs.sort();
+        let by_buffer: Vec<usize> = (0..operands.len())
+            .filter(|k| !placement.compile_time.contains(&operands[*k]))
+            .collect();
+        let mut constants = Vec::new();
+        for v in &placement.compile_time {
+            let chain = constant_chain(self.ctx, self.ir, self.body, *v).ok_or_else(|| {
+                format!("the call of '{name}' packs a value that is not a constant")
+            })?;
+            constants.push((*v, chain));
+        }
+        let each_once = |passed: &[(usize, i64)], want: &[usize]| {
+            passed.iter().map(|p| p.0).eq(want.iter().copied())
+        };
+        let all_results: Vec<usize> = (0..results.len()).collect();
+        if !each_once(&inputs, &by_buffer) || !each_once(&outputs, &all_results) {
+            return Err(format!(
+                "the call of '{name}' must pass every operand (as its buffer or packed) and result of the op once"
+            ));
+        }
+        // The region works on tensors (a function's arguments are memrefs by now),
+        // in the layouts the call passes them.
+        let arg_types = by_buffer
+            .iter()
+            .map(|k| {
+                let (shape, element) =
+                    shape_of(self.ctx, self.ir.body(self.body).value_type(operands[*k]))?;
+                let shape = match layout_of(operands[*k]) {
+                    Some(perm) => permuted_shape(&shape, &perm),
+                    None => shape,
+                };
+                Ok(tensor_type(self.ctx, &shape, element))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let operand_layouts: Vec<Option<Vec<i64>>> =
+            operands.iter().map(|v| layout_of(*v)).collect();
+        let result_layouts: Vec<Option<Vec<i64>>> = results.iter().map(|v| layout_of(*v)).collect();
+        let staging = match &intrinsic.memory {
+            Some(memory) => Some(super::staging::Staging::new(target, memory, name)?),
+            None => None,
+        };
+        let staged = match &staging {
+            Some(st) => {
+                let outputs_at: Vec<i64> = outputs.iter().map(|p| p.1).collect();
+                let staged = self.stage(op, st, &args, &outputs_at)?;
+                args = staged.args.clone();
+                Some(staged)
+            }
+            None => None,
+        };
+        let body = self.body;
+        let props = [
+            ("callee", self.ctx.string_attr(name)),
+            (
+                "inputs",
+                i64s(self.ctx, &inputs.iter().map(|p| p.1).collect::<Vec<_>>()),
+            ),
+            (
+                "outputs",
+                i64s(self.ctx, &outputs.iter().map(|p| p.1).collect::<Vec<_>>()),
+            ),
+        ];
+        let ctx = self.ctx;
+        self.emitter(op).op_with_region(
+            "hw.intrinsic",
+            &args,
+            &[],
+            &props,
+            &arg_types,
+            "hw.yield",
+            &mut |e, block_args| {
+                let mut map = ValueMap::default();
+                for (k, a) in by_buffer.iter().zip(block_args) {
+                    // An argument in another layout is transposed back first.
+                    let value = match &operand_layouts[*k] {
+                        Some(perm) => transpose(e, *a, &inverse(perm))?,
+                        None => *a,
+                    };
+                    map.values.insert(operands[*k], value);
+                }
+                for (_, chain) in &constants {
+                    for c in chain {
+                        clone_op(e.ir, body, *c, body, e.point, &mut map);
+                    }
+                }
+                let copy = clone_op(e.ir, body, op, body, e.point, &mut map);
+                // The copy states what the call computes; it is placed nowhere.
+                clear_placement(ctx, e.ir, body, copy)?;
+                let computed: Vec<ValueId> = e.ir.body(body).results(copy).collect();
+                computed
+                    .iter()
+                    .zip(&result_layouts)
+                    .map(|(v, layout)| match layout {
+                        Some(perm) => transpose(e, *v, perm),
+                        None => Ok(*v),
+                    })
+                    .collect()
+            },
+        )?;
+        if let (Some(st), Some(staged)) = (&staging, staged) {
+            // The call was inserted just before the op.
+            let call = self
+                .ir
+                .body(self.body)
+                .prev_op(op)
+                .ok_or("the call is missing")?;
+            // Each staged result (in call order) with its value and layout.
+            let mut by_position: Vec<(i64, usize)> =
+                outputs.iter().map(|(k, at)| (*at, *k)).collect();
+            by_position.sort_unstable();
+            let settled: Vec<(ValueId, Option<Vec<i64>>)> = by_position
+                .iter()
+                .map(|(_, k)| (results[*k], result_layouts[*k].clone()))
+                .collect();
+            self.settle_staged_results(op, call, next, st, staged, &settled)?;
+        }
+        // A result in another layout gets its plain buffer after the call (and after
+        // its copy back) when some user reads it plain.
+        for (v, layout) in results.iter().zip(&result_layouts) {
+            let Some(perm) = layout else {
+                continue;
+            };
+            if self.users_agree(*v, perm) {
+                continue;
+            }
+            let (buffer, _) = self.permuted[v].clone();
+            let plain = self.permuted_copy(next, buffer, &inverse(perm))?;
+            self.buffers.insert(*v, plain);
+        }
+        Ok(())
+    }
+}
+
+/// `graph.transpose` of the tensor `v` by `perm` (result dimension `i` is `v`'s
+/// dimension `perm[i]`).
+fn transpose(
+    e: &mut acc_dialects::emit::Emitter<'_>,
+    v: ValueId,
+    perm: &[i64],
+) -> Result<ValueId, String> {
+    let (shape, element) = shape_of(e.ctx, e.type_of(v))?;
+    let ty = tensor_type(e.ctx, &permuted_shape(&shape, perm), element);
+    let out = e.op1("graph.transpose", &[v], ty, &[("perm", i64s(e.ctx, perm))])?;
+    // Marked, so that a simulator finds the op the call computes under it.
+    if let acc_ir::ValueDef::Result(t, _) = e.ir.body(e.body).value(out).def {
+        let unit = e.ctx.intern_attr(acc_ir::AttrData::Unit);
+        e.ir.body_mut(e.body).op_mut(t).attrs = e
+            .ctx
+            .dict_attr(vec![(e.ctx.sym(LAYOUT_ATTR), unit)])
+            .map_err(|_| "duplicate attributes")?;
+    }
+    Ok(out)
+}
+

@@ -1,0 +1,389 @@
+//! The network ops: matrix products, convolution, pooling, softmax and the
+//! normalizations, composed of tensor ops.
+
+use acc_ir::{TypeId, ValueId};
+
+use super::{AttrValues, Parts, arith, broadcast_to, filled, map_with, math, reshape};
+use acc_dialects::emit::{Emitter, i64s, is_float, segments, shape_of, tensor_type};
+
+/// numpy.matmul of `a` and `b` into `out`.
+pub(super) fn matmul(
+    e: &mut Emitter<'_>,
+    a: ValueId,
+    b: ValueId,
+    out: TypeId,
+) -> Result<ValueId, String> {
+    let (sa, elem) = shape_of(e.ctx, e.type_of(a))?;
+    let (sb, _) = shape_of(e.ctx, e.type_of(b))?;
+    let (so, _) = shape_of(e.ctx, out)?;
+    // Vectors become matrices, and the result is reshaped back.
+    let a2 = if sa.len() == 1 {
+        reshape(e, a, &[1, sa[0]])?
+    } else {
+        a
+    };
+    let b2 = if sb.len() == 1 {
+        reshape(e, b, &[sb[0], 1])?
+    } else {
+        b
+    };
+    let (sa, sb) = (
+        shape_of(e.ctx, e.type_of(a2))?.0,
+        shape_of(e.ctx, e.type_of(b2))?.0,
+    );
+    let (m, k, n) = (sa[sa.len() - 2], sa[sa.len() - 1], sb[sb.len() - 1]);
+    let result = if sa.len() == 2 && sb.len() == 2 {
+        let ty = tensor_type(e.ctx, &[m, n], elem);
+        let init = filled(e, ty, 0.0)?;
+        e.op1("tensor.matmul", &[a2, b2, init], ty, &[])?
+    } else if sb.len() == 2 {
+        // A batch of rows times one matrix: one matrix product on the stacked rows.
+        let rows: i64 = sa[..sa.len() - 1].iter().product();
+        let flat = reshape(e, a2, &[rows, k])?;
+        let ty = tensor_type(e.ctx, &[rows, n], elem);
+        let init = filled(e, ty, 0.0)?;
+        e.op1("tensor.matmul", &[flat, b2, init], ty, &[])?
+    } else if sa.len() == sb.len() && sa[..sa.len() - 2] == sb[..sb.len() - 2] {
+        let batch: i64 = sa[..sa.len() - 2].iter().product();
+        let a3 = reshape(e, a2, &[batch, m, k])?;
+        let b3 = reshape(e, b2, &[batch, k, n])?;
+        let ty = tensor_type(e.ctx, &[batch, m, n], elem);
+        let init = filled(e, ty, 0.0)?;
+        e.op1("tensor.batch_matmul", &[a3, b3, init], ty, &[])?
+    } else {
+        return Err(format!(
+            "batch dimensions {sa:?} x {sb:?} that broadcast have no lowering yet"
+        ));
+    };
+    reshape(e, result, &so)
+}
+
+/// `gemm`: alpha * A' * B' + beta * C.
+pub(super) fn gemm(
+    e: &mut Emitter<'_>,
+    p: &Parts,
+    out: TypeId,
+    attrs: &AttrValues<'_>,
+) -> Result<ValueId, String> {
+    let (so, elem) = shape_of(e.ctx, out)?;
+    let transposed = |e: &mut Emitter<'_>, x: ValueId| -> Result<ValueId, String> {
+        let (s, el) = shape_of(e.ctx, e.type_of(x))?;
+        let ty = tensor_type(e.ctx, &[s[1], s[0]], el);
+        let init = e.op1("tensor.empty", &[], ty, &[])?;
+        let perm = i64s(e.ctx, &[1, 0]);
+        e.op1("tensor.transpose", &[x, init], ty, &[("permutation", perm)])
+    };
+    let mut a = p.operands[0];
+    let mut b = p.operands[1];
+    if attrs.flag("transA") {
+        a = transposed(e, a)?;
+    }
+    if attrs.flag("transB") {
+        b = transposed(e, b)?;
+    }
+    let alpha = attrs.number("alpha").unwrap_or(1.0);
+    let beta = attrs.number("beta").unwrap_or(1.0);
+    if alpha != 1.0 {
+        let aty = e.type_of(a);
+        a = map_with(e, &[a], aty, &mut |inner, args| {
+            let c = inner.scalar(elem, alpha)?;
+            arith(inner, "mulf", "muli", &[args[0], c], elem)
+        })?;
+    }
+    let init = match p.operands.get(2) {
+        Some(&c) => {
+            let c = broadcast_to(e, c, &so)?;
+            if beta == 1.0 {
+                c
+            } else {
+                map_with(e, &[c], out, &mut |inner, args| {
+                    let k = inner.scalar(elem, beta)?;
+                    arith(inner, "mulf", "muli", &[args[0], k], elem)
+                })?
+            }
+        }
+        None => filled(e, out, 0.0)?,
+    };
+    e.op1("tensor.matmul", &[a, b, init], out, &[])
+}
+
+/// `conv2d`: padding, then the convolution into the broadcast bias.
+pub(super) fn conv2d(
+    e: &mut Emitter<'_>,
+    p: &Parts,
+    out: TypeId,
+    attrs: &AttrValues<'_>,
+) -> Result<ValueId, String> {
+    let x = p.operands[0];
+    let pads = attrs.ints("pads").unwrap_or_else(|| vec![0; 4]);
+    let xp = pad_spatial(e, x, &pads, 0.0)?;
+    let init = match p.operands.get(2) {
+        Some(&bias) => {
+            let init = e.op1("tensor.empty", &[], out, &[])?;
+            let dims = i64s(e.ctx, &[0, 2, 3]);
+            e.op1(
+                "tensor.broadcast",
+                &[bias, init],
+                out,
+                &[("dimensions", dims)],
+            )?
+        }
+        None => filled(e, out, 0.0)?,
+    };
+    let mut props = Vec::new();
+    for name in ["strides", "dilations", "groups"] {
+        if let Some(a) = attrs.get(name) {
+            props.push((name, a));
+        }
+    }
+    e.op1("tensor.conv2d", &[xp, p.operands[1], init], out, &props)
+}
+
+/// `x` (NCHW) padded by [top, left, bottom, right] with `value`.
+pub(super) fn pad_spatial(
+    e: &mut Emitter<'_>,
+    x: ValueId,
+    pads: &[i64],
+    value: f64,
+) -> Result<ValueId, String> {
+    if pads.iter().all(|p| *p == 0) {
+        return Ok(x);
+    }
+    let (s, elem) = shape_of(e.ctx, e.type_of(x))?;
+    if pads.len() != 4 || s.len() != 4 || pads.iter().any(|p| *p < 0) {
+        return Err("pads must be four non-negative amounts for an NCHW input".into());
+    }
+    let out = tensor_type(
+        e.ctx,
+        &[
+            s[0],
+            s[1],
+            s[2] + pads[0] + pads[2],
+            s[3] + pads[1] + pads[3],
+        ],
+        elem,
+    );
+    let low = i64s(e.ctx, &[0, 0, pads[0], pads[1]]);
+    let high = i64s(e.ctx, &[0, 0, pads[2], pads[3]]);
+    let index = e.ctx.index_type();
+    let mut fill = |inner: &mut Emitter<'_>, _: &[ValueId]| -> Result<Vec<ValueId>, String> {
+        Ok(vec![inner.scalar(elem, value)?])
+    };
+    Ok(e.op_with_region(
+        "tensor.pad",
+        &[x],
+        &[out],
+        &[
+            ("static_low", low),
+            ("static_high", high),
+            ("operandSegmentSizes", segments(e.ctx, &[1, 0, 0])),
+        ],
+        &[index; 4],
+        "tensor.yield",
+        &mut fill,
+    )?[0])
+}
+
+/// The pools, as `tensor.pool` into a new tensor.
+pub(super) fn pool(
+    e: &mut Emitter<'_>,
+    short: &str,
+    x: ValueId,
+    out: TypeId,
+    attrs: &AttrValues<'_>,
+) -> Result<ValueId, String> {
+    let (sx, _) = shape_of(e.ctx, e.type_of(x))?;
+    let kind = if short.contains("max") { "max" } else { "avg" };
+    let kind = e.ctx.intern_attr(acc_ir::attrs::AttrData::Dialect {
+        dialect: e.ctx.sym("tensor"),
+        body: e.ctx.sym(&format!(".pool_kind<{kind}>")),
+        ty: None,
+    });
+    let mut props = vec![("kind", kind)];
+    if short.starts_with("global") {
+        let w = i64s(e.ctx, &sx[2..]);
+        props.push(("window", w));
+    } else {
+        if attrs.flag("ceil_mode") {
+            return Err("ceil_mode has no lowering yet".into());
+        }
+        let w = attrs.get("kernel_shape").ok_or("requires kernel_shape")?;
+        props.push(("window", w));
+        for name in ["strides", "dilations", "pads", "count_include_pad"] {
+            if let Some(a) = attrs.get(name) {
+                props.push((name, a));
+            }
+        }
+    }
+    let init = e.op1("tensor.empty", &[], out, &[])?;
+    e.op1("tensor.pool", &[x, init], out, &props)
+}
+
+/// A reduction of `x` over `axis` with `combine` (an arith op name pair) from `start`.
+pub(super) fn reduce_axis(
+    e: &mut Emitter<'_>,
+    x: ValueId,
+    axis: usize,
+    (f, i): (&str, &str),
+    start: f64,
+) -> Result<ValueId, String> {
+    let (s, elem) = shape_of(e.ctx, e.type_of(x))?;
+    let mut kept = s.clone();
+    kept.remove(axis);
+    let ty = tensor_type(e.ctx, &kept, elem);
+    let init = filled(e, ty, start)?;
+    let dims = i64s(e.ctx, &[axis as i64]);
+    let mut fill = |inner: &mut Emitter<'_>, args: &[ValueId]| -> Result<Vec<ValueId>, String> {
+        Ok(vec![arith(inner, f, i, &[args[0], args[1]], elem)?])
+    };
+    Ok(e.op_with_region(
+        "tensor.reduce",
+        &[x, init],
+        &[ty],
+        &[("dimensions", dims)],
+        &[elem, elem],
+        "tensor.yield",
+        &mut fill,
+    )?[0])
+}
+
+/// `v` (`x`'s shape without `axis`) copied along `axis` to `x`'s shape.
+pub(super) fn broadcast_axis(
+    e: &mut Emitter<'_>,
+    v: ValueId,
+    to: TypeId,
+    axis: usize,
+) -> Result<ValueId, String> {
+    let init = e.op1("tensor.empty", &[], to, &[])?;
+    let dims = i64s(e.ctx, &[axis as i64]);
+    e.op1("tensor.broadcast", &[v, init], to, &[("dimensions", dims)])
+}
+
+/// `softmax` along `axis`: exp(x - max) / sum(exp(x - max)).
+pub(super) fn softmax(
+    e: &mut Emitter<'_>,
+    x: ValueId,
+    out: TypeId,
+    attrs: &AttrValues<'_>,
+) -> Result<ValueId, String> {
+    let (s, elem) = shape_of(e.ctx, out)?;
+    let axis = axis_of(attrs, s.len())?;
+    let max = reduce_axis(e, x, axis, ("maximumf", "maxsi"), f64::NEG_INFINITY)?;
+    let maxb = broadcast_axis(e, max, out, axis)?;
+    let ex = map_with(e, &[x, maxb], out, &mut |inner, args| {
+        let d = arith(inner, "subf", "", &[args[0], args[1]], elem)?;
+        math(inner, "exp", d, elem)
+    })?;
+    let sum = reduce_axis(e, ex, axis, ("addf", ""), 0.0)?;
+    let sumb = broadcast_axis(e, sum, out, axis)?;
+    map_with(e, &[ex, sumb], out, &mut |inner, args| {
+        arith(inner, "divf", "", args, elem)
+    })
+}
+
+/// `layer_norm` over the dimensions from `axis` on: the input seen as rows of those
+/// dimensions, each row centred and multiplied by 1 / sqrt(variance + epsilon)
+/// (computed once per row, as ONNX's definition does with `Reciprocal(Sqrt(...))`),
+/// then scaled and shifted (numpy broadcasting of `scale` and `bias`).
+pub(super) fn layer_norm(
+    e: &mut Emitter<'_>,
+    ops: &[ValueId],
+    out: TypeId,
+    attrs: &AttrValues<'_>,
+) -> Result<ValueId, String> {
+    let (s, elem) = shape_of(e.ctx, out)?;
+    if !is_float(e.ctx, elem) {
+        return Err("layer_norm needs floats".into());
+    }
+    let axis = axis_of(attrs, s.len())?;
+    let eps = attrs.number("epsilon").unwrap_or(1e-5);
+    let rows: i64 = s[..axis].iter().product();
+    let width: i64 = s[axis..].iter().product();
+    let x2 = reshape(e, ops[0], &[rows, width])?;
+    let t2 = tensor_type(e.ctx, &[rows, width], elem);
+    // The mean of each row, one value per row.
+    let row_means = |e: &mut Emitter<'_>, v: ValueId| -> Result<ValueId, String> {
+        let sum = reduce_axis(e, v, 1, ("addf", ""), 0.0)?;
+        let rty = e.type_of(sum);
+        map_with(e, &[sum], rty, &mut |inner, args| {
+            let n = inner.scalar(elem, width as f64)?;
+            arith(inner, "divf", "", &[args[0], n], elem)
+        })
+    };
+    let mean = row_means(e, x2)?;
+    let mean = broadcast_axis(e, mean, t2, 1)?;
+    let centred = map_with(e, &[x2, mean], t2, &mut |inner, args| {
+        arith(inner, "subf", "", args, elem)
+    })?;
+    let square = map_with(e, &[centred], t2, &mut |inner, args| {
+        arith(inner, "mulf", "", &[args[0], args[0]], elem)
+    })?;
+    let var = row_means(e, square)?;
+    let rty = e.type_of(var);
+    let inverse = map_with(e, &[var], rty, &mut |inner, args| {
+        let c = inner.scalar(elem, eps)?;
+        let v = arith(inner, "addf", "", &[args[0], c], elem)?;
+        let r = math(inner, "sqrt", v, elem)?;
+        let one = inner.scalar(elem, 1.0)?;
+        arith(inner, "divf", "", &[one, r], elem)
+    })?;
+    let inverse = broadcast_axis(e, inverse, t2, 1)?;
+    let normal = map_with(e, &[centred, inverse], t2, &mut |inner, args| {
+        arith(inner, "mulf", "", args, elem)
+    })?;
+    let y = reshape(e, normal, &s)?;
+    let scale = broadcast_to(e, ops[1], &s)?;
+    let scaled = map_with(e, &[y, scale], out, &mut |inner, args| {
+        arith(inner, "mulf", "", args, elem)
+    })?;
+    match ops.get(2) {
+        Some(&bias) => {
+            let b = broadcast_to(e, bias, &s)?;
+            map_with(e, &[scaled, b], out, &mut |inner, args| {
+                arith(inner, "addf", "", args, elem)
+            })
+        }
+        None => Ok(scaled),
+    }
+}
+
+/// `batch_norm` (inference): per channel k = scale / sqrt(var + eps) and
+/// b = shift - mean * k, then x * k + b.
+pub(super) fn batch_norm(
+    e: &mut Emitter<'_>,
+    ops: &[ValueId],
+    out: TypeId,
+    attrs: &AttrValues<'_>,
+) -> Result<ValueId, String> {
+    let (s, elem) = shape_of(e.ctx, out)?;
+    let eps = attrs.number("epsilon").unwrap_or(1e-5);
+    let (x, scale, shift, mean, var) = (ops[0], ops[1], ops[2], ops[3], ops[4]);
+    let cty = e.type_of(scale);
+    let k = map_with(e, &[scale, var], cty, &mut |inner, args| {
+        let c = inner.scalar(elem, eps)?;
+        let v = arith(inner, "addf", "", &[args[1], c], elem)?;
+        let r = math(inner, "sqrt", v, elem)?;
+        arith(inner, "divf", "", &[args[0], r], elem)
+    })?;
+    let b = map_with(e, &[shift, mean, k], cty, &mut |inner, args| {
+        let mk = arith(inner, "mulf", "", &[args[1], args[2]], elem)?;
+        arith(inner, "subf", "", &[args[0], mk], elem)
+    })?;
+    let dims: Vec<i64> = (0..s.len() as i64).filter(|d| *d != 1).collect();
+    let spread = |e: &mut Emitter<'_>, v: ValueId| -> Result<ValueId, String> {
+        let init = e.op1("tensor.empty", &[], out, &[])?;
+        let d = i64s(e.ctx, &dims);
+        e.op1("tensor.broadcast", &[v, init], out, &[("dimensions", d)])
+    };
+    let kb = spread(e, k)?;
+    let bb = spread(e, b)?;
+    map_with(e, &[x, kb, bb], out, &mut |inner, args| {
+        let m = arith(inner, "mulf", "", &[args[0], args[1]], elem)?;
+        arith(inner, "addf", "", &[m, args[2]], elem)
+    })
+}
+
+/// The `axis` attribute (default -1, the last) as a dimension of a tensor of `rank`.
+fn axis_of(attrs: &AttrValues<'_>, rank: usize) -> Result<usize, String> {
+    super::data::axis(attrs.number("axis").unwrap_or(-1.0) as i64, rank)
+}

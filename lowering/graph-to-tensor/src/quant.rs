@@ -1,0 +1,409 @@
+//! The quantized ops, on stored integers.
+//!
+//! A `!quant.uniform` tensor is seen as its stored integers with `tensor.bitcast`
+//! (a view once bufferized); the scales and zero points are the type's, so they
+//! become constants (one per tensor) or constant tables read at each element's
+//! channel (per axis). The arithmetic is the interpreter's, step for step, so results
+//! agree exactly:
+//!
+//! - quantize: `x / scale` in f64 rounded to f32, rounded half to even, plus the zero
+//!   point, saturated (NaN gives the zero point);
+//! - dequantize: `(q - zero) * scale` in f64, rounded to the result type;
+//! - qmatmul, qconv2d: both operands minus their zero points as i32, the integer
+//!   product or convolution (`tensor.matmul`, `tensor.conv2d`; the conv's zero padding
+//!   is the input's zero point), then requantized: `acc * m + zero`, saturated, with
+//!   `m = f32(f32(s_in * s_w) / s_out)` computed at compile time per channel.
+//!
+//! - lookup: the stored integer less the storage minimum indexes the table.
+//!
+//! Storage wider than 16 bits (8 for products, whose i32 accumulators must stay
+//! exact), expressed types other than f32, and an output quantized per channel along
+//! another dimension than the weight's are refused.
+
+use acc_ir::elements::{Scalar, dense_attr};
+use acc_ir::types::QuantUniform;
+use acc_ir::{FloatKind, TypeData, TypeId, ValueId};
+
+use super::nn::{conv2d, matmul};
+use super::{AttrValues, Emitter, Parts};
+use acc_dialects::emit::{RegionBuilder, shape_of, tensor_type};
+
+/// The quantized element type of tensor type `ty`.
+fn quant_of(e: &Emitter<'_>, ty: TypeId) -> Result<QuantUniform, String> {
+    let (_, elem) = shape_of(e.ctx, ty)?;
+    match e.ctx.type_data(elem) {
+        TypeData::QuantUniform(q) if q.expressed == e.ctx.float_type(FloatKind::F32) => {
+            // Stored integers minus zero points are computed in i32.
+            if q.storage_width > 16 {
+                return Err("storage wider than 16 bits has no lowering yet".into());
+            }
+            Ok(q.clone())
+        }
+        TypeData::QuantUniform(_) => Err("only f32 expressed types have a lowering yet".into()),
+        _ => Err("expects a quantized tensor".into()),
+    }
+}
+
+/// The signless integer type a quantized type stores.
+fn storage(e: &Emitter<'_>, q: &QuantUniform) -> TypeId {
+    e.ctx.int_type(q.storage_width)
+}
+
+/// `x` (quantized) seen as its stored integers.
+fn stored(e: &mut Emitter<'_>, x: ValueId, q: &QuantUniform) -> Result<ValueId, String> {
+    let (shape, _) = shape_of(e.ctx, e.type_of(x))?;
+    let ty = tensor_type(e.ctx, &shape, storage(e, q));
+    e.op1("tensor.bitcast", &[x], ty, &[])
+}
+
+/// The channel dimension of a quantized type on a tensor of rank `rank`.
+fn channel_dim(q: &QuantUniform, rank: usize) -> Result<Option<usize>, String> {
+    match q.axis {
+        None => Ok(None),
+        Some(a) => usize::try_from(a)
+            .ok()
+            .filter(|d| *d < rank)
+            .map(Some)
+            .ok_or_else(|| format!("quantized dimension {a} is out of range")),
+    }
+}
+
+/// A per-element parameter: one constant, or a table read at the element's channel.
+enum Param {
+    Scalar(Scalar, TypeId),
+    Table(ValueId, TypeId, usize),
+}
+
+impl Param {
+    /// `values` (one, or one per channel along `dim`) of element type `ty`; a table
+    /// is made at the emitter's point (outside the region reading it).
+    fn new(
+        e: &mut Emitter<'_>,
+        values: Vec<Scalar>,
+        ty: TypeId,
+        dim: Option<usize>,
+    ) -> Result<Param, String> {
+        match dim {
+            Some(d) if values.len() > 1 => {
+                let table_ty = tensor_type(e.ctx, &[values.len() as i64], ty);
+                let attr = dense_attr(e.ctx, table_ty, &values).ok_or("cannot make a table")?;
+                let t = e.op1("arith.constant", &[], table_ty, &[("value", attr)])?;
+                Ok(Param::Table(t, ty, d))
+            }
+            _ => Ok(Param::Scalar(*values.first().ok_or("no parameters")?, ty)),
+        }
+    }
+
+    /// The parameter of the element at `ivs`.
+    fn at(&self, e: &mut Emitter<'_>, ivs: &[ValueId]) -> Result<ValueId, String> {
+        match self {
+            Param::Scalar(v, ty) => {
+                let attr = acc_ir::elements::scalar_attr(e.ctx, *ty, *v).ok_or("a constant")?;
+                e.op1("arith.constant", &[], *ty, &[("value", attr)])
+            }
+            Param::Table(t, ty, d) => e.op1("tensor.extract", &[*t, ivs[*d]], *ty, &[]),
+        }
+    }
+}
+
+/// The scales of `q` (f64) as a parameter along its channel dimension of a
+/// rank-`rank` tensor.
+fn scales(e: &mut Emitter<'_>, q: &QuantUniform, rank: usize) -> Result<Param, String> {
+    let dim = channel_dim(q, rank)?;
+    let f64t = e.ctx.float_type(FloatKind::F64);
+    let values = (0..q.params.len())
+        .map(|c| Scalar::Float(q.params_of(c).0))
+        .collect();
+    Param::new(e, values, f64t, dim)
+}
+
+/// The zero points of `q` (as `ty`, a float or an integer type) as a parameter along
+/// its channel dimension of a rank-`rank` tensor.
+fn zeros(e: &mut Emitter<'_>, q: &QuantUniform, rank: usize, ty: TypeId) -> Result<Param, String> {
+    let dim = channel_dim(q, rank)?;
+    let float = matches!(e.ctx.type_data(ty), TypeData::Float(_));
+    let values = (0..q.params.len())
+        .map(|c| {
+            let z = q.params_of(c).1;
+            if float {
+                Scalar::Float(z as f64)
+            } else {
+                Scalar::Int(i128::from(z))
+            }
+        })
+        .collect();
+    Param::new(e, values, ty, dim)
+}
+
+/// A `tensor.generate` of type `out` whose region `f` builds from the indices.
+fn generate(
+    e: &mut Emitter<'_>,
+    out: TypeId,
+    f: &mut RegionBuilder<'_>,
+) -> Result<ValueId, String> {
+    let (shape, _) = shape_of(e.ctx, out)?;
+    let index = e.ctx.index_type();
+    Ok(e.op_with_region(
+        "tensor.generate",
+        &[],
+        &[out],
+        &[],
+        &vec![index; shape.len()],
+        "tensor.yield",
+        f,
+    )?[0])
+}
+
+/// `v` (f64, integral) saturated to `q`'s storage range and stored.
+fn saturate(e: &mut Emitter<'_>, v: ValueId, q: &QuantUniform) -> Result<ValueId, String> {
+    let (lo, hi) = q.storage_bounds();
+    let f64t = e.ctx.float_type(FloatKind::F64);
+    let lo = e.scalar(f64t, lo as f64)?;
+    let hi = e.scalar(f64t, hi as f64)?;
+    let v = e.op1("arith.maximumf", &[v, lo], f64t, &[])?;
+    let v = e.op1("arith.minimumf", &[v, hi], f64t, &[])?;
+    let i32t = e.ctx.int_type(32);
+    let i = e.op1("arith.fptosi", &[v], i32t, &[])?;
+    if q.storage_width == 32 {
+        return Ok(i);
+    }
+    let st = storage(e, q);
+    e.op1("arith.trunci", &[i], st, &[])
+}
+
+/// A stored integer widened to i32 (by the storage's signedness).
+fn widen(e: &mut Emitter<'_>, v: ValueId, q: &QuantUniform) -> Result<ValueId, String> {
+    if q.storage_width == 32 {
+        return Ok(v);
+    }
+    let i32t = e.ctx.int_type(32);
+    let op = if q.storage_signed {
+        "arith.extsi"
+    } else {
+        "arith.extui"
+    };
+    e.op1(op, &[v], i32t, &[])
+}
+
+/// `quantize` of `x` (f32) to type `out`.
+pub(super) fn quantize(e: &mut Emitter<'_>, x: ValueId, out: TypeId) -> Result<ValueId, String> {
+    let q = quant_of(e, out)?;
+    let (shape, x_elem) = shape_of(e.ctx, e.type_of(x))?;
+    let f64t = e.ctx.float_type(FloatKind::F64);
+    let f32t = e.ctx.float_type(FloatKind::F32);
+    if x_elem != f32t {
+        return Err("quantize lowers from f32 only".into());
+    }
+    let (scale, zero) = (
+        scales(e, &q, shape.len())?,
+        zeros(e, &q, shape.len(), f64t)?,
+    );
+    let stored_ty = tensor_type(e.ctx, &shape, storage(e, &q));
+    let ints = generate(e, stored_ty, &mut |e, ivs| {
+        let v = e.op1("tensor.extract", &[&[x][..], ivs].concat(), f32t, &[])?;
+        let wide = e.op1("arith.extf", &[v], f64t, &[])?;
+        let s = scale.at(e, ivs)?;
+        let ratio = e.op1("arith.divf", &[wide, s], f64t, &[])?;
+        let ratio = e.op1("arith.truncf", &[ratio], f32t, &[])?;
+        let r = e.op1("math.roundeven", &[ratio], f32t, &[])?;
+        let r = e.op1("arith.extf", &[r], f64t, &[])?;
+        let z = zero.at(e, ivs)?;
+        let shifted = e.op1("arith.addf", &[r, z], f64t, &[])?;
+        // NaN quantizes to the zero point.
+        let nan = e.cmpf(acc_dialects::emit::cmpf::UNO, v, v)?;
+        let chosen = e.op1("arith.select", &[nan, z, shifted], f64t, &[])?;
+        Ok(vec![saturate(e, chosen, &q)?])
+    })?;
+    e.op1("tensor.bitcast", &[ints], out, &[])
+}
+
+/// `dequantize` of `x` to the float type `out`.
+pub(super) fn dequantize(e: &mut Emitter<'_>, x: ValueId, out: TypeId) -> Result<ValueId, String> {
+    let q = quant_of(e, e.type_of(x))?;
+    let (shape, out_elem) = shape_of(e.ctx, out)?;
+    let f64t = e.ctx.float_type(FloatKind::F64);
+    let i32t = e.ctx.int_type(32);
+    let (scale, zero) = (
+        scales(e, &q, shape.len())?,
+        zeros(e, &q, shape.len(), i32t)?,
+    );
+    let ints = stored(e, x, &q)?;
+    let st = storage(e, &q);
+    generate(e, out, &mut |e, ivs| {
+        let v = e.op1("tensor.extract", &[&[ints][..], ivs].concat(), st, &[])?;
+        let v = widen(e, v, &q)?;
+        let z = zero.at(e, ivs)?;
+        let d = e.op1("arith.subi", &[v, z], i32t, &[])?;
+        let d = e.op1("arith.sitofp", &[d], f64t, &[])?;
+        let s = scale.at(e, ivs)?;
+        let y = e.op1("arith.mulf", &[d, s], f64t, &[])?;
+        if out_elem == f64t {
+            Ok(vec![y])
+        } else {
+            Ok(vec![e.op1("arith.truncf", &[y], out_elem, &[])?])
+        }
+    })
+}
+
+/// `x` (quantized) minus its zero points, as i32.
+fn centered(e: &mut Emitter<'_>, x: ValueId) -> Result<ValueId, String> {
+    let q = quant_of(e, e.type_of(x))?;
+    let (shape, _) = shape_of(e.ctx, e.type_of(x))?;
+    let i32t = e.ctx.int_type(32);
+    let zero = zeros(e, &q, shape.len(), i32t)?;
+    let ints = stored(e, x, &q)?;
+    let st = storage(e, &q);
+    let ty = tensor_type(e.ctx, &shape, i32t);
+    generate(e, ty, &mut |e, ivs| {
+        let v = e.op1("tensor.extract", &[&[ints][..], ivs].concat(), st, &[])?;
+        let v = widen(e, v, &q)?;
+        let z = zero.at(e, ivs)?;
+        Ok(vec![e.op1("arith.subi", &[v, z], i32t, &[])?])
+    })
+}
+
+/// The i32 accumulators `acc` requantized to `out`: `s_in` is the input's scale,
+/// `weight` the weight's type, whose channels run along `weight_dim` of `acc`.
+fn requantize(
+    e: &mut Emitter<'_>,
+    acc: ValueId,
+    s_in: f64,
+    weight: &QuantUniform,
+    weight_dim: usize,
+    out: TypeId,
+) -> Result<ValueId, String> {
+    let qo = quant_of(e, out)?;
+    let (shape, _) = shape_of(e.ctx, out)?;
+    let out_dim = channel_dim(&qo, shape.len())?;
+    let per_weight = weight.params.len() > 1;
+    let dim = match (per_weight, out_dim) {
+        (true, Some(d)) if d != weight_dim => {
+            return Err(
+                "an output quantized along another dimension than the weight has no lowering yet"
+                    .into(),
+            );
+        }
+        (true, _) => Some(weight_dim),
+        (false, d) => d,
+    };
+    let channels = dim.map_or(1, |d| shape[d] as usize);
+    let f32_round = |v: f64| f64::from(v as f32);
+    let mut multipliers = Vec::with_capacity(channels);
+    let mut zeros = Vec::with_capacity(channels);
+    for c in 0..channels {
+        let s_w = weight.params_of(if per_weight { c } else { 0 }).0;
+        let (s_out, z) = qo.params_of(if qo.params.len() > 1 { c } else { 0 });
+        multipliers.push(Scalar::Float(f32_round(f32_round(s_in * s_w) / s_out)));
+        zeros.push(Scalar::Float(z as f64));
+    }
+    let f64t = e.ctx.float_type(FloatKind::F64);
+    let i32t = e.ctx.int_type(32);
+    let m = Param::new(e, multipliers, f64t, dim)?;
+    let zero = Param::new(e, zeros, f64t, dim)?;
+    let stored_ty = tensor_type(e.ctx, &shape, storage(e, &qo));
+    let ints = generate(e, stored_ty, &mut |e, ivs| {
+        let a = e.op1("tensor.extract", &[&[acc][..], ivs].concat(), i32t, &[])?;
+        let a = e.op1("arith.sitofp", &[a], f64t, &[])?;
+        let k = m.at(e, ivs)?;
+        let y = e.op1("arith.mulf", &[a, k], f64t, &[])?;
+        let r = e.op1("math.roundeven", &[y], f64t, &[])?;
+        let z = zero.at(e, ivs)?;
+        let v = e.op1("arith.addf", &[r, z], f64t, &[])?;
+        Ok(vec![saturate(e, v, &qo)?])
+    })?;
+    e.op1("tensor.bitcast", &[ints], out, &[])
+}
+
+/// The i32 accumulator holds exact sums of products of 8-bit values (up to 2^15
+/// terms); wider storage could overflow it.
+fn check_accumulator(qs: &[&QuantUniform]) -> Result<(), String> {
+    if qs.iter().any(|q| q.storage_width > 8) {
+        return Err("products of storage wider than 8 bits could overflow the i32 accumulator; not lowered yet".into());
+    }
+    Ok(())
+}
+
+/// `qmatmul`: the left-hand side per tensor, the right-hand side per tensor or per
+/// column.
+pub(super) fn qmatmul(e: &mut Emitter<'_>, p: &Parts, out: TypeId) -> Result<ValueId, String> {
+    let (a, b) = (p.operands[0], p.operands[1]);
+    let (qa, qb) = (quant_of(e, e.type_of(a))?, quant_of(e, e.type_of(b))?);
+    check_accumulator(&[&qa, &qb])?;
+    let (sb, _) = shape_of(e.ctx, e.type_of(b))?;
+    let columns_axis = sb.len() as i32 - 1;
+    if qa.axis.is_some() || qb.axis.is_some_and(|d| d != columns_axis) {
+        return Err(
+            "the left-hand side must be per tensor, the right-hand side per tensor or per column"
+                .into(),
+        );
+    }
+    let (shape, _) = shape_of(e.ctx, out)?;
+    let i32_out = tensor_type(e.ctx, &shape, e.ctx.int_type(32));
+    let (ca, cb) = (centered(e, a)?, centered(e, b)?);
+    let mut acc = matmul(e, ca, cb, i32_out)?;
+    if let Some(&bias) = p.operands.get(2) {
+        let i32t = e.ctx.int_type(32);
+        acc = generate(e, i32_out, &mut |e, ivs| {
+            let a = e.op1("tensor.extract", &[&[acc][..], ivs].concat(), i32t, &[])?;
+            let column = *ivs.last().ok_or("a rank-0 product")?;
+            let b = e.op1("tensor.extract", &[bias, column], i32t, &[])?;
+            Ok(vec![e.op1("arith.addi", &[a, b], i32t, &[])?])
+        })?;
+    }
+    requantize(e, acc, qa.params_of(0).0, &qb, shape.len() - 1, out)
+}
+
+/// `lookup`: each stored integer, widened and less the storage minimum, indexes the
+/// table.
+pub(super) fn lookup(
+    e: &mut Emitter<'_>,
+    x: ValueId,
+    table: ValueId,
+    out: TypeId,
+) -> Result<ValueId, String> {
+    let (q, qo) = (quant_of(e, e.type_of(x))?, quant_of(e, out)?);
+    let (shape, _) = shape_of(e.ctx, out)?;
+    let ints = stored(e, x, &q)?;
+    let (st, sto) = (storage(e, &q), storage(e, &qo));
+    let (lo, _) = QuantUniform::full_range(q.storage_width, q.storage_signed);
+    let i32t = e.ctx.int_type(32);
+    let index = e.ctx.index_type();
+    let ty = tensor_type(e.ctx, &shape, sto);
+    let looked_up = generate(e, ty, &mut |e, ivs| {
+        let v = e.op1("tensor.extract", &[&[ints][..], ivs].concat(), st, &[])?;
+        let v = widen(e, v, &q)?;
+        let lo = e.scalar(i32t, lo as f64)?;
+        let i = e.op1("arith.subi", &[v, lo], i32t, &[])?;
+        let i = e.op1("arith.index_cast", &[i], index, &[])?;
+        Ok(vec![e.op1("tensor.extract", &[table, i], sto, &[])?])
+    })?;
+    e.op1("tensor.bitcast", &[looked_up], out, &[])
+}
+
+/// `qconv2d`: the input per tensor, the weight per tensor or per output channel, an
+/// optional i32 bias.
+pub(super) fn qconv2d(
+    e: &mut Emitter<'_>,
+    p: &Parts,
+    out: TypeId,
+    attrs: &AttrValues<'_>,
+) -> Result<ValueId, String> {
+    let (x, w) = (p.operands[0], p.operands[1]);
+    let (qx, qw) = (quant_of(e, e.type_of(x))?, quant_of(e, e.type_of(w))?);
+    check_accumulator(&[&qx, &qw])?;
+    if qx.axis.is_some() || qw.axis.is_some_and(|d| d != 0) {
+        return Err(
+            "the input must be per tensor, the weight per tensor or per output channel".into(),
+        );
+    }
+    let (shape, _) = shape_of(e.ctx, out)?;
+    let i32_out = tensor_type(e.ctx, &shape, e.ctx.int_type(32));
+    let mut operands = vec![centered(e, x)?, centered(e, w)?];
+    operands.extend(p.operands.get(2).copied());
+    let integer = Parts {
+        operands,
+        results: vec![i32_out],
+    };
+    let acc = conv2d(e, &integer, i32_out, attrs)?;
+    requantize(e, acc, qx.params_of(0).0, &qw, 1, out)
+}

@@ -1,0 +1,157 @@
+//! NumPy `.npy` files as interpreter values (with the npyz crate): reading an input
+//! checked against the type the function expects, writing a result.
+
+use std::io::{BufReader, Write};
+use std::path::Path;
+
+use crate::Tensor;
+use acc_ir::elements::{ElementKind, Scalar};
+use acc_ir::{Context, FloatKind, Signedness, TypeId};
+use npyz::{DType, NpyFile, TypeChar, WriterBuilder};
+
+/// The shape of the array in `path` (its header only).
+pub fn shape(path: &Path) -> Result<Vec<usize>, String> {
+    let shown = path.display();
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read '{shown}': {e}"))?;
+    let npy = NpyFile::new(BufReader::new(file))
+        .map_err(|e| format!("'{shown}' is not a valid .npy file: {e}"))?;
+    Ok(npy.shape().iter().map(|d| *d as usize).collect())
+}
+
+/// Reads `path` as a value of type `ty`: same shape, and numbers of the same nature
+/// (floats for a float type, integers or booleans for an integer type).
+pub fn read(ctx: &Context, path: &Path, ty: TypeId) -> Result<Tensor, String> {
+    let shown = path.display();
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read '{shown}': {e}"))?;
+    let npy = NpyFile::new(BufReader::new(file))
+        .map_err(|e| format!("'{shown}' is not a valid .npy file: {e}"))?;
+    if npy.order() == npyz::Order::Fortran {
+        return Err(format!(
+            "'{shown}': Fortran-order arrays are not supported; save it in C order"
+        ));
+    }
+    let (shape, kind) = Tensor::layout(ctx, ty)?;
+    let found: Vec<usize> = npy.shape().iter().map(|d| *d as usize).collect();
+    if found != shape {
+        return Err(format!(
+            "'{shown}' has shape {found:?}, but the argument is {}",
+            acc_ir::printer::type_to_string(ctx, ty)
+        ));
+    }
+    let DType::Plain(ts) = npy.dtype() else {
+        return Err(format!("'{shown}': structured arrays are not supported"));
+    };
+    let bad = |e: std::io::Error| format!("cannot read the data of '{shown}': {e}");
+    let data: Vec<Scalar> = match (ts.type_char(), ts.size_field()) {
+        (TypeChar::Float, 2) => npy
+            .into_vec::<half::f16>()
+            .map_err(bad)?
+            .into_iter()
+            .map(|v| Scalar::Float(v.to_f64()))
+            .collect(),
+        (TypeChar::Float, 4) => npy
+            .into_vec::<f32>()
+            .map_err(bad)?
+            .into_iter()
+            .map(|v| Scalar::Float(v.into()))
+            .collect(),
+        (TypeChar::Float, 8) => npy
+            .into_vec::<f64>()
+            .map_err(bad)?
+            .into_iter()
+            .map(Scalar::Float)
+            .collect(),
+        (TypeChar::Int, 1) => ints(npy.into_vec::<i8>().map_err(bad)?),
+        (TypeChar::Int, 2) => ints(npy.into_vec::<i16>().map_err(bad)?),
+        (TypeChar::Int, 4) => ints(npy.into_vec::<i32>().map_err(bad)?),
+        (TypeChar::Int, 8) => ints(npy.into_vec::<i64>().map_err(bad)?),
+        (TypeChar::Uint, 1) => ints(npy.into_vec::<u8>().map_err(bad)?),
+        (TypeChar::Uint, 2) => ints(npy.into_vec::<u16>().map_err(bad)?),
+        (TypeChar::Uint, 4) => ints(npy.into_vec::<u32>().map_err(bad)?),
+        (TypeChar::Uint, 8) => ints(npy.into_vec::<u64>().map_err(bad)?),
+        (TypeChar::Bool, 1) => ints(
+            npy.into_vec::<bool>()
+                .map_err(bad)?
+                .into_iter()
+                .map(u8::from)
+                .collect(),
+        ),
+        _ => return Err(format!("'{shown}': dtype '{}' is not supported", ts)),
+    };
+    let float_data = matches!(data.first(), Some(Scalar::Float(_)));
+    let float_type = matches!(kind, ElementKind::Float(_));
+    if !data.is_empty() && float_data != float_type {
+        return Err(format!(
+            "'{shown}' holds {} but the argument is {}",
+            if float_data { "floats" } else { "integers" },
+            acc_ir::printer::type_to_string(ctx, ty)
+        ));
+    }
+    Tensor::new(ctx, ty, data)
+}
+
+fn ints<T: Into<i128>>(v: Vec<T>) -> Vec<Scalar> {
+    v.into_iter().map(|x| Scalar::Int(x.into())).collect()
+}
+
+/// Writes `t` to `w` as an `.npy` array: floats as float16/32/64 (bf16 as float32,
+/// which numpy lacks), i1 as bool, other integers in the smallest numpy type of their
+/// width and signedness.
+pub fn write(t: &Tensor, w: &mut dyn Write) -> std::io::Result<()> {
+    let shape: Vec<u64> = t.shape.iter().map(|d| *d as u64).collect();
+    let float = |v: &Scalar| match v {
+        Scalar::Float(f) => *f,
+        Scalar::Int(i) => *i as f64,
+    };
+    let int = |v: &Scalar| match v {
+        Scalar::Int(i) => *i,
+        Scalar::Float(f) => *f as i128,
+    };
+    match t.kind {
+        ElementKind::Float(FloatKind::F16) => put::<half::f16>(
+            &shape,
+            w,
+            t.data.iter().map(|v| half::f16::from_f64(float(v))),
+        ),
+        ElementKind::Float(FloatKind::F64) => put::<f64>(&shape, w, t.data.iter().map(float)),
+        ElementKind::Float(_) => put::<f32>(&shape, w, t.data.iter().map(|v| float(v) as f32)),
+        ElementKind::Int(1, _) => put::<bool>(&shape, w, t.data.iter().map(|v| int(v) != 0)),
+        ElementKind::Int(bits, Signedness::Unsigned) if bits <= 8 => {
+            put::<u8>(&shape, w, t.data.iter().map(|v| int(v) as u8))
+        }
+        ElementKind::Int(bits, Signedness::Unsigned) if bits <= 16 => {
+            put::<u16>(&shape, w, t.data.iter().map(|v| int(v) as u16))
+        }
+        ElementKind::Int(bits, Signedness::Unsigned) if bits <= 32 => {
+            put::<u32>(&shape, w, t.data.iter().map(|v| int(v) as u32))
+        }
+        ElementKind::Int(_, Signedness::Unsigned) => {
+            put::<u64>(&shape, w, t.data.iter().map(|v| int(v) as u64))
+        }
+        ElementKind::Int(bits, _) if bits <= 8 => {
+            put::<i8>(&shape, w, t.data.iter().map(|v| int(v) as i8))
+        }
+        ElementKind::Int(bits, _) if bits <= 16 => {
+            put::<i16>(&shape, w, t.data.iter().map(|v| int(v) as i16))
+        }
+        ElementKind::Int(bits, _) if bits <= 32 => {
+            put::<i32>(&shape, w, t.data.iter().map(|v| int(v) as i32))
+        }
+        ElementKind::Int(..) => put::<i64>(&shape, w, t.data.iter().map(|v| int(v) as i64)),
+    }
+}
+
+/// Writes `values` as an `.npy` array of `shape` and `T`'s dtype.
+fn put<T: npyz::AutoSerialize>(
+    shape: &[u64],
+    w: &mut dyn Write,
+    values: impl Iterator<Item = T>,
+) -> std::io::Result<()> {
+    let mut writer = npyz::WriteOptions::<T>::new()
+        .default_dtype()
+        .shape(shape)
+        .writer(w)
+        .begin_nd()?;
+    writer.extend(values)?;
+    writer.finish()
+}

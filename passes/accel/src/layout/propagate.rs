@@ -1,0 +1,454 @@
+//! The `layout` pass's propagation: packs move up towards the values they pack and
+//! unpacks down towards their users, until they meet and cancel (see the pass's
+//! documentation for the rules).
+
+use acc_ir::clone::{ValueMap, clone_op};
+use acc_ir::elements::Scalar;
+use acc_ir::{InsertPoint, OpId, TypeId, ValueDef, ValueId};
+
+use super::{Layouts, Tiling, layout_attr, tiling_props};
+use acc_dialects::emit::{i64s, tensor_type};
+
+impl Layouts<'_> {
+    /// Moves one pack up a step; whether anything changed.
+    pub(super) fn bubble(&mut self, pack: OpId) -> Result<bool, String> {
+        if !self.ints(pack, "outer_dims_perm").is_empty() {
+            return Ok(false);
+        }
+        let (tiling, source, padding) = self.pack_parts(pack);
+        let packed = self.result(pack);
+        let Some(def) = self.def(source) else {
+            return Ok(false);
+        };
+        let Some((plain, _)) = self.shape(source) else {
+            return Ok(false);
+        };
+        let whole = tiling.whole(&plain);
+        let replacement = match self.name(def) {
+            "tensor.unpack" => {
+                let inner = self.operands(def)[0];
+                // A partial block: the pack zeroes the padding lanes again, which
+                // changes nothing when they are zeros already.
+                let zero_padding = padding.is_some_and(
+                    |p| matches!(self.constant_scalar(p), Some(Scalar::Float(f)) if f == 0.0),
+                );
+                let lanes_agree = whole
+                    || (zero_padding
+                        && tiling.positions == [1]
+                        && tiling.tiles == [16]
+                        && self.zero_padding_lanes(inner, plain[1]));
+                let same = lanes_agree
+                    && self.ints(def, "outer_dims_perm").is_empty()
+                    && self.ints(def, "inner_dims_pos") == tiling.positions
+                    && self.ints(def, "inner_tiles") == tiling.tiles
+                    && self.ir.body(self.body).value_type(inner)
+                        == self.ir.body(self.body).value_type(packed);
+                if !same {
+                    return Ok(false);
+                }
+                inner
+            }
+            "arith.constant" => match self.fold_constant(def, pack)? {
+                Some(c) => c,
+                None => return Ok(false),
+            },
+            "tensor.empty" if whole => {
+                let ty = self.ir.body(self.body).value_type(packed);
+                self.emitter(pack, InsertPoint::Before(pack))
+                    .op1("tensor.empty", &[], ty, &[])?
+            }
+            "tensor.pad" | "tensor.broadcast" | "tensor.map" | "tensor.pool" => {
+                let Some(kept) = self.merge_packs(source, pack, &tiling, padding) else {
+                    return Ok(false);
+                };
+                let pack = kept;
+                let moved = match self.name(def) {
+                    "tensor.pad" => self.pad_through(def, pack, &tiling, padding)?,
+                    "tensor.broadcast" => self.broadcast_through(def, pack, &tiling, padding)?,
+                    "tensor.pool" => self.pool_through(def, pack, &tiling, padding)?,
+                    _ if whole => self.map_through(def, pack, &tiling)?,
+                    _ => None,
+                };
+                return match moved {
+                    Some(v) => self.replace(pack, v),
+                    None => Ok(false),
+                };
+            }
+            _ => return Ok(self.merge_siblings(source, pack, &tiling, padding)),
+        };
+        self.replace(pack, replacement)
+    }
+
+    /// `map(unpack(x), unpack(y), ...)` as `unpack(map(x, y, ...))` when every input
+    /// is unpacked the same way: the map runs on the blocks (a partial block's padding
+    /// lanes too, which the unpack drops); whether it moved.
+    pub(super) fn sink(&mut self, map: OpId) -> Result<bool, String> {
+        let operands = self.operands(map);
+        let (inputs, _init) = operands.split_at(operands.len() - 1);
+        let mut blocked = Vec::new();
+        let mut tiling: Option<(Tiling, TypeId)> = None;
+        for v in inputs {
+            let Some(def) = self.def(*v) else {
+                return Ok(false);
+            };
+            if self.name(def) != "tensor.unpack" || !self.ints(def, "outer_dims_perm").is_empty() {
+                return Ok(false);
+            }
+            let source = self.operands(def)[0];
+            let t = Tiling {
+                positions: self.ints(def, "inner_dims_pos"),
+                tiles: self.ints(def, "inner_tiles"),
+            };
+            let ty = self.ir.body(self.body).value_type(source);
+            match &tiling {
+                Some(seen) if *seen != (t.clone(), ty) => return Ok(false),
+                _ => tiling = Some((t, ty)),
+            }
+            blocked.push(source);
+        }
+        let Some((tiling, input_ty)) = tiling else {
+            return Ok(false);
+        };
+        let result = self.result(map);
+        let plain_ty = self.ir.body(self.body).value_type(result);
+        // The blocked shape of the inputs, the element type of the map's result.
+        let (Some((blocked_shape, _)), Some((_, element))) =
+            (self.shape_of_type(input_ty), self.shape(result))
+        else {
+            return Ok(false);
+        };
+        let blocked_ty = tensor_type(self.ctx, &blocked_shape, element);
+        let next = self
+            .ir
+            .body(self.body)
+            .next_op(map)
+            .ok_or("a map ends its block")?;
+        let mut e = self.emitter(map, InsertPoint::Before(map));
+        let init = e.op1("tensor.empty", &[], blocked_ty, &[])?;
+        blocked.push(init);
+        let (_, new_result) = self.clone_retyped(map, map, &blocked, blocked_ty);
+        let props = tiling_props(self.ctx, &tiling);
+        let mut e = self.emitter(map, InsertPoint::Before(next));
+        let dest = e.op1("tensor.empty", &[], plain_ty, &[])?;
+        let unpacked = e.op1("tensor.unpack", &[new_result, dest], plain_ty, &props)?;
+        self.ir
+            .body_mut(self.body)
+            .replace_all_uses(result, unpacked);
+        self.ir.erase_op(self.body, map);
+        Ok(true)
+    }
+
+    /// Replaces a pack's result by `v` and erases it, and the op it packed when
+    /// that has no other user (so its operands' users are what they seem); true.
+    pub(super) fn replace(&mut self, pack: OpId, v: ValueId) -> Result<bool, String> {
+        let packed = self.result(pack);
+        let source = self.def(self.operands(pack)[0]);
+        self.ir.body_mut(self.body).replace_all_uses(packed, v);
+        self.ir.erase_op(self.body, pack);
+        if let Some(def) = source {
+            let b = self.ir.body(self.body);
+            if b.results(def).all(|r| !b.has_uses(r)) && self.name(def).starts_with("tensor.") {
+                self.ir.erase_op(self.body, def);
+            }
+        }
+        Ok(true)
+    }
+
+    /// When every user of `value` is a pack like `pack` (same tiling, padding and
+    /// type), keeps the first of them only and gives it; `None` when some user is
+    /// anything else.
+    pub(super) fn merge_packs(
+        &mut self,
+        value: ValueId,
+        pack: OpId,
+        tiling: &Tiling,
+        padding: Option<ValueId>,
+    ) -> Option<OpId> {
+        let users: Vec<OpId> = self.ir.body(self.body).value_users(value).collect();
+        if !users
+            .iter()
+            .all(|u| *u == pack || self.same_pack(*u, value, pack, tiling, padding))
+        {
+            return None;
+        }
+        self.merge_siblings(value, pack, tiling, padding);
+        self.ir.body(self.body).value_users(value).next()
+    }
+
+    /// Merges the packs of `value` identical to `pack` into the first of them (the
+    /// value's other users stay); whether there was more than one.
+    pub(super) fn merge_siblings(
+        &mut self,
+        value: ValueId,
+        pack: OpId,
+        tiling: &Tiling,
+        padding: Option<ValueId>,
+    ) -> bool {
+        let twins: Vec<OpId> = self
+            .ir
+            .body(self.body)
+            .value_users(value)
+            .filter(|u| *u == pack || self.same_pack(*u, value, pack, tiling, padding))
+            .collect();
+        if twins.len() < 2 {
+            return false;
+        }
+        let b = self.ir.body(self.body);
+        let first = twins
+            .iter()
+            .copied()
+            .reduce(|x, y| if b.is_before_in_block(x, y) { x } else { y })
+            .unwrap_or(pack);
+        let kept = self.result(first);
+        for twin in twins {
+            if twin != first {
+                let r = self.result(twin);
+                self.ir.body_mut(self.body).replace_all_uses(r, kept);
+                self.ir.erase_op(self.body, twin);
+            }
+        }
+        true
+    }
+
+    /// Whether `user` packs `value` as `pack` does (tiling, padding, type).
+    pub(super) fn same_pack(
+        &self,
+        user: OpId,
+        value: ValueId,
+        pack: OpId,
+        tiling: &Tiling,
+        padding: Option<ValueId>,
+    ) -> bool {
+        if self.name(user) != "tensor.pack" || self.operands(user)[0] != value {
+            return false;
+        }
+        let (t, _, p) = self.pack_parts(user);
+        let ty = self.ir.body(self.body).value_type(self.result(pack));
+        t == *tiling
+            && self.ints(user, "outer_dims_perm").is_empty()
+            && self.ir.body(self.body).value_type(self.result(user)) == ty
+            && p.and_then(|p| self.constant_scalar(p))
+                == padding.and_then(|p| self.constant_scalar(p))
+    }
+
+    /// `pack(pad(x))` as `pad(pack(x))` when the pad leaves the tiled dimensions
+    /// alone and yields one value for every position.
+    pub(super) fn pad_through(
+        &mut self,
+        pad: OpId,
+        pack: OpId,
+        tiling: &Tiling,
+        padding: Option<ValueId>,
+    ) -> Result<Option<ValueId>, String> {
+        let operands = self.operands(pad);
+        let [x] = operands[..] else {
+            return Ok(None);
+        };
+        let (low, high) = (self.ints(pad, "static_low"), self.ints(pad, "static_high"));
+        let untouched = tiling
+            .positions
+            .iter()
+            .all(|p| low.get(*p as usize) == Some(&0) && high.get(*p as usize) == Some(&0));
+        if !untouched || !self.yields_outside_value(pad) {
+            return Ok(None);
+        }
+        let packed_x = self.pack_like(pack, x, tiling, padding)?;
+        let ty = self.ir.body(self.body).value_type(self.result(pack));
+        let (new, r) = self.clone_retyped(pad, pack, &[packed_x], ty);
+        let extra = tiling.tiles.len();
+        let widen = |v: &[i64]| {
+            let mut v = v.to_vec();
+            v.extend(std::iter::repeat_n(0, extra));
+            v
+        };
+        self.set_props(
+            new,
+            &[
+                ("static_low", i64s(self.ctx, &widen(&low))),
+                ("static_high", i64s(self.ctx, &widen(&high))),
+            ],
+        )?;
+        let index = self.ctx.index_type();
+        let region = self.ir.body(self.body).op_regions(new)[0];
+        let block = self
+            .ir
+            .body(self.body)
+            .entry_block(region)
+            .ok_or("an empty pad region")?;
+        for _ in 0..extra {
+            self.ir.body_mut(self.body).add_block_arg(block, index);
+        }
+        Ok(Some(r))
+    }
+
+    /// Whether a pad's region yields a value defined outside it or a constant (the
+    /// same for every position).
+    pub(super) fn yields_outside_value(&self, pad: OpId) -> bool {
+        let (ctx, ir, body) = (self.ctx, &*self.ir, self.body);
+        let b = ir.body(body);
+        let Some(block) = b.op_regions(pad).first().and_then(|r| b.entry_block(*r)) else {
+            return false;
+        };
+        let Some(last) = b.block_ops(block).last() else {
+            return false;
+        };
+        b.operands(last).all(|v| match b.value(v).def {
+            ValueDef::Result(op, _) => {
+                ir.op(body, op).block() != Some(block)
+                    || ctx.op_name_str(b.op(op).name) == "arith.constant"
+            }
+            ValueDef::BlockArg(bl, _) => bl != block,
+            ValueDef::Detached => false,
+        })
+    }
+
+    /// `pack(broadcast(x))` as `broadcast(pack(x))` when every tiled dimension comes
+    /// from x.
+    pub(super) fn broadcast_through(
+        &mut self,
+        broadcast: OpId,
+        pack: OpId,
+        tiling: &Tiling,
+        padding: Option<ValueId>,
+    ) -> Result<Option<ValueId>, String> {
+        let x = self.operands(broadcast)[0];
+        let added = self.ints(broadcast, "dimensions");
+        if tiling.positions.iter().any(|p| added.contains(p)) {
+            return Ok(None);
+        }
+        // x's dimension of result dimension p: p less the added ones before it.
+        let inner = Tiling {
+            positions: tiling
+                .positions
+                .iter()
+                .map(|p| p - added.iter().filter(|a| *a < p).count() as i64)
+                .collect(),
+            tiles: tiling.tiles.clone(),
+        };
+        let packed_x = self.pack_like(pack, x, &inner, padding)?;
+        let ty = self.ir.body(self.body).value_type(self.result(pack));
+        let dims = i64s(self.ctx, &added);
+        // The broadcast overwrites its init: a new empty one will do.
+        let mut e = self.emitter(pack, InsertPoint::Before(pack));
+        let packed_init = e.op1("tensor.empty", &[], ty, &[])?;
+        let r = e.op1(
+            "tensor.broadcast",
+            &[packed_x, packed_init],
+            ty,
+            &[("dimensions", dims)],
+        )?;
+        Ok(Some(r))
+    }
+
+    /// `pack(pool(x))` as a pool of `pack(x)` in NCHW16c when the channels are what
+    /// is tiled, by 16, and a partial block's padding is zero (pooling zeros gives
+    /// zero: the padding lanes stay what the pack would make them).
+    pub(super) fn pool_through(
+        &mut self,
+        pool: OpId,
+        pack: OpId,
+        tiling: &Tiling,
+        padding: Option<ValueId>,
+    ) -> Result<Option<ValueId>, String> {
+        let x = self.operands(pool)[0];
+        let plain = self.plain_layout(pool, "layout", "NCHW");
+        let zero_padding = padding
+            .is_none_or(|p| matches!(self.constant_scalar(p), Some(Scalar::Float(f)) if f == 0.0));
+        let channels = tiling.positions == [1] && tiling.tiles == [16];
+        if !plain || !zero_padding || !channels {
+            return Ok(None);
+        }
+        let packed_x = self.pack_like(pack, x, tiling, padding)?;
+        let ty = self.ir.body(self.body).value_type(self.result(pack));
+        let init =
+            self.emitter(pack, InsertPoint::Before(pack))
+                .op1("tensor.empty", &[], ty, &[])?;
+        let (new, r) = self.clone_retyped(pool, pack, &[packed_x, init], ty);
+        self.set_props(new, &[("layout", layout_attr(self.ctx, "NCHW16c"))])?;
+        Ok(Some(r))
+    }
+
+    /// `pack(map(x, y, ...))` as `map(pack(x), pack(y), ...)` (whole blocks only: the
+    /// map would compute the padding lanes otherwise).
+    pub(super) fn map_through(
+        &mut self,
+        map: OpId,
+        pack: OpId,
+        tiling: &Tiling,
+    ) -> Result<Option<ValueId>, String> {
+        let operands = self.operands(map);
+        let result = self.result(map);
+        let ty = self.ir.body(self.body).value_type(result);
+        if operands
+            .iter()
+            .any(|v| self.ir.body(self.body).value_type(*v) != ty)
+        {
+            return Ok(None);
+        }
+        let (inputs, _init) = operands.split_at(operands.len() - 1);
+        let mut packed = Vec::new();
+        for v in inputs {
+            packed.push(self.pack_like(pack, *v, tiling, None)?);
+        }
+        // The map overwrites its init: a new empty one will do.
+        let packed_ty = self.ir.body(self.body).value_type(self.result(pack));
+        packed.push(self.emitter(pack, InsertPoint::Before(pack)).op1(
+            "tensor.empty",
+            &[],
+            packed_ty,
+            &[],
+        )?);
+        let (_, r) = self.clone_retyped(map, pack, &packed, packed_ty);
+        Ok(Some(r))
+    }
+
+    /// A copy of `op` (regions included) before `before`, its first operands
+    /// replaced by `operands` and its result of type `ty`: the copy and its result.
+    pub(super) fn clone_retyped(
+        &mut self,
+        op: OpId,
+        before: OpId,
+        operands: &[ValueId],
+        ty: TypeId,
+    ) -> (OpId, ValueId) {
+        let mut values = ValueMap::default();
+        let new = clone_op(
+            self.ir,
+            self.body,
+            op,
+            self.body,
+            InsertPoint::Before(before),
+            &mut values,
+        );
+        for (i, v) in operands.iter().enumerate() {
+            self.ir.body_mut(self.body).set_operand(new, i, *v);
+        }
+        let r = self.result(new);
+        self.ir.body_mut(self.body).set_value_type(r, ty);
+        (new, r)
+    }
+
+    /// A pack of `v` with `tiling` (and `pack`'s padding), before `pack`.
+    pub(super) fn pack_like(
+        &mut self,
+        pack: OpId,
+        v: ValueId,
+        tiling: &Tiling,
+        padding: Option<ValueId>,
+    ) -> Result<ValueId, String> {
+        let (shape, element) = self.shape(v).ok_or("an unranked operand")?;
+        let ty = tensor_type(self.ctx, &tiling.blocked_shape(&shape), element);
+        let props = tiling_props(self.ctx, tiling);
+        let whole = tiling.whole(&shape);
+        let mut e = self.emitter(pack, InsertPoint::Before(pack));
+        let dest = e.op1("tensor.empty", &[], ty, &[])?;
+        match padding {
+            Some(p) if !whole => e.op1("tensor.pack", &[v, dest, p], ty, &props),
+            None if !whole => {
+                let zero = e.scalar(element, 0.0)?;
+                e.op1("tensor.pack", &[v, dest, zero], ty, &props)
+            }
+            _ => e.op1("tensor.pack", &[v, dest], ty, &props),
+        }
+    }
+}

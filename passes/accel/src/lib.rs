@@ -1,0 +1,40 @@
+//! # acc-passes-accel
+//!
+//! The passes that map a network onto a target's devices, all driven by the target
+//! files of the compilation (`acc_target::Targets`), none naming a device, an op of a
+//! vendor or a target:
+//!
+//! 1. [`partition`] (`partition`): ops placed on the devices of the target's
+//!    intrinsics, with a remark for each op left on the host;
+//! 2. [`view_graph`] (`view-graph`): the placement as a Graphviz DOT graph;
+//! 3. [`tensorize`] (`tensorize`): placed ops split into tiles an intrinsic accepts and
+//!    whose buffers fit its local memory, two at a time;
+//! 4. [`weight_prep`] (`weight-prep`): the compile-time arguments of accelerator calls
+//!    (packed weights, requantization tables) stored on the placed ops;
+//! 5. [`layout`] (`layout`): blocked layouts for the host's kernels from a preference
+//!    table, propagated, weights repacked at compile time (on tensor-level IR);
+//! 6. [`memory_plan`] (`memory-plan`): each function's buffers at offsets of one static
+//!    arena per memory, reused by liveness (on loop-level IR).
+//!
+//! How a placement is recorded on an op is `acc_target::placement`.
+
+#![deny(missing_docs)]
+
+pub mod layout;
+pub mod memory_plan;
+pub mod partition;
+pub mod tensorize;
+pub mod view_graph;
+pub mod weight_prep;
+
+use acc_pass::PassRegistry;
+
+/// Adds the accelerator passes to `r`.
+pub fn register_all(r: &mut PassRegistry) {
+    r.register(partition::info());
+    r.register(view_graph::info());
+    r.register(tensorize::info());
+    r.register(weight_prep::info());
+    r.register(layout::info());
+    r.register(memory_plan::info());
+}

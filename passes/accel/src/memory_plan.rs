@@ -1,0 +1,393 @@
+//! `memory-plan`: the buffers a function allocates and frees itself go to byte offsets
+//! of one static arena per memory, buffers alive at the same time never sharing bytes.
+//!
+//! A buffer is planned when its `loop.alloc` is at the function's top level with a
+//! static shape and a `loop.dealloc` of it follows at the top level
+//! (`buffer-deallocation` places them): it lives from the alloc to the dealloc. The
+//! allocation gets `offset` (bytes, multiples of [`ALIGNMENT`]). Buffers of the host
+//! memory (memrefs without a memory space) share one arena, whose size the function
+//! gets as `loop.arena_size`; buffers of a memory space `"NAME"` (an accelerator's
+//! local memory, where `bufferize` stages an intrinsic's operands) get an arena of
+//! their own, sized in the function's `loop.arena_sizes = {NAME = BYTES}`. Code
+//! generation then takes each buffer from its arena instead of the allocator. Buffers
+//! the function returns are left to the allocator. A function that has an arena
+//! already is left as it is.
+//!
+//! Placement is greedy by size (largest first, each at the lowest offset free during
+//! its lifetime), the strategy of TensorFlow Lite's arena planner. An arena is never
+//! smaller than [`lower_bound`], the most bytes alive at one time.
+//!
+//! With a target (`acc-opt --target`) that declares memories, an arena larger than
+//! its memory (the host's for the host arena) is an error at the function, and so is
+//! a memory space the target does not declare.
+
+use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
+use acc_ir::{BodyId, Context, Diagnostic, Ir, OpId, ValueId};
+use rustc_hash::FxHashMap;
+
+use acc_dialects::emit::i64_attr;
+
+pub use acc_dialects::hooks::hw::ALIGNMENT;
+use acc_dialects::hooks::hw::stored_bytes;
+
+/// The pass.
+pub struct MemoryPlan {
+    /// The target whose host memory bounds the host's arena (empty: the
+    /// compilation's first).
+    target: String,
+}
+
+/// Its registration.
+pub fn info() -> PassInfo {
+    PassInfo {
+        name: "memory-plan",
+        title: "MemoryPlan",
+        summary: "Place the buffers a function allocates in one static arena per memory, reusing memory by liveness",
+        anchor: Some("func.func"),
+        options: vec![acc_pass::target_option()],
+        create: |o: &PassOptions| {
+            Ok(Box::new(MemoryPlan {
+                target: o.get("target").to_string(),
+            }))
+        },
+    }
+}
+
+impl Pass for MemoryPlan {
+    fn run(&self, t: &mut PassTarget<'_>) -> Result<(), Diagnostic> {
+        let Some((body, _)) = t.bodies().into_iter().next() else {
+            return Ok(());
+        };
+        let (outer, func) = (t.body, t.op);
+        let loc = t.ir.op(outer, func).loc();
+        let at_function = |m: String| Diagnostic::error(acc_ir::DiagLoc::Loc(loc), m);
+        let arenas = plan_function(t.ctx, t.ir, body, outer, func)
+            .map_err(|m| at_function(format!("memory-plan: {m}")))?;
+        let target = t.targets.select(&self.target);
+        if !self.target.is_empty() && target.is_none() {
+            return Err(at_function(t.targets.missing(&self.target, "memory-plan")));
+        }
+        for arena in &arenas {
+            // The target's memories bound the arenas: the host's arena its host's
+            // memory, another memory the one of that name (from any target).
+            let memory = match (&arena.memory, target) {
+                (None, Some(tg)) => tg.host_memory(),
+                (Some(name), Some(tg)) => Some(t.targets.memory(name).ok_or_else(|| {
+                    at_function(format!(
+                        "memory-plan: buffers live in memory \"{name}\", which target '{}' does not declare",
+                        tg.name
+                    ))
+                })?),
+                (_, None) => None,
+            };
+            let which = match &arena.memory {
+                None => "the arena".to_string(),
+                Some(m) => format!("the arena of memory \"{m}\""),
+            };
+            if let Some(memory) = memory
+                && arena.size > memory.size
+            {
+                return Err(at_function(format!(
+                    "memory-plan: {which} needs {} bytes (at least {} are alive at once), more than memory '{}' of the target holds ({} bytes)",
+                    arena.size, arena.bound, memory.name, memory.size
+                )));
+            }
+            let what = match &arena.memory {
+                None => "an arena".to_string(),
+                Some(m) => format!("memory \"{m}\"'s arena"),
+            };
+            t.diagnostics.push(Diagnostic::new(
+                acc_ir::Severity::Remark,
+                acc_ir::DiagLoc::Loc(loc),
+                format!(
+                    "memory-plan: {} buffers in {what} of {} bytes (the most alive at once: {} bytes)",
+                    arena.count, arena.size, arena.bound
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// One memory's plan: its arena size, the lower bound and the buffers placed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Arena {
+    /// The memory space (`None`: the host's memory).
+    pub memory: Option<String>,
+    /// The arena's bytes.
+    pub size: u64,
+    /// The most bytes alive at once.
+    pub bound: u64,
+    /// How many buffers it holds.
+    pub count: usize,
+}
+
+/// A buffer's lifetime (positions of its first and last top-level op, inclusive) and
+/// size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lifetime {
+    /// Where it is allocated.
+    pub start: usize,
+    /// Where it is freed.
+    pub end: usize,
+    /// Its size in bytes.
+    pub bytes: u64,
+}
+
+impl Lifetime {
+    fn overlaps(&self, other: &Lifetime) -> bool {
+        self.start <= other.end && other.start <= self.end
+    }
+}
+
+fn aligned(bytes: u64) -> u64 {
+    bytes.div_ceil(ALIGNMENT).max(1) * ALIGNMENT
+}
+
+/// Offsets for `buffers` (in their order) and the arena size: two buffers alive at the
+/// same time get disjoint byte ranges; every offset is a multiple of [`ALIGNMENT`].
+pub fn plan(buffers: &[Lifetime]) -> (Vec<u64>, u64) {
+    let mut order: Vec<usize> = (0..buffers.len()).collect();
+    order.sort_by_key(|i| (std::cmp::Reverse(buffers[*i].bytes), buffers[*i].start));
+    let mut offsets = vec![0u64; buffers.len()];
+    let mut placed: Vec<usize> = Vec::new();
+    let mut size = 0;
+    for i in order {
+        let b = &buffers[i];
+        let need = aligned(b.bytes);
+        let mut busy: Vec<(u64, u64)> = placed
+            .iter()
+            .filter(|j| buffers[**j].overlaps(b))
+            .map(|j| (offsets[*j], offsets[*j] + aligned(buffers[*j].bytes)))
+            .collect();
+        busy.sort_unstable();
+        let mut at = 0;
+        for (lo, hi) in busy {
+            if lo >= at + need {
+                break;
+            }
+            at = at.max(hi);
+        }
+        offsets[i] = at;
+        size = size.max(at + need);
+        placed.push(i);
+    }
+    (offsets, size)
+}
+
+/// The most bytes (aligned) alive at one time: no plan can use less.
+pub fn lower_bound(buffers: &[Lifetime]) -> u64 {
+    let mut events: Vec<(usize, bool, u64)> = Vec::new();
+    for b in buffers {
+        events.push((b.start, true, aligned(b.bytes)));
+        events.push((b.end + 1, false, aligned(b.bytes)));
+    }
+    // Frees before allocations at the same position.
+    events.sort_by_key(|(at, alloc, _)| (*at, *alloc));
+    let (mut live, mut peak) = (0u64, 0u64);
+    for (_, alloc, bytes) in events {
+        if alloc {
+            live += bytes;
+            peak = peak.max(live);
+        } else {
+            live -= bytes;
+        }
+    }
+    peak
+}
+
+/// Plans the function `func` (of body `outer`) whose own body is `body`: one arena per
+/// memory its buffers live in, the host's first (none when nothing was planned).
+fn plan_function(
+    ctx: &Context,
+    ir: &mut Ir,
+    body: BodyId,
+    outer: BodyId,
+    func: OpId,
+) -> Result<Vec<Arena>, String> {
+    let f_attrs = ir.body(outer).op(func).attrs;
+    if ctx.dict_get(f_attrs, "loop.arena_size").is_some()
+        || ctx.dict_get(f_attrs, "loop.arena_sizes").is_some()
+    {
+        // Planned already: its offsets stand.
+        return Ok(Vec::new());
+    }
+    let b = ir.body(body);
+    let Some(&region) = b.top_regions().first() else {
+        return Ok(Vec::new());
+    };
+    let blocks: Vec<_> = b.region_blocks(region).collect();
+    if blocks.len() != 1 {
+        return Ok(Vec::new());
+    }
+    let ops: Vec<OpId> = b.block_ops(blocks[0]).collect();
+    let name = |o: OpId| ctx.op_name_str(b.op(o).name);
+    let mut allocs: FxHashMap<ValueId, (OpId, usize, u64, Option<String>)> = FxHashMap::default();
+    let mut found: Vec<(OpId, Lifetime, Option<String>)> = Vec::new();
+    for (i, &o) in ops.iter().enumerate() {
+        match name(o) {
+            "loop.alloc" => {
+                let r = b.op(o);
+                if b.operands(o).len() != 0
+                    || r.props.is_some_and(|p| ctx.dict_get(p, "offset").is_some())
+                {
+                    continue;
+                }
+                let Some(v) = b.results(o).next() else {
+                    continue;
+                };
+                if let Some((bytes, space)) = stored_bytes(ctx, b.value_type(v)) {
+                    allocs.insert(v, (o, i, bytes, space));
+                }
+            }
+            "loop.dealloc" => {
+                if let Some((alloc, start, bytes, space)) = allocs.remove(&b.operand(o, 0)) {
+                    let life = Lifetime {
+                        start,
+                        end: i,
+                        bytes,
+                    };
+                    found.push((alloc, life, space));
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut spaces: Vec<Option<String>> = found.iter().map(|f| f.2.clone()).collect();
+    spaces.sort();
+    spaces.dedup();
+    let mut arenas = Vec::new();
+    let mut sizes = Vec::new();
+    for space in spaces {
+        let mine: Vec<&(OpId, Lifetime, Option<String>)> =
+            found.iter().filter(|f| f.2 == space).collect();
+        let lifetimes: Vec<Lifetime> = mine.iter().map(|f| f.1).collect();
+        let (offsets, size) = plan(&lifetimes);
+        for ((alloc, _, _), offset) in mine.iter().zip(offsets) {
+            set_prop(ctx, ir, body, *alloc, "offset", offset as i64)?;
+        }
+        if let Some(m) = &space {
+            sizes.push((ctx.sym(m), i64_attr(ctx, size as i64)));
+        }
+        arenas.push(Arena {
+            bound: lower_bound(&lifetimes),
+            count: lifetimes.len(),
+            memory: space,
+            size,
+        });
+    }
+    // The function's discardable attributes gain the arena sizes.
+    let mut entries: Vec<_> = ctx.dict_entries(f_attrs).to_vec();
+    if let Some(host) = arenas.iter().find(|a| a.memory.is_none()) {
+        entries.push((ctx.sym("loop.arena_size"), i64_attr(ctx, host.size as i64)));
+    }
+    if !sizes.is_empty() {
+        let dict = ctx
+            .dict_attr(sizes)
+            .map_err(|_| "a memory twice".to_string())?;
+        entries.push((ctx.sym("loop.arena_sizes"), dict));
+    }
+    let attrs = ctx
+        .dict_attr(entries)
+        .map_err(|_| "duplicate function attributes".to_string())?;
+    ir.body_mut(outer).op_mut(func).attrs = attrs;
+    Ok(arenas)
+}
+
+/// Sets the property `key` of `op` to the i64 `value`.
+fn set_prop(
+    ctx: &Context,
+    ir: &mut Ir,
+    body: BodyId,
+    op: OpId,
+    key: &str,
+    value: i64,
+) -> Result<(), String> {
+    let mut entries: Vec<_> = ir
+        .body(body)
+        .op(op)
+        .props
+        .map(|p| ctx.dict_entries(p).to_vec())
+        .unwrap_or_default();
+    entries.push((ctx.sym(key), i64_attr(ctx, value)));
+    let props = ctx
+        .dict_attr(entries)
+        .map_err(|_| format!("an allocation has '{key}' twice"))?;
+    ir.body_mut(body).op_mut(op).props = Some(props);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn life(start: usize, end: usize, bytes: u64) -> Lifetime {
+        Lifetime { start, end, bytes }
+    }
+
+    /// Every pair of buffers alive together has disjoint ranges.
+    fn check(buffers: &[Lifetime]) -> u64 {
+        let (offsets, size) = plan(buffers);
+        for i in 0..buffers.len() {
+            assert_eq!(offsets[i] % ALIGNMENT, 0);
+            assert!(offsets[i] + aligned(buffers[i].bytes) <= size);
+            for j in 0..i {
+                if buffers[i].overlaps(&buffers[j]) {
+                    let (a, b) = (offsets[i], offsets[j]);
+                    let disjoint =
+                        a + aligned(buffers[i].bytes) <= b || b + aligned(buffers[j].bytes) <= a;
+                    assert!(disjoint, "buffers {i} and {j} share bytes");
+                }
+            }
+        }
+        assert!(size >= lower_bound(buffers));
+        size
+    }
+
+    #[test]
+    fn a_chain_reuses_memory() {
+        // a -> b -> c -> d, each freed after the next is made: two live at a time.
+        let chain = [
+            life(0, 1, 1000),
+            life(1, 2, 1000),
+            life(2, 3, 1000),
+            life(3, 4, 1000),
+        ];
+        assert_eq!(check(&chain), 2 * 1024);
+        assert_eq!(lower_bound(&chain), 2 * 1024);
+    }
+
+    #[test]
+    fn buffers_alive_together_never_share() {
+        // A residual block: the input lives across two convolutions.
+        let block = [
+            life(0, 5, 4096),
+            life(1, 3, 4096),
+            life(2, 4, 8192),
+            life(4, 6, 4096),
+            life(6, 7, 64),
+        ];
+        let size = check(&block);
+        assert!(size <= lower_bound(&block) * 11 / 10, "{size}");
+    }
+
+    #[test]
+    fn pseudo_random_lifetimes_stay_disjoint() {
+        let mut seed = 12345u64;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for _ in 0..50 {
+            let buffers: Vec<Lifetime> = (0..40)
+                .map(|_| {
+                    let start = next(100) as usize;
+                    life(start, start + next(20) as usize, 1 + next(100_000))
+                })
+                .collect();
+            check(&buffers);
+        }
+    }
+}

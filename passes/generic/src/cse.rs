@@ -1,0 +1,211 @@
+//! `cse`: common subexpression elimination. An op without side effects, regions or
+//! successors that computes what an op dominating it already computed (same name,
+//! operands, attributes and result types; operands in any order for commutative ops) is
+//! replaced by that op's results and erased.
+//!
+//! As in MLIR, ops without side effects that are already unused when visited are
+//! erased as well.
+//!
+//! Scopes follow dominance: each block sees the ops of the blocks dominating it, and a
+//! region nested in an op sees what the op's block sees up to the op (regions of the
+//! same body; isolated ops are CSE'd separately, body by body).
+
+use acc_ir::dominance::DomTree;
+use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
+use acc_ir::{
+    AttrId, BlockId, BodyId, Context, Diagnostic, Ir, OpId, OpName, RegionId, TypeId, ValueId,
+};
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+/// What makes two ops compute the same thing.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct Key {
+    name: OpName,
+    operands: SmallVec<[ValueId; 4]>,
+    attrs: AttrId,
+    props: Option<AttrId>,
+    results: SmallVec<[TypeId; 2]>,
+}
+
+/// The pass.
+pub struct Cse;
+
+/// Its registration.
+pub fn info() -> PassInfo {
+    PassInfo {
+        name: "cse",
+        title: "CSE",
+        summary: "Eliminate common subexpressions",
+        anchor: None,
+        options: Vec::new(),
+        create: |_: &PassOptions| Ok(Box::new(Cse)),
+    }
+}
+
+impl Pass for Cse {
+    fn run(&self, t: &mut PassTarget<'_>) -> Result<(), Diagnostic> {
+        for (body, regions) in t.bodies() {
+            let mut cse = BodyCse {
+                ctx: t.ctx,
+                body,
+                cacheable: FxHashMap::default(),
+                replaced: Vec::new(),
+                subst: FxHashMap::default(),
+                dead: Vec::new(),
+            };
+            for r in regions {
+                cse.region(t.ir, r, &mut Vec::new());
+            }
+            cse.finish(t.ir);
+        }
+        Ok(())
+    }
+}
+
+/// The tables of one block: what its ops computed.
+type Table = FxHashMap<Key, OpId>;
+
+struct BodyCse<'c> {
+    ctx: &'c Context,
+    body: BodyId,
+    /// Whether ops of a name may be eliminated (pure, no regions or successors).
+    cacheable: FxHashMap<OpName, bool>,
+    /// Ops to erase and what replaces their results.
+    replaced: Vec<(OpId, OpId)>,
+    /// Results of those ops and what replaces them (applied to later keys).
+    subst: FxHashMap<ValueId, ValueId>,
+    /// Unused ops without side effects, to erase.
+    dead: Vec<OpId>,
+}
+
+impl BodyCse<'_> {
+    fn is_cacheable(&mut self, ir: &Ir, op: OpId) -> bool {
+        let b = ir.body(self.body);
+        let data = b.op(op);
+        let ctx = self.ctx;
+        let by_name = *self.cacheable.entry(data.name).or_insert_with(|| {
+            ctx.op_def(data.name)
+                .is_some_and(|d| d.traits.pure && !d.traits.terminator)
+        });
+        by_name
+            && b.op_regions(op).is_empty()
+            && b.nested_body(op).is_none()
+            && b.successors(op).len() == 0
+            && b.results(op).len() > 0
+    }
+
+    fn key(&self, ir: &Ir, op: OpId) -> Key {
+        let b = ir.body(self.body);
+        let data = b.op(op);
+        let mut operands: SmallVec<[ValueId; 4]> = b
+            .operands(op)
+            .map(|v| self.subst.get(&v).copied().unwrap_or(v))
+            .collect();
+        if operands.len() == 2
+            && self
+                .ctx
+                .op_def(data.name)
+                .is_some_and(|d| d.traits.commutative)
+        {
+            operands.sort();
+        }
+        Key {
+            name: data.name,
+            operands,
+            attrs: data.attrs,
+            props: data.props,
+            results: b.results(op).map(|v| b.value_type(v)).collect(),
+        }
+    }
+
+    /// CSEs `region`, seeing the enclosing scopes `outer` (tables of the blocks that
+    /// dominate the op holding the region, innermost last).
+    fn region(&mut self, ir: &Ir, region: RegionId, outer: &mut Vec<Table>) {
+        let b = ir.body(self.body);
+        let blocks: Vec<BlockId> = b.region_blocks(region).collect();
+        if blocks.len() == 1 {
+            outer.push(Table::default());
+            self.block(ir, blocks[0], outer);
+            outer.pop();
+            return;
+        }
+        let dom = DomTree::compute(b, region);
+        let mut tables: FxHashMap<BlockId, Table> = FxHashMap::default();
+        for &block in dom.reverse_post_order() {
+            // The scope of a block: its dominators' tables (in order), then its own.
+            let mut chain = Vec::new();
+            let mut cur = dom.idom(block);
+            while let Some(d) = cur {
+                chain.push(d);
+                cur = dom.idom(d);
+            }
+            let base = outer.len();
+            for d in chain.iter().rev() {
+                outer.push(tables.remove(d).unwrap_or_default());
+            }
+            outer.push(Table::default());
+            self.block(ir, block, outer);
+            let own = outer.pop().unwrap_or_default();
+            for d in chain.iter() {
+                let t = outer.pop().unwrap_or_default();
+                tables.insert(*d, t);
+            }
+            debug_assert_eq!(outer.len(), base, "scopes are balanced");
+            tables.insert(block, own);
+        }
+    }
+
+    fn block(&mut self, ir: &Ir, block: BlockId, scopes: &mut Vec<Table>) {
+        let ops: Vec<OpId> = ir.body(self.body).block_ops(block).collect();
+        for op in ops {
+            if self.is_cacheable(ir, op) {
+                let b = ir.body(self.body);
+                if b.results(op).all(|r| !b.has_uses(r)) {
+                    self.dead.push(op);
+                    continue;
+                }
+                let key = self.key(ir, op);
+                match scopes.iter().rev().find_map(|t| t.get(&key)) {
+                    Some(&earlier) => {
+                        let b = ir.body(self.body);
+                        for (o, n) in b.results(op).zip(b.results(earlier)) {
+                            self.subst.insert(o, n);
+                        }
+                        self.replaced.push((op, earlier));
+                    }
+                    None => {
+                        if let Some(t) = scopes.last_mut() {
+                            t.insert(key, op);
+                        }
+                    }
+                }
+            } else if ir.body(self.body).nested_body(op).is_none() {
+                let regions: Vec<RegionId> = ir.body(self.body).op_regions(op).to_vec();
+                for r in regions {
+                    self.region(ir, r, scopes);
+                }
+            }
+        }
+    }
+
+    /// Replaces and erases the duplicates, last first (a duplicate may use another).
+    fn finish(self, ir: &mut Ir) {
+        let body = ir.body_mut(self.body);
+        for &(op, earlier) in self.replaced.iter() {
+            let old: SmallVec<[ValueId; 2]> = body.results(op).collect();
+            let new: SmallVec<[ValueId; 2]> = body.results(earlier).collect();
+            for (o, n) in old.into_iter().zip(new) {
+                body.replace_all_uses(o, n);
+            }
+        }
+        for &(op, _) in self.replaced.iter().rev() {
+            body.erase_op(op);
+        }
+        for &op in self.dead.iter().rev() {
+            if body.results(op).all(|r| !body.has_uses(r)) {
+                body.erase_op(op);
+            }
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! `inline`: replaces `func.call`s to functions of the module by the callee's body
+//! (a copy of its single block, with the returned values in place of the call's
+//! results), repeatedly, so calls inside inlined bodies are inlined too. Recursive
+//! calls, calls marked `no_inline`, and callees with several blocks are left alone.
+//! Callees that end up unused stay: `symbol-dce` erases the private ones.
+
+use acc_ir::attrs::AttrData;
+use acc_ir::clone::{ValueMap, clone_op};
+use acc_ir::layout::InsertPoint;
+use acc_pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
+use acc_ir::{BodyId, Diagnostic, OpId, ValueId};
+
+/// The pass.
+pub struct Inline {
+    max_rounds: u32,
+}
+
+/// Its registration.
+pub fn info() -> PassInfo {
+    PassInfo {
+        name: "inline",
+        title: "Inliner",
+        summary: "Inline calls to functions of the module",
+        anchor: Some("builtin.module"),
+        options: vec![PassOption {
+            name: "max-rounds",
+            description: "times calls in inlined bodies are inlined in turn",
+            kind: OptionKind::Int,
+            default: "8",
+        }],
+        create: |o: &PassOptions| {
+            Ok(Box::new(Inline {
+                max_rounds: u32::try_from(o.int("max-rounds"))
+                    .ok()
+                    .filter(|n| *n >= 1)
+                    .ok_or("max-rounds must be at least 1")?,
+            }))
+        },
+    }
+}
+
+impl Pass for Inline {
+    fn run(&self, t: &mut PassTarget<'_>) -> Result<(), Diagnostic> {
+        let ctx = t.ctx;
+        let module_body = t.ir.region_body(t.body, t.op);
+        for _ in 0..self.max_rounds {
+            // Calls and the body of the function they are in.
+            let mut calls: Vec<(BodyId, OpId, OpId)> = Vec::new();
+            t.ir.walk_nested(t.body, t.op, &mut |b, o| {
+                let r = t.ir.op(b, o);
+                if ctx.op_name_str(r.name()) != "func.call" || r.attr(ctx, "no_inline").is_some() {
+                    return;
+                }
+                let Some(AttrData::SymbolRef { root, nested }) =
+                    r.attr(ctx, "callee").map(|c| ctx.attr_data(c))
+                else {
+                    return;
+                };
+                if !nested.is_empty() {
+                    return;
+                }
+                if let Some(callee) = module_function(t.ir, module_body, ctx, *root) {
+                    calls.push((b, o, callee));
+                }
+            });
+            let mut inlined = 0;
+            for (body, call, callee) in calls {
+                if inline_call(t, body, call, module_body, callee) {
+                    inlined += 1;
+                }
+            }
+            if inlined == 0 {
+                break;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The `func.func` of the module named `name`.
+fn module_function(
+    ir: &acc_ir::Ir,
+    module_body: BodyId,
+    ctx: &acc_ir::Context,
+    name: acc_ir::Sym,
+) -> Option<OpId> {
+    let body = ir.body(module_body);
+    let top = body.top_regions().first().copied()?;
+    body.region_blocks(top)
+        .flat_map(|b| body.block_ops(b).collect::<Vec<_>>())
+        .find(|&o| {
+            let r = ir.op(module_body, o);
+            ctx.op_name_str(r.name()) == "func.func"
+                && r.attr(ctx, "sym_name").is_some_and(|n| matches!(ctx.attr_data(n), AttrData::String { value, .. } if *value == name))
+        })
+}
+
+/// Inlines one call; false when the callee cannot be inlined there.
+fn inline_call(
+    t: &mut PassTarget<'_>,
+    body: BodyId,
+    call: OpId,
+    module_body: BodyId,
+    callee: OpId,
+) -> bool {
+    let ctx = t.ctx;
+    let Some(callee_body) = t.ir.body(module_body).nested_body(callee) else {
+        return false;
+    };
+    if callee_body == body || t.ir.body(body).is_erased(call) {
+        return false;
+    }
+    let region = match t.ir.body(callee_body).top_regions() {
+        [r] => *r,
+        _ => return false,
+    };
+    let blocks: Vec<_> = t.ir.body(callee_body).region_blocks(region).collect();
+    let [entry] = blocks[..] else {
+        return false;
+    };
+    let Some(ret) = t.ir.body(callee_body).last_op(entry) else {
+        return false;
+    };
+    if ctx.op_name_str(t.ir.body(callee_body).op(ret).name) != "func.return" {
+        return false;
+    }
+    let mut map = ValueMap::default();
+    let args: Vec<ValueId> = t.ir.body(callee_body).block_args(entry).to_vec();
+    let operands: Vec<ValueId> = t.ir.body(body).operands(call).collect();
+    if args.len() != operands.len() {
+        return false;
+    }
+    for (a, v) in args.into_iter().zip(operands) {
+        map.values.insert(a, v);
+    }
+    let ops: Vec<OpId> =
+        t.ir.body(callee_body)
+            .block_ops(entry)
+            .filter(|o| *o != ret)
+            .collect();
+    for o in ops {
+        clone_op(
+            t.ir,
+            callee_body,
+            o,
+            body,
+            InsertPoint::Before(call),
+            &mut map,
+        );
+    }
+    let returned: Vec<ValueId> =
+        t.ir.body(callee_body)
+            .operands(ret)
+            .map(|v| map.values.get(&v).copied().unwrap_or(v))
+            .collect();
+    let results: Vec<ValueId> = t.ir.body(body).results(call).collect();
+    let b = t.ir.body_mut(body);
+    for (r, v) in results.into_iter().zip(returned) {
+        b.replace_all_uses(r, v);
+    }
+    t.ir.erase_op(body, call);
+    true
+}

@@ -1,0 +1,290 @@
+//! `fuse-parallel`: a `loop.parallel` nest that reads, at its own indices, the buffer
+//! the previous nest wrote at the same indices takes that nest's body in: the value
+//! is computed where it is used instead of going through memory. When nothing else
+//! uses the buffer, it disappears (its allocation, the store, its deallocation).
+//!
+//! Two top-level nests `P` then `Q` are fused when
+//! - they have the same constant bounds and steps;
+//! - `P` stores exactly once, into a buffer `B` at its induction variables;
+//! - `Q` reads `B` only at its induction variables (in the same order);
+//! - `P` reads no buffer `Q` writes, and `Q` writes neither `B` nor anything `P` reads;
+//! - between them there are only constants, allocations and views.
+//!
+//! An elementwise chain (a broadcast materialized for an `add`, the `add`, a
+//! `relu`, the copy into a padded buffer) becomes one nest.
+
+use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
+use acc_ir::{
+    BlockId, BodyId, Context, Diagnostic, InsertPoint, Ir, OpId, ValueDef, ValueId, clone,
+};
+use rustc_hash::FxHashSet;
+
+use acc_dialects::emit::{buffer_root, constant_int};
+
+/// The pass.
+pub struct FuseParallel;
+
+/// Its registration.
+pub fn info() -> PassInfo {
+    PassInfo {
+        name: "fuse-parallel",
+        title: "FuseParallel",
+        summary: "Fuse a loop.parallel nest into the next one that reads its result elementwise",
+        anchor: Some("func.func"),
+        options: Vec::new(),
+        create: |_: &PassOptions| Ok(Box::new(FuseParallel)),
+    }
+}
+
+impl Pass for FuseParallel {
+    fn run(&self, t: &mut PassTarget<'_>) -> Result<(), Diagnostic> {
+        for (body, _) in t.bodies() {
+            let b = t.ir.body(body);
+            let blocks: Vec<BlockId> = b
+                .top_regions()
+                .iter()
+                .flat_map(|r| b.region_blocks(*r))
+                .collect();
+            for block in blocks {
+                fuse_block(t.ctx, t.ir, body, block);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn name<'c>(ctx: &'c Context, ir: &Ir, body: BodyId, op: OpId) -> &'c str {
+    ctx.op_name_str(ir.body(body).op(op).name)
+}
+
+/// Fuses pairs along one block until none is left. `P` need not be right before `Q`:
+/// nests in between are fine when they neither touch `B` nor write what `P` reads (`P`'s
+/// work moves past them).
+fn fuse_block(ctx: &Context, ir: &mut Ir, body: BodyId, block: BlockId) {
+    loop {
+        let ops: Vec<OpId> = ir.body(body).block_ops(block).collect();
+        let mut fused = false;
+        // The nests since the last op that is neither a nest nor a constant, allocation
+        // or view.
+        let mut earlier: Vec<OpId> = Vec::new();
+        'ops: for op in ops {
+            match name(ctx, ir, body, op) {
+                "loop.parallel" => {
+                    for (k, &p) in earlier.iter().enumerate().rev() {
+                        let Some(plan) = fusible(ctx, ir, body, p, op) else {
+                            continue;
+                        };
+                        let (p_reads, _) = accesses(ctx, ir, body, p);
+                        let target = buffer_root(ctx, ir, body, plan.buffer);
+                        let clear = earlier[k + 1..].iter().all(|x| {
+                            let (reads, writes) = accesses(ctx, ir, body, *x);
+                            !reads.contains(&target)
+                                && !writes.contains(&target)
+                                && writes.is_disjoint(&p_reads)
+                        });
+                        if clear && fuse(ctx, ir, body, p, op, plan).is_some() {
+                            fused = true;
+                            break 'ops;
+                        }
+                    }
+                    earlier.push(op);
+                }
+                "arith.constant" | "loop.alloc" | "loop.reshape" | "loop.subview" => {}
+                _ => earlier.clear(),
+            }
+        }
+        if !fused {
+            return;
+        }
+    }
+}
+
+/// The buffers a nest reads and writes (through any view).
+fn accesses(
+    ctx: &Context,
+    ir: &Ir,
+    body: BodyId,
+    op: OpId,
+) -> (FxHashSet<ValueId>, FxHashSet<ValueId>) {
+    let (mut reads, mut writes) = (FxHashSet::default(), FxHashSet::default());
+    let mut ops = Vec::new();
+    if let Some((block, _, _)) = nest(ir, body, op) {
+        all_ops(ir, body, block, &mut ops);
+    }
+    let b = ir.body(body);
+    for o in ops {
+        match name(ctx, ir, body, o) {
+            "loop.load" | "loop.vload" => {
+                reads.insert(buffer_root(ctx, ir, body, b.operand(o, 0)));
+            }
+            "loop.store" | "loop.vstore" => {
+                writes.insert(buffer_root(ctx, ir, body, b.operand(o, 1)));
+            }
+            _ => {}
+        }
+    }
+    (reads, writes)
+}
+
+/// The one block of a nest, its induction variables and its ops.
+fn nest(ir: &Ir, body: BodyId, op: OpId) -> Option<(BlockId, Vec<ValueId>, Vec<OpId>)> {
+    let b = ir.body(body);
+    let region = *b.op_regions(op).first()?;
+    let block = b.entry_block(region)?;
+    Some((
+        block,
+        b.block_args(block).to_vec(),
+        b.block_ops(block).collect(),
+    ))
+}
+
+/// Every op inside a nest (nested regions included).
+fn all_ops(ir: &Ir, body: BodyId, block: BlockId, out: &mut Vec<OpId>) {
+    let b = ir.body(body);
+    for op in b.block_ops(block) {
+        out.push(op);
+        for r in b.op_regions(op) {
+            for blk in b.region_blocks(*r) {
+                all_ops(ir, body, blk, out);
+            }
+        }
+    }
+}
+
+/// What fusing `p` into `q` needs: the buffer `p` writes and `q`'s loads of it.
+struct Plan {
+    buffer: ValueId,
+    loads: Vec<OpId>,
+}
+
+fn fusible(ctx: &Context, ir: &Ir, body: BodyId, p: OpId, q: OpId) -> Option<Plan> {
+    let b = ir.body(body);
+    let bounds = |op: OpId| -> Option<Vec<i64>> {
+        b.operands(op)
+            .map(|v| constant_int(ctx, ir, body, v))
+            .collect()
+    };
+    if bounds(p)? != bounds(q)? {
+        return None;
+    }
+    let (p_block, p_ivs, _) = nest(ir, body, p)?;
+    let (q_block, q_ivs, _) = nest(ir, body, q)?;
+    let (mut p_ops, mut q_ops) = (Vec::new(), Vec::new());
+    all_ops(ir, body, p_block, &mut p_ops);
+    all_ops(ir, body, q_block, &mut q_ops);
+    let at_ivs = |op: OpId, from: usize, ivs: &[ValueId]| -> bool {
+        b.operands(op).skip(from).collect::<Vec<_>>() == ivs
+    };
+    // P: exactly one store, at its indices; loads anywhere.
+    let mut buffer = None;
+    let mut p_reads = FxHashSet::default();
+    for &o in &p_ops {
+        match name(ctx, ir, body, o) {
+            "loop.store" => {
+                let top = b.op_block(o) == Some(p_block);
+                if buffer.is_some() || !top || !at_ivs(o, 2, &p_ivs) {
+                    return None;
+                }
+                buffer = Some(b.operand(o, 1));
+            }
+            "loop.load" => {
+                p_reads.insert(buffer_root(ctx, ir, body, b.operand(o, 0)));
+            }
+            n if pure_or_structural(n) => {}
+            _ => return None,
+        }
+    }
+    let buffer = buffer?;
+    let target = buffer_root(ctx, ir, body, buffer);
+    if p_reads.contains(&target) {
+        return None;
+    }
+    // Q: reads of B at its indices only; writes to neither B nor what P reads.
+    let mut loads = Vec::new();
+    for &o in &q_ops {
+        match name(ctx, ir, body, o) {
+            "loop.load" => {
+                let m = b.operand(o, 0);
+                if buffer_root(ctx, ir, body, m) == target {
+                    if m != buffer || !at_ivs(o, 1, &q_ivs) {
+                        return None;
+                    }
+                    loads.push(o);
+                }
+            }
+            "loop.store" | "loop.vstore" => {
+                let m = buffer_root(ctx, ir, body, b.operand(o, 1));
+                if m == target || p_reads.contains(&m) {
+                    return None;
+                }
+            }
+            n if pure_or_structural(n) => {}
+            _ => return None,
+        }
+    }
+    (!loads.is_empty()).then_some(Plan { buffer, loads })
+}
+
+/// Ops a fused body may hold besides loads and stores.
+fn pure_or_structural(name: &str) -> bool {
+    name.starts_with("arith.")
+        || name.starts_with("math.")
+        || matches!(name, "loop.yield" | "loop.for" | "loop.fma" | "loop.splat")
+}
+
+/// Moves `p` into `q` by `plan` (which `fusible` made); `None`, before changing
+/// anything, if the nests are not shaped as it found them.
+fn fuse(ctx: &Context, ir: &mut Ir, body: BodyId, p: OpId, q: OpId, plan: Plan) -> Option<()> {
+    let (_, p_ivs, p_ops) = nest(ir, body, p)?;
+    let (q_block, q_ivs, _) = nest(ir, body, q)?;
+    let first = ir.body(body).first_op(q_block)?;
+    let load_results: Vec<ValueId> = plan
+        .loads
+        .iter()
+        .map(|l| ir.body(body).results(*l).next())
+        .collect::<Option<_>>()?;
+    if !p_ops
+        .iter()
+        .any(|o| name(ctx, ir, body, *o) == "loop.store")
+    {
+        return None;
+    }
+    // P's body (without its yield) at the start of Q's, on Q's indices.
+    let mut map = clone::ValueMap::default();
+    for (a, b) in p_ivs.iter().zip(&q_ivs) {
+        map.values.insert(*a, *b);
+    }
+    let mut stored = None;
+    for &o in &p_ops {
+        if name(ctx, ir, body, o) == "loop.yield" {
+            continue;
+        }
+        let copy = clone::clone_op(ir, body, o, body, InsertPoint::Before(first), &mut map);
+        if name(ctx, ir, body, copy) == "loop.store" {
+            stored = Some((copy, ir.body(body).operand(copy, 0)));
+        }
+    }
+    // The store checked above was copied.
+    let (store, value) = stored?;
+    for (l, r) in plan.loads.iter().zip(load_results) {
+        ir.body_mut(body).replace_all_uses(r, value);
+        ir.body_mut(body).erase_op(*l);
+    }
+    ir.body_mut(body).erase_op(p);
+    // A buffer nothing else uses is not needed at all.
+    let users: Vec<OpId> = ir.body(body).value_users(plan.buffer).collect();
+    let only_written = users
+        .iter()
+        .all(|u| *u == store || name(ctx, ir, body, *u) == "loop.dealloc");
+    let allocated = matches!(ir.body(body).value(plan.buffer).def,
+        ValueDef::Result(def, _) if name(ctx, ir, body, def) == "loop.alloc");
+    if only_written && allocated {
+        for u in users {
+            ir.body_mut(body).erase_op(u);
+        }
+        if let ValueDef::Result(def, _) = ir.body(body).value(plan.buffer).def {
+            ir.body_mut(body).erase_op(def);
+        }
+    }
+    Some(())
+}

@@ -1,0 +1,207 @@
+//! `quantize`: the quantize/dequantize pairs of a QDQ model (what ONNX Runtime's
+//! static quantizer writes) folded into integer ops.
+//!
+//! A QDQ model computes in floats between `graph.dequantize` and `graph.quantize`;
+//! the pair around an op says which integers it means to compute with. Each
+//! `graph.quantize` whose input is one of these, on dequantized operands, becomes
+//! the integer op that computes it:
+//!
+//! - `conv2d` (bias optional) as `qconv2d`; `gemm` (alpha and beta 1, A not
+//!   transposed, a transposed B a constant: transposed at compile time) and `matmul`
+//!   as `qmatmul`. A bias dequantized from i32 with scale `s_x * s_w` gives its
+//!   integers; a float constant is quantized to that scale at compile time; a
+//!   convolution without one gets zeros (so a target matches one form). A `relu`
+//!   between the op and the quantize is dropped when the output's zero point is the
+//!   least stored value (the quantize already clamps there).
+//! - Ops that only move or select elements (`max_pool`, `reshape`, `flatten`,
+//!   `transpose`, ...) run on the stored integers when the input and output are
+//!   quantized alike.
+//! - An elementwise op (`tanh`, `sigmoid`, `exp`, ...) on 8-bit (or narrower) signed
+//!   values becomes a `lookup` in a table of its results, computed at compile time
+//!   with the interpreter's arithmetic, so it is exact.
+//!
+//! The integer ops accumulate exactly and requantize once, where the float graph
+//! rounds each product and sum to f32: a result can differ by one step of the output
+//! scale when the float value lies within f32 rounding of a rounding boundary (the
+//! folding ONNX Runtime and TVM do has the same property). Anything else (ops on
+//! operands that are not dequantized, per-channel activations, unsigned tables) stays
+//! in floats. Ops left without users are erased.
+
+use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
+use acc_ir::rewrite::greedy::{GreedyConfig, apply_greedily};
+use acc_ir::types::QuantUniform;
+use acc_ir::{
+    BodyId, Context, DiagLoc, Diagnostic, InsertPoint, Ir, OpId, TypeData, ValueDef, ValueId,
+};
+
+use acc_dialects::emit::Emitter;
+
+mod integer;
+mod storage;
+
+pub use storage::{MOVES, TABLED};
+
+/// The pass.
+pub struct Quantize;
+
+/// Its registration.
+pub fn info() -> PassInfo {
+    PassInfo {
+        name: "quantize",
+        title: "Quantize",
+        summary: "Fold a QDQ model's dequantize/op/quantize groups into integer ops (qconv2d, qmatmul, lookup tables, ops on stored integers)",
+        anchor: Some("func.func"),
+        options: Vec::new(),
+        create: |_: &PassOptions| Ok(Box::new(Quantize)),
+    }
+}
+
+impl Pass for Quantize {
+    fn run(&self, t: &mut PassTarget<'_>) -> Result<(), Diagnostic> {
+        for (body, _) in t.bodies() {
+            let quantizes: Vec<OpId> = acc_dialects::emit::ops_post_order(t.ir, body)
+                .into_iter()
+                .filter(|op| t.ctx.op_name_str(t.ir.body(body).op(*op).name) == "graph.quantize")
+                .collect();
+            let mut folds = Folds {
+                ctx: t.ctx,
+                ir: &mut *t.ir,
+                body,
+            };
+            for q in quantizes {
+                folds.fold(q).map_err(|e| {
+                    Diagnostic::error(
+                        DiagLoc::Loc(folds.ir.op(body, q).loc()),
+                        format!("quantize: {e}"),
+                    )
+                })?;
+            }
+        }
+        // The dequantizes and float ops the folds left unused.
+        for (body, regions) in t.bodies() {
+            let dce = GreedyConfig::dead_code_only();
+            apply_greedily(t.ctx, t.ir, body, &regions, &[], &dce);
+        }
+        Ok(())
+    }
+}
+
+/// The folds of one body.
+pub(super) struct Folds<'a> {
+    pub(super) ctx: &'a Context,
+    pub(super) ir: &'a mut Ir,
+    pub(super) body: BodyId,
+}
+
+impl Folds<'_> {
+    /// Replaces the quantize `q` by the integer op computing it, if there is one.
+    fn fold(&mut self, q: OpId) -> Result<(), String> {
+        let input = self.ir.body(self.body).operand(q, 0);
+        let out = self.type_of(
+            self.ir
+                .body(self.body)
+                .results(q)
+                .next()
+                .ok_or("no result")?,
+        );
+        let Some(mut op) = self.producer(input) else {
+            return Ok(());
+        };
+        if self.name(op) == "graph.relu" && self.clamps_at_zero(out) {
+            let inner = self.ir.body(self.body).operand(op, 0);
+            match self.producer(inner) {
+                Some(p)
+                    if matches!(self.name(p), "graph.conv2d" | "graph.gemm" | "graph.matmul") =>
+                {
+                    op = p
+                }
+                _ => {}
+            }
+        }
+        let name = self.name(op).to_string();
+        let folded = match name.as_str() {
+            "graph.conv2d" => self.conv2d(op, q, out)?,
+            "graph.gemm" => self.gemm(op, q, out)?,
+            "graph.matmul" => self.matmul(op, q, out)?,
+            _ if storage::MOVES.contains(&name.as_str()) => self.on_storage(op, q, out)?,
+            _ if storage::TABLED.contains(&name.as_str()) => self.table(op, q, out)?,
+            _ => None,
+        };
+        if let Some(v) = folded {
+            let body = self.ir.body_mut(self.body);
+            let old = body.results(q).next().ok_or("no result")?;
+            body.replace_all_uses(old, v);
+            self.ir.erase_op(self.body, q);
+        }
+        Ok(())
+    }
+
+    /// Whether quantizing to `ty` clamps at the stored value of zero (so a relu
+    /// before it changes nothing).
+    fn clamps_at_zero(&self, ty: acc_ir::TypeId) -> bool {
+        self.quant(ty).is_some_and(|q| {
+            let (lo, _) = q.storage_bounds();
+            q.params.iter().all(|(_, zero)| *zero == lo)
+        })
+    }
+
+    pub(super) fn type_of(&self, v: ValueId) -> acc_ir::TypeId {
+        self.ir.body(self.body).value_type(v)
+    }
+
+    pub(super) fn name(&self, op: OpId) -> &str {
+        self.ctx.op_name_str(self.ir.body(self.body).op(op).name)
+    }
+
+    /// The op defining `v`.
+    pub(super) fn producer(&self, v: ValueId) -> Option<OpId> {
+        match self.ir.body(self.body).value(v).def {
+            ValueDef::Result(op, _) => Some(op),
+            _ => None,
+        }
+    }
+
+    /// The quantized element type of a tensor type.
+    pub(super) fn quant(&self, ty: acc_ir::TypeId) -> Option<QuantUniform> {
+        let element = self.ctx.type_data(ty).element_type()?;
+        match self.ctx.type_data(element) {
+            TypeData::QuantUniform(q) => Some(q.clone()),
+            _ => None,
+        }
+    }
+
+    /// The quantized value `v` dequantizes (`graph.dequantize`), looking through a
+    /// `storage_cast` to integers and back.
+    pub(super) fn dequantized(&self, v: ValueId) -> Option<ValueId> {
+        let op = self.producer(v)?;
+        if self.name(op) != "graph.dequantize" {
+            return None;
+        }
+        let q = self.ir.body(self.body).operand(op, 0);
+        Some(self.through_casts(q))
+    }
+
+    /// `v`, or the value it is a round trip of through two storage casts.
+    fn through_casts(&self, v: ValueId) -> ValueId {
+        let back = |v: ValueId| {
+            let op = self.producer(v)?;
+            (self.name(op) == "graph.storage_cast").then(|| self.ir.body(self.body).operand(op, 0))
+        };
+        match back(v).and_then(back) {
+            Some(orig) if self.type_of(orig) == self.type_of(v) => orig,
+            _ => v,
+        }
+    }
+
+    /// An emitter placing ops before `at`, at its location.
+    pub(super) fn emitter(&mut self, at: OpId) -> Emitter<'_> {
+        let loc = self.ir.body(self.body).op(at).loc;
+        Emitter {
+            ctx: self.ctx,
+            ir: &mut *self.ir,
+            body: self.body,
+            point: InsertPoint::Before(at),
+            loc,
+        }
+    }
+}
