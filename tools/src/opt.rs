@@ -48,12 +48,16 @@ pub struct OptOptions {
     /// Target description files (`--target FILE`, repeatable): each loaded like a
     /// dialect file, its one target added to the compilation's targets, in order.
     pub targets: Vec<PathBuf>,
-    /// Passes to run, `--pass a,b{opt=1}` (nested by anchor; repeatable, in order).
+    /// Passes to run, `--pass a,b{opt=1}` (nested by anchor; repeatable, in order); a
+    /// named pipeline is written as a pass (`--pipeline NAME` adds one), and the
+    /// entry `target` stands for the pipeline the first target file names.
     pub passes: Vec<String>,
     /// A pipeline in MLIR's syntax (`--pass-pipeline=...`).
     pub pass_pipeline: Option<String>,
-    /// List the registered passes and exit.
+    /// List the registered passes (and named pipelines) and exit.
     pub list_passes: bool,
+    /// List the named pipelines with their expansions and exit.
+    pub list_pipelines: bool,
     /// Print the pipeline before running it.
     pub dump_pass_pipeline: bool,
     /// Dump the IR before passes of these names.
@@ -96,10 +100,15 @@ options:
 
 passes:
   --pass LIST                    run passes, nested by what they run on: canonicalize,cse{...}
+                                 (a named pipeline may stand for a pass: host-pipeline)
+  --pipeline NAME                run the named pipeline NAME (with options: 'NAME{opt=1}');
+                                 'target' runs the one the first target file names
   --pass-pipeline=PIPELINE       run a pipeline in MLIR's syntax: builtin.module(func.func(cse))
-  --NAME                         run the registered pass NAME (as --pass NAME)
-  --list-passes                  list the passes and their options, then exit
-  --dump-pass-pipeline           print the pipeline (to standard error) before running it
+  --NAME                         run the registered pass or pipeline NAME (as --pass NAME)
+  --list-passes                  list the passes and their options, then the pipelines
+  --list-pipelines               list the named pipelines, their options and expansions
+  --dump-pass-pipeline           print the pipeline (to standard error) before running it,
+                                 named pipelines expanded
   --print-ir-before=NAME         dump the IR before pass NAME (repeatable; standard error)
   --print-ir-after=NAME          dump the IR after pass NAME (repeatable)
   --print-ir-before-all          dump the IR before every pass
@@ -199,6 +208,7 @@ fn parse_args_impl(args: &[String], passes: Option<&PassRegistry>) -> Result<Opt
                 o.targets.push(PathBuf::from(v));
             }
             "--pass"
+            | "--pipeline"
             | "--pass-pipeline"
             | "--print-ir-before"
             | "--print-ir-after"
@@ -217,7 +227,7 @@ fn parse_args_impl(args: &[String], passes: Option<&PassRegistry>) -> Result<Opt
                     }
                 };
                 match name.as_str() {
-                    "--pass" => o.passes.push(v),
+                    "--pass" | "--pipeline" => o.passes.push(v),
                     "--pass-pipeline" => o.pass_pipeline = Some(v),
                     "--print-ir-before" | "--mlir-print-ir-before" => o.print_ir_before.push(v),
                     "--print-ir-after" | "--mlir-print-ir-after" => o.print_ir_after.push(v),
@@ -228,6 +238,7 @@ fn parse_args_impl(args: &[String], passes: Option<&PassRegistry>) -> Result<Opt
                 }
             }
             "--list-passes" => o.list_passes = flag(&inline_value)?,
+            "--list-pipelines" => o.list_pipelines = flag(&inline_value)?,
             "--dump-pass-pipeline" | "--mlir-dump-pass-pipeline" => {
                 o.dump_pass_pipeline = flag(&inline_value)?
             }
@@ -272,7 +283,7 @@ fn parse_args_impl(args: &[String], passes: Option<&PassRegistry>) -> Result<Opt
                 };
                 o.passes.push(format!("view-graph{{{options}}}"));
             }
-            _ if name.starts_with("--") && passes.is_some_and(|p| p.get(&name[2..]).is_some()) => {
+            _ if name.starts_with("--") && passes.is_some_and(|p| p.knows(&name[2..])) => {
                 // `--canonicalize` or `--canonicalize="max-iterations=3"`, as mlir-opt.
                 let pass = match inline_value {
                     Some(opts) => format!("{}{{{}}}", &name[2..], opts.trim_matches('"')),
@@ -344,6 +355,10 @@ pub fn main_with_registry(args: &[String], passes: &PassRegistry) -> ExitCode {
         print!("{}", passes.describe());
         return ExitCode::SUCCESS;
     }
+    if opts.list_pipelines {
+        print!("{}", passes.describe_pipelines());
+        return ExitCode::SUCCESS;
+    }
     run_with(&opts, passes)
 }
 
@@ -404,9 +419,45 @@ fn build_pipeline(opts: &OptOptions, passes: &PassRegistry) -> Result<Option<Pip
     }
 }
 
+/// `opts` with the entry `target` of its pass list replaced by the pipeline the first
+/// target file names (`--pipeline target`); the error is the message to print.
+fn with_target_pipeline(opts: &OptOptions, passes: &PassRegistry) -> Result<OptOptions, String> {
+    let mut sources = SourceMap::new();
+    let files = add_dialect_files(&mut sources, &opts.targets)?;
+    let mut ctx = acc_dialects::new_context();
+    let mut targets = acc_target::Targets::new();
+    for f in files {
+        crate::target_file::load_target(&mut ctx, &sources, f, &mut targets, passes)
+            .map_err(|d| sources.render(&ctx, &d))?;
+    }
+    let text = crate::target_file::target_pipeline(&targets).map_err(|e| format!("acc-opt: {e}\n"))?;
+    let mut resolved = opts.clone();
+    for p in &mut resolved.passes {
+        if p == "target" {
+            p.clone_from(&text);
+        }
+    }
+    Ok(resolved)
+}
+
 /// Runs `acc-opt` with parsed options and the passes of `passes`.
 pub fn run_with(opts: &OptOptions, passes: &PassRegistry) -> ExitCode {
     let started = std::time::Instant::now();
+    let resolved;
+    let opts = if opts.passes.iter().any(|p| p == "target") && !passes.knows("target") {
+        match with_target_pipeline(opts, passes) {
+            Ok(o) => {
+                resolved = o;
+                &resolved
+            }
+            Err(e) => {
+                eprint!("{e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    } else {
+        opts
+    };
     let pipeline = match build_pipeline(opts, passes) {
         Ok(p) => p,
         Err(e) => {
@@ -497,7 +548,7 @@ pub fn run_with(opts: &OptOptions, passes: &PassRegistry) -> ExitCode {
         run_options.targets = acc_target::Targets::new();
         for &f in &target_files {
             let loaded =
-                crate::target_file::load_target(&mut ctx, &sources, f, &mut run_options.targets);
+                crate::target_file::load_target(&mut ctx, &sources, f, &mut run_options.targets, passes);
             if let Err(diags) = loaded {
                 eprint!("{}", sources.render(&ctx, &diags));
                 return ExitCode::FAILURE;

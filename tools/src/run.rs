@@ -20,13 +20,15 @@ use acc_interp::{Interpreter, Limits, Tensor};
 use acc_ir::elements::Scalar;
 use acc_ir::{Context, SourceMap};
 
-const USAGE: &str = "usage: acc-run FILE [--pass LIST] [--entry NAME] [--input ARG=in.npy ...] [--output out.npy ...] [--mode interp|jit|sim] [--target FILE] [--repeat K] [--threads N] [--dialect FILE ...]
+const USAGE: &str = "usage: acc-run FILE [--pass LIST] [--pipeline NAME] [--entry NAME] [--input ARG=in.npy ...] [--output out.npy ...] [--mode interp|jit|sim] [--target FILE] [--repeat K] [--threads N] [--dialect FILE ...]
 
 Runs a function of FILE (acc IR, or an ONNX model when it ends in .onnx, imported
 with its graph named main) in the reference interpreter or as native code.
 
   --pass LIST         run these passes first (comma-separated, as acc-opt --pass;
                       repeatable), in this process and verified after each
+  --pipeline NAME     run the named pipeline NAME first (acc-opt --list-pipelines;
+                      'target': the one the first target file names)
   --entry NAME        the function to run (default: the first function of the module)
   --input ARG=FILE    the value of argument ARG (0, arg0 or %arg0) from a .npy file
   --output FILE       where to write the next result (.npy), in order
@@ -34,7 +36,8 @@ with its graph named main) in the reference interpreter or as native code.
                       through Cranelift; the function must be at the loop level) or
                       sim (the interpreter, with the target's cycles and MAC
                       utilisation for each accelerator call; needs --target)
-  --target FILE       the target description whose intrinsics the IR calls
+  --target FILE       a target description: what the passes lower for and whose
+                      intrinsics the IR calls (repeatable)
   --repeat K          run K more times after the first and print
                       `latency_ms median=X min=Y` (and, for jit, `compile_ms=X`:
                       from reading FILE to native code, with its parts)
@@ -100,7 +103,7 @@ pub fn parse_args(args: &[String]) -> Result<RunOptions, String> {
         match flag {
             "-h" | "--help" => return Err(String::new()),
             "--entry" => o.entry = Some(value()?),
-            "--pass" => o.passes.push(value()?),
+            "--pass" | "--pipeline" => o.passes.push(value()?),
             "--input" => {
                 let v = value()?;
                 let (arg, path) = v
@@ -206,11 +209,21 @@ fn run_inner(o: &RunOptions) -> Result<(), String> {
         if let Some(diag) = bad {
             return Err(sources.render(&ctx, &[diag]));
         }
-        crate::target_file::load_target(&mut ctx, &sources, file, &mut targets)
+        crate::target_file::load_target(&mut ctx, &sources, file, &mut targets, &crate::opt::registry())
             .map_err(|e| sources.render(&ctx, &e))?;
     }
     let path = o.file.as_ref().ok_or("acc-run: no input file\n")?;
-    let passes = (!o.passes.is_empty()).then(|| o.passes.join(","));
+    let mut passes = o.passes.clone();
+    if passes.iter().any(|p| p == "target") {
+        let text = crate::target_file::target_pipeline(&targets)
+            .map_err(|e| format!("acc-run: {e}\n"))?;
+        for p in &mut passes {
+            if p == "target" {
+                p.clone_from(&text);
+            }
+        }
+    }
+    let passes = (!passes.is_empty()).then(|| passes.join(","));
     let loaded =
         crate::run_input::load(&mut ctx, &mut sources, &targets, path, passes.as_deref())?;
     let ir = loaded.ir;

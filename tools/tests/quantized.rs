@@ -105,8 +105,8 @@ fn import_and_fold(d: &Path, model: &str) {
         .arg(examples().join(format!("{model}.onnx")))
         .args(["-o", "qdq.mlir"]));
     run(acc("opt").current_dir(d).args([
-        "--pass",
-        "canonicalize,quantize",
+        "--pipeline",
+        "quantize-pipeline",
         "qdq.mlir",
         "-o",
         "int.mlir",
@@ -402,9 +402,7 @@ fn float_models_calibrated_to_8_4_and_2_bits_run_on_the_accelerator() {
                 .arg("--import-onnx")
                 .arg(examples().join(format!("{model}.onnx")))
                 .args(["-o", "float.mlir"]));
-            let pipeline = format!(
-                "canonicalize,calibrate{{samples=samples.npy bits={width}}},quantize,partition,tensorize,weight-prep,graph-to-tensor,bufferize,fuse-parallel,math-approximation,buffer-deallocation,memory-plan"
-            );
+            let pipeline = format!("accel-pipeline{{samples=samples.npy bits={width}}}");
             let remarks = run_stderr(
                 acc("opt")
                     .current_dir(&d)

@@ -400,3 +400,29 @@ fn a_script_that_succeeds_exits_zero_and_usage_is_printed() {
         .expect("run acc-repl --bogus");
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn targets_and_named_pipelines() {
+    let dir = workdir();
+    let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let target = examples.join("targets/tinynpu.acc");
+    let model = examples.join("ir/int8-conv.mlir");
+    let r = run(
+        dir.path(),
+        &["--target", target.to_str().expect("UTF-8 path")],
+        &format!(
+            ":load {}\n:passes\n:pass quantize-pipeline,partition\n:print\n",
+            model.display()
+        ),
+    );
+    assert!(r.success, "{}", r.transcript);
+    let passes = r.output(":passes", 0);
+    for name in ["Pipelines:", "host-pipeline", "accel-pipeline", "partition"] {
+        assert!(passes.contains(name), "{name} missing:\n{passes}");
+    }
+    let placed = r.output(":print", 0);
+    assert!(
+        placed.contains("hw.intrinsic = \"npu_conv2d_s8\""),
+        "partition placed nothing:\n{placed}"
+    );
+}

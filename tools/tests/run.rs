@@ -639,7 +639,7 @@ fn data_movement_lowerings_agree_between_native_code_and_the_interpreter() {
     let s = Setup::new();
     std::fs::write(s.path("data.mlir"), DATA_MOVEMENT).expect("write IR");
     npy_f32(&s.path("x.npy"), &[4, 6], &wave(24, 0.77));
-    let pipeline = "canonicalize,graph-to-tensor,layout{assume-finite=true},bufferize,fuse-parallel,math-approximation,unroll,vectorize,buffer-deallocation,memory-plan";
+    let pipeline = "host-pipeline{assume-finite=true}";
     let text = lower(&s, pipeline, "data.mlir");
     assert!(!text.contains("tensor."), "{text}");
     // The graph itself in the interpreter, and its native code.
@@ -690,7 +690,7 @@ fn quantized_lowerings_agree_exactly_between_native_code_and_the_interpreter() {
         &[5, 4],
         &m.iter().map(|v| *v as u8).collect::<Vec<_>>(),
     );
-    let pipeline = "canonicalize,graph-to-tensor,layout{assume-finite=true},bufferize,fuse-parallel,math-approximation,unroll,vectorize,buffer-deallocation,memory-plan";
+    let pipeline = "host-pipeline{assume-finite=true}";
     let text = lower(&s, pipeline, "quantized.mlir");
     assert!(
         !text.contains("tensor.") && !text.contains("graph."),
@@ -722,7 +722,7 @@ fn quantized_lowerings_agree_exactly_between_native_code_and_the_interpreter() {
 }
 
 /// The optimizing host pipeline of tools/bench/models.sh.
-const HOST_PIPELINE: &str = "canonicalize,graph-to-tensor,layout{assume-finite=true},bufferize,fuse-parallel,math-approximation,unroll,vectorize,buffer-deallocation,memory-plan";
+const HOST_PIPELINE: &str = "host-pipeline{assume-finite=true}";
 
 /// The milliseconds `key=X` of a `compile_ms=...` line.
 fn millis(line: &str, key: &str) -> f64 {

@@ -176,7 +176,7 @@ fn real_models_compiled_to_native_code_match_the_onnx_reference() {
 }
 
 /// The pipeline of the benchmarks (tools/bench/models.sh).
-const OPTIMIZED: &str = "canonicalize,graph-to-tensor,layout{assume-finite=true},bufferize,fuse-parallel,math-approximation,unroll,vectorize,buffer-deallocation,memory-plan";
+const OPTIMIZED: &str = "host-pipeline{assume-finite=true}";
 
 /// The host's target file (its runtime kernels), for the optimizing pipeline.
 const HOST_TARGET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../lowering/runtime/host.acc");

@@ -148,6 +148,17 @@ impl Reader<'_> {
                         t.summary = text.unwrap_or_default();
                     }
                 }
+                Rule::pipeline_def => {
+                    let text = item.into_inner().next().map(|p| unquote(p.as_str()));
+                    if t.pipeline.is_some() {
+                        self.error(at.clone(), "the target names its pipeline twice".to_string());
+                    }
+                    t.pipeline = Some(acc_target::TargetPipeline {
+                        text: text.unwrap_or_default(),
+                        file: self.file,
+                        span: at,
+                    });
+                }
                 Rule::device_def => {
                     let mut p = item.into_inner();
                     let name = p.next().map(|p| p.as_str().to_string()).unwrap_or_default();

@@ -166,10 +166,43 @@ pub struct PassInfo {
     pub create: PassConstructor,
 }
 
-/// The passes a tool knows, by name.
+/// Makes a registered pipeline's pass list from its checked option values.
+pub type PipelineExpansion = fn(&PassOptions) -> String;
+
+/// A pipeline registered by name (MLIR's `PassPipelineRegistration`): its name
+/// stands for a pass list wherever a pass name may be written (`--pass NAME`,
+/// `--pipeline NAME`, inside `--pass-pipeline=...`, and in other pipelines), with
+/// options that the expansion reads.
+#[derive(Clone)]
+pub struct PipelineInfo {
+    /// Its name (`host-pipeline`), which no pass has.
+    pub name: &'static str,
+    /// One line for `--list-pipelines`.
+    pub summary: &'static str,
+    /// Its options.
+    pub options: Vec<PassOption>,
+    /// The pass list it stands for, given its option values.
+    pub expand: PipelineExpansion,
+}
+
+impl PipelineInfo {
+    /// The pass list for `options` (resolved against [`PipelineInfo::options`]).
+    pub fn expansion(&self, options: &PassOptions) -> String {
+        (self.expand)(options)
+    }
+
+    /// The pass list with every option at its default.
+    pub fn default_expansion(&self) -> String {
+        let defaults = PassOptions::resolve(&self.options, &[]).unwrap_or_default();
+        self.expansion(&defaults)
+    }
+}
+
+/// The passes and named pipelines a tool knows, by name.
 #[derive(Clone, Default)]
 pub struct PassRegistry {
     passes: Vec<Arc<PassInfo>>,
+    pipelines: Vec<Arc<PipelineInfo>>,
 }
 
 impl PassRegistry {
@@ -178,6 +211,34 @@ impl PassRegistry {
         self.passes.retain(|p| p.name != info.name);
         self.passes.push(Arc::new(info));
         self.passes.sort_by_key(|p| p.name);
+    }
+
+    /// Registers a named pipeline (replacing one of the same name). A pass of the
+    /// same name would hide it from pipeline text, so that is a programming error.
+    pub fn register_pipeline(&mut self, info: PipelineInfo) {
+        debug_assert!(
+            self.get(info.name).is_none(),
+            "pipeline '{}' has the name of a pass",
+            info.name
+        );
+        self.pipelines.retain(|p| p.name != info.name);
+        self.pipelines.push(Arc::new(info));
+        self.pipelines.sort_by_key(|p| p.name);
+    }
+
+    /// The named pipeline `name`.
+    pub fn pipeline(&self, name: &str) -> Option<&Arc<PipelineInfo>> {
+        self.pipelines.iter().find(|p| p.name == name)
+    }
+
+    /// Every named pipeline, by name.
+    pub fn pipelines(&self) -> impl Iterator<Item = &Arc<PipelineInfo>> {
+        self.pipelines.iter()
+    }
+
+    /// Whether `name` is a pass or a named pipeline.
+    pub fn knows(&self, name: &str) -> bool {
+        self.get(name).is_some() || self.pipeline(name).is_some()
     }
     /// The pass named `name`.
     pub fn get(&self, name: &str) -> Option<&Arc<PassInfo>> {
@@ -188,7 +249,8 @@ impl PassRegistry {
         self.passes.iter()
     }
 
-    /// The `--list-passes` text: each pass, its anchor, summary and options.
+    /// The `--list-passes` text: each pass, its anchor, summary and options, then
+    /// the named pipelines ([`PassRegistry::describe_pipelines`]).
     pub fn describe(&self) -> String {
         let mut out = String::from("Passes:\n");
         for p in &self.passes {
@@ -197,20 +259,40 @@ impl PassRegistry {
                 "  {:<24} {} (runs on {anchor})\n",
                 p.name, p.summary
             ));
-            for o in &p.options {
-                let kind = match o.kind {
-                    OptionKind::Bool => "bool".to_string(),
-                    OptionKind::Int => "int".to_string(),
-                    OptionKind::String => "string".to_string(),
-                    OptionKind::OneOf(w) => w.join("|"),
-                };
-                out.push_str(&format!(
-                    "      {:<22} {} ({kind}, default {})\n",
-                    o.name, o.description, o.default
-                ));
-            }
+            describe_options(&p.options, &mut out);
+        }
+        if !self.pipelines.is_empty() {
+            out.push_str(&self.describe_pipelines());
         }
         out
+    }
+
+    /// The `--list-pipelines` text: each named pipeline, its summary, its options and
+    /// the pass list it expands to with them at their defaults.
+    pub fn describe_pipelines(&self) -> String {
+        let mut out = String::from("Pipelines:\n");
+        for p in &self.pipelines {
+            out.push_str(&format!("  {:<24} {}\n", p.name, p.summary));
+            describe_options(&p.options, &mut out);
+            out.push_str(&format!("      = {}\n", p.default_expansion()));
+        }
+        out
+    }
+}
+
+/// Appends the `--list-passes` lines of `options`.
+fn describe_options(options: &[PassOption], out: &mut String) {
+    for o in options {
+        let kind = match o.kind {
+            OptionKind::Bool => "bool".to_string(),
+            OptionKind::Int => "int".to_string(),
+            OptionKind::String => "string".to_string(),
+            OptionKind::OneOf(w) => w.join("|"),
+        };
+        out.push_str(&format!(
+            "      {:<22} {} ({kind}, default {})\n",
+            o.name, o.description, o.default
+        ));
     }
 }
 

@@ -172,6 +172,19 @@ impl std::fmt::Debug for Intrinsic {
     }
 }
 
+/// The pipeline a target file names (`pipeline "accel-pipeline{bits=4}"`): what
+/// `acc-opt --pipeline target` runs. The tools check it against their registry when
+/// they load the file, and report a mistake at `span`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TargetPipeline {
+    /// The pass list, in `--pass` syntax (usually one named pipeline with options).
+    pub text: String,
+    /// The file it is written in.
+    pub file: acc_ir::diag::FileId,
+    /// Where, in that file.
+    pub span: std::ops::Range<usize>,
+}
+
 /// A target description.
 #[derive(Clone, Debug, Default)]
 pub struct Target {
@@ -179,6 +192,8 @@ pub struct Target {
     pub name: String,
     /// Its one-line description.
     pub summary: String,
+    /// The pipeline it asks for, if it names one.
+    pub pipeline: Option<TargetPipeline>,
     /// Its devices, in declaration order.
     pub devices: Vec<Device>,
     /// Its memories, in declaration order.

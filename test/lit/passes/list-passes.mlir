@@ -1,6 +1,7 @@
 // --list-passes prints every registered pass, what it runs on and its summary, with
-// its options (indented under it: name, description, type and default), then exits
-// without reading any input.
+// its options (indented under it: name, description, type and default), then the
+// named pipelines with their options and expansions, and exits without reading any
+// input.
 // RUN: acc-opt --list-passes | FileCheck %s --strict-whitespace
 // RUN: acc-opt -list-passes %s | FileCheck %s --strict-whitespace
 // RUN: acc-opt --list-passes /nonexistent/input.mlir | FileCheck %s --strict-whitespace
@@ -10,6 +11,7 @@
 // CHECK: {{^}}Passes:{{$}}
 // CHECK-NEXT: {{^}}  buffer-deallocation{{ +}}Free each buffer a function allocates after its last use (views included) (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  bufferize{{ +}}Turn tensors into buffers and tensor ops into loop nests (function signatures included) (runs on builtin.module){{$}}
+// CHECK-NEXT: {{^}}      target{{ +}}the target to consult, by name (empty: the compilation's first, from the first --target FILE) (string, default ){{$}}
 // CHECK-NEXT: {{^}}      gemm{{ +}}a library f32 matrix product (C += A x B, row-major: a, b, c, m, n, k) for matmuls and convolutions, e.g. acc_sgemm; empty: loops (string, default ){{$}}
 // CHECK-NEXT: {{^}}      conv{{ +}}a library f32 convolution (out += conv(x, w), batch 1, NCHW, ungrouped: x, w, out, c, h, w, m, kh, kw, oh, ow, sh, sw, dh, dw, pad top, pad left, clamp lo, clamp hi; zero padding read in place, a following ReLU/Clip applied as it stores; NAME_bias takes a per-channel bias after w and starts from it), e.g. acc_sconv2d; empty: gemm or loops (string, default ){{$}}
 // CHECK-NEXT: {{^}}      blocked{{ +}}a library f32 convolution in blocked layouts (x and out NCHW16c, w OIHW16i16o; arguments as for conv, channel counts in whole blocks), e.g. acc_sconv2d_nchw16c; empty: blocked convolutions are refused (string, default ){{$}}
@@ -39,10 +41,13 @@
 // CHECK-NEXT: {{^}}      assume-finite{{ +}}assume no infinity or NaN reaches a convolution, so that the padding channels of its blocked result are zeros and partial blocks need no repacking (bool, default false){{$}}
 // CHECK-NEXT: {{^}}  math-approximation{{ +}}Expand f32 math.exp, math.erf and math.tanh into polynomial arithmetic (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  memory-plan{{ +}}Place the buffers a function allocates in one static arena per memory, reusing memory by liveness (runs on func.func){{$}}
+// CHECK-NEXT: {{^}}      target{{ +}}the target to consult, by name (empty: the compilation's first, from the first --target FILE) (string, default ){{$}}
 // CHECK-NEXT: {{^}}  partition{{ +}}Place ops on the target's devices by its intrinsics' matches, conditions and costs; remark why each other op stays on the host (runs on func.func){{$}}
+// CHECK-NEXT: {{^}}      target{{ +}}the target to consult, by name (empty: the compilation's first, from the first --target FILE) (string, default ){{$}}
 // CHECK-NEXT: {{^}}  quantize{{ +}}Fold a QDQ model's dequantize/op/quantize groups into integer ops (qconv2d, qmatmul, lookup tables, ops on stored integers) (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  symbol-dce{{ +}}Erase private symbols that nothing references (runs on builtin.module){{$}}
 // CHECK-NEXT: {{^}}  tensorize{{ +}}Split ops into output-channel tiles an intrinsic accepts and whose buffers fit its memory, two tiles at a time (runs on func.func){{$}}
+// CHECK-NEXT: {{^}}      target{{ +}}the target to consult, by name (empty: the compilation's first, from the first --target FILE) (string, default ){{$}}
 // CHECK-NEXT: {{^}}  unroll{{ +}}Fully unroll loop.for loops with few iterations (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}      max-trip{{ +}}unroll loops of at most this many iterations (int, default 8){{$}}
 // CHECK-NEXT: {{^}}      max-ops{{ +}}and whose unrolled body has at most this many ops (int, default 512){{$}}
@@ -50,10 +55,26 @@
 // CHECK-NEXT: {{^}}  view-graph{{ +}}Write each function's data flow as Graphviz DOT, ops coloured by the device they are placed on (runs on builtin.module){{$}}
 // CHECK-NEXT: {{^}}      file{{ +}}where to write the graph ('-': standard error); required (string, default ){{$}}
 // CHECK-NEXT: {{^}}  weight-prep{{ +}}Compute the compile-time arguments of accelerator calls (packed weights, requantization tables) and store them on the placed ops (runs on func.func){{$}}
+// CHECK-NEXT: {{^}}Pipelines:{{$}}
+// CHECK-NEXT: {{^}}  accel-pipeline{{ +}}A model to loops and accelerator calls over static arenas, for a target's devices: quantized, placed, tiled, its call arguments computed at compile time; what acc-translate --emit-c emits{{$}}
+// CHECK-NEXT: {{^}}      samples{{ +}}a .npy file of sample inputs to calibrate a float model on (empty: quantize a QDQ model as it is) (string, default ){{$}}
+// CHECK-NEXT: {{^}}      bits{{ +}}storage bits when calibrating: 8, 4 or 2 (int, default 8){{$}}
+// CHECK-NEXT: {{^}}      target{{ +}}the target its passes consult, by name (empty: the compilation's first) (string, default ){{$}}
+// CHECK-NEXT: {{^}}      = quantize-pipeline,partition,tensorize,weight-prep,graph-to-tensor,bufferize,fuse-parallel,math-approximation,buffer-deallocation,memory-plan{{$}}
+// CHECK-NEXT: {{^}}  host-pipeline{{ +}}A graph-level network to vectorized loops for the host CPU, calling the host target's kernels: what acc-run --mode jit and acc-translate --emit-object compile{{$}}
+// CHECK-NEXT: {{^}}      assume-finite{{ +}}assume no infinity or NaN reaches a convolution (layout's option: blocked results keep zero padding channels) (bool, default false){{$}}
+// CHECK-NEXT: {{^}}      target{{ +}}the target its passes consult, by name (empty: the compilation's first) (string, default ){{$}}
+// CHECK-NEXT: {{^}}      = canonicalize,graph-to-tensor,layout{assume-finite=false},bufferize,fuse-parallel,math-approximation,unroll,vectorize,buffer-deallocation,memory-plan{{$}}
+// CHECK-NEXT: {{^}}  quantize-pipeline{{ +}}Quantize a model: a QDQ model's groups folded into integer ops, or a float model calibrated on sample inputs first{{$}}
+// CHECK-NEXT: {{^}}      samples{{ +}}a .npy file of sample inputs: calibrate the float model on them first (empty: the model is a QDQ model already) (string, default ){{$}}
+// CHECK-NEXT: {{^}}      bits{{ +}}storage bits of activations and weights when calibrating: 8, 4 or 2 (int, default 8){{$}}
+// CHECK-NEXT: {{^}}      = canonicalize,quantize{{$}}
 
 // HELP: --pass LIST
+// HELP: --pipeline NAME
 // HELP: --pass-pipeline=PIPELINE
 // HELP: --list-passes
+// HELP: --list-pipelines
 // HELP: --dump-pass-pipeline
 // HELP: --print-ir-before=NAME
 // HELP: --print-ir-after=NAME

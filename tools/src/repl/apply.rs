@@ -6,6 +6,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use acc_pass::PassRegistry;
 use acc_pass::manager::{RunOptions, run};
+use acc_target::Targets;
 use acc_pass::pipeline::Pipeline;
 use acc_ir::printer::{PrintOptions, print_ir};
 use acc_ir::{Context, DiagLoc, Diagnostic, Ir, SourceMap};
@@ -52,11 +53,13 @@ pub struct Applied {
 pub fn apply(
     pipeline: &Pipeline,
     ctx: &Context,
+    targets: &Targets,
     ir: &Ir,
     threads: usize,
 ) -> Result<Applied, Vec<Diagnostic>> {
     let options = RunOptions {
         threads,
+        targets: targets.clone(),
         ..RunOptions::default()
     };
     let mut work = ir.clone();
@@ -106,7 +109,13 @@ pub struct Suggestion {
 
 /// The passes of `passes` that change the printed form of `ir` when run alone with
 /// their default options, by name. Passes that need options, fail or panic are left out.
-pub fn suggest(passes: &PassRegistry, ctx: &Context, ir: &Ir, threads: usize) -> Vec<Suggestion> {
+pub fn suggest(
+    passes: &PassRegistry,
+    ctx: &Context,
+    targets: &Targets,
+    ir: &Ir,
+    threads: usize,
+) -> Vec<Suggestion> {
     let print = PrintOptions::default();
     let before = print_ir(ctx, ir, &print);
     let mut out = Vec::new();
@@ -114,7 +123,7 @@ pub fn suggest(passes: &PassRegistry, ctx: &Context, ir: &Ir, threads: usize) ->
         let Ok(pipeline) = Pipeline::from_pass_list(info.name, passes) else {
             continue;
         };
-        let Ok(applied) = apply(&pipeline, ctx, ir, threads) else {
+        let Ok(applied) = apply(&pipeline, ctx, targets, ir, threads) else {
             continue;
         };
         let after = print_ir(ctx, &applied.ir, &print);
@@ -185,7 +194,7 @@ mod tests {
         let before = print_ir(&ctx, &ir, &PrintOptions::default());
         for (name, message) in [("test-fail", "test pass fails"), ("test-panic", "panicked")] {
             let p = build(Spelling::PassList(name), &passes).expect("builds");
-            let errors = match apply(&p, &ctx, &ir, 1) {
+            let errors = match apply(&p, &ctx, &Targets::new(), &ir, 1) {
                 Ok(_) => panic!("{name} should fail"),
                 Err(e) => e,
             };
@@ -201,7 +210,7 @@ mod tests {
     fn suggests_the_passes_that_change_the_module() {
         let mut ctx = acc_dialects::new_context();
         let ir = module(&mut ctx);
-        let names: Vec<&str> = suggest(&registry(), &ctx, &ir, 1)
+        let names: Vec<&str> = suggest(&registry(), &ctx, &Targets::new(), &ir, 1)
             .iter()
             .map(|s| s.name)
             .collect();

@@ -27,8 +27,14 @@ impl Vocabulary {
             .collect();
         dialects.sort();
         dialects.dedup();
+        let mut pass_names: Vec<String> = passes
+            .iter()
+            .map(|p| p.name.to_string())
+            .chain(passes.pipelines().map(|p| p.name.to_string()))
+            .collect();
+        pass_names.sort();
         Vocabulary {
-            passes: passes.iter().map(|p| p.name.to_string()).collect(),
+            passes: pass_names,
             ops,
             dialects,
         }

@@ -48,6 +48,8 @@ pub struct ReplOptions {
     pub allow_unregistered_dialect: bool,
     /// Dialect definition files to load (`--dialect FILE`, repeatable).
     pub dialects: Vec<PathBuf>,
+    /// Target description files to load (`--target FILE`, repeatable).
+    pub targets: Vec<PathBuf>,
 }
 
 /// Usage text.
@@ -62,6 +64,7 @@ options:
   --echo                         print each entry after a prompt (a transcript)
   --allow-unregistered-dialect   keep unknown ops, types and attributes opaque
   --dialect FILE                 load dialects defined in FILE (repeatable)
+  --target FILE                  lower for the target FILE declares (repeatable)
   -h, --help                     show this help
 
 Standard input that is not a terminal is read like a script. Without a terminal, the
@@ -96,6 +99,7 @@ pub fn parse_args(args: &[String]) -> Result<ReplOptions, String> {
             "-h" | "--help" => return Err(String::new()),
             "--script" => o.script = Some(value()?),
             "--dialect" => o.dialects.push(value()?),
+            "--target" => o.targets.push(value()?),
             "--echo" => o.echo = true,
             "--allow-unregistered-dialect" => o.allow_unregistered_dialect = true,
             _ if name.starts_with('-') => return Err(format!("unknown option '{arg}'")),
@@ -129,6 +133,12 @@ pub fn main_with_registry(args: &[String], passes: PassRegistry) -> ExitCode {
     let mut session = Session::new(ctx, passes);
     for d in &opts.dialects {
         if let Err(e) = session.load_dialect(d) {
+            eprint!("{e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    for t in &opts.targets {
+        if let Err(e) = session.load_target(t) {
             eprint!("{e}");
             return ExitCode::FAILURE;
         }

@@ -6,6 +6,7 @@
 //! by the pass manager); a failed command leaves the timeline as it was.
 
 use acc_pass::PassRegistry;
+use acc_target::Targets;
 use acc_ir::printer::{PrintOptions, print_ir};
 use acc_ir::{Context, Diagnostic, Ir, SourceMap, parser, verifier};
 
@@ -57,6 +58,8 @@ pub struct Session {
     ctx: Context,
     sources: SourceMap,
     passes: PassRegistry,
+    /// The targets passes lower for (`--target FILE`).
+    targets: Targets,
     timeline: Timeline,
     /// Pasted entries so far, to name each `<input-N>`.
     pasted: usize,
@@ -71,6 +74,7 @@ impl Session {
             ctx,
             sources: SourceMap::new(),
             passes,
+            targets: Targets::new(),
             timeline: Timeline::default(),
             pasted: 0,
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -103,6 +107,26 @@ impl Session {
         acc_dialects::lang::load_file(&mut self.ctx, &self.sources, file)
             .map(|_| ())
             .map_err(|diags| self.render(&diags))
+    }
+
+    /// Loads the target file at `path` (`--target`): its target joins the ones passes
+    /// lower for; the error is the message or diagnostics to print.
+    pub fn load_target(&mut self, path: &std::path::Path) -> Result<(), String> {
+        let bytes = std::fs::read(path).map_err(|e| {
+            format!("error: cannot read target file '{}': {e}\n", path.display())
+        })?;
+        let (file, not_utf8) = self.sources.add_bytes(&path.display().to_string(), bytes);
+        if let Some(d) = not_utf8 {
+            return Err(self.render(&[d]));
+        }
+        crate::target_file::load_target(
+            &mut self.ctx,
+            &self.sources,
+            file,
+            &mut self.targets,
+            &self.passes,
+        )
+        .map_err(|diags| self.render(&diags))
     }
 
     /// Runs one entry: a `:` command, or IR that replaces the current module. Blank and
@@ -224,7 +248,7 @@ impl Session {
         let label = match spelling {
             Spelling::PassList(t) | Spelling::Pipeline(t) => t.to_string(),
         };
-        let applied = match apply::apply(&pipeline, &self.ctx, ir, self.threads) {
+        let applied = match apply::apply(&pipeline, &self.ctx, &self.targets, ir, self.threads) {
             Ok(a) => a,
             Err(diags) => {
                 let mut r = Reply::error(self.render(&diags));
@@ -304,6 +328,7 @@ impl Session {
             Ok(ir) => Reply::ok(listing::suggestions(&apply::suggest(
                 &self.passes,
                 &self.ctx,
+                &self.targets,
                 ir,
                 self.threads,
             ))),

@@ -1,0 +1,53 @@
+// Named pipelines: declared once (acc_tools::registry), listed with their expansion
+// by --list-pipelines, run by --pipeline NAME, by --pass NAME, as a flag, and inside
+// MLIR's pipeline syntax; --dump-pass-pipeline prints what they expand to. A target
+// file names the pipeline it wants (--pipeline target).
+// RUN: acc-opt --list-pipelines | FileCheck %s --check-prefix=LIST
+// RUN: acc-opt --pipeline 'host-pipeline{assume-finite=true}' --dump-pass-pipeline %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=HOST
+// RUN: acc-opt --pass 'host-pipeline{assume-finite=true}' --dump-pass-pipeline %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=HOST
+// RUN: acc-opt --host-pipeline=assume-finite=true --dump-pass-pipeline %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=HOST
+// RUN: acc-opt --pass-pipeline='builtin.module(host-pipeline{assume-finite=true})' --dump-pass-pipeline %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=HOST
+// The host pipeline lowers the function to loops over one arena.
+// RUN: acc-opt --target %S/../../../lowering/runtime/host.acc --pipeline host-pipeline %s | FileCheck %s --check-prefix=LOOPS
+// A target file's pipeline, with its options forwarded to the passes that consult a target.
+// RUN: acc-opt --target %S/../../../examples/targets/tinynpu.acc --pipeline target --dump-pass-pipeline %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=TARGET
+// RUN: not acc-opt --pipeline 'accel-pipeline{target=tinynpu samples=s.npy bits=4}' --dump-pass-pipeline %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTIONS
+// Mistakes.
+// RUN: not acc-opt --pipeline target %s 2>&1 | FileCheck %s --check-prefix=NOTARGET
+// RUN: not acc-opt --target %S/../../../examples/targets/tinynpu.acc --target %S/../../../examples/targets/tinynpu.acc --pass canonicalize %s 2>&1 | FileCheck %s --check-prefix=TWICE
+// RUN: not acc-opt --target %S/Inputs/bad-pipeline.acc --pass canonicalize %s 2>&1 | FileCheck %s --check-prefix=BADTARGET
+// RUN: not acc-opt --pipeline 'host-pipeline{bogus=1}' %s 2>&1 | FileCheck %s --check-prefix=BADOPTION
+
+// LIST: Pipelines:
+// LIST-NEXT: accel-pipeline
+// LIST: = quantize-pipeline,partition,tensorize,weight-prep,graph-to-tensor,bufferize,fuse-parallel,math-approximation,buffer-deallocation,memory-plan
+// LIST: host-pipeline
+// LIST: assume-finite
+// LIST: = canonicalize,graph-to-tensor,layout{assume-finite=false},bufferize,fuse-parallel,math-approximation,unroll,vectorize,buffer-deallocation,memory-plan
+// LIST: quantize-pipeline
+// LIST: = canonicalize,quantize
+
+// HOST: Pass Manager with 10 passes:
+// HOST-NEXT: builtin.module(func.func(canonicalize{{.*}},graph-to-tensor,layout{table=host assume-finite=true}),bufferize{target="" {{.*}}},func.func(fuse-parallel,math-approximation,unroll{{.*}},vectorize,buffer-deallocation,memory-plan{target=""}))
+
+// TARGET: Pass Manager with 11 passes:
+// TARGET-NEXT: builtin.module(func.func(canonicalize{{.*}},quantize,partition{target=""},tensorize{target=""},weight-prep,graph-to-tensor),bufferize{{.*}},func.func(fuse-parallel,math-approximation,buffer-deallocation,memory-plan{target=""}))
+
+// OPTIONS: Pass Manager with 12 passes:
+// OPTIONS-NEXT: builtin.module(func.func(canonicalize{{.*}}),calibrate{samples=s.npy bits=4},func.func(quantize,partition{target=tinynpu},tensorize{target=tinynpu},weight-prep,graph-to-tensor),bufferize{target=tinynpu {{.*}}},func.func(fuse-parallel,math-approximation,buffer-deallocation,memory-plan{target=tinynpu}))
+// OPTIONS: calibrate: cannot read 's.npy'
+
+// NOTARGET: acc-opt: --pipeline target needs a target file (--target FILE)
+// TWICE: error: target 'tinynpu' is given twice
+// BADTARGET: error: target 'badpipe' names a pipeline acc cannot build: pipeline 'host-pipeline': option 'assume-finite': expected true or false, found 'maybe'
+// BADTARGET-NEXT: bad-pipeline.acc:4:3
+// BADOPTION: error: pipeline 'host-pipeline': unknown option 'bogus': expected one of assume-finite, target
+
+// LOOPS-LABEL: func.func @relu
+// LOOPS-SAME: (%arg0: memref<4xf32>) -> memref<4xf32>
+// LOOPS: loop.parallel
+// LOOPS-NOT: graph.
+func.func @relu(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = graph.relu %x : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
