@@ -8,7 +8,7 @@
 #![deny(missing_docs)]
 
 pub mod docgen;
-pub mod emit;
+pub mod build;
 pub mod hooks;
 pub mod lang;
 mod syntax;

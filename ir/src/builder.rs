@@ -1,143 +1,464 @@
-//! Building IR from code: an insertion point over a body, and helpers to create ops,
-//! blocks and isolated ops (which own a new body).
+//! Building and rewriting IR from code: the one way to make an op.
+//!
+//! A [`Builder`] holds an insertion point in one body of an [`Ir`] and the location
+//! new ops get. [`Builder::build`] makes an op from a [`NewOp`] (name, operands, result
+//! types, properties, regions, successors): the name must be known to the context,
+//! the op's registered defaults are added to the properties it lacks, and the op is
+//! placed at the insertion point. Everything else that makes ops goes through it: the
+//! typed builders generated from the dialect definitions
+//! (`acc_dialects::ops::graph::Conv2d::build`), the by-name shorthands
+//! [`Builder::op`] and [`Builder::op1`], and [`Builder::op_with_region`].
+//!
+//! A builder may carry a [`RewriteListener`]: then it is the rewriter a pattern
+//! driver hands to its patterns ([`crate::rewrite::Rewriter`]), and every op it
+//! creates, modifies or erases is reported, so that the driver knows what to revisit.
 //!
 //! Invariant: the insertion point always names a placed op or a block of the body the
-//! builder borrows; every op the builder creates is placed there, before the point's op
-//! or at the end of its block, so successive creations keep their order.
+//! builder works on; every op the builder creates is placed there, before the point's
+//! op or at the end of its block, so successive creations keep their order.
 
 use crate::attrs::AttrId;
 use crate::body::OpSpec;
 use crate::context::Context;
-use crate::ir::{BlockId, Body, BodyId, Ir, OpId, RegionId, ValueId};
+use crate::ir::{BlockId, BodyId, Ir, OpId, OpRef, RegionId, ValueDef, ValueId};
 use crate::layout::InsertPoint;
+use crate::registry::OpName;
+use crate::rewrite::RewriteListener;
 use crate::types::TypeId;
 
-impl<'s> OpSpec<'s> {
-    /// A spec for an op named `name` with no operands, results, attributes or regions,
-    /// located at `loc`. Fill in the rest with the builder methods below.
-    pub fn new(ctx: &mut Context, name: &str, loc: AttrId) -> OpSpec<'s> {
-        OpSpec {
-            name: ctx.op_name(name),
-            loc,
-            attrs: ctx.empty_dict(),
-            props: None,
+/// An op to make: what [`Builder::build`] takes. Properties are named by string; the
+/// op's registered defaults are added to those it lacks.
+#[derive(Clone, Copy, Debug)]
+pub struct NewOp<'s> {
+    /// The op's name, `dialect.op`; it must be known to the context.
+    pub name: &'s str,
+    /// Its operands.
+    pub operands: &'s [ValueId],
+    /// Its result types.
+    pub results: &'s [TypeId],
+    /// Its properties (inherent attributes), by name.
+    pub props: &'s [(&'s str, AttrId)],
+    /// Regions already made in the body ([`Builder::region`]), which the op takes.
+    pub regions: &'s [RegionId],
+    /// Its successor blocks.
+    pub successors: &'s [BlockId],
+}
+
+impl<'s> NewOp<'s> {
+    /// An op named `name` with nothing else yet.
+    pub fn named(name: &'s str) -> NewOp<'s> {
+        NewOp {
+            name,
             operands: &[],
-            result_types: &[],
+            results: &[],
+            props: &[],
+            regions: &[],
             successors: &[],
-            regions: Vec::new(),
-            nested: None,
         }
-    }
-    /// Sets the operands.
-    pub fn operands(mut self, operands: &'s [ValueId]) -> Self {
-        self.operands = operands;
-        self
-    }
-    /// Sets the result types.
-    pub fn results(mut self, types: &'s [TypeId]) -> Self {
-        self.result_types = types;
-        self
-    }
-    /// Sets the successors.
-    pub fn successors(mut self, blocks: &'s [BlockId]) -> Self {
-        self.successors = blocks;
-        self
-    }
-    /// Sets the discardable attribute dictionary.
-    pub fn attrs(mut self, dict: AttrId) -> Self {
-        self.attrs = dict;
-        self
-    }
-    /// Sets the properties dictionary.
-    pub fn props(mut self, dict: AttrId) -> Self {
-        self.props = Some(dict);
-        self
-    }
-    /// Gives the op regions already created in the body (non-isolated ops).
-    pub fn regions(mut self, regions: Vec<RegionId>) -> Self {
-        self.regions = regions;
-        self
     }
 }
 
-/// Creates ops at an insertion point in one body.
-pub struct Builder<'b> {
-    body: &'b mut Body,
-    point: InsertPoint,
+/// Builds the ops of a region's block from its arguments; the values its terminator
+/// takes.
+pub type RegionBuilder<'f> =
+    dyn FnMut(&mut Builder<'_>, &[ValueId]) -> Result<Vec<ValueId>, String> + 'f;
+
+/// Creates (and, for patterns, rewrites) ops at an insertion point of one body.
+pub struct Builder<'a> {
+    /// The context; interning works through `&Context`.
+    pub ctx: &'a Context,
+    /// The IR.
+    pub ir: &'a mut Ir,
+    /// The body ops go into.
+    pub body: BodyId,
+    /// Where they go.
+    pub point: InsertPoint,
+    /// The location they get.
+    pub loc: AttrId,
+    listener: Option<&'a mut dyn RewriteListener>,
 }
 
-impl<'b> Builder<'b> {
-    /// A builder inserting at the end of `block`.
-    pub fn at_end(body: &'b mut Body, block: BlockId) -> Builder<'b> {
+impl<'a> Builder<'a> {
+    /// A builder of `body` inserting at `point`, making ops located at `loc`.
+    pub fn new(
+        ctx: &'a Context,
+        ir: &'a mut Ir,
+        body: BodyId,
+        point: InsertPoint,
+        loc: AttrId,
+    ) -> Builder<'a> {
         Builder {
+            ctx,
+            ir,
             body,
-            point: InsertPoint::End(block),
+            point,
+            loc,
+            listener: None,
         }
     }
-    /// A builder inserting just before `op` (which must be placed).
-    pub fn before(body: &'b mut Body, op: OpId) -> Builder<'b> {
-        debug_assert!(
-            body.op_block(op).is_some(),
-            "insertion point op is not placed"
-        );
+
+    /// As [`Builder::new`], telling `listener` about every op created, modified or
+    /// erased (a pattern driver's worklist).
+    pub fn listening(
+        ctx: &'a Context,
+        ir: &'a mut Ir,
+        body: BodyId,
+        point: InsertPoint,
+        loc: AttrId,
+        listener: &'a mut dyn RewriteListener,
+    ) -> Builder<'a> {
         Builder {
-            body,
-            point: InsertPoint::Before(op),
+            listener: Some(listener),
+            ..Builder::new(ctx, ir, body, point, loc)
         }
     }
-    /// The body being built.
-    pub fn body(&mut self) -> &mut Body {
-        self.body
+
+    /// A builder of the same body, location and listener inserting at `point` (for a
+    /// region's block, say), borrowing this one.
+    pub fn at(&mut self, point: InsertPoint) -> Builder<'_> {
+        Builder {
+            ctx: self.ctx,
+            ir: &mut *self.ir,
+            body: self.body,
+            point,
+            loc: self.loc,
+            listener: match &mut self.listener {
+                Some(l) => Some(&mut **l),
+                None => None,
+            },
+        }
     }
-    /// The current insertion point.
-    pub fn insertion_point(&self) -> InsertPoint {
-        self.point
+
+    /// A handle on an op of the body.
+    pub fn op_ref(&self, op: OpId) -> OpRef<'_> {
+        self.ir.op(self.body, op)
     }
+
+    /// The type of a value of the body.
+    pub fn type_of(&self, v: ValueId) -> TypeId {
+        self.ir.body(self.body).value_type(v)
+    }
+
+    /// The results of an op of the body.
+    pub fn results_of(&self, op: OpId) -> Vec<ValueId> {
+        self.ir.body(self.body).results(op).collect()
+    }
+
+    /// Inserts before `op` from now on.
+    pub fn set_insertion_point_before(&mut self, op: OpId) {
+        self.point = InsertPoint::Before(op);
+    }
+
+    /// Inserts just after the placed `op` from now on.
+    pub fn set_insertion_point_after(&mut self, op: OpId) {
+        let body = self.ir.body(self.body);
+        self.point = match body.next_op(op) {
+            Some(next) => InsertPoint::Before(next),
+            None => InsertPoint::End(body.op_block(op).expect("insertion point op is placed")),
+        };
+    }
+
     /// Inserts at the end of `block` from now on.
     pub fn set_insertion_point_to_end(&mut self, block: BlockId) {
         self.point = InsertPoint::End(block);
     }
-    /// Inserts just before `op` from now on.
-    pub fn set_insertion_point_before(&mut self, op: OpId) {
-        self.point = InsertPoint::Before(op);
-    }
-    /// Inserts just after `op` from now on.
-    pub fn set_insertion_point_after(&mut self, op: OpId) {
-        self.point = match self.body.next_op(op) {
-            Some(next) => InsertPoint::Before(next),
-            None => InsertPoint::End(
-                self.body
-                    .op_block(op)
-                    .expect("insertion point op is placed"),
-            ),
+
+    /// Inserts at the start of `block` from now on.
+    pub fn set_insertion_point_to_start(&mut self, block: BlockId) {
+        self.point = match self.ir.body(self.body).first_op(block) {
+            Some(first) => InsertPoint::Before(first),
+            None => InsertPoint::End(block),
         };
     }
-    /// Creates an op from `spec` at the insertion point.
+
+    /// Makes `new` at the insertion point, at the builder's location: the one way to
+    /// make an op. An error when no op of that name was ever seen (making a new name
+    /// needs `&mut Context`) or when two properties have the same name.
+    pub fn build(&mut self, new: NewOp<'_>) -> Result<OpId, String> {
+        let name = self
+            .ctx
+            .lookup_op_name(new.name)
+            .ok_or_else(|| format!("'{}' is not registered", new.name))?;
+        let props: Vec<_> = new
+            .props
+            .iter()
+            .map(|(k, v)| (self.ctx.sym(k), *v))
+            .collect();
+        let props = with_defaults(self.ctx, name, props)?;
+        Ok(self.create(OpSpec {
+            name,
+            loc: self.loc,
+            attrs: self.ctx.empty_dict(),
+            props,
+            operands: new.operands,
+            result_types: new.results,
+            successors: new.successors,
+            regions: new.regions.to_vec(),
+            nested: None,
+        }))
+    }
+
+    /// Makes the isolated-from-above op `new` (its `regions` ignored) with
+    /// `num_regions` regions in a new body of its own, each with one entry block of
+    /// `entry_args` argument types, at the insertion point: a function, a module.
+    /// Returns the op and its body.
+    pub fn build_isolated(
+        &mut self,
+        new: NewOp<'_>,
+        num_regions: usize,
+        entry_args: &[TypeId],
+    ) -> Result<(OpId, BodyId), String> {
+        let name = self
+            .ctx
+            .lookup_op_name(new.name)
+            .ok_or_else(|| format!("'{}' is not registered", new.name))?;
+        let props: Vec<_> = new
+            .props
+            .iter()
+            .map(|(k, v)| (self.ctx.sym(k), *v))
+            .collect();
+        let props = with_defaults(self.ctx, name, props)?;
+        let spec = OpSpec {
+            name,
+            loc: self.loc,
+            attrs: self.ctx.empty_dict(),
+            props,
+            operands: new.operands,
+            result_types: new.results,
+            successors: new.successors,
+            regions: Vec::new(),
+            nested: None,
+        };
+        let (op, nested) = self
+            .ir
+            .create_isolated_op(self.body, spec, num_regions, entry_args);
+        self.ir.body_mut(self.body).insert_op(op, self.point);
+        if let Some(l) = &mut self.listener {
+            l.op_created(op);
+        }
+        Ok((op, nested))
+    }
+
+    /// Places an op made from a raw `spec` (its name resolved, its properties as
+    /// given) at the insertion point: for code that copies ops (cloning, the greedy
+    /// driver's constants). Everything else calls [`Builder::build`].
     pub fn create(&mut self, spec: OpSpec<'_>) -> OpId {
-        let op = self.body.create_op(spec);
-        self.body.insert_op(op, self.point);
+        let body = self.ir.body_mut(self.body);
+        let op = body.create_op(spec);
+        body.insert_op(op, self.point);
+        if let Some(l) = &mut self.listener {
+            l.op_created(op);
+        }
         op
     }
-    /// Creates an op and returns its first result (for single-result ops).
-    pub fn create_value(&mut self, spec: OpSpec<'_>) -> Option<ValueId> {
-        let op = self.create(spec);
-        self.body.results(op).next()
+
+    /// `name(operands) {props} : result_types`: its results.
+    pub fn op(
+        &mut self,
+        name: &str,
+        operands: &[ValueId],
+        result_types: &[TypeId],
+        props: &[(&str, AttrId)],
+    ) -> Result<Vec<ValueId>, String> {
+        let op = self.build(NewOp {
+            operands,
+            results: result_types,
+            props,
+            ..NewOp::named(name)
+        })?;
+        Ok(self.results_of(op))
     }
+
+    /// As [`Builder::op`] for an op of one result: that result.
+    pub fn op1(
+        &mut self,
+        name: &str,
+        operands: &[ValueId],
+        result: TypeId,
+        props: &[(&str, AttrId)],
+    ) -> Result<ValueId, String> {
+        self.op(name, operands, &[result], props)?
+            .first()
+            .copied()
+            .ok_or_else(|| format!("'{name}' has no result"))
+    }
+
+    /// A detached region of the body with one block whose arguments have
+    /// `arg_types`: `fill` builds the block's ops from its arguments and returns the
+    /// values that `terminator` (an op name, such as a yield) ends it with.
+    pub fn region(
+        &mut self,
+        arg_types: &[TypeId],
+        terminator: &str,
+        fill: &mut RegionBuilder<'_>,
+    ) -> Result<RegionId, String> {
+        let body = self.ir.body_mut(self.body);
+        let region = body.new_region(None);
+        let block = body.append_block(region);
+        let args: Vec<ValueId> = arg_types
+            .iter()
+            .map(|t| body.add_block_arg(block, *t))
+            .collect();
+        let mut inner = self.at(InsertPoint::End(block));
+        let yielded = fill(&mut inner, &args)?;
+        inner.op(terminator, &yielded, &[], &[])?;
+        Ok(region)
+    }
+
+    /// An op whose single region has one block with arguments of `arg_types`, built
+    /// by `fill` ([`Builder::region`]); its results.
+    #[allow(clippy::too_many_arguments)]
+    pub fn op_with_region(
+        &mut self,
+        name: &str,
+        operands: &[ValueId],
+        result_types: &[TypeId],
+        props: &[(&str, AttrId)],
+        arg_types: &[TypeId],
+        terminator: &str,
+        fill: &mut RegionBuilder<'_>,
+    ) -> Result<Vec<ValueId>, String> {
+        let region = self.region(arg_types, terminator, fill)?;
+        let op = self.build(NewOp {
+            operands,
+            results: result_types,
+            props,
+            regions: &[region],
+            ..NewOp::named(name)
+        })?;
+        Ok(self.results_of(op))
+    }
+
     /// Appends a block with arguments of `arg_types` to `region` and moves the
     /// insertion point to its end.
     pub fn create_block(&mut self, region: RegionId, arg_types: &[TypeId]) -> BlockId {
-        let block = self.body.append_block(region);
+        let body = self.ir.body_mut(self.body);
+        let block = body.append_block(region);
         for &t in arg_types {
-            self.body.add_block_arg(block, t);
+            body.add_block_arg(block, t);
         }
         self.point = InsertPoint::End(block);
         block
     }
+
     /// Moves the placed `op` to the insertion point.
     pub fn move_here(&mut self, op: OpId) {
-        self.body.unlink_op(op);
-        self.body.insert_op(op, self.point);
+        let body = self.ir.body_mut(self.body);
+        body.unlink_op(op);
+        body.insert_op(op, self.point);
+        if let Some(l) = &mut self.listener {
+            l.op_modified(op);
+        }
     }
+
+    /// Replaces every use of `old` by `new`, telling the listener about each user.
+    pub fn replace_all_uses(&mut self, old: ValueId, new: ValueId) {
+        let users: Vec<OpId> = self.ir.body(self.body).value_users(old).collect();
+        self.ir.body_mut(self.body).replace_all_uses(old, new);
+        if let Some(l) = &mut self.listener {
+            for u in users {
+                l.op_modified(u);
+            }
+        }
+    }
+
+    /// Replaces the results of `op` by `values` (one each) and erases `op`.
+    pub fn replace_op(&mut self, op: OpId, values: &[ValueId]) {
+        let results = self.results_of(op);
+        debug_assert_eq!(results.len(), values.len(), "one replacement per result");
+        for (r, v) in results.into_iter().zip(values) {
+            self.replace_all_uses(r, *v);
+        }
+        self.erase_op(op);
+    }
+
+    /// Erases `op`, whose results must have no uses; the ops defining its operands
+    /// are reported as modified (they may have become dead).
+    pub fn erase_op(&mut self, op: OpId) {
+        let definers: Vec<OpId> = {
+            let b = self.ir.body(self.body);
+            b.operands(op)
+                .filter_map(|v| match b.value(v).def {
+                    ValueDef::Result(d, _) => Some(d),
+                    _ => None,
+                })
+                .collect()
+        };
+        if let Some(l) = &mut self.listener {
+            l.op_erased(op);
+        }
+        self.ir.erase_op(self.body, op);
+        if let Some(l) = &mut self.listener {
+            for d in definers {
+                l.op_modified(d);
+            }
+        }
+    }
+
+    /// Sets operand `i` of `op` to `v`.
+    pub fn set_operand(&mut self, op: OpId, i: usize, v: ValueId) {
+        self.ir.body_mut(self.body).set_operand(op, i, v);
+        if let Some(l) = &mut self.listener {
+            l.op_modified(op);
+        }
+    }
+
+    /// Sets the properties of `op`.
+    pub fn set_props(&mut self, op: OpId, props: AttrId) {
+        self.ir.body_mut(self.body).op_mut(op).props = Some(props);
+        if let Some(l) = &mut self.listener {
+            l.op_modified(op);
+        }
+    }
+
+    /// Sets the discardable attribute `name` of `op` to `value` (replacing one of
+    /// that name).
+    pub fn set_attr(&mut self, op: OpId, name: &str, value: AttrId) -> Result<(), String> {
+        let key = self.ctx.sym(name);
+        let mut entries: Vec<_> = self
+            .ctx
+            .dict_entries(self.ir.body(self.body).op(op).attrs)
+            .iter()
+            .filter(|(k, _)| *k != key)
+            .copied()
+            .collect();
+        entries.push((key, value));
+        let dict = self
+            .ctx
+            .dict_attr(entries)
+            .map_err(|_| format!("'{name}' cannot be set"))?;
+        self.ir.body_mut(self.body).op_mut(op).attrs = dict;
+        if let Some(l) = &mut self.listener {
+            l.op_modified(op);
+        }
+        Ok(())
+    }
+}
+
+/// The properties `props` plus the registered defaults of `name` it lacks, as a
+/// dictionary (`None` when empty); an error when two properties share a name.
+pub fn with_defaults(
+    ctx: &Context,
+    name: OpName,
+    mut props: Vec<(crate::Sym, AttrId)>,
+) -> Result<Option<AttrId>, String> {
+    if let Some(def) = ctx.op_def(name) {
+        for (n, v) in &def.defaults {
+            let key = ctx.sym(n);
+            if !props.iter().any(|(k, _)| *k == key) {
+                props.push((key, *v));
+            }
+        }
+    }
+    if props.is_empty() {
+        return Ok(None);
+    }
+    ctx.dict_attr(props).map(Some).map_err(|_| {
+        format!(
+            "'{}' is given two properties of one name",
+            ctx.op_name_str(name)
+        )
+    })
 }
 
 impl Ir {
@@ -172,8 +493,18 @@ impl Ir {
         let mut ir = Ir::new();
         let loc = ctx.unknown_loc();
         let root_body = ir.root_body;
-        let (module, body) =
-            ir.create_isolated_op(root_body, OpSpec::new(ctx, "builtin.module", loc), 1, &[]);
+        let spec = OpSpec {
+            name: ctx.op_name("builtin.module"),
+            loc,
+            attrs: ctx.empty_dict(),
+            props: None,
+            operands: &[],
+            result_types: &[],
+            successors: &[],
+            regions: Vec::new(),
+            nested: None,
+        };
+        let (module, body) = ir.create_isolated_op(root_body, spec, 1, &[]);
         ir.root = module;
         let region = ir.body(body).top_regions()[0];
         let block = ir

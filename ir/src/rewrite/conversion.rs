@@ -192,7 +192,9 @@ pub fn apply_conversion(
         candidates.sort_by_key(|p| std::cmp::Reverse(p.benefit()));
         for p in candidates {
             let mut created = Created::default();
-            let mut rw = Rewriter::new(ctx, ir, body, InsertPoint::Before(op), &mut created);
+            let loc = ir.op(body, op).loc();
+            let mut rw =
+                Rewriter::listening(ctx, ir, body, InsertPoint::Before(op), loc, &mut created);
             if p.match_and_rewrite(op, &mut rw) {
                 report.converted += 1;
                 applied = true;

@@ -273,7 +273,8 @@ impl<'c> Driver<'c> {
     where
         'c: 'r,
     {
-        Rewriter::new(self.ctx, ir, self.body, InsertPoint::Before(op), list)
+        let loc = ir.op(self.body, op).loc();
+        Rewriter::listening(self.ctx, ir, self.body, InsertPoint::Before(op), loc, list)
     }
 
     fn is_dead(&self, ir: &Ir, op: OpId) -> bool {

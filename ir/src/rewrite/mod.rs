@@ -13,11 +13,10 @@ pub mod conversion;
 pub mod greedy;
 
 use crate::attrs::{AttrData, AttrId};
-use crate::body::OpSpec;
+pub use crate::builder::Builder;
+pub use crate::builder::with_defaults;
 use crate::context::Context;
-use crate::ir::{BlockId, BodyId, Ir, OpId, OpRef, RegionId, ValueDef, ValueId};
-use crate::layout::InsertPoint;
-use crate::registry::OpName;
+use crate::ir::{BodyId, Ir, OpId, RegionId, ValueDef, ValueId};
 use crate::types::TypeId;
 
 /// A rewrite: matches an op (and what defines its operands) and replaces it.
@@ -48,168 +47,11 @@ pub trait RewriteListener {
 pub struct NoListener;
 impl RewriteListener for NoListener {}
 
-/// Changes one body of an [`Ir`], at an insertion point, telling a listener.
-///
-/// Invariant: every op the rewriter creates is placed at the insertion point (before the
-/// point's op, or at the end of its block); every erased op had no uses left.
-pub struct Rewriter<'a> {
-    /// The context (interning works through `&Context`).
-    pub ctx: &'a Context,
-    /// The IR.
-    pub ir: &'a mut Ir,
-    /// The body being rewritten.
-    pub body: BodyId,
-    point: InsertPoint,
-    listener: &'a mut dyn RewriteListener,
-}
-
-impl<'a> Rewriter<'a> {
-    /// A rewriter of `body` inserting before `at`.
-    pub fn new(
-        ctx: &'a Context,
-        ir: &'a mut Ir,
-        body: BodyId,
-        at: InsertPoint,
-        listener: &'a mut dyn RewriteListener,
-    ) -> Rewriter<'a> {
-        Rewriter {
-            ctx,
-            ir,
-            body,
-            point: at,
-            listener,
-        }
-    }
-
-    /// A handle on an op of the body.
-    pub fn op(&self, op: OpId) -> OpRef<'_> {
-        self.ir.op(self.body, op)
-    }
-
-    /// Inserts before `op` from now on.
-    pub fn set_insertion_point_before(&mut self, op: OpId) {
-        self.point = InsertPoint::Before(op);
-    }
-
-    /// Inserts at the end of `block` from now on.
-    pub fn set_insertion_point_to_end(&mut self, block: BlockId) {
-        self.point = InsertPoint::End(block);
-    }
-
-    /// Inserts at the start of `block` from now on.
-    pub fn set_insertion_point_to_start(&mut self, block: BlockId) {
-        self.point = match self.ir.body(self.body).first_op(block) {
-            Some(first) => InsertPoint::Before(first),
-            None => InsertPoint::End(block),
-        };
-    }
-
-    /// Creates an op at the insertion point.
-    pub fn create(&mut self, spec: OpSpec<'_>) -> OpId {
-        let body = self.ir.body_mut(self.body);
-        let op = body.create_op(spec);
-        body.insert_op(op, self.point);
-        self.listener.op_created(op);
-        op
-    }
-
-    /// Creates `name(operands) {props} : result_types` at the insertion point, at
-    /// location `loc`; its registered defaults are added to `props`. `None` when no op
-    /// of that name was ever seen (making a new name needs `&mut Context`).
-    pub fn create_op(
-        &mut self,
-        name: &str,
-        operands: &[ValueId],
-        result_types: &[TypeId],
-        props: Vec<(crate::Sym, AttrId)>,
-        loc: AttrId,
-    ) -> Option<OpId> {
-        let op_name = self.ctx.lookup_op_name(name)?;
-        let props = with_defaults(self.ctx, op_name, props);
-        Some(self.create(OpSpec {
-            name: op_name,
-            loc,
-            attrs: self.ctx.empty_dict(),
-            props,
-            operands,
-            result_types,
-            successors: &[],
-            regions: Vec::new(),
-            nested: None,
-        }))
-    }
-
-    /// Replaces every use of `old` by `new`, telling the listener about each user.
-    pub fn replace_all_uses(&mut self, old: ValueId, new: ValueId) {
-        let users: Vec<OpId> = self.ir.body(self.body).value_users(old).collect();
-        self.ir.body_mut(self.body).replace_all_uses(old, new);
-        for u in users {
-            self.listener.op_modified(u);
-        }
-    }
-
-    /// Replaces the results of `op` by `values` (one each) and erases `op`.
-    pub fn replace_op(&mut self, op: OpId, values: &[ValueId]) {
-        let results: Vec<ValueId> = self.ir.body(self.body).results(op).collect();
-        debug_assert_eq!(results.len(), values.len(), "one replacement per result");
-        for (r, v) in results.into_iter().zip(values) {
-            self.replace_all_uses(r, *v);
-        }
-        self.erase_op(op);
-    }
-
-    /// Erases `op`, whose results must have no uses; the ops defining its operands
-    /// are reported as modified (they may have become dead).
-    pub fn erase_op(&mut self, op: OpId) {
-        let definers: Vec<OpId> = {
-            let b = self.ir.body(self.body);
-            b.operands(op)
-                .filter_map(|v| match b.value(v).def {
-                    ValueDef::Result(d, _) => Some(d),
-                    _ => None,
-                })
-                .collect()
-        };
-        self.listener.op_erased(op);
-        self.ir.erase_op(self.body, op);
-        for d in definers {
-            self.listener.op_modified(d);
-        }
-    }
-
-    /// Sets operand `i` of `op` to `v`.
-    pub fn set_operand(&mut self, op: OpId, i: usize, v: ValueId) {
-        self.ir.body_mut(self.body).set_operand(op, i, v);
-        self.listener.op_modified(op);
-    }
-
-    /// Sets the properties of `op`.
-    pub fn set_props(&mut self, op: OpId, props: AttrId) {
-        self.ir.body_mut(self.body).op_mut(op).props = Some(props);
-        self.listener.op_modified(op);
-    }
-}
-
-/// The properties `props` plus the registered defaults of `name` it lacks, as a
-/// dictionary (`None` when empty).
-pub fn with_defaults(
-    ctx: &Context,
-    name: OpName,
-    mut props: Vec<(crate::Sym, AttrId)>,
-) -> Option<AttrId> {
-    if let Some(def) = ctx.op_def(name) {
-        for (n, v) in &def.defaults {
-            let key = ctx.sym(n);
-            if !props.iter().any(|(k, _)| *k == key) {
-                props.push((key, *v));
-            }
-        }
-    }
-    if props.is_empty() {
-        return None;
-    }
-    ctx.dict_attr(props).ok()
-}
+/// What patterns change the IR through: a [`Builder`] whose listener is the driver's
+/// worklist, inserting before the op being rewritten, at its location. Every change
+/// goes through its methods, so the driver hears about every op created, modified,
+/// replaced or erased.
+pub type Rewriter<'a> = Builder<'a>;
 
 /// The constant value of `v`: the `value` of the constant-like op defining it.
 pub fn constant_value(ctx: &Context, ir: &Ir, body: BodyId, v: ValueId) -> Option<AttrId> {

@@ -1,9 +1,10 @@
 //! Building blocks of the bufferized loops: index arithmetic, bounds, conversions,
 //! loop nests, and the calls to the library GEMM.
 
+use acc_dialects::build::BuildExt as _;
 use acc_ir::{TypeId, ValueId};
 
-use acc_dialects::emit::{BodyBuilder, Emitter, cmpi, is_float, memref_type};
+use acc_dialects::build::{BodyBuilder, Builder, cmpi, is_float, memref_type};
 
 /// `buffer` followed by `indices`, as operands.
 pub(super) fn with(buffer: ValueId, indices: &[ValueId]) -> Vec<ValueId> {
@@ -12,16 +13,16 @@ pub(super) fn with(buffer: ValueId, indices: &[ValueId]) -> Vec<ValueId> {
     v
 }
 
-pub(super) use acc_dialects::emit::index_op;
+pub(super) use acc_dialects::build::index_op;
 
-pub(super) fn index_add(e: &mut Emitter<'_>, a: ValueId, b: ValueId) -> Result<ValueId, String> {
+pub(super) fn index_add(e: &mut Builder<'_>, a: ValueId, b: ValueId) -> Result<ValueId, String> {
     let index = e.ctx.index_type();
     e.op1("arith.addi", &[a, b], index, &[])
 }
 
 /// `iv * stride + offset`.
 pub(super) fn pos(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     iv: ValueId,
     stride: i64,
     offset: i64,
@@ -31,7 +32,7 @@ pub(super) fn pos(
 }
 
 /// Whether `0 <= i < n`.
-pub(super) fn in_range(e: &mut Emitter<'_>, i: ValueId, n: i64) -> Result<ValueId, String> {
+pub(super) fn in_range(e: &mut Builder<'_>, i: ValueId, n: i64) -> Result<ValueId, String> {
     let zero = e.index(0)?;
     let limit = e.index(n)?;
     let lo = e.cmpi(cmpi::SGE, i, zero)?;
@@ -41,7 +42,7 @@ pub(super) fn in_range(e: &mut Emitter<'_>, i: ValueId, n: i64) -> Result<ValueI
 }
 
 /// `i` clamped to `[0, n - 1]`.
-pub(super) fn clamp(e: &mut Emitter<'_>, i: ValueId, n: i64) -> Result<ValueId, String> {
+pub(super) fn clamp(e: &mut Builder<'_>, i: ValueId, n: i64) -> Result<ValueId, String> {
     let index = e.ctx.index_type();
     let zero = e.index(0)?;
     let last = e.index(n - 1)?;
@@ -52,7 +53,7 @@ pub(super) fn clamp(e: &mut Emitter<'_>, i: ValueId, n: i64) -> Result<ValueId, 
 /// `x` converted from element type `from` to `to` (a narrower integer or float
 /// widened), or `x` when they agree.
 pub(super) fn convert(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     x: ValueId,
     from: TypeId,
     to: TypeId,
@@ -71,7 +72,7 @@ pub(super) fn convert(
 
 /// `acc + x * y` in element type `ty`.
 pub(super) fn multiply_add(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     x: ValueId,
     y: ValueId,
     acc: ValueId,
@@ -89,15 +90,15 @@ pub(super) fn multiply_add(
 /// A `loop.for` from 0 to `n` carrying one value from `init`; `step` gives the next
 /// value from the index and the carried one.
 pub(super) fn for_range(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     n: i64,
     init: ValueId,
-    step: &mut dyn FnMut(&mut Emitter<'_>, ValueId, ValueId) -> Result<ValueId, String>,
+    step: &mut dyn FnMut(&mut Builder<'_>, ValueId, ValueId) -> Result<ValueId, String>,
 ) -> Result<ValueId, String> {
     let (lb, ub, one) = (e.index(0)?, e.index(n)?, e.index(1)?);
     let ty = e.type_of(init);
     let index = e.ctx.index_type();
-    let mut fill = |inner: &mut Emitter<'_>, args: &[ValueId]| -> Result<Vec<ValueId>, String> {
+    let mut fill = |inner: &mut Builder<'_>, args: &[ValueId]| -> Result<Vec<ValueId>, String> {
         Ok(vec![step(inner, args[0], args[1])?])
     };
     Ok(e.op_with_region(
@@ -114,13 +115,13 @@ pub(super) fn for_range(
 /// The body of a [`for_carrying`] loop: the next carried values from the index and
 /// the carried ones.
 pub(super) type CarriedStep<'f> =
-    dyn FnMut(&mut Emitter<'_>, ValueId, &[ValueId]) -> Result<Vec<ValueId>, String> + 'f;
+    dyn FnMut(&mut Builder<'_>, ValueId, &[ValueId]) -> Result<Vec<ValueId>, String> + 'f;
 
 /// A `loop.for` from `lb` to `ub` (index values) by 1, carrying `inits`; `step` gives
 /// the next carried values from the index and the carried ones. The values carried
 /// out of the last iteration.
 pub(super) fn for_carrying(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     [lb, ub]: [ValueId; 2],
     inits: &[ValueId],
     step: &mut CarriedStep<'_>,
@@ -129,7 +130,7 @@ pub(super) fn for_carrying(
     let types: Vec<TypeId> = inits.iter().map(|v| e.type_of(*v)).collect();
     let mut arg_types = vec![e.ctx.index_type()];
     arg_types.extend(&types);
-    let mut fill = |inner: &mut Emitter<'_>, args: &[ValueId]| step(inner, args[0], &args[1..]);
+    let mut fill = |inner: &mut Builder<'_>, args: &[ValueId]| step(inner, args[0], &args[1..]);
     e.op_with_region(
         "loop.for",
         &[&[lb, ub, one][..], inits].concat(),
@@ -144,14 +145,14 @@ pub(super) fn for_carrying(
 /// Whether position `j` of a line goes before the one being ranked: ordered strictly
 /// before it (`strict`), or before it or equal to it (not `strict`), as an `i1`.
 pub(super) type LineOrder<'f> =
-    dyn FnMut(&mut Emitter<'_>, ValueId, bool) -> Result<ValueId, String> + 'f;
+    dyn FnMut(&mut Builder<'_>, ValueId, bool) -> Result<ValueId, String> + 'f;
 
 /// The rank of position `i` on a line of `end` (an index value; its place in a
 /// stable sort): the positions before `i` that `order` puts before it or equal to
 /// it, counted by one `loop.for`, plus the positions after `i` it puts strictly
 /// before it, by another. Quadratic, and free of data-dependent branches.
 pub(super) fn rank_on_line(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     end: ValueId,
     i: ValueId,
     order: &mut LineOrder<'_>,
@@ -178,7 +179,7 @@ pub(super) fn rank_on_line(
 /// A `loop.parallel` over `shape` running `body` with the indices (directly when the
 /// shape has no dimension).
 pub(super) fn parallel(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     shape: &[i64],
     body: &mut BodyBuilder<'_>,
 ) -> Result<(), String> {
@@ -204,7 +205,7 @@ pub(super) fn parallel(
         })
     };
     let index = e.ctx.index_type();
-    let mut fill = |inner: &mut Emitter<'_>, ivs: &[ValueId]| -> Result<Vec<ValueId>, String> {
+    let mut fill = |inner: &mut Builder<'_>, ivs: &[ValueId]| -> Result<Vec<ValueId>, String> {
         body(inner, ivs)?;
         Ok(Vec::new())
     };
@@ -222,7 +223,7 @@ pub(super) fn parallel(
 
 /// `hw.intrinsic "gemm"(a, b, c, m, n, k)`: C += A x B (row-major, contiguous).
 pub(super) fn call_gemm(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     gemm: &str,
     buffers: [ValueId; 3],
     [m, n, k]: [i64; 3],
@@ -232,7 +233,7 @@ pub(super) fn call_gemm(
 
 /// `hw.intrinsic "callee"(buffers..., sizes...)`, the sizes as index constants.
 pub(super) fn call_library(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     callee: &str,
     buffers: &[ValueId],
     sizes: &[i64],
@@ -257,7 +258,7 @@ pub(super) fn call_library(
 /// the output seen as M x OH*OW.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn conv_as_gemm(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     gemm: &str,
     [x, w, out]: [ValueId; 3],
     sx: &[i64],
@@ -272,7 +273,7 @@ pub(super) fn conv_as_gemm(
     let f32t = e.ctx.float_type(acc_ir::FloatKind::F32);
     let depth = c * kh * kw;
     let plane = oh * ow;
-    let as_matrix = |e: &mut Emitter<'_>, v: ValueId, rows: i64, cols: i64| {
+    let as_matrix = |e: &mut Builder<'_>, v: ValueId, rows: i64, cols: i64| {
         let ty = memref_type(e.ctx, &[rows, cols], f32t);
         e.op1("loop.reshape", &[v], ty, &[])
     };

@@ -2,12 +2,13 @@
 //! inserted, tensors generated element by element (gathers reading other tensors
 //! with `tensor.extract`), and sorts.
 
+use acc_dialects::build::BuildExt as _;
 use acc_ir::clone::{ValueMap, clone_op};
 use acc_ir::{OpId, ValueId};
 
 use super::build::{index_op, parallel, rank_on_line, with};
 use super::{Bufferizer, buffer_type};
-use acc_dialects::emit::{Emitter, cmpf, cmpi, is_float};
+use acc_dialects::build::{Builder, cmpf, cmpi, is_float};
 
 impl Bufferizer<'_> {
     /// The static offsets, sizes and strides of a slice op; an error for dynamic ones
@@ -289,7 +290,7 @@ impl Bufferizer<'_> {
 
 /// `offset + i * stride` along each dimension.
 fn strided_positions(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     ivs: &[ValueId],
     offsets: &[i64],
     strides: &[i64],
@@ -312,7 +313,7 @@ fn strided_positions(
 
 /// `a < b` in the sort order: signless integers as signed, floats by value with NaN
 /// above every number.
-fn less(e: &mut Emitter<'_>, a: ValueId, b: ValueId) -> Result<ValueId, String> {
+fn less(e: &mut Builder<'_>, a: ValueId, b: ValueId) -> Result<ValueId, String> {
     if !is_float(e.ctx, e.type_of(a)) {
         return e.cmpi(cmpi::SLT, a, b);
     }
@@ -326,7 +327,7 @@ fn less(e: &mut Emitter<'_>, a: ValueId, b: ValueId) -> Result<ValueId, String> 
     e.op1("arith.ori", &[lt, number_below_nan], i1, &[])
 }
 
-fn bool_attr(e: &Emitter<'_>, v: bool) -> Result<acc_ir::AttrId, String> {
+fn bool_attr(e: &Builder<'_>, v: bool) -> Result<acc_ir::AttrId, String> {
     let i1 = e.ctx.int_type(1);
     acc_ir::elements::scalar_attr(e.ctx, i1, acc_ir::elements::Scalar::Int(i128::from(v)))
         .ok_or_else(|| "cannot make an i1 constant".to_string())

@@ -15,7 +15,7 @@ use acc_ir::{OpId, ValueId};
 
 use super::Bufferizer;
 use super::build::{parallel, with};
-use acc_dialects::emit::memref_type;
+use acc_dialects::build::memref_type;
 
 /// `shape` with its dimensions in the order `perm` gives.
 pub(super) fn permuted_shape(shape: &[i64], perm: &[i64]) -> Vec<i64> {

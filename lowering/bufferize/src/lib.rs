@@ -43,7 +43,7 @@ use acc_ir::{
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use acc_dialects::emit::{Emitter, i64s, memref_type, shape_of};
+use acc_dialects::build::{Builder, i64s, memref_type, shape_of};
 
 mod build;
 mod data;
@@ -496,15 +496,9 @@ impl<'a> Bufferizer<'a> {
         Ok(self.returned)
     }
 
-    fn emitter(&mut self, op: OpId) -> Emitter<'_> {
+    fn emitter(&mut self, op: OpId) -> Builder<'_> {
         let loc = self.ir.op(self.body, op).loc();
-        Emitter {
-            ctx: self.ctx,
-            ir: &mut *self.ir,
-            body: self.body,
-            point: InsertPoint::Before(op),
-            loc,
-        }
+        Builder::new(self.ctx, &mut *self.ir, self.body, InsertPoint::Before(op), loc)
     }
 
     fn buffer(&self, loc: AttrId, v: ValueId) -> Result<ValueId, Diagnostic> {

@@ -18,12 +18,13 @@
 //!   the last one with its own values again (they are this class's and its last
 //!   kept box, carried along); the extents go to row `min(count, M)`, M spare.
 
+use acc_dialects::build::BuildExt as _;
 use acc_dialects::hooks::nms::Suppression;
 use acc_ir::{FloatKind, OpId, TypeId, ValueId};
 
 use super::Bufferizer;
 use super::build::{convert, for_carrying, rank_on_line, with};
-use acc_dialects::emit::{Emitter, cmpf, cmpi, memref_type};
+use acc_dialects::build::{Builder, cmpf, cmpi, memref_type};
 
 /// Where the loops of one batch and class read and write.
 #[derive(Clone, Copy)]
@@ -154,7 +155,7 @@ impl Bufferizer<'_> {
 }
 
 /// The score of box `i` of the class, in f64.
-fn score(e: &mut Emitter<'_>, at: Place, k: &Constants, i: ValueId) -> Result<ValueId, String> {
+fn score(e: &mut Builder<'_>, at: Place, k: &Constants, i: ValueId) -> Result<ValueId, String> {
     let s = e.op1(
         "loop.load",
         &[at.scores, at.batch, at.class, i],
@@ -166,7 +167,7 @@ fn score(e: &mut Emitter<'_>, at: Place, k: &Constants, i: ValueId) -> Result<Va
 }
 
 /// A signed integer ordered as IEEE's total order orders the f64 `x`.
-fn total_order_key(e: &mut Emitter<'_>, x: ValueId) -> Result<ValueId, String> {
+fn total_order_key(e: &mut Builder<'_>, x: ValueId) -> Result<ValueId, String> {
     let i64t = e.ctx.int_type(64);
     let bits = e.op1("arith.bitcast", &[x], i64t, &[])?;
     let (k63, k1) = (e.scalar(i64t, 63.0)?, e.scalar(i64t, 1.0)?);
@@ -175,7 +176,7 @@ fn total_order_key(e: &mut Emitter<'_>, x: ValueId) -> Result<ValueId, String> {
     e.op1("arith.xori", &[bits, magnitude], i64t, &[])
 }
 
-fn and(e: &mut Emitter<'_>, a: ValueId, b: ValueId) -> Result<ValueId, String> {
+fn and(e: &mut Builder<'_>, a: ValueId, b: ValueId) -> Result<ValueId, String> {
     let i1 = e.ctx.int_type(1);
     e.op1("arith.andi", &[a, b], i1, &[])
 }
@@ -185,7 +186,7 @@ fn and(e: &mut Emitter<'_>, a: ValueId, b: ValueId) -> Result<ValueId, String> {
 /// scores' keys into `keys`. Their count. A box that is not a candidate is written
 /// to the spare slot N of `ids`, which nothing reads.
 fn gather_candidates(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     at: Place,
     k: &Constants,
     [keys, ids]: [ValueId; 2],
@@ -222,7 +223,7 @@ fn gather_candidates(
 /// `order[rank] = ids[c]` for each of the `count` candidates c, ranked by descending
 /// key (the earlier candidate first on ties: the lower box index).
 fn rank_candidates(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     k: &Constants,
     [keys, ids, order]: [ValueId; 3],
     count: ValueId,
@@ -243,7 +244,7 @@ fn rank_candidates(
 
 /// The extent (y0, x0, y1, x1) of box `i` of the batch, in f64.
 fn extent(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     at: Place,
     k: &Constants,
     i: ValueId,
@@ -285,14 +286,14 @@ fn extent(
 /// (false when they do not meet or either has no area: every quantity divided or
 /// compared must be above zero, as the interpreter's early returns say).
 fn overlaps(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     k: &Constants,
     a: [ValueId; 4],
     b: [ValueId; 4],
 ) -> Result<ValueId, String> {
     let f64t = e.ctx.float_type(FloatKind::F64);
     let op =
-        |e: &mut Emitter<'_>, name: &str, x: ValueId, y: ValueId| e.op1(name, &[x, y], f64t, &[]);
+        |e: &mut Builder<'_>, name: &str, x: ValueId, y: ValueId| e.op1(name, &[x, y], f64t, &[]);
     let right = op(e, "arith.minnumf", a[3], b[3])?;
     let left = op(e, "arith.maxnumf", a[1], b[1])?;
     let bottom = op(e, "arith.minnumf", a[2], b[2])?;
@@ -300,7 +301,7 @@ fn overlaps(
     let w = op(e, "arith.subf", right, left)?;
     let h = op(e, "arith.subf", bottom, top)?;
     let inter = op(e, "arith.mulf", w, h)?;
-    let area = |e: &mut Emitter<'_>, r: [ValueId; 4]| -> Result<ValueId, String> {
+    let area = |e: &mut Builder<'_>, r: [ValueId; 4]| -> Result<ValueId, String> {
         let width = op(e, "arith.subf", r[3], r[1])?;
         let height = op(e, "arith.subf", r[2], r[0])?;
         op(e, "arith.mulf", width, height)
@@ -320,7 +321,7 @@ fn overlaps(
 /// Whether box `this` overlaps one of the boxes in rows `[first, end)` of the output
 /// (their extents read from `extents`).
 fn suppressed(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     at: Place,
     k: &Constants,
     this: [ValueId; 4],
@@ -345,7 +346,7 @@ fn suppressed(
 /// reach M only in the last class once it is full, when that row holds this class
 /// and its last kept box, the values written again.
 fn select_class(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     at: Place,
     k: &Constants,
     order: ValueId,

@@ -1,6 +1,7 @@
 //! The loop nests of each tensor op: maps, gathers (broadcast, transpose), matrix
 //! products and convolutions (loops, or the library GEMM), pools, reductions, pads.
 
+use acc_dialects::build::BuildExt as _;
 use acc_ir::{OpId, TypeId, ValueId};
 
 use super::build::{
@@ -9,9 +10,9 @@ use super::build::{
 };
 use super::strided::window;
 use super::{Bufferizer, LibraryFunction, PANEL_COLUMNS, buffer_type};
-use acc_dialects::emit::Emitter;
-use acc_dialects::emit::dense_bytes;
-use acc_dialects::emit::is_float;
+use acc_dialects::build::Builder;
+use acc_dialects::build::dense_bytes;
+use acc_dialects::build::is_float;
 
 impl Bufferizer<'_> {
     /// `tensor.map`: a `loop.parallel` computing each element with the region. When
@@ -124,7 +125,7 @@ impl Bufferizer<'_> {
         }
         let f32t = self.element(b);
         let shape = [panels as i64, k as i64, PANEL_COLUMNS];
-        let ty = acc_dialects::emit::tensor_type(self.ctx, &shape, f32t);
+        let ty = acc_dialects::build::tensor_type(self.ctx, &shape, f32t);
         let value = self
             .ctx
             .intern_attr(acc_ir::attrs::AttrData::DenseElements {
@@ -1017,13 +1018,13 @@ pub(super) enum ConvKind {
 }
 
 /// Combines the element at a full index into the accumulator.
-type Combine<'f> = dyn FnMut(&mut Emitter<'_>, &[ValueId], ValueId) -> Result<ValueId, String> + 'f;
+type Combine<'f> = dyn FnMut(&mut Builder<'_>, &[ValueId], ValueId) -> Result<ValueId, String> + 'f;
 
 /// `loop.for` loops over the `reduced` dimensions of `shape` (in order) carrying one
 /// value from `init`; `step` combines the value at the full index (the `kept` indices
 /// in the other dimensions) into it.
 fn reduce_nest(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     shape: &[i64],
     reduced: &[usize],
     kept: &[ValueId],
@@ -1031,7 +1032,7 @@ fn reduce_nest(
     step: &mut Combine<'_>,
 ) -> Result<ValueId, String> {
     fn level(
-        e: &mut Emitter<'_>,
+        e: &mut Builder<'_>,
         shape: &[i64],
         reduced: &[usize],
         at: &mut Vec<Option<ValueId>>,

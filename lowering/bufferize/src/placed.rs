@@ -10,13 +10,14 @@
 //! bytes themselves, computed here or by `weight-prep`, are what the C library reads;
 //! the interpreter does not read them, so the C tests check them, bit for bit.)
 
+use acc_dialects::build::BuildExt as _;
 use acc_ir::clone::{ValueMap, clone_op};
 use acc_target::{CallArg, Intrinsic, Placement};
 use acc_ir::{OpId, ValueId};
 
 use super::layouts::{inverse, permuted_shape};
 use super::{Bufferizer, buffer_type};
-use acc_dialects::emit::{i64s, memref_type, shape_of, tensor_type};
+use acc_dialects::build::{i64s, memref_type, shape_of, tensor_type};
 pub use acc_target::placement::LAYOUT_ATTR;
 use acc_target::placement::{clear_placement, placed_intrinsic, placement};
 use acc_dialects::hooks::stored::constant_chain;
@@ -263,7 +264,7 @@ impl Bufferizer<'_> {
 /// `graph.transpose` of the tensor `v` by `perm` (result dimension `i` is `v`'s
 /// dimension `perm[i]`).
 fn transpose(
-    e: &mut acc_dialects::emit::Emitter<'_>,
+    e: &mut acc_dialects::build::Builder<'_>,
     v: ValueId,
     perm: &[i64],
 ) -> Result<ValueId, String> {

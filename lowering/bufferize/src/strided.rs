@@ -15,7 +15,7 @@ use rustc_hash::FxHashSet;
 
 use super::Bufferizer;
 use super::build::call_library;
-use acc_dialects::emit::{Emitter, dense_bytes, i64s, segments};
+use acc_dialects::build::{Builder, dense_bytes, i64s, segments};
 
 /// How a product reads one operand: the buffer, the strides (in elements) of each
 /// of the operand's dimensions in it, and the buffer's dimension that the batch
@@ -285,7 +285,7 @@ fn strided_layout(ctx: &acc_ir::Context, ty: TypeId) -> Result<(Vec<i64>, i64), 
 /// The window of `buffer` at index `i` of dimension `dim` (size 1 there, the rest
 /// whole): its first element is where batch `i` of a product's operand starts.
 pub(super) fn window(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     buffer: ValueId,
     dim: usize,
     i: i64,

@@ -1,19 +1,20 @@
 //! Lowerings of the graph ops that move, convert or combine elements: cast, concat,
 //! slice, pad, the reductions, sort and topk.
 
+use acc_dialects::build::BuildExt as _;
 use acc_dialects::hooks::attr_read::Attrs;
 use acc_dialects::hooks::shape::slice_plan;
 use acc_ir::elements::Scalar;
 use acc_ir::{TypeData, TypeId, ValueId};
 
-use super::{Emitter, arith, map_with, reshape};
-use acc_dialects::emit::{i64s, index_op, is_float, segments, shape_of, tensor_type};
+use super::{Builder, arith, map_with, reshape};
+use acc_dialects::build::{i64s, index_op, is_float, segments, shape_of, tensor_type};
 
 /// `cast`: one conversion per element (`extf`/`truncf`, `sitofp`/`uitofp`,
 /// `fptosi`/`fptoui`, `extsi`/`extui`/`trunci` by the types). With `wrap`, a float
 /// goes through i64 and is truncated to the result's width.
 pub(super) fn cast(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     x: ValueId,
     out: TypeId,
     wrap: bool,
@@ -93,7 +94,7 @@ pub(super) fn axis(a: i64, rank: usize) -> Result<usize, String> {
 
 /// `tensor.insert_slice` of `source` into `dest` at `offsets` (unit strides).
 fn insert(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     source: ValueId,
     dest: ValueId,
     offsets: &[i64],
@@ -111,7 +112,7 @@ fn insert(
 
 /// `tensor.extract_slice` of `x` (same rank) of type `out`.
 fn extract(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     x: ValueId,
     out: TypeId,
     offsets: &[i64],
@@ -129,7 +130,7 @@ fn extract(
 
 /// `concat`: each input inserted into an empty result at its offset along `axis`.
 pub(super) fn concat(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     inputs: &[ValueId],
     out: TypeId,
     a: &Attrs<'_>,
@@ -150,7 +151,7 @@ pub(super) fn concat(
 /// `slice`: ONNX's clamped starts and steps; a `tensor.extract_slice` when every
 /// step is positive, else a `tensor.generate` reading `start + i * step`.
 pub(super) fn slice(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     x: ValueId,
     out: TypeId,
     a: &Attrs<'_>,
@@ -180,14 +181,14 @@ pub(super) fn slice(
 /// A `tensor.generate` of type `out` whose element at each index is `x`'s element at
 /// the indices `source` computes.
 fn generate(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     x: ValueId,
     out: TypeId,
-    source: &mut acc_dialects::emit::RegionBuilder<'_>,
+    source: &mut acc_dialects::build::RegionBuilder<'_>,
 ) -> Result<ValueId, String> {
     let (shape, elem) = shape_of(e.ctx, out)?;
     let index = e.ctx.index_type();
-    let mut fill = |inner: &mut Emitter<'_>, ivs: &[ValueId]| -> Result<Vec<ValueId>, String> {
+    let mut fill = |inner: &mut Builder<'_>, ivs: &[ValueId]| -> Result<Vec<ValueId>, String> {
         let at = source(inner, ivs)?;
         let operands = [&[x][..], &at[..]].concat();
         Ok(vec![inner.op1("tensor.extract", &operands, elem, &[])?])
@@ -205,7 +206,7 @@ fn generate(
 
 /// `select(c, a, b)` on indices.
 fn index_select(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     c: ValueId,
     a: ValueId,
     b: ValueId,
@@ -215,12 +216,12 @@ fn index_select(
 }
 
 /// Whether `a < b` on indices.
-fn index_less(e: &mut Emitter<'_>, a: ValueId, b: ValueId) -> Result<ValueId, String> {
-    e.cmpi(acc_dialects::emit::cmpi::SLT, a, b)
+fn index_less(e: &mut Builder<'_>, a: ValueId, b: ValueId) -> Result<ValueId, String> {
+    e.cmpi(acc_dialects::build::cmpi::SLT, a, b)
 }
 
 /// `p` modulo `n`, in `[0, n)`.
-fn rem_euclid(e: &mut Emitter<'_>, p: ValueId, n: i64) -> Result<ValueId, String> {
+fn rem_euclid(e: &mut Builder<'_>, p: ValueId, n: i64) -> Result<ValueId, String> {
     let m = index_op(e, "remsi", p, n)?;
     let zero = e.index(0)?;
     let negative = index_less(e, m, zero)?;
@@ -232,7 +233,7 @@ fn rem_euclid(e: &mut Emitter<'_>, p: ValueId, n: i64) -> Result<ValueId, String
 /// `tensor.pad` yields the value. Edge, reflect and wrap: a `tensor.generate` reading
 /// each element at the clamped, mirrored or wrapped index (numpy's modes).
 pub(super) fn pad(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     x: ValueId,
     out: TypeId,
     a: &Attrs<'_>,
@@ -268,7 +269,7 @@ pub(super) fn pad(
         let lo: Vec<i64> = low.iter().map(|l| (*l).max(0)).collect();
         let hi: Vec<i64> = high.iter().map(|h| (*h).max(0)).collect();
         let index = e.ctx.index_type();
-        let mut fill = |inner: &mut Emitter<'_>, _: &[ValueId]| -> Result<Vec<ValueId>, String> {
+        let mut fill = |inner: &mut Builder<'_>, _: &[ValueId]| -> Result<Vec<ValueId>, String> {
             Ok(vec![inner.scalar(elem, value)?])
         };
         let props = [
@@ -325,7 +326,7 @@ pub(super) fn pad(
 /// combination, `reduce_mean` then divided by the count, and the result reshaped
 /// to keep or drop the reduced dimensions.
 pub(super) fn reduce(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     name: &str,
     x: ValueId,
     out: TypeId,
@@ -398,7 +399,7 @@ pub(super) fn reduce(
     let init = e.op1("arith.constant", &[], ty, &[("value", attr)])?;
     let dims: Vec<i64> = axes.iter().map(|d| *d as i64).collect();
     let dims = i64s(e.ctx, &dims);
-    let mut combine = |inner: &mut Emitter<'_>, args: &[ValueId]| -> Result<Vec<ValueId>, String> {
+    let mut combine = |inner: &mut Builder<'_>, args: &[ValueId]| -> Result<Vec<ValueId>, String> {
         Ok(vec![arith(inner, f, i, &[args[0], args[1]], elem)?])
     };
     let mut v = e.op_with_region(
@@ -431,7 +432,7 @@ pub(super) fn reduce(
 /// and for topk's `largest`), topk then keeping the first `k` with
 /// `tensor.extract_slice`s. Returns the values and the indices.
 pub(super) fn sort(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     topk: bool,
     x: ValueId,
     outs: [TypeId; 2],
@@ -456,7 +457,7 @@ pub(super) fn sort(
     let indices_ty = tensor_type(e.ctx, &shape, index_elem);
     let values_init = e.op1("tensor.empty", &[], values_ty, &[])?;
     let indices_init = e.op1("tensor.empty", &[], indices_ty, &[])?;
-    let dim = acc_dialects::emit::i64_attr(e.ctx, ax as i64);
+    let dim = acc_dialects::build::i64_attr(e.ctx, ax as i64);
     let flag = acc_ir::elements::scalar_attr(
         e.ctx,
         e.ctx.int_type(1),

@@ -31,11 +31,12 @@
 
 #![deny(missing_docs)]
 
+use acc_dialects::build::BuildExt as _;
 use acc_dialects::hooks::attr_read::Attrs;
 use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use acc_ir::{BodyId, Context, DiagLoc, Diagnostic, InsertPoint, Ir, OpId, TypeId, ValueId};
 
-use acc_dialects::emit::{Emitter, i64s, is_float, reassociation, shape_of, tensor_type};
+use acc_dialects::build::{Builder, i64s, is_float, reassociation, shape_of, tensor_type};
 
 mod data;
 mod nms;
@@ -95,13 +96,7 @@ fn lower_body(ctx: &Context, ir: &mut Ir, body: BodyId) -> Result<(), Diagnostic
         let r = ir.op(body, op);
         let loc = r.loc();
         let name = ctx.op_name_str(r.name()).to_string();
-        let mut e = Emitter {
-            ctx,
-            ir: &mut *ir,
-            body,
-            point: InsertPoint::Before(op),
-            loc,
-        };
+        let mut e = Builder::new(ctx, &mut *ir, body, InsertPoint::Before(op), loc);
         let values = lower_op(&mut e, op, &name).map_err(|m| {
             Diagnostic::error(DiagLoc::Loc(loc), format!("cannot lower '{name}': {m}"))
         })?;
@@ -120,7 +115,7 @@ struct Parts {
     results: Vec<TypeId>,
 }
 
-fn parts(e: &Emitter<'_>, op: OpId) -> Parts {
+fn parts(e: &Builder<'_>, op: OpId) -> Parts {
     let r = e.ir.op(e.body, op);
     Parts {
         operands: r.operands().collect(),
@@ -135,7 +130,7 @@ enum Elementwise<'n> {
     Binary(&'n str),
 }
 
-fn lower_op(e: &mut Emitter<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, String> {
+fn lower_op(e: &mut Builder<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, String> {
     let p = parts(e, op);
     let attrs_op = e.ir.op(e.body, op);
     let short = name.trim_start_matches("graph.");
@@ -303,7 +298,7 @@ impl<'c> AttrValues<'c> {
 /// `tensor.map` over same-shaped `inputs` into a new tensor of type `out`, each element
 /// computed by `what`.
 fn map_elements(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     inputs: &[ValueId],
     out: TypeId,
     what: Elementwise<'_>,
@@ -316,11 +311,11 @@ fn map_elements(
 }
 
 /// Computes one element from the elements of the inputs.
-type ElementBuilder<'f> = dyn FnMut(&mut Emitter<'_>, &[ValueId]) -> Result<ValueId, String> + 'f;
+type ElementBuilder<'f> = dyn FnMut(&mut Builder<'_>, &[ValueId]) -> Result<ValueId, String> + 'f;
 
 /// A `tensor.map` with a region built by `f` (for lowerings composing several maps).
 pub(crate) fn map_with(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     inputs: &[ValueId],
     out: TypeId,
     f: &mut ElementBuilder<'_>,
@@ -335,7 +330,7 @@ pub(crate) fn map_with(
     let init = e.op1("tensor.empty", &[], out, &[])?;
     let mut operands = inputs.to_vec();
     operands.push(init);
-    let mut fill = |inner: &mut Emitter<'_>, args: &[ValueId]| -> Result<Vec<ValueId>, String> {
+    let mut fill = |inner: &mut Builder<'_>, args: &[ValueId]| -> Result<Vec<ValueId>, String> {
         Ok(vec![f(inner, args)?])
     };
     Ok(e.op_with_region(
@@ -351,7 +346,7 @@ pub(crate) fn map_with(
 
 /// One arith op on elements of type `elem` (`addf` or `addi` by the type).
 pub(crate) fn arith(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     float_op: &str,
     int_op: &str,
     args: &[ValueId],
@@ -369,7 +364,7 @@ pub(crate) fn arith(
 }
 
 pub(crate) fn math(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     f: &str,
     x: ValueId,
     elem: TypeId,
@@ -382,7 +377,7 @@ pub(crate) fn math(
 
 /// The element computation of an elementwise graph op.
 fn element(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     what: Elementwise<'_>,
     args: &[ValueId],
     elem: TypeId,
@@ -478,7 +473,7 @@ fn element(
 
 /// `x` reshaped to `shape` (same number of elements): collapsed to one dimension,
 /// then expanded.
-pub(crate) fn reshape(e: &mut Emitter<'_>, x: ValueId, shape: &[i64]) -> Result<ValueId, String> {
+pub(crate) fn reshape(e: &mut Builder<'_>, x: ValueId, shape: &[i64]) -> Result<ValueId, String> {
     let (from, elem) = shape_of(e.ctx, e.type_of(x))?;
     if from == shape {
         return Ok(x);
@@ -534,7 +529,7 @@ pub(crate) fn reshape(e: &mut Emitter<'_>, x: ValueId, shape: &[i64]) -> Result<
 
 /// `x` broadcast to `shape` by numpy's rules.
 pub(crate) fn broadcast_to(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     x: ValueId,
     shape: &[i64],
 ) -> Result<ValueId, String> {
@@ -571,7 +566,7 @@ pub(crate) fn broadcast_to(
 }
 
 /// A tensor of type `ty` with every element `value`.
-pub(crate) fn filled(e: &mut Emitter<'_>, ty: TypeId, value: f64) -> Result<ValueId, String> {
+pub(crate) fn filled(e: &mut Builder<'_>, ty: TypeId, value: f64) -> Result<ValueId, String> {
     let (_, elem) = shape_of(e.ctx, ty)?;
     let v = if is_float(e.ctx, elem) {
         acc_ir::elements::Scalar::Float(value)

@@ -7,7 +7,7 @@ use acc_dialects::hooks::attr_read::Attrs;
 use acc_dialects::hooks::nms::{Suppression, bound};
 use acc_ir::{DYNAMIC, TypeId, ValueId};
 
-use acc_dialects::emit::{Emitter, i64s, segments, shape_of, tensor_type};
+use acc_dialects::build::{Builder, i64s, segments, shape_of, tensor_type};
 
 /// The attributes the tensor op takes over from the graph op.
 const ATTRIBUTES: [&str; 4] = [
@@ -20,7 +20,7 @@ const ATTRIBUTES: [&str; 4] = [
 /// Lowers `graph.non_max_suppression(boxes, scores)` of result type `out`; the
 /// selected triples.
 pub(super) fn non_max_suppression(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     boxes: ValueId,
     scores: ValueId,
     out: TypeId,

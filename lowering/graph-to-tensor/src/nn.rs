@@ -1,14 +1,15 @@
 //! The network ops: matrix products, convolution, pooling, softmax and the
 //! normalizations, composed of tensor ops.
 
+use acc_dialects::build::BuildExt as _;
 use acc_ir::{TypeId, ValueId};
 
 use super::{AttrValues, Parts, arith, broadcast_to, filled, map_with, math, reshape};
-use acc_dialects::emit::{Emitter, i64s, is_float, segments, shape_of, tensor_type};
+use acc_dialects::build::{Builder, i64s, is_float, segments, shape_of, tensor_type};
 
 /// numpy.matmul of `a` and `b` into `out`.
 pub(super) fn matmul(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     a: ValueId,
     b: ValueId,
     out: TypeId,
@@ -60,13 +61,13 @@ pub(super) fn matmul(
 
 /// `gemm`: alpha * A' * B' + beta * C.
 pub(super) fn gemm(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     p: &Parts,
     out: TypeId,
     attrs: &AttrValues<'_>,
 ) -> Result<ValueId, String> {
     let (so, elem) = shape_of(e.ctx, out)?;
-    let transposed = |e: &mut Emitter<'_>, x: ValueId| -> Result<ValueId, String> {
+    let transposed = |e: &mut Builder<'_>, x: ValueId| -> Result<ValueId, String> {
         let (s, el) = shape_of(e.ctx, e.type_of(x))?;
         let ty = tensor_type(e.ctx, &[s[1], s[0]], el);
         let init = e.op1("tensor.empty", &[], ty, &[])?;
@@ -109,7 +110,7 @@ pub(super) fn gemm(
 
 /// `conv2d`: padding, then the convolution into the broadcast bias.
 pub(super) fn conv2d(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     p: &Parts,
     out: TypeId,
     attrs: &AttrValues<'_>,
@@ -141,7 +142,7 @@ pub(super) fn conv2d(
 
 /// `x` (NCHW) padded by [top, left, bottom, right] with `value`.
 pub(super) fn pad_spatial(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     x: ValueId,
     pads: &[i64],
     value: f64,
@@ -166,7 +167,7 @@ pub(super) fn pad_spatial(
     let low = i64s(e.ctx, &[0, 0, pads[0], pads[1]]);
     let high = i64s(e.ctx, &[0, 0, pads[2], pads[3]]);
     let index = e.ctx.index_type();
-    let mut fill = |inner: &mut Emitter<'_>, _: &[ValueId]| -> Result<Vec<ValueId>, String> {
+    let mut fill = |inner: &mut Builder<'_>, _: &[ValueId]| -> Result<Vec<ValueId>, String> {
         Ok(vec![inner.scalar(elem, value)?])
     };
     Ok(e.op_with_region(
@@ -186,7 +187,7 @@ pub(super) fn pad_spatial(
 
 /// The pools, as `tensor.pool` into a new tensor.
 pub(super) fn pool(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     short: &str,
     x: ValueId,
     out: TypeId,
@@ -221,7 +222,7 @@ pub(super) fn pool(
 
 /// A reduction of `x` over `axis` with `combine` (an arith op name pair) from `start`.
 pub(super) fn reduce_axis(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     x: ValueId,
     axis: usize,
     (f, i): (&str, &str),
@@ -233,7 +234,7 @@ pub(super) fn reduce_axis(
     let ty = tensor_type(e.ctx, &kept, elem);
     let init = filled(e, ty, start)?;
     let dims = i64s(e.ctx, &[axis as i64]);
-    let mut fill = |inner: &mut Emitter<'_>, args: &[ValueId]| -> Result<Vec<ValueId>, String> {
+    let mut fill = |inner: &mut Builder<'_>, args: &[ValueId]| -> Result<Vec<ValueId>, String> {
         Ok(vec![arith(inner, f, i, &[args[0], args[1]], elem)?])
     };
     Ok(e.op_with_region(
@@ -249,7 +250,7 @@ pub(super) fn reduce_axis(
 
 /// `v` (`x`'s shape without `axis`) copied along `axis` to `x`'s shape.
 pub(super) fn broadcast_axis(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     v: ValueId,
     to: TypeId,
     axis: usize,
@@ -261,7 +262,7 @@ pub(super) fn broadcast_axis(
 
 /// `softmax` along `axis`: exp(x - max) / sum(exp(x - max)).
 pub(super) fn softmax(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     x: ValueId,
     out: TypeId,
     attrs: &AttrValues<'_>,
@@ -286,7 +287,7 @@ pub(super) fn softmax(
 /// (computed once per row, as ONNX's definition does with `Reciprocal(Sqrt(...))`),
 /// then scaled and shifted (numpy broadcasting of `scale` and `bias`).
 pub(super) fn layer_norm(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     ops: &[ValueId],
     out: TypeId,
     attrs: &AttrValues<'_>,
@@ -302,7 +303,7 @@ pub(super) fn layer_norm(
     let x2 = reshape(e, ops[0], &[rows, width])?;
     let t2 = tensor_type(e.ctx, &[rows, width], elem);
     // The mean of each row, one value per row.
-    let row_means = |e: &mut Emitter<'_>, v: ValueId| -> Result<ValueId, String> {
+    let row_means = |e: &mut Builder<'_>, v: ValueId| -> Result<ValueId, String> {
         let sum = reduce_axis(e, v, 1, ("addf", ""), 0.0)?;
         let rty = e.type_of(sum);
         map_with(e, &[sum], rty, &mut |inner, args| {
@@ -350,7 +351,7 @@ pub(super) fn layer_norm(
 /// `batch_norm` (inference): per channel k = scale / sqrt(var + eps) and
 /// b = shift - mean * k, then x * k + b.
 pub(super) fn batch_norm(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     ops: &[ValueId],
     out: TypeId,
     attrs: &AttrValues<'_>,
@@ -370,7 +371,7 @@ pub(super) fn batch_norm(
         arith(inner, "subf", "", &[args[0], mk], elem)
     })?;
     let dims: Vec<i64> = (0..s.len() as i64).filter(|d| *d != 1).collect();
-    let spread = |e: &mut Emitter<'_>, v: ValueId| -> Result<ValueId, String> {
+    let spread = |e: &mut Builder<'_>, v: ValueId| -> Result<ValueId, String> {
         let init = e.op1("tensor.empty", &[], out, &[])?;
         let d = i64s(e.ctx, &dims);
         e.op1("tensor.broadcast", &[v, init], out, &[("dimensions", d)])

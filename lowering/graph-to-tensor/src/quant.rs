@@ -20,16 +20,17 @@
 //! exact), expressed types other than f32, and an output quantized per channel along
 //! another dimension than the weight's are refused.
 
+use acc_dialects::build::BuildExt as _;
 use acc_ir::elements::{Scalar, dense_attr};
 use acc_ir::types::QuantUniform;
 use acc_ir::{FloatKind, TypeData, TypeId, ValueId};
 
 use super::nn::{conv2d, matmul};
-use super::{AttrValues, Emitter, Parts};
-use acc_dialects::emit::{RegionBuilder, shape_of, tensor_type};
+use super::{AttrValues, Builder, Parts};
+use acc_dialects::build::{RegionBuilder, shape_of, tensor_type};
 
 /// The quantized element type of tensor type `ty`.
-fn quant_of(e: &Emitter<'_>, ty: TypeId) -> Result<QuantUniform, String> {
+fn quant_of(e: &Builder<'_>, ty: TypeId) -> Result<QuantUniform, String> {
     let (_, elem) = shape_of(e.ctx, ty)?;
     match e.ctx.type_data(elem) {
         TypeData::QuantUniform(q) if q.expressed == e.ctx.float_type(FloatKind::F32) => {
@@ -45,12 +46,12 @@ fn quant_of(e: &Emitter<'_>, ty: TypeId) -> Result<QuantUniform, String> {
 }
 
 /// The signless integer type a quantized type stores.
-fn storage(e: &Emitter<'_>, q: &QuantUniform) -> TypeId {
+fn storage(e: &Builder<'_>, q: &QuantUniform) -> TypeId {
     e.ctx.int_type(q.storage_width)
 }
 
 /// `x` (quantized) seen as its stored integers.
-fn stored(e: &mut Emitter<'_>, x: ValueId, q: &QuantUniform) -> Result<ValueId, String> {
+fn stored(e: &mut Builder<'_>, x: ValueId, q: &QuantUniform) -> Result<ValueId, String> {
     let (shape, _) = shape_of(e.ctx, e.type_of(x))?;
     let ty = tensor_type(e.ctx, &shape, storage(e, q));
     e.op1("tensor.bitcast", &[x], ty, &[])
@@ -78,7 +79,7 @@ impl Param {
     /// `values` (one, or one per channel along `dim`) of element type `ty`; a table
     /// is made at the emitter's point (outside the region reading it).
     fn new(
-        e: &mut Emitter<'_>,
+        e: &mut Builder<'_>,
         values: Vec<Scalar>,
         ty: TypeId,
         dim: Option<usize>,
@@ -95,7 +96,7 @@ impl Param {
     }
 
     /// The parameter of the element at `ivs`.
-    fn at(&self, e: &mut Emitter<'_>, ivs: &[ValueId]) -> Result<ValueId, String> {
+    fn at(&self, e: &mut Builder<'_>, ivs: &[ValueId]) -> Result<ValueId, String> {
         match self {
             Param::Scalar(v, ty) => {
                 let attr = acc_ir::elements::scalar_attr(e.ctx, *ty, *v).ok_or("a constant")?;
@@ -108,7 +109,7 @@ impl Param {
 
 /// The scales of `q` (f64) as a parameter along its channel dimension of a
 /// rank-`rank` tensor.
-fn scales(e: &mut Emitter<'_>, q: &QuantUniform, rank: usize) -> Result<Param, String> {
+fn scales(e: &mut Builder<'_>, q: &QuantUniform, rank: usize) -> Result<Param, String> {
     let dim = channel_dim(q, rank)?;
     let f64t = e.ctx.float_type(FloatKind::F64);
     let values = (0..q.params.len())
@@ -119,7 +120,7 @@ fn scales(e: &mut Emitter<'_>, q: &QuantUniform, rank: usize) -> Result<Param, S
 
 /// The zero points of `q` (as `ty`, a float or an integer type) as a parameter along
 /// its channel dimension of a rank-`rank` tensor.
-fn zeros(e: &mut Emitter<'_>, q: &QuantUniform, rank: usize, ty: TypeId) -> Result<Param, String> {
+fn zeros(e: &mut Builder<'_>, q: &QuantUniform, rank: usize, ty: TypeId) -> Result<Param, String> {
     let dim = channel_dim(q, rank)?;
     let float = matches!(e.ctx.type_data(ty), TypeData::Float(_));
     let values = (0..q.params.len())
@@ -137,7 +138,7 @@ fn zeros(e: &mut Emitter<'_>, q: &QuantUniform, rank: usize, ty: TypeId) -> Resu
 
 /// A `tensor.generate` of type `out` whose region `f` builds from the indices.
 fn generate(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     out: TypeId,
     f: &mut RegionBuilder<'_>,
 ) -> Result<ValueId, String> {
@@ -155,7 +156,7 @@ fn generate(
 }
 
 /// `v` (f64, integral) saturated to `q`'s storage range and stored.
-fn saturate(e: &mut Emitter<'_>, v: ValueId, q: &QuantUniform) -> Result<ValueId, String> {
+fn saturate(e: &mut Builder<'_>, v: ValueId, q: &QuantUniform) -> Result<ValueId, String> {
     let (lo, hi) = q.storage_bounds();
     let f64t = e.ctx.float_type(FloatKind::F64);
     let lo = e.scalar(f64t, lo as f64)?;
@@ -172,7 +173,7 @@ fn saturate(e: &mut Emitter<'_>, v: ValueId, q: &QuantUniform) -> Result<ValueId
 }
 
 /// A stored integer widened to i32 (by the storage's signedness).
-fn widen(e: &mut Emitter<'_>, v: ValueId, q: &QuantUniform) -> Result<ValueId, String> {
+fn widen(e: &mut Builder<'_>, v: ValueId, q: &QuantUniform) -> Result<ValueId, String> {
     if q.storage_width == 32 {
         return Ok(v);
     }
@@ -186,7 +187,7 @@ fn widen(e: &mut Emitter<'_>, v: ValueId, q: &QuantUniform) -> Result<ValueId, S
 }
 
 /// `quantize` of `x` (f32) to type `out`.
-pub(super) fn quantize(e: &mut Emitter<'_>, x: ValueId, out: TypeId) -> Result<ValueId, String> {
+pub(super) fn quantize(e: &mut Builder<'_>, x: ValueId, out: TypeId) -> Result<ValueId, String> {
     let q = quant_of(e, out)?;
     let (shape, x_elem) = shape_of(e.ctx, e.type_of(x))?;
     let f64t = e.ctx.float_type(FloatKind::F64);
@@ -210,7 +211,7 @@ pub(super) fn quantize(e: &mut Emitter<'_>, x: ValueId, out: TypeId) -> Result<V
         let z = zero.at(e, ivs)?;
         let shifted = e.op1("arith.addf", &[r, z], f64t, &[])?;
         // NaN quantizes to the zero point.
-        let nan = e.cmpf(acc_dialects::emit::cmpf::UNO, v, v)?;
+        let nan = e.cmpf(acc_dialects::build::cmpf::UNO, v, v)?;
         let chosen = e.op1("arith.select", &[nan, z, shifted], f64t, &[])?;
         Ok(vec![saturate(e, chosen, &q)?])
     })?;
@@ -218,7 +219,7 @@ pub(super) fn quantize(e: &mut Emitter<'_>, x: ValueId, out: TypeId) -> Result<V
 }
 
 /// `dequantize` of `x` to the float type `out`.
-pub(super) fn dequantize(e: &mut Emitter<'_>, x: ValueId, out: TypeId) -> Result<ValueId, String> {
+pub(super) fn dequantize(e: &mut Builder<'_>, x: ValueId, out: TypeId) -> Result<ValueId, String> {
     let q = quant_of(e, e.type_of(x))?;
     let (shape, out_elem) = shape_of(e.ctx, out)?;
     let f64t = e.ctx.float_type(FloatKind::F64);
@@ -246,7 +247,7 @@ pub(super) fn dequantize(e: &mut Emitter<'_>, x: ValueId, out: TypeId) -> Result
 }
 
 /// `x` (quantized) minus its zero points, as i32.
-fn centered(e: &mut Emitter<'_>, x: ValueId) -> Result<ValueId, String> {
+fn centered(e: &mut Builder<'_>, x: ValueId) -> Result<ValueId, String> {
     let q = quant_of(e, e.type_of(x))?;
     let (shape, _) = shape_of(e.ctx, e.type_of(x))?;
     let i32t = e.ctx.int_type(32);
@@ -265,7 +266,7 @@ fn centered(e: &mut Emitter<'_>, x: ValueId) -> Result<ValueId, String> {
 /// The i32 accumulators `acc` requantized to `out`: `s_in` is the input's scale,
 /// `weight` the weight's type, whose channels run along `weight_dim` of `acc`.
 fn requantize(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     acc: ValueId,
     s_in: f64,
     weight: &QuantUniform,
@@ -325,7 +326,7 @@ fn check_accumulator(qs: &[&QuantUniform]) -> Result<(), String> {
 
 /// `qmatmul`: the left-hand side per tensor, the right-hand side per tensor or per
 /// column.
-pub(super) fn qmatmul(e: &mut Emitter<'_>, p: &Parts, out: TypeId) -> Result<ValueId, String> {
+pub(super) fn qmatmul(e: &mut Builder<'_>, p: &Parts, out: TypeId) -> Result<ValueId, String> {
     let (a, b) = (p.operands[0], p.operands[1]);
     let (qa, qb) = (quant_of(e, e.type_of(a))?, quant_of(e, e.type_of(b))?);
     check_accumulator(&[&qa, &qb])?;
@@ -356,7 +357,7 @@ pub(super) fn qmatmul(e: &mut Emitter<'_>, p: &Parts, out: TypeId) -> Result<Val
 /// `lookup`: each stored integer, widened and less the storage minimum, indexes the
 /// table.
 pub(super) fn lookup(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     x: ValueId,
     table: ValueId,
     out: TypeId,
@@ -383,7 +384,7 @@ pub(super) fn lookup(
 /// `qconv2d`: the input per tensor, the weight per tensor or per output channel, an
 /// optional i32 bias.
 pub(super) fn qconv2d(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     p: &Parts,
     out: TypeId,
     attrs: &AttrValues<'_>,

@@ -11,17 +11,18 @@
 //! Values stay in f64 across dimensions and are rounded once at the end, as in the
 //! interpreter.
 
+use acc_dialects::build::BuildExt as _;
 use acc_dialects::hooks::attr_read::Attrs;
 use acc_dialects::hooks::resample::{Resampling, Taps, resampled_axes};
 use acc_ir::elements::{Scalar, dense_attr};
 use acc_ir::{FloatKind, TypeId, ValueId};
 
-use super::{Emitter, map_with};
-use acc_dialects::emit::{is_float, shape_of, tensor_type};
+use super::{Builder, map_with};
+use acc_dialects::build::{is_float, shape_of, tensor_type};
 
 /// `resize` of `x` to type `out`.
 pub(super) fn resize(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     x: ValueId,
     out: TypeId,
     a: &Attrs<'_>,
@@ -65,7 +66,7 @@ pub(super) fn resize(
 
 /// `x` (of `shape`) converted from element type `from` to `to` by a map.
 fn widen(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     x: ValueId,
     shape: &[i64],
     from: TypeId,
@@ -95,7 +96,7 @@ fn is_pick(taps: &Taps) -> bool {
 }
 
 /// A 1-D constant tensor of `values` with element type `elem`.
-fn table(e: &mut Emitter<'_>, elem: TypeId, values: &[Scalar]) -> Result<ValueId, String> {
+fn table(e: &mut Builder<'_>, elem: TypeId, values: &[Scalar]) -> Result<ValueId, String> {
     let ty = tensor_type(e.ctx, &[values.len() as i64], elem);
     let attr = dense_attr(e.ctx, ty, values).ok_or("cannot make a table")?;
     e.op1("arith.constant", &[], ty, &[("value", attr)])
@@ -104,7 +105,7 @@ fn table(e: &mut Emitter<'_>, elem: TypeId, values: &[Scalar]) -> Result<ValueId
 /// Dimension `axis` of `x` (of `shape`, updated; elements of type `f`) resampled
 /// with `taps`.
 fn resample_axis(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     x: ValueId,
     shape: &mut [i64],
     axis: usize,
@@ -154,7 +155,7 @@ fn resample_axis(
     let out = tensor_type(e.ctx, shape, f64t);
     let index = e.ctx.index_type();
     let rank = shape.len();
-    let mut fill = |e: &mut Emitter<'_>, ivs: &[ValueId]| -> Result<Vec<ValueId>, String> {
+    let mut fill = |e: &mut Builder<'_>, ivs: &[ValueId]| -> Result<Vec<ValueId>, String> {
         let y = ivs[axis];
         let first = if width == 1 {
             y
@@ -191,7 +192,7 @@ fn resample_axis(
         if let Some(ot) = outside_table {
             let flag = e.op1("tensor.extract", &[ot, y], i8t, &[])?;
             let zero = e.scalar(i8t, 0.0)?;
-            let is_outside = e.cmpi(acc_dialects::emit::cmpi::NE, flag, zero)?;
+            let is_outside = e.cmpi(acc_dialects::build::cmpi::NE, flag, zero)?;
             let ex = e.scalar(f64t, extrapolation)?;
             value = e.op1("arith.select", &[is_outside, ex, value], f64t, &[])?;
         }

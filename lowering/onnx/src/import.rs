@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 
 use acc_ir::elements::{self, Scalar};
-use acc_ir::rewrite::with_defaults;
-use acc_ir::{AttrId, BlockId, BodyId, Builder, Context, InferInput, Ir, OpSpec, TypeId, ValueId};
+use acc_ir::builder::{Builder, NewOp};
+use acc_ir::{AttrId, BlockId, BodyId, Context, InferInput, InsertPoint, Ir, TypeId, ValueId};
 use prost::Message;
 
 use crate::nodes::{Lowered, Node, lower, supported};
@@ -180,12 +180,14 @@ impl<'c> Importer<'c> {
             );
         }
         let loc = self.ctx.unknown_loc();
-        let (func, body) = self.ir.create_isolated_op(
+        let (func, body) = Builder::new(
+            &*self.ctx,
+            &mut self.ir,
             self.module_body,
-            OpSpec::new(self.ctx, "func.func", loc),
-            1,
-            &arg_types,
-        );
+            InsertPoint::End(self.module_block),
+            loc,
+        )
+        .build_isolated(NewOp::named("func.func"), 1, &arg_types)?;
         let region = self.ir.body(body).top_regions()[0];
         let block = self
             .ir
@@ -237,8 +239,10 @@ impl<'c> Importer<'c> {
                 ));
             }
         }
-        Builder::at_end(self.ir.body_mut(body), block)
-            .create(OpSpec::new(self.ctx, "func.return", loc).operands(&results));
+        Builder::new(&*self.ctx, &mut self.ir, body, InsertPoint::End(block), loc).build(NewOp {
+            operands: &results,
+            ..NewOp::named("func.return")
+        })?;
         let fn_type = self.ctx.function_type(&arg_types, &result_types);
         let props = vec![
             (self.ctx.sym("sym_name"), self.ctx.string_attr(name)),
@@ -249,7 +253,6 @@ impl<'c> Importer<'c> {
             .dict_attr(props)
             .map_err(|_| "bad function properties")?;
         self.ir.body_mut(self.module_body).op_mut(func).props = Some(props);
-        Builder::at_end(self.ir.body_mut(self.module_body), self.module_block).move_here(func);
         Ok(self.ir)
     }
 
@@ -262,15 +265,9 @@ impl<'c> Importer<'c> {
         let attr = *self.constants.get(name)?;
         let ty = acc_ir::rewrite::attr_type(self.ctx, attr)?;
         let loc = self.ctx.unknown_loc();
-        let props = self
-            .ctx
-            .dict_attr(vec![(self.ctx.sym("value"), attr)])
+        let v = Builder::new(&*self.ctx, &mut self.ir, body, InsertPoint::End(block), loc)
+            .op1("graph.constant", &[], ty, &[("value", attr)])
             .ok()?;
-        let v = Builder::at_end(self.ir.body_mut(body), block).create_value(
-            OpSpec::new(self.ctx, "graph.constant", loc)
-                .props(props)
-                .results(&[ty]),
-        )?;
         self.values.insert(name.to_string(), v);
         Some(v)
     }
@@ -390,17 +387,12 @@ impl<'c> Importer<'c> {
     ) -> Result<ValueId, String> {
         let attr = elements::dense_attr(self.ctx, ty, &[value]).ok_or("bad constant")?;
         let loc = self.ctx.unknown_loc();
-        let props = self
-            .ctx
-            .dict_attr(vec![(self.ctx.sym("value"), attr)])
-            .map_err(|_| "bad constant")?;
-        Builder::at_end(self.ir.body_mut(body), block)
-            .create_value(
-                OpSpec::new(self.ctx, "graph.constant", loc)
-                    .props(props)
-                    .results(&[ty]),
-            )
-            .ok_or_else(|| "bad constant".to_string())
+        Builder::new(&*self.ctx, &mut self.ir, body, InsertPoint::End(block), loc).op1(
+            "graph.constant",
+            &[],
+            ty,
+            &[("value", attr)],
+        )
     }
 
     /// Creates the graph op, its result types inferred.
@@ -419,21 +411,14 @@ impl<'c> Importer<'c> {
             Some(t) => t.clone(),
             None => self.infer(l, &operand_types)?,
         };
-        let ctx = &*self.ctx;
-        let name = ctx
-            .lookup_op_name(l.op)
-            .ok_or_else(|| format!("'{}' is not registered", l.op))?;
-        let props: Vec<_> = l.attrs.iter().map(|(k, v)| (ctx.sym(k), *v)).collect();
-        let props = with_defaults(ctx, name, props);
-        let loc = ctx.unknown_loc();
-        let mut spec = OpSpec::new(self.ctx, l.op, loc)
-            .operands(operands)
-            .results(&types);
-        if let Some(p) = props {
-            spec = spec.props(p);
-        }
-        let op = Builder::at_end(self.ir.body_mut(body), block).create(spec);
-        Ok(self.ir.body(body).results(op).collect())
+        let loc = self.ctx.unknown_loc();
+        let props: Vec<(&str, AttrId)> = l.attrs.iter().map(|(k, v)| (*k, *v)).collect();
+        Builder::new(&*self.ctx, &mut self.ir, body, InsertPoint::End(block), loc).op(
+            l.op,
+            operands,
+            &types,
+            &props,
+        )
     }
 }
 
@@ -454,7 +439,7 @@ impl Importer<'_> {
         let props: Vec<_> = l.attrs.iter().map(|(k, v)| (ctx.sym(k), *v)).collect();
         let input = InferInput {
             operand_types,
-            props: with_defaults(ctx, name, props),
+            props: acc_ir::builder::with_defaults(ctx, name, props)?,
             attrs: ctx.empty_dict(),
         };
         Ok(infer(ctx, &input)?

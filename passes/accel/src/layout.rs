@@ -27,6 +27,7 @@
 //!
 //! The result computes the same values as the input (`--check-semantics`).
 
+use acc_dialects::build::BuildExt as _;
 use acc_dialects::hooks::attr_read::Attrs;
 use acc_dialects::hooks::layout::Layout;
 use acc_ir::attrs::AttrData;
@@ -36,7 +37,7 @@ use acc_ir::{
     AttrId, BodyId, Context, DiagLoc, Diagnostic, InsertPoint, Ir, OpId, TypeId, ValueDef, ValueId,
 };
 
-use acc_dialects::emit::{Emitter, i64s, shape_of, tensor_type};
+use acc_dialects::build::{Builder, i64s, shape_of, tensor_type};
 
 mod constants;
 mod padding;
@@ -359,7 +360,7 @@ impl Layouts<'_> {
         if row.depthwise {
             // One group per channel of the blocks, padding channels included.
             let channels = channels.blocked_shape(&plain_shape)[1] * b;
-            props.push(("groups", acc_dialects::emit::i64_attr(self.ctx, channels)));
+            props.push(("groups", acc_dialects::build::i64_attr(self.ctx, channels)));
         }
         self.set_props(op, &props)?;
         // The result unpacked after the op, for every other user.
@@ -388,15 +389,9 @@ impl Layouts<'_> {
         Ok(())
     }
 
-    fn emitter(&mut self, near: OpId, point: InsertPoint) -> Emitter<'_> {
+    fn emitter(&mut self, near: OpId, point: InsertPoint) -> Builder<'_> {
         let loc = self.ir.op(self.body, near).loc();
-        Emitter {
-            ctx: self.ctx,
-            ir: &mut *self.ir,
-            body: self.body,
-            point,
-            loc,
-        }
+        Builder::new(self.ctx, &mut *self.ir, self.body, point, loc)
     }
 
     /// `tensor.pack` of `v` with `tiling` before `before` (zero padding for a partial

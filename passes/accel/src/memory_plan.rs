@@ -25,7 +25,7 @@ use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use acc_ir::{BodyId, Context, Diagnostic, Ir, OpId, ValueId};
 use rustc_hash::FxHashMap;
 
-use acc_dialects::emit::i64_attr;
+use acc_dialects::build::i64_attr;
 
 pub use acc_dialects::hooks::hw::ALIGNMENT;
 use acc_dialects::hooks::hw::stored_bytes;

@@ -44,7 +44,7 @@ use acc_ir::{
     ValueId,
 };
 
-use acc_dialects::emit::{Emitter, i64_attr, i64s, memref_type, shape_of, tensor_type};
+use acc_dialects::build::{Builder, i64_attr, i64s, memref_type, shape_of, tensor_type};
 use acc_dialects::hooks::hw::{ALIGNMENT, stored_bytes};
 use acc_target::placement::{clear_placement, placement, set_placement};
 
@@ -482,13 +482,7 @@ fn split(
         }
         return Err(e);
     }
-    let mut e = Emitter {
-        ctx,
-        ir: &mut *ir,
-        body,
-        point: InsertPoint::Before(op),
-        loc,
-    };
+    let mut e = Builder::new(ctx, &mut *ir, body, InsertPoint::Before(op), loc);
     let axis = i64_attr(ctx, rule.result_axis as i64);
     let joined = match e.op1("graph.concat", &tiles, result_type, &[("axis", axis)]) {
         Ok(joined) => joined,
@@ -612,13 +606,7 @@ fn slice(
     {
         return Err("a tile would slice the channels of a per-channel quantized value that is not a constant".into());
     }
-    let mut e = Emitter {
-        ctx,
-        ir: &mut *ir,
-        body,
-        point: InsertPoint::Before(op),
-        loc,
-    };
+    let mut e = Builder::new(ctx, &mut *ir, body, InsertPoint::Before(op), loc);
     let props = [
         ("starts", i64s(ctx, &[start])),
         ("ends", i64s(ctx, &[start + n])),

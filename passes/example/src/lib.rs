@@ -28,7 +28,7 @@ impl RewritePattern for MulToShift {
     }
 
     fn match_and_rewrite(&self, op: OpId, rw: &mut Rewriter<'_>) -> bool {
-        let operands: Vec<ValueId> = rw.op(op).operands().collect();
+        let operands: Vec<ValueId> = rw.op_ref(op).operands().collect();
         let [x, c] = operands[..] else {
             return false;
         };
@@ -46,19 +46,13 @@ impl RewritePattern for MulToShift {
         else {
             return false;
         };
-        // New ops go before `op`, at its location.
-        let loc = rw.op(op).loc();
-        rw.set_insertion_point_before(op);
-        let value_key = rw.ctx.sym("value");
-        let Some(k) = rw.create_op("arith.constant", &[], &[ty], vec![(value_key, shift)], loc)
-        else {
+        // The rewriter inserts before `op`, at its location.
+        let Ok(k) = rw.op1("arith.constant", &[], ty, &[("value", shift)]) else {
             return false;
         };
-        let k = rw.ir.body(rw.body).results(k).collect::<Vec<_>>()[0];
-        let Some(shl) = rw.create_op("arith.shli", &[x, k], &[ty], Vec::new(), loc) else {
+        let Ok(result) = rw.op1("arith.shli", &[x, k], ty, &[]) else {
             return false;
         };
-        let result = rw.ir.body(rw.body).results(shl).collect::<Vec<_>>()[0];
         rw.replace_op(op, &[result]);
         true
     }

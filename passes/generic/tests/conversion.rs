@@ -41,27 +41,17 @@ impl RewritePattern for WidenAddi {
         Some("arith.addi")
     }
     fn match_and_rewrite(&self, op: OpId, rw: &mut Rewriter<'_>) -> bool {
-        let operands: Vec<ValueId> = rw.op(op).operands().collect();
-        let ty = rw.op(op).result_types()[0];
+        let operands: Vec<ValueId> = rw.op_ref(op).operands().collect();
+        let ty = rw.op_ref(op).result_types()[0];
         let Some(wide) = Widen.convert(rw.ctx, ty).filter(|w| *w != ty) else {
             return false;
         };
-        let loc = rw.op(op).loc();
         let mut widened = Vec::new();
         for v in operands {
-            let Some(e) = rw.create_op("arith.extsi", &[v], &[wide], Vec::new(), loc) else {
-                return false;
-            };
-            widened.push(rw.ir.body(rw.body).results(e).next().expect("one result"));
+            widened.push(rw.op1("arith.extsi", &[v], wide, &[]).expect("extsi"));
         }
-        let Some(sum) = rw.create_op("arith.addi", &widened, &[wide], Vec::new(), loc) else {
-            return false;
-        };
-        let sum = rw.ir.body(rw.body).results(sum).next().expect("one result");
-        let Some(t) = rw.create_op("arith.trunci", &[sum], &[ty], Vec::new(), loc) else {
-            return false;
-        };
-        let t = rw.ir.body(rw.body).results(t).next().expect("one result");
+        let sum = rw.op1("arith.addi", &widened, wide, &[]).expect("addi");
+        let t = rw.op1("arith.trunci", &[sum], ty, &[]).expect("trunci");
         rw.replace_op(op, &[t]);
         true
     }

@@ -10,7 +10,7 @@ use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use acc_ir::{BodyId, Context, Diagnostic, InsertPoint, Ir, OpId, ValueDef, ValueId};
 use rustc_hash::FxHashMap;
 
-use acc_dialects::emit::Emitter;
+use acc_dialects::build::Builder;
 
 /// The pass.
 pub struct BufferDeallocation;
@@ -135,13 +135,7 @@ fn deallocate(ctx: &Context, ir: &mut Ir, body: BodyId) -> Result<(), String> {
             continue;
         };
         let loc = ir.op(body, ops[i]).loc();
-        let mut e = Emitter {
-            ctx,
-            ir: &mut *ir,
-            body,
-            point: InsertPoint::Before(next),
-            loc,
-        };
+        let mut e = Builder::new(ctx, &mut *ir, body, InsertPoint::Before(next), loc);
         e.op("loop.dealloc", &[base], &[], &[])?;
     }
     Ok(())

@@ -19,7 +19,7 @@ use acc_ir::{
 };
 use rustc_hash::FxHashSet;
 
-use acc_dialects::emit::{buffer_root, constant_int};
+use acc_dialects::build::{buffer_root, constant_int};
 
 /// The pass.
 pub struct FuseParallel;

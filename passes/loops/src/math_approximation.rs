@@ -15,10 +15,11 @@
 //!
 //! Other types and functions are left to the C library.
 
+use acc_dialects::build::BuildExt as _;
 use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use acc_ir::{BodyId, Context, Diagnostic, FloatKind, InsertPoint, Ir, OpId, TypeData, ValueId};
 
-use acc_dialects::emit::{Emitter, ops_post_order};
+use acc_dialects::build::{Builder, ops_post_order};
 
 /// The pass.
 pub struct MathApproximation;
@@ -71,7 +72,7 @@ fn candidates(ctx: &Context, ir: &Ir, body: BodyId) -> Vec<OpId> {
 
 /// Builds f32 and i32 arithmetic before one op.
 struct Arith<'e, 'a> {
-    e: &'e mut Emitter<'a>,
+    e: &'e mut Builder<'a>,
 }
 
 impl Arith<'_, '_> {
@@ -233,7 +234,7 @@ impl Arith<'_, '_> {
         let y = self.bin("divf", p, q)?;
         let magnitude = self.e.op1("math.absf", &[x], self.f32(), &[])?;
         let tiny = self.k(0.0004)?;
-        let small = self.e.cmpf(acc_dialects::emit::cmpf::OLT, magnitude, tiny)?;
+        let small = self.e.cmpf(acc_dialects::build::cmpf::OLT, magnitude, tiny)?;
         let f32t = self.f32();
         self.e.op1("arith.select", &[small, x, y], f32t, &[])
     }
@@ -244,13 +245,7 @@ fn expand(ctx: &Context, ir: &mut Ir, body: BodyId, op: OpId) -> Result<(), Stri
     let x = ir.body(body).operand(op, 0);
     let result = ir.body(body).results(op).next().ok_or("no result")?;
     let loc = ir.op(body, op).loc();
-    let mut e = Emitter {
-        ctx,
-        ir: &mut *ir,
-        body,
-        point: InsertPoint::Before(op),
-        loc,
-    };
+    let mut e = Builder::new(ctx, &mut *ir, body, InsertPoint::Before(op), loc);
     let mut a = Arith { e: &mut e };
     let y = match name.as_str() {
         "math.exp" => a.exp(x)?,

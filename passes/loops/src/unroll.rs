@@ -6,10 +6,11 @@
 //! and their product is too (`max-ops` bounds the ops a loop may grow into, 512 by
 //! default).
 
+use acc_dialects::build::BuildExt as _;
 use acc_pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
 use acc_ir::{BodyId, Context, Diagnostic, InsertPoint, Ir, OpId, ValueId, clone};
 
-use acc_dialects::emit::{Emitter, constant_int, ops_post_order};
+use acc_dialects::build::{Builder, constant_int, ops_post_order};
 
 /// The pass.
 pub struct Unroll {
@@ -124,13 +125,7 @@ fn unroll(ctx: &Context, ir: &mut Ir, body: BodyId, l: OpId, trip: i64) -> Resul
     let loc = ir.op(body, l).loc();
     let mut carried: Vec<ValueId> = operands[3..].to_vec();
     for k in 0..trip {
-        let mut e = Emitter {
-            ctx,
-            ir: &mut *ir,
-            body,
-            point: InsertPoint::Before(l),
-            loc,
-        };
+        let mut e = Builder::new(ctx, &mut *ir, body, InsertPoint::Before(l), loc);
         let iv = e.index(lb + k * step)?;
         let mut map = clone::ValueMap::default();
         map.values.insert(args[0], iv);

@@ -26,6 +26,7 @@
 //! product, a max or a min of f32 values read consecutively) runs on vector
 //! accumulators instead ([`reduction`]; this reassociates sums and products).
 
+use acc_dialects::build::BuildExt as _;
 use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use acc_ir::{
     BlockId, BodyId, Context, Diagnostic, InsertPoint, Ir, OpId, TypeData, TypeId, ValueDef,
@@ -33,7 +34,7 @@ use acc_ir::{
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use acc_dialects::emit::{Emitter, buffer_root, constant_int};
+use acc_dialects::build::{Builder, buffer_root, constant_int};
 
 mod reduction;
 
@@ -442,13 +443,7 @@ fn rewrite(
         .body(body)
         .next_op(nest)
         .ok_or("a loop.parallel ends its block")?;
-    let mut e = Emitter {
-        ctx,
-        ir: &mut *ir,
-        body,
-        point: InsertPoint::Before(nest),
-        loc,
-    };
+    let mut e = Builder::new(ctx, &mut *ir, body, InsertPoint::Before(nest), loc);
     let split = e.index(plan.upper)?;
     let step = e.index(plan.lanes)?;
     if constant_int(ctx, ir, body, original_upper) != Some(plan.upper) {
@@ -531,13 +526,7 @@ impl Rewriter<'_> {
             },
         };
         let ty = self.vector_type(b.value_type(v));
-        let mut e = Emitter {
-            ctx: self.ctx,
-            ir: &mut *self.ir,
-            body: self.body,
-            point,
-            loc: self.loc,
-        };
+        let mut e = Builder::new(self.ctx, &mut *self.ir, self.body, point, self.loc);
         let s = e.op1("loop.splat", &[v], ty, &[])?;
         self.splats.insert(v, s);
         Ok(s)
@@ -584,7 +573,7 @@ impl Rewriter<'_> {
             "loop.load" if self.of(results[0]) == Class::Vector => {
                 let ty = self.vector_type(b.value_type(results[0]));
                 let stride = match operands.last().map(|v| self.of(*v)) {
-                    Some(Class::Lane(s)) if s != 1 => Some(acc_dialects::emit::i64_attr(self.ctx, s)),
+                    Some(Class::Lane(s)) if s != 1 => Some(acc_dialects::build::i64_attr(self.ctx, s)),
                     _ => None,
                 };
                 let props: Vec<(&str, acc_ir::AttrId)> =
@@ -630,13 +619,7 @@ impl Rewriter<'_> {
         props: &[(&str, acc_ir::AttrId)],
     ) -> Result<ValueId, String> {
         let loc = self.ir.op(self.body, op).loc();
-        let mut e = Emitter {
-            ctx: self.ctx,
-            ir: &mut *self.ir,
-            body: self.body,
-            point: InsertPoint::Before(op),
-            loc,
-        };
+        let mut e = Builder::new(self.ctx, &mut *self.ir, self.body, InsertPoint::Before(op), loc);
         let out = e.op(name, operands, result.as_slice(), props)?;
         Ok(out.first().copied().unwrap_or(operands[0]))
     }

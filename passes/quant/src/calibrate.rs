@@ -25,7 +25,7 @@ use acc_dialects::hooks::attr_read::{ranked, tensor};
 use acc_interp::{Interpreter, Limits, Ranges, Tensor};
 use acc_ir::elements::{self, Scalar};
 use acc_pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
-use acc_ir::rewrite::{NoListener, Rewriter};
+use acc_ir::builder::Builder;
 use acc_ir::types::QuantUniform;
 use acc_ir::{
     BodyId, Context, DiagLoc, Diagnostic, FloatKind, InsertPoint, Ir, OpId, TypeData, TypeId,
@@ -300,16 +300,9 @@ impl Quantizer<'_> {
         let users: Vec<OpId> = self.ir.body(self.body).value_users(v).collect();
         let (point, loc) = self.after(v)?;
         let float = self.type_of(v);
-        let mut listener = NoListener;
-        let mut r = Rewriter::new(self.ctx, self.ir, self.body, point, &mut listener);
-        let q = r
-            .create_op("graph.quantize", &[v], &[ty], Vec::new(), loc)
-            .ok_or("no graph.quantize")?;
-        let qv = r.ir.body(self.body).results(q).next().ok_or("no result")?;
-        let d = r
-            .create_op("graph.dequantize", &[qv], &[float], Vec::new(), loc)
-            .ok_or("no graph.dequantize")?;
-        let dv = r.ir.body(self.body).results(d).next().ok_or("no result")?;
+        let mut b = Builder::new(self.ctx, self.ir, self.body, point, loc);
+        let qv = b.op1("graph.quantize", &[v], ty, &[])?;
+        let dv = b.op1("graph.dequantize", &[qv], float, &[])?;
         for user in users {
             let b = self.ir.body_mut(self.body);
             let slots: Vec<usize> = (0..b.operands(user).len())
@@ -433,27 +426,10 @@ impl Quantizer<'_> {
     ) -> Result<ValueId, String> {
         let attr = elements::dense_attr(self.ctx, int_ty, ints).ok_or("a weight constant")?;
         let loc = self.ir.body(self.body).op(op).loc;
-        let value = self.ctx.sym("value");
-        let mut listener = NoListener;
-        let mut r = Rewriter::new(
-            self.ctx,
-            self.ir,
-            self.body,
-            InsertPoint::Before(op),
-            &mut listener,
-        );
-        let c = r
-            .create_op("graph.constant", &[], &[int_ty], vec![(value, attr)], loc)
-            .ok_or("no graph.constant")?;
-        let cv = r.ir.body(self.body).results(c).next().ok_or("no result")?;
-        let s = r
-            .create_op("graph.storage_cast", &[cv], &[q_ty], Vec::new(), loc)
-            .ok_or("no graph.storage_cast")?;
-        let sv = r.ir.body(self.body).results(s).next().ok_or("no result")?;
-        let d = r
-            .create_op("graph.dequantize", &[sv], &[float], Vec::new(), loc)
-            .ok_or("no graph.dequantize")?;
-        Ok(r.ir.body(self.body).results(d).next().ok_or("no result")?)
+        let mut b = Builder::new(self.ctx, self.ir, self.body, InsertPoint::Before(op), loc);
+        let cv = b.op1("graph.constant", &[], int_ty, &[("value", attr)])?;
+        let sv = b.op1("graph.storage_cast", &[cv], q_ty, &[])?;
+        b.op1("graph.dequantize", &[sv], float, &[])
     }
 
     fn int_tensor(&self, shape: &[i64], bits: u32) -> TypeId {

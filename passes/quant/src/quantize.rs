@@ -34,7 +34,7 @@ use acc_ir::{
     BodyId, Context, DiagLoc, Diagnostic, InsertPoint, Ir, OpId, TypeData, ValueDef, ValueId,
 };
 
-use acc_dialects::emit::Emitter;
+use acc_dialects::build::Builder;
 
 mod integer;
 mod storage;
@@ -59,7 +59,7 @@ pub fn info() -> PassInfo {
 impl Pass for Quantize {
     fn run(&self, t: &mut PassTarget<'_>) -> Result<(), Diagnostic> {
         for (body, _) in t.bodies() {
-            let quantizes: Vec<OpId> = acc_dialects::emit::ops_post_order(t.ir, body)
+            let quantizes: Vec<OpId> = acc_dialects::build::ops_post_order(t.ir, body)
                 .into_iter()
                 .filter(|op| t.ctx.op_name_str(t.ir.body(body).op(*op).name) == "graph.quantize")
                 .collect();
@@ -194,14 +194,8 @@ impl Folds<'_> {
     }
 
     /// An emitter placing ops before `at`, at its location.
-    pub(super) fn emitter(&mut self, at: OpId) -> Emitter<'_> {
+    pub(super) fn emitter(&mut self, at: OpId) -> Builder<'_> {
         let loc = self.ir.body(self.body).op(at).loc;
-        Emitter {
-            ctx: self.ctx,
-            ir: &mut *self.ir,
-            body: self.body,
-            point: InsertPoint::Before(at),
-            loc,
-        }
+        Builder::new(self.ctx, &mut *self.ir, self.body, InsertPoint::Before(at), loc)
     }
 }

@@ -198,7 +198,7 @@ impl TextPattern {
                 };
                 if *inherent { &mut props } else { &mut attrs }.push((*name, a));
             }
-            let props = with_defaults(ctx, op.name, props);
+            let props = with_defaults(ctx, op.name, props).ok()?;
             let attrs = ctx.dict_attr(attrs).ok()?;
             let operand_types: Option<Vec<TypeId>> = op
                 .operands
@@ -235,7 +235,7 @@ impl TextPattern {
     }
 
     fn rewrite(&self, rw: &mut Rewriter<'_>, root: OpId, plan: Vec<PlannedOp>, b: &mut Bindings) {
-        let loc = rw.op(root).loc();
+        let loc = rw.op_ref(root).loc();
         rw.set_insertion_point_before(root);
         for (op, planned) in self.created.iter().zip(plan) {
             let operands: Vec<ValueId> = op

@@ -6,7 +6,7 @@ use acc_ir::elements::{self, Scalar};
 use acc_ir::{InsertPoint, OpId, ValueId};
 
 use super::{Layouts, Tiling};
-use acc_dialects::emit::{element_bytes, is_float, shape_of};
+use acc_dialects::build::{element_bytes, is_float, shape_of};
 
 impl Layouts<'_> {
     /// `pack` of a constant folded at compile time: a new constant of the packed

@@ -2,12 +2,13 @@
 //! unpacks down towards their users, until they meet and cancel (see the pass's
 //! documentation for the rules).
 
+use acc_dialects::build::BuildExt as _;
 use acc_ir::clone::{ValueMap, clone_op};
 use acc_ir::elements::Scalar;
 use acc_ir::{InsertPoint, OpId, TypeId, ValueDef, ValueId};
 
 use super::{Layouts, Tiling, layout_attr, tiling_props};
-use acc_dialects::emit::{i64s, tensor_type};
+use acc_dialects::build::{i64s, tensor_type};
 
 impl Layouts<'_> {
     /// Moves one pack up a step; whether anything changed.

@@ -12,11 +12,12 @@
 //! and products (as `--check-semantics`' tolerance allows; MLIR's vectorizer asks for
 //! the `reassoc` flag for the same reason).
 
+use acc_dialects::build::BuildExt as _;
 use acc_ir::{BodyId, Context, InsertPoint, Ir, OpId, TypeData, TypeId, ValueDef, ValueId};
 use rustc_hash::FxHashMap;
 
 use super::{Analysis, Class};
-use acc_dialects::emit::{Emitter, constant_int};
+use acc_dialects::build::{Builder, constant_int};
 
 /// Vector accumulators per carried value.
 const CHAINS: i64 = 4;
@@ -175,13 +176,7 @@ fn rewrite(ctx: &Context, ir: &mut Ir, body: BodyId, l: OpId, plan: &Plan) -> Re
     let vty = vector_type(ctx, f32);
     let index = ctx.index_type();
     let carried = plan.combiners.len();
-    let mut e = Emitter {
-        ctx,
-        ir: &mut *ir,
-        body,
-        point: InsertPoint::Before(l),
-        loc,
-    };
+    let mut e = Builder::new(ctx, &mut *ir, body, InsertPoint::Before(l), loc);
     let mut inits = Vec::new();
     for _ in 0..CHAINS {
         for c in &plan.combiners {
@@ -196,7 +191,7 @@ fn rewrite(ctx: &Context, ir: &mut Ir, body: BodyId, l: OpId, plan: &Plan) -> Re
     );
     let mut arg_types = vec![index];
     arg_types.extend(std::iter::repeat_n(vty, inits.len()));
-    let mut fill = |e: &mut Emitter<'_>, new_args: &[ValueId]| -> Result<Vec<ValueId>, String> {
+    let mut fill = |e: &mut Builder<'_>, new_args: &[ValueId]| -> Result<Vec<ValueId>, String> {
         let mut next = Vec::new();
         for chain in 0..CHAINS as usize {
             let offset = e.index(chain as i64 * LANES)?;
@@ -259,7 +254,7 @@ fn rewrite(ctx: &Context, ir: &mut Ir, body: BodyId, l: OpId, plan: &Plan) -> Re
 /// `loop.vload`s, vector arithmetic takes vector types (uniform operands splat),
 /// uniform ops are cloned as they are.
 fn clone_vectorized(
-    e: &mut Emitter<'_>,
+    e: &mut Builder<'_>,
     plan: &Plan,
     op: OpId,
     map: &mut FxHashMap<ValueId, ValueId>,

@@ -7,7 +7,7 @@ use acc_ir::types::QuantUniform;
 use acc_ir::{OpId, TypeData, TypeId, ValueId};
 
 use super::Folds;
-use acc_dialects::emit::{shape_of, tensor_type};
+use acc_dialects::build::{shape_of, tensor_type};
 
 /// Relative difference up to which a bias's scale counts as `s_x * s_w` (both are
 /// f32 products of the same scales, written by a quantizer).

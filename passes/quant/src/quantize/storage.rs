@@ -7,7 +7,7 @@ use acc_ir::types::QuantUniform;
 use acc_ir::{FloatKind, OpId, TypeId, ValueId};
 
 use super::Folds;
-use acc_dialects::emit::{shape_of, tensor_type};
+use acc_dialects::build::{shape_of, tensor_type};
 
 /// Ops whose results are elements of their input: quantizing commutes with them
 /// when the input and output are quantized alike (the quantization is monotonic,

@@ -1,140 +1,31 @@
-//! Building ops from a lowering: an insertion point in one body, ops by name with
-//! named properties, ops with one single-block region built by a closure, and the
-//! types and attributes lowerings keep making.
+//! What lowerings build over and over, on the one [`Builder`] of `acc_ir`: index and
+//! scalar constants, comparisons, library calls ([`BuildExt`]), and the types and
+//! attributes they keep making.
 
 use acc_ir::attrs::{AttrData, DenseData};
-use acc_ir::body::OpSpec;
+pub use acc_ir::builder::{Builder, NewOp, RegionBuilder};
 use acc_ir::elements::{self, Scalar};
-use acc_ir::{AttrId, BodyId, Context, InsertPoint, Ir, ResourceValue, TypeData, TypeId, ValueId};
-
-/// Builds the ops of a region's block from its arguments; the values it yields.
-pub type RegionBuilder<'f> =
-    dyn FnMut(&mut Emitter<'_>, &[ValueId]) -> Result<Vec<ValueId>, String> + 'f;
+use acc_ir::{AttrId, BodyId, Context, Ir, ResourceValue, TypeData, TypeId, ValueId};
 
 /// Builds ops at given indices (a loop body).
-pub type BodyBuilder<'f> = dyn FnMut(&mut Emitter<'_>, &[ValueId]) -> Result<(), String> + 'f;
+pub type BodyBuilder<'f> = dyn FnMut(&mut Builder<'_>, &[ValueId]) -> Result<(), String> + 'f;
 
-/// Creates ops at an insertion point of one body, at one location.
-pub struct Emitter<'a> {
-    /// The context.
-    pub ctx: &'a Context,
-    /// The IR.
-    pub ir: &'a mut Ir,
-    /// The body ops go into.
-    pub body: BodyId,
-    /// Where they go.
-    pub point: InsertPoint,
-    /// Their location (the op being lowered).
-    pub loc: AttrId,
+/// The `arith` and `hw` ops lowerings make over and over.
+pub trait BuildExt {
+    /// `arith.constant` of a scalar.
+    fn scalar(&mut self, ty: TypeId, value: f64) -> Result<ValueId, String>;
+    /// `arith.constant` of an index.
+    fn index(&mut self, i: i64) -> Result<ValueId, String>;
+    /// `arith.cmpi` with `predicate` (a [`cmpi`] constant) of `a` and `b`.
+    fn cmpi(&mut self, predicate: i64, a: ValueId, b: ValueId) -> Result<ValueId, String>;
+    /// `arith.cmpf` with `predicate` (a [`cmpf`] constant) of `a` and `b`.
+    fn cmpf(&mut self, predicate: i64, a: ValueId, b: ValueId) -> Result<ValueId, String>;
+    /// `hw.intrinsic "callee"(operands)`: a call without semantics (its region empty).
+    fn intrinsic_call(&mut self, callee: &str, operands: &[ValueId]) -> Result<(), String>;
 }
 
-impl Emitter<'_> {
-    /// Creates `name(operands) {props} : result_types`; its results.
-    pub fn op(
-        &mut self,
-        name: &str,
-        operands: &[ValueId],
-        result_types: &[TypeId],
-        props: &[(&str, AttrId)],
-    ) -> Result<Vec<ValueId>, String> {
-        self.create(name, operands, result_types, props, Vec::new())
-    }
-
-    /// Creates an op whose single region has one block with arguments of `arg_types`;
-    /// `fill` builds the block's ops (from its arguments) and returns the values
-    /// `terminator` (a yield) ends it with.
-    #[allow(clippy::too_many_arguments)]
-    pub fn op_with_region(
-        &mut self,
-        name: &str,
-        operands: &[ValueId],
-        result_types: &[TypeId],
-        props: &[(&str, AttrId)],
-        arg_types: &[TypeId],
-        terminator: &str,
-        fill: &mut RegionBuilder<'_>,
-    ) -> Result<Vec<ValueId>, String> {
-        let body = self.ir.body_mut(self.body);
-        let region = body.new_region(None);
-        let block = body.append_block(region);
-        let args: Vec<ValueId> = arg_types
-            .iter()
-            .map(|t| body.add_block_arg(block, *t))
-            .collect();
-        let mut inner = Emitter {
-            ctx: self.ctx,
-            ir: &mut *self.ir,
-            body: self.body,
-            point: InsertPoint::End(block),
-            loc: self.loc,
-        };
-        let yielded = fill(&mut inner, &args)?;
-        inner.op(terminator, &yielded, &[], &[])?;
-        self.create(name, operands, result_types, props, vec![region])
-    }
-
-    fn create(
-        &mut self,
-        name: &str,
-        operands: &[ValueId],
-        result_types: &[TypeId],
-        props: &[(&str, AttrId)],
-        regions: Vec<acc_ir::RegionId>,
-    ) -> Result<Vec<ValueId>, String> {
-        let op_name = self
-            .ctx
-            .lookup_op_name(name)
-            .ok_or_else(|| format!("'{name}' is not registered"))?;
-        let props: Vec<_> = props.iter().map(|(k, v)| (self.ctx.sym(k), *v)).collect();
-        let props = acc_ir::rewrite::with_defaults(self.ctx, op_name, props);
-        let body = self.ir.body_mut(self.body);
-        let op = body.create_op(OpSpec {
-            name: op_name,
-            loc: self.loc,
-            attrs: self.ctx.empty_dict(),
-            props,
-            operands,
-            result_types,
-            successors: &[],
-            regions,
-            nested: None,
-        });
-        body.insert_op(op, self.point);
-        Ok(body.results(op).collect())
-    }
-
-    /// `hw.intrinsic "callee"(operands)`: a call without semantics (its region empty).
-    pub fn intrinsic_call(&mut self, callee: &str, operands: &[ValueId]) -> Result<(), String> {
-        let callee = self.ctx.string_attr(callee);
-        let region = self.ir.body_mut(self.body).new_region(None);
-        self.create(
-            "hw.intrinsic",
-            operands,
-            &[],
-            &[("callee", callee)],
-            vec![region],
-        )?;
-        Ok(())
-    }
-
-    /// The one result of an op.
-    pub fn op1(
-        &mut self,
-        name: &str,
-        operands: &[ValueId],
-        result: TypeId,
-        props: &[(&str, AttrId)],
-    ) -> Result<ValueId, String> {
-        Ok(self.op(name, operands, &[result], props)?[0])
-    }
-
-    /// The type of a value of this body.
-    pub fn type_of(&self, v: ValueId) -> TypeId {
-        self.ir.body(self.body).value_type(v)
-    }
-
-    /// `arith.constant` of a scalar.
-    pub fn scalar(&mut self, ty: TypeId, value: f64) -> Result<ValueId, String> {
+impl BuildExt for Builder<'_> {
+    fn scalar(&mut self, ty: TypeId, value: f64) -> Result<ValueId, String> {
         let v = if matches!(self.ctx.type_data(ty), TypeData::Float(_)) {
             Scalar::Float(value)
         } else {
@@ -144,11 +35,42 @@ impl Emitter<'_> {
         self.op1("arith.constant", &[], ty, &[("value", attr)])
     }
 
-    /// `arith.constant` of an index.
-    pub fn index(&mut self, i: i64) -> Result<ValueId, String> {
+    fn index(&mut self, i: i64) -> Result<ValueId, String> {
         let ty = self.ctx.index_type();
         self.scalar(ty, i as f64)
     }
+
+    fn cmpi(&mut self, predicate: i64, a: ValueId, b: ValueId) -> Result<ValueId, String> {
+        compare(self, "arith.cmpi", predicate, a, b)
+    }
+
+    fn cmpf(&mut self, predicate: i64, a: ValueId, b: ValueId) -> Result<ValueId, String> {
+        compare(self, "arith.cmpf", predicate, a, b)
+    }
+
+    fn intrinsic_call(&mut self, callee: &str, operands: &[ValueId]) -> Result<(), String> {
+        let callee = self.ctx.string_attr(callee);
+        let region = self.ir.body_mut(self.body).new_region(None);
+        self.build(NewOp {
+            operands,
+            props: &[("callee", callee)],
+            regions: &[region],
+            ..NewOp::named("hw.intrinsic")
+        })?;
+        Ok(())
+    }
+}
+
+fn compare(
+    b: &mut Builder<'_>,
+    op: &str,
+    predicate: i64,
+    x: ValueId,
+    y: ValueId,
+) -> Result<ValueId, String> {
+    let i1 = b.ctx.int_type(1);
+    let p = i64_attr(b.ctx, predicate);
+    b.op1(op, &[x, y], i1, &[("predicate", p)])
 }
 
 /// The predicates of `arith.cmpi` the lowerings use, as MLIR numbers them.
@@ -173,32 +95,8 @@ pub mod cmpf {
     pub const UNO: i64 = 14;
 }
 
-impl Emitter<'_> {
-    /// `arith.cmpi` with `predicate` (a [`cmpi`] constant) of `a` and `b`.
-    pub fn cmpi(&mut self, predicate: i64, a: ValueId, b: ValueId) -> Result<ValueId, String> {
-        self.compare("arith.cmpi", predicate, a, b)
-    }
-
-    /// `arith.cmpf` with `predicate` (a [`cmpf`] constant) of `a` and `b`.
-    pub fn cmpf(&mut self, predicate: i64, a: ValueId, b: ValueId) -> Result<ValueId, String> {
-        self.compare("arith.cmpf", predicate, a, b)
-    }
-
-    fn compare(
-        &mut self,
-        op: &str,
-        predicate: i64,
-        a: ValueId,
-        b: ValueId,
-    ) -> Result<ValueId, String> {
-        let i1 = self.ctx.int_type(1);
-        let p = i64_attr(self.ctx, predicate);
-        self.op1(op, &[a, b], i1, &[("predicate", p)])
-    }
-}
-
 /// `arith.{op}` (addi, subi, muli, remsi, ...) of the index `a` and the constant `c`.
-pub fn index_op(e: &mut Emitter<'_>, op: &str, a: ValueId, c: i64) -> Result<ValueId, String> {
+pub fn index_op(e: &mut Builder<'_>, op: &str, a: ValueId, c: i64) -> Result<ValueId, String> {
     let k = e.index(c)?;
     let index = e.ctx.index_type();
     e.op1(&format!("arith.{op}"), &[a, k], index, &[])
