@@ -70,6 +70,8 @@ pub struct Dialect {
     pub name: String,
     /// Its ops.
     pub ops: Vec<Op>,
+    /// Its enum attributes: name, and whether it is a set of flags.
+    pub enums: Vec<(String, bool)>,
 }
 
 /// The dialects of one definition file.
@@ -88,8 +90,16 @@ fn dialect(pair: Pair<'_, Rule>) -> Result<Dialect, String> {
     let name = inner.next().map(|p| p.as_str().to_string()).unwrap_or_default();
     let mut classes: Vec<(String, Op)> = Vec::new();
     let mut ops = Vec::new();
+    let mut enums = Vec::new();
     for item in inner {
         match item.as_rule() {
+            Rule::enum_def => {
+                let flags = item
+                    .clone()
+                    .into_inner()
+                    .any(|p| p.as_rule() == Rule::enum_kind && p.as_str() == "flags");
+                enums.push((first_word(item), flags));
+            }
             Rule::class_def | Rule::op_def => {
                 let is_class = item.as_rule() == Rule::class_def;
                 let mut parts = item.into_inner().peekable();
@@ -115,7 +125,7 @@ fn dialect(pair: Pair<'_, Rule>) -> Result<Dialect, String> {
             _ => {}
         }
     }
-    Ok(Dialect { name, ops })
+    Ok(Dialect { name, ops, enums })
 }
 
 /// Applies one op item.

@@ -11,6 +11,7 @@ pub mod docgen;
 pub mod build;
 pub mod hooks;
 pub mod lang;
+pub mod ops;
 mod syntax;
 
 use std::sync::{Mutex, OnceLock};

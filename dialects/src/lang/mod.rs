@@ -27,7 +27,7 @@ pub use decl::{
     AttrDecl, DeclaredItem, DialectDecl, EnumItem, HookNames, OpDecl, Quantifier, RegionDecl,
     Relation, RelationKind, SuccessorDecl, ValueDecl, segment_property,
 };
-pub use verify::{segment_sizes, value_ranges};
+pub use verify::{GroupMismatch, quantified_ranges, segment_sizes, value_ranges};
 
 /// Traits that set [`OpTraits`] flags.
 const STRUCTURAL_TRAITS: [&str; 9] = [

@@ -24,26 +24,26 @@ pub const CHECKED_TRAITS: [&str; 4] = [
 /// Splits `n` values among declarations with at most one optional or variadic group:
 /// the range of each declaration, or `None` when `n` cannot be split so.
 pub fn group_ranges(decls: &[ValueDecl], n: usize) -> Option<Vec<Range<usize>>> {
-    let singles = decls
+    let quantifiers: Vec<Quantifier> = decls.iter().map(|d| d.quantifier).collect();
+    split_groups(&quantifiers, n)
+}
+
+/// [`group_ranges`] of groups given by their quantifiers.
+fn split_groups(quantifiers: &[Quantifier], n: usize) -> Option<Vec<Range<usize>>> {
+    let singles = quantifiers
         .iter()
-        .filter(|d| d.quantifier == Quantifier::Single)
+        .filter(|q| **q == Quantifier::Single)
         .count();
-    let flexible = decls.iter().find(|d| d.quantifier != Quantifier::Single);
+    let flexible = quantifiers.iter().find(|q| **q != Quantifier::Single);
     let extra = n.checked_sub(singles)?;
-    match flexible.map(|d| d.quantifier) {
+    match flexible {
         None if extra != 0 => return None,
         Some(Quantifier::Optional) if extra > 1 => return None,
         _ => {}
     }
-    let sizes: Vec<usize> = decls
+    let sizes: Vec<usize> = quantifiers
         .iter()
-        .map(|d| {
-            if d.quantifier == Quantifier::Single {
-                1
-            } else {
-                extra
-            }
-        })
+        .map(|q| if *q == Quantifier::Single { 1 } else { extra })
         .collect();
     Some(ranges_of(&sizes))
 }
@@ -82,42 +82,76 @@ pub fn value_ranges(
     op: OpRef<'_>,
     results: bool,
 ) -> Result<Vec<Range<usize>>, String> {
-    let (decls, n, what) = if results {
-        (&decl.results, op.results().len(), "result")
-    } else {
-        (&decl.operands, op.operands().len(), "operand")
-    };
-    if !OpDecl::needs_segments(decls) {
-        return group_ranges(decls, n).ok_or_else(|| {
+    let decls = if results { &decl.results } else { &decl.operands };
+    let quantifiers: Vec<Quantifier> = decls.iter().map(|d| d.quantifier).collect();
+    quantified_ranges(ctx, op, &quantifiers, results).map_err(|why| match why {
+        GroupMismatch::Count(n) => {
+            let what = if results { "result" } else { "operand" };
             let count = count_text(decls);
             let plural = if count == "1" { "" } else { "s" };
             format!(
                 "'{}' op expects {count} {what}{plural}, but found {n}",
                 decl.name
             )
-        });
-    }
-    let property = segment_property(results);
-    let sizes = segment_sizes(ctx, op, results).ok_or_else(|| {
-        format!(
-            "'{}' op requires property '{property}': an array<i32: ...> of {} non-negative sizes",
+        }
+        GroupMismatch::NoSegments => format!(
+            "'{}' op requires property '{}': an array<i32: ...> of {} non-negative sizes",
             decl.name,
+            segment_property(results),
             decls.len()
-        )
-    })?;
-    let fits = sizes.len() == decls.len()
+        ),
+        GroupMismatch::Segments(sizes, n) => format!(
+            "'{}' op '{}' {sizes:?} does not match its {n} {}s and the {} declared groups",
+            decl.name,
+            segment_property(results),
+            if results { "result" } else { "operand" },
+            decls.len()
+        ),
+    })
+}
+
+/// Why an op's values do not split into its declared groups.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GroupMismatch {
+    /// This many values cannot be split by counting.
+    Count(usize),
+    /// The segment sizes property is missing or malformed.
+    NoSegments,
+    /// The segment sizes do not fit the values (sizes, number of values).
+    Segments(Vec<usize>, usize),
+}
+
+/// The range of each operand (or result) group of `op`, the groups declared by their
+/// quantifiers: from the segment sizes property when more than one group is optional
+/// or variadic, else by counting (the typed views of `crate::ops` use this too).
+pub fn quantified_ranges(
+    ctx: &Context,
+    op: OpRef<'_>,
+    quantifiers: &[Quantifier],
+    results: bool,
+) -> Result<Vec<Range<usize>>, GroupMismatch> {
+    let n = if results {
+        op.results().len()
+    } else {
+        op.operands().len()
+    };
+    let flexible = quantifiers
+        .iter()
+        .filter(|q| **q != Quantifier::Single)
+        .count();
+    if flexible <= 1 {
+        return split_groups(quantifiers, n).ok_or(GroupMismatch::Count(n));
+    }
+    let sizes = segment_sizes(ctx, op, results).ok_or(GroupMismatch::NoSegments)?;
+    let fits = sizes.len() == quantifiers.len()
         && sizes.iter().sum::<usize>() == n
-        && decls.iter().zip(&sizes).all(|(d, &s)| match d.quantifier {
+        && quantifiers.iter().zip(&sizes).all(|(q, &s)| match q {
             Quantifier::Single => s == 1,
             Quantifier::Optional => s <= 1,
             Quantifier::Variadic => true,
         });
     if !fits {
-        return Err(format!(
-            "'{}' op '{property}' {sizes:?} does not match its {n} {what}s and the {} declared groups",
-            decl.name,
-            decls.len()
-        ));
+        return Err(GroupMismatch::Segments(sizes, n));
     }
     Ok(ranges_of(&sizes))
 }
