@@ -87,7 +87,10 @@ pub fn read(text: &str) -> Result<Vec<Dialect>, String> {
 
 fn dialect(pair: Pair<'_, Rule>) -> Result<Dialect, String> {
     let mut inner = pair.into_inner();
-    let name = inner.next().map(|p| p.as_str().to_string()).unwrap_or_default();
+    let name = inner
+        .next()
+        .map(|p| p.as_str().to_string())
+        .unwrap_or_default();
     let mut classes: Vec<(String, Op)> = Vec::new();
     let mut ops = Vec::new();
     let mut enums = Vec::new();
@@ -103,7 +106,10 @@ fn dialect(pair: Pair<'_, Rule>) -> Result<Dialect, String> {
             Rule::class_def | Rule::op_def => {
                 let is_class = item.as_rule() == Rule::class_def;
                 let mut parts = item.into_inner().peekable();
-                let own = parts.next().map(|p| p.as_str().to_string()).unwrap_or_default();
+                let own = parts
+                    .next()
+                    .map(|p| p.as_str().to_string())
+                    .unwrap_or_default();
                 let mut op = match parts.next_if(|p| p.as_rule() == Rule::class_ref) {
                     Some(c) => classes
                         .iter()
@@ -151,7 +157,10 @@ fn first_word(pair: Pair<'_, Rule>) -> String {
 
 fn value(pair: Pair<'_, Rule>) -> Value {
     let mut parts = pair.into_inner();
-    let name = parts.next().map(|p| p.as_str().to_string()).unwrap_or_default();
+    let name = parts
+        .next()
+        .map(|p| p.as_str().to_string())
+        .unwrap_or_default();
     let quantifier = match parts.next() {
         Some(q) if q.as_rule() == Rule::quantifier && q.as_str() == "variadic" => {
             Quantifier::Variadic

@@ -4,6 +4,8 @@
 
 use acc_ir::attrs::{AttrData, DenseData};
 pub use acc_ir::builder::{Builder, NewOp, RegionBuilder};
+
+use crate::ops::{arith, hw, loops};
 use acc_ir::elements::{self, Scalar};
 use acc_ir::{AttrId, BodyId, Context, Ir, ResourceValue, TypeData, TypeId, ValueId};
 
@@ -32,7 +34,7 @@ impl BuildExt for Builder<'_> {
             Scalar::Int(value as i128)
         };
         let attr = elements::scalar_attr(self.ctx, ty, v).ok_or("not a scalar constant type")?;
-        self.op1("arith.constant", &[], ty, &[("value", attr)])
+        arith::Constant::build(self, ty).value(attr).result()
     }
 
     fn index(&mut self, i: i64) -> Result<ValueId, String> {
@@ -41,36 +43,26 @@ impl BuildExt for Builder<'_> {
     }
 
     fn cmpi(&mut self, predicate: i64, a: ValueId, b: ValueId) -> Result<ValueId, String> {
-        compare(self, "arith.cmpi", predicate, a, b)
+        let i1 = self.ctx.int_type(1);
+        let p = i64_attr(self.ctx, predicate);
+        arith::Cmpi::build(self, a, b, i1).predicate(p).result()
     }
 
     fn cmpf(&mut self, predicate: i64, a: ValueId, b: ValueId) -> Result<ValueId, String> {
-        compare(self, "arith.cmpf", predicate, a, b)
+        let i1 = self.ctx.int_type(1);
+        let p = i64_attr(self.ctx, predicate);
+        arith::Cmpf::build(self, a, b, i1).predicate(p).result()
     }
 
     fn intrinsic_call(&mut self, callee: &str, operands: &[ValueId]) -> Result<(), String> {
         let callee = self.ctx.string_attr(callee);
         let region = self.ir.body_mut(self.body).new_region(None);
-        self.build(NewOp {
-            operands,
-            props: &[("callee", callee)],
-            regions: &[region],
-            ..NewOp::named("hw.intrinsic")
-        })?;
+        hw::Intrinsic::build(self, operands, &[])
+            .callee(callee)
+            .semantics(region)
+            .create()?;
         Ok(())
     }
-}
-
-fn compare(
-    b: &mut Builder<'_>,
-    op: &str,
-    predicate: i64,
-    x: ValueId,
-    y: ValueId,
-) -> Result<ValueId, String> {
-    let i1 = b.ctx.int_type(1);
-    let p = i64_attr(b.ctx, predicate);
-    b.op1(op, &[x, y], i1, &[("predicate", p)])
 }
 
 /// The predicates of `arith.cmpi` the lowerings use, as MLIR numbers them.
@@ -95,11 +87,12 @@ pub mod cmpf {
     pub const UNO: i64 = 14;
 }
 
-/// `arith.{op}` (addi, subi, muli, remsi, ...) of the index `a` and the constant `c`.
-pub fn index_op(e: &mut Builder<'_>, op: &str, a: ValueId, c: i64) -> Result<ValueId, String> {
+/// The binary `arith` op `op` (addi, subi, muli, remsi, ...) of the index `a` and the
+/// constant `c`.
+pub fn index_op(e: &mut Builder<'_>, op: arith::Op, a: ValueId, c: i64) -> Result<ValueId, String> {
     let k = e.index(c)?;
     let index = e.ctx.index_type();
-    e.op1(&format!("arith.{op}"), &[a, k], index, &[])
+    e.op1(op.name(), &[a, k], index, &[])
 }
 
 /// `tensor<shape x element>`.
@@ -198,26 +191,14 @@ pub fn element_bytes(ctx: &Context, a: AttrId) -> Option<(Vec<u8>, bool)> {
 /// The bytes of the dense constant that defines `v` (`arith.constant`), as
 /// [`element_bytes`].
 pub fn dense_bytes(ctx: &Context, ir: &Ir, body: BodyId, v: ValueId) -> Option<(Vec<u8>, bool)> {
-    let acc_ir::ValueDef::Result(op, _) = ir.body(body).value(v).def else {
-        return None;
-    };
-    let o = ir.op(body, op);
-    if ctx.op_name_str(o.name()) != "arith.constant" {
-        return None;
-    }
-    element_bytes(ctx, o.attr(ctx, "value")?)
+    let c: arith::Constant<'_> = crate::ops::defining(ctx, ir, body, v)?;
+    element_bytes(ctx, c.value_attr()?)
 }
 
 /// The integer value of `v` when an `arith.constant` defines it.
 pub fn constant_int(ctx: &Context, ir: &Ir, body: BodyId, v: ValueId) -> Option<i64> {
-    let acc_ir::ValueDef::Result(op, _) = ir.body(body).value(v).def else {
-        return None;
-    };
-    let o = ir.op(body, op);
-    if ctx.op_name_str(o.name()) != "arith.constant" {
-        return None;
-    }
-    match elements::scalar(ctx, o.attr(ctx, "value")?)?.1 {
+    let c: arith::Constant<'_> = crate::ops::defining(ctx, ir, body, v)?;
+    match elements::scalar(ctx, c.value_attr()?)?.1 {
         Scalar::Int(i) => i64::try_from(i).ok(),
         Scalar::Float(_) => None,
     }
@@ -226,8 +207,8 @@ pub fn constant_int(ctx: &Context, ir: &Ir, body: BodyId, v: ValueId) -> Option<
 /// The buffer a view was taken of, through `loop.reshape` and `loop.subview`.
 pub fn buffer_root(ctx: &Context, ir: &Ir, body: BodyId, mut v: ValueId) -> ValueId {
     while let acc_ir::ValueDef::Result(op, _) = ir.body(body).value(v).def {
-        match ctx.op_name_str(ir.body(body).op(op).name) {
-            "loop.reshape" | "loop.subview" => v = ir.body(body).operand(op, 0),
+        match loops::Op::of(ctx, ir.op(body, op)) {
+            Some(loops::Op::Reshape | loops::Op::Subview) => v = ir.body(body).operand(op, 0),
             _ => break,
         }
     }

@@ -7,8 +7,8 @@
 
 #![deny(missing_docs)]
 
-pub mod docgen;
 pub mod build;
+pub mod docgen;
 pub mod hooks;
 pub mod lang;
 pub mod ops;

@@ -39,7 +39,13 @@ fn builds_verifies_and_prints_a_function() {
     let ctx = &ctx;
 
     let props = func_props(ctx, "f", &[i32t], &[i32t]);
-    let mut b = Builder::new(ctx, &mut ir, module_body, InsertPoint::End(module_block), loc);
+    let mut b = Builder::new(
+        ctx,
+        &mut ir,
+        module_body,
+        InsertPoint::End(module_block),
+        loc,
+    );
     let (_, fbody) = b
         .build_isolated(
             NewOp {
@@ -65,7 +71,10 @@ fn builds_verifies_and_prints_a_function() {
     b.set_insertion_point_before(ret);
     let neg = b.op1("t.neg", &[sum], i32t, &[]).unwrap();
     b.set_operand(ret, 0, neg);
-    assert!(b.op1("t.unknown", &[], i32t, &[]).is_err(), "an unknown name");
+    assert!(
+        b.op1("t.unknown", &[], i32t, &[]).is_err(),
+        "an unknown name"
+    );
 
     verifier::verify(ctx, &ir).expect("built IR verifies");
     let text = print_ir(ctx, &ir, &PrintOptions::default());

@@ -7,9 +7,9 @@
 //! checked: the passes after it are compared with its output.
 
 use acc_interp::check::{defines, first_difference, outcomes, samples};
+use acc_ir::{Context, DiagLoc, Diagnostic, Ir};
 use acc_pass::manager::{RunFailure, RunOptions, run};
 use acc_pass::pipeline::Pipeline;
-use acc_ir::{Context, DiagLoc, Diagnostic, Ir};
 
 /// Relative tolerance for float results: passes may reassociate or fold in another
 /// order (f32 rounding), never change values more than this.

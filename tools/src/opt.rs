@@ -9,12 +9,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use acc_ir::diag::Diagnostic;
+use acc_ir::printer::{PrintOptions, write_ir};
+use acc_ir::{Context, Severity, SourceMap, expected, parser, verifier};
 use acc_pass::PassRegistry;
 use acc_pass::manager::{RunOptions, run as run_pipeline};
 use acc_pass::pipeline::Pipeline;
 use acc_pass::timing::{TimingNode, report as timing_report};
-use acc_ir::printer::{PrintOptions, write_ir};
-use acc_ir::{Context, Severity, SourceMap, expected, parser, verifier};
 
 /// Parsed command line.
 #[derive(Debug, Default, Clone)]
@@ -430,7 +430,8 @@ fn with_target_pipeline(opts: &OptOptions, passes: &PassRegistry) -> Result<OptO
         crate::target_file::load_target(&mut ctx, &sources, f, &mut targets, passes)
             .map_err(|d| sources.render(&ctx, &d))?;
     }
-    let text = crate::target_file::target_pipeline(&targets).map_err(|e| format!("acc-opt: {e}\n"))?;
+    let text =
+        crate::target_file::target_pipeline(&targets).map_err(|e| format!("acc-opt: {e}\n"))?;
     let mut resolved = opts.clone();
     for p in &mut resolved.passes {
         if p == "target" {
@@ -547,8 +548,13 @@ pub fn run_with(opts: &OptOptions, passes: &PassRegistry) -> ExitCode {
         // Each chunk has its own context, and so its own targets.
         run_options.targets = acc_target::Targets::new();
         for &f in &target_files {
-            let loaded =
-                crate::target_file::load_target(&mut ctx, &sources, f, &mut run_options.targets, passes);
+            let loaded = crate::target_file::load_target(
+                &mut ctx,
+                &sources,
+                f,
+                &mut run_options.targets,
+                passes,
+            );
             if let Err(diags) = loaded {
                 eprint!("{}", sources.render(&ctx, &diags));
                 return ExitCode::FAILURE;

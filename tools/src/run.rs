@@ -209,14 +209,20 @@ fn run_inner(o: &RunOptions) -> Result<(), String> {
         if let Some(diag) = bad {
             return Err(sources.render(&ctx, &[diag]));
         }
-        crate::target_file::load_target(&mut ctx, &sources, file, &mut targets, &crate::opt::registry())
-            .map_err(|e| sources.render(&ctx, &e))?;
+        crate::target_file::load_target(
+            &mut ctx,
+            &sources,
+            file,
+            &mut targets,
+            &crate::opt::registry(),
+        )
+        .map_err(|e| sources.render(&ctx, &e))?;
     }
     let path = o.file.as_ref().ok_or("acc-run: no input file\n")?;
     let mut passes = o.passes.clone();
     if passes.iter().any(|p| p == "target") {
-        let text = crate::target_file::target_pipeline(&targets)
-            .map_err(|e| format!("acc-run: {e}\n"))?;
+        let text =
+            crate::target_file::target_pipeline(&targets).map_err(|e| format!("acc-run: {e}\n"))?;
         for p in &mut passes {
             if p == "target" {
                 p.clone_from(&text);
@@ -224,8 +230,7 @@ fn run_inner(o: &RunOptions) -> Result<(), String> {
         }
     }
     let passes = (!passes.is_empty()).then(|| passes.join(","));
-    let loaded =
-        crate::run_input::load(&mut ctx, &mut sources, &targets, path, passes.as_deref())?;
+    let loaded = crate::run_input::load(&mut ctx, &mut sources, &targets, path, passes.as_deref())?;
     let ir = loaded.ir;
     let entry = match &o.entry {
         Some(e) => e.clone(),
@@ -267,8 +272,8 @@ fn run_inner(o: &RunOptions) -> Result<(), String> {
                 .call(&entry, args.clone())
                 .map_err(|e| render(e.diagnostic()))?;
             let trace = interp.trace_hw_ops(false);
-            let charges =
-                acc_sim::simulate(&ctx, &ir, &targets, &trace).map_err(|e| format!("acc-run: {e}\n"))?;
+            let charges = acc_sim::simulate(&ctx, &ir, &targets, &trace)
+                .map_err(|e| format!("acc-run: {e}\n"))?;
             timing.push(acc_sim::report(&charges).trim_end().to_string());
             results
         }

@@ -6,9 +6,9 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use acc_ir::{Context, Diagnostic, Ir, Severity, SourceMap, parser, verifier};
 use acc_pass::manager::{RunOptions, run as run_pipeline};
 use acc_pass::pipeline::Pipeline;
-use acc_ir::{Context, Diagnostic, Ir, Severity, SourceMap, parser, verifier};
 use acc_target::Targets;
 
 /// The module, and how long each step took.

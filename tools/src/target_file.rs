@@ -32,7 +32,10 @@ pub(crate) fn load_target(
     {
         return Err(vec![Diagnostic::error(
             DiagLoc::Span(p.file, p.span.clone()),
-            format!("target '{}' names a pipeline acc cannot build: {message}", target.name),
+            format!(
+                "target '{}' names a pipeline acc cannot build: {message}",
+                target.name
+            ),
         )]);
     }
     targets.add(Arc::new(target)).map_err(at_file)

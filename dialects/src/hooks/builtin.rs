@@ -1,6 +1,7 @@
 //! Rust hooks of the `builtin` dialect (`defs/builtin.acc`): the verifier and custom
 //! form of `builtin.module`, printed `module @name attributes {...} {...}`.
 
+use crate::ops::builtin;
 use acc_ir::parser::{CustomParse, OperationState, PResult};
 use acc_ir::printer::OpPrinter;
 use acc_ir::{Context, CustomSyntax, OpRef};
@@ -11,11 +12,11 @@ use crate::syntax::{
 };
 
 pub(crate) fn verify_module(op: OpRef<'_>, ctx: &Context) -> Vec<acc_ir::Diagnostic> {
-    let shape = shape_error(op, "builtin.module", Some(0), 0, 1, 0);
+    let shape = shape_error(op, builtin::Module::NAME, Some(0), 0, 1, 0);
     if !shape.is_empty() {
         return shape;
     }
-    let symbol = verify_symbol_attrs(op, ctx, "builtin.module");
+    let symbol = verify_symbol_attrs(op, ctx, builtin::Module::NAME);
     if !symbol.is_empty() {
         return symbol;
     }

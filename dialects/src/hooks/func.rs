@@ -4,6 +4,7 @@
 //! `func.func` keeps `sym_name`, `function_type`, `sym_visibility`, `arg_attrs` and
 //! `res_attrs` as properties, as MLIR 22 prints them in generic form.
 
+use crate::ops::func;
 use acc_ir::attrs::{AttrData, AttrId};
 use acc_ir::parser::lexer::Tok;
 use acc_ir::parser::{CustomParse, OperationState, PResult, RegionArg};
@@ -106,11 +107,11 @@ const FUNC_PRINTED_ATTRS: [&str; 5] = [
 ];
 
 pub(crate) fn verify_func(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
-    let shape = shape_error(op, "func.func", Some(0), 0, 1, 0);
+    let shape = shape_error(op, func::Func::NAME, Some(0), 0, 1, 0);
     if !shape.is_empty() {
         return shape;
     }
-    let symbol = verify_symbol_attrs(op, ctx, "func.func");
+    let symbol = verify_symbol_attrs(op, ctx, func::Func::NAME);
     if !symbol.is_empty() {
         return symbol;
     }
@@ -188,14 +189,14 @@ pub(crate) fn verify_func(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
 }
 
 pub(crate) fn verify_return(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
-    let shape = shape_error(op, "func.return", None, 0, 0, 0);
+    let shape = shape_error(op, func::Return::NAME, None, 0, 0, 0);
     if !shape.is_empty() {
         return shape;
     }
     let Some(parent) = op.parent_op() else {
         return err(op, "'func.return' op expects parent op 'func.func'".into());
     };
-    if ctx.op_name_str(parent.name()) != "func.func" {
+    if !func::Func::is(ctx, parent) {
         return err(op, "'func.return' op expects parent op 'func.func'".into());
     }
     let Some((_, results)) = function_signature(ctx, parent) else {
@@ -232,7 +233,7 @@ pub(crate) fn verify_return(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
 }
 
 pub(crate) fn verify_call(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
-    let shape = shape_error(op, "func.call", None, op.results().len(), 0, 0);
+    let shape = shape_error(op, func::Call::NAME, None, op.results().len(), 0, 0);
     if !shape.is_empty() {
         return shape;
     }
@@ -249,8 +250,7 @@ pub(crate) fn verify_call(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
         return Vec::new();
     }
     let name = ctx.str(*root);
-    let Some(f) = crate::syntax::lookup_symbol(op, ctx, *root)
-        .filter(|f| ctx.op_name_str(f.name()) == "func.func")
+    let Some(f) = crate::syntax::lookup_symbol(op, ctx, *root).filter(|f| func::Func::is(ctx, *f))
     else {
         return err(
             op,

@@ -1,6 +1,7 @@
 //! Verifiers and folders of the `graph` dialect (`defs/graph.acc`) for what shape
 //! inference does not cover: per-channel operands, axes, quantized types.
 
+use crate::ops::graph;
 use acc_ir::attrs::AttrData;
 use acc_ir::types::QuantUniform;
 use acc_ir::{AttrId, Context, DiagLoc, Diagnostic, FoldResult, OpRef, TypeData, TypeId};
@@ -167,7 +168,7 @@ pub(crate) fn verify_quantized_result(op: OpRef<'_>, ctx: &Context) -> Vec<Diagn
     let result = (|| {
         let (a, _) = ranked(ctx, types[0], "input")?;
         let (b, _) = ranked(ctx, types[1], "weight")?;
-        let want = if ctx.op_name_str(op.name()) == "graph.qconv2d" {
+        let want = if graph::Qconv2d::is(ctx, op) {
             let bias = match types.get(2) {
                 Some(t) => Some(ranked(ctx, *t, "bias")?.0),
                 None => None,
@@ -197,7 +198,7 @@ pub(crate) fn verify_quantized_result(op: OpRef<'_>, ctx: &Context) -> Vec<Diagn
         }
         check_quant_axis(ctx, types[1], "the weight")?;
         if let Some(axis) = quant(ctx, types[1]).and_then(|q| q.axis) {
-            let conv = ctx.op_name_str(op.name()) == "graph.qconv2d";
+            let conv = graph::Qconv2d::is(ctx, op);
             let per_column = b.len() >= 2 && axis as usize + 1 == b.len();
             if conv && axis != 0 {
                 return Err(

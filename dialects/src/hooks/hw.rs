@@ -1,6 +1,7 @@
 //! Verifiers of the `hw` dialect (`defs/hw.acc`): symbols name the right kind of op,
 //! buffers fit their memory, launches pass what their region takes.
 
+use crate::ops::hw;
 use acc_ir::attrs::AttrData;
 use acc_ir::{AttrId, Context, DiagLoc, Diagnostic, OpRef, TypeData, TypeId};
 
@@ -61,7 +62,7 @@ pub(crate) fn verify_memory(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
                 return Err("'devices' must list device symbols".into());
             };
             for d in items.iter() {
-                resolve(op, ctx, *d, "hw.device")?;
+                resolve(op, ctx, *d, hw::Device::NAME)?;
             }
         }
         Ok(())
@@ -100,7 +101,7 @@ pub(crate) fn verify_buffer(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     let result = (|| {
         let attrs = Attrs::of_op(ctx, op);
         let memory_ref = attrs.get("memory").ok_or("requires attribute 'memory'")?;
-        let memory = resolve(op, ctx, memory_ref, "hw.memory")?;
+        let memory = resolve(op, ctx, memory_ref, hw::Memory::NAME)?;
         let mem_attrs = Attrs::of_op(ctx, memory);
         let size = mem_attrs.req_int("size")?;
         let alignment = mem_attrs.int("alignment")?.unwrap_or(1).max(1);
@@ -136,7 +137,7 @@ pub(crate) fn verify_launch(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
         let device = op
             .attr(ctx, "device")
             .ok_or("requires attribute 'device'")?;
-        resolve(op, ctx, device, "hw.device")?;
+        resolve(op, ctx, device, hw::Device::NAME)?;
         let body = op.ir.body(op.region_body());
         let region = *op.regions().first().ok_or("needs a body")?;
         let block = body.entry_block(region).ok_or("needs a body block")?;
@@ -213,7 +214,8 @@ pub(crate) fn verify_intrinsic(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> 
             .last()
             .ok_or("empty semantics region")?;
         let yielded: Vec<TypeId> = body.operands(last).map(|v| body.value_type(v)).collect();
-        if ctx.op_name_str(body.op(last).name) != "hw.yield" || yielded.len() != outputs.len() {
+        if ctx.op_name_str(body.op(last).name) != hw::Yield::NAME || yielded.len() != outputs.len()
+        {
             return Err(format!(
                 "semantics region must end with a hw.yield of {} values",
                 outputs.len()

@@ -2,6 +2,7 @@
 //! and `loop.parallel` (whose induction variables are named in the op's header, as in
 //! MLIR's scf), and the verifiers of loops, allocations, views and indexed accesses.
 
+use crate::ops::loops;
 use acc_ir::attrs::AttrData;
 use acc_ir::parser::lexer::Tok;
 use acc_ir::parser::{CustomParse, OperationState, PResult, RegionArg};
@@ -51,7 +52,7 @@ fn yield_types(op: OpRef<'_>, ctx: &Context) -> Result<Vec<TypeId>, String> {
     let block = body.entry_block(region).ok_or("needs a body block")?;
     let last = body.last_op(block).ok_or("body must end with loop.yield")?;
     let term = op.ir.op(op.region_body(), last);
-    if ctx.op_name_str(term.name()) != "loop.yield" {
+    if !loops::Yield::is(ctx, term) {
         return Err("body must end with loop.yield".into());
     }
     Ok(term.operand_types())

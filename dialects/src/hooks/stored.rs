@@ -2,11 +2,12 @@
 //! (`graph.storage_cast`, `tensor.bitcast`): a quantized weight is a constant of its
 //! integers cast to its quantized type.
 
+use crate::ops::{graph, tensor};
 use acc_ir::elements::{self, Dense};
 use acc_ir::{BodyId, Context, Ir, OpId, ValueDef, ValueId};
 
 /// Ops whose result holds the same stored integers as their one operand.
-const STORAGE_CASTS: [&str; 2] = ["graph.storage_cast", "tensor.bitcast"];
+const STORAGE_CASTS: [&str; 2] = [graph::StorageCast::NAME, tensor::Bitcast::NAME];
 
 /// The ops that make `v` from a constant: the constant first, then each cast in
 /// order (`v` is the last one's result). `None` when `v` is not such a value.

@@ -1,6 +1,7 @@
 //! Verifiers of the `tensor` dialect (`defs/tensor.acc`): the shape relations between
 //! operands, attributes and results that constraints cannot state.
 
+use crate::ops::tensor;
 use acc_ir::attrs::AttrData;
 use acc_ir::{Context, DYNAMIC, DiagLoc, Diagnostic, OpRef, TypeData, TypeId};
 
@@ -91,7 +92,7 @@ fn rank_reduced(sizes: &[i64], small: &[i64]) -> bool {
 /// rank and the slice's shape; static slices stay in bounds.
 pub(crate) fn verify_slice(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     let result = (|| {
-        let insert = ctx.op_name_str(op.name()) == "tensor.insert_slice";
+        let insert = tensor::InsertSlice::is(ctx, op);
         let types = op.operand_types();
         let (full, part) = if insert {
             (types[1], types[0])
@@ -136,7 +137,7 @@ pub(crate) fn verify_slice(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
 fn acc_dialects_segments(ctx: &Context, op: OpRef<'_>) -> Result<Vec<usize>, String> {
     let sizes = crate::lang::segment_sizes(ctx, op, false)
         .ok_or("requires a valid 'operandSegmentSizes'")?;
-    let first_list = if ctx.op_name_str(op.name()) == "tensor.insert_slice" {
+    let first_list = if tensor::InsertSlice::is(ctx, op) {
         2
     } else {
         1
@@ -295,7 +296,7 @@ fn check_region(op: OpRef<'_>, ctx: &Context, r: usize, args: &[TypeId], yields:
         return Err("region must end with tensor.yield".into());
     };
     let yield_op = op.ir.op(op.region_body(), last);
-    if ctx.op_name_str(yield_op.name()) != "tensor.yield" {
+    if !tensor::Yield::is(ctx, yield_op) {
         return Err("region must end with tensor.yield".into());
     }
     if yield_op.operand_types() != [yields] {
@@ -344,7 +345,7 @@ pub(crate) fn verify_reassociation(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnost
     let result = (|| {
         let src = shape_of(ctx, op.operand_types()[0])?;
         let out = shape_of(ctx, op.result_types()[0])?;
-        let expand = ctx.op_name_str(op.name()) == "tensor.expand_shape";
+        let expand = tensor::ExpandShape::is(ctx, op);
         let (large, small) = if expand { (&out, &src) } else { (&src, &out) };
         let attrs = Attrs::of_op(ctx, op);
         let groups = reassociation(&attrs, ctx)?;
@@ -402,7 +403,7 @@ fn structured(
 /// batch dimension on all three).
 pub(crate) fn verify_matmul(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     let result = (|| {
-        let batch = ctx.op_name_str(op.name()) == "tensor.batch_matmul";
+        let batch = tensor::BatchMatmul::is(ctx, op);
         let (ins, c) = structured(ctx, op, 2)?;
         let (a, b) = (&ins[0], &ins[1]);
         let rank = if batch { 3 } else { 2 };
@@ -710,7 +711,7 @@ pub fn packed_shape(
 pub(crate) fn verify_pack(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     let result = (|| {
         let types = op.operand_types();
-        let pack = ctx.op_name_str(op.name()) == "tensor.pack";
+        let pack = tensor::Pack::is(ctx, op);
         let (plain, blocked) = if pack {
             (shape_of(ctx, types[0])?, shape_of(ctx, types[1])?)
         } else {

@@ -1,3 +1,4 @@
+#![cfg(test)]
 //! Test helpers for hooks: run the folder of one op of a small function.
 
 use acc_ir::parser::parse_file;

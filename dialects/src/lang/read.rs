@@ -151,7 +151,10 @@ impl Reader<'_> {
                 Rule::pipeline_def => {
                     let text = item.into_inner().next().map(|p| unquote(p.as_str()));
                     if t.pipeline.is_some() {
-                        self.error(at.clone(), "the target names its pipeline twice".to_string());
+                        self.error(
+                            at.clone(),
+                            "the target names its pipeline twice".to_string(),
+                        );
                     }
                     t.pipeline = Some(acc_target::TargetPipeline {
                         text: text.unwrap_or_default(),
@@ -266,11 +269,7 @@ impl Reader<'_> {
 impl Reader<'_> {
     /// A `dma START wait WAIT between(M1, M2, ...) setup N bytes_per_cycle N`
     /// declaration, its memories declared before it.
-    fn dma(
-        &mut self,
-        item: Pair<'_, Rule>,
-        t: &acc_target::Target,
-    ) -> Option<acc_target::Dma> {
+    fn dma(&mut self, item: Pair<'_, Rule>, t: &acc_target::Target) -> Option<acc_target::Dma> {
         let at = span(&item);
         let mut names = Vec::new();
         let mut numbers = Vec::new();

@@ -82,7 +82,11 @@ pub fn value_ranges(
     op: OpRef<'_>,
     results: bool,
 ) -> Result<Vec<Range<usize>>, String> {
-    let decls = if results { &decl.results } else { &decl.operands };
+    let decls = if results {
+        &decl.results
+    } else {
+        &decl.operands
+    };
     let quantifiers: Vec<Quantifier> = decls.iter().map(|d| d.quantifier).collect();
     quantified_ranges(ctx, op, &quantifiers, results).map_err(|why| match why {
         GroupMismatch::Count(n) => {

@@ -26,8 +26,8 @@
 
 pub mod support;
 
-pub use support::{OpView, Signature};
 use support::Quantifier;
+pub use support::{OpView, Signature};
 
 include!(concat!(env!("OUT_DIR"), "/ops.rs"));
 
@@ -76,8 +76,18 @@ mod tests {
             let generated = |vs: &[(&str, Quantifier)]| -> Vec<(String, Quantifier)> {
                 vs.iter().map(|(n, q)| (n.to_string(), *q)).collect()
             };
-            assert_eq!(generated(sig.operands), groups(&decl.operands), "{}", sig.name);
-            assert_eq!(generated(sig.results), groups(&decl.results), "{}", sig.name);
+            assert_eq!(
+                generated(sig.operands),
+                groups(&decl.operands),
+                "{}",
+                sig.name
+            );
+            assert_eq!(
+                generated(sig.results),
+                groups(&decl.results),
+                "{}",
+                sig.name
+            );
             let attrs: Vec<&str> = decl.attributes.iter().map(|a| a.name.as_str()).collect();
             assert_eq!(sig.attributes, attrs.as_slice(), "{}", sig.name);
             assert_eq!(sig.regions, decl.regions.len(), "{}", sig.name);
@@ -106,7 +116,11 @@ mod tests {
         };
         let view = graph::Conv2d::of(ctx, ir.op(fbody, conv)).expect("a well-formed conv2d");
         assert_eq!(view.strides(), Some(vec![1, 1]));
-        assert_eq!(view.groups(), Some(1), "the default was added by the parser");
+        assert_eq!(
+            view.groups(),
+            Some(1),
+            "the default was added by the parser"
+        );
         assert_eq!(view.bias(), None);
         assert_eq!(graph::Op::of(ctx, view.op()), Some(graph::Op::Conv2d));
         assert!(graph::Relu::of(ctx, view.op()).is_none());
@@ -124,12 +138,9 @@ mod tests {
             element: f32t,
             encoding: None,
         });
-        let zero = acc_ir::elements::dense_attr(
-            ctx,
-            bias_ty,
-            &[acc_ir::elements::Scalar::Float(0.0); 3],
-        )
-        .expect("a constant");
+        let zero =
+            acc_ir::elements::dense_attr(ctx, bias_ty, &[acc_ir::elements::Scalar::Float(0.0); 3])
+                .expect("a constant");
         let bias = graph::Constant::build(&mut b, bias_ty)
             .value(zero)
             .result()
@@ -154,10 +165,19 @@ mod tests {
         let view = graph::Conv2d::of(ctx, ir.op(fbody, built)).expect("a well-formed conv2d");
         assert_eq!(view.bias(), Some(bias));
         let s = tensor::ExtractSlice::of(ctx, ir.op(fbody, slice)).expect("a well-formed slice");
-        assert_eq!((s.offsets(), s.sizes(), s.strides()), (vec![one], vec![], vec![]));
+        assert_eq!(
+            (s.offsets(), s.sizes(), s.strides()),
+            (vec![one], vec![], vec![])
+        );
         verifier::verify(ctx, &ir).expect("the built ops verify");
         let printed = printer::print_ir(ctx, &ir, &Default::default());
-        assert!(printed.contains("graph.conv2d %arg0, %arg1, %0"), "{printed}");
-        assert!(printed.contains("operandSegmentSizes") || printed.contains("[0, 0, %"), "{printed}");
+        assert!(
+            printed.contains("graph.conv2d %arg0, %arg1, %0"),
+            "{printed}"
+        );
+        assert!(
+            printed.contains("operandSegmentSizes") || printed.contains("[0, 0, %"),
+            "{printed}"
+        );
     }
 }

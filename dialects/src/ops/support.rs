@@ -4,11 +4,11 @@
 
 use std::ops::Range;
 
+use acc_ir::TypeData;
 use acc_ir::attrs::AttrData;
 pub use acc_ir::builder::{Builder, NewOp};
 use acc_ir::elements::{self, Scalar};
 pub use acc_ir::{AttrId, BlockId, BodyId, Context, OpId, OpRef, RegionId, TypeId, ValueId};
-use acc_ir::TypeData;
 
 pub use crate::lang::Quantifier;
 
@@ -141,7 +141,11 @@ pub fn int_array(ctx: &Context, a: AttrId) -> Option<Vec<i64>> {
                 // Sign-extend from the element width.
                 let v = i64::from_le_bytes(raw);
                 let shift = 64 - (bytes as u32 * 8).min(64);
-                if *width == 1 { v & 1 } else { (v << shift) >> shift }
+                if *width == 1 {
+                    v & 1
+                } else {
+                    (v << shift) >> shift
+                }
             })
             .collect(),
     )

@@ -9,14 +9,14 @@
 
 use std::time::Instant;
 
+use crate::PassTarget;
 use crate::pipeline::{Element, PassInstance, Pipeline};
 use crate::timing::TimingNode;
-use crate::PassTarget;
-use acc_ir::split as workers;
 use acc_ir::context::Context;
 use acc_ir::diag::{DiagLoc, Diagnostic};
 use acc_ir::ir::{BodyId, Ir, OpId};
 use acc_ir::printer::{PrintOptions, print_op};
+use acc_ir::split as workers;
 use acc_ir::verifier;
 use acc_target::Targets;
 

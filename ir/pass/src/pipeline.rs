@@ -230,7 +230,9 @@ fn nest_in_module(passes: Vec<PassInstance>) -> Vec<Element> {
             Some(other) => other,
         };
         match elements.last_mut() {
-            Some(Element::Nested(p)) if p.anchor == group => p.elements.push(Element::Pass(instance)),
+            Some(Element::Nested(p)) if p.anchor == group => {
+                p.elements.push(Element::Pass(instance))
+            }
             _ => elements.push(Element::Nested(Pipeline {
                 anchor: group.to_string(),
                 elements: vec![Element::Pass(instance)],
@@ -303,10 +305,7 @@ fn pass_or_pipeline(
     let given = given_options(inner.next());
     if let Some(pipeline) = registry.pipeline(name) {
         if depth >= MAX_EXPANSION_DEPTH {
-            return Err((
-                format!("pipeline '{name}' expands into itself"),
-                name_span,
-            ));
+            return Err((format!("pipeline '{name}' expands into itself"), name_span));
         }
         let options = PassOptions::resolve(&pipeline.options, &given)
             .map_err(|m| (format!("pipeline '{name}': {m}"), span.clone()))?;
@@ -426,12 +425,17 @@ mod tests {
     #[test]
     fn pipeline_mistakes_are_errors() {
         let r = registry();
-        let (m, _) = Pipeline::from_pass_list("loop", &r).err().expect("recursion");
+        let (m, _) = Pipeline::from_pass_list("loop", &r)
+            .err()
+            .expect("recursion");
         assert!(m.contains("expands into itself"), "{m}");
         let (m, span) = Pipeline::from_pass_list("fn-pass,inner{bogus=1}", &r)
             .err()
             .expect("bad option");
-        assert!(m.contains("pipeline 'inner': unknown option 'bogus'"), "{m}");
+        assert!(
+            m.contains("pipeline 'inner': unknown option 'bogus'"),
+            "{m}"
+        );
         assert_eq!(span, 8..22);
     }
 }

@@ -57,11 +57,7 @@ pub fn set_placement(
 /// Takes `op` off its device: it loses `hw.device`, `hw.intrinsic` and the call
 /// arguments `weight-prep` stored (`hw.prepared`).
 pub fn clear_placement(ctx: &Context, ir: &mut Ir, body: BodyId, op: OpId) -> Result<(), String> {
-    let placed = [
-        DEVICE_ATTR,
-        INTRINSIC_ATTR,
-        PREPARED_ATTR,
-    ];
+    let placed = [DEVICE_ATTR, INTRINSIC_ATTR, PREPARED_ATTR];
     let kept = without_attrs(ctx, ir.body(body).op(op).attrs, &placed)?;
     ir.body_mut(body).op_mut(op).attrs = kept;
     Ok(())

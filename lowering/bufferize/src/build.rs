@@ -2,6 +2,7 @@
 //! loop nests, and the calls to the library GEMM.
 
 use acc_dialects::build::BuildExt as _;
+use acc_dialects::ops::arith;
 use acc_ir::{TypeId, ValueId};
 
 use acc_dialects::build::{BodyBuilder, Builder, cmpi, is_float, memref_type};
@@ -27,8 +28,8 @@ pub(super) fn pos(
     stride: i64,
     offset: i64,
 ) -> Result<ValueId, String> {
-    let s = index_op(e, "muli", iv, stride)?;
-    index_op(e, "addi", s, offset)
+    let s = index_op(e, arith::Op::Muli, iv, stride)?;
+    index_op(e, arith::Op::Addi, s, offset)
 }
 
 /// Whether `0 <= i < n`.
@@ -158,12 +159,12 @@ pub(super) fn rank_on_line(
     order: &mut LineOrder<'_>,
 ) -> Result<ValueId, String> {
     let zero = e.index(0)?;
-    let after = index_op(e, "addi", i, 1)?;
+    let after = index_op(e, arith::Op::Addi, i, 1)?;
     let mut count = zero;
     for (range, strict) in [([zero, i], false), ([after, end], true)] {
         count = for_carrying(e, range, &[count], &mut |e, j, count| {
             let before = order(e, j, strict)?;
-            let next = index_op(e, "addi", count[0], 1)?;
+            let next = index_op(e, arith::Op::Addi, count[0], 1)?;
             let index = e.ctx.index_type();
             Ok(vec![e.op1(
                 "arith.select",
@@ -288,11 +289,11 @@ pub(super) fn conv_as_gemm(
         let buf = e.op1("loop.alloc", &[], ty, &[])?;
         parallel(e, &[c, kh, kw, oh, ow], &mut |e, ivs| {
             let zero = e.index(0)?;
-            let y0 = index_op(e, "muli", ivs[3], strides[0])?;
-            let di = index_op(e, "muli", ivs[1], dilations[0])?;
+            let y0 = index_op(e, arith::Op::Muli, ivs[3], strides[0])?;
+            let di = index_op(e, arith::Op::Muli, ivs[1], dilations[0])?;
             let iy = index_add(e, y0, di)?;
-            let x0 = index_op(e, "muli", ivs[4], strides[1])?;
-            let dj = index_op(e, "muli", ivs[2], dilations[1])?;
+            let x0 = index_op(e, arith::Op::Muli, ivs[4], strides[1])?;
+            let dj = index_op(e, arith::Op::Muli, ivs[2], dilations[1])?;
             let ix = index_add(e, x0, dj)?;
             let v = e.op1("loop.load", &with(x, &[zero, ivs[0], iy, ix]), f32t, &[])?;
             e.op("loop.store", &[&[v, buf][..], ivs].concat(), &[], &[])?;

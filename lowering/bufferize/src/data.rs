@@ -3,6 +3,7 @@
 //! with `tensor.extract`), and sorts.
 
 use acc_dialects::build::BuildExt as _;
+use acc_dialects::ops::arith;
 use acc_ir::clone::{ValueMap, clone_op};
 use acc_ir::{OpId, ValueId};
 
@@ -300,12 +301,12 @@ fn strided_positions(
         let scaled = if *s == 1 {
             *iv
         } else {
-            index_op(e, "muli", *iv, *s)?
+            index_op(e, arith::Op::Muli, *iv, *s)?
         };
         at.push(if *o == 0 {
             scaled
         } else {
-            index_op(e, "addi", scaled, *o)?
+            index_op(e, arith::Op::Addi, scaled, *o)?
         });
     }
     Ok(at)

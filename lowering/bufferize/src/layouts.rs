@@ -10,8 +10,8 @@
 //! ops that agree pass the value between them as it is, and a value is reformatted
 //! only where it crosses to code that reads it otherwise.
 
-use acc_target::Placement;
 use acc_ir::{OpId, ValueId};
+use acc_target::Placement;
 
 use super::Bufferizer;
 use super::build::{parallel, with};

@@ -34,13 +34,13 @@
 #![deny(missing_docs)]
 
 use acc_ir::clone::{ValueMap, clone_op};
-use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
-use acc_target::Targets;
 use acc_ir::rewrite::greedy::{GreedyConfig, apply_greedily};
 use acc_ir::{
     AttrId, BodyId, Context, DYNAMIC, DiagLoc, Diagnostic, InsertPoint, Ir, OpId, TypeData, TypeId,
     ValueId,
 };
+use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
+use acc_target::Targets;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use acc_dialects::build::{Builder, i64s, memref_type, shape_of};
@@ -254,7 +254,8 @@ impl Pass for Bufferize {
         for f in funcs {
             convert_signature(ctx, t.ir, module_body, f);
             if let Some(inner) = t.ir.body(module_body).nested_body(f) {
-                let returned = Bufferizer::new(ctx, t.ir, inner, t.targets, library.clone()).run()?;
+                let returned =
+                    Bufferizer::new(ctx, t.ir, inner, t.targets, library.clone()).run()?;
                 if let Some(r) = returned.filter(|r| !r.sizes.is_empty()) {
                     bound_results(ctx, t.ir, module_body, f, &r);
                 }
@@ -498,7 +499,13 @@ impl<'a> Bufferizer<'a> {
 
     fn emitter(&mut self, op: OpId) -> Builder<'_> {
         let loc = self.ir.op(self.body, op).loc();
-        Builder::new(self.ctx, &mut *self.ir, self.body, InsertPoint::Before(op), loc)
+        Builder::new(
+            self.ctx,
+            &mut *self.ir,
+            self.body,
+            InsertPoint::Before(op),
+            loc,
+        )
     }
 
     fn buffer(&self, loc: AttrId, v: ValueId) -> Result<ValueId, Diagnostic> {

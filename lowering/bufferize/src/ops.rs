@@ -2,6 +2,7 @@
 //! products and convolutions (loops, or the library GEMM), pools, reductions, pads.
 
 use acc_dialects::build::BuildExt as _;
+use acc_dialects::ops::arith;
 use acc_ir::{OpId, TypeId, ValueId};
 
 use super::build::{
@@ -221,7 +222,7 @@ impl Bufferizer<'_> {
             let mut at = ivs[..rank].to_vec();
             let mut inside: Option<ValueId> = None;
             for (k, (&d, &tile)) in positions.iter().zip(&tiles).enumerate() {
-                let outer = index_op(e, "muli", ivs[d], tile)?;
+                let outer = index_op(e, arith::Op::Muli, ivs[d], tile)?;
                 let p = index_add(e, outer, ivs[rank + k])?;
                 if sx[d] % tile == 0 {
                     at[d] = p;
@@ -261,8 +262,8 @@ impl Bufferizer<'_> {
         parallel(&mut e, &shape, &mut |e, ivs| {
             let mut at = ivs.to_vec();
             for (&d, &tile) in positions.iter().zip(&tiles) {
-                at[d] = index_op(e, "divui", ivs[d], tile)?;
-                let inner = index_op(e, "remui", ivs[d], tile)?;
+                at[d] = index_op(e, arith::Op::Divui, ivs[d], tile)?;
+                let inner = index_op(e, arith::Op::Remui, ivs[d], tile)?;
                 at.push(inner);
             }
             let v = e.op1("loop.load", &with(src, &at), elem, &[])?;
@@ -505,18 +506,18 @@ impl Bufferizer<'_> {
         parallel(&mut e, &shape, &mut |e, ivs| {
             let (n, oc, oy, ox) = (ivs[0], ivs[1], ivs[2], ivs[3]);
             // The first input channel of this output channel's group.
-            let g = index_op(e, "divui", oc, mg)?;
-            let c_base = index_op(e, "muli", g, cg)?;
-            let y0 = index_op(e, "muli", oy, strides[0])?;
-            let x0 = index_op(e, "muli", ox, strides[1])?;
+            let g = index_op(e, arith::Op::Divui, oc, mg)?;
+            let c_base = index_op(e, arith::Op::Muli, g, cg)?;
+            let y0 = index_op(e, arith::Op::Muli, oy, strides[0])?;
+            let x0 = index_op(e, arith::Op::Muli, ox, strides[1])?;
             let c0 = e.op1("loop.load", &with(dest, ivs), ec, &[])?;
             let s1 = for_range(e, cg, c0, &mut |e, c, acc| {
                 let ch = index_add(e, c_base, c)?;
                 for_range(e, kh, acc, &mut |e, i, acc| {
-                    let di = index_op(e, "muli", i, dilations[0])?;
+                    let di = index_op(e, arith::Op::Muli, i, dilations[0])?;
                     let iy = index_add(e, y0, di)?;
                     for_range(e, kw, acc, &mut |e, j, acc| {
-                        let dj = index_op(e, "muli", j, dilations[1])?;
+                        let dj = index_op(e, arith::Op::Muli, j, dilations[1])?;
                         let ix = index_add(e, x0, dj)?;
                         let xv = e.op1("loop.load", &with(bx, &[n, ch, iy, ix]), ex, &[])?;
                         let wv = e.op1("loop.load", &with(bw, &[oc, c, i, j]), ew, &[])?;
@@ -711,7 +712,7 @@ impl Bufferizer<'_> {
                     at.push(if low[d] == 0 {
                         *iv
                     } else {
-                        index_op(e, "addi", *iv, low[d])?
+                        index_op(e, arith::Op::Addi, *iv, low[d])?
                     });
                 }
                 e.op("loop.store", &[&[v, dest][..], &at[..]].concat(), &[], &[])?;
@@ -724,7 +725,7 @@ impl Bufferizer<'_> {
             let mut inside: Option<ValueId> = None;
             let mut at = Vec::new();
             for (d, iv) in ivs.iter().enumerate() {
-                let p = index_op(e, "subi", *iv, low[d])?;
+                let p = index_op(e, arith::Op::Subi, *iv, low[d])?;
                 let ok = in_range(e, p, sx[d])?;
                 inside = Some(match inside {
                     None => ok,

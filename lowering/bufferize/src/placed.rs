@@ -12,15 +12,15 @@
 
 use acc_dialects::build::BuildExt as _;
 use acc_ir::clone::{ValueMap, clone_op};
-use acc_target::{CallArg, Intrinsic, Placement};
 use acc_ir::{OpId, ValueId};
+use acc_target::{CallArg, Intrinsic, Placement};
 
 use super::layouts::{inverse, permuted_shape};
 use super::{Bufferizer, buffer_type};
 use acc_dialects::build::{i64s, memref_type, shape_of, tensor_type};
+use acc_dialects::hooks::stored::constant_chain;
 pub use acc_target::placement::LAYOUT_ATTR;
 use acc_target::placement::{clear_placement, placed_intrinsic, placement};
-use acc_dialects::hooks::stored::constant_chain;
 
 impl Bufferizer<'_> {
     /// Whether `op` was placed on a device by `partition`.
@@ -52,9 +52,8 @@ impl Bufferizer<'_> {
         if self.targets.is_empty() {
             return Err("it is placed on a device, but no target is given (--target FILE)".into());
         }
-        let (target, intrinsic) =
-            placed_intrinsic(self.ctx, self.ir, self.body, op, self.targets)?
-                .ok_or("not placed")?;
+        let (target, intrinsic) = placed_intrinsic(self.ctx, self.ir, self.body, op, self.targets)?
+            .ok_or("not placed")?;
         let name = &intrinsic.name;
         let placement = self
             .place(intrinsic, op)
@@ -281,4 +280,3 @@ fn transpose(
     }
     Ok(out)
 }
-

@@ -4,6 +4,7 @@
 use acc_dialects::build::BuildExt as _;
 use acc_dialects::hooks::attr_read::Attrs;
 use acc_dialects::hooks::shape::slice_plan;
+use acc_dialects::ops::arith;
 use acc_ir::elements::Scalar;
 use acc_ir::{TypeData, TypeId, ValueId};
 
@@ -167,10 +168,10 @@ pub(super) fn slice(
         for (d, iv) in ivs.iter().enumerate() {
             at.push(match (starts[d], steps[d]) {
                 (0, 1) => *iv,
-                (start, 1) => index_op(e, "addi", *iv, start)?,
+                (start, 1) => index_op(e, arith::Op::Addi, *iv, start)?,
                 (start, step) => {
-                    let scaled = index_op(e, "muli", *iv, step)?;
-                    index_op(e, "addi", scaled, start)?
+                    let scaled = index_op(e, arith::Op::Muli, *iv, step)?;
+                    index_op(e, arith::Op::Addi, scaled, start)?
                 }
             });
         }
@@ -222,10 +223,10 @@ fn index_less(e: &mut Builder<'_>, a: ValueId, b: ValueId) -> Result<ValueId, St
 
 /// `p` modulo `n`, in `[0, n)`.
 fn rem_euclid(e: &mut Builder<'_>, p: ValueId, n: i64) -> Result<ValueId, String> {
-    let m = index_op(e, "remsi", p, n)?;
+    let m = index_op(e, arith::Op::Remsi, p, n)?;
     let zero = e.index(0)?;
     let negative = index_less(e, m, zero)?;
-    let wrapped = index_op(e, "addi", m, n)?;
+    let wrapped = index_op(e, arith::Op::Addi, m, n)?;
     index_select(e, negative, wrapped, m)
 }
 
@@ -294,7 +295,7 @@ pub(super) fn pad(
         let mut at = Vec::new();
         for (d, iv) in ivs.iter().enumerate() {
             let dim = shape[d];
-            let p = index_op(e, "subi", *iv, low[d])?;
+            let p = index_op(e, arith::Op::Subi, *iv, low[d])?;
             at.push(match mode {
                 "edge" => {
                     let zero = e.index(0)?;

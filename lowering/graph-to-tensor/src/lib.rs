@@ -33,8 +33,8 @@
 
 use acc_dialects::build::BuildExt as _;
 use acc_dialects::hooks::attr_read::Attrs;
-use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use acc_ir::{BodyId, Context, DiagLoc, Diagnostic, InsertPoint, Ir, OpId, TypeId, ValueId};
+use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 
 use acc_dialects::build::{Builder, i64s, is_float, reassociation, shape_of, tensor_type};
 

@@ -86,11 +86,9 @@ func.func @f(%x: i32) -> (i32, i1) {
     let mut ctx = acc_dialects::new_context();
     let before = parse(&mut ctx, text);
     let mut after = parse(&mut ctx, text);
-    let pipeline = acc_pass::pipeline::Pipeline::from_pass_list(
-        "canonicalize,cse",
-        &acc_passes_registry(),
-    )
-    .expect("a pipeline");
+    let pipeline =
+        acc_pass::pipeline::Pipeline::from_pass_list("canonicalize,cse", &acc_passes_registry())
+            .expect("a pipeline");
     let opts = acc_pass::manager::RunOptions::default();
     acc_pass::manager::run(&pipeline, &ctx, &mut after, &opts).expect("the passes run");
     for x in [-100.0, -3.0, 0.0, 1.0, 4.0, 1000.0] {

@@ -3,8 +3,8 @@
 
 use std::collections::HashMap;
 
-use acc_ir::elements::{self, Scalar};
 use acc_ir::builder::{Builder, NewOp};
+use acc_ir::elements::{self, Scalar};
 use acc_ir::{AttrId, BlockId, BodyId, Context, InferInput, InsertPoint, Ir, TypeId, ValueId};
 use prost::Message;
 
@@ -239,10 +239,12 @@ impl<'c> Importer<'c> {
                 ));
             }
         }
-        Builder::new(&*self.ctx, &mut self.ir, body, InsertPoint::End(block), loc).build(NewOp {
-            operands: &results,
-            ..NewOp::named("func.return")
-        })?;
+        Builder::new(&*self.ctx, &mut self.ir, body, InsertPoint::End(block), loc).build(
+            NewOp {
+                operands: &results,
+                ..NewOp::named("func.return")
+            },
+        )?;
         let fn_type = self.ctx.function_type(&arg_types, &result_types);
         let props = vec![
             (self.ctx.sym("sym_name"), self.ctx.string_attr(name)),
@@ -413,12 +415,8 @@ impl<'c> Importer<'c> {
         };
         let loc = self.ctx.unknown_loc();
         let props: Vec<(&str, AttrId)> = l.attrs.iter().map(|(k, v)| (*k, *v)).collect();
-        Builder::new(&*self.ctx, &mut self.ir, body, InsertPoint::End(block), loc).op(
-            l.op,
-            operands,
-            &types,
-            &props,
-        )
+        Builder::new(&*self.ctx, &mut self.ir, body, InsertPoint::End(block), loc)
+            .op(l.op, operands, &types, &props)
     }
 }
 

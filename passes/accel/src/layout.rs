@@ -32,10 +32,10 @@ use acc_dialects::hooks::attr_read::Attrs;
 use acc_dialects::hooks::layout::Layout;
 use acc_ir::attrs::AttrData;
 use acc_ir::elements::{self, Scalar};
-use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use acc_ir::{
     AttrId, BodyId, Context, DiagLoc, Diagnostic, InsertPoint, Ir, OpId, TypeId, ValueDef, ValueId,
 };
+use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 
 use acc_dialects::build::{Builder, i64s, shape_of, tensor_type};
 

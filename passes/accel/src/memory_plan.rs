@@ -21,8 +21,8 @@
 //! its memory (the host's for the host arena) is an error at the function, and so is
 //! a memory space the target does not declare.
 
-use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use acc_ir::{BodyId, Context, Diagnostic, Ir, OpId, ValueId};
+use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use rustc_hash::FxHashMap;
 
 use acc_dialects::build::i64_attr;

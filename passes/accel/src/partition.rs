@@ -13,10 +13,10 @@
 //! Placement does not change what the function computes: the attributes only say
 //! where the op will run.
 
+use acc_ir::{BodyId, Context, DiagLoc, Diagnostic, Ir, OpId, Severity};
 use acc_pass::{Pass, PassInfo, PassOptions, PassTarget, target_option};
 use acc_target::Target;
 use acc_target::placement::{DEVICE_ATTR, set_placement};
-use acc_ir::{BodyId, Context, DiagLoc, Diagnostic, Ir, OpId, Severity};
 
 /// The pass.
 pub struct Partition {
@@ -107,4 +107,3 @@ fn choose(
         None => Err(refusals.join("; ")),
     }
 }
-

@@ -37,12 +37,12 @@ use acc_dialects::hooks::attr_read::Attrs;
 use acc_dialects::hooks::stored::{constant_chain, stored_constant};
 use acc_ir::clone::{ValueMap, clone_op};
 use acc_ir::elements::{self, Scalar};
-use acc_pass::{Pass, PassInfo, PassOptions, PassTarget, target_option};
-use acc_target::{CallArg, Intrinsic, Placement, Target, Targets};
 use acc_ir::{
     BodyId, Context, DiagLoc, Diagnostic, InsertPoint, Ir, OpId, Severity, TypeData, TypeId,
     ValueId,
 };
+use acc_pass::{Pass, PassInfo, PassOptions, PassTarget, target_option};
+use acc_target::{CallArg, Intrinsic, Placement, Target, Targets};
 
 use acc_dialects::build::{Builder, i64_attr, i64s, memref_type, shape_of, tensor_type};
 use acc_dialects::hooks::hw::{ALIGNMENT, stored_bytes};
@@ -119,7 +119,11 @@ fn tensorize_op(
     let Some((declaring, intrinsic)) = targets.intrinsic(&device, &name) else {
         return Ok(None);
     };
-    let Some(memory) = intrinsic.memory.as_deref().and_then(|m| declaring.memory(m)) else {
+    let Some(memory) = intrinsic
+        .memory
+        .as_deref()
+        .and_then(|m| declaring.memory(m))
+    else {
         return Ok(None);
     };
     let loc = ir.op(body, op).loc();

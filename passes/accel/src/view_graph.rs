@@ -7,8 +7,8 @@
 
 use std::fmt::Write as _;
 
-use acc_pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
 use acc_ir::{BodyId, Context, DiagLoc, Diagnostic, Ir, OpId, ValueDef};
+use acc_pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
 use rustc_hash::FxHashMap;
 
 use acc_target::placement::placement;

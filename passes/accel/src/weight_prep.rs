@@ -20,9 +20,9 @@
 //! back end's tests, which run the library on them, compare bit for bit.
 
 use acc_ir::attrs::AttrData;
+use acc_ir::{BodyId, Context, DiagLoc, Diagnostic, Ir, OpId, Severity};
 use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use acc_target::{CallArg, Targets};
-use acc_ir::{BodyId, Context, DiagLoc, Diagnostic, Ir, OpId, Severity};
 
 use acc_target::placement::{PREPARED_ATTR, call_arg_attr, placed_intrinsic, without_attrs};
 
@@ -115,4 +115,3 @@ fn prepare(
 fn counted(n: usize, thing: &str) -> String {
     format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
 }
-

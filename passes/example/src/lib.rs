@@ -5,10 +5,10 @@
 use std::sync::Arc;
 
 use acc_ir::elements::{self, Scalar};
-use acc_pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
 use acc_ir::rewrite::greedy::{GreedyConfig, apply_greedily};
 use acc_ir::rewrite::{RewritePattern, Rewriter, constant_value};
 use acc_ir::{Diagnostic, OpId, ValueId};
+use acc_pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
 
 /// The rewrite: matches `arith.muli` whose right operand is a constant power of two.
 /// (Canonicalization puts constants on the right of commutative ops, and so does the

@@ -1,9 +1,9 @@
 //! `canonicalize`: folds ops, erases dead ones and applies every registered rewrite
 //! pattern (from Rust and from dialect files) to a fixed point, with the greedy driver.
 
-use acc_pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
 use acc_ir::rewrite::greedy::{GreedyConfig, apply_greedily};
 use acc_ir::{DiagLoc, Diagnostic};
+use acc_pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
 
 /// The pass.
 pub struct Canonicalize {

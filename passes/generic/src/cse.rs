@@ -11,10 +11,10 @@
 //! same body; isolated ops are CSE'd separately, body by body).
 
 use acc_ir::dominance::DomTree;
-use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use acc_ir::{
     AttrId, BlockId, BodyId, Context, Diagnostic, Ir, OpId, OpName, RegionId, TypeId, ValueId,
 };
+use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 

@@ -2,8 +2,8 @@
 //! greedy driver restricted to what they do.
 
 use acc_ir::Diagnostic;
-use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use acc_ir::rewrite::greedy::{GreedyConfig, apply_greedily};
+use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 
 /// The greedy driver with some of its steps.
 pub struct Restricted {

@@ -7,8 +7,8 @@
 use acc_ir::attrs::AttrData;
 use acc_ir::clone::{ValueMap, clone_op};
 use acc_ir::layout::InsertPoint;
-use acc_pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
 use acc_ir::{BodyId, Diagnostic, OpId, ValueId};
+use acc_pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
 
 /// The pass.
 pub struct Inline {

@@ -4,8 +4,8 @@
 //! the same way, each on its own, as in MLIR.
 
 use acc_ir::attrs::AttrData;
-use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use acc_ir::{AttrId, BodyId, Context, Diagnostic, Ir, OpId, Sym};
+use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use rustc_hash::FxHashSet;
 
 /// The pass.

@@ -6,8 +6,8 @@
 //! the caller. Without it, each call of a bufferized function leaks its
 //! intermediate buffers.
 
-use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use acc_ir::{BodyId, Context, Diagnostic, InsertPoint, Ir, OpId, ValueDef, ValueId};
+use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use rustc_hash::FxHashMap;
 
 use acc_dialects::build::Builder;

@@ -13,10 +13,10 @@
 //! An elementwise chain (a broadcast materialized for an `add`, the `add`, a
 //! `relu`, the copy into a padded buffer) becomes one nest.
 
-use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use acc_ir::{
     BlockId, BodyId, Context, Diagnostic, InsertPoint, Ir, OpId, ValueDef, ValueId, clone,
 };
+use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use rustc_hash::FxHashSet;
 
 use acc_dialects::build::{buffer_root, constant_int};

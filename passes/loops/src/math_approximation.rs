@@ -16,8 +16,8 @@
 //! Other types and functions are left to the C library.
 
 use acc_dialects::build::BuildExt as _;
-use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use acc_ir::{BodyId, Context, Diagnostic, FloatKind, InsertPoint, Ir, OpId, TypeData, ValueId};
+use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 
 use acc_dialects::build::{Builder, ops_post_order};
 
@@ -234,7 +234,9 @@ impl Arith<'_, '_> {
         let y = self.bin("divf", p, q)?;
         let magnitude = self.e.op1("math.absf", &[x], self.f32(), &[])?;
         let tiny = self.k(0.0004)?;
-        let small = self.e.cmpf(acc_dialects::build::cmpf::OLT, magnitude, tiny)?;
+        let small = self
+            .e
+            .cmpf(acc_dialects::build::cmpf::OLT, magnitude, tiny)?;
         let f32t = self.f32();
         self.e.op1("arith.select", &[small, x, y], f32t, &[])
     }

@@ -7,8 +7,8 @@
 //! default).
 
 use acc_dialects::build::BuildExt as _;
-use acc_pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
 use acc_ir::{BodyId, Context, Diagnostic, InsertPoint, Ir, OpId, ValueId, clone};
+use acc_pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
 
 use acc_dialects::build::{Builder, constant_int, ops_post_order};
 

@@ -27,11 +27,11 @@
 //! accumulators instead ([`reduction`]; this reassociates sums and products).
 
 use acc_dialects::build::BuildExt as _;
-use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use acc_ir::{
     BlockId, BodyId, Context, Diagnostic, InsertPoint, Ir, OpId, TypeData, TypeId, ValueDef,
     ValueId, clone,
 };
+use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use acc_dialects::build::{Builder, buffer_root, constant_int};
@@ -573,7 +573,9 @@ impl Rewriter<'_> {
             "loop.load" if self.of(results[0]) == Class::Vector => {
                 let ty = self.vector_type(b.value_type(results[0]));
                 let stride = match operands.last().map(|v| self.of(*v)) {
-                    Some(Class::Lane(s)) if s != 1 => Some(acc_dialects::build::i64_attr(self.ctx, s)),
+                    Some(Class::Lane(s)) if s != 1 => {
+                        Some(acc_dialects::build::i64_attr(self.ctx, s))
+                    }
                     _ => None,
                 };
                 let props: Vec<(&str, acc_ir::AttrId)> =
@@ -619,7 +621,13 @@ impl Rewriter<'_> {
         props: &[(&str, acc_ir::AttrId)],
     ) -> Result<ValueId, String> {
         let loc = self.ir.op(self.body, op).loc();
-        let mut e = Builder::new(self.ctx, &mut *self.ir, self.body, InsertPoint::Before(op), loc);
+        let mut e = Builder::new(
+            self.ctx,
+            &mut *self.ir,
+            self.body,
+            InsertPoint::Before(op),
+            loc,
+        );
         let out = e.op(name, operands, result.as_slice(), props)?;
         Ok(out.first().copied().unwrap_or(operands[0]))
     }

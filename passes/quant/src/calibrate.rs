@@ -23,14 +23,14 @@ use std::path::Path;
 
 use acc_dialects::hooks::attr_read::{ranked, tensor};
 use acc_interp::{Interpreter, Limits, Ranges, Tensor};
-use acc_ir::elements::{self, Scalar};
-use acc_pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
 use acc_ir::builder::Builder;
+use acc_ir::elements::{self, Scalar};
 use acc_ir::types::QuantUniform;
 use acc_ir::{
     BodyId, Context, DiagLoc, Diagnostic, FloatKind, InsertPoint, Ir, OpId, TypeData, TypeId,
     ValueDef, ValueId,
 };
+use acc_pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
 use std::collections::HashMap;
 
 /// Ops computed in integers once quantized: their data inputs and outputs are
@@ -196,8 +196,7 @@ impl Quantizer<'_> {
             else {
                 continue;
             };
-            if PRODUCTS.contains(&name.as_str())
-                || crate::quantize::TABLED.contains(&name.as_str())
+            if PRODUCTS.contains(&name.as_str()) || crate::quantize::TABLED.contains(&name.as_str())
             {
                 let data: &[ValueId] = if name == "graph.matmul" {
                     &operands[..2]

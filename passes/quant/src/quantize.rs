@@ -27,12 +27,12 @@
 //! operands that are not dequantized, per-channel activations, unsigned tables) stays
 //! in floats. Ops left without users are erased.
 
-use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use acc_ir::rewrite::greedy::{GreedyConfig, apply_greedily};
 use acc_ir::types::QuantUniform;
 use acc_ir::{
     BodyId, Context, DiagLoc, Diagnostic, InsertPoint, Ir, OpId, TypeData, ValueDef, ValueId,
 };
+use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 
 use acc_dialects::build::Builder;
 
@@ -196,6 +196,12 @@ impl Folds<'_> {
     /// An emitter placing ops before `at`, at its location.
     pub(super) fn emitter(&mut self, at: OpId) -> Builder<'_> {
         let loc = self.ir.body(self.body).op(at).loc;
-        Builder::new(self.ctx, &mut *self.ir, self.body, InsertPoint::Before(at), loc)
+        Builder::new(
+            self.ctx,
+            &mut *self.ir,
+            self.body,
+            InsertPoint::Before(at),
+            loc,
+        )
     }
 }

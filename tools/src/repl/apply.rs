@@ -4,12 +4,12 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use acc_pass::PassRegistry;
-use acc_pass::manager::{RunOptions, run};
-use acc_target::Targets;
-use acc_pass::pipeline::Pipeline;
 use acc_ir::printer::{PrintOptions, print_ir};
 use acc_ir::{Context, DiagLoc, Diagnostic, Ir, SourceMap};
+use acc_pass::PassRegistry;
+use acc_pass::manager::{RunOptions, run};
+use acc_pass::pipeline::Pipeline;
+use acc_target::Targets;
 
 use super::diff::{LineCounts, line_counts};
 

@@ -5,10 +5,10 @@
 //! Invariant: every module in the timeline was verified (on load, and after each pass
 //! by the pass manager); a failed command leaves the timeline as it was.
 
-use acc_pass::PassRegistry;
-use acc_target::Targets;
 use acc_ir::printer::{PrintOptions, print_ir};
 use acc_ir::{Context, Diagnostic, Ir, SourceMap, parser, verifier};
+use acc_pass::PassRegistry;
+use acc_target::Targets;
 
 use super::apply::{self, Spelling};
 use super::brackets::is_blank_or_comment;
@@ -112,9 +112,8 @@ impl Session {
     /// Loads the target file at `path` (`--target`): its target joins the ones passes
     /// lower for; the error is the message or diagnostics to print.
     pub fn load_target(&mut self, path: &std::path::Path) -> Result<(), String> {
-        let bytes = std::fs::read(path).map_err(|e| {
-            format!("error: cannot read target file '{}': {e}\n", path.display())
-        })?;
+        let bytes = std::fs::read(path)
+            .map_err(|e| format!("error: cannot read target file '{}': {e}\n", path.display()))?;
         let (file, not_utf8) = self.sources.add_bytes(&path.display().to_string(), bytes);
         if let Some(d) = not_utf8 {
             return Err(self.render(&[d]));

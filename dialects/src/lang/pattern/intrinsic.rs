@@ -8,9 +8,9 @@
 use std::ops::Range;
 
 use acc_ir::diag::{DiagLoc, Diagnostic, FileId};
-use acc_target::{CallArg, IntrinsicRule, Placement};
 use acc_ir::types::QuantUniform;
 use acc_ir::{BodyId, Context, Ir, OpId, TypeData, TypeId};
+use acc_target::{CallArg, IntrinsicRule, Placement};
 use pest::iterators::Pair;
 
 use super::apply::Bindings;
