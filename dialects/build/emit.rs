@@ -362,24 +362,20 @@ fn view(out: &mut String, d: &Dialect, op: &Op, enums: &[(String, bool)]) -> Res
         "        pub fn of(ctx: &'a Context, op: OpRef<'a>) -> Option<Self> {{"
     )
     .ok();
-    writeln!(out, "            if !Self::is(ctx, op)").ok();
+    let regions = match op.regions.len() {
+        0 => "!op.regions().is_empty()".to_string(),
+        n => format!("op.regions().len() != {n}"),
+    };
+    let successors = match op.successors.len() {
+        0 => "op.successors().next().is_some()".to_string(),
+        n => format!("op.successors().len() != {n}"),
+    };
     writeln!(
         out,
-        "                || op.regions().len() != {}",
-        op.regions.len()
+        "            if !Self::is(ctx, op) || {regions} || {successors} {{"
     )
     .ok();
-    writeln!(
-        out,
-        "                || op.successors().len() != {}",
-        op.successors.len()
-    )
-    .ok();
-    writeln!(
-        out,
-        "            {{\n                return None;\n            }}"
-    )
-    .ok();
+    writeln!(out, "                return None;\n            }}").ok();
     writeln!(
         out,
         "            let operands = groups(ctx, op, &{}, false)?;",

@@ -2,23 +2,16 @@
 //! loop nests, and the calls to the library GEMM.
 
 use acc_dialects::build::BuildExt as _;
-use acc_dialects::ops::arith;
+use acc_dialects::ops::{arith, loops};
 use acc_ir::{TypeId, ValueId};
 
 use acc_dialects::build::{BodyBuilder, Builder, cmpi, is_float, memref_type};
-
-/// `buffer` followed by `indices`, as operands.
-pub(super) fn with(buffer: ValueId, indices: &[ValueId]) -> Vec<ValueId> {
-    let mut v = vec![buffer];
-    v.extend_from_slice(indices);
-    v
-}
 
 pub(super) use acc_dialects::build::index_op;
 
 pub(super) fn index_add(e: &mut Builder<'_>, a: ValueId, b: ValueId) -> Result<ValueId, String> {
     let index = e.ctx.index_type();
-    e.op1("arith.addi", &[a, b], index, &[])
+    arith::Addi::build(e, a, b, index).result()
 }
 
 /// `iv * stride + offset`.
@@ -39,7 +32,7 @@ pub(super) fn in_range(e: &mut Builder<'_>, i: ValueId, n: i64) -> Result<ValueI
     let lo = e.cmpi(cmpi::SGE, i, zero)?;
     let hi = e.cmpi(cmpi::SLT, i, limit)?;
     let i1 = e.ctx.int_type(1);
-    e.op1("arith.andi", &[lo, hi], i1, &[])
+    arith::Andi::build(e, lo, hi, i1).result()
 }
 
 /// `i` clamped to `[0, n - 1]`.
@@ -47,8 +40,8 @@ pub(super) fn clamp(e: &mut Builder<'_>, i: ValueId, n: i64) -> Result<ValueId, 
     let index = e.ctx.index_type();
     let zero = e.index(0)?;
     let last = e.index(n - 1)?;
-    let lo = e.op1("arith.maxsi", &[i, zero], index, &[])?;
-    e.op1("arith.minsi", &[lo, last], index, &[])
+    let lo = arith::Maxsi::build(e, i, zero, index).result()?;
+    arith::Minsi::build(e, lo, last, index).result()
 }
 
 /// `x` converted from element type `from` to `to` (a narrower integer or float
@@ -63,12 +56,12 @@ pub(super) fn convert(
         return Ok(x);
     }
     let op = match (is_float(e.ctx, from), is_float(e.ctx, to)) {
-        (true, true) => "arith.extf",
-        (false, false) => "arith.extsi",
-        (false, true) => "arith.sitofp",
+        (true, true) => arith::Op::Extf,
+        (false, false) => arith::Op::Extsi,
+        (false, true) => arith::Op::Sitofp,
         (true, false) => return Err("float inputs into an integer result".into()),
     };
-    e.op1(op, &[x], to, &[])
+    e.op1(op.name(), &[x], to, &[])
 }
 
 /// `acc + x * y` in element type `ty`.
@@ -80,12 +73,12 @@ pub(super) fn multiply_add(
     ty: TypeId,
 ) -> Result<ValueId, String> {
     let (mul, add) = if is_float(e.ctx, ty) {
-        ("arith.mulf", "arith.addf")
+        (arith::Op::Mulf, arith::Op::Addf)
     } else {
-        ("arith.muli", "arith.addi")
+        (arith::Op::Muli, arith::Op::Addi)
     };
-    let p = e.op1(mul, &[x, y], ty, &[])?;
-    e.op1(add, &[acc, p], ty, &[])
+    let p = e.op1(mul.name(), &[x, y], ty, &[])?;
+    e.op1(add.name(), &[acc, p], ty, &[])
 }
 
 /// A `loop.for` from 0 to `n` carrying one value from `init`; `step` gives the next
@@ -102,15 +95,10 @@ pub(super) fn for_range(
     let mut fill = |inner: &mut Builder<'_>, args: &[ValueId]| -> Result<Vec<ValueId>, String> {
         Ok(vec![step(inner, args[0], args[1])?])
     };
-    Ok(e.op_with_region(
-        "loop.for",
-        &[lb, ub, one, init],
-        &[ty],
-        &[],
-        &[index, ty],
-        "loop.yield",
-        &mut fill,
-    )?[0])
+    let region = e.region(&[index, ty], loops::Yield::NAME, &mut fill)?;
+    Ok(loops::For::build(e, lb, ub, one, &[init], &[ty])
+        .region(region)
+        .results()?[0])
 }
 
 /// The body of a [`for_carrying`] loop: the next carried values from the index and
@@ -132,15 +120,10 @@ pub(super) fn for_carrying(
     let mut arg_types = vec![e.ctx.index_type()];
     arg_types.extend(&types);
     let mut fill = |inner: &mut Builder<'_>, args: &[ValueId]| step(inner, args[0], &args[1..]);
-    e.op_with_region(
-        "loop.for",
-        &[&[lb, ub, one][..], inits].concat(),
-        &types,
-        &[],
-        &arg_types,
-        "loop.yield",
-        &mut fill,
-    )
+    let region = e.region(&arg_types, loops::Yield::NAME, &mut fill)?;
+    loops::For::build(e, lb, ub, one, inits, &types)
+        .region(region)
+        .results()
 }
 
 /// Whether position `j` of a line goes before the one being ranked: ordered strictly
@@ -166,12 +149,9 @@ pub(super) fn rank_on_line(
             let before = order(e, j, strict)?;
             let next = index_op(e, arith::Op::Addi, count[0], 1)?;
             let index = e.ctx.index_type();
-            Ok(vec![e.op1(
-                "arith.select",
-                &[before, next, count[0]],
-                index,
-                &[],
-            )?])
+            Ok(vec![
+                arith::Select::build(e, before, next, count[0], index).result()?,
+            ])
         })?[0];
     }
     Ok(count)
@@ -187,38 +167,28 @@ pub(super) fn parallel(
     if shape.is_empty() {
         return body(e, &[]);
     }
-    let mut operands = Vec::new();
+    let mut lower = Vec::new();
     for _ in shape {
-        operands.push(e.index(0)?);
+        lower.push(e.index(0)?);
     }
+    let mut upper = Vec::new();
     for n in shape {
-        operands.push(e.index(*n)?);
+        upper.push(e.index(*n)?);
     }
+    let mut steps = Vec::new();
     for _ in shape {
-        operands.push(e.index(1)?);
+        steps.push(e.index(1)?);
     }
-    let k = shape.len() as i32;
-    let segments = {
-        let data: Vec<u8> = [k, k, k].iter().flat_map(|x| x.to_le_bytes()).collect();
-        e.ctx.intern_attr(acc_ir::AttrData::DenseArray {
-            element: e.ctx.int_type(32),
-            data: data.into(),
-        })
-    };
     let index = e.ctx.index_type();
     let mut fill = |inner: &mut Builder<'_>, ivs: &[ValueId]| -> Result<Vec<ValueId>, String> {
         body(inner, ivs)?;
         Ok(Vec::new())
     };
-    e.op_with_region(
-        "loop.parallel",
-        &operands,
-        &[],
-        &[("operandSegmentSizes", segments)],
-        &vec![index; shape.len()],
-        "loop.yield",
-        &mut fill,
-    )?;
+    // The builder records the three groups' sizes (`operandSegmentSizes`).
+    let region = e.region(&vec![index; shape.len()], loops::Yield::NAME, &mut fill)?;
+    loops::Parallel::build(e, &lower, &upper, &steps)
+        .region(region)
+        .create()?;
     Ok(())
 }
 
@@ -276,7 +246,7 @@ pub(super) fn conv_as_gemm(
     let plane = oh * ow;
     let as_matrix = |e: &mut Builder<'_>, v: ValueId, rows: i64, cols: i64| {
         let ty = memref_type(e.ctx, &[rows, cols], f32t);
-        e.op1("loop.reshape", &[v], ty, &[])
+        loops::Reshape::build(e, v, ty).result()
     };
     let filter = as_matrix(e, w, m, depth)?;
     let output = as_matrix(e, out, m, plane)?;
@@ -286,7 +256,7 @@ pub(super) fn conv_as_gemm(
     } else {
         // patches[(ci, i, j), (y, x)] = input[0, ci, y * sh + i * dh, x * sw + j * dw]
         let ty = memref_type(e.ctx, &[c, kh, kw, oh, ow], f32t);
-        let buf = e.op1("loop.alloc", &[], ty, &[])?;
+        let buf = loops::Alloc::build(e, &[], ty).result()?;
         parallel(e, &[c, kh, kw, oh, ow], &mut |e, ivs| {
             let zero = e.index(0)?;
             let y0 = index_op(e, arith::Op::Muli, ivs[3], strides[0])?;
@@ -295,8 +265,8 @@ pub(super) fn conv_as_gemm(
             let x0 = index_op(e, arith::Op::Muli, ivs[4], strides[1])?;
             let dj = index_op(e, arith::Op::Muli, ivs[2], dilations[1])?;
             let ix = index_add(e, x0, dj)?;
-            let v = e.op1("loop.load", &with(x, &[zero, ivs[0], iy, ix]), f32t, &[])?;
-            e.op("loop.store", &[&[v, buf][..], ivs].concat(), &[], &[])?;
+            let v = loops::Load::build(e, x, &[zero, ivs[0], iy, ix], f32t).result()?;
+            loops::Store::build(e, v, buf, ivs).create()?;
             Ok(())
         })?;
         as_matrix(e, buf, depth, plane)?

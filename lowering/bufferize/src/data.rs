@@ -3,23 +3,37 @@
 //! with `tensor.extract`), and sorts.
 
 use acc_dialects::build::BuildExt as _;
-use acc_dialects::ops::arith;
+use acc_dialects::ops::{arith, func, loops, tensor};
 use acc_ir::clone::{ValueMap, clone_op};
 use acc_ir::{OpId, ValueId};
 
-use super::build::{index_op, parallel, rank_on_line, with};
+use super::build::{index_op, parallel, rank_on_line};
 use super::{Bufferizer, buffer_type};
 use acc_dialects::build::{Builder, cmpf, cmpi, is_float};
 
 impl Bufferizer<'_> {
+    /// The names of the static offsets, sizes and strides of a slice op
+    /// (`tensor.insert_slice`, else `tensor.extract_slice`).
+    fn slice_attrs(&self, op: OpId) -> [&'static str; 3] {
+        if tensor::InsertSlice::is(self.ctx, self.ir.op(self.body, op)) {
+            [
+                tensor::InsertSlice::ATTR_STATIC_OFFSETS,
+                tensor::InsertSlice::ATTR_STATIC_SIZES,
+                tensor::InsertSlice::ATTR_STATIC_STRIDES,
+            ]
+        } else {
+            [
+                tensor::ExtractSlice::ATTR_STATIC_OFFSETS,
+                tensor::ExtractSlice::ATTR_STATIC_SIZES,
+                tensor::ExtractSlice::ATTR_STATIC_STRIDES,
+            ]
+        }
+    }
+
     /// The static offsets, sizes and strides of a slice op; an error for dynamic ones
     /// and for slices dropping dimensions.
     fn static_slice(&self, op: OpId, rank: usize) -> Result<[Vec<i64>; 3], String> {
-        let lists = [
-            self.ints(op, "static_offsets"),
-            self.ints(op, "static_sizes"),
-            self.ints(op, "static_strides"),
-        ];
+        let lists = self.slice_attrs(op).map(|name| self.ints(op, name));
         if lists.iter().flatten().any(|v| *v == acc_ir::DYNAMIC) {
             return Err("dynamic offsets, sizes or strides have no bufferization yet".into());
         }
@@ -46,11 +60,11 @@ impl Bufferizer<'_> {
         let elem = self.element(x);
         let ty = buffer_type(self.ctx, self.ir.body(self.body).value_type(result));
         let mut e = self.emitter(op);
-        let dest = e.op1("loop.alloc", &[], ty, &[])?;
+        let dest = loops::Alloc::build(&mut e, &[], ty).result()?;
         parallel(&mut e, &shape, &mut |e, ivs| {
             let at = strided_positions(e, ivs, &offsets, &strides)?;
-            let v = e.op1("loop.load", &with(src, &at), elem, &[])?;
-            e.op("loop.store", &[&[v, dest][..], ivs].concat(), &[], &[])?;
+            let v = loops::Load::build(e, src, &at, elem).result()?;
+            loops::Store::build(e, v, dest, ivs).create()?;
             Ok(())
         })?;
         self.writable.insert(dest);
@@ -72,9 +86,9 @@ impl Bufferizer<'_> {
             .shape()
             .map_or(0, <[i64]>::len);
         let (offsets, sizes, strides) = (
-            self.ints(op, "static_offsets"),
-            self.ints(op, "static_sizes"),
-            self.ints(op, "static_strides"),
+            self.ints(op, tensor::ExtractSlice::ATTR_STATIC_OFFSETS),
+            self.ints(op, tensor::ExtractSlice::ATTR_STATIC_SIZES),
+            self.ints(op, tensor::ExtractSlice::ATTR_STATIC_STRIDES),
         );
         let dynamic: Vec<usize> = (0..sizes.len())
             .filter(|d| sizes[*d] == acc_ir::DYNAMIC)
@@ -90,7 +104,7 @@ impl Bufferizer<'_> {
         let b = self.ir.body(self.body);
         let returned_only = b
             .value_users(result)
-            .all(|u| self.ctx.op_name_str(b.op(u).name) == "func.return");
+            .all(|u| func::Return::is(self.ctx, self.ir.op(self.body, u)));
         if !returned_only {
             return Err("a slice of dynamic size is bufferized only as a result of its function (dynamic shapes have no bufferization elsewhere yet)".into());
         }
@@ -126,9 +140,9 @@ impl Bufferizer<'_> {
         let elem = self.element(source);
         let mut e = self.emitter(op);
         parallel(&mut e, &shape, &mut |e, ivs| {
-            let v = e.op1("loop.load", &with(src, ivs), elem, &[])?;
+            let v = loops::Load::build(e, src, ivs, elem).result()?;
             let at = strided_positions(e, ivs, &offsets, &strides)?;
-            e.op("loop.store", &[&[v, dest][..], &at[..]].concat(), &[], &[])?;
+            loops::Store::build(e, v, dest, &at).create()?;
             Ok(())
         })?;
         Ok(dest)
@@ -156,7 +170,7 @@ impl Bufferizer<'_> {
         let mut loads = Vec::new();
         for o in &ops {
             let r = self.ir.op(body, *o);
-            if self.ctx.op_name_str(r.name()) == "tensor.extract" {
+            if tensor::Extract::is(self.ctx, r) {
                 let t = r.operands().next().ok_or("an extract without a tensor")?;
                 let buf = self.buffers.get(&t).copied();
                 loads.push((*o, buf.ok_or("a tensor the region reads has no buffer")?));
@@ -165,7 +179,7 @@ impl Bufferizer<'_> {
             }
         }
         let mut e = self.emitter(op);
-        let dest = e.op1("loop.alloc", &[], ty, &[])?;
+        let dest = loops::Alloc::build(&mut e, &[], ty).result()?;
         parallel(&mut e, &shape, &mut |e, ivs| {
             let mut map = ValueMap::default();
             for (p, iv) in params.iter().zip(ivs) {
@@ -183,7 +197,7 @@ impl Bufferizer<'_> {
                             .collect();
                     let old = e.ir.body(body).results(*o).next().ok_or("no result")?;
                     let elem = e.type_of(old);
-                    let v = e.op1("loop.load", &with(*buf, &indices), elem, &[])?;
+                    let v = loops::Load::build(e, *buf, &indices, elem).result()?;
                     map.values.insert(old, v);
                 } else {
                     clone_op(e.ir, body, *o, body, e.point, &mut map);
@@ -191,7 +205,7 @@ impl Bufferizer<'_> {
             }
             let y = e.ir.body(body).operand(*last, 0);
             let y = mapped(&map, y);
-            e.op("loop.store", &[&[y, dest][..], ivs].concat(), &[], &[])?;
+            loops::Store::build(e, y, dest, ivs).create()?;
             Ok(())
         })?;
         self.writable.insert(dest);
@@ -204,7 +218,7 @@ impl Bufferizer<'_> {
         self.ir.op(self.body, op).regions().iter().any(|r| {
             b.region_blocks(*r).any(|bl| {
                 b.block_ops(bl).any(|o| {
-                    self.ctx.op_name_str(self.ir.op(self.body, o).name()) == "tensor.extract"
+                    tensor::Extract::is(self.ctx, self.ir.op(self.body, o))
                         || self.reads_tensors_inside(o)
                 })
             })
@@ -220,8 +234,10 @@ impl Bufferizer<'_> {
         let [x, values_init, indices_init] = operands[..] else {
             return Err("expects an input and two inits".into());
         };
-        let dim = self.int(op, "dimension").ok_or("no dimension")? as usize;
-        let descending = self.attrs(op).flag("descending");
+        let dim = self
+            .int(op, tensor::Sort::ATTR_DIMENSION)
+            .ok_or("no dimension")? as usize;
+        let descending = self.attrs(op).flag(tensor::Sort::ATTR_DESCENDING);
         let shape = self.static_shape(x)?;
         let src = self
             .buffers
@@ -234,12 +250,12 @@ impl Bufferizer<'_> {
         let len = shape[dim];
         let mut e = self.emitter(op);
         parallel(&mut e, &shape, &mut |e, ivs| {
-            let xi = e.op1("loop.load", &with(src, ivs), elem, &[])?;
+            let xi = loops::Load::build(e, src, ivs, elem).result()?;
             let end = e.index(len)?;
             let rank = rank_on_line(e, end, ivs[dim], &mut |e, j, strict| {
                 let mut at = ivs.to_vec();
                 at[dim] = j;
-                let xj = e.op1("loop.load", &with(src, &at), elem, &[])?;
+                let xj = loops::Load::build(e, src, &at, elem).result()?;
                 // x_j is strictly before x_i in the direction; or, the order being
                 // total, x_i is not strictly before x_j.
                 let (a, b) = if descending { (xi, xj) } else { (xj, xi) };
@@ -248,24 +264,15 @@ impl Bufferizer<'_> {
                 }
                 let after = less(e, b, a)?;
                 let i1 = e.ctx.int_type(1);
-                let t = e.op1("arith.constant", &[], i1, &[("value", bool_attr(e, true)?)])?;
-                e.op1("arith.xori", &[after, t], i1, &[])
+                let yes = bool_attr(e, true)?;
+                let t = arith::Constant::build(e, i1).value(yes).result()?;
+                arith::Xori::build(e, after, t, i1).result()
             })?;
             let mut to = ivs.to_vec();
             to[dim] = rank;
-            e.op(
-                "loop.store",
-                &[&[xi, values][..], &to[..]].concat(),
-                &[],
-                &[],
-            )?;
-            let position = e.op1("arith.index_cast", &[ivs[dim]], index_elem, &[])?;
-            e.op(
-                "loop.store",
-                &[&[position, indices][..], &to[..]].concat(),
-                &[],
-                &[],
-            )?;
+            loops::Store::build(e, xi, values, &to).create()?;
+            let position = arith::IndexCast::build(e, ivs[dim], index_elem).result()?;
+            loops::Store::build(e, position, indices, &to).create()?;
             Ok(())
         })?;
         Ok([values, indices])
@@ -322,10 +329,11 @@ fn less(e: &mut Builder<'_>, a: ValueId, b: ValueId) -> Result<ValueId, String> 
     let lt = e.cmpf(cmpf::OLT, a, b)?;
     let a_nan = e.cmpf(cmpf::UNO, a, a)?;
     let b_nan = e.cmpf(cmpf::UNO, b, b)?;
-    let t = e.op1("arith.constant", &[], i1, &[("value", bool_attr(e, true)?)])?;
-    let a_number = e.op1("arith.xori", &[a_nan, t], i1, &[])?;
-    let number_below_nan = e.op1("arith.andi", &[a_number, b_nan], i1, &[])?;
-    e.op1("arith.ori", &[lt, number_below_nan], i1, &[])
+    let yes = bool_attr(e, true)?;
+    let t = arith::Constant::build(e, i1).value(yes).result()?;
+    let a_number = arith::Xori::build(e, a_nan, t, i1).result()?;
+    let number_below_nan = arith::Andi::build(e, a_number, b_nan, i1).result()?;
+    arith::Ori::build(e, lt, number_below_nan, i1).result()
 }
 
 fn bool_attr(e: &Builder<'_>, v: bool) -> Result<acc_ir::AttrId, String> {

@@ -14,8 +14,9 @@ use acc_ir::{OpId, ValueId};
 use acc_target::Placement;
 
 use super::Bufferizer;
-use super::build::{parallel, with};
+use super::build::parallel;
 use acc_dialects::build::memref_type;
+use acc_dialects::ops::loops;
 
 /// `shape` with its dimensions in the order `perm` gives.
 pub(super) fn permuted_shape(shape: &[i64], perm: &[i64]) -> Vec<i64> {
@@ -99,15 +100,15 @@ impl Bufferizer<'_> {
         let out_shape = permuted_shape(&shape, perm);
         let out_type = memref_type(self.ctx, &out_shape, element);
         let mut e = self.emitter(before);
-        let dest = e.op1("loop.alloc", &[], out_type, &[])?;
+        let dest = loops::Alloc::build(&mut e, &[], out_type).result()?;
         parallel(&mut e, &out_shape, &mut |e, ivs| {
             // Result index i is source index perm[i].
             let mut at = ivs.to_vec();
             for (i, p) in perm.iter().enumerate() {
                 at[*p as usize] = ivs[i];
             }
-            let x = e.op1("loop.load", &with(src, &at), element, &[])?;
-            e.op("loop.store", &[&[x, dest][..], ivs].concat(), &[], &[])?;
+            let x = loops::Load::build(e, src, &at, element).result()?;
+            loops::Store::build(e, x, dest, ivs).create()?;
             Ok(())
         })?;
         self.writable.insert(dest);

@@ -44,6 +44,7 @@ use acc_target::Targets;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use acc_dialects::build::{Builder, i64s, memref_type, shape_of};
+use acc_dialects::ops::{arith, builtin, func, loops, tensor};
 
 mod build;
 mod data;
@@ -145,7 +146,7 @@ pub fn info() -> PassInfo {
         name: "bufferize",
         title: "Bufferize",
         summary: "Turn tensors into buffers and tensor ops into loop nests (function signatures included)",
-        anchor: Some("builtin.module"),
+        anchor: Some(builtin::Module::NAME),
         options: vec![
             acc_pass::target_option(),
             acc_pass::PassOption {
@@ -248,7 +249,7 @@ impl Pass for Bufferize {
                 .iter()
                 .flat_map(|r| b.region_blocks(*r).collect::<Vec<_>>())
                 .flat_map(|bl| b.block_ops(bl).collect::<Vec<_>>())
-                .filter(|o| ctx.op_name_str(t.ir.op(module_body, *o).name()) == "func.func")
+                .filter(|o| func::Func::is(ctx, t.ir.op(module_body, *o)))
                 .collect()
         };
         for f in funcs {
@@ -313,7 +314,10 @@ fn set_function_type(
         .props()
         .map(|p| ctx.dict_entries(p).to_vec())
         .unwrap_or_default();
-    let (function_type, res_attrs) = (ctx.sym("function_type"), ctx.sym("res_attrs"));
+    let (function_type, res_attrs) = (
+        ctx.sym(func::Func::ATTR_FUNCTION_TYPE),
+        ctx.sym(func::Func::ATTR_RES_ATTRS),
+    );
     for e in props.iter_mut() {
         if e.0 == function_type {
             e.1 = ctx.type_attr(ctx.function_type(inputs, results));
@@ -412,6 +416,15 @@ struct Returned {
     sizes: Vec<i64>,
 }
 
+/// The kind of an op [`Bufferizer::op`] dispatches on, when it is one of a shipped
+/// dialect it bufferizes ops of.
+#[derive(Clone, Copy)]
+enum Kind {
+    Func(func::Op),
+    Arith(arith::Op),
+    Tensor(tensor::Op),
+}
+
 fn err(loc: AttrId, m: impl Into<String>) -> Diagnostic {
     Diagnostic::error(DiagLoc::Loc(loc), m.into())
 }
@@ -487,7 +500,7 @@ impl<'a> Bufferizer<'a> {
             .flat_map(|bl| self.ir.body(self.body).block_ops(*bl))
             .filter(|o| {
                 let b = self.ir.body(self.body);
-                self.ctx.op_name_str(b.op(*o).name) == "loop.alloc"
+                loops::Alloc::is(self.ctx, self.ir.op(self.body, *o))
                     && b.results(*o).all(|r| !b.has_uses(r))
             })
             .collect();
@@ -536,44 +549,58 @@ impl<'a> Bufferizer<'a> {
             self.placed(op).map_err(fail)?;
             return Ok(true);
         }
-        let out = match name.as_str() {
-            "func.return" => {
+        let kind = func::Op::of(self.ctx, r)
+            .map(Kind::Func)
+            .or_else(|| arith::Op::of(self.ctx, r).map(Kind::Arith))
+            .or_else(|| tensor::Op::of(self.ctx, r).map(Kind::Tensor));
+        let out = match kind {
+            Some(Kind::Func(func::Op::Return)) => {
                 let vals = self.returned_values(loc, &operands)?;
                 let mut e = self.emitter(op);
-                e.op("func.return", &vals, &[], &[]).map_err(fail)?;
+                func::Return::build(&mut e, &vals).create().map_err(fail)?;
                 return Ok(true);
             }
-            "arith.constant" if self.unread_constants.contains(&results[0]) => return Ok(true),
-            "arith.constant" if self.packable_weight(results[0]) => {
+            Some(Kind::Arith(arith::Op::Constant))
+                if self.unread_constants.contains(&results[0]) =>
+            {
+                return Ok(true);
+            }
+            Some(Kind::Arith(arith::Op::Constant)) if self.packable_weight(results[0]) => {
                 self.packed_weights.insert(results[0]);
                 return Ok(true);
             }
-            "arith.constant" => {
+            Some(Kind::Arith(arith::Op::Constant)) => {
                 let value = r
-                    .attr(self.ctx, "value")
+                    .attr(self.ctx, arith::Constant::ATTR_VALUE)
                     .ok_or_else(|| fail("no value".into()))?;
                 let ty = buffer_type(self.ctx, self.ir.body(self.body).value_type(results[0]));
                 let mut e = self.emitter(op);
-                e.op1("loop.constant", &[], ty, &[("value", value)])
+                loops::Constant::build(&mut e, ty)
+                    .value(value)
+                    .result()
                     .map_err(fail)?
             }
-            "tensor.empty" if self.absorbed_empties.contains(&results[0]) => return Ok(true),
-            "tensor.empty" => {
+            Some(Kind::Tensor(tensor::Op::Empty))
+                if self.absorbed_empties.contains(&results[0]) =>
+            {
+                return Ok(true);
+            }
+            Some(Kind::Tensor(tensor::Op::Empty)) => {
                 let ty = buffer_type(self.ctx, self.ir.body(self.body).value_type(results[0]));
-                let v = self
-                    .emitter(op)
-                    .op1("loop.alloc", &[], ty, &[])
+                let v = loops::Alloc::build(&mut self.emitter(op), &[], ty)
+                    .result()
                     .map_err(fail)?;
                 self.writable.insert(v);
                 v
             }
             // A bitcast is the same buffer seen with the stored integers' type.
-            "tensor.collapse_shape" | "tensor.expand_shape" | "tensor.bitcast" => {
+            Some(Kind::Tensor(
+                tensor::Op::CollapseShape | tensor::Op::ExpandShape | tensor::Op::Bitcast,
+            )) => {
                 let src = self.buffer(loc, operands[0])?;
                 let ty = buffer_type(self.ctx, self.ir.body(self.body).value_type(results[0]));
-                let v = self
-                    .emitter(op)
-                    .op1("loop.reshape", &[src], ty, &[])
+                let v = loops::Reshape::build(&mut self.emitter(op), src, ty)
+                    .result()
                     .map_err(fail)?;
                 // The reshaped buffer may be written into only when nothing else reads
                 // the tensor it reshapes (the two share the buffer).
@@ -583,11 +610,11 @@ impl<'a> Bufferizer<'a> {
                 }
                 v
             }
-            "tensor.map" => match self.absorbed_maps.get(&op) {
+            Some(Kind::Tensor(tensor::Op::Map)) => match self.absorbed_maps.get(&op) {
                 Some(&buffer) => buffer,
                 None => self.map(op).map_err(fail)?,
             },
-            "tensor.broadcast" => match self.absorbable_bias(op) {
+            Some(Kind::Tensor(tensor::Op::Broadcast)) => match self.absorbable_bias(op) {
                 Some(bias) => {
                     // The init's buffer (or a new one), left as it is.
                     self.absorbed_biases.insert(results[0], bias);
@@ -595,29 +622,37 @@ impl<'a> Bufferizer<'a> {
                 }
                 None => self.broadcast(op).map_err(fail)?,
             },
-            "tensor.transpose" if self.absorbed_transposes.contains_key(&results[0]) => {
+            Some(Kind::Tensor(tensor::Op::Transpose))
+                if self.absorbed_transposes.contains_key(&results[0]) =>
+            {
                 return Ok(true);
             }
             // Written by the product it transposes (its buffer is already known).
-            "tensor.transpose" if self.buffers.contains_key(&results[0]) => return Ok(true),
-            "tensor.transpose" => self.transpose(op).map_err(fail)?,
-            "tensor.pack" => self.pack(op).map_err(fail)?,
-            "tensor.unpack" => self.unpack(op).map_err(fail)?,
-            "tensor.matmul" | "tensor.batch_matmul" if self.strided_products.contains(&op) => {
+            Some(Kind::Tensor(tensor::Op::Transpose)) if self.buffers.contains_key(&results[0]) => {
+                return Ok(true);
+            }
+            Some(Kind::Tensor(tensor::Op::Transpose)) => self.transpose(op).map_err(fail)?,
+            Some(Kind::Tensor(tensor::Op::Pack)) => self.pack(op).map_err(fail)?,
+            Some(Kind::Tensor(tensor::Op::Unpack)) => self.unpack(op).map_err(fail)?,
+            Some(Kind::Tensor(tensor::Op::Matmul | tensor::Op::BatchMatmul))
+                if self.strided_products.contains(&op) =>
+            {
                 self.strided_matmul(op).map_err(fail)?
             }
-            "tensor.matmul" | "tensor.batch_matmul" => self.matmul(op).map_err(fail)?,
-            "tensor.conv2d" => self.conv2d(op).map_err(fail)?,
-            "tensor.pool" => self.pool(op).map_err(fail)?,
-            "tensor.reduce" => self.reduce(op).map_err(fail)?,
-            "tensor.extract_slice" if self.is_dynamic(results[0]) => {
+            Some(Kind::Tensor(tensor::Op::Matmul | tensor::Op::BatchMatmul)) => {
+                self.matmul(op).map_err(fail)?
+            }
+            Some(Kind::Tensor(tensor::Op::Conv2d)) => self.conv2d(op).map_err(fail)?,
+            Some(Kind::Tensor(tensor::Op::Pool)) => self.pool(op).map_err(fail)?,
+            Some(Kind::Tensor(tensor::Op::Reduce)) => self.reduce(op).map_err(fail)?,
+            Some(Kind::Tensor(tensor::Op::ExtractSlice)) if self.is_dynamic(results[0]) => {
                 self.bounded_slice(op).map_err(fail)?;
                 return Ok(true);
             }
-            "tensor.extract_slice" => self.extract_slice(op).map_err(fail)?,
-            "tensor.insert_slice" => self.insert_slice(op).map_err(fail)?,
-            "tensor.generate" => self.generate(op).map_err(fail)?,
-            "tensor.non_max_suppression" => {
+            Some(Kind::Tensor(tensor::Op::ExtractSlice)) => self.extract_slice(op).map_err(fail)?,
+            Some(Kind::Tensor(tensor::Op::InsertSlice)) => self.insert_slice(op).map_err(fail)?,
+            Some(Kind::Tensor(tensor::Op::Generate)) => self.generate(op).map_err(fail)?,
+            Some(Kind::Tensor(tensor::Op::NonMaxSuppression)) => {
                 let [selected, count] = self.non_max_suppression(op).map_err(fail)?;
                 self.buffers.insert(results[0], selected);
                 self.ir
@@ -625,13 +660,13 @@ impl<'a> Bufferizer<'a> {
                     .replace_all_uses(results[1], count);
                 return Ok(true);
             }
-            "tensor.sort" => {
+            Some(Kind::Tensor(tensor::Op::Sort)) => {
                 let [values, indices] = self.sort(op).map_err(fail)?;
                 self.buffers.insert(results[0], values);
                 self.buffers.insert(results[1], indices);
                 return Ok(true);
             }
-            "tensor.pad" => {
+            Some(Kind::Tensor(tensor::Op::Pad)) => {
                 if let Some(absorbed) = self.absorbable_pad(op) {
                     self.absorbed_pads.insert(results[0], absorbed);
                     return Ok(true);
@@ -687,7 +722,10 @@ impl<'a> Bufferizer<'a> {
             Some(earlier) if conflicting(earlier) => {
                 return Err(err(
                     loc,
-                    "cannot bufferize 'func.return': its results have other bounds than another return's",
+                    format!(
+                        "cannot bufferize '{}': its results have other bounds than another return's",
+                        func::Return::NAME
+                    ),
                 ));
             }
             _ => self.returned = Some(returned),
@@ -722,9 +760,9 @@ impl<'a> Bufferizer<'a> {
         }
         let ty = self.ir.body(self.body).value_type(buf);
         let mut e = self.emitter(op);
-        let fresh = e.op1("loop.alloc", &[], ty, &[])?;
+        let fresh = loops::Alloc::build(&mut e, &[], ty).result()?;
         if keep {
-            e.op("loop.copy", &[buf, fresh], &[], &[])?;
+            loops::Copy::build(&mut e, buf, fresh).create()?;
         }
         self.writable.insert(fresh);
         Ok(fresh)

@@ -20,10 +20,11 @@
 
 use acc_dialects::build::BuildExt as _;
 use acc_dialects::hooks::nms::Suppression;
+use acc_dialects::ops::{arith, loops};
 use acc_ir::{FloatKind, OpId, TypeId, ValueId};
 
 use super::Bufferizer;
-use super::build::{convert, for_carrying, rank_on_line, with};
+use super::build::{convert, for_carrying, rank_on_line};
 use acc_dialects::build::{Builder, cmpf, cmpi, memref_type};
 
 /// Where the loops of one batch and class read and write.
@@ -128,11 +129,14 @@ impl Bufferizer<'_> {
             score_type,
         };
         // Candidates' keys and indices (and a spare slot), and their order by score.
-        let keys = e.op1("loop.alloc", &[], memref_type(e.ctx, &[n], i64t), &[])?;
-        let ids = e.op1("loop.alloc", &[], memref_type(e.ctx, &[n + 1], i64t), &[])?;
-        let order = e.op1("loop.alloc", &[], memref_type(e.ctx, &[n], i64t), &[])?;
+        let keys = memref_type(e.ctx, &[n], i64t);
+        let keys = loops::Alloc::build(&mut e, &[], keys).result()?;
+        let ids = memref_type(e.ctx, &[n + 1], i64t);
+        let ids = loops::Alloc::build(&mut e, &[], ids).result()?;
+        let order = memref_type(e.ctx, &[n], i64t);
+        let order = loops::Alloc::build(&mut e, &[], order).result()?;
         let extents = memref_type(e.ctx, &[rows + 1, 4], f64t);
-        let extents = e.op1("loop.alloc", &[], extents, &[])?;
+        let extents = loops::Alloc::build(&mut e, &[], extents).result()?;
         let (b_end, c_end) = (e.index(batches)?, e.index(classes)?);
         let count = for_carrying(&mut e, [zero, b_end], &[zero], &mut |e, batch, count| {
             for_carrying(e, [zero, c_end], count, &mut |e, class, count| {
@@ -156,12 +160,7 @@ impl Bufferizer<'_> {
 
 /// The score of box `i` of the class, in f64.
 fn score(e: &mut Builder<'_>, at: Place, k: &Constants, i: ValueId) -> Result<ValueId, String> {
-    let s = e.op1(
-        "loop.load",
-        &[at.scores, at.batch, at.class, i],
-        k.score_type,
-        &[],
-    )?;
+    let s = loops::Load::build(e, at.scores, &[at.batch, at.class, i], k.score_type).result()?;
     let f64t = e.ctx.float_type(FloatKind::F64);
     convert(e, s, k.score_type, f64t)
 }
@@ -169,16 +168,16 @@ fn score(e: &mut Builder<'_>, at: Place, k: &Constants, i: ValueId) -> Result<Va
 /// A signed integer ordered as IEEE's total order orders the f64 `x`.
 fn total_order_key(e: &mut Builder<'_>, x: ValueId) -> Result<ValueId, String> {
     let i64t = e.ctx.int_type(64);
-    let bits = e.op1("arith.bitcast", &[x], i64t, &[])?;
+    let bits = arith::Bitcast::build(e, x, i64t).result()?;
     let (k63, k1) = (e.scalar(i64t, 63.0)?, e.scalar(i64t, 1.0)?);
-    let sign = e.op1("arith.shrsi", &[bits, k63], i64t, &[])?;
-    let magnitude = e.op1("arith.shrui", &[sign, k1], i64t, &[])?;
-    e.op1("arith.xori", &[bits, magnitude], i64t, &[])
+    let sign = arith::Shrsi::build(e, bits, k63, i64t).result()?;
+    let magnitude = arith::Shrui::build(e, sign, k1, i64t).result()?;
+    arith::Xori::build(e, bits, magnitude, i64t).result()
 }
 
 fn and(e: &mut Builder<'_>, a: ValueId, b: ValueId) -> Result<ValueId, String> {
     let i1 = e.ctx.int_type(1);
-    e.op1("arith.andi", &[a, b], i1, &[])
+    arith::Andi::build(e, a, b, i1).result()
 }
 
 /// Gathers the class's candidates (its boxes whose score is above the threshold;
@@ -194,27 +193,27 @@ fn gather_candidates(
     let (i64t, index) = (e.ctx.int_type(64), e.ctx.index_type());
     let count = for_carrying(e, [k.zero, k.boxes], &[k.zero], &mut |e, i, m| {
         let m = m[0];
-        let next = e.op1("arith.addi", &[m, k.one], index, &[])?;
+        let next = arith::Addi::build(e, m, k.one, index).result()?;
         let (slot, next) = match k.score_threshold {
             None => (m, next),
             Some(threshold) => {
                 let s = score(e, at, k, i)?;
                 let above = e.cmpf(cmpf::OGT, s, threshold)?;
                 (
-                    e.op1("arith.select", &[above, m, k.boxes], index, &[])?,
-                    e.op1("arith.select", &[above, next, m], index, &[])?,
+                    arith::Select::build(e, above, m, k.boxes, index).result()?,
+                    arith::Select::build(e, above, next, m, index).result()?,
                 )
             }
         };
-        let position = e.op1("arith.index_cast", &[i], i64t, &[])?;
-        e.op("loop.store", &[position, ids, slot], &[], &[])?;
+        let position = arith::IndexCast::build(e, i, i64t).result()?;
+        loops::Store::build(e, position, ids, &[slot]).create()?;
         Ok(vec![next])
     })?;
     for_carrying(e, [k.zero, count[0]], &[], &mut |e, c, _| {
-        let id = e.op1("loop.load", &[ids, c], i64t, &[])?;
-        let i = e.op1("arith.index_cast", &[id], index, &[])?;
+        let id = loops::Load::build(e, ids, &[c], i64t).result()?;
+        let i = arith::IndexCast::build(e, id, index).result()?;
         let key = score(e, at, k, i).and_then(|s| total_order_key(e, s))?;
-        e.op("loop.store", &[key, keys, c], &[], &[])?;
+        loops::Store::build(e, key, keys, &[c]).create()?;
         Ok(Vec::new())
     })?;
     Ok(count[0])
@@ -230,13 +229,13 @@ fn rank_candidates(
 ) -> Result<(), String> {
     let i64t = e.ctx.int_type(64);
     for_carrying(e, [k.zero, count], &[], &mut |e, c, _| {
-        let key = e.op1("loop.load", &[keys, c], i64t, &[])?;
+        let key = loops::Load::build(e, keys, &[c], i64t).result()?;
         let rank = rank_on_line(e, count, c, &mut |e, j, strict| {
-            let other = e.op1("loop.load", &[keys, j], i64t, &[])?;
+            let other = loops::Load::build(e, keys, &[j], i64t).result()?;
             e.cmpi(if strict { cmpi::SGT } else { cmpi::SGE }, other, key)
         })?;
-        let id = e.op1("loop.load", &[ids, c], i64t, &[])?;
-        e.op("loop.store", &[id, order, rank], &[], &[])?;
+        let id = loops::Load::build(e, ids, &[c], i64t).result()?;
+        loops::Store::build(e, id, order, &[rank]).create()?;
         Ok(Vec::new())
     })?;
     Ok(())
@@ -253,32 +252,27 @@ fn extent(
     let mut v = [i; 4];
     for (c, slot) in v.iter_mut().enumerate() {
         let coordinate = e.index(c as i64)?;
-        let x = e.op1(
-            "loop.load",
-            &[at.boxes, at.batch, i, coordinate],
-            k.box_type,
-            &[],
-        )?;
+        let x = loops::Load::build(e, at.boxes, &[at.batch, i, coordinate], k.box_type).result()?;
         *slot = convert(e, x, k.box_type, f64t)?;
     }
-    let mut op = |name: &str, a: ValueId, b: ValueId| e.op1(name, &[a, b], f64t, &[]);
+    let mut op = |kind: arith::Op, a: ValueId, b: ValueId| e.op1(kind.name(), &[a, b], f64t, &[]);
     if k.center_point {
         // (x center, y center, width, height)
-        let half_w = op("arith.divf", v[2], k.f_two)?;
-        let half_h = op("arith.divf", v[3], k.f_two)?;
+        let half_w = op(arith::Op::Divf, v[2], k.f_two)?;
+        let half_h = op(arith::Op::Divf, v[3], k.f_two)?;
         return Ok([
-            op("arith.subf", v[1], half_h)?,
-            op("arith.subf", v[0], half_w)?,
-            op("arith.addf", v[1], half_h)?,
-            op("arith.addf", v[0], half_w)?,
+            op(arith::Op::Subf, v[1], half_h)?,
+            op(arith::Op::Subf, v[0], half_w)?,
+            op(arith::Op::Addf, v[1], half_h)?,
+            op(arith::Op::Addf, v[0], half_w)?,
         ]);
     }
     // Corners in either order.
     Ok([
-        op("arith.minnumf", v[0], v[2])?,
-        op("arith.minnumf", v[1], v[3])?,
-        op("arith.maxnumf", v[0], v[2])?,
-        op("arith.maxnumf", v[1], v[3])?,
+        op(arith::Op::Minnumf, v[0], v[2])?,
+        op(arith::Op::Minnumf, v[1], v[3])?,
+        op(arith::Op::Maxnumf, v[0], v[2])?,
+        op(arith::Op::Maxnumf, v[1], v[3])?,
     ])
 }
 
@@ -292,24 +286,25 @@ fn overlaps(
     b: [ValueId; 4],
 ) -> Result<ValueId, String> {
     let f64t = e.ctx.float_type(FloatKind::F64);
-    let op =
-        |e: &mut Builder<'_>, name: &str, x: ValueId, y: ValueId| e.op1(name, &[x, y], f64t, &[]);
-    let right = op(e, "arith.minnumf", a[3], b[3])?;
-    let left = op(e, "arith.maxnumf", a[1], b[1])?;
-    let bottom = op(e, "arith.minnumf", a[2], b[2])?;
-    let top = op(e, "arith.maxnumf", a[0], b[0])?;
-    let w = op(e, "arith.subf", right, left)?;
-    let h = op(e, "arith.subf", bottom, top)?;
-    let inter = op(e, "arith.mulf", w, h)?;
+    let op = |e: &mut Builder<'_>, kind: arith::Op, x: ValueId, y: ValueId| {
+        e.op1(kind.name(), &[x, y], f64t, &[])
+    };
+    let right = op(e, arith::Op::Minnumf, a[3], b[3])?;
+    let left = op(e, arith::Op::Maxnumf, a[1], b[1])?;
+    let bottom = op(e, arith::Op::Minnumf, a[2], b[2])?;
+    let top = op(e, arith::Op::Maxnumf, a[0], b[0])?;
+    let w = op(e, arith::Op::Subf, right, left)?;
+    let h = op(e, arith::Op::Subf, bottom, top)?;
+    let inter = op(e, arith::Op::Mulf, w, h)?;
     let area = |e: &mut Builder<'_>, r: [ValueId; 4]| -> Result<ValueId, String> {
-        let width = op(e, "arith.subf", r[3], r[1])?;
-        let height = op(e, "arith.subf", r[2], r[0])?;
-        op(e, "arith.mulf", width, height)
+        let width = op(e, arith::Op::Subf, r[3], r[1])?;
+        let height = op(e, arith::Op::Subf, r[2], r[0])?;
+        op(e, arith::Op::Mulf, width, height)
     };
     let (area_a, area_b) = (area(e, a)?, area(e, b)?);
-    let sum = op(e, "arith.addf", area_a, area_b)?;
-    let union = op(e, "arith.subf", sum, inter)?;
-    let ratio = op(e, "arith.divf", inter, union)?;
+    let sum = op(e, arith::Op::Addf, area_a, area_b)?;
+    let union = op(e, arith::Op::Subf, sum, inter)?;
+    let ratio = op(e, arith::Op::Divf, inter, union)?;
     let mut all = e.cmpf(cmpf::OGT, ratio, k.iou)?;
     for positive in [w, h, area_a, area_b, union] {
         let p = e.cmpf(cmpf::OGT, positive, k.f_zero)?;
@@ -332,10 +327,10 @@ fn suppressed(
         let mut other = this;
         for (c, slot) in other.iter_mut().enumerate() {
             let c = e.index(c as i64)?;
-            *slot = e.op1("loop.load", &[at.extents, row, c], f64t, &[])?;
+            *slot = loops::Load::build(e, at.extents, &[row, c], f64t).result()?;
         }
         let hit = overlaps(e, k, this, other)?;
-        Ok(vec![e.op1("arith.ori", &[flag[0], hit], i1, &[])?])
+        Ok(vec![arith::Ori::build(e, flag[0], hit, i1).result()?])
     })?;
     Ok(found[0])
 }
@@ -362,39 +357,35 @@ fn select_class(
             let [count, last] = carried[..] else {
                 return Err("a selection carries a count and a box".into());
             };
-            let chosen = e.op1("loop.load", &[order, rank], i64t, &[])?;
-            let i = e.op1("arith.index_cast", &[chosen], index, &[])?;
-            let taken = e.op1("arith.subi", &[count, start], index, &[])?;
+            let chosen = loops::Load::build(e, order, &[rank], i64t).result()?;
+            let i = arith::IndexCast::build(e, chosen, index).result()?;
+            let taken = arith::Subi::build(e, count, start, index).result()?;
             let room = e.cmpi(cmpi::SLT, taken, k.per_class)?;
             // Once the class is full, the loop over its rows runs zero times.
-            let end = e.op1("arith.select", &[room, count, start], index, &[])?;
+            let end = arith::Select::build(e, room, count, start, index).result()?;
             let this = extent(e, at, k, i)?;
             let hit = suppressed(e, at, k, this, [start, end])?;
-            let clear = e.op1("arith.xori", &[hit, k.yes], e.ctx.int_type(1), &[])?;
+            let i1 = e.ctx.int_type(1);
+            let clear = arith::Xori::build(e, hit, k.yes, i1).result()?;
             let keep = and(e, room, clear)?;
             // The extent goes to row `count` (the spare row M once all are full), where
             // it stays if the box is kept.
-            let spare = e.op1("arith.minsi", &[count, k.rows], index, &[])?;
+            let spare = arith::Minsi::build(e, count, k.rows, index).result()?;
             for (c, value) in this.into_iter().enumerate() {
                 let c = e.index(c as i64)?;
-                e.op(
-                    "loop.store",
-                    &with(value, &[at.extents, spare, c]),
-                    &[],
-                    &[],
-                )?;
+                loops::Store::build(e, value, at.extents, &[spare, c]).create()?;
             }
-            let row = e.op1("arith.minsi", &[count, k.last_row], index, &[])?;
-            let box_value = e.op1("arith.select", &[keep, chosen, last], i64t, &[])?;
-            let batch = e.op1("arith.index_cast", &[at.batch], i64t, &[])?;
-            let class = e.op1("arith.index_cast", &[at.class], i64t, &[])?;
+            let row = arith::Minsi::build(e, count, k.last_row, index).result()?;
+            let box_value = arith::Select::build(e, keep, chosen, last, i64t).result()?;
+            let batch = arith::IndexCast::build(e, at.batch, i64t).result()?;
+            let class = arith::IndexCast::build(e, at.class, i64t).result()?;
             for (column, value) in [batch, class, box_value].into_iter().enumerate() {
                 let c = e.index(column as i64)?;
-                e.op("loop.store", &with(value, &[at.out, row, c]), &[], &[])?;
+                loops::Store::build(e, value, at.out, &[row, c]).create()?;
             }
-            let next = e.op1("arith.addi", &[count, k.one], index, &[])?;
+            let next = arith::Addi::build(e, count, k.one, index).result()?;
             Ok(vec![
-                e.op1("arith.select", &[keep, next, count], index, &[])?,
+                arith::Select::build(e, keep, next, count, index).result()?,
                 box_value,
             ])
         },

@@ -2,12 +2,12 @@
 //! products and convolutions (loops, or the library GEMM), pools, reductions, pads.
 
 use acc_dialects::build::BuildExt as _;
-use acc_dialects::ops::arith;
+use acc_dialects::ops::{arith, loops, math, tensor};
 use acc_ir::{OpId, TypeId, ValueId};
 
 use super::build::{
     call_gemm, call_library, clamp, conv_as_gemm, convert, for_range, in_range, index_add,
-    index_op, multiply_add, parallel, pos, with,
+    index_op, multiply_add, parallel, pos,
 };
 use super::strided::window;
 use super::{Bufferizer, LibraryFunction, PANEL_COLUMNS, buffer_type};
@@ -47,11 +47,11 @@ impl Bufferizer<'_> {
         parallel(&mut e, &shape, &mut |e, ivs| {
             let mut args = Vec::new();
             for (b, t) in ins.iter().zip(&elem_types) {
-                args.push(e.op1("loop.load", &with(*b, ivs), *t, &[])?);
+                args.push(loops::Load::build(e, *b, ivs, *t).result()?);
             }
             let at = e.point;
             let y = Self::inline_skipping(e.ir, body, op, 0, &args, at, skip)?;
-            e.op("loop.store", &[&[y[0], dest][..], ivs].concat(), &[], &[])?;
+            loops::Store::build(e, y[0], dest, ivs).create()?;
             Ok(())
         })?;
         if let Some(l) = &library {
@@ -95,7 +95,7 @@ impl Bufferizer<'_> {
         users.peek().is_some()
             && users.all(|u| {
                 let operands: Vec<ValueId> = b.operands(u).collect();
-                self.ctx.op_name_str(b.op(u).name) == "tensor.matmul"
+                tensor::Matmul::is(self.ctx, self.ir.op(self.body, u))
                     && operands.len() == 3
                     && operands[0] != v
                     && operands[1] == v
@@ -134,8 +134,9 @@ impl Bufferizer<'_> {
                 data: acc_ir::attrs::DenseData::Elements(out.into()),
             });
         let buffer = buffer_type(self.ctx, ty);
-        self.emitter(op)
-            .op1("loop.constant", &[], buffer, &[("value", value)])
+        loops::Constant::build(&mut self.emitter(op), buffer)
+            .value(value)
+            .result()
     }
 
     /// The library function that can finish map `op`: its region yields an f32
@@ -150,9 +151,9 @@ impl Bufferizer<'_> {
         let acc_ir::ValueDef::Result(f, 0) = b.value(y).def else {
             return None;
         };
-        let callee = match self.ctx.op_name_str(b.op(f).name) {
-            "math.exp" => self.library.exp.clone()?,
-            "math.erf" => self.library.erf.clone()?,
+        let callee = match math::Op::of(self.ctx, self.ir.op(self.body, f)) {
+            Some(math::Op::Exp) => self.library.exp.clone()?,
+            Some(math::Op::Erf) => self.library.erf.clone()?,
             _ => return None,
         };
         let f32t = self.ctx.float_type(acc_ir::FloatKind::F32);
@@ -173,7 +174,7 @@ impl Bufferizer<'_> {
     }
 
     pub(super) fn broadcast(&mut self, op: OpId) -> Result<ValueId, String> {
-        let dims = self.ints(op, "dimensions");
+        let dims = self.ints(op, tensor::Broadcast::ATTR_DIMENSIONS);
         // The input's dimensions are the init's not in `dimensions`.
         self.gather(op, &|ivs| {
             ivs.iter()
@@ -185,7 +186,7 @@ impl Bufferizer<'_> {
     }
 
     pub(super) fn transpose(&mut self, op: OpId) -> Result<ValueId, String> {
-        let perm = self.ints(op, "permutation");
+        let perm = self.ints(op, tensor::Transpose::ATTR_PERMUTATION);
         // Result dimension i is input dimension perm[i].
         self.gather(op, &|ivs| {
             let mut at = ivs.to_vec();
@@ -231,15 +232,18 @@ impl Bufferizer<'_> {
                 let ok = in_range(e, p, sx[d])?;
                 inside = Some(match inside {
                     None => ok,
-                    Some(prev) => e.op1("arith.andi", &[prev, ok], e.ctx.int_type(1), &[])?,
+                    Some(prev) => {
+                        let i1 = e.ctx.int_type(1);
+                        arith::Andi::build(e, prev, ok, i1).result()?
+                    }
                 });
                 at[d] = clamp(e, p, sx[d])?;
             }
-            let mut v = e.op1("loop.load", &with(src, &at), elem, &[])?;
+            let mut v = loops::Load::build(e, src, &at, elem).result()?;
             if let (Some(c), Some(pad)) = (inside, padding) {
-                v = e.op1("arith.select", &[c, v, pad], elem, &[])?;
+                v = arith::Select::build(e, c, v, pad, elem).result()?;
             }
-            e.op("loop.store", &[&[v, dest][..], ivs].concat(), &[], &[])?;
+            loops::Store::build(e, v, dest, ivs).create()?;
             Ok(())
         })?;
         Ok(dest)
@@ -266,8 +270,8 @@ impl Bufferizer<'_> {
                 let inner = index_op(e, arith::Op::Remui, ivs[d], tile)?;
                 at.push(inner);
             }
-            let v = e.op1("loop.load", &with(src, &at), elem, &[])?;
-            e.op("loop.store", &[&[v, dest][..], ivs].concat(), &[], &[])?;
+            let v = loops::Load::build(e, src, &at, elem).result()?;
+            loops::Store::build(e, v, dest, ivs).create()?;
             Ok(())
         })?;
         Ok(dest)
@@ -276,11 +280,25 @@ impl Bufferizer<'_> {
     /// A pack's or unpack's tiled dimensions (of the plain side) and their tiles;
     /// permuted outer dimensions have no bufferization yet.
     fn tiling(&self, op: OpId) -> Result<(Vec<usize>, Vec<i64>), String> {
-        if !self.ints(op, "outer_dims_perm").is_empty() {
+        let [outer_dims_perm, inner_dims_pos, inner_tiles] =
+            if tensor::Unpack::is(self.ctx, self.ir.op(self.body, op)) {
+                [
+                    tensor::Unpack::ATTR_OUTER_DIMS_PERM,
+                    tensor::Unpack::ATTR_INNER_DIMS_POS,
+                    tensor::Unpack::ATTR_INNER_TILES,
+                ]
+            } else {
+                [
+                    tensor::Pack::ATTR_OUTER_DIMS_PERM,
+                    tensor::Pack::ATTR_INNER_DIMS_POS,
+                    tensor::Pack::ATTR_INNER_TILES,
+                ]
+            };
+        if !self.ints(op, outer_dims_perm).is_empty() {
             return Err("outer_dims_perm has no bufferization yet".into());
         }
-        let positions = self.ints(op, "inner_dims_pos");
-        let tiles = self.ints(op, "inner_tiles");
+        let positions = self.ints(op, inner_dims_pos);
+        let tiles = self.ints(op, inner_tiles);
         if positions.len() != tiles.len() || tiles.iter().any(|t| *t <= 0) {
             return Err("inner_dims_pos and inner_tiles do not agree".into());
         }
@@ -305,8 +323,8 @@ impl Bufferizer<'_> {
         let elem = self.element(x);
         let mut e = self.emitter(op);
         parallel(&mut e, &shape, &mut |e, ivs| {
-            let v = e.op1("loop.load", &with(src, &source(ivs)), elem, &[])?;
-            e.op("loop.store", &[&[v, dest][..], ivs].concat(), &[], &[])?;
+            let v = loops::Load::build(e, src, &source(ivs), elem).result()?;
+            loops::Store::build(e, v, dest, ivs).create()?;
             Ok(())
         })?;
         Ok(dest)
@@ -366,19 +384,19 @@ impl Bufferizer<'_> {
         let batched = shape.len() == 3;
         let mut e = self.emitter(op);
         parallel(&mut e, &shape, &mut |e, ivs| {
-            let c0 = e.op1("loop.load", &with(dest, ivs), ec, &[])?;
+            let c0 = loops::Load::build(e, dest, ivs, ec).result()?;
             let sum = for_range(e, k, c0, &mut |e, kv, acc| {
                 let (ai, bi) = if batched {
                     (vec![ivs[0], ivs[1], kv], vec![ivs[0], kv, ivs[2]])
                 } else {
                     (vec![ivs[0], kv], vec![kv, ivs[1]])
                 };
-                let x = e.op1("loop.load", &with(ba, &ai), ea, &[])?;
-                let y = e.op1("loop.load", &with(bb, &bi), eb, &[])?;
+                let x = loops::Load::build(e, ba, &ai, ea).result()?;
+                let y = loops::Load::build(e, bb, &bi, eb).result()?;
                 let (x, y) = (convert(e, x, ea, ec)?, convert(e, y, eb, ec)?);
                 multiply_add(e, x, y, acc, ec)
             })?;
-            e.op("loop.store", &[&[sum, dest][..], ivs].concat(), &[], &[])?;
+            loops::Store::build(e, sum, dest, ivs).create()?;
             Ok(())
         })?;
         Ok(dest)
@@ -389,9 +407,9 @@ impl Bufferizer<'_> {
         let (x, w, init) = (operands[0], operands[1], operands[2]);
         let library = self.conv_library(op);
         for (name, plain) in [
-            ("input_layout", "NCHW"),
-            ("filter_layout", "OIHW"),
-            ("output_layout", "NCHW"),
+            (tensor::Conv2d::ATTR_INPUT_LAYOUT, "NCHW"),
+            (tensor::Conv2d::ATTR_FILTER_LAYOUT, "OIHW"),
+            (tensor::Conv2d::ATTR_OUTPUT_LAYOUT, "NCHW"),
         ] {
             let l = self.text(op, name);
             let blocked_call = matches!(
@@ -407,9 +425,9 @@ impl Bufferizer<'_> {
                 ));
             }
         }
-        let strides = self.ints_or(op, "strides", &[1, 1]);
-        let dilations = self.ints_or(op, "dilations", &[1, 1]);
-        let groups = self.int(op, "groups").unwrap_or(1);
+        let strides = self.ints_or(op, tensor::Conv2d::ATTR_STRIDES, &[1, 1]);
+        let dilations = self.ints_or(op, tensor::Conv2d::ATTR_DILATIONS, &[1, 1]);
+        let groups = self.int(op, tensor::Conv2d::ATTR_GROUPS).unwrap_or(1);
         let dest = self.destination(op, init, true)?;
         let bw = self
             .buffers
@@ -510,7 +528,7 @@ impl Bufferizer<'_> {
             let c_base = index_op(e, arith::Op::Muli, g, cg)?;
             let y0 = index_op(e, arith::Op::Muli, oy, strides[0])?;
             let x0 = index_op(e, arith::Op::Muli, ox, strides[1])?;
-            let c0 = e.op1("loop.load", &with(dest, ivs), ec, &[])?;
+            let c0 = loops::Load::build(e, dest, ivs, ec).result()?;
             let s1 = for_range(e, cg, c0, &mut |e, c, acc| {
                 let ch = index_add(e, c_base, c)?;
                 for_range(e, kh, acc, &mut |e, i, acc| {
@@ -519,14 +537,14 @@ impl Bufferizer<'_> {
                     for_range(e, kw, acc, &mut |e, j, acc| {
                         let dj = index_op(e, arith::Op::Muli, j, dilations[1])?;
                         let ix = index_add(e, x0, dj)?;
-                        let xv = e.op1("loop.load", &with(bx, &[n, ch, iy, ix]), ex, &[])?;
-                        let wv = e.op1("loop.load", &with(bw, &[oc, c, i, j]), ew, &[])?;
+                        let xv = loops::Load::build(e, bx, &[n, ch, iy, ix], ex).result()?;
+                        let wv = loops::Load::build(e, bw, &[oc, c, i, j], ew).result()?;
                         let (xv, wv) = (convert(e, xv, ex, ec)?, convert(e, wv, ew, ec)?);
                         multiply_add(e, xv, wv, acc, ec)
                     })
                 })
             })?;
-            e.op("loop.store", &[&[s1, dest][..], ivs].concat(), &[], &[])?;
+            loops::Store::build(e, s1, dest, ivs).create()?;
             Ok(())
         })?;
         Ok(dest)
@@ -534,7 +552,7 @@ impl Bufferizer<'_> {
 
     pub(super) fn pool(&mut self, op: OpId) -> Result<ValueId, String> {
         let (x, init) = self.two(op);
-        let l = self.text(op, "layout");
+        let l = self.text(op, tensor::Pool::ATTR_LAYOUT);
         // NCHW16c: the channels within a block are a fifth dimension, indexed as is.
         let blocked = l.contains("\"NCHW16c\"");
         if !l.is_empty() && !l.contains("\"NCHW\"") && !blocked {
@@ -542,14 +560,17 @@ impl Bufferizer<'_> {
                 "layout {l} has no bufferization yet (only NCHW and NCHW16c)"
             ));
         }
-        let kind = self.text(op, "kind");
+        let kind = self.text(op, tensor::Pool::ATTR_KIND);
         let max = kind.contains("max");
         let avg = kind.contains("avg");
-        let window = self.ints(op, "window");
-        let strides = self.ints_or(op, "strides", &[1, 1]);
-        let dilations = self.ints_or(op, "dilations", &[1, 1]);
-        let pads = self.ints_or(op, "pads", &[0, 0, 0, 0]);
-        let include_pad = self.int(op, "count_include_pad").unwrap_or(0) != 0;
+        let window = self.ints(op, tensor::Pool::ATTR_WINDOW);
+        let strides = self.ints_or(op, tensor::Pool::ATTR_STRIDES, &[1, 1]);
+        let dilations = self.ints_or(op, tensor::Pool::ATTR_DILATIONS, &[1, 1]);
+        let pads = self.ints_or(op, tensor::Pool::ATTR_PADS, &[0, 0, 0, 0]);
+        let include_pad = self
+            .int(op, tensor::Pool::ATTR_COUNT_INCLUDE_PAD)
+            .unwrap_or(0)
+            != 0;
         let dest = self.destination(op, init, false)?;
         let bx = self
             .buffers
@@ -565,12 +586,12 @@ impl Bufferizer<'_> {
             acc_ir::TypeData::Integer { signedness, .. }
                 if max && *signedness == acc_ir::Signedness::Unsigned =>
             {
-                (0.0, "arith.maxui")
+                (0.0, arith::Op::Maxui)
             }
             acc_ir::TypeData::Integer { width, .. } if max && *width <= 64 => {
-                (-(2f64.powi(*width as i32 - 1)), "arith.maxsi")
+                (-(2f64.powi(*width as i32 - 1)), arith::Op::Maxsi)
             }
-            _ if is_float(self.ctx, elem) => (f64::NEG_INFINITY, "arith.maximumf"),
+            _ if is_float(self.ctx, elem) => (f64::NEG_INFINITY, arith::Op::Maximumf),
             _ => return Err("integer average pooling has no bufferization yet".into()),
         };
         let mut e = self.emitter(op);
@@ -586,25 +607,25 @@ impl Bufferizer<'_> {
                     let xx = pos(e, ivs[3], strides[1], j * dilations[1] - pads[1])?;
                     let inside_y = in_range(e, y, sx[2])?;
                     let inside_x = in_range(e, xx, sx[3])?;
-                    let inside =
-                        e.op1("arith.andi", &[inside_y, inside_x], e.ctx.int_type(1), &[])?;
+                    let i1 = e.ctx.int_type(1);
+                    let inside = arith::Andi::build(e, inside_y, inside_x, i1).result()?;
                     let cy = clamp(e, y, sx[2])?;
                     let cx = clamp(e, xx, sx[3])?;
                     let mut at = vec![ivs[0], ivs[1], cy, cx];
                     if blocked {
                         at.push(ivs[4]);
                     }
-                    let v = e.op1("loop.load", &with(bx, &at), elem, &[])?;
+                    let v = loops::Load::build(e, bx, &at, elem).result()?;
                     let combined = if max {
-                        e.op1(max_op, &[total.0, v], elem, &[])?
+                        e.op1(max_op.name(), &[total.0, v], elem, &[])?
                     } else {
-                        e.op1("arith.addf", &[total.0, v], elem, &[])?
+                        arith::Addf::build(e, total.0, v, elem).result()?
                     };
-                    let acc = e.op1("arith.select", &[inside, combined, total.0], elem, &[])?;
+                    let acc = arith::Select::build(e, inside, combined, total.0, elem).result()?;
                     let count = if avg && !include_pad {
                         let one = e.scalar(elem, 1.0)?;
-                        let bumped = e.op1("arith.addf", &[total.1, one], elem, &[])?;
-                        e.op1("arith.select", &[inside, bumped, total.1], elem, &[])?
+                        let bumped = arith::Addf::build(e, total.1, one, elem).result()?;
+                        arith::Select::build(e, inside, bumped, total.1, elem).result()?
                     } else {
                         total.1
                     };
@@ -617,11 +638,11 @@ impl Bufferizer<'_> {
                 } else {
                     total.1
                 };
-                e.op1("arith.divf", &[total.0, divisor], elem, &[])?
+                arith::Divf::build(e, total.0, divisor, elem).result()?
             } else {
                 total.0
             };
-            e.op("loop.store", &[&[result, dest][..], ivs].concat(), &[], &[])?;
+            loops::Store::build(e, result, dest, ivs).create()?;
             Ok(())
         })?;
         Ok(dest)
@@ -629,7 +650,7 @@ impl Bufferizer<'_> {
 
     pub(super) fn reduce(&mut self, op: OpId) -> Result<ValueId, String> {
         let (x, init) = self.two(op);
-        let dims = self.ints(op, "dimensions");
+        let dims = self.ints(op, tensor::Reduce::ATTR_DIMENSIONS);
         let dest = self.destination(op, init, true)?;
         let bx = self
             .buffers
@@ -653,13 +674,13 @@ impl Bufferizer<'_> {
         // accumulator carried in a register (the same order of combination as one
         // sequential walk over the input).
         parallel(&mut e, &kept_shape, &mut |e, kept| {
-            let acc = e.op1("loop.load", &with(dest, kept), ei, &[])?;
+            let acc = loops::Load::build(e, dest, kept, ei).result()?;
             let sum = reduce_nest(e, &sx, &reduced, kept, acc, &mut |e, at, acc| {
-                let v = e.op1("loop.load", &with(bx, at), ex, &[])?;
+                let v = loops::Load::build(e, bx, at, ex).result()?;
                 let point = e.point;
                 Ok(Self::inline(e.ir, body, op, 0, &[v, acc], point)?[0])
             })?;
-            e.op("loop.store", &[&[sum, dest][..], kept].concat(), &[], &[])?;
+            loops::Store::build(e, sum, dest, kept).create()?;
             Ok(())
         })?;
         Ok(dest)
@@ -671,7 +692,7 @@ impl Bufferizer<'_> {
             return Err("dynamic pad amounts have no bufferization yet".into());
         }
         let x = operands[0];
-        let low = self.ints(op, "static_low");
+        let low = self.ints(op, tensor::Pad::ATTR_STATIC_LOW);
         let bx = self
             .buffers
             .get(&x)
@@ -690,23 +711,18 @@ impl Bufferizer<'_> {
         let body = self.body;
         let uniform_fill = self.pad_value_is_uniform(op);
         let mut e = self.emitter(op);
-        let dest = e.op1("loop.alloc", &[], rty, &[])?;
+        let dest = loops::Alloc::build(&mut e, &[], rty).result()?;
         if uniform_fill {
             // The padding value everywhere, then the input over the interior: two nests
             // of plain accesses (no bounds test per element).
             parallel(&mut e, &shape, &mut |e, ivs| {
                 let point = e.point;
                 let fill = Self::inline(e.ir, body, op, 0, ivs, point)?;
-                e.op(
-                    "loop.store",
-                    &[&[fill[0], dest][..], ivs].concat(),
-                    &[],
-                    &[],
-                )?;
+                loops::Store::build(e, fill[0], dest, ivs).create()?;
                 Ok(())
             })?;
             parallel(&mut e, &sx, &mut |e, ivs| {
-                let v = e.op1("loop.load", &with(bx, ivs), elem, &[])?;
+                let v = loops::Load::build(e, bx, ivs, elem).result()?;
                 let mut at = Vec::new();
                 for (d, iv) in ivs.iter().enumerate() {
                     at.push(if low[d] == 0 {
@@ -715,7 +731,7 @@ impl Bufferizer<'_> {
                         index_op(e, arith::Op::Addi, *iv, low[d])?
                     });
                 }
-                e.op("loop.store", &[&[v, dest][..], &at[..]].concat(), &[], &[])?;
+                loops::Store::build(e, v, dest, &at).create()?;
                 Ok(())
             })?;
             self.writable.insert(dest);
@@ -729,18 +745,21 @@ impl Bufferizer<'_> {
                 let ok = in_range(e, p, sx[d])?;
                 inside = Some(match inside {
                     None => ok,
-                    Some(prev) => e.op1("arith.andi", &[prev, ok], e.ctx.int_type(1), &[])?,
+                    Some(prev) => {
+                        let i1 = e.ctx.int_type(1);
+                        arith::Andi::build(e, prev, ok, i1).result()?
+                    }
                 });
                 at.push(clamp(e, p, sx[d])?);
             }
-            let v = e.op1("loop.load", &with(bx, &at), elem, &[])?;
+            let v = loops::Load::build(e, bx, &at, elem).result()?;
             let point = e.point;
             let fill = Self::inline(e.ir, body, op, 0, ivs, point)?;
             let chosen = match inside {
-                Some(c) => e.op1("arith.select", &[c, v, fill[0]], elem, &[])?,
+                Some(c) => arith::Select::build(e, c, v, fill[0], elem).result()?,
                 None => v,
             };
-            e.op("loop.store", &[&[chosen, dest][..], ivs].concat(), &[], &[])?;
+            loops::Store::build(e, chosen, dest, ivs).create()?;
             Ok(())
         })?;
         self.writable.insert(dest);
@@ -763,7 +782,7 @@ impl Bufferizer<'_> {
         b.operands(terminator).all(|v| match b.value(v).def {
             acc_ir::ValueDef::Result(def, _) => {
                 b.op_block(def) != Some(block)
-                    || self.ctx.op_name_str(b.op(def).name) == "arith.constant"
+                    || arith::Constant::is(self.ctx, self.ir.op(self.body, def))
             }
             acc_ir::ValueDef::BlockArg(blk, _) => blk != block,
             acc_ir::ValueDef::Detached => false,
@@ -777,20 +796,24 @@ impl Bufferizer<'_> {
         let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
         let [x, w, init] = <[ValueId; 3]>::try_from(operands).ok()?;
         let in_layouts = |layouts: [&str; 3]| {
-            ["input_layout", "filter_layout", "output_layout"]
-                .iter()
-                .zip(layouts)
-                .all(|(name, want)| {
-                    let l = self.text(op, name);
-                    (l.is_empty() && want.len() == 4) || l.contains(&format!("\"{want}\""))
-                })
+            [
+                tensor::Conv2d::ATTR_INPUT_LAYOUT,
+                tensor::Conv2d::ATTR_FILTER_LAYOUT,
+                tensor::Conv2d::ATTR_OUTPUT_LAYOUT,
+            ]
+            .iter()
+            .zip(layouts)
+            .all(|(name, want)| {
+                let l = self.text(op, name);
+                (l.is_empty() && want.len() == 4) || l.contains(&format!("\"{want}\""))
+            })
         };
         let (sx, sw, so) = (
             self.shape(x).ok()?,
             self.shape(w).ok()?,
             self.shape(init).ok()?,
         );
-        let groups = self.int(op, "groups").unwrap_or(1);
+        let groups = self.int(op, tensor::Conv2d::ATTR_GROUPS).unwrap_or(1);
         if !self.all_f32(&[x, w, init]) || so.first() != Some(&1) {
             return None;
         }
@@ -842,12 +865,15 @@ impl Bufferizer<'_> {
         let mut users = b.value_users(result);
         let conv = users.next()?;
         if users.next().is_some()
-            || self.ctx.op_name_str(b.op(conv).name) != "tensor.conv2d"
+            || !tensor::Conv2d::is(self.ctx, self.ir.op(self.body, conv))
             || b.operands(conv).position(|v| v == result) != Some(0)
         {
             return None;
         }
-        let (low, high) = (self.ints(op, "static_low"), self.ints(op, "static_high"));
+        let (low, high) = (
+            self.ints(op, tensor::Pad::ATTR_STATIC_LOW),
+            self.ints(op, tensor::Pad::ATTR_STATIC_HIGH),
+        );
         // N, C (blocks), H, W and, blocked, the channels within a block.
         let spatial_only = matches!(low.len(), 4 | 5)
             && high.len() == low.len()
@@ -876,20 +902,20 @@ impl Bufferizer<'_> {
             self.shape(input).ok()?.len(),
             self.shape(result).ok()?.len(),
         );
-        let dims = self.ints(op, "dimensions");
+        let dims = self.ints(op, tensor::Broadcast::ATTR_DIMENSIONS);
         let is_init = b.operands(user).position(|v| v == result) == Some(2);
         (users.next().is_none()
             && is_init
             && self.all_f32(&[input])
             && self.buffers.contains_key(&input))
         .then_some(())?;
-        match self.ctx.op_name_str(b.op(user).name) {
+        match tensor::Op::of(self.ctx, self.ir.op(self.body, user)) {
             // A 1-D bias into NCHW, or blocks x 16 into NCHW16c.
-            "tensor.conv2d" if dims == [0, 2, 3] && matches!(ranks, (1, 4) | (2, 5)) => {
+            Some(tensor::Op::Conv2d) if dims == [0, 2, 3] && matches!(ranks, (1, 4) | (2, 5)) => {
                 self.conv_library(user)?;
             }
             // A bias per column of a product with packed weights.
-            "tensor.matmul" if dims == [0] && ranks == (1, 2) => {
+            Some(tensor::Op::Matmul) if dims == [0] && ranks == (1, 2) => {
                 self.packable_weight(b.operand(user, 1)).then_some(())?;
             }
             _ => return None,
@@ -907,14 +933,14 @@ impl Bufferizer<'_> {
         let result = b.results(conv).next()?;
         let mut users = b.value_users(result);
         let map = users.next()?;
-        if users.next().is_some() || self.ctx.op_name_str(b.op(map).name) != "tensor.map" {
+        if users.next().is_some() || !tensor::Map::is(self.ctx, self.ir.op(self.body, map)) {
             return None;
         }
         let [input, init] = <[ValueId; 2]>::try_from(b.operands(map).collect::<Vec<_>>()).ok()?;
         let map_result = b.results(map).next()?;
         let empty_init = match b.value(init).def {
             acc_ir::ValueDef::Result(def, _) => {
-                self.ctx.op_name_str(b.op(def).name) == "tensor.empty"
+                tensor::Empty::is(self.ctx, self.ir.op(self.body, def))
             }
             _ => false,
         };
@@ -934,11 +960,12 @@ impl Bufferizer<'_> {
         // at least a, min(., c) lowers the upper one to at most c.
         let (mut value, mut lo, mut hi) = (*arg, f64::NEG_INFINITY, f64::INFINITY);
         for op in b.block_ops(block) {
-            let name = self.ctx.op_name_str(b.op(op).name);
+            let r = self.ir.op(self.body, op);
+            let (arith_op, tensor_op) = (arith::Op::of(self.ctx, r), tensor::Op::of(self.ctx, r));
             let operands: Vec<ValueId> = b.operands(op).collect();
-            match (name, operands.as_slice()) {
-                ("arith.constant", _) => {}
-                ("arith.maximumf" | "arith.minimumf", [x, y]) => {
+            match (arith_op, tensor_op, operands.as_slice()) {
+                (Some(arith::Op::Constant), _, _) => {}
+                (Some(arith::Op::Maximumf | arith::Op::Minimumf), _, [x, y]) => {
                     let other = if *x == value {
                         *y
                     } else if *y == value {
@@ -947,14 +974,16 @@ impl Bufferizer<'_> {
                         return None;
                     };
                     let c = self.float_constant(other)?;
-                    if name == "arith.maximumf" {
+                    if arith_op == Some(arith::Op::Maximumf) {
                         (lo, hi) = (lo.max(c), hi.max(c));
                     } else {
                         hi = hi.min(c);
                     }
                     value = b.results(op).next()?;
                 }
-                ("tensor.yield", [v]) if *v == value => return Some((map, init, [lo, hi])),
+                (_, Some(tensor::Op::Yield), [v]) if *v == value => {
+                    return Some((map, init, [lo, hi]));
+                }
                 _ => return None,
             }
         }
@@ -967,10 +996,13 @@ impl Bufferizer<'_> {
         let acc_ir::ValueDef::Result(def, _) = b.value(v).def else {
             return None;
         };
-        if self.ctx.op_name_str(b.op(def).name) != "arith.constant" {
+        if !arith::Constant::is(self.ctx, self.ir.op(self.body, def)) {
             return None;
         }
-        let attr = self.ir.op(self.body, def).attr(self.ctx, "value")?;
+        let attr = self
+            .ir
+            .op(self.body, def)
+            .attr(self.ctx, arith::Constant::ATTR_VALUE)?;
         match acc_ir::elements::scalar(self.ctx, attr)? {
             (_, acc_ir::elements::Scalar::Float(f)) if !f.is_nan() => Some(f),
             _ => None,
@@ -993,8 +1025,11 @@ impl Bufferizer<'_> {
         let acc_ir::ValueDef::Result(def, _) = b.value(value).def else {
             return false;
         };
-        let constant = self.ctx.op_name_str(b.op(def).name) == "arith.constant";
-        let attr = self.ir.op(self.body, def).attr(self.ctx, "value");
+        let constant = arith::Constant::is(self.ctx, self.ir.op(self.body, def));
+        let attr = self
+            .ir
+            .op(self.body, def)
+            .attr(self.ctx, arith::Constant::ATTR_VALUE);
         constant
             && matches!(
                 attr.and_then(|a| acc_ir::elements::scalar(self.ctx, a)),

@@ -19,6 +19,7 @@ use super::layouts::{inverse, permuted_shape};
 use super::{Bufferizer, buffer_type};
 use acc_dialects::build::{i64s, memref_type, shape_of, tensor_type};
 use acc_dialects::hooks::stored::constant_chain;
+use acc_dialects::ops::{graph, hw, loops};
 pub use acc_target::placement::LAYOUT_ATTR;
 use acc_target::placement::{clear_placement, placed_intrinsic, placement};
 
@@ -34,8 +35,9 @@ impl Bufferizer<'_> {
         let ty = acc_ir::rewrite::attr_type(self.ctx, dense).ok_or("a constant without a type")?;
         let (shape, element) = shape_of(self.ctx, ty)?;
         let ty = memref_type(self.ctx, &shape, element);
-        self.emitter(op)
-            .op1("loop.constant", &[], ty, &[("value", dense)])
+        loops::Constant::build(&mut self.emitter(op), ty)
+            .value(dense)
+            .result()
     }
 
     /// How `intrinsic` computes placed `op`, with the call arguments `weight-prep`
@@ -97,7 +99,8 @@ impl Bufferizer<'_> {
                             }
                             None => buffer_type(self.ctx, ty),
                         };
-                        let buffer = self.emitter(op).op1("loop.alloc", &[], ty, &[])?;
+                        let buffer =
+                            loops::Alloc::build(&mut self.emitter(op), &[], ty).result()?;
                         match layout {
                             Some(perm) => {
                                 self.permuted.insert(results[k], (buffer, perm));
@@ -178,54 +181,47 @@ impl Bufferizer<'_> {
             None => None,
         };
         let body = self.body;
-        let props = [
-            ("callee", self.ctx.string_attr(name)),
-            (
-                "inputs",
-                i64s(self.ctx, &inputs.iter().map(|p| p.1).collect::<Vec<_>>()),
-            ),
-            (
-                "outputs",
-                i64s(self.ctx, &outputs.iter().map(|p| p.1).collect::<Vec<_>>()),
-            ),
-        ];
+        let (callee, inputs_attr, outputs_attr) = (
+            self.ctx.string_attr(name),
+            i64s(self.ctx, &inputs.iter().map(|p| p.1).collect::<Vec<_>>()),
+            i64s(self.ctx, &outputs.iter().map(|p| p.1).collect::<Vec<_>>()),
+        );
         let ctx = self.ctx;
-        self.emitter(op).op_with_region(
-            "hw.intrinsic",
-            &args,
-            &[],
-            &props,
-            &arg_types,
-            "hw.yield",
-            &mut |e, block_args| {
-                let mut map = ValueMap::default();
-                for (k, a) in by_buffer.iter().zip(block_args) {
-                    // An argument in another layout is transposed back first.
-                    let value = match &operand_layouts[*k] {
-                        Some(perm) => transpose(e, *a, &inverse(perm))?,
-                        None => *a,
-                    };
-                    map.values.insert(operands[*k], value);
+        let mut e = self.emitter(op);
+        let semantics = e.region(&arg_types, hw::Yield::NAME, &mut |e, block_args| {
+            let mut map = ValueMap::default();
+            for (k, a) in by_buffer.iter().zip(block_args) {
+                // An argument in another layout is transposed back first.
+                let value = match &operand_layouts[*k] {
+                    Some(perm) => transpose(e, *a, &inverse(perm))?,
+                    None => *a,
+                };
+                map.values.insert(operands[*k], value);
+            }
+            for (_, chain) in &constants {
+                for c in chain {
+                    clone_op(e.ir, body, *c, body, e.point, &mut map);
                 }
-                for (_, chain) in &constants {
-                    for c in chain {
-                        clone_op(e.ir, body, *c, body, e.point, &mut map);
-                    }
-                }
-                let copy = clone_op(e.ir, body, op, body, e.point, &mut map);
-                // The copy states what the call computes; it is placed nowhere.
-                clear_placement(ctx, e.ir, body, copy)?;
-                let computed: Vec<ValueId> = e.ir.body(body).results(copy).collect();
-                computed
-                    .iter()
-                    .zip(&result_layouts)
-                    .map(|(v, layout)| match layout {
-                        Some(perm) => transpose(e, *v, perm),
-                        None => Ok(*v),
-                    })
-                    .collect()
-            },
-        )?;
+            }
+            let copy = clone_op(e.ir, body, op, body, e.point, &mut map);
+            // The copy states what the call computes; it is placed nowhere.
+            clear_placement(ctx, e.ir, body, copy)?;
+            let computed: Vec<ValueId> = e.ir.body(body).results(copy).collect();
+            computed
+                .iter()
+                .zip(&result_layouts)
+                .map(|(v, layout)| match layout {
+                    Some(perm) => transpose(e, *v, perm),
+                    None => Ok(*v),
+                })
+                .collect()
+        })?;
+        hw::Intrinsic::build(&mut e, &args, &[])
+            .callee(callee)
+            .inputs(inputs_attr)
+            .outputs(outputs_attr)
+            .semantics(semantics)
+            .create()?;
         if let (Some(st), Some(staged)) = (&staging, staged) {
             // The call was inserted just before the op.
             let call = self
@@ -269,7 +265,8 @@ fn transpose(
 ) -> Result<ValueId, String> {
     let (shape, element) = shape_of(e.ctx, e.type_of(v))?;
     let ty = tensor_type(e.ctx, &permuted_shape(&shape, perm), element);
-    let out = e.op1("graph.transpose", &[v], ty, &[("perm", i64s(e.ctx, perm))])?;
+    let perm = i64s(e.ctx, perm);
+    let out = graph::Transpose::build(e, v, ty).perm(perm).result()?;
     // Marked, so that a simulator finds the op the call computes under it.
     if let acc_ir::ValueDef::Result(t, _) = e.ir.body(e.body).value(out).def {
         let unit = e.ctx.intern_attr(acc_ir::AttrData::Unit);

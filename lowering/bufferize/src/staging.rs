@@ -22,6 +22,7 @@ use rustc_hash::FxHashMap;
 
 use super::Bufferizer;
 use acc_dialects::hooks::hw::{ALIGNMENT, stored_bytes};
+use acc_dialects::ops::{arith, hw, loops, tensor};
 use acc_target::placement::placement;
 
 /// Where a call's buffers go: the intrinsic's memory and the DMA engine filling it.
@@ -91,7 +92,11 @@ pub(super) struct Staged {
 /// Ops between calls that leave staged copies valid: they only make constants and
 /// views.
 pub(super) fn keeps_staged(name: &str) -> bool {
-    matches!(name, "arith.constant" | "tensor.bitcast" | "tensor.empty")
+    matches!(arith::Op::from_name(name), Some(arith::Op::Constant))
+        || matches!(
+            tensor::Op::from_name(name),
+            Some(tensor::Op::Bitcast | tensor::Op::Empty)
+        )
 }
 
 impl Bufferizer<'_> {
@@ -158,7 +163,7 @@ impl Bufferizer<'_> {
                 memory_space: Some(self.ctx.string_attr(&st.memory)),
             });
             let local = if outputs.contains(&(at as i64)) {
-                let local = self.emitter(op).op1("loop.alloc", &[], local_type, &[])?;
+                let local = loops::Alloc::build(&mut self.emitter(op), &[], local_type).result()?;
                 staged.results.push((local, *arg));
                 local
             } else if let Some(local) = self.staging.copies.get(arg).copied() {
@@ -170,13 +175,12 @@ impl Bufferizer<'_> {
                     _ => op,
                 };
                 let mut e = self.emitter(at_op);
-                let local = e.op1("loop.alloc", &[], local_type, &[])?;
-                tokens.push(e.op1(
-                    "hw.dma_start",
-                    &[*arg, local],
-                    token_type,
-                    &[("call", call)],
-                )?);
+                let local = loops::Alloc::build(&mut e, &[], local_type).result()?;
+                tokens.push(
+                    hw::DmaStart::build(&mut e, *arg, local, token_type)
+                        .call(call)
+                        .result()?,
+                );
                 self.staging.copies.insert(*arg, local);
                 local
             };
@@ -185,8 +189,9 @@ impl Bufferizer<'_> {
         }
         if !tokens.is_empty() {
             let wait = self.ctx.string_attr(&st.wait);
-            self.emitter(op)
-                .op("hw.dma_wait", &tokens, &[], &[("call", wait)])?;
+            hw::DmaWait::build(&mut self.emitter(op), &tokens)
+                .call(wait)
+                .create()?;
         }
         Ok(staged)
     }
@@ -238,16 +243,16 @@ impl Bufferizer<'_> {
                 self.staging.retained.push(*local);
                 continue;
             }
-            tokens.push(self.emitter(next).op1(
-                "hw.dma_start",
-                &[*local, *home],
-                token_type,
-                &[("call", start)],
-            )?);
+            tokens.push(
+                hw::DmaStart::build(&mut self.emitter(next), *local, *home, token_type)
+                    .call(start)
+                    .result()?,
+            );
         }
         if !tokens.is_empty() {
-            self.emitter(next)
-                .op("hw.dma_wait", &tokens, &[], &[("call", wait)])?;
+            hw::DmaWait::build(&mut self.emitter(next), &tokens)
+                .call(wait)
+                .create()?;
         }
         self.staging.previous = Some((call, staged.locals));
         Ok(())
@@ -311,14 +316,14 @@ impl Bufferizer<'_> {
         if b.op_block(def) != b.op_block(op) {
             return false;
         }
-        let movable = match self.ctx.op_name_str(b.op(def).name) {
-            "loop.constant" => b.operands(def).len() == 0,
-            "loop.reshape" => {
+        let movable = match loops::Op::of(self.ctx, self.ir.op(self.body, def)) {
+            Some(loops::Op::Constant) => b.operands(def).len() == 0,
+            Some(loops::Op::Reshape) => {
                 let source = b.operand(def, 0);
                 self.hoist_before(source, op)
             }
             // A buffer whose every use (its writers) is done before `op`.
-            "loop.alloc" => {
+            Some(loops::Op::Alloc) => {
                 return b.is_before_in_block(def, op)
                     && b.value_users(v).all(|u| {
                         self.top_level_op(u, op)

@@ -15,7 +15,8 @@ use rustc_hash::FxHashSet;
 
 use super::Bufferizer;
 use super::build::call_library;
-use acc_dialects::build::{Builder, dense_bytes, i64s, segments};
+use acc_dialects::build::{Builder, dense_bytes, i64s};
+use acc_dialects::ops::{loops, tensor};
 
 /// How a product reads one operand: the buffer, the strides (in elements) of each
 /// of the operand's dimensions in it, and the buffer's dimension that the batch
@@ -36,12 +37,12 @@ impl Bufferizer<'_> {
             return;
         }
         let b = self.ir.body(self.body);
-        let name = |op: OpId| self.ctx.op_name_str(b.op(op).name);
+        let is_transpose = |op: OpId| tensor::Transpose::is(self.ctx, self.ir.op(self.body, op));
         // Transposes whose every user reads them as A or B of a product that can
         // take strided operands; not of another transpose (whose buffer would be
         // strided itself).
         for &op in ops {
-            if name(op) != "tensor.transpose" {
+            if !is_transpose(op) {
                 continue;
             }
             let operands: Vec<ValueId> = b.operands(op).collect();
@@ -49,7 +50,7 @@ impl Bufferizer<'_> {
                 continue;
             };
             let source_is_transpose = matches!(b.value(operands[0]).def,
-                acc_ir::ValueDef::Result(def, _) if name(def) == "tensor.transpose");
+                acc_ir::ValueDef::Result(def, _) if is_transpose(def));
             let mut users = b.value_users(result).peekable();
             let read_by_products = users.peek().is_some()
                 && users.all(|u| {
@@ -59,7 +60,7 @@ impl Bufferizer<'_> {
             if source_is_transpose || !read_by_products || !self.all_f32(&operands) {
                 continue;
             }
-            let perm = self.ints(op, "permutation");
+            let perm = self.ints(op, tensor::Transpose::ATTR_PERMUTATION);
             self.absorbed_transposes.insert(result, (operands[0], perm));
             if b.value_users(operands[1]).count() == 1 {
                 self.absorbed_empties.insert(operands[1]);
@@ -107,9 +108,9 @@ impl Bufferizer<'_> {
             };
             let t_operands: Vec<ValueId> = b.operands(t).collect();
             let t_result = b.results(t).next();
-            let perm = self.ints(t, "permutation");
+            let perm = self.ints(t, tensor::Transpose::ATTR_PERMUTATION);
             let keeps_last = perm.last().is_some_and(|&d| d as usize + 1 == perm.len());
-            if name(t) == "tensor.transpose"
+            if is_transpose(t)
                 && keeps_last
                 && t_operands[0] == result
                 && t_result.is_some_and(|r| !self.absorbed_transposes.contains_key(&r))
@@ -126,9 +127,9 @@ impl Bufferizer<'_> {
     /// is packed at compile time).
     fn strided_candidate(&self, op: OpId) -> bool {
         let b = self.ir.body(self.body);
-        let name = self.ctx.op_name_str(b.op(op).name);
+        let kind = tensor::Op::of(self.ctx, self.ir.op(self.body, op));
         let o: Vec<ValueId> = b.operands(op).collect();
-        if !matches!(name, "tensor.matmul" | "tensor.batch_matmul") || o.len() != 3 {
+        if !matches!(kind, Some(tensor::Op::Matmul | tensor::Op::BatchMatmul)) || o.len() != 3 {
             return false;
         }
         let rank = self.shape(o[0]).map_or(0, |s| s.len());
@@ -162,7 +163,7 @@ impl Bufferizer<'_> {
             }
             .ok_or("no result")?;
             let ty = super::buffer_type(self.ctx, self.ir.body(self.body).value_type(result));
-            let fresh = self.emitter(op).op1("loop.alloc", &[], ty, &[])?;
+            let fresh = loops::Alloc::build(&mut self.emitter(op), &[], ty).result()?;
             self.writable.insert(fresh);
             if transpose.is_some() {
                 self.buffers.insert(result, fresh);
@@ -174,7 +175,7 @@ impl Bufferizer<'_> {
         let c = match transpose {
             Some(t) => {
                 // Result dimension d of the transpose is the product's perm[d].
-                let perm = self.ints(t, "permutation");
+                let perm = self.ints(t, tensor::Transpose::ATTR_PERMUTATION);
                 let strides = buffer_strides(self.ctx, self.ir.body(self.body).value_type(dest))?;
                 let mut permuted = vec![0; perm.len()];
                 let mut batch_dim = 0;
@@ -317,11 +318,15 @@ pub(super) fn window(
         memory_space,
     });
     let ones = vec![1; shape.len()];
-    let props = [
-        ("static_offsets", i64s(e.ctx, &offsets)),
-        ("static_sizes", i64s(e.ctx, &sizes)),
-        ("static_strides", i64s(e.ctx, &ones)),
-        ("operandSegmentSizes", segments(e.ctx, &[1, 0, 0, 0])),
-    ];
-    e.op1("loop.subview", &[buffer], window_type, &props)
+    let (static_offsets, static_sizes, static_strides) = (
+        i64s(e.ctx, &offsets),
+        i64s(e.ctx, &sizes),
+        i64s(e.ctx, &ones),
+    );
+    // The builder records the groups' sizes (`operandSegmentSizes`: 1, 0, 0, 0).
+    loops::Subview::build(e, buffer, &[], &[], &[], window_type)
+        .static_offsets(static_offsets)
+        .static_sizes(static_sizes)
+        .static_strides(static_strides)
+        .result()
 }

@@ -1,7 +1,26 @@
 //! C types, literals and the expression of each scalar `arith` / `math` op.
 
+use acc_dialects::ops::{arith, math};
 use acc_ir::elements::Scalar;
-use acc_ir::{AttrId, Context, FloatKind, TypeData, TypeId};
+use acc_ir::{AttrId, Context, FloatKind, OpRef, TypeData, TypeId};
+
+/// A scalar op C writes as an expression: an `arith` or a `math` op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ScalarOp {
+    /// An `arith` op.
+    Arith(arith::Op),
+    /// A `math` op.
+    Math(math::Op),
+}
+
+impl ScalarOp {
+    /// The kind of `op` when it is an `arith` or a `math` op.
+    pub(crate) fn of(ctx: &Context, op: OpRef<'_>) -> Option<ScalarOp> {
+        arith::Op::of(ctx, op)
+            .map(ScalarOp::Arith)
+            .or_else(|| math::Op::of(ctx, op).map(ScalarOp::Math))
+    }
+}
 
 /// A scalar type as C sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -172,7 +191,7 @@ pub(crate) fn scalar_of(ctx: &Context, a: AttrId) -> Option<Scalar> {
 /// Unsigned views of narrow values (`extui`, `uitofp`, unsigned comparisons and
 /// division) first mask them to their width.
 fn narrow_expression(
-    short: &str,
+    kind: ScalarOp,
     x: &[String],
     ts: &[CType],
     out: CType,
@@ -188,17 +207,32 @@ fn narrow_expression(
         }
     };
     let t = ts.first().copied().unwrap_or(out);
-    if matches!(short, "fptosi" | "fptoui") && out.narrow() {
+    let short = match kind {
+        ScalarOp::Arith(k) => k,
+        // A math op on integers (not valid IR) is no arith op either.
+        ScalarOp::Math(k) => return Err(format!("no C for 'arith.{}'", k.short_name())),
+    };
+    if matches!(short, arith::Op::Fptosi | arith::Op::Fptoui) && out.narrow() {
         let a = x.first().map(String::as_str).unwrap_or("");
         let w = out.bits();
-        return Ok(format!(
-            "acc_wrap_narrow(acc_{short}((double){a}, {w}), {w})"
-        ));
+        let convert = if short == arith::Op::Fptosi {
+            "acc_fptosi"
+        } else {
+            "acc_fptoui"
+        };
+        return Ok(format!("acc_wrap_narrow({convert}((double){a}, {w}), {w})"));
     }
     let unsigned_view = matches!(
         short,
-        "extui" | "index_castui" | "uitofp" | "divui" | "remui" | "maxui" | "minui" | "shrui"
-    ) || (short == "cmpi" && predicate.is_some_and(|p| p >= 6));
+        arith::Op::Extui
+            | arith::Op::IndexCastui
+            | arith::Op::Uitofp
+            | arith::Op::Divui
+            | arith::Op::Remui
+            | arith::Op::Maxui
+            | arith::Op::Minui
+            | arith::Op::Shrui
+    ) || (short == arith::Op::Cmpi && predicate.is_some_and(|p| p >= 6));
     let xs: Vec<String> = x
         .iter()
         .zip(ts)
@@ -214,11 +248,18 @@ fn narrow_expression(
     let wide_out = widen(out);
     // Unsigned ops of the wide type see the masked (non-negative) values alike.
     let short = match short {
-        "extui" | "index_castui" if t.narrow() => "extsi",
-        "uitofp" if t.narrow() => "sitofp",
+        arith::Op::Extui | arith::Op::IndexCastui if t.narrow() => arith::Op::Extsi,
+        arith::Op::Uitofp if t.narrow() => arith::Op::Sitofp,
         s => s,
     };
-    let e = expression("arith", short, &xs, &wide_ts, wide_out, predicate, libm)?;
+    let e = expression(
+        ScalarOp::Arith(short),
+        &xs,
+        &wide_ts,
+        wide_out,
+        predicate,
+        libm,
+    )?;
     Ok(if out.narrow() {
         format!("acc_wrap_narrow({e}, {})", out.bits())
     } else {
@@ -268,12 +309,11 @@ fn cmpf(p: i64, a: &str, b: &str) -> Option<String> {
     })
 }
 
-/// The C expression of scalar op `short` (`addf`, `cmpi`, ...) of dialect `dialect`
+/// The C expression of scalar op `kind` (`arith.addf`, `arith.cmpi`, `math.exp`, ...)
 /// on operands `x` (C expressions of types `ts`) giving type `out`; `predicate` for
 /// comparisons. Sets `libm` when it calls the C library.
 pub(crate) fn expression(
-    dialect: &str,
-    short: &str,
+    kind: ScalarOp,
     x: &[String],
     ts: &[CType],
     out: CType,
@@ -298,83 +338,100 @@ pub(crate) fn expression(
         }
     };
     if out.narrow() || t.narrow() {
-        return narrow_expression(short, x, ts, out, predicate, libm);
+        return narrow_expression(kind, x, ts, out, predicate, libm);
     }
-    if dialect == "math" {
+    let short = match kind {
+        ScalarOp::Arith(k) => k,
         // As the interpreter: computed in double, rounded once to the result type
         // (exact for sqrt, floor, ceil, roundeven and absf anyway).
-        return Ok(match short {
-            "sqrt" => format!("__builtin_sqrt{f}({a})"),
-            "rsqrt" => format!("({o})(1.0 / __builtin_sqrt((double){a}))"),
-            "absf" => format!("acc_fabs{f}({a})"),
-            "floor" => format!("acc_floor{f}({a})"),
-            "ceil" => format!("acc_ceil{f}({a})"),
-            "roundeven" => format!("acc_roundeven{f}({a})"),
-            "exp" | "log" | "tanh" | "erf" => {
-                *libm = true;
-                format!("({o}){short}((double){a})")
-            }
-            "powf" => {
-                *libm = true;
-                format!("({o})pow((double){a}, (double){b})")
-            }
-            other => return Err(format!("no C for 'math.{other}'")),
-        });
-    }
+        ScalarOp::Math(k) => {
+            return Ok(match k {
+                math::Op::Sqrt => format!("__builtin_sqrt{f}({a})"),
+                math::Op::Rsqrt => format!("({o})(1.0 / __builtin_sqrt((double){a}))"),
+                math::Op::Absf => format!("acc_fabs{f}({a})"),
+                math::Op::Floor => format!("acc_floor{f}({a})"),
+                math::Op::Ceil => format!("acc_ceil{f}({a})"),
+                math::Op::Roundeven => format!("acc_roundeven{f}({a})"),
+                math::Op::Exp | math::Op::Log | math::Op::Tanh | math::Op::Erf => {
+                    *libm = true;
+                    // The C library's function of that name.
+                    let function = match k {
+                        math::Op::Exp => "exp",
+                        math::Op::Log => "log",
+                        math::Op::Tanh => "tanh",
+                        _ => "erf",
+                    };
+                    format!("({o}){function}((double){a})")
+                }
+                math::Op::Powf => {
+                    *libm = true;
+                    format!("({o})pow((double){a}, (double){b})")
+                }
+            });
+        }
+    };
     Ok(match short {
-        "addi" => wrap("+"),
-        "subi" => wrap("-"),
-        "muli" => wrap("*"),
-        "andi" => format!("({o})({a} & {b})"),
-        "ori" => format!("({o})({a} | {b})"),
-        "xori" => format!("({o})({a} ^ {b})"),
-        "shli" => format!("({o})(({}){a} << {b})", out.wide_unsigned()),
-        "shrsi" => format!("({o})({a} >> {b})"),
-        "shrui" => format!("({o})(({}){a} >> {b})", out.unsigned()),
-        "divsi" => format!("({o})({a} / {b})"),
-        "remsi" => format!("({o})({a} % {b})"),
-        "divui" => format!("({o})(({u}){a} / ({u}){b})", u = out.unsigned()),
-        "remui" => format!("({o})(({u}){a} % ({u}){b})", u = out.unsigned()),
+        arith::Op::Addi => wrap("+"),
+        arith::Op::Subi => wrap("-"),
+        arith::Op::Muli => wrap("*"),
+        arith::Op::Andi => format!("({o})({a} & {b})"),
+        arith::Op::Ori => format!("({o})({a} | {b})"),
+        arith::Op::Xori => format!("({o})({a} ^ {b})"),
+        arith::Op::Shli => format!("({o})(({}){a} << {b})", out.wide_unsigned()),
+        arith::Op::Shrsi => format!("({o})({a} >> {b})"),
+        arith::Op::Shrui => format!("({o})(({}){a} >> {b})", out.unsigned()),
+        arith::Op::Divsi => format!("({o})({a} / {b})"),
+        arith::Op::Remsi => format!("({o})({a} % {b})"),
+        arith::Op::Divui => format!("({o})(({u}){a} / ({u}){b})", u = out.unsigned()),
+        arith::Op::Remui => format!("({o})(({u}){a} % ({u}){b})", u = out.unsigned()),
         // Through a function: a comparison with a type's bound written inline is one
         // GCC's -Wtype-limits flags.
-        "maxsi" => format!("({o})acc_maxsi((int64_t){a}, (int64_t){b})"),
-        "minsi" => format!("({o})acc_minsi((int64_t){a}, (int64_t){b})"),
-        "maxui" => format!("(({u}){a} > ({u}){b} ? {a} : {b})", u = out.unsigned()),
-        "minui" => format!("(({u}){a} < ({u}){b} ? {a} : {b})", u = out.unsigned()),
-        "addf" => format!("({a} + {b})"),
-        "subf" => format!("({a} - {b})"),
-        "mulf" => format!("({a} * {b})"),
-        "divf" => format!("({a} / {b})"),
-        "negf" => format!("(-{a})"),
-        "maximumf" => format!("acc_maximum{f}({a}, {b})"),
-        "minimumf" => format!("acc_minimum{f}({a}, {b})"),
-        "maxnumf" => format!("acc_maxnum{f}({a}, {b})"),
-        "minnumf" => format!("acc_minnum{f}({a}, {b})"),
-        "cmpi" => cmpi(predicate.ok_or("no predicate")?, a, b, t).ok_or("bad predicate")?,
-        "cmpf" => cmpf(predicate.ok_or("no predicate")?, a, b).ok_or("bad predicate")?,
-        "select" => format!(
+        arith::Op::Maxsi => format!("({o})acc_maxsi((int64_t){a}, (int64_t){b})"),
+        arith::Op::Minsi => format!("({o})acc_minsi((int64_t){a}, (int64_t){b})"),
+        arith::Op::Maxui => format!("(({u}){a} > ({u}){b} ? {a} : {b})", u = out.unsigned()),
+        arith::Op::Minui => format!("(({u}){a} < ({u}){b} ? {a} : {b})", u = out.unsigned()),
+        arith::Op::Addf => format!("({a} + {b})"),
+        arith::Op::Subf => format!("({a} - {b})"),
+        arith::Op::Mulf => format!("({a} * {b})"),
+        arith::Op::Divf => format!("({a} / {b})"),
+        arith::Op::Negf => format!("(-{a})"),
+        arith::Op::Maximumf => format!("acc_maximum{f}({a}, {b})"),
+        arith::Op::Minimumf => format!("acc_minimum{f}({a}, {b})"),
+        arith::Op::Maxnumf => format!("acc_maxnum{f}({a}, {b})"),
+        arith::Op::Minnumf => format!("acc_minnum{f}({a}, {b})"),
+        arith::Op::Cmpi => {
+            cmpi(predicate.ok_or("no predicate")?, a, b, t).ok_or("bad predicate")?
+        }
+        arith::Op::Cmpf => cmpf(predicate.ok_or("no predicate")?, a, b).ok_or("bad predicate")?,
+        arith::Op::Select => format!(
             "({a} ? {b} : {})",
             x.get(2).map(String::as_str).unwrap_or("")
         ),
-        "extsi" if t == CType::Int(1) => format!("({o})(-({o}){a})"),
-        "extsi" | "index_cast" | "fptosi" | "fptoui" | "bitcast" if out == CType::Int(1) => {
-            return Err(format!("'arith.{short}' to i1 has no C yet"));
+        arith::Op::Extsi if t == CType::Int(1) => format!("({o})(-({o}){a})"),
+        arith::Op::Extsi
+        | arith::Op::IndexCast
+        | arith::Op::Fptosi
+        | arith::Op::Fptoui
+        | arith::Op::Bitcast
+            if out == CType::Int(1) =>
+        {
+            return Err(format!("'{}' to i1 has no C yet", short.name()));
         }
-        "extsi" | "index_cast" => format!("({o}){a}"),
-        "extui" | "index_castui" => format!("({o})({}){a}", t.unsigned()),
-        "trunci" if out == CType::Int(1) => format!("(uint8_t)({a} & 1)"),
-        "trunci" => format!("({o})({}){a}", out.unsigned()),
-        "extf" | "truncf" | "sitofp" => format!("({o}){a}"),
-        "uitofp" => format!("({o})({}){a}", t.unsigned()),
-        "fptosi" => format!("({o})acc_fptosi((double){a}, {})", out.bits()),
-        "fptoui" => format!("({o})acc_fptoui((double){a}, {})", out.bits()),
-        "bitcast" if t.is_float() && !out.is_float() => {
+        arith::Op::Extsi | arith::Op::IndexCast => format!("({o}){a}"),
+        arith::Op::Extui | arith::Op::IndexCastui => format!("({o})({}){a}", t.unsigned()),
+        arith::Op::Trunci if out == CType::Int(1) => format!("(uint8_t)({a} & 1)"),
+        arith::Op::Trunci => format!("({o})({}){a}", out.unsigned()),
+        arith::Op::Extf | arith::Op::Truncf | arith::Op::Sitofp => format!("({o}){a}"),
+        arith::Op::Uitofp => format!("({o})({}){a}", t.unsigned()),
+        arith::Op::Fptosi => format!("({o})acc_fptosi((double){a}, {})", out.bits()),
+        arith::Op::Fptoui => format!("({o})acc_fptoui((double){a}, {})", out.bits()),
+        arith::Op::Bitcast if t.is_float() && !out.is_float() => {
             format!("({o})acc_f{}_bits({a})", t.bits())
         }
-        "bitcast" if !t.is_float() && out.is_float() => {
+        arith::Op::Bitcast if !t.is_float() && out.is_float() => {
             format!("acc_f{}_of(({}){a})", out.bits(), t.unsigned())
         }
-        "bitcast" => format!("({o}){a}"),
-        other => return Err(format!("no C for 'arith.{other}'")),
+        arith::Op::Bitcast => format!("({o}){a}"),
+        other => return Err(format!("no C for '{}'", other.name())),
     })
 }

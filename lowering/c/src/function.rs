@@ -2,12 +2,38 @@
 
 use std::fmt::Write as _;
 
+use acc_dialects::ops::{arith, func, hw, loops, math};
 use acc_ir::{
     BlockId, BodyId, Context, DiagLoc, Diagnostic, Ir, OpId, OpRef, TypeData, TypeId, ValueId,
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::expr::{CType, expression, literal, scalar_of};
+use crate::expr::{CType, ScalarOp, expression, literal, scalar_of};
+
+/// Which op an op is, for emitting it: by dialect.
+enum Kind {
+    Scalar(ScalarOp),
+    Func(func::Op),
+    Loop(loops::Op),
+    Hw(hw::Op),
+    Other,
+}
+
+impl Kind {
+    fn of(ctx: &Context, op: OpRef<'_>) -> Kind {
+        if let Some(s) = ScalarOp::of(ctx, op) {
+            Kind::Scalar(s)
+        } else if let Some(k) = func::Op::of(ctx, op) {
+            Kind::Func(k)
+        } else if let Some(k) = loops::Op::of(ctx, op) {
+            Kind::Loop(k)
+        } else if let Some(k) = hw::Op::of(ctx, op) {
+            Kind::Hw(k)
+        } else {
+            Kind::Other
+        }
+    }
+}
 
 /// What the functions of a module share: the constants (for `weights.h`), the
 /// library functions called, and whether `<math.h>` is needed.
@@ -75,7 +101,7 @@ pub(crate) fn emit_function(
 ) -> Result<FunctionC, Diagnostic> {
     let f = ir.op(module, func);
     let name = f
-        .attr(ctx, "sym_name")
+        .attr(ctx, func::Func::ATTR_SYM_NAME)
         .and_then(|a| match ctx.attr_data(a) {
             acc_ir::AttrData::String { value, .. } => Some(ctx.str(*value).to_string()),
             _ => None,
@@ -101,7 +127,7 @@ pub(crate) fn emit_function(
         ));
     };
     let fn_type = f
-        .attr(ctx, "function_type")
+        .attr(ctx, func::Func::ATTR_FUNCTION_TYPE)
         .and_then(|a| match ctx.attr_data(a) {
             acc_ir::AttrData::Type(t) => Some(*t),
             _ => None,
@@ -310,7 +336,7 @@ impl FnEmitter<'_> {
         let Some(last) = b.block_ops(block).last() else {
             return;
         };
-        if self.ctx.op_name_str(b.op(last).name) != "func.return" {
+        if !func::Return::is(self.ctx, self.ir.op(self.body, last)) {
             return;
         }
         let returned: Vec<ValueId> = b.operands(last).collect();
@@ -337,10 +363,11 @@ impl FnEmitter<'_> {
                 return None;
             };
             let op = self.ir.op(self.body, def);
-            match self.ctx.op_name_str(op.name()) {
-                "loop.reshape" => v = op.operands().next()?,
-                "loop.alloc"
-                    if op.operands().next().is_none() && op.attr(self.ctx, "offset").is_none() =>
+            match loops::Op::of(self.ctx, op) {
+                Some(loops::Op::Reshape) => v = op.operands().next()?,
+                Some(loops::Op::Alloc)
+                    if op.operands().next().is_none()
+                        && op.attr(self.ctx, loops::Alloc::ATTR_OFFSET).is_none() =>
                 {
                     return Some(v);
                 }
@@ -362,24 +389,23 @@ impl FnEmitter<'_> {
     fn op(&mut self, id: OpId, carried: Option<&[String]>) -> Result<(), Diagnostic> {
         let op = self.ir.op(self.body, id);
         let name = self.ctx.op_name_str(op.name()).to_string();
-        let (dialect, short) = name.split_once('.').unwrap_or(("", name.as_str()));
         let operands: Vec<ValueId> = op.operands().collect();
         let results: Vec<ValueId> = op.results().collect();
         let result_types = op.result_types().to_vec();
         if self.dead.contains(&id) {
             return Ok(());
         }
-        match (dialect, short) {
-            ("arith", "constant") => {
+        match Kind::of(self.ctx, op) {
+            Kind::Scalar(ScalarOp::Arith(arith::Op::Constant)) => {
                 let t = CType::of(self.ctx, result_types[0]).map_err(|m| fail(op, m))?;
                 let value = op
-                    .attr(self.ctx, "value")
+                    .attr(self.ctx, arith::Constant::ATTR_VALUE)
                     .and_then(|a| scalar_of(self.ctx, a))
                     .ok_or_else(|| fail(op, "a constant without a scalar value"))?;
                 self.values
                     .insert(results[0], Val::Scalar(literal(t, value), t));
             }
-            ("arith" | "math", _) => {
+            Kind::Scalar(scalar) => {
                 let mut xs = Vec::new();
                 let mut ts = Vec::new();
                 for v in &operands {
@@ -388,24 +414,28 @@ impl FnEmitter<'_> {
                     ts.push(t);
                 }
                 let out = CType::of(self.ctx, result_types[0]).map_err(|m| fail(op, m))?;
-                let predicate = op
-                    .attr(self.ctx, "predicate")
-                    .and_then(|a| scalar_of(self.ctx, a))
-                    .map(|v| match v {
-                        acc_ir::elements::Scalar::Int(i) => i as i64,
-                        acc_ir::elements::Scalar::Float(x) => x as i64,
-                    });
+                let predicate = match scalar {
+                    ScalarOp::Arith(arith::Op::Cmpi) => Some(arith::Cmpi::ATTR_PREDICATE),
+                    ScalarOp::Arith(arith::Op::Cmpf) => Some(arith::Cmpf::ATTR_PREDICATE),
+                    _ => None,
+                }
+                .and_then(|n| op.attr(self.ctx, n))
+                .and_then(|a| scalar_of(self.ctx, a))
+                .map(|v| match v {
+                    acc_ir::elements::Scalar::Int(i) => i as i64,
+                    acc_ir::elements::Scalar::Float(x) => x as i64,
+                });
                 let mut libm = false;
-                let x = expression(dialect, short, &xs, &ts, out, predicate, &mut libm)
+                let x = expression(scalar, &xs, &ts, out, predicate, &mut libm)
                     .map_err(|m| fail(op, m))?;
                 self.shared.uses_libm |= libm;
                 let v = self.fresh("v");
                 self.line(&format!("const {} {v} = {x};", out.name()));
                 self.values.insert(results[0], Val::Scalar(v, out));
             }
-            ("func", "return") => self.ret(op, &operands)?,
-            ("func", "call") => self.call(op, &operands, &results, &result_types)?,
-            ("loop", "yield") => {
+            Kind::Func(func::Op::Return) => self.ret(op, &operands)?,
+            Kind::Func(func::Op::Call) => self.call(op, &operands, &results, &result_types)?,
+            Kind::Loop(loops::Op::Yield) => {
                 let targets = carried.unwrap_or(&[]);
                 if targets.len() != operands.len() {
                     return Err(fail(
@@ -425,25 +455,25 @@ impl FnEmitter<'_> {
                     self.line(&format!("{target} = {tmp};"));
                 }
             }
-            ("loop", "for") => self.for_loop(op, &operands, &results)?,
-            ("loop", "parallel") => self.parallel(op, &operands)?,
-            ("loop", "load") => {
+            Kind::Loop(loops::Op::For) => self.for_loop(op, &operands, &results)?,
+            Kind::Loop(loops::Op::Parallel) => self.parallel(op, &operands)?,
+            Kind::Loop(loops::Op::Load) => {
                 let (ptr, elem, _, strides) = self.memref(op, operands[0])?;
                 let at = self.offset(op, &operands[1..], &strides)?;
                 let v = self.fresh("v");
                 self.line(&format!("const {} {v} = {ptr}[{at}];", elem.name()));
                 self.values.insert(results[0], Val::Scalar(v, elem));
             }
-            ("loop", "store") => {
+            Kind::Loop(loops::Op::Store) => {
                 let (x, _) = self.scalar(op, operands[0])?;
                 let (ptr, _, _, strides) = self.memref(op, operands[1])?;
                 let at = self.offset(op, &operands[2..], &strides)?;
                 self.line(&format!("{ptr}[{at}] = {x};"));
             }
-            ("loop", "alloc") => self.alloc(op, results[0], result_types[0])?,
-            ("loop", "dealloc") => {}
-            ("loop", "constant") => self.constant(op, results[0], result_types[0])?,
-            ("loop", "reshape") => {
+            Kind::Loop(loops::Op::Alloc) => self.alloc(op, results[0], result_types[0])?,
+            Kind::Loop(loops::Op::Dealloc) => {}
+            Kind::Loop(loops::Op::Constant) => self.constant(op, results[0], result_types[0])?,
+            Kind::Loop(loops::Op::Reshape) => {
                 let (ptr, _, _, strides) = self.memref(op, operands[0])?;
                 if !is_row_major(&self.memref(op, operands[0])?.2, &strides) {
                     return Err(fail(op, "reshapes a buffer that is not contiguous"));
@@ -453,8 +483,10 @@ impl FnEmitter<'_> {
                 let init = format!("({} *){ptr}", elem.name());
                 self.bind_memref(results[0], elem, shape, strides, &init);
             }
-            ("loop", "subview") => self.subview(op, &operands, results[0], result_types[0])?,
-            ("loop", "copy") => {
+            Kind::Loop(loops::Op::Subview) => {
+                self.subview(op, &operands, results[0], result_types[0])?
+            }
+            Kind::Loop(loops::Op::Copy) => {
                 let (src, _, shape, s_strides) = self.memref(op, operands[0])?;
                 let (dst, _, _, d_strides) = self.memref(op, operands[1])?;
                 self.nest(&shape, &mut |e, ivs| {
@@ -463,9 +495,9 @@ impl FnEmitter<'_> {
                     e.line(&format!("{dst}[{to}] = {src}[{from}];"));
                 });
             }
-            ("hw", "intrinsic") => self.intrinsic(op, &operands)?,
-            ("hw", "dma_start") => self.dma_start(op, &operands, results[0])?,
-            ("hw", "dma_wait") => self.dma_wait(op, &operands)?,
+            Kind::Hw(hw::Op::Intrinsic) => self.intrinsic(op, &operands)?,
+            Kind::Hw(hw::Op::DmaStart) => self.dma_start(op, &operands, results[0])?,
+            Kind::Hw(hw::Op::DmaWait) => self.dma_wait(op, &operands)?,
             _ => {
                 return Err(fail(
                     op,
@@ -609,7 +641,7 @@ impl FnEmitter<'_> {
     fn alloc(&mut self, op: OpRef<'_>, result: ValueId, ty: TypeId) -> Result<(), Diagnostic> {
         let (elem, shape, strides) = layout(self.ctx, ty).map_err(|m| fail(op, m))?;
         let offset = op
-            .attr(self.ctx, "offset")
+            .attr(self.ctx, loops::Alloc::ATTR_OFFSET)
             .and_then(|a| scalar_of(self.ctx, a));
         let ptr = match (offset, self.in_result.get(&result)) {
             (Some(o), _) => {
@@ -638,7 +670,7 @@ impl FnEmitter<'_> {
     fn constant(&mut self, op: OpRef<'_>, result: ValueId, ty: TypeId) -> Result<(), Diagnostic> {
         let (elem, shape, strides) = layout(self.ctx, ty).map_err(|m| fail(op, m))?;
         let value = op
-            .attr(self.ctx, "value")
+            .attr(self.ctx, loops::Constant::ATTR_VALUE)
             .ok_or_else(|| fail(op, "a constant without a value"))?;
         let t = acc_interp::Tensor::from_attr(self.ctx, value).map_err(|m| fail(op, m))?;
         let name = format!("acc_weights_{}", self.shared.constants.len());
@@ -677,9 +709,14 @@ impl FnEmitter<'_> {
         let (ptr, _, _, src_strides) = self.memref(op, operands[0])?;
         let attrs = acc_dialects::hooks::attr_read::Attrs::of_op(self.ctx, op);
         let offsets = attrs
-            .ints("static_offsets")
+            .ints(loops::Subview::ATTR_STATIC_OFFSETS)
             .map_err(|m| fail(op, m))?
-            .ok_or_else(|| fail(op, "requires 'static_offsets'"))?;
+            .ok_or_else(|| {
+                fail(
+                    op,
+                    format!("requires '{}'", loops::Subview::ATTR_STATIC_OFFSETS),
+                )
+            })?;
         let mut dynamic = operands[1..].iter();
         let mut terms = Vec::new();
         for (d, off) in offsets.iter().enumerate() {
@@ -742,7 +779,7 @@ impl FnEmitter<'_> {
         types: &[TypeId],
     ) -> Result<(), Diagnostic> {
         let callee = op
-            .attr(self.ctx, "callee")
+            .attr(self.ctx, func::Call::ATTR_CALLEE)
             .and_then(|c| match self.ctx.attr_data(c) {
                 acc_ir::AttrData::SymbolRef { root, .. } => Some(self.ctx.str(*root).to_string()),
                 _ => None,
@@ -770,7 +807,7 @@ impl FnEmitter<'_> {
 
     fn intrinsic(&mut self, op: OpRef<'_>, operands: &[ValueId]) -> Result<(), Diagnostic> {
         let callee = op
-            .attr(self.ctx, "callee")
+            .attr(self.ctx, hw::Intrinsic::ATTR_CALLEE)
             .and_then(|c| match self.ctx.attr_data(c) {
                 acc_ir::AttrData::String { value, .. } => Some(self.ctx.str(*value).to_string()),
                 _ => None,
@@ -831,7 +868,7 @@ impl FnEmitter<'_> {
         operands: &[ValueId],
         result: ValueId,
     ) -> Result<(), Diagnostic> {
-        let callee = self.call_attr(op)?;
+        let callee = self.call_attr(op, hw::DmaStart::ATTR_CALL)?;
         let (src, dst) = (self.get(op, operands[0])?, self.get(op, operands[1])?);
         let (
             Val::Memref {
@@ -872,7 +909,7 @@ impl FnEmitter<'_> {
 
     /// `hw.dma_wait`: the target's wait function (`call`) on each ticket.
     fn dma_wait(&mut self, op: OpRef<'_>, operands: &[ValueId]) -> Result<(), Diagnostic> {
-        let callee = self.call_attr(op)?;
+        let callee = self.call_attr(op, hw::DmaWait::ATTR_CALL)?;
         self.declare(op, &callee, "void", vec!["uint32_t".into()])?;
         for v in operands {
             let Val::Scalar(ticket, _) = self.get(op, *v)? else {
@@ -883,10 +920,11 @@ impl FnEmitter<'_> {
         Ok(())
     }
 
-    /// The C function an `hw.dma_start` or `hw.dma_wait` calls (its `call`).
-    fn call_attr(&self, op: OpRef<'_>) -> Result<String, Diagnostic> {
+    /// The C function an `hw.dma_start` or `hw.dma_wait` calls (its `call`, the
+    /// attribute `name`).
+    fn call_attr(&self, op: OpRef<'_>, name: &str) -> Result<String, Diagnostic> {
         let callee = op
-            .attr(self.ctx, "call")
+            .attr(self.ctx, name)
             .and_then(|c| match self.ctx.attr_data(c) {
                 acc_ir::AttrData::String { value, .. } => Some(self.ctx.str(*value).to_string()),
                 _ => None,
@@ -912,8 +950,10 @@ fn dead_ops(ctx: &Context, ir: &Ir, body: BodyId) -> FxHashSet<OpId> {
         }
     });
     let pure = |o: OpId| {
-        let name = ctx.op_name_str(b.op(o).name);
-        (name.starts_with("arith.") || name.starts_with("math.") || name == "loop.load")
+        let r = ir.op(body, o);
+        (arith::Op::of(ctx, r).is_some()
+            || math::Op::of(ctx, r).is_some()
+            || loops::Load::is(ctx, r))
             && b.results(o).next().is_some()
     };
     let mut uses: FxHashMap<ValueId, usize> = FxHashMap::default();

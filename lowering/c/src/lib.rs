@@ -23,6 +23,7 @@
 mod expr;
 mod function;
 
+use acc_dialects::ops::func;
 use acc_ir::{BodyId, Context, DiagLoc, Diagnostic, Ir, OpId};
 
 /// The three files of a compiled module.
@@ -116,6 +117,6 @@ fn functions(ctx: &Context, ir: &Ir, body: BodyId) -> Vec<OpId> {
         .iter()
         .flat_map(|r| b.region_blocks(*r).collect::<Vec<_>>())
         .flat_map(|bl| b.block_ops(bl).collect::<Vec<_>>())
-        .filter(|o| ctx.op_name_str(ir.op(body, *o).name()) == "func.func")
+        .filter(|o| func::Func::is(ctx, ir.op(body, *o)))
         .collect()
 }

@@ -1,6 +1,7 @@
 //! A whole IR module into a Cranelift module (JIT or object): every `func.func` with
 //! a body is declared with its convention, defined, and given its packed wrapper.
 
+use acc_dialects::ops::func;
 use acc_ir::{BodyId, Context, EntityId, Ir, OpId};
 use cranelift_codegen::ir::UserFuncName;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -58,7 +59,7 @@ pub fn compile<M: Module>(
     for (name, body, op) in &funcs {
         let r = ir.op(*body, *op);
         let fn_type = r
-            .attr(ctx, "function_type")
+            .attr(ctx, func::Func::ATTR_FUNCTION_TYPE)
             .and_then(|a| match ctx.attr_data(a) {
                 acc_ir::AttrData::Type(t) => Some(*t),
                 _ => None,

@@ -8,6 +8,7 @@
 //! first element, with its static layout known from its type (subviews move the
 //! pointer). Buffers from `loop.alloc` come from the runtime's `acc_alloc`.
 
+use acc_dialects::ops::{self, cf, func, hw, math};
 use acc_ir::{BlockId, BodyId, Context, EntityId, Ir, OpId, OpRef, ValueId};
 use cranelift_codegen::ir::{
     AbiParam, Block, FuncRef, GlobalValue, InstBuilder, MemFlagsData, Signature, SourceLoc,
@@ -256,42 +257,41 @@ impl<'a, 'b, 'm, M: Module> FnTranslator<'a, 'b, 'm, M> {
         let name = self.ctx.op_name_str(op.name());
         let operands: Vec<ValueId> = op.operands().collect();
         let result_types: Vec<acc_ir::TypeId> = op.result_types().to_vec();
-        let (dialect, short) = name.split_once('.').unwrap_or(("", name));
-        let results: Vec<Val> = match dialect {
-            "arith" => vec![self.arith(op, short, &operands, &result_types)?],
-            "math" => vec![Val::Scalar(self.math(op, short, &operands)?)],
-            "func" => match short {
-                "return" => {
+        let results: Vec<Val> = if let Some(kind) = ops::arith::Op::of(self.ctx, op) {
+            vec![self.arith(op, kind, &operands, &result_types)?]
+        } else if let Some(kind) = math::Op::of(self.ctx, op) {
+            vec![Val::Scalar(self.math(op, kind, &operands)?)]
+        } else if let Some(kind) = func::Op::of(self.ctx, op) {
+            match kind {
+                func::Op::Return => {
                     self.ret(op, &operands)?;
                     return Ok(Some(Ended::Left));
                 }
-                "call" => self.call(op, &operands, &result_types)?,
+                func::Op::Call => self.call(op, &operands, &result_types)?,
                 _ => return Err(err(op, format!("no code generation for '{name}'"))),
-            },
-            "cf" => {
-                self.branch(op, short, &operands)?;
-                return Ok(Some(Ended::Left));
             }
-            "loop" => match short {
-                "yield" => {
+        } else if let Some(kind) = cf::Op::of(self.ctx, op) {
+            self.branch(op, kind, &operands)?;
+            return Ok(Some(Ended::Left));
+        } else if let Some(kind) = ops::loops::Op::of(self.ctx, op) {
+            match kind {
+                ops::loops::Op::Yield => {
                     let vals = operands
                         .iter()
                         .map(|v| self.get(op, *v))
                         .collect::<Result<_, _>>()?;
                     return Ok(Some(Ended::Yield(vals)));
                 }
-                _ => self.loop_op(id, short, &operands, &result_types)?,
-            },
-            "hw" if short == "intrinsic" => {
-                self.intrinsic(op, &operands, &result_types)?;
-                vec![]
+                _ => self.loop_op(id, kind, &operands, &result_types)?,
             }
-            _ => {
-                return Err(err(
-                    op,
-                    format!("no code generation for '{name}' (lower it to loop and arith first)"),
-                ));
-            }
+        } else if hw::Intrinsic::is(self.ctx, op) {
+            self.intrinsic(op, &operands, &result_types)?;
+            vec![]
+        } else {
+            return Err(err(
+                op,
+                format!("no code generation for '{name}' (lower it to loop and arith first)"),
+            ));
         };
         for (r, v) in op.results().zip(results) {
             self.values.insert(r, v);
@@ -335,7 +335,7 @@ impl<'a, 'b, 'm, M: Module> FnTranslator<'a, 'b, 'm, M> {
         result_types: &[acc_ir::TypeId],
     ) -> Result<Vec<Val>, CodegenError> {
         let callee = op
-            .attr(self.ctx, "callee")
+            .attr(self.ctx, func::Call::ATTR_CALLEE)
             .and_then(|c| match self.ctx.attr_data(c) {
                 acc_ir::AttrData::SymbolRef { root, .. } => Some(self.ctx.str(*root).to_string()),
                 _ => None,
@@ -389,7 +389,7 @@ impl<'a, 'b, 'm, M: Module> FnTranslator<'a, 'b, 'm, M> {
     fn branch(
         &mut self,
         op: OpRef<'_>,
-        short: &str,
+        kind: cf::Op,
         operands: &[ValueId],
     ) -> Result<(), CodegenError> {
         let targets: Vec<BlockId> = op.successors().collect();
@@ -411,19 +411,18 @@ impl<'a, 'b, 'm, M: Module> FnTranslator<'a, 'b, 'm, M> {
                 })
                 .collect()
         };
-        match short {
-            "br" => {
+        match kind {
+            cf::Op::Br => {
                 let a = args_of(0)?;
                 let t = self.blocks[&targets[0]];
                 self.b.ins().jump(t, &a);
             }
-            "cond_br" => {
+            cf::Op::CondBr => {
                 let c = self.scalar(op, operands[0])?;
                 let (a, e) = (args_of(0)?, args_of(1)?);
                 let (t, f) = (self.blocks[&targets[0]], self.blocks[&targets[1]]);
                 self.b.ins().brif(c, t, &a, f, &e);
             }
-            other => return Err(err(op, format!("no code generation for 'cf.{other}'"))),
         }
         Ok(())
     }
@@ -550,7 +549,7 @@ fn returned_allocations(
     let Some(last) = b.block_ops(*block).last() else {
         return found;
     };
-    if ctx.op_name_str(b.op(last).name) != "func.return" {
+    if !func::Return::is(ctx, ir.op(body, last)) {
         return found;
     }
     let returned: Vec<ValueId> = b.operands(last).collect();
@@ -563,7 +562,7 @@ fn returned_allocations(
             matches!(repr(ctx, b.value_type(*v)), Ok(Repr::Memref(m)) if m.is_contiguous());
         if once
             && contiguous
-            && ctx.op_name_str(b.op(def).name) == "loop.alloc"
+            && ops::loops::Alloc::is(ctx, ir.op(body, def))
             && b.operands(def).next().is_none()
             && b.op_block(def) == Some(*block)
         {

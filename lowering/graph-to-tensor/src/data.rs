@@ -4,12 +4,12 @@
 use acc_dialects::build::BuildExt as _;
 use acc_dialects::hooks::attr_read::Attrs;
 use acc_dialects::hooks::shape::slice_plan;
-use acc_dialects::ops::arith;
+use acc_dialects::ops::{arith, graph, tensor};
 use acc_ir::elements::Scalar;
 use acc_ir::{TypeData, TypeId, ValueId};
 
-use super::{Builder, arith, map_with, reshape};
-use acc_dialects::build::{i64s, index_op, is_float, segments, shape_of, tensor_type};
+use super::{Builder, arith_op, map_with, reshape};
+use acc_dialects::build::{i64s, index_op, is_float, shape_of, tensor_type};
 
 /// `cast`: one conversion per element (`extf`/`truncf`, `sitofp`/`uitofp`,
 /// `fptosi`/`fptoui`, `extsi`/`extui`/`trunci` by the types). With `wrap`, a float
@@ -44,40 +44,40 @@ pub(super) fn cast(
                 Err("no conversion between floats of one width yet".into())
             }
             (_, _, Some(a), Some(b)) => {
-                let op = if a < b { "arith.extf" } else { "arith.truncf" };
-                e.op1(op, &[v], to, &[])
+                if a < b {
+                    arith::Extf::build(e, v, to).result()
+                } else {
+                    arith::Truncf::build(e, v, to).result()
+                }
             }
             (Some((_, unsigned)), _, _, Some(_)) => {
-                let op = if unsigned {
-                    "arith.uitofp"
+                if unsigned {
+                    arith::Uitofp::build(e, v, to).result()
                 } else {
-                    "arith.sitofp"
-                };
-                e.op1(op, &[v], to, &[])
+                    arith::Sitofp::build(e, v, to).result()
+                }
             }
             (_, Some((1, _)), Some(_), _) => {
                 Err("casts of floats to i1 have no lowering yet".into())
             }
             (_, Some((w, _)), Some(_), _) if wrap && w < 64 => {
-                let wide = e.op1("arith.fptosi", &[v], i64t, &[])?;
-                e.op1("arith.trunci", &[wide], to, &[])
+                let wide = arith::Fptosi::build(e, v, i64t).result()?;
+                arith::Trunci::build(e, wide, to).result()
             }
             (_, Some((_, unsigned)), Some(_), _) => {
-                let op = if unsigned {
-                    "arith.fptoui"
+                if unsigned {
+                    arith::Fptoui::build(e, v, to).result()
                 } else {
-                    "arith.fptosi"
-                };
-                e.op1(op, &[v], to, &[])
+                    arith::Fptosi::build(e, v, to).result()
+                }
             }
             (Some((a, unsigned)), Some((b, _)), _, _) if a != b => {
                 // Booleans become 0 and 1, as in ONNX.
-                let op = match (a < b, unsigned || a == 1) {
-                    (true, false) => "arith.extsi",
-                    (true, true) => "arith.extui",
-                    (false, _) => "arith.trunci",
-                };
-                e.op1(op, &[v], to, &[])
+                match (a < b, unsigned || a == 1) {
+                    (true, false) => arith::Extsi::build(e, v, to).result(),
+                    (true, true) => arith::Extui::build(e, v, to).result(),
+                    (false, _) => arith::Trunci::build(e, v, to).result(),
+                }
             }
             _ => Err("no conversion between these element types".into()),
         }
@@ -102,13 +102,16 @@ fn insert(
 ) -> Result<ValueId, String> {
     let (sizes, _) = shape_of(e.ctx, e.type_of(source))?;
     let ty = e.type_of(dest);
-    let props = [
-        ("static_offsets", i64s(e.ctx, offsets)),
-        ("static_sizes", i64s(e.ctx, &sizes)),
-        ("static_strides", i64s(e.ctx, &vec![1; sizes.len()])),
-        ("operandSegmentSizes", segments(e.ctx, &[1, 1, 0, 0, 0])),
-    ];
-    e.op1("tensor.insert_slice", &[source, dest], ty, &props)
+    let (o, s, st) = (
+        i64s(e.ctx, offsets),
+        i64s(e.ctx, &sizes),
+        i64s(e.ctx, &vec![1; sizes.len()]),
+    );
+    tensor::InsertSlice::build(e, source, dest, &[], &[], &[], ty)
+        .static_offsets(o)
+        .static_sizes(s)
+        .static_strides(st)
+        .result()
 }
 
 /// `tensor.extract_slice` of `x` (same rank) of type `out`.
@@ -120,13 +123,16 @@ fn extract(
     strides: &[i64],
 ) -> Result<ValueId, String> {
     let (sizes, _) = shape_of(e.ctx, out)?;
-    let props = [
-        ("static_offsets", i64s(e.ctx, offsets)),
-        ("static_sizes", i64s(e.ctx, &sizes)),
-        ("static_strides", i64s(e.ctx, strides)),
-        ("operandSegmentSizes", segments(e.ctx, &[1, 0, 0, 0])),
-    ];
-    e.op1("tensor.extract_slice", &[x], out, &props)
+    let (o, s, st) = (
+        i64s(e.ctx, offsets),
+        i64s(e.ctx, &sizes),
+        i64s(e.ctx, strides),
+    );
+    tensor::ExtractSlice::build(e, x, &[], &[], &[], out)
+        .static_offsets(o)
+        .static_sizes(s)
+        .static_strides(st)
+        .result()
 }
 
 /// `concat`: each input inserted into an empty result at its offset along `axis`.
@@ -137,8 +143,8 @@ pub(super) fn concat(
     a: &Attrs<'_>,
 ) -> Result<ValueId, String> {
     let (shape, _) = shape_of(e.ctx, out)?;
-    let ax = axis(a.req_int("axis")?, shape.len())?;
-    let mut acc = e.op1("tensor.empty", &[], out, &[])?;
+    let ax = axis(a.req_int(graph::Concat::ATTR_AXIS)?, shape.len())?;
+    let mut acc = tensor::Empty::build(e, &[], out).result()?;
     let mut offset = 0;
     for x in inputs {
         let mut offsets = vec![0; shape.len()];
@@ -191,18 +197,10 @@ fn generate(
     let index = e.ctx.index_type();
     let mut fill = |inner: &mut Builder<'_>, ivs: &[ValueId]| -> Result<Vec<ValueId>, String> {
         let at = source(inner, ivs)?;
-        let operands = [&[x][..], &at[..]].concat();
-        Ok(vec![inner.op1("tensor.extract", &operands, elem, &[])?])
+        Ok(vec![tensor::Extract::build(inner, x, &at, elem).result()?])
     };
-    Ok(e.op_with_region(
-        "tensor.generate",
-        &[],
-        &[out],
-        &[],
-        &vec![index; shape.len()],
-        "tensor.yield",
-        &mut fill,
-    )?[0])
+    let body = e.region(&vec![index; shape.len()], tensor::Yield::NAME, &mut fill)?;
+    tensor::Generate::build(e, &[], out).body(body).result()
 }
 
 /// `select(c, a, b)` on indices.
@@ -213,7 +211,7 @@ fn index_select(
     b: ValueId,
 ) -> Result<ValueId, String> {
     let index = e.ctx.index_type();
-    e.op1("arith.select", &[c, a, b], index, &[])
+    arith::Select::build(e, c, a, b, index).result()
 }
 
 /// Whether `a < b` on indices.
@@ -242,14 +240,14 @@ pub(super) fn pad(
 ) -> Result<ValueId, String> {
     let (shape, elem) = shape_of(e.ctx, e.type_of(x))?;
     let rank = shape.len();
-    let pads = a.ints("pads")?.ok_or("requires 'pads'")?;
+    let pads = a.ints(graph::Pad::ATTR_PADS)?.ok_or("requires 'pads'")?;
     if pads.len() != 2 * rank {
         return Err(format!("'pads' must have {} values", 2 * rank));
     }
     let (low, high) = pads.split_at(rank);
     if mode == "constant" {
         let value = a
-            .get("value")
+            .get(graph::Pad::ATTR_VALUE)
             .and_then(|v| acc_ir::elements::scalar(e.ctx, v))
             .map_or(0.0, |(_, v)| match v {
                 acc_ir::elements::Scalar::Int(i) => i as f64,
@@ -273,20 +271,13 @@ pub(super) fn pad(
         let mut fill = |inner: &mut Builder<'_>, _: &[ValueId]| -> Result<Vec<ValueId>, String> {
             Ok(vec![inner.scalar(elem, value)?])
         };
-        let props = [
-            ("static_low", i64s(e.ctx, &lo)),
-            ("static_high", i64s(e.ctx, &hi)),
-            ("operandSegmentSizes", segments(e.ctx, &[1, 0, 0])),
-        ];
-        return Ok(e.op_with_region(
-            "tensor.pad",
-            &[core],
-            &[out],
-            &props,
-            &vec![index; rank],
-            "tensor.yield",
-            &mut fill,
-        )?[0]);
+        let (low, high) = (i64s(e.ctx, &lo), i64s(e.ctx, &hi));
+        let region = e.region(&vec![index; rank], tensor::Yield::NAME, &mut fill)?;
+        return tensor::Pad::build(e, core, &[], &[], out)
+            .static_low(low)
+            .static_high(high)
+            .region(region)
+            .result();
     }
     if shape.contains(&0) {
         return Err(format!("{mode} padding cannot extend an empty dimension"));
@@ -301,8 +292,8 @@ pub(super) fn pad(
                     let zero = e.index(0)?;
                     let last = e.index(dim - 1)?;
                     let index = e.ctx.index_type();
-                    let lo = e.op1("arith.maxsi", &[p, zero], index, &[])?;
-                    e.op1("arith.minsi", &[lo, last], index, &[])?
+                    let lo = arith::Maxsi::build(e, p, zero, index).result()?;
+                    arith::Minsi::build(e, lo, last, index).result()?
                 }
                 "reflect" if dim > 1 => {
                     let period = 2 * (dim - 1);
@@ -311,7 +302,7 @@ pub(super) fn pad(
                     let inside = index_less(e, m, limit)?;
                     let k = e.index(period)?;
                     let index = e.ctx.index_type();
-                    let mirrored = e.op1("arith.subi", &[k, m], index, &[])?;
+                    let mirrored = arith::Subi::build(e, k, m, index).result()?;
                     index_select(e, inside, m, mirrored)?
                 }
                 "reflect" => e.index(0)?,
@@ -328,14 +319,14 @@ pub(super) fn pad(
 /// to keep or drop the reduced dimensions.
 pub(super) fn reduce(
     e: &mut Builder<'_>,
-    name: &str,
+    op: graph::Op,
     x: ValueId,
     out: TypeId,
     a: &Attrs<'_>,
 ) -> Result<ValueId, String> {
     let (shape, elem) = shape_of(e.ctx, e.type_of(x))?;
     let (out_shape, _) = shape_of(e.ctx, out)?;
-    let mut axes: Vec<usize> = match a.ints("axes")? {
+    let mut axes: Vec<usize> = match a.ints(graph::ReduceSum::ATTR_AXES)? {
         Some(list) => list
             .iter()
             .map(|v| axis(*v, shape.len()))
@@ -358,11 +349,11 @@ pub(super) fn reduce(
     };
     // An integer mean adds up in i64 (the interpreter's sum does not wrap), divides,
     // then truncates back.
-    let (x, elem) = if name == "reduce_mean" && !float && width < 64 {
+    let (x, elem) = if op == graph::Op::ReduceMean && !float && width < 64 {
         let i64t = e.ctx.int_type(64);
         let wide = tensor_type(e.ctx, &shape, i64t);
         let w = map_with(e, &[x], wide, &mut |inner, args| {
-            inner.op1("arith.extsi", &[args[0]], i64t, &[])
+            arith::Extsi::build(inner, args[0], i64t).result()
         })?;
         (w, i64t)
     } else {
@@ -384,12 +375,16 @@ pub(super) fn reduce(
         }
     };
     // Max and min skip NaN, as the interpreter's f64::max does.
-    let (f, i, start) = match name {
-        "reduce_sum" | "reduce_mean" => ("addf", "addi", number(0.0)),
-        "reduce_prod" => ("mulf", "muli", number(1.0)),
-        "reduce_max" => ("maxnumf", "maxsi", bound(false)),
-        "reduce_min" => ("minnumf", "minsi", bound(true)),
-        other => return Err(format!("no reduction named '{other}'")),
+    let (f, i, start) = match op {
+        graph::Op::ReduceSum | graph::Op::ReduceMean => {
+            (arith::Op::Addf, arith::Op::Addi, number(0.0))
+        }
+        graph::Op::ReduceProd => (arith::Op::Mulf, arith::Op::Muli, number(1.0)),
+        graph::Op::ReduceMax => (arith::Op::Maxnumf, arith::Op::Maxsi, bound(false)),
+        graph::Op::ReduceMin => (arith::Op::Minnumf, arith::Op::Minsi, bound(true)),
+        other => {
+            return Err(format!("no reduction named '{}'", other.short_name()));
+        }
     };
     let kept: Vec<i64> = (0..shape.len())
         .filter(|d| !axes.contains(d))
@@ -397,32 +392,40 @@ pub(super) fn reduce(
         .collect();
     let ty = tensor_type(e.ctx, &kept, elem);
     let attr = acc_ir::elements::dense_attr(e.ctx, ty, &[start]).ok_or("cannot make a start")?;
-    let init = e.op1("arith.constant", &[], ty, &[("value", attr)])?;
+    let init = arith::Constant::build(e, ty).value(attr).result()?;
     let dims: Vec<i64> = axes.iter().map(|d| *d as i64).collect();
     let dims = i64s(e.ctx, &dims);
     let mut combine = |inner: &mut Builder<'_>, args: &[ValueId]| -> Result<Vec<ValueId>, String> {
-        Ok(vec![arith(inner, f, i, &[args[0], args[1]], elem)?])
+        Ok(vec![arith_op(
+            inner,
+            f,
+            Some(i),
+            &[args[0], args[1]],
+            elem,
+        )?])
     };
-    let mut v = e.op_with_region(
-        "tensor.reduce",
-        &[x, init],
-        &[ty],
-        &[("dimensions", dims)],
-        &[elem, elem],
-        "tensor.yield",
-        &mut combine,
-    )?[0];
-    if name == "reduce_mean" {
+    let combiner = e.region(&[elem, elem], tensor::Yield::NAME, &mut combine)?;
+    let mut v = tensor::Reduce::build(e, x, init, ty)
+        .dimensions(dims)
+        .combiner(combiner)
+        .result()?;
+    if op == graph::Op::ReduceMean {
         let count: i64 = axes.iter().map(|d| shape[*d]).product();
         let (_, result_elem) = shape_of(e.ctx, out)?;
         let rty = tensor_type(e.ctx, &kept, result_elem);
         v = map_with(e, &[v], rty, &mut |inner, args| {
             let n = inner.scalar(elem, count as f64)?;
-            let q = arith(inner, "divf", "divsi", &[args[0], n], elem)?;
+            let q = arith_op(
+                inner,
+                arith::Op::Divf,
+                Some(arith::Op::Divsi),
+                &[args[0], n],
+                elem,
+            )?;
             if result_elem == elem {
                 Ok(q)
             } else {
-                inner.op1("arith.trunci", &[q], result_elem, &[])
+                arith::Trunci::build(inner, q, result_elem).result()
             }
         })?;
     }
@@ -447,17 +450,17 @@ pub(super) fn sort(
     {
         return Err("sorts of unsigned integers have no lowering yet".into());
     }
-    let ax = axis(a.int("axis")?.unwrap_or(-1), shape.len())?;
+    let ax = axis(a.int(graph::Sort::ATTR_AXIS)?.unwrap_or(-1), shape.len())?;
     let descending = if topk {
-        a.get("largest").is_none() || a.flag("largest")
+        a.get(graph::Topk::ATTR_LARGEST).is_none() || a.flag(graph::Topk::ATTR_LARGEST)
     } else {
-        a.flag("descending")
+        a.flag(graph::Sort::ATTR_DESCENDING)
     };
     let (_, index_elem) = shape_of(e.ctx, outs[1])?;
     let values_ty = tensor_type(e.ctx, &shape, elem);
     let indices_ty = tensor_type(e.ctx, &shape, index_elem);
-    let values_init = e.op1("tensor.empty", &[], values_ty, &[])?;
-    let indices_init = e.op1("tensor.empty", &[], indices_ty, &[])?;
+    let values_init = tensor::Empty::build(e, &[], values_ty).result()?;
+    let indices_init = tensor::Empty::build(e, &[], indices_ty).result()?;
     let dim = acc_dialects::build::i64_attr(e.ctx, ax as i64);
     let flag = acc_ir::elements::scalar_attr(
         e.ctx,
@@ -465,16 +468,14 @@ pub(super) fn sort(
         acc_ir::elements::Scalar::Int(i128::from(descending)),
     )
     .ok_or("cannot make a flag")?;
-    let sorted = e.op(
-        "tensor.sort",
-        &[x, values_init, indices_init],
-        &[values_ty, indices_ty],
-        &[("dimension", dim), ("descending", flag)],
-    )?;
+    let sorted = tensor::Sort::build(e, x, values_init, indices_init, values_ty, indices_ty)
+        .dimension(dim)
+        .descending(flag)
+        .results()?;
     if !topk {
         return Ok(sorted);
     }
-    let k = a.req_int("k")?;
+    let k = a.req_int(graph::Topk::ATTR_K)?;
     if k > shape[ax] || k < 0 {
         return Err(format!("k = {k} is not in [0, {}]", shape[ax]));
     }

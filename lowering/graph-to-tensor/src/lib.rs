@@ -33,6 +33,7 @@
 
 use acc_dialects::build::BuildExt as _;
 use acc_dialects::hooks::attr_read::Attrs;
+use acc_dialects::ops::{arith, func, graph, math, tensor};
 use acc_ir::{BodyId, Context, DiagLoc, Diagnostic, InsertPoint, Ir, OpId, TypeId, ValueId};
 use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 
@@ -55,7 +56,7 @@ pub fn info() -> PassInfo {
         name: "graph-to-tensor",
         title: "GraphToTensor",
         summary: "Lower graph ops to the tensor dialect's destination-passing ops",
-        anchor: Some("func.func"),
+        anchor: Some(func::Func::NAME),
         options: Vec::new(),
         create: |_: &PassOptions| Ok(Box::new(GraphToTensor)),
     }
@@ -125,17 +126,18 @@ fn parts(e: &Builder<'_>, op: OpId) -> Parts {
 
 /// One element of an elementwise op, computed from the elements of its operands.
 #[derive(Clone, Copy)]
-enum Elementwise<'n> {
-    Unary(&'n str),
-    Binary(&'n str),
+enum Elementwise {
+    Unary(graph::Op),
+    Binary(graph::Op),
 }
 
 fn lower_op(e: &mut Builder<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, String> {
+    use graph::Op as G;
     let p = parts(e, op);
     let attrs_op = e.ir.op(e.body, op);
-    let short = name.trim_start_matches("graph.");
+    let kind = G::of(e.ctx, attrs_op);
     let out = *p.results.first().ok_or("an op without results")?;
-    if short == "non_max_suppression" {
+    if kind == Some(G::NonMaxSuppression) {
         let [boxes, scores] = p.operands[..] else {
             return Err("expects boxes and scores".into());
         };
@@ -146,73 +148,83 @@ fn lower_op(e: &mut Builder<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, S
     // The attributes are read now: the emitter borrows the IR mutably below.
     let attrs = AttrValues::read(e.ctx, attrs_op);
     let a = Attrs::of_op(e.ctx, attrs_op);
-    if let "sort" | "topk" = short {
+    if let Some(G::Sort | G::Topk) = kind {
         let outs = [out, *p.results.get(1).ok_or("a sort without indices")?];
-        return data::sort(e, short == "topk", p.operands[0], outs, &a);
+        return data::sort(e, kind == Some(G::Topk), p.operands[0], outs, &a);
     }
-    let v = match short {
-        "constant" => {
+    let v = match kind {
+        Some(G::Constant) => {
             let value = attrs.value.ok_or("a constant without a value")?;
-            e.op1("arith.constant", &[], out, &[("value", value)])?
+            arith::Constant::build(e, out).value(value).result()?
         }
-        "relu" | "sigmoid" | "tanh" | "exp" | "log" | "sqrt" | "neg" | "abs" | "erf" | "gelu"
-        | "clip" => {
+        Some(
+            k @ (G::Relu
+            | G::Sigmoid
+            | G::Tanh
+            | G::Exp
+            | G::Log
+            | G::Sqrt
+            | G::Neg
+            | G::Abs
+            | G::Erf
+            | G::Gelu
+            | G::Clip),
+        ) => {
             let x = p.operands[0];
-            map_elements(e, &[x], out, Elementwise::Unary(short), &attrs)?
+            map_elements(e, &[x], out, Elementwise::Unary(k), &attrs)?
         }
-        "add" | "sub" | "mul" | "div" | "max" | "min" | "pow" => {
+        Some(k @ (G::Add | G::Sub | G::Mul | G::Div | G::Max | G::Min | G::Pow)) => {
             let a = broadcast_to(e, p.operands[0], &out_shape)?;
             let b = broadcast_to(e, p.operands[1], &out_shape)?;
-            map_elements(e, &[a, b], out, Elementwise::Binary(short), &attrs)?
+            map_elements(e, &[a, b], out, Elementwise::Binary(k), &attrs)?
         }
-        "reshape" | "flatten" | "squeeze" | "unsqueeze" => reshape(e, p.operands[0], &out_shape)?,
-        "transpose" => {
+        Some(G::Reshape | G::Flatten | G::Squeeze | G::Unsqueeze) => {
+            reshape(e, p.operands[0], &out_shape)?
+        }
+        Some(G::Transpose) => {
             let perm = attrs
-                .ints("perm")
+                .ints(graph::Transpose::ATTR_PERM)
                 .unwrap_or_else(|| (0..out_shape.len() as i64).rev().collect());
-            let init = e.op1("tensor.empty", &[], out, &[])?;
+            let init = tensor::Empty::build(e, &[], out).result()?;
             let pa = i64s(e.ctx, &perm);
-            e.op1(
-                "tensor.transpose",
-                &[p.operands[0], init],
-                out,
-                &[("permutation", pa)],
-            )?
+            tensor::Transpose::build(e, p.operands[0], init, out)
+                .permutation(pa)
+                .result()?
         }
-        "matmul" => matmul(e, p.operands[0], p.operands[1], out)?,
-        "gemm" => gemm(e, &p, out, &attrs)?,
-        "conv2d" => conv2d(e, &p, out, &attrs)?,
-        "max_pool" | "avg_pool" | "global_max_pool" | "global_avg_pool" => {
-            pool(e, short, p.operands[0], out, &attrs)?
+        Some(G::Matmul) => matmul(e, p.operands[0], p.operands[1], out)?,
+        Some(G::Gemm) => gemm(e, &p, out, &attrs)?,
+        Some(G::Conv2d) => conv2d(e, &p, out, &attrs)?,
+        Some(k @ (G::MaxPool | G::AvgPool | G::GlobalMaxPool | G::GlobalAvgPool)) => {
+            pool(e, k, p.operands[0], out, &attrs)?
         }
-        "softmax" => softmax(e, p.operands[0], out, &attrs)?,
-        "batch_norm" => batch_norm(e, &p.operands, out, &attrs)?,
-        "layer_norm" => layer_norm(e, &p.operands, out, &attrs)?,
-        "cast" => data::cast(e, p.operands[0], out, a.flag("wrap"))?,
-        "concat" => data::concat(e, &p.operands, out, &a)?,
-        "slice" => data::slice(e, p.operands[0], out, &a)?,
-        "pad" => {
-            let mode = attrs.text("mode");
+        Some(G::Softmax) => softmax(e, p.operands[0], out, &attrs)?,
+        Some(G::BatchNorm) => batch_norm(e, &p.operands, out, &attrs)?,
+        Some(G::LayerNorm) => layer_norm(e, &p.operands, out, &attrs)?,
+        Some(G::Cast) => data::cast(e, p.operands[0], out, a.flag(graph::Cast::ATTR_WRAP))?,
+        Some(G::Concat) => data::concat(e, &p.operands, out, &a)?,
+        Some(G::Slice) => data::slice(e, p.operands[0], out, &a)?,
+        Some(G::Pad) => {
+            let mode = attrs.text(graph::Pad::ATTR_MODE);
             let mode = ["edge", "reflect", "wrap"]
                 .into_iter()
                 .find(|m| mode.contains(m))
                 .unwrap_or("constant");
             data::pad(e, p.operands[0], out, &a, mode)?
         }
-        "resize" => resample::resize(e, p.operands[0], out, &a)?,
-        "quantize" => quant::quantize(e, p.operands[0], out)?,
-        "dequantize" => quant::dequantize(e, p.operands[0], out)?,
-        "storage_cast" => e.op1("tensor.bitcast", &[p.operands[0]], out, &[])?,
-        "qmatmul" => quant::qmatmul(e, &p, out)?,
-        "lookup" => quant::lookup(e, p.operands[0], p.operands[1], out)?,
-        "qconv2d" => quant::qconv2d(e, &p, out, &attrs)?,
-        "reduce_sum" | "reduce_mean" | "reduce_max" | "reduce_min" | "reduce_prod" => {
-            data::reduce(e, short, p.operands[0], out, &a)?
+        Some(G::Resize) => resample::resize(e, p.operands[0], out, &a)?,
+        Some(G::Quantize) => quant::quantize(e, p.operands[0], out)?,
+        Some(G::Dequantize) => quant::dequantize(e, p.operands[0], out)?,
+        Some(G::StorageCast) => tensor::Bitcast::build(e, p.operands[0], out).result()?,
+        Some(G::Qmatmul) => quant::qmatmul(e, &p, out)?,
+        Some(G::Lookup) => quant::lookup(e, p.operands[0], p.operands[1], out)?,
+        Some(G::Qconv2d) => quant::qconv2d(e, &p, out, &attrs)?,
+        Some(k @ (G::ReduceSum | G::ReduceMean | G::ReduceMax | G::ReduceMin | G::ReduceProd)) => {
+            data::reduce(e, k, p.operands[0], out, &a)?
         }
-        other => {
-            return Err(format!(
-                "graph.{other} has no lowering to the tensor dialect yet"
-            ));
+        // `name` is `graph.*` (see `graph_ops`): an op added to the graph dialect at
+        // run time (sort, topk and non_max_suppression returned above).
+        _ => {
+            return Err(format!("{name} has no lowering to the tensor dialect yet"));
         }
     };
     Ok(vec![v])
@@ -228,25 +240,25 @@ struct AttrValues<'c> {
 impl<'c> AttrValues<'c> {
     fn read(ctx: &'c Context, op: acc_ir::OpRef<'_>) -> AttrValues<'c> {
         let names = [
-            "value",
-            "perm",
-            "alpha",
-            "beta",
-            "transA",
-            "transB",
-            "strides",
-            "pads",
-            "dilations",
-            "groups",
-            "kernel_shape",
-            "ceil_mode",
-            "count_include_pad",
-            "axis",
-            "epsilon",
-            "min",
-            "max",
-            "approximate",
-            "mode",
+            graph::Constant::ATTR_VALUE,
+            graph::Transpose::ATTR_PERM,
+            graph::Gemm::ATTR_ALPHA,
+            graph::Gemm::ATTR_BETA,
+            graph::Gemm::ATTR_TRANS_A,
+            graph::Gemm::ATTR_TRANS_B,
+            graph::Conv2d::ATTR_STRIDES,
+            graph::Conv2d::ATTR_PADS,
+            graph::Conv2d::ATTR_DILATIONS,
+            graph::Conv2d::ATTR_GROUPS,
+            graph::AvgPool::ATTR_KERNEL_SHAPE,
+            graph::AvgPool::ATTR_CEIL_MODE,
+            graph::AvgPool::ATTR_COUNT_INCLUDE_PAD,
+            graph::Softmax::ATTR_AXIS,
+            graph::BatchNorm::ATTR_EPSILON,
+            graph::Clip::ATTR_MIN,
+            graph::Clip::ATTR_MAX,
+            graph::Gelu::ATTR_APPROXIMATE,
+            graph::Pad::ATTR_MODE,
         ];
         let attrs = Attrs::of_op(ctx, op);
         let all: Vec<(String, acc_ir::AttrId)> = names
@@ -255,7 +267,7 @@ impl<'c> AttrValues<'c> {
             .collect();
         AttrValues {
             ctx,
-            value: attrs.get("value"),
+            value: attrs.get(graph::Constant::ATTR_VALUE),
             all,
         }
     }
@@ -301,7 +313,7 @@ fn map_elements(
     e: &mut Builder<'_>,
     inputs: &[ValueId],
     out: TypeId,
-    what: Elementwise<'_>,
+    what: Elementwise,
     attrs: &AttrValues<'_>,
 ) -> Result<ValueId, String> {
     let (_, elem) = shape_of(e.ctx, out)?;
@@ -327,145 +339,143 @@ pub(crate) fn map_with(
             e.ctx.type_data(t).element_type().unwrap_or(t)
         })
         .collect();
-    let init = e.op1("tensor.empty", &[], out, &[])?;
-    let mut operands = inputs.to_vec();
-    operands.push(init);
+    let init = tensor::Empty::build(e, &[], out).result()?;
     let mut fill = |inner: &mut Builder<'_>, args: &[ValueId]| -> Result<Vec<ValueId>, String> {
         Ok(vec![f(inner, args)?])
     };
-    Ok(e.op_with_region(
-        "tensor.map",
-        &operands,
-        &[out],
-        &[],
-        &arg_types,
-        "tensor.yield",
-        &mut fill,
-    )?[0])
+    let mapper = e.region(&arg_types, tensor::Yield::NAME, &mut fill)?;
+    tensor::Map::build(e, inputs, init, out)
+        .mapper(mapper)
+        .result()
 }
 
-/// One arith op on elements of type `elem` (`addf` or `addi` by the type).
-pub(crate) fn arith(
+/// One arith op on elements of type `elem`: `float_op` (`addf`) on floats, else
+/// `int_op` (`addi`), an error when there is none.
+pub(crate) fn arith_op(
     e: &mut Builder<'_>,
-    float_op: &str,
-    int_op: &str,
+    float_op: arith::Op,
+    int_op: Option<arith::Op>,
     args: &[ValueId],
     elem: TypeId,
 ) -> Result<ValueId, String> {
-    let name = if is_float(e.ctx, elem) {
+    let op = if is_float(e.ctx, elem) {
         float_op
     } else {
-        int_op
+        int_op.ok_or_else(|| format!("'{}' has no integer form here", float_op.short_name()))?
     };
-    if name.is_empty() {
-        return Err(format!("'{float_op}' has no integer form here"));
-    }
-    e.op1(&format!("arith.{name}"), args, elem, &[])
+    e.op1(op.name(), args, elem, &[])
 }
 
-pub(crate) fn math(
+/// The one-operand math op `f` on `x` of float type `elem`.
+pub(crate) fn math_op(
     e: &mut Builder<'_>,
-    f: &str,
+    f: math::Op,
     x: ValueId,
     elem: TypeId,
 ) -> Result<ValueId, String> {
     if !is_float(e.ctx, elem) {
-        return Err(format!("math.{f} needs floats"));
+        return Err(format!("{} needs floats", f.name()));
     }
-    e.op1(&format!("math.{f}"), &[x], elem, &[])
+    e.op1(f.name(), &[x], elem, &[])
 }
 
 /// The element computation of an elementwise graph op.
 fn element(
     e: &mut Builder<'_>,
-    what: Elementwise<'_>,
+    what: Elementwise,
     args: &[ValueId],
     elem: TypeId,
     attrs: &AttrValues<'_>,
 ) -> Result<ValueId, String> {
+    use arith::Op as A;
+    use graph::Op as G;
     let float = is_float(e.ctx, elem);
     match what {
         Elementwise::Binary(op) => {
             let (f, i) = match op {
-                "add" => ("addf", "addi"),
-                "sub" => ("subf", "subi"),
-                "mul" => ("mulf", "muli"),
-                "div" => ("divf", "divsi"),
-                "max" => ("maximumf", "maxsi"),
-                "min" => ("minimumf", "minsi"),
+                G::Add => (A::Addf, A::Addi),
+                G::Sub => (A::Subf, A::Subi),
+                G::Mul => (A::Mulf, A::Muli),
+                G::Div => (A::Divf, A::Divsi),
+                G::Max => (A::Maximumf, A::Maxsi),
+                G::Min => (A::Minimumf, A::Minsi),
                 _ => {
                     if !float {
                         return Err("integer pow has no lowering yet".into());
                     }
-                    return e.op1("math.powf", args, elem, &[]);
+                    return math::Powf::build(e, args[0], args[1], elem).result();
                 }
             };
-            arith(e, f, i, args, elem)
+            arith_op(e, f, Some(i), args, elem)
         }
         Elementwise::Unary(op) => {
             let x = args[0];
             match op {
-                "relu" => {
+                G::Relu => {
                     let zero = e.scalar(elem, 0.0)?;
-                    arith(e, "maximumf", "maxsi", &[x, zero], elem)
+                    arith_op(e, A::Maximumf, Some(A::Maxsi), &[x, zero], elem)
                 }
-                "neg" if float => e.op1("arith.negf", &[x], elem, &[]),
-                "neg" => {
+                G::Neg if float => arith::Negf::build(e, x, elem).result(),
+                G::Neg => {
                     let zero = e.scalar(elem, 0.0)?;
-                    arith(e, "", "subi", &[zero, x], elem)
+                    arith::Subi::build(e, zero, x, elem).result()
                 }
-                "abs" if float => math(e, "absf", x, elem),
-                "abs" => {
+                G::Abs if float => math_op(e, math::Op::Absf, x, elem),
+                G::Abs => {
                     let zero = e.scalar(elem, 0.0)?;
-                    let n = arith(e, "", "subi", &[zero, x], elem)?;
-                    arith(e, "", "maxsi", &[x, n], elem)
+                    let n = arith::Subi::build(e, zero, x, elem).result()?;
+                    arith::Maxsi::build(e, x, n, elem).result()
                 }
-                "sigmoid" => {
+                G::Sigmoid => {
                     // 1 / (1 + exp(-x))
-                    let n = e.op1("arith.negf", &[x], elem, &[])?;
-                    let ex = math(e, "exp", n, elem)?;
+                    let n = arith::Negf::build(e, x, elem).result()?;
+                    let ex = math_op(e, math::Op::Exp, n, elem)?;
                     let one = e.scalar(elem, 1.0)?;
-                    let d = arith(e, "addf", "", &[one, ex], elem)?;
-                    arith(e, "divf", "", &[one, d], elem)
+                    let d = arith_op(e, A::Addf, None, &[one, ex], elem)?;
+                    arith_op(e, A::Divf, None, &[one, d], elem)
                 }
-                "tanh" | "exp" | "log" | "sqrt" | "erf" => math(e, op, x, elem),
-                "gelu" => {
+                G::Tanh => math_op(e, math::Op::Tanh, x, elem),
+                G::Exp => math_op(e, math::Op::Exp, x, elem),
+                G::Log => math_op(e, math::Op::Log, x, elem),
+                G::Sqrt => math_op(e, math::Op::Sqrt, x, elem),
+                G::Erf => math_op(e, math::Op::Erf, x, elem),
+                G::Gelu => {
                     let half = e.scalar(elem, 0.5)?;
                     let one = e.scalar(elem, 1.0)?;
-                    let inner = if attrs.text("approximate").contains("tanh") {
+                    let inner = if attrs.text(graph::Gelu::ATTR_APPROXIMATE).contains("tanh") {
                         // tanh(sqrt(2/pi) * (x + 0.044715 x^3))
                         let c = e.scalar(elem, (2.0 / std::f64::consts::PI).sqrt())?;
                         let k = e.scalar(elem, 0.044715)?;
-                        let x2 = arith(e, "mulf", "", &[x, x], elem)?;
-                        let x3 = arith(e, "mulf", "", &[x2, x], elem)?;
-                        let kx3 = arith(e, "mulf", "", &[k, x3], elem)?;
-                        let s = arith(e, "addf", "", &[x, kx3], elem)?;
-                        let cs = arith(e, "mulf", "", &[c, s], elem)?;
-                        math(e, "tanh", cs, elem)?
+                        let x2 = arith_op(e, A::Mulf, None, &[x, x], elem)?;
+                        let x3 = arith_op(e, A::Mulf, None, &[x2, x], elem)?;
+                        let kx3 = arith_op(e, A::Mulf, None, &[k, x3], elem)?;
+                        let s = arith_op(e, A::Addf, None, &[x, kx3], elem)?;
+                        let cs = arith_op(e, A::Mulf, None, &[c, s], elem)?;
+                        math_op(e, math::Op::Tanh, cs, elem)?
                     } else {
                         // erf(x / sqrt(2))
                         let r = e.scalar(elem, std::f64::consts::FRAC_1_SQRT_2)?;
-                        let xs = arith(e, "mulf", "", &[x, r], elem)?;
-                        math(e, "erf", xs, elem)?
+                        let xs = arith_op(e, A::Mulf, None, &[x, r], elem)?;
+                        math_op(e, math::Op::Erf, xs, elem)?
                     };
-                    let s = arith(e, "addf", "", &[one, inner], elem)?;
-                    let hx = arith(e, "mulf", "", &[half, x], elem)?;
-                    arith(e, "mulf", "", &[hx, s], elem)
+                    let s = arith_op(e, A::Addf, None, &[one, inner], elem)?;
+                    let hx = arith_op(e, A::Mulf, None, &[half, x], elem)?;
+                    arith_op(e, A::Mulf, None, &[hx, s], elem)
                 }
-                "clip" => {
+                G::Clip => {
                     // numpy.clip: max with the lower bound, then min with the upper.
                     let mut y = x;
-                    if let Some(lo) = attrs.number("min") {
+                    if let Some(lo) = attrs.number(graph::Clip::ATTR_MIN) {
                         let c = e.scalar(elem, lo)?;
-                        y = arith(e, "maximumf", "maxsi", &[y, c], elem)?;
+                        y = arith_op(e, A::Maximumf, Some(A::Maxsi), &[y, c], elem)?;
                     }
-                    if let Some(hi) = attrs.number("max") {
+                    if let Some(hi) = attrs.number(graph::Clip::ATTR_MAX) {
                         let c = e.scalar(elem, hi)?;
-                        y = arith(e, "minimumf", "minsi", &[y, c], elem)?;
+                        y = arith_op(e, A::Minimumf, Some(A::Minsi), &[y, c], elem)?;
                     }
                     Ok(y)
                 }
-                other => Err(format!("no element lowering for '{other}'")),
+                other => Err(format!("no element lowering for '{}'", other.short_name())),
             }
         }
     }
@@ -485,21 +495,16 @@ pub(crate) fn reshape(e: &mut Builder<'_>, x: ValueId, shape: &[i64]) -> Result<
         0 => {
             let r = reassociation(e.ctx, &[]);
             let os = i64s(e.ctx, &[1]);
-            e.op1(
-                "tensor.expand_shape",
-                &[x],
-                flat_ty,
-                &[("reassociation", r), ("static_output_shape", os)],
-            )?
+            tensor::ExpandShape::build(e, x, &[], flat_ty)
+                .reassociation(r)
+                .static_output_shape(os)
+                .result()?
         }
         rank => {
             let r = reassociation(e.ctx, &[(0..rank as i64).collect()]);
-            e.op1(
-                "tensor.collapse_shape",
-                &[x],
-                flat_ty,
-                &[("reassociation", r)],
-            )?
+            tensor::CollapseShape::build(e, x, flat_ty)
+                .reassociation(r)
+                .result()?
         }
     };
     let out = tensor_type(e.ctx, shape, elem);
@@ -507,22 +512,17 @@ pub(crate) fn reshape(e: &mut Builder<'_>, x: ValueId, shape: &[i64]) -> Result<
         1 => Ok(flat),
         0 => {
             let r = reassociation(e.ctx, &[]);
-            e.op1(
-                "tensor.collapse_shape",
-                &[flat],
-                out,
-                &[("reassociation", r)],
-            )
+            tensor::CollapseShape::build(e, flat, out)
+                .reassociation(r)
+                .result()
         }
         rank => {
             let r = reassociation(e.ctx, &[(0..rank as i64).collect()]);
             let os = i64s(e.ctx, shape);
-            e.op1(
-                "tensor.expand_shape",
-                &[flat],
-                out,
-                &[("reassociation", r), ("static_output_shape", os)],
-            )
+            tensor::ExpandShape::build(e, flat, &[], out)
+                .reassociation(r)
+                .static_output_shape(os)
+                .result()
         }
     }
 }
@@ -555,14 +555,11 @@ pub(crate) fn broadcast_to(
     }
     let core = reshape(e, x, &kept)?;
     let out = tensor_type(e.ctx, shape, elem);
-    let init = e.op1("tensor.empty", &[], out, &[])?;
+    let init = tensor::Empty::build(e, &[], out).result()?;
     let dims = i64s(e.ctx, &added);
-    e.op1(
-        "tensor.broadcast",
-        &[core, init],
-        out,
-        &[("dimensions", dims)],
-    )
+    tensor::Broadcast::build(e, core, init, out)
+        .dimensions(dims)
+        .result()
 }
 
 /// A tensor of type `ty` with every element `value`.
@@ -574,5 +571,5 @@ pub(crate) fn filled(e: &mut Builder<'_>, ty: TypeId, value: f64) -> Result<Valu
         acc_ir::elements::Scalar::Int(value as i128)
     };
     let attr = acc_ir::elements::dense_attr(e.ctx, ty, &[v]).ok_or("cannot make a constant")?;
-    e.op1("arith.constant", &[], ty, &[("value", attr)])
+    arith::Constant::build(e, ty).value(attr).result()
 }

@@ -5,17 +5,10 @@
 
 use acc_dialects::hooks::attr_read::Attrs;
 use acc_dialects::hooks::nms::{Suppression, bound};
+use acc_dialects::ops::{graph, tensor};
 use acc_ir::{DYNAMIC, TypeId, ValueId};
 
-use acc_dialects::build::{Builder, i64s, segments, shape_of, tensor_type};
-
-/// The attributes the tensor op takes over from the graph op.
-const ATTRIBUTES: [&str; 4] = [
-    "max_output_boxes_per_class",
-    "iou_threshold",
-    "score_threshold",
-    "center_point_box",
-];
+use acc_dialects::build::{Builder, i64s, shape_of, tensor_type};
 
 /// Lowers `graph.non_max_suppression(boxes, scores)` of result type `out`; the
 /// selected triples.
@@ -41,28 +34,36 @@ pub(super) fn non_max_suppression(
         format!("needs static boxes B x N x 4 and scores B x C x N, got {box_shape:?} and {score_shape:?}")
     })?;
     let bounded = tensor_type(e.ctx, &[rows, 3], i64t);
-    let init = e.op1("tensor.empty", &[], bounded, &[])?;
-    let props: Vec<(&str, acc_ir::AttrId)> = ATTRIBUTES
-        .iter()
-        .filter_map(|name| Some((*name, a.get(name)?)))
-        .collect();
+    let init = tensor::Empty::build(e, &[], bounded).result()?;
+    // The attributes the tensor op takes over from the graph op.
+    type G<'a> = graph::NonMaxSuppression<'a>;
+    let max_output_boxes_per_class = a.get(G::ATTR_MAX_OUTPUT_BOXES_PER_CLASS);
+    let iou_threshold = a.get(G::ATTR_IOU_THRESHOLD);
+    let score_threshold = a.get(G::ATTR_SCORE_THRESHOLD);
+    let center_point_box = a.get(G::ATTR_CENTER_POINT_BOX);
     let index = e.ctx.index_type();
-    let selected = e.op(
-        "tensor.non_max_suppression",
-        &[boxes, scores, init],
-        &[bounded, index],
-        &props,
-    )?;
-    let slice = [
-        ("static_offsets", i64s(e.ctx, &[0, 0])),
-        ("static_sizes", i64s(e.ctx, &[DYNAMIC, 3])),
-        ("static_strides", i64s(e.ctx, &[1, 1])),
-        ("operandSegmentSizes", segments(e.ctx, &[1, 0, 1, 0])),
-    ];
-    e.op1(
-        "tensor.extract_slice",
-        &[selected[0], selected[1]],
-        dynamic,
-        &slice,
-    )
+    let mut nms = tensor::NonMaxSuppression::build(e, boxes, scores, init, bounded, index);
+    if let Some(v) = max_output_boxes_per_class {
+        nms = nms.max_output_boxes_per_class(v);
+    }
+    if let Some(v) = iou_threshold {
+        nms = nms.iou_threshold(v);
+    }
+    if let Some(v) = score_threshold {
+        nms = nms.score_threshold(v);
+    }
+    if let Some(v) = center_point_box {
+        nms = nms.center_point_box(v);
+    }
+    let selected = nms.results()?;
+    let (offsets, sizes, strides) = (
+        i64s(e.ctx, &[0, 0]),
+        i64s(e.ctx, &[DYNAMIC, 3]),
+        i64s(e.ctx, &[1, 1]),
+    );
+    tensor::ExtractSlice::build(e, selected[0], &[], &[selected[1]], &[], dynamic)
+        .static_offsets(offsets)
+        .static_sizes(sizes)
+        .static_strides(strides)
+        .result()
 }

@@ -2,10 +2,12 @@
 //! normalizations, composed of tensor ops.
 
 use acc_dialects::build::BuildExt as _;
+use acc_dialects::ops::arith::Op as A;
+use acc_dialects::ops::{graph, math, tensor};
 use acc_ir::{TypeId, ValueId};
 
-use super::{AttrValues, Parts, arith, broadcast_to, filled, map_with, math, reshape};
-use acc_dialects::build::{Builder, i64s, is_float, segments, shape_of, tensor_type};
+use super::{AttrValues, Parts, arith_op, broadcast_to, filled, map_with, math_op, reshape};
+use acc_dialects::build::{Builder, i64s, is_float, shape_of, tensor_type};
 
 /// numpy.matmul of `a` and `b` into `out`.
 pub(super) fn matmul(
@@ -36,21 +38,21 @@ pub(super) fn matmul(
     let result = if sa.len() == 2 && sb.len() == 2 {
         let ty = tensor_type(e.ctx, &[m, n], elem);
         let init = filled(e, ty, 0.0)?;
-        e.op1("tensor.matmul", &[a2, b2, init], ty, &[])?
+        tensor::Matmul::build(e, &[a2, b2], init, ty).result()?
     } else if sb.len() == 2 {
         // A batch of rows times one matrix: one matrix product on the stacked rows.
         let rows: i64 = sa[..sa.len() - 1].iter().product();
         let flat = reshape(e, a2, &[rows, k])?;
         let ty = tensor_type(e.ctx, &[rows, n], elem);
         let init = filled(e, ty, 0.0)?;
-        e.op1("tensor.matmul", &[flat, b2, init], ty, &[])?
+        tensor::Matmul::build(e, &[flat, b2], init, ty).result()?
     } else if sa.len() == sb.len() && sa[..sa.len() - 2] == sb[..sb.len() - 2] {
         let batch: i64 = sa[..sa.len() - 2].iter().product();
         let a3 = reshape(e, a2, &[batch, m, k])?;
         let b3 = reshape(e, b2, &[batch, k, n])?;
         let ty = tensor_type(e.ctx, &[batch, m, n], elem);
         let init = filled(e, ty, 0.0)?;
-        e.op1("tensor.batch_matmul", &[a3, b3, init], ty, &[])?
+        tensor::BatchMatmul::build(e, &[a3, b3], init, ty).result()?
     } else {
         return Err(format!(
             "batch dimensions {sa:?} x {sb:?} that broadcast have no lowering yet"
@@ -70,25 +72,27 @@ pub(super) fn gemm(
     let transposed = |e: &mut Builder<'_>, x: ValueId| -> Result<ValueId, String> {
         let (s, el) = shape_of(e.ctx, e.type_of(x))?;
         let ty = tensor_type(e.ctx, &[s[1], s[0]], el);
-        let init = e.op1("tensor.empty", &[], ty, &[])?;
+        let init = tensor::Empty::build(e, &[], ty).result()?;
         let perm = i64s(e.ctx, &[1, 0]);
-        e.op1("tensor.transpose", &[x, init], ty, &[("permutation", perm)])
+        tensor::Transpose::build(e, x, init, ty)
+            .permutation(perm)
+            .result()
     };
     let mut a = p.operands[0];
     let mut b = p.operands[1];
-    if attrs.flag("transA") {
+    if attrs.flag(graph::Gemm::ATTR_TRANS_A) {
         a = transposed(e, a)?;
     }
-    if attrs.flag("transB") {
+    if attrs.flag(graph::Gemm::ATTR_TRANS_B) {
         b = transposed(e, b)?;
     }
-    let alpha = attrs.number("alpha").unwrap_or(1.0);
-    let beta = attrs.number("beta").unwrap_or(1.0);
+    let alpha = attrs.number(graph::Gemm::ATTR_ALPHA).unwrap_or(1.0);
+    let beta = attrs.number(graph::Gemm::ATTR_BETA).unwrap_or(1.0);
     if alpha != 1.0 {
         let aty = e.type_of(a);
         a = map_with(e, &[a], aty, &mut |inner, args| {
             let c = inner.scalar(elem, alpha)?;
-            arith(inner, "mulf", "muli", &[args[0], c], elem)
+            arith_op(inner, A::Mulf, Some(A::Muli), &[args[0], c], elem)
         })?;
     }
     let init = match p.operands.get(2) {
@@ -99,13 +103,13 @@ pub(super) fn gemm(
             } else {
                 map_with(e, &[c], out, &mut |inner, args| {
                     let k = inner.scalar(elem, beta)?;
-                    arith(inner, "mulf", "muli", &[args[0], k], elem)
+                    arith_op(inner, A::Mulf, Some(A::Muli), &[args[0], k], elem)
                 })?
             }
         }
         None => filled(e, out, 0.0)?,
     };
-    e.op1("tensor.matmul", &[a, b, init], out, &[])
+    tensor::Matmul::build(e, &[a, b], init, out).result()
 }
 
 /// `conv2d`: padding, then the convolution into the broadcast bias.
@@ -116,28 +120,31 @@ pub(super) fn conv2d(
     attrs: &AttrValues<'_>,
 ) -> Result<ValueId, String> {
     let x = p.operands[0];
-    let pads = attrs.ints("pads").unwrap_or_else(|| vec![0; 4]);
+    let pads = attrs
+        .ints(graph::Conv2d::ATTR_PADS)
+        .unwrap_or_else(|| vec![0; 4]);
     let xp = pad_spatial(e, x, &pads, 0.0)?;
     let init = match p.operands.get(2) {
         Some(&bias) => {
-            let init = e.op1("tensor.empty", &[], out, &[])?;
+            let init = tensor::Empty::build(e, &[], out).result()?;
             let dims = i64s(e.ctx, &[0, 2, 3]);
-            e.op1(
-                "tensor.broadcast",
-                &[bias, init],
-                out,
-                &[("dimensions", dims)],
-            )?
+            tensor::Broadcast::build(e, bias, init, out)
+                .dimensions(dims)
+                .result()?
         }
         None => filled(e, out, 0.0)?,
     };
-    let mut props = Vec::new();
-    for name in ["strides", "dilations", "groups"] {
-        if let Some(a) = attrs.get(name) {
-            props.push((name, a));
-        }
+    let mut conv = tensor::Conv2d::build(e, &[xp, p.operands[1]], init, out);
+    if let Some(a) = attrs.get(graph::Conv2d::ATTR_STRIDES) {
+        conv = conv.strides(a);
     }
-    e.op1("tensor.conv2d", &[xp, p.operands[1], init], out, &props)
+    if let Some(a) = attrs.get(graph::Conv2d::ATTR_DILATIONS) {
+        conv = conv.dilations(a);
+    }
+    if let Some(a) = attrs.get(graph::Conv2d::ATTR_GROUPS) {
+        conv = conv.groups(a);
+    }
+    conv.result()
 }
 
 /// `x` (NCHW) padded by [top, left, bottom, right] with `value`.
@@ -170,62 +177,78 @@ pub(super) fn pad_spatial(
     let mut fill = |inner: &mut Builder<'_>, _: &[ValueId]| -> Result<Vec<ValueId>, String> {
         Ok(vec![inner.scalar(elem, value)?])
     };
-    Ok(e.op_with_region(
-        "tensor.pad",
-        &[x],
-        &[out],
-        &[
-            ("static_low", low),
-            ("static_high", high),
-            ("operandSegmentSizes", segments(e.ctx, &[1, 0, 0])),
-        ],
-        &[index; 4],
-        "tensor.yield",
-        &mut fill,
-    )?[0])
+    let region = e.region(&[index; 4], tensor::Yield::NAME, &mut fill)?;
+    tensor::Pad::build(e, x, &[], &[], out)
+        .static_low(low)
+        .static_high(high)
+        .region(region)
+        .result()
 }
 
 /// The pools, as `tensor.pool` into a new tensor.
 pub(super) fn pool(
     e: &mut Builder<'_>,
-    short: &str,
+    op: graph::Op,
     x: ValueId,
     out: TypeId,
     attrs: &AttrValues<'_>,
 ) -> Result<ValueId, String> {
     let (sx, _) = shape_of(e.ctx, e.type_of(x))?;
-    let kind = if short.contains("max") { "max" } else { "avg" };
+    let kind = match op {
+        graph::Op::MaxPool | graph::Op::GlobalMaxPool => "max",
+        _ => "avg",
+    };
     let kind = e.ctx.intern_attr(acc_ir::attrs::AttrData::Dialect {
         dialect: e.ctx.sym("tensor"),
         body: e.ctx.sym(&format!(".pool_kind<{kind}>")),
         ty: None,
     });
-    let mut props = vec![("kind", kind)];
-    if short.starts_with("global") {
-        let w = i64s(e.ctx, &sx[2..]);
-        props.push(("window", w));
-    } else {
-        if attrs.flag("ceil_mode") {
-            return Err("ceil_mode has no lowering yet".into());
-        }
-        let w = attrs.get("kernel_shape").ok_or("requires kernel_shape")?;
-        props.push(("window", w));
-        for name in ["strides", "dilations", "pads", "count_include_pad"] {
-            if let Some(a) = attrs.get(name) {
-                props.push((name, a));
+    // The window, and the attributes taken over from the graph op.
+    let (window, [strides, dilations, pads, count_include_pad]) =
+        if let graph::Op::GlobalMaxPool | graph::Op::GlobalAvgPool = op {
+            (i64s(e.ctx, &sx[2..]), [None; 4])
+        } else {
+            if attrs.flag(graph::AvgPool::ATTR_CEIL_MODE) {
+                return Err("ceil_mode has no lowering yet".into());
             }
-        }
+            let w = attrs
+                .get(graph::AvgPool::ATTR_KERNEL_SHAPE)
+                .ok_or("requires kernel_shape")?;
+            let taken = [
+                graph::AvgPool::ATTR_STRIDES,
+                graph::AvgPool::ATTR_DILATIONS,
+                graph::AvgPool::ATTR_PADS,
+                graph::AvgPool::ATTR_COUNT_INCLUDE_PAD,
+            ]
+            .map(|name| attrs.get(name));
+            (w, taken)
+        };
+    let init = tensor::Empty::build(e, &[], out).result()?;
+    let mut pool = tensor::Pool::build(e, &[x], init, out)
+        .kind(kind)
+        .window(window);
+    if let Some(a) = strides {
+        pool = pool.strides(a);
     }
-    let init = e.op1("tensor.empty", &[], out, &[])?;
-    e.op1("tensor.pool", &[x, init], out, &props)
+    if let Some(a) = dilations {
+        pool = pool.dilations(a);
+    }
+    if let Some(a) = pads {
+        pool = pool.pads(a);
+    }
+    if let Some(a) = count_include_pad {
+        pool = pool.count_include_pad(a);
+    }
+    pool.result()
 }
 
-/// A reduction of `x` over `axis` with `combine` (an arith op name pair) from `start`.
+/// A reduction of `x` over `axis` with `combine` (the float and integer arith ops)
+/// from `start`.
 pub(super) fn reduce_axis(
     e: &mut Builder<'_>,
     x: ValueId,
     axis: usize,
-    (f, i): (&str, &str),
+    (f, i): (A, Option<A>),
     start: f64,
 ) -> Result<ValueId, String> {
     let (s, elem) = shape_of(e.ctx, e.type_of(x))?;
@@ -235,17 +258,13 @@ pub(super) fn reduce_axis(
     let init = filled(e, ty, start)?;
     let dims = i64s(e.ctx, &[axis as i64]);
     let mut fill = |inner: &mut Builder<'_>, args: &[ValueId]| -> Result<Vec<ValueId>, String> {
-        Ok(vec![arith(inner, f, i, &[args[0], args[1]], elem)?])
+        Ok(vec![arith_op(inner, f, i, &[args[0], args[1]], elem)?])
     };
-    Ok(e.op_with_region(
-        "tensor.reduce",
-        &[x, init],
-        &[ty],
-        &[("dimensions", dims)],
-        &[elem, elem],
-        "tensor.yield",
-        &mut fill,
-    )?[0])
+    let combiner = e.region(&[elem, elem], tensor::Yield::NAME, &mut fill)?;
+    tensor::Reduce::build(e, x, init, ty)
+        .dimensions(dims)
+        .combiner(combiner)
+        .result()
 }
 
 /// `v` (`x`'s shape without `axis`) copied along `axis` to `x`'s shape.
@@ -255,9 +274,11 @@ pub(super) fn broadcast_axis(
     to: TypeId,
     axis: usize,
 ) -> Result<ValueId, String> {
-    let init = e.op1("tensor.empty", &[], to, &[])?;
+    let init = tensor::Empty::build(e, &[], to).result()?;
     let dims = i64s(e.ctx, &[axis as i64]);
-    e.op1("tensor.broadcast", &[v, init], to, &[("dimensions", dims)])
+    tensor::Broadcast::build(e, v, init, to)
+        .dimensions(dims)
+        .result()
 }
 
 /// `softmax` along `axis`: exp(x - max) / sum(exp(x - max)).
@@ -269,16 +290,16 @@ pub(super) fn softmax(
 ) -> Result<ValueId, String> {
     let (s, elem) = shape_of(e.ctx, out)?;
     let axis = axis_of(attrs, s.len())?;
-    let max = reduce_axis(e, x, axis, ("maximumf", "maxsi"), f64::NEG_INFINITY)?;
+    let max = reduce_axis(e, x, axis, (A::Maximumf, Some(A::Maxsi)), f64::NEG_INFINITY)?;
     let maxb = broadcast_axis(e, max, out, axis)?;
     let ex = map_with(e, &[x, maxb], out, &mut |inner, args| {
-        let d = arith(inner, "subf", "", &[args[0], args[1]], elem)?;
-        math(inner, "exp", d, elem)
+        let d = arith_op(inner, A::Subf, None, &[args[0], args[1]], elem)?;
+        math_op(inner, math::Op::Exp, d, elem)
     })?;
-    let sum = reduce_axis(e, ex, axis, ("addf", ""), 0.0)?;
+    let sum = reduce_axis(e, ex, axis, (A::Addf, None), 0.0)?;
     let sumb = broadcast_axis(e, sum, out, axis)?;
     map_with(e, &[ex, sumb], out, &mut |inner, args| {
-        arith(inner, "divf", "", args, elem)
+        arith_op(inner, A::Divf, None, args, elem)
     })
 }
 
@@ -297,51 +318,51 @@ pub(super) fn layer_norm(
         return Err("layer_norm needs floats".into());
     }
     let axis = axis_of(attrs, s.len())?;
-    let eps = attrs.number("epsilon").unwrap_or(1e-5);
+    let eps = attrs.number(graph::LayerNorm::ATTR_EPSILON).unwrap_or(1e-5);
     let rows: i64 = s[..axis].iter().product();
     let width: i64 = s[axis..].iter().product();
     let x2 = reshape(e, ops[0], &[rows, width])?;
     let t2 = tensor_type(e.ctx, &[rows, width], elem);
     // The mean of each row, one value per row.
     let row_means = |e: &mut Builder<'_>, v: ValueId| -> Result<ValueId, String> {
-        let sum = reduce_axis(e, v, 1, ("addf", ""), 0.0)?;
+        let sum = reduce_axis(e, v, 1, (A::Addf, None), 0.0)?;
         let rty = e.type_of(sum);
         map_with(e, &[sum], rty, &mut |inner, args| {
             let n = inner.scalar(elem, width as f64)?;
-            arith(inner, "divf", "", &[args[0], n], elem)
+            arith_op(inner, A::Divf, None, &[args[0], n], elem)
         })
     };
     let mean = row_means(e, x2)?;
     let mean = broadcast_axis(e, mean, t2, 1)?;
     let centred = map_with(e, &[x2, mean], t2, &mut |inner, args| {
-        arith(inner, "subf", "", args, elem)
+        arith_op(inner, A::Subf, None, args, elem)
     })?;
     let square = map_with(e, &[centred], t2, &mut |inner, args| {
-        arith(inner, "mulf", "", &[args[0], args[0]], elem)
+        arith_op(inner, A::Mulf, None, &[args[0], args[0]], elem)
     })?;
     let var = row_means(e, square)?;
     let rty = e.type_of(var);
     let inverse = map_with(e, &[var], rty, &mut |inner, args| {
         let c = inner.scalar(elem, eps)?;
-        let v = arith(inner, "addf", "", &[args[0], c], elem)?;
-        let r = math(inner, "sqrt", v, elem)?;
+        let v = arith_op(inner, A::Addf, None, &[args[0], c], elem)?;
+        let r = math_op(inner, math::Op::Sqrt, v, elem)?;
         let one = inner.scalar(elem, 1.0)?;
-        arith(inner, "divf", "", &[one, r], elem)
+        arith_op(inner, A::Divf, None, &[one, r], elem)
     })?;
     let inverse = broadcast_axis(e, inverse, t2, 1)?;
     let normal = map_with(e, &[centred, inverse], t2, &mut |inner, args| {
-        arith(inner, "mulf", "", args, elem)
+        arith_op(inner, A::Mulf, None, args, elem)
     })?;
     let y = reshape(e, normal, &s)?;
     let scale = broadcast_to(e, ops[1], &s)?;
     let scaled = map_with(e, &[y, scale], out, &mut |inner, args| {
-        arith(inner, "mulf", "", args, elem)
+        arith_op(inner, A::Mulf, None, args, elem)
     })?;
     match ops.get(2) {
         Some(&bias) => {
             let b = broadcast_to(e, bias, &s)?;
             map_with(e, &[scaled, b], out, &mut |inner, args| {
-                arith(inner, "addf", "", args, elem)
+                arith_op(inner, A::Addf, None, args, elem)
             })
         }
         None => Ok(scaled),
@@ -357,34 +378,39 @@ pub(super) fn batch_norm(
     attrs: &AttrValues<'_>,
 ) -> Result<ValueId, String> {
     let (s, elem) = shape_of(e.ctx, out)?;
-    let eps = attrs.number("epsilon").unwrap_or(1e-5);
+    let eps = attrs.number(graph::BatchNorm::ATTR_EPSILON).unwrap_or(1e-5);
     let (x, scale, shift, mean, var) = (ops[0], ops[1], ops[2], ops[3], ops[4]);
     let cty = e.type_of(scale);
     let k = map_with(e, &[scale, var], cty, &mut |inner, args| {
         let c = inner.scalar(elem, eps)?;
-        let v = arith(inner, "addf", "", &[args[1], c], elem)?;
-        let r = math(inner, "sqrt", v, elem)?;
-        arith(inner, "divf", "", &[args[0], r], elem)
+        let v = arith_op(inner, A::Addf, None, &[args[1], c], elem)?;
+        let r = math_op(inner, math::Op::Sqrt, v, elem)?;
+        arith_op(inner, A::Divf, None, &[args[0], r], elem)
     })?;
     let b = map_with(e, &[shift, mean, k], cty, &mut |inner, args| {
-        let mk = arith(inner, "mulf", "", &[args[1], args[2]], elem)?;
-        arith(inner, "subf", "", &[args[0], mk], elem)
+        let mk = arith_op(inner, A::Mulf, None, &[args[1], args[2]], elem)?;
+        arith_op(inner, A::Subf, None, &[args[0], mk], elem)
     })?;
     let dims: Vec<i64> = (0..s.len() as i64).filter(|d| *d != 1).collect();
     let spread = |e: &mut Builder<'_>, v: ValueId| -> Result<ValueId, String> {
-        let init = e.op1("tensor.empty", &[], out, &[])?;
+        let init = tensor::Empty::build(e, &[], out).result()?;
         let d = i64s(e.ctx, &dims);
-        e.op1("tensor.broadcast", &[v, init], out, &[("dimensions", d)])
+        tensor::Broadcast::build(e, v, init, out)
+            .dimensions(d)
+            .result()
     };
     let kb = spread(e, k)?;
     let bb = spread(e, b)?;
     map_with(e, &[x, kb, bb], out, &mut |inner, args| {
-        let m = arith(inner, "mulf", "", &[args[0], args[1]], elem)?;
-        arith(inner, "addf", "", &[m, args[2]], elem)
+        let m = arith_op(inner, A::Mulf, None, &[args[0], args[1]], elem)?;
+        arith_op(inner, A::Addf, None, &[m, args[2]], elem)
     })
 }
 
 /// The `axis` attribute (default -1, the last) as a dimension of a tensor of `rank`.
 fn axis_of(attrs: &AttrValues<'_>, rank: usize) -> Result<usize, String> {
-    super::data::axis(attrs.number("axis").unwrap_or(-1.0) as i64, rank)
+    super::data::axis(
+        attrs.number(graph::Softmax::ATTR_AXIS).unwrap_or(-1.0) as i64,
+        rank,
+    )
 }

@@ -21,6 +21,7 @@
 //! another dimension than the weight's are refused.
 
 use acc_dialects::build::BuildExt as _;
+use acc_dialects::ops::{arith, math, tensor};
 use acc_ir::elements::{Scalar, dense_attr};
 use acc_ir::types::QuantUniform;
 use acc_ir::{FloatKind, TypeData, TypeId, ValueId};
@@ -54,7 +55,7 @@ fn storage(e: &Builder<'_>, q: &QuantUniform) -> TypeId {
 fn stored(e: &mut Builder<'_>, x: ValueId, q: &QuantUniform) -> Result<ValueId, String> {
     let (shape, _) = shape_of(e.ctx, e.type_of(x))?;
     let ty = tensor_type(e.ctx, &shape, storage(e, q));
-    e.op1("tensor.bitcast", &[x], ty, &[])
+    tensor::Bitcast::build(e, x, ty).result()
 }
 
 /// The channel dimension of a quantized type on a tensor of rank `rank`.
@@ -88,7 +89,7 @@ impl Param {
             Some(d) if values.len() > 1 => {
                 let table_ty = tensor_type(e.ctx, &[values.len() as i64], ty);
                 let attr = dense_attr(e.ctx, table_ty, &values).ok_or("cannot make a table")?;
-                let t = e.op1("arith.constant", &[], table_ty, &[("value", attr)])?;
+                let t = arith::Constant::build(e, table_ty).value(attr).result()?;
                 Ok(Param::Table(t, ty, d))
             }
             _ => Ok(Param::Scalar(*values.first().ok_or("no parameters")?, ty)),
@@ -100,9 +101,9 @@ impl Param {
         match self {
             Param::Scalar(v, ty) => {
                 let attr = acc_ir::elements::scalar_attr(e.ctx, *ty, *v).ok_or("a constant")?;
-                e.op1("arith.constant", &[], *ty, &[("value", attr)])
+                arith::Constant::build(e, *ty).value(attr).result()
             }
-            Param::Table(t, ty, d) => e.op1("tensor.extract", &[*t, ivs[*d]], *ty, &[]),
+            Param::Table(t, ty, d) => tensor::Extract::build(e, *t, &[ivs[*d]], *ty).result(),
         }
     }
 }
@@ -144,15 +145,8 @@ fn generate(
 ) -> Result<ValueId, String> {
     let (shape, _) = shape_of(e.ctx, out)?;
     let index = e.ctx.index_type();
-    Ok(e.op_with_region(
-        "tensor.generate",
-        &[],
-        &[out],
-        &[],
-        &vec![index; shape.len()],
-        "tensor.yield",
-        f,
-    )?[0])
+    let body = e.region(&vec![index; shape.len()], tensor::Yield::NAME, f)?;
+    tensor::Generate::build(e, &[], out).body(body).result()
 }
 
 /// `v` (f64, integral) saturated to `q`'s storage range and stored.
@@ -161,15 +155,15 @@ fn saturate(e: &mut Builder<'_>, v: ValueId, q: &QuantUniform) -> Result<ValueId
     let f64t = e.ctx.float_type(FloatKind::F64);
     let lo = e.scalar(f64t, lo as f64)?;
     let hi = e.scalar(f64t, hi as f64)?;
-    let v = e.op1("arith.maximumf", &[v, lo], f64t, &[])?;
-    let v = e.op1("arith.minimumf", &[v, hi], f64t, &[])?;
+    let v = arith::Maximumf::build(e, v, lo, f64t).result()?;
+    let v = arith::Minimumf::build(e, v, hi, f64t).result()?;
     let i32t = e.ctx.int_type(32);
-    let i = e.op1("arith.fptosi", &[v], i32t, &[])?;
+    let i = arith::Fptosi::build(e, v, i32t).result()?;
     if q.storage_width == 32 {
         return Ok(i);
     }
     let st = storage(e, q);
-    e.op1("arith.trunci", &[i], st, &[])
+    arith::Trunci::build(e, i, st).result()
 }
 
 /// A stored integer widened to i32 (by the storage's signedness).
@@ -178,12 +172,11 @@ fn widen(e: &mut Builder<'_>, v: ValueId, q: &QuantUniform) -> Result<ValueId, S
         return Ok(v);
     }
     let i32t = e.ctx.int_type(32);
-    let op = if q.storage_signed {
-        "arith.extsi"
+    if q.storage_signed {
+        arith::Extsi::build(e, v, i32t).result()
     } else {
-        "arith.extui"
-    };
-    e.op1(op, &[v], i32t, &[])
+        arith::Extui::build(e, v, i32t).result()
+    }
 }
 
 /// `quantize` of `x` (f32) to type `out`.
@@ -201,21 +194,21 @@ pub(super) fn quantize(e: &mut Builder<'_>, x: ValueId, out: TypeId) -> Result<V
     );
     let stored_ty = tensor_type(e.ctx, &shape, storage(e, &q));
     let ints = generate(e, stored_ty, &mut |e, ivs| {
-        let v = e.op1("tensor.extract", &[&[x][..], ivs].concat(), f32t, &[])?;
-        let wide = e.op1("arith.extf", &[v], f64t, &[])?;
+        let v = tensor::Extract::build(e, x, ivs, f32t).result()?;
+        let wide = arith::Extf::build(e, v, f64t).result()?;
         let s = scale.at(e, ivs)?;
-        let ratio = e.op1("arith.divf", &[wide, s], f64t, &[])?;
-        let ratio = e.op1("arith.truncf", &[ratio], f32t, &[])?;
-        let r = e.op1("math.roundeven", &[ratio], f32t, &[])?;
-        let r = e.op1("arith.extf", &[r], f64t, &[])?;
+        let ratio = arith::Divf::build(e, wide, s, f64t).result()?;
+        let ratio = arith::Truncf::build(e, ratio, f32t).result()?;
+        let r = math::Roundeven::build(e, ratio, f32t).result()?;
+        let r = arith::Extf::build(e, r, f64t).result()?;
         let z = zero.at(e, ivs)?;
-        let shifted = e.op1("arith.addf", &[r, z], f64t, &[])?;
+        let shifted = arith::Addf::build(e, r, z, f64t).result()?;
         // NaN quantizes to the zero point.
         let nan = e.cmpf(acc_dialects::build::cmpf::UNO, v, v)?;
-        let chosen = e.op1("arith.select", &[nan, z, shifted], f64t, &[])?;
+        let chosen = arith::Select::build(e, nan, z, shifted, f64t).result()?;
         Ok(vec![saturate(e, chosen, &q)?])
     })?;
-    e.op1("tensor.bitcast", &[ints], out, &[])
+    tensor::Bitcast::build(e, ints, out).result()
 }
 
 /// `dequantize` of `x` to the float type `out`.
@@ -231,17 +224,17 @@ pub(super) fn dequantize(e: &mut Builder<'_>, x: ValueId, out: TypeId) -> Result
     let ints = stored(e, x, &q)?;
     let st = storage(e, &q);
     generate(e, out, &mut |e, ivs| {
-        let v = e.op1("tensor.extract", &[&[ints][..], ivs].concat(), st, &[])?;
+        let v = tensor::Extract::build(e, ints, ivs, st).result()?;
         let v = widen(e, v, &q)?;
         let z = zero.at(e, ivs)?;
-        let d = e.op1("arith.subi", &[v, z], i32t, &[])?;
-        let d = e.op1("arith.sitofp", &[d], f64t, &[])?;
+        let d = arith::Subi::build(e, v, z, i32t).result()?;
+        let d = arith::Sitofp::build(e, d, f64t).result()?;
         let s = scale.at(e, ivs)?;
-        let y = e.op1("arith.mulf", &[d, s], f64t, &[])?;
+        let y = arith::Mulf::build(e, d, s, f64t).result()?;
         if out_elem == f64t {
             Ok(vec![y])
         } else {
-            Ok(vec![e.op1("arith.truncf", &[y], out_elem, &[])?])
+            Ok(vec![arith::Truncf::build(e, y, out_elem).result()?])
         }
     })
 }
@@ -256,10 +249,10 @@ fn centered(e: &mut Builder<'_>, x: ValueId) -> Result<ValueId, String> {
     let st = storage(e, &q);
     let ty = tensor_type(e.ctx, &shape, i32t);
     generate(e, ty, &mut |e, ivs| {
-        let v = e.op1("tensor.extract", &[&[ints][..], ivs].concat(), st, &[])?;
+        let v = tensor::Extract::build(e, ints, ivs, st).result()?;
         let v = widen(e, v, &q)?;
         let z = zero.at(e, ivs)?;
-        Ok(vec![e.op1("arith.subi", &[v, z], i32t, &[])?])
+        Ok(vec![arith::Subi::build(e, v, z, i32t).result()?])
     })
 }
 
@@ -303,16 +296,16 @@ fn requantize(
     let zero = Param::new(e, zeros, f64t, dim)?;
     let stored_ty = tensor_type(e.ctx, &shape, storage(e, &qo));
     let ints = generate(e, stored_ty, &mut |e, ivs| {
-        let a = e.op1("tensor.extract", &[&[acc][..], ivs].concat(), i32t, &[])?;
-        let a = e.op1("arith.sitofp", &[a], f64t, &[])?;
+        let a = tensor::Extract::build(e, acc, ivs, i32t).result()?;
+        let a = arith::Sitofp::build(e, a, f64t).result()?;
         let k = m.at(e, ivs)?;
-        let y = e.op1("arith.mulf", &[a, k], f64t, &[])?;
-        let r = e.op1("math.roundeven", &[y], f64t, &[])?;
+        let y = arith::Mulf::build(e, a, k, f64t).result()?;
+        let r = math::Roundeven::build(e, y, f64t).result()?;
         let z = zero.at(e, ivs)?;
-        let v = e.op1("arith.addf", &[r, z], f64t, &[])?;
+        let v = arith::Addf::build(e, r, z, f64t).result()?;
         Ok(vec![saturate(e, v, &qo)?])
     })?;
-    e.op1("tensor.bitcast", &[ints], out, &[])
+    tensor::Bitcast::build(e, ints, out).result()
 }
 
 /// The i32 accumulator holds exact sums of products of 8-bit values (up to 2^15
@@ -345,10 +338,10 @@ pub(super) fn qmatmul(e: &mut Builder<'_>, p: &Parts, out: TypeId) -> Result<Val
     if let Some(&bias) = p.operands.get(2) {
         let i32t = e.ctx.int_type(32);
         acc = generate(e, i32_out, &mut |e, ivs| {
-            let a = e.op1("tensor.extract", &[&[acc][..], ivs].concat(), i32t, &[])?;
+            let a = tensor::Extract::build(e, acc, ivs, i32t).result()?;
             let column = *ivs.last().ok_or("a rank-0 product")?;
-            let b = e.op1("tensor.extract", &[bias, column], i32t, &[])?;
-            Ok(vec![e.op1("arith.addi", &[a, b], i32t, &[])?])
+            let b = tensor::Extract::build(e, bias, &[column], i32t).result()?;
+            Ok(vec![arith::Addi::build(e, a, b, i32t).result()?])
         })?;
     }
     requantize(e, acc, qa.params_of(0).0, &qb, shape.len() - 1, out)
@@ -371,14 +364,14 @@ pub(super) fn lookup(
     let index = e.ctx.index_type();
     let ty = tensor_type(e.ctx, &shape, sto);
     let looked_up = generate(e, ty, &mut |e, ivs| {
-        let v = e.op1("tensor.extract", &[&[ints][..], ivs].concat(), st, &[])?;
+        let v = tensor::Extract::build(e, ints, ivs, st).result()?;
         let v = widen(e, v, &q)?;
         let lo = e.scalar(i32t, lo as f64)?;
-        let i = e.op1("arith.subi", &[v, lo], i32t, &[])?;
-        let i = e.op1("arith.index_cast", &[i], index, &[])?;
-        Ok(vec![e.op1("tensor.extract", &[table, i], sto, &[])?])
+        let i = arith::Subi::build(e, v, lo, i32t).result()?;
+        let i = arith::IndexCast::build(e, i, index).result()?;
+        Ok(vec![tensor::Extract::build(e, table, &[i], sto).result()?])
     })?;
-    e.op1("tensor.bitcast", &[looked_up], out, &[])
+    tensor::Bitcast::build(e, looked_up, out).result()
 }
 
 /// `qconv2d`: the input per tensor, the weight per tensor or per output channel, an

@@ -14,6 +14,7 @@
 use acc_dialects::build::BuildExt as _;
 use acc_dialects::hooks::attr_read::Attrs;
 use acc_dialects::hooks::resample::{Resampling, Taps, resampled_axes};
+use acc_dialects::ops::{arith, tensor};
 use acc_ir::elements::{Scalar, dense_attr};
 use acc_ir::{FloatKind, TypeId, ValueId};
 
@@ -82,8 +83,11 @@ fn widen(
     let wider = width(from) < width(to);
     let ty = tensor_type(e.ctx, shape, to);
     map_with(e, &[x], ty, &mut |inner, args| {
-        let op = if wider { "arith.extf" } else { "arith.truncf" };
-        inner.op1(op, &[args[0]], to, &[])
+        if wider {
+            arith::Extf::build(inner, args[0], to).result()
+        } else {
+            arith::Truncf::build(inner, args[0], to).result()
+        }
     })
 }
 
@@ -99,7 +103,7 @@ fn is_pick(taps: &Taps) -> bool {
 fn table(e: &mut Builder<'_>, elem: TypeId, values: &[Scalar]) -> Result<ValueId, String> {
     let ty = tensor_type(e.ctx, &[values.len() as i64], elem);
     let attr = dense_attr(e.ctx, ty, values).ok_or("cannot make a table")?;
-    e.op1("arith.constant", &[], ty, &[("value", attr)])
+    arith::Constant::build(e, ty).value(attr).result()
 }
 
 /// Dimension `axis` of `x` (of `shape`, updated; elements of type `f`) resampled
@@ -161,7 +165,7 @@ fn resample_axis(
             y
         } else {
             let w = e.index(width as i64)?;
-            e.op1("arith.muli", &[y, w], index, &[])?
+            arith::Muli::build(e, y, w, index).result()?
         };
         let mut sum: Option<ValueId> = None;
         for k in 0..width {
@@ -169,42 +173,35 @@ fn resample_axis(
                 first
             } else {
                 let kk = e.index(k as i64)?;
-                e.op1("arith.addi", &[first, kk], index, &[])?
+                arith::Addi::build(e, first, kk, index).result()?
             };
-            let j = e.op1("tensor.extract", &[index_table, t], i64t, &[])?;
-            let j = e.op1("arith.index_cast", &[j], index, &[])?;
+            let j = tensor::Extract::build(e, index_table, &[t], i64t).result()?;
+            let j = arith::IndexCast::build(e, j, index).result()?;
             let mut at = ivs.to_vec();
             at[axis] = j;
-            let v = e.op1("tensor.extract", &[&[x][..], &at[..]].concat(), f64t, &[])?;
+            let v = tensor::Extract::build(e, x, &at, f64t).result()?;
             let term = match weight_table {
                 None => v,
                 Some(wt) => {
-                    let w = e.op1("tensor.extract", &[wt, t], f64t, &[])?;
-                    e.op1("arith.mulf", &[w, v], f64t, &[])?
+                    let w = tensor::Extract::build(e, wt, &[t], f64t).result()?;
+                    arith::Mulf::build(e, w, v, f64t).result()?
                 }
             };
             sum = Some(match sum {
                 None => term,
-                Some(s) => e.op1("arith.addf", &[s, term], f64t, &[])?,
+                Some(s) => arith::Addf::build(e, s, term, f64t).result()?,
             });
         }
         let mut value = sum.ok_or("a point without taps")?;
         if let Some(ot) = outside_table {
-            let flag = e.op1("tensor.extract", &[ot, y], i8t, &[])?;
+            let flag = tensor::Extract::build(e, ot, &[y], i8t).result()?;
             let zero = e.scalar(i8t, 0.0)?;
             let is_outside = e.cmpi(acc_dialects::build::cmpi::NE, flag, zero)?;
             let ex = e.scalar(f64t, extrapolation)?;
-            value = e.op1("arith.select", &[is_outside, ex, value], f64t, &[])?;
+            value = arith::Select::build(e, is_outside, ex, value, f64t).result()?;
         }
         Ok(vec![value])
     };
-    Ok(e.op_with_region(
-        "tensor.generate",
-        &[],
-        &[out],
-        &[],
-        &vec![index; rank],
-        "tensor.yield",
-        &mut fill,
-    )?[0])
+    let body = e.region(&vec![index; rank], tensor::Yield::NAME, &mut fill)?;
+    tensor::Generate::build(e, &[], out).body(body).result()
 }

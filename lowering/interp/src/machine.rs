@@ -3,6 +3,7 @@
 
 use std::cell::{Cell, RefCell};
 
+use acc_dialects::ops::{cf, func, hw, loops, tensor};
 use acc_ir::{AttrId, BlockId, BodyId, Context, DiagLoc, Diagnostic, Ir, OpId, ValueId};
 use rustc_hash::FxHashMap;
 
@@ -337,38 +338,37 @@ impl<'a> Interpreter<'a> {
                     "an operand has no value (read before it was computed)",
                 )
             })?;
-            let name = self.ctx.op_name_str(r.name());
-            match name {
-                "func.return" => {
-                    if operands.iter().any(|t| t.undefined.is_some()) {
-                        return Err(InterpError::at(
-                            r.loc(),
-                            "returns a tensor with unspecified elements (from tensor.empty)",
-                        ));
-                    }
-                    return Ok(Flow::Return(operands));
+            if func::Return::is(self.ctx, r) {
+                if operands.iter().any(|t| t.undefined.is_some()) {
+                    return Err(InterpError::at(
+                        r.loc(),
+                        "returns a tensor with unspecified elements (from tensor.empty)",
+                    ));
                 }
-                "loop.yield" | "tensor.yield" | "hw.yield" => {
-                    return Ok(Flow::Yield(r.loc(), operands));
+                return Ok(Flow::Return(operands));
+            }
+            if loops::Yield::is(self.ctx, r)
+                || tensor::Yield::is(self.ctx, r)
+                || hw::Yield::is(self.ctx, r)
+            {
+                return Ok(Flow::Yield(r.loc(), operands));
+            }
+            if func::Call::is(self.ctx, r) {
+                let callee = r
+                    .attr(self.ctx, func::Call::ATTR_CALLEE)
+                    .and_then(|c| match self.ctx.attr_data(c) {
+                        acc_ir::AttrData::SymbolRef { root, .. } => {
+                            Some(self.ctx.str(*root).to_string())
+                        }
+                        _ => None,
+                    })
+                    .ok_or_else(|| InterpError::at(r.loc(), "call without a callee"))?;
+                let results = self.call_at(&callee, operands, depth + 1)?;
+                let mut e = env.borrow_mut();
+                for (v, t) in r.results().zip(results) {
+                    e.insert(v, t);
                 }
-                "func.call" => {
-                    let callee = r
-                        .attr(self.ctx, "callee")
-                        .and_then(|c| match self.ctx.attr_data(c) {
-                            acc_ir::AttrData::SymbolRef { root, .. } => {
-                                Some(self.ctx.str(*root).to_string())
-                            }
-                            _ => None,
-                        })
-                        .ok_or_else(|| InterpError::at(r.loc(), "call without a callee"))?;
-                    let results = self.call_at(&callee, operands, depth + 1)?;
-                    let mut e = env.borrow_mut();
-                    for (v, t) in r.results().zip(results) {
-                        e.insert(v, t);
-                    }
-                    continue;
-                }
-                _ => {}
+                continue;
             }
             if r.successors().len() > 0 {
                 let (target, values) = self.branch(body, op, &operands)?;
@@ -400,10 +400,9 @@ impl<'a> Interpreter<'a> {
         operands: &[Tensor],
     ) -> Result<(BlockId, Vec<Tensor>), InterpError> {
         let r = self.ir.op(body, op);
-        let name = self.ctx.op_name_str(r.name());
-        let index = match name {
-            "cf.br" => 0,
-            "cf.cond_br" => {
+        let index = match cf::Op::of(self.ctx, r) {
+            Some(cf::Op::Br) => 0,
+            Some(cf::Op::CondBr) => {
                 let cond = operands.first().and_then(Tensor::scalar);
                 match cond {
                     Some(acc_ir::elements::Scalar::Int(c)) => usize::from(c == 0),
@@ -415,7 +414,8 @@ impl<'a> Interpreter<'a> {
                     }
                 }
             }
-            other => {
+            None => {
+                let other = self.ctx.op_name_str(r.name());
                 return Err(InterpError::at(
                     r.loc(),
                     format!("no semantics for the branch '{other}'"),
@@ -452,17 +452,21 @@ impl<'a> Interpreter<'a> {
     ) -> Result<Vec<Tensor>, InterpError> {
         let r = self.ir.op(body, op);
         let name = self.ctx.op_name_str(r.name());
-        if matches!(name, "hw.intrinsic" | "hw.dma_start" | "hw.dma_wait")
-            && let Some(trace) = self.hw_ops_run.borrow_mut().as_mut()
+        let hw_kind = hw::Op::of(self.ctx, r);
+        if matches!(
+            hw_kind,
+            Some(hw::Op::Intrinsic | hw::Op::DmaStart | hw::Op::DmaWait)
+        ) && let Some(trace) = self.hw_ops_run.borrow_mut().as_mut()
         {
             trace.push((body, op));
         }
-        if name == "hw.intrinsic" && self.has_semantics(body, op) {
+        let intrinsic = hw_kind == Some(hw::Op::Intrinsic);
+        if intrinsic && self.has_semantics(body, op) {
             return self.intrinsic_semantics(body, op, operands, env, depth);
         }
         // `hw.intrinsic "NAME"(...)` runs the rule of the intrinsic's name.
-        let rule_name = if name == "hw.intrinsic" {
-            r.attr(self.ctx, "callee")
+        let rule_name = if intrinsic {
+            r.attr(self.ctx, hw::Intrinsic::ATTR_CALLEE)
                 .and_then(|c| match self.ctx.attr_data(c) {
                     acc_ir::AttrData::String { value, .. } => {
                         Some(self.ctx.str(*value).to_string())
@@ -557,7 +561,7 @@ impl Interpreter<'_> {
         depth: u32,
     ) -> Result<Vec<Tensor>, InterpError> {
         let r = self.ir.op(body, op);
-        let fail = |m: String| InterpError::at(r.loc(), format!("'hw.intrinsic': {m}"));
+        let fail = |m: String| InterpError::at(r.loc(), format!("'{}': {m}", hw::Intrinsic::NAME));
         let list = |key: &str| -> Result<Vec<usize>, InterpError> {
             let a = r
                 .attr(self.ctx, key)
@@ -571,7 +575,10 @@ impl Interpreter<'_> {
                 _ => Err(fail(format!("'{key}' is not an array"))),
             }
         };
-        let (inputs, outputs) = (list("inputs")?, list("outputs")?);
+        let (inputs, outputs) = (
+            list(hw::Intrinsic::ATTR_INPUTS)?,
+            list(hw::Intrinsic::ATTR_OUTPUTS)?,
+        );
         let region_body = self.ir.body(r.region_body());
         let block = r
             .regions()
@@ -616,10 +623,13 @@ pub fn functions(ctx: &Context, ir: &Ir) -> Vec<(String, BodyId, OpId)> {
         .flat_map(|bl| b.block_ops(bl))
         .filter_map(|o| {
             let r = ir.op(inner, o);
-            if ctx.op_name_str(r.name()) != "func.func" {
+            if !func::Func::is(ctx, r) {
                 return None;
             }
-            match r.attr(ctx, "sym_name").map(|n| ctx.attr_data(n)) {
+            match r
+                .attr(ctx, func::Func::ATTR_SYM_NAME)
+                .map(|n| ctx.attr_data(n))
+            {
                 Some(acc_ir::AttrData::String { value, .. }) => {
                     Some((ctx.str(*value).to_string(), inner, o))
                 }

@@ -3,7 +3,8 @@
 
 use std::collections::HashMap;
 
-use acc_ir::builder::{Builder, NewOp};
+use acc_dialects::ops::{func, graph};
+use acc_ir::builder::Builder;
 use acc_ir::elements::{self, Scalar};
 use acc_ir::{AttrId, BlockId, BodyId, Context, InferInput, InsertPoint, Ir, TypeId, ValueId};
 use prost::Message;
@@ -180,14 +181,14 @@ impl<'c> Importer<'c> {
             );
         }
         let loc = self.ctx.unknown_loc();
-        let (func, body) = Builder::new(
+        let (func, body) = func::Func::build(&mut Builder::new(
             &*self.ctx,
             &mut self.ir,
             self.module_body,
             InsertPoint::End(self.module_block),
             loc,
-        )
-        .build_isolated(NewOp::named("func.func"), 1, &arg_types)?;
+        ))
+        .create_isolated(&arg_types)?;
         let region = self.ir.body(body).top_regions()[0];
         let block = self
             .ir
@@ -239,16 +240,21 @@ impl<'c> Importer<'c> {
                 ));
             }
         }
-        Builder::new(&*self.ctx, &mut self.ir, body, InsertPoint::End(block), loc).build(
-            NewOp {
-                operands: &results,
-                ..NewOp::named("func.return")
-            },
-        )?;
+        func::Return::build(
+            &mut Builder::new(&*self.ctx, &mut self.ir, body, InsertPoint::End(block), loc),
+            &results,
+        )
+        .create()?;
         let fn_type = self.ctx.function_type(&arg_types, &result_types);
         let props = vec![
-            (self.ctx.sym("sym_name"), self.ctx.string_attr(name)),
-            (self.ctx.sym("function_type"), self.ctx.type_attr(fn_type)),
+            (
+                self.ctx.sym(func::Func::ATTR_SYM_NAME),
+                self.ctx.string_attr(name),
+            ),
+            (
+                self.ctx.sym(func::Func::ATTR_FUNCTION_TYPE),
+                self.ctx.type_attr(fn_type),
+            ),
         ];
         let props = self
             .ctx
@@ -267,9 +273,13 @@ impl<'c> Importer<'c> {
         let attr = *self.constants.get(name)?;
         let ty = acc_ir::rewrite::attr_type(self.ctx, attr)?;
         let loc = self.ctx.unknown_loc();
-        let v = Builder::new(&*self.ctx, &mut self.ir, body, InsertPoint::End(block), loc)
-            .op1("graph.constant", &[], ty, &[("value", attr)])
-            .ok()?;
+        let v = graph::Constant::build(
+            &mut Builder::new(&*self.ctx, &mut self.ir, body, InsertPoint::End(block), loc),
+            ty,
+        )
+        .value(attr)
+        .result()
+        .ok()?;
         self.values.insert(name.to_string(), v);
         Some(v)
     }
@@ -332,7 +342,7 @@ impl<'c> Importer<'c> {
                     .ok_or_else(|| format!("input '{name}' is not defined"))?,
             );
         }
-        if lowered.op.is_empty() {
+        if lowered.op.is_none() {
             // Identity, Dropout (inference): the output is the input.
             let input = *operands.first().ok_or("has no input")?;
             let out = node.output.first().cloned().unwrap_or_default();
@@ -389,12 +399,12 @@ impl<'c> Importer<'c> {
     ) -> Result<ValueId, String> {
         let attr = elements::dense_attr(self.ctx, ty, &[value]).ok_or("bad constant")?;
         let loc = self.ctx.unknown_loc();
-        Builder::new(&*self.ctx, &mut self.ir, body, InsertPoint::End(block), loc).op1(
-            "graph.constant",
-            &[],
+        graph::Constant::build(
+            &mut Builder::new(&*self.ctx, &mut self.ir, body, InsertPoint::End(block), loc),
             ty,
-            &[("value", attr)],
         )
+        .value(attr)
+        .result()
     }
 
     /// Creates the graph op, its result types inferred.
@@ -415,8 +425,12 @@ impl<'c> Importer<'c> {
         };
         let loc = self.ctx.unknown_loc();
         let props: Vec<(&str, AttrId)> = l.attrs.iter().map(|(k, v)| (*k, *v)).collect();
-        Builder::new(&*self.ctx, &mut self.ir, body, InsertPoint::End(block), loc)
-            .op(l.op, operands, &types, &props)
+        Builder::new(&*self.ctx, &mut self.ir, body, InsertPoint::End(block), loc).op(
+            op_name(l),
+            operands,
+            &types,
+            &props,
+        )
     }
 }
 
@@ -424,16 +438,17 @@ impl Importer<'_> {
     /// The result types `l`'s op infers for operands of `operand_types`.
     fn infer(&self, l: &Lowered, operand_types: &[TypeId]) -> Result<Vec<TypeId>, String> {
         let ctx = &*self.ctx;
+        let op = op_name(l);
         let name = ctx
-            .lookup_op_name(l.op)
-            .ok_or_else(|| format!("'{}' is not registered", l.op))?;
+            .lookup_op_name(op)
+            .ok_or_else(|| format!("'{op}' is not registered"))?;
         let def = ctx
             .op_def(name)
-            .ok_or_else(|| format!("'{}' is not registered", l.op))?;
+            .ok_or_else(|| format!("'{op}' is not registered"))?;
         let infer = def
             .infer
             .as_ref()
-            .ok_or_else(|| format!("'{}' cannot infer its result types", l.op))?;
+            .ok_or_else(|| format!("'{op}' cannot infer its result types"))?;
         let props: Vec<_> = l.attrs.iter().map(|(k, v)| (ctx.sym(k), *v)).collect();
         let input = InferInput {
             operand_types,
@@ -445,6 +460,11 @@ impl Importer<'_> {
             .map(|t| ctx.intern_type(t))
             .collect())
     }
+}
+
+/// The name of `l`'s graph op (empty when the node forwards its input).
+fn op_name(l: &Lowered) -> &'static str {
+    l.op.map_or("", graph::Op::name)
 }
 
 /// Whether `declared` is `computed` with some dynamic dimensions made static (a model

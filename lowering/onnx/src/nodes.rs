@@ -2,6 +2,7 @@
 //! (ONNX attributes, and constant inputs such as shapes and axes, which the graph
 //! dialect takes as attributes).
 
+use acc_dialects::ops::graph;
 use acc_ir::attrs::AttrData;
 use acc_ir::elements::{self, Scalar};
 use acc_ir::{AttrId, Context, FloatKind, TypeId};
@@ -10,8 +11,8 @@ use crate::proto::{AttributeProto, NodeProto};
 
 /// A node ready to become a graph op.
 pub struct Lowered {
-    /// The graph op.
-    pub op: &'static str,
+    /// The graph op (`None`: the node forwards its input).
+    pub op: Option<graph::Op>,
     /// Which of the node's inputs are operands, in order.
     pub operands: Vec<usize>,
     /// Attributes, by name.
@@ -165,39 +166,40 @@ pub(crate) fn bool_attr(ctx: &Context, v: bool) -> AttrId {
 }
 
 fn op(
-    name: &'static str,
+    kind: impl Into<Option<graph::Op>>,
     operands: Vec<usize>,
     attrs: Vec<(&'static str, AttrId)>,
 ) -> Result<Lowered, String> {
     Ok(Lowered {
-        op: name,
+        op: kind.into(),
         operands,
         attrs,
         result_types: None,
     })
 }
 
-/// Elementwise and other ops that map one to one, without attributes.
-const DIRECT: [(&str, &str, usize); 19] = [
-    ("Relu", "graph.relu", 1),
-    ("Sigmoid", "graph.sigmoid", 1),
-    ("Tanh", "graph.tanh", 1),
-    ("Erf", "graph.erf", 1),
-    ("Exp", "graph.exp", 1),
-    ("Log", "graph.log", 1),
-    ("Sqrt", "graph.sqrt", 1),
-    ("Neg", "graph.neg", 1),
-    ("Abs", "graph.abs", 1),
-    ("Add", "graph.add", 2),
-    ("Sub", "graph.sub", 2),
-    ("Mul", "graph.mul", 2),
-    ("Div", "graph.div", 2),
-    ("Pow", "graph.pow", 2),
-    ("MatMul", "graph.matmul", 2),
-    ("GlobalAveragePool", "graph.global_avg_pool", 1),
-    ("GlobalMaxPool", "graph.global_max_pool", 1),
-    ("Identity", "", 1),
-    ("Dropout", "", 1),
+/// Elementwise and other ops that map one to one, without attributes (no op: the
+/// node forwards its input).
+const DIRECT: [(&str, Option<graph::Op>, usize); 19] = [
+    ("Relu", Some(graph::Op::Relu), 1),
+    ("Sigmoid", Some(graph::Op::Sigmoid), 1),
+    ("Tanh", Some(graph::Op::Tanh), 1),
+    ("Erf", Some(graph::Op::Erf), 1),
+    ("Exp", Some(graph::Op::Exp), 1),
+    ("Log", Some(graph::Op::Log), 1),
+    ("Sqrt", Some(graph::Op::Sqrt), 1),
+    ("Neg", Some(graph::Op::Neg), 1),
+    ("Abs", Some(graph::Op::Abs), 1),
+    ("Add", Some(graph::Op::Add), 2),
+    ("Sub", Some(graph::Op::Sub), 2),
+    ("Mul", Some(graph::Op::Mul), 2),
+    ("Div", Some(graph::Op::Div), 2),
+    ("Pow", Some(graph::Op::Pow), 2),
+    ("MatMul", Some(graph::Op::Matmul), 2),
+    ("GlobalAveragePool", Some(graph::Op::GlobalAvgPool), 1),
+    ("GlobalMaxPool", Some(graph::Op::GlobalMaxPool), 1),
+    ("Identity", None, 1),
+    ("Dropout", None, 1),
 ];
 
 /// The ONNX op types this importer converts.
@@ -248,7 +250,7 @@ pub fn lower(n: &Node<'_>) -> Result<Lowered, String> {
     let op_type = n.proto.op_type.as_deref().unwrap_or("");
     if let Some((_, name, arity)) = DIRECT.iter().find(|(o, _, _)| *o == op_type) {
         let given = n.proto.input.iter().filter(|i| !i.is_empty()).count();
-        if given != *arity && !name.is_empty() {
+        if given != *arity && name.is_some() {
             return Err(format!(
                 "{op_type} with {given} inputs is not supported ({arity} are)"
             ));
@@ -259,7 +261,7 @@ pub fn lower(n: &Node<'_>) -> Result<Lowered, String> {
                 return Err("training-mode Dropout (random) is not supported".into());
             }
         }
-        return op(name, (0..*arity).collect(), Vec::new());
+        return op(*name, (0..*arity).collect(), Vec::new());
     }
     let spatial = |what: &str, dims: usize| {
         if dims == 2 {
@@ -279,136 +281,192 @@ pub fn lower(n: &Node<'_>) -> Result<Lowered, String> {
             spatial("convolution", rank.unwrap_or(4).saturating_sub(2))?;
             let attrs = vec![
                 (
-                    "strides",
+                    graph::Conv2d::ATTR_STRIDES,
                     n.i64s_attr(&n.ints("strides").unwrap_or(vec![1, 1])),
                 ),
                 (
-                    "dilations",
+                    graph::Conv2d::ATTR_DILATIONS,
                     n.i64s_attr(&n.ints("dilations").unwrap_or(vec![1, 1])),
                 ),
-                ("pads", n.i64s_attr(&pads_2d(n, &conv_kernel(n))?)),
-                ("groups", n.i64_attr(n.int("group").unwrap_or(1))),
+                (
+                    graph::Conv2d::ATTR_PADS,
+                    n.i64s_attr(&pads_2d(n, &conv_kernel(n))?),
+                ),
+                (
+                    graph::Conv2d::ATTR_GROUPS,
+                    n.i64_attr(n.int("group").unwrap_or(1)),
+                ),
             ];
             let operands = if n.has_input(2) {
                 vec![0, 1, 2]
             } else {
                 vec![0, 1]
             };
-            op("graph.conv2d", operands, attrs)
+            op(graph::Op::Conv2d, operands, attrs)
         }
         "Gemm" => {
             let attrs = vec![
-                ("alpha", n.f32_attr(n.float("alpha").unwrap_or(1.0).into())),
-                ("beta", n.f32_attr(n.float("beta").unwrap_or(1.0).into())),
-                ("transA", n.bool_attr(n.int("transA").unwrap_or(0) != 0)),
-                ("transB", n.bool_attr(n.int("transB").unwrap_or(0) != 0)),
+                (
+                    graph::Gemm::ATTR_ALPHA,
+                    n.f32_attr(n.float("alpha").unwrap_or(1.0).into()),
+                ),
+                (
+                    graph::Gemm::ATTR_BETA,
+                    n.f32_attr(n.float("beta").unwrap_or(1.0).into()),
+                ),
+                (
+                    graph::Gemm::ATTR_TRANS_A,
+                    n.bool_attr(n.int("transA").unwrap_or(0) != 0),
+                ),
+                (
+                    graph::Gemm::ATTR_TRANS_B,
+                    n.bool_attr(n.int("transB").unwrap_or(0) != 0),
+                ),
             ];
             let operands = if n.has_input(2) {
                 vec![0, 1, 2]
             } else {
                 vec![0, 1]
             };
-            op("graph.gemm", operands, attrs)
+            op(graph::Op::Gemm, operands, attrs)
         }
         "BatchNormalization" => op(
-            "graph.batch_norm",
+            graph::Op::BatchNorm,
             vec![0, 1, 2, 3, 4],
             vec![(
-                "epsilon",
+                graph::BatchNorm::ATTR_EPSILON,
                 n.f32_attr(n.float("epsilon").unwrap_or(1e-5).into()),
             )],
         ),
         "LayerNormalization" => op(
-            "graph.layer_norm",
+            graph::Op::LayerNorm,
             if n.has_input(2) {
                 vec![0, 1, 2]
             } else {
                 vec![0, 1]
             },
             vec![
-                ("axis", n.i64_attr(n.int("axis").unwrap_or(-1))),
                 (
-                    "epsilon",
+                    graph::LayerNorm::ATTR_AXIS,
+                    n.i64_attr(n.int("axis").unwrap_or(-1)),
+                ),
+                (
+                    graph::LayerNorm::ATTR_EPSILON,
                     n.f32_attr(n.float("epsilon").unwrap_or(1e-5).into()),
                 ),
             ],
         ),
         "TopK" => op(
-            "graph.topk",
+            graph::Op::Topk,
             vec![0],
             vec![
                 (
-                    "k",
+                    graph::Topk::ATTR_K,
                     n.i64_attr(
                         *n.const_ints(1, "k")?
                             .first()
                             .ok_or("k must have one value")?,
                     ),
                 ),
-                ("axis", n.i64_attr(n.int("axis").unwrap_or(-1))),
-                ("largest", n.bool_attr(n.int("largest").unwrap_or(1) != 0)),
-                ("sorted", n.bool_attr(n.int("sorted").unwrap_or(1) != 0)),
+                (
+                    graph::Topk::ATTR_AXIS,
+                    n.i64_attr(n.int("axis").unwrap_or(-1)),
+                ),
+                (
+                    graph::Topk::ATTR_LARGEST,
+                    n.bool_attr(n.int("largest").unwrap_or(1) != 0),
+                ),
+                (
+                    graph::Topk::ATTR_SORTED,
+                    n.bool_attr(n.int("sorted").unwrap_or(1) != 0),
+                ),
             ],
         ),
         "Softmax" => op(
-            "graph.softmax",
+            graph::Op::Softmax,
             vec![0],
-            vec![("axis", n.i64_attr(n.int("axis").unwrap_or(-1)))],
+            vec![(
+                graph::Softmax::ATTR_AXIS,
+                n.i64_attr(n.int("axis").unwrap_or(-1)),
+            )],
         ),
         "MaxPool" | "AveragePool" => {
             let kernel = n.ints("kernel_shape").ok_or("requires kernel_shape")?;
             spatial("pooling", kernel.len())?;
+            let [kernel_shape, strides, pads, dilations, ceil_mode] = if op_type == "AveragePool" {
+                [
+                    graph::AvgPool::ATTR_KERNEL_SHAPE,
+                    graph::AvgPool::ATTR_STRIDES,
+                    graph::AvgPool::ATTR_PADS,
+                    graph::AvgPool::ATTR_DILATIONS,
+                    graph::AvgPool::ATTR_CEIL_MODE,
+                ]
+            } else {
+                [
+                    graph::MaxPool::ATTR_KERNEL_SHAPE,
+                    graph::MaxPool::ATTR_STRIDES,
+                    graph::MaxPool::ATTR_PADS,
+                    graph::MaxPool::ATTR_DILATIONS,
+                    graph::MaxPool::ATTR_CEIL_MODE,
+                ]
+            };
             let mut attrs = vec![
-                ("kernel_shape", n.i64s_attr(&kernel)),
+                (kernel_shape, n.i64s_attr(&kernel)),
                 (
-                    "strides",
+                    strides,
                     n.i64s_attr(&n.ints("strides").unwrap_or(vec![1, 1])),
                 ),
-                ("pads", n.i64s_attr(&pads_2d(n, &kernel)?)),
+                (pads, n.i64s_attr(&pads_2d(n, &kernel)?)),
                 (
-                    "dilations",
+                    dilations,
                     n.i64s_attr(&n.ints("dilations").unwrap_or(vec![1, 1])),
                 ),
-                (
-                    "ceil_mode",
-                    n.bool_attr(n.int("ceil_mode").unwrap_or(0) != 0),
-                ),
+                (ceil_mode, n.bool_attr(n.int("ceil_mode").unwrap_or(0) != 0)),
             ];
             if op_type == "AveragePool" {
                 attrs.push((
-                    "count_include_pad",
+                    graph::AvgPool::ATTR_COUNT_INCLUDE_PAD,
                     n.bool_attr(n.int("count_include_pad").unwrap_or(0) != 0),
                 ));
-                return op("graph.avg_pool", vec![0], attrs);
+                return op(graph::Op::AvgPool, vec![0], attrs);
             }
-            op("graph.max_pool", vec![0], attrs)
+            op(graph::Op::MaxPool, vec![0], attrs)
         }
         "Reshape" => {
             if n.int("allowzero").unwrap_or(0) != 0 {
                 return Err("allowzero = 1 is not supported".into());
             }
             op(
-                "graph.reshape",
+                graph::Op::Reshape,
                 vec![0],
-                vec![("shape", n.i64s_attr(&n.const_ints(1, "shape")?))],
+                vec![(
+                    graph::Reshape::ATTR_SHAPE,
+                    n.i64s_attr(&n.const_ints(1, "shape")?),
+                )],
             )
         }
         "Flatten" => op(
-            "graph.flatten",
+            graph::Op::Flatten,
             vec![0],
-            vec![("axis", n.i64_attr(n.int("axis").unwrap_or(1)))],
+            vec![(
+                graph::Flatten::ATTR_AXIS,
+                n.i64_attr(n.int("axis").unwrap_or(1)),
+            )],
         ),
         "Transpose" => {
             let attrs = n
                 .ints("perm")
-                .map(|p| vec![("perm", n.i64s_attr(&p))])
+                .map(|p| vec![(graph::Transpose::ATTR_PERM, n.i64s_attr(&p))])
                 .unwrap_or_default();
-            op("graph.transpose", vec![0], attrs)
+            op(graph::Op::Transpose, vec![0], attrs)
         }
         "Concat" => op(
-            "graph.concat",
+            graph::Op::Concat,
             (0..n.proto.input.len()).collect(),
-            vec![("axis", n.i64_attr(n.int("axis").ok_or("requires axis")?))],
+            vec![(
+                graph::Concat::ATTR_AXIS,
+                n.i64_attr(n.int("axis").ok_or("requires axis")?),
+            )],
         ),
         "Squeeze" | "Unsqueeze" => {
             let axes = if n.has_input(1) {
@@ -416,28 +474,40 @@ pub fn lower(n: &Node<'_>) -> Result<Lowered, String> {
             } else {
                 n.ints("axes")
             };
-            let name = if op_type == "Squeeze" {
-                "graph.squeeze"
+            let (kind, axes_name) = if op_type == "Squeeze" {
+                (graph::Op::Squeeze, graph::Squeeze::ATTR_AXES)
             } else {
-                "graph.unsqueeze"
+                (graph::Op::Unsqueeze, graph::Unsqueeze::ATTR_AXES)
             };
             let attrs = axes
-                .map(|a| vec![("axes", n.i64s_attr(&a))])
+                .map(|a| vec![(axes_name, n.i64s_attr(&a))])
                 .unwrap_or_default();
-            op(name, vec![0], attrs)
+            op(kind, vec![0], attrs)
         }
         "Slice" => {
             let mut attrs = vec![
-                ("starts", n.i64s_attr(&n.const_ints(1, "starts")?)),
-                ("ends", n.i64s_attr(&n.const_ints(2, "ends")?)),
+                (
+                    graph::Slice::ATTR_STARTS,
+                    n.i64s_attr(&n.const_ints(1, "starts")?),
+                ),
+                (
+                    graph::Slice::ATTR_ENDS,
+                    n.i64s_attr(&n.const_ints(2, "ends")?),
+                ),
             ];
             if n.has_input(3) {
-                attrs.push(("axes", n.i64s_attr(&n.const_ints(3, "axes")?)));
+                attrs.push((
+                    graph::Slice::ATTR_AXES,
+                    n.i64s_attr(&n.const_ints(3, "axes")?),
+                ));
             }
             if n.has_input(4) {
-                attrs.push(("steps", n.i64s_attr(&n.const_ints(4, "steps")?)));
+                attrs.push((
+                    graph::Slice::ATTR_STEPS,
+                    n.i64s_attr(&n.const_ints(4, "steps")?),
+                ));
             }
-            op("graph.slice", vec![0], attrs)
+            op(graph::Op::Slice, vec![0], attrs)
         }
         "Pad" => {
             let mode = n.string("mode").unwrap_or_else(|| "constant".into());
@@ -468,21 +538,27 @@ pub fn lower(n: &Node<'_>) -> Result<Lowered, String> {
                 }
                 pads = full;
             }
-            let mut attrs = vec![("pads", n.i64s_attr(&pads)), ("mode", mode_attr)];
+            let mut attrs = vec![
+                (graph::Pad::ATTR_PADS, n.i64s_attr(&pads)),
+                (graph::Pad::ATTR_MODE, mode_attr),
+            ];
             if n.has_input(2) {
-                attrs.push(("value", n.f64_attr(n.const_number(2, "constant value")?)));
+                attrs.push((
+                    graph::Pad::ATTR_VALUE,
+                    n.f64_attr(n.const_number(2, "constant value")?),
+                ));
             }
-            op("graph.pad", vec![0], attrs)
+            op(graph::Op::Pad, vec![0], attrs)
         }
         "Clip" => {
             let mut attrs = Vec::new();
             if n.has_input(1) {
-                attrs.push(("min", n.f32_attr(n.const_number(1, "min")?)));
+                attrs.push((graph::Clip::ATTR_MIN, n.f32_attr(n.const_number(1, "min")?)));
             }
             if n.has_input(2) {
-                attrs.push(("max", n.f32_attr(n.const_number(2, "max")?)));
+                attrs.push((graph::Clip::ATTR_MAX, n.f32_attr(n.const_number(2, "max")?)));
             }
-            op("graph.clip", vec![0], attrs)
+            op(graph::Op::Clip, vec![0], attrs)
         }
         "Gelu" => {
             let approx = n.string("approximate").unwrap_or_else(|| "none".into());
@@ -490,7 +566,11 @@ pub fn lower(n: &Node<'_>) -> Result<Lowered, String> {
                 return Err(format!("approximate '{approx}' is not supported"));
             }
             let attr = n.enum_attr("gelu_approximation", &approx);
-            op("graph.gelu", vec![0], vec![("approximate", attr)])
+            op(
+                graph::Op::Gelu,
+                vec![0],
+                vec![(graph::Gelu::ATTR_APPROXIMATE, attr)],
+            )
         }
         "Cast" | "CastLike" => {
             let element = if op_type == "CastLike" {
@@ -528,60 +608,89 @@ pub fn lower(n: &Node<'_>) -> Result<Lowered, String> {
                 acc_ir::TypeData::Integer { width, .. } if *width < 8 && *width > 1
             );
             let attrs = if from_float && sub_byte {
-                vec![("wrap", n.bool_attr(true))]
+                vec![(graph::Cast::ATTR_WRAP, n.bool_attr(true))]
             } else {
                 Vec::new()
             };
-            let mut lowered = op("graph.cast", vec![0], attrs)?;
+            let mut lowered = op(graph::Op::Cast, vec![0], attrs)?;
             lowered.result_types = Some(vec![crate::tensors::tensor_type(n.ctx, &shape, element)]);
             Ok(lowered)
         }
         "ReduceSum" | "ReduceMean" | "ReduceMax" | "ReduceMin" | "ReduceProd" => {
-            let name = match op_type {
-                "ReduceSum" => "graph.reduce_sum",
-                "ReduceMean" => "graph.reduce_mean",
-                "ReduceMax" => "graph.reduce_max",
-                "ReduceMin" => "graph.reduce_min",
-                _ => "graph.reduce_prod",
+            let (kind, axes_name, keepdims_name) = match op_type {
+                "ReduceSum" => (
+                    graph::Op::ReduceSum,
+                    graph::ReduceSum::ATTR_AXES,
+                    graph::ReduceSum::ATTR_KEEPDIMS,
+                ),
+                "ReduceMean" => (
+                    graph::Op::ReduceMean,
+                    graph::ReduceMean::ATTR_AXES,
+                    graph::ReduceMean::ATTR_KEEPDIMS,
+                ),
+                "ReduceMax" => (
+                    graph::Op::ReduceMax,
+                    graph::ReduceMax::ATTR_AXES,
+                    graph::ReduceMax::ATTR_KEEPDIMS,
+                ),
+                "ReduceMin" => (
+                    graph::Op::ReduceMin,
+                    graph::ReduceMin::ATTR_AXES,
+                    graph::ReduceMin::ATTR_KEEPDIMS,
+                ),
+                _ => (
+                    graph::Op::ReduceProd,
+                    graph::ReduceProd::ATTR_AXES,
+                    graph::ReduceProd::ATTR_KEEPDIMS,
+                ),
             };
             let axes = if n.has_input(1) {
                 Some(n.const_ints(1, "axes")?)
             } else {
                 n.ints("axes")
             };
-            let mut attrs = vec![("keepdims", n.bool_attr(n.int("keepdims").unwrap_or(1) != 0))];
+            let mut attrs = vec![(
+                keepdims_name,
+                n.bool_attr(n.int("keepdims").unwrap_or(1) != 0),
+            )];
             match axes {
-                Some(a) if !a.is_empty() => attrs.push(("axes", n.i64s_attr(&a))),
+                Some(a) if !a.is_empty() => attrs.push((axes_name, n.i64s_attr(&a))),
                 Some(_) if n.int("noop_with_empty_axes").unwrap_or(0) != 0 => {
                     // No axes and noop_with_empty_axes: the input itself.
-                    return op("", vec![0], Vec::new());
+                    return op(None, vec![0], Vec::new());
                 }
                 _ => {}
             }
-            op(name, vec![0], attrs)
+            op(kind, vec![0], attrs)
         }
         "Resize" => resize(n),
         "NonMaxSuppression" => {
             let mut attrs = vec![(
-                "center_point_box",
+                graph::NonMaxSuppression::ATTR_CENTER_POINT_BOX,
                 n.bool_attr(n.int("center_point_box").unwrap_or(0) != 0),
             )];
             if n.has_input(2) {
                 let max = n.const_ints(2, "max_output_boxes_per_class")?;
                 attrs.push((
-                    "max_output_boxes_per_class",
+                    graph::NonMaxSuppression::ATTR_MAX_OUTPUT_BOXES_PER_CLASS,
                     n.i64_attr(*max.first().unwrap_or(&0)),
                 ));
             }
             if n.has_input(3) {
                 let iou = n.const_number(3, "iou_threshold")?;
-                attrs.push(("iou_threshold", n.f32_attr(iou)));
+                attrs.push((
+                    graph::NonMaxSuppression::ATTR_IOU_THRESHOLD,
+                    n.f32_attr(iou),
+                ));
             }
             if n.has_input(4) {
                 let score = n.const_number(4, "score_threshold")?;
-                attrs.push(("score_threshold", n.f32_attr(score)));
+                attrs.push((
+                    graph::NonMaxSuppression::ATTR_SCORE_THRESHOLD,
+                    n.f32_attr(score),
+                ));
             }
-            op("graph.non_max_suppression", vec![0, 1], attrs)
+            op(graph::Op::NonMaxSuppression, vec![0, 1], attrs)
         }
         other => Err(format!("unsupported op '{other}'")),
     }
@@ -659,26 +768,29 @@ fn resize(n: &Node<'_>) -> Result<Lowered, String> {
         Ok(full)
     };
     let mut attrs = vec![
-        ("mode", n.enum_attr("resize_mode", &mode)),
+        (graph::Resize::ATTR_MODE, n.enum_attr("resize_mode", &mode)),
         (
-            "coordinate_transformation_mode",
+            graph::Resize::ATTR_COORDINATE_TRANSFORMATION_MODE,
             n.enum_attr("coordinate_mode", &coordinates),
         ),
-        ("nearest_mode", n.enum_attr("nearest_mode", &nearest)),
         (
-            "cubic_coeff_a",
+            graph::Resize::ATTR_NEAREST_MODE,
+            n.enum_attr("nearest_mode", &nearest),
+        ),
+        (
+            graph::Resize::ATTR_CUBIC_COEFF_A,
             n.f32_attr(n.float("cubic_coeff_a").unwrap_or(-0.75).into()),
         ),
         (
-            "exclude_outside",
+            graph::Resize::ATTR_EXCLUDE_OUTSIDE,
             n.bool_attr(n.int("exclude_outside").unwrap_or(0) != 0),
         ),
         (
-            "extrapolation_value",
+            graph::Resize::ATTR_EXTRAPOLATION_VALUE,
             n.f32_attr(n.float("extrapolation_value").unwrap_or(0.0).into()),
         ),
         (
-            "antialias",
+            graph::Resize::ATTR_ANTIALIAS,
             n.bool_attr(n.int("antialias").unwrap_or(0) != 0),
         ),
     ];
@@ -689,12 +801,13 @@ fn resize(n: &Node<'_>) -> Result<Lowered, String> {
         }
         let mut full = expand(&roi[..k], 0.0, "roi starts")?;
         full.extend(expand(&roi[k..], 1.0, "roi ends")?);
-        attrs.push(("roi", n.f32s_attr(&full)));
+        attrs.push((graph::Resize::ATTR_ROI, n.f32s_attr(&full)));
     }
     match (scales, sizes) {
-        (Some(scales), None) => {
-            attrs.push(("scales", n.f32s_attr(&expand(&scales, 1.0, "scales")?)))
-        }
+        (Some(scales), None) => attrs.push((
+            graph::Resize::ATTR_SCALES,
+            n.f32s_attr(&expand(&scales, 1.0, "scales")?),
+        )),
         (None, Some(sizes)) => {
             let current: Vec<f64> = shape.iter().map(|d| *d as f64).collect();
             let mut out = current.clone();
@@ -726,14 +839,14 @@ fn resize(n: &Node<'_>) -> Result<Lowered, String> {
                     factors[*a] = scale;
                     out[*a] = (scale * current[*a] + 0.5).floor();
                 }
-                attrs.push(("scales", n.f32s_attr(&factors)));
+                attrs.push((graph::Resize::ATTR_SCALES, n.f32s_attr(&factors)));
             }
             let out: Vec<i64> = out.iter().map(|d| *d as i64).collect();
-            attrs.push(("sizes", n.i64s_attr(&out)));
+            attrs.push((graph::Resize::ATTR_SIZES, n.i64s_attr(&out)));
         }
         _ => return Err("exactly one of scales and sizes must be given".into()),
     }
-    op("graph.resize", vec![0], attrs)
+    op(graph::Op::Resize, vec![0], attrs)
 }
 
 /// ONNX 2-D pads (x1_begin, x2_begin, x1_end, x2_end) are the graph dialect's

@@ -19,6 +19,7 @@
 
 #![deny(missing_docs)]
 
+use acc_dialects::ops::hw;
 use acc_ir::{BodyId, Context, Ir, OpId, ValueDef, ValueId};
 use acc_target::Targets;
 use std::collections::HashMap;
@@ -83,9 +84,9 @@ pub fn simulate(
     let mut done: HashMap<ValueId, i64> = HashMap::new();
     for &(body, op) in trace {
         let r = ir.op(body, op);
-        match ctx.op_name_str(r.name()) {
-            "hw.dma_start" => {
-                let engine = string_attr(ctx, ir, body, op, "call")
+        match hw::Op::of(ctx, r) {
+            Some(hw::Op::DmaStart) => {
+                let engine = string_attr(ctx, ir, body, op, hw::DmaStart::ATTR_CALL)
                     .ok_or("an hw.dma_start without the `call` of its engine")?;
                 let dma = targets
                     .dma_named(&engine)
@@ -113,7 +114,7 @@ pub fn simulate(
                 totals.bytes += bytes;
                 totals.cycles += cycles;
             }
-            "hw.dma_wait" => {
+            Some(hw::Op::DmaWait) => {
                 let until = ir
                     .body(body)
                     .operands(op)
@@ -144,8 +145,8 @@ fn charge(
     body: BodyId,
     op: OpId,
 ) -> Result<Charge, String> {
-    let callee =
-        string_attr(ctx, ir, body, op, "callee").ok_or("an hw.intrinsic without a callee")?;
+    let callee = string_attr(ctx, ir, body, op, hw::Intrinsic::ATTR_CALLEE)
+        .ok_or("an hw.intrinsic without a callee")?;
     let intrinsic = targets
         .intrinsic_named(&callee)
         .ok_or_else(|| format!("no target declares an intrinsic '{callee}'"))?;

@@ -38,6 +38,7 @@ use acc_ir::{
 use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 
 use acc_dialects::build::{Builder, i64s, shape_of, tensor_type};
+use acc_dialects::ops::{arith, func, tensor};
 
 mod constants;
 mod padding;
@@ -47,7 +48,7 @@ mod propagate;
 #[derive(Clone, Copy, Debug)]
 pub struct Preference {
     /// The op (`tensor.conv2d`).
-    pub op: &'static str,
+    pub op: tensor::Op,
     /// Its input, filter and output layouts.
     pub layouts: [&'static str; 3],
     /// The channels per block of those layouts.
@@ -70,7 +71,7 @@ pub struct Preference {
 /// Everything else keeps its layout.
 pub const HOST: &[Preference] = &[
     Preference {
-        op: "tensor.conv2d",
+        op: tensor::Op::Conv2d,
         layouts: ["NCHW16c", "OIHW16i16o", "NCHW16c"],
         block: 16,
         min_channels: 16,
@@ -79,7 +80,7 @@ pub const HOST: &[Preference] = &[
         depthwise: false,
     },
     Preference {
-        op: "tensor.conv2d",
+        op: tensor::Op::Conv2d,
         layouts: ["NCHW", "OIHW16o", "NCHW16c"],
         block: 16,
         min_channels: 1,
@@ -88,7 +89,7 @@ pub const HOST: &[Preference] = &[
         depthwise: false,
     },
     Preference {
-        op: "tensor.conv2d",
+        op: tensor::Op::Conv2d,
         layouts: ["NCHW16c", "OIHW16o", "NCHW16c"],
         block: 16,
         min_channels: 16,
@@ -110,7 +111,7 @@ pub fn info() -> PassInfo {
         name: "layout",
         title: "Layout",
         summary: "Assign blocked layouts from a preference table, propagate them, fold weight layouts at compile time",
-        anchor: Some("func.func"),
+        anchor: Some(func::Func::NAME),
         options: vec![
             acc_pass::PassOption {
                 name: "table",
@@ -203,8 +204,11 @@ struct Layouts<'a> {
 impl Layouts<'_> {
     fn run(&mut self, table: &[Preference]) -> Result<(), Failure> {
         for op in self.top_ops() {
-            let name = self.name(op);
-            if let Some(row) = table.iter().find(|r| r.op == name && self.meets(op, r)) {
+            let kind = self.kind(op);
+            if let Some(row) = table
+                .iter()
+                .find(|r| Some(r.op) == kind && self.meets(op, r))
+            {
                 self.assign(op, row).map_err(|m| (Some(op), m))?;
             }
         }
@@ -214,9 +218,11 @@ impl Layouts<'_> {
                 if self.ir.body(self.body).is_erased(op) {
                     continue;
                 }
-                match self.name(op) {
-                    "tensor.pack" => changed |= self.bubble(op).map_err(|m| (Some(op), m))?,
-                    "tensor.map" => changed |= self.sink(op).map_err(|m| (Some(op), m))?,
+                match self.kind(op) {
+                    Some(tensor::Op::Pack) => {
+                        changed |= self.bubble(op).map_err(|m| (Some(op), m))?
+                    }
+                    Some(tensor::Op::Map) => changed |= self.sink(op).map_err(|m| (Some(op), m))?,
                     _ => {}
                 }
             }
@@ -240,6 +246,16 @@ impl Layouts<'_> {
 
     fn name(&self, op: OpId) -> &str {
         self.ctx.op_name_str(self.ir.body(self.body).op(op).name)
+    }
+
+    /// The kind of `op` when it is a `tensor` op.
+    fn kind(&self, op: OpId) -> Option<tensor::Op> {
+        tensor::Op::of(self.ctx, self.ir.op(self.body, op))
+    }
+
+    /// Whether `op` is an `arith.constant`.
+    fn is_constant(&self, op: OpId) -> bool {
+        arith::Constant::is(self.ctx, self.ir.op(self.body, op))
     }
 
     fn attrs(&self, op: OpId) -> Attrs<'_> {
@@ -297,9 +313,9 @@ impl Layouts<'_> {
             return false;
         };
         let f32 = self.ctx.float_type(acc_ir::FloatKind::F32);
-        let plain = self.plain_layout(op, "input_layout", "NCHW")
-            && self.plain_layout(op, "filter_layout", "OIHW")
-            && self.plain_layout(op, "output_layout", "NCHW");
+        let plain = self.plain_layout(op, tensor::Conv2d::ATTR_INPUT_LAYOUT, "NCHW")
+            && self.plain_layout(op, tensor::Conv2d::ATTR_FILTER_LAYOUT, "OIHW")
+            && self.plain_layout(op, tensor::Conv2d::ATTR_OUTPUT_LAYOUT, "NCHW");
         plain
             && ex == f32
             && sx.len() == 4
@@ -314,7 +330,12 @@ impl Layouts<'_> {
     /// Whether a convolution's groups are the row's: one (ungrouped), or one filter
     /// per channel (depthwise).
     fn grouping_fits(&self, op: OpId, row: &Preference, sx: &[i64], sw: &[i64]) -> bool {
-        let groups = self.attrs(op).int("groups").ok().flatten().unwrap_or(1);
+        let groups = self
+            .attrs(op)
+            .int(tensor::Conv2d::ATTR_GROUPS)
+            .ok()
+            .flatten()
+            .unwrap_or(1);
         if row.depthwise {
             groups == sx[1] && sw[0] == sx[1] && sw[1] == 1
         } else {
@@ -352,15 +373,22 @@ impl Layouts<'_> {
         body.set_operand(op, 1, wb);
         body.set_operand(op, 2, ib);
         body.set_value_type(result, blocked_ty);
-        let mut props: Vec<(&str, AttrId)> = ["input_layout", "filter_layout", "output_layout"]
-            .into_iter()
-            .zip(row.layouts)
-            .map(|(name, text)| (name, layout_attr(self.ctx, text)))
-            .collect();
+        let mut props: Vec<(&str, AttrId)> = [
+            tensor::Conv2d::ATTR_INPUT_LAYOUT,
+            tensor::Conv2d::ATTR_FILTER_LAYOUT,
+            tensor::Conv2d::ATTR_OUTPUT_LAYOUT,
+        ]
+        .into_iter()
+        .zip(row.layouts)
+        .map(|(name, text)| (name, layout_attr(self.ctx, text)))
+        .collect();
         if row.depthwise {
             // One group per channel of the blocks, padding channels included.
             let channels = channels.blocked_shape(&plain_shape)[1] * b;
-            props.push(("groups", acc_dialects::build::i64_attr(self.ctx, channels)));
+            props.push((
+                tensor::Conv2d::ATTR_GROUPS,
+                acc_dialects::build::i64_attr(self.ctx, channels),
+            ));
         }
         self.set_props(op, &props)?;
         // The result unpacked after the op, for every other user.
@@ -370,10 +398,9 @@ impl Layouts<'_> {
             .next_op(op)
             .ok_or("a convolution ends its block")?;
         let plain_ty = tensor_type(self.ctx, &plain_shape, element);
-        let props = tiling_props(self.ctx, &channels);
         let mut e = self.emitter(op, InsertPoint::Before(next));
-        let dest = e.op1("tensor.empty", &[], plain_ty, &[])?;
-        let unpacked = e.op1("tensor.unpack", &[result, dest], plain_ty, &props)?;
+        let dest = tensor::Empty::build(&mut e, &[], plain_ty).result()?;
+        let unpacked = unpack_op(&mut e, result, dest, &channels, plain_ty)?;
         let users: Vec<OpId> = self.ir.body(self.body).value_users(result).collect();
         let unpack = self.def(unpacked).ok_or("no unpack")?;
         for user in users {
@@ -400,14 +427,13 @@ impl Layouts<'_> {
         let (shape, element) = self.shape(v).ok_or("an unranked operand")?;
         let ty = tensor_type(self.ctx, &tiling.blocked_shape(&shape), element);
         let whole = tiling.whole(&shape);
-        let props = tiling_props(self.ctx, tiling);
         let mut e = self.emitter(before, InsertPoint::Before(before));
-        let dest = e.op1("tensor.empty", &[], ty, &[])?;
+        let dest = tensor::Empty::build(&mut e, &[], ty).result()?;
         if whole {
-            return e.op1("tensor.pack", &[v, dest], ty, &props);
+            return pack_op(&mut e, v, dest, None, tiling, ty);
         }
         let zero = e.scalar(element, 0.0)?;
-        e.op1("tensor.pack", &[v, dest, zero], ty, &props)
+        pack_op(&mut e, v, dest, Some(zero), tiling, ty)
     }
 
     /// A pack's tiling, its source and its padding value (if any).
@@ -415,8 +441,8 @@ impl Layouts<'_> {
         let operands = self.operands(pack);
         (
             Tiling {
-                positions: self.ints(pack, "inner_dims_pos"),
-                tiles: self.ints(pack, "inner_tiles"),
+                positions: self.ints(pack, tensor::Pack::ATTR_INNER_DIMS_POS),
+                tiles: self.ints(pack, tensor::Pack::ATTR_INNER_TILES),
             },
             operands[0],
             operands.get(2).copied(),
@@ -425,7 +451,10 @@ impl Layouts<'_> {
 
     fn constant_scalar(&self, v: ValueId) -> Option<Scalar> {
         let def = self.def(v)?;
-        let attr = self.ir.op(self.body, def).attr(self.ctx, "value")?;
+        let attr = self
+            .ir
+            .op(self.body, def)
+            .attr(self.ctx, arith::Constant::ATTR_VALUE)?;
         elements::scalar(self.ctx, attr).map(|(_, s)| s)
     }
 
@@ -456,8 +485,7 @@ impl Layouts<'_> {
         loop {
             let mut erased = false;
             for op in self.top_ops().into_iter().rev() {
-                let name = self.name(op);
-                let pure = name.starts_with("tensor.") || name == "arith.constant";
+                let pure = self.name(op).starts_with("tensor.") || self.is_constant(op);
                 let b = self.ir.body(self.body);
                 if pure && b.results(op).len() > 0 && b.results(op).all(|r| !b.has_uses(r)) {
                     self.ir.erase_op(self.body, op);
@@ -498,12 +526,36 @@ fn tiling_of(layout: &str, plain: &str) -> Result<Option<Tiling>, String> {
     Ok((!t.positions.is_empty()).then_some(t))
 }
 
-/// `inner_dims_pos` and `inner_tiles` of a tiling.
-fn tiling_props(ctx: &Context, t: &Tiling) -> Vec<(&'static str, AttrId)> {
-    vec![
-        ("inner_dims_pos", i64s(ctx, &t.positions)),
-        ("inner_tiles", i64s(ctx, &t.tiles)),
-    ]
+/// `tensor.pack` of `v` into `dest` by the tiling `t` (`padding` filling a partial
+/// block), of type `ty`.
+fn pack_op(
+    e: &mut Builder<'_>,
+    v: ValueId,
+    dest: ValueId,
+    padding: Option<ValueId>,
+    t: &Tiling,
+    ty: TypeId,
+) -> Result<ValueId, String> {
+    let ctx = e.ctx;
+    tensor::Pack::build(e, v, dest, padding, ty)
+        .inner_dims_pos(i64s(ctx, &t.positions))
+        .inner_tiles(i64s(ctx, &t.tiles))
+        .result()
+}
+
+/// `tensor.unpack` of `v` into `dest` by the tiling `t`, of type `ty`.
+fn unpack_op(
+    e: &mut Builder<'_>,
+    v: ValueId,
+    dest: ValueId,
+    t: &Tiling,
+    ty: TypeId,
+) -> Result<ValueId, String> {
+    let ctx = e.ctx;
+    tensor::Unpack::build(e, v, dest, ty)
+        .inner_dims_pos(i64s(ctx, &t.positions))
+        .inner_tiles(i64s(ctx, &t.tiles))
+        .result()
 }
 
 /// `#tensor.layout<"text">`.

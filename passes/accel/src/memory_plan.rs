@@ -26,6 +26,7 @@ use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use rustc_hash::FxHashMap;
 
 use acc_dialects::build::i64_attr;
+use acc_dialects::ops::{func, loops};
 
 pub use acc_dialects::hooks::hw::ALIGNMENT;
 use acc_dialects::hooks::hw::stored_bytes;
@@ -43,7 +44,7 @@ pub fn info() -> PassInfo {
         name: "memory-plan",
         title: "MemoryPlan",
         summary: "Place the buffers a function allocates in one static arena per memory, reusing memory by liveness",
-        anchor: Some("func.func"),
+        anchor: Some(func::Func::NAME),
         options: vec![acc_pass::target_option()],
         create: |o: &PassOptions| {
             Ok(Box::new(MemoryPlan {
@@ -221,15 +222,15 @@ fn plan_function(
         return Ok(Vec::new());
     }
     let ops: Vec<OpId> = b.block_ops(blocks[0]).collect();
-    let name = |o: OpId| ctx.op_name_str(b.op(o).name);
     let mut allocs: FxHashMap<ValueId, (OpId, usize, u64, Option<String>)> = FxHashMap::default();
     let mut found: Vec<(OpId, Lifetime, Option<String>)> = Vec::new();
     for (i, &o) in ops.iter().enumerate() {
-        match name(o) {
-            "loop.alloc" => {
+        match loops::Op::of(ctx, ir.op(body, o)) {
+            Some(loops::Op::Alloc) => {
                 let r = b.op(o);
                 if b.operands(o).len() != 0
-                    || r.props.is_some_and(|p| ctx.dict_get(p, "offset").is_some())
+                    || r.props
+                        .is_some_and(|p| ctx.dict_get(p, loops::Alloc::ATTR_OFFSET).is_some())
                 {
                     continue;
                 }
@@ -240,7 +241,7 @@ fn plan_function(
                     allocs.insert(v, (o, i, bytes, space));
                 }
             }
-            "loop.dealloc" => {
+            Some(loops::Op::Dealloc) => {
                 if let Some((alloc, start, bytes, space)) = allocs.remove(&b.operand(o, 0)) {
                     let life = Lifetime {
                         start,
@@ -264,7 +265,14 @@ fn plan_function(
         let lifetimes: Vec<Lifetime> = mine.iter().map(|f| f.1).collect();
         let (offsets, size) = plan(&lifetimes);
         for ((alloc, _, _), offset) in mine.iter().zip(offsets) {
-            set_prop(ctx, ir, body, *alloc, "offset", offset as i64)?;
+            set_prop(
+                ctx,
+                ir,
+                body,
+                *alloc,
+                loops::Alloc::ATTR_OFFSET,
+                offset as i64,
+            )?;
         }
         if let Some(m) = &space {
             sizes.push((ctx.sym(m), i64_attr(ctx, size as i64)));

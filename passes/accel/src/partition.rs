@@ -13,6 +13,7 @@
 //! Placement does not change what the function computes: the attributes only say
 //! where the op will run.
 
+use acc_dialects::ops::func;
 use acc_ir::{BodyId, Context, DiagLoc, Diagnostic, Ir, OpId, Severity};
 use acc_pass::{Pass, PassInfo, PassOptions, PassTarget, target_option};
 use acc_target::Target;
@@ -30,7 +31,7 @@ pub fn info() -> PassInfo {
         name: "partition",
         title: "Partition",
         summary: "Place ops on the target's devices by its intrinsics' matches, conditions and costs; remark why each other op stays on the host",
-        anchor: Some("func.func"),
+        anchor: Some(func::Func::NAME),
         options: vec![target_option()],
         create: |o: &PassOptions| {
             Ok(Box::new(Partition {

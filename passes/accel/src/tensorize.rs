@@ -46,6 +46,7 @@ use acc_target::{CallArg, Intrinsic, Placement, Target, Targets};
 
 use acc_dialects::build::{Builder, i64_attr, i64s, memref_type, shape_of, tensor_type};
 use acc_dialects::hooks::hw::{ALIGNMENT, stored_bytes};
+use acc_dialects::ops::{func, graph};
 use acc_target::placement::{clear_placement, placement, set_placement};
 
 /// The pass.
@@ -61,7 +62,7 @@ pub fn info() -> PassInfo {
         name: "tensorize",
         title: "Tensorize",
         summary: "Split ops into output-channel tiles an intrinsic accepts and whose buffers fit its memory, two tiles at a time",
-        anchor: Some("func.func"),
+        anchor: Some(func::Func::NAME),
         options: vec![target_option()],
         create: |o: &PassOptions| {
             Ok(Box::new(Tensorize {
@@ -307,15 +308,18 @@ pub struct TileRule {
 /// The tiling rule of `op`, when acc knows one for its kind and shapes.
 pub fn rule(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Option<TileRule> {
     let b = ir.body(body);
-    let r = b.op(op);
     let operands: Vec<ValueId> = b.operands(op).collect();
     let result = b.results(op).next()?;
     let (out_shape, _) = shape_of(ctx, b.value_type(result)).ok()?;
     let rank_of = |v: ValueId| shape_of(ctx, b.value_type(v)).ok().map(|(s, _)| s.len());
-    let (result_axis, operand_axes, per_tile_groups) = match ctx.op_name_str(r.name) {
-        "graph.qconv2d" => {
+    let (result_axis, operand_axes, per_tile_groups) = match graph::Op::of(ctx, ir.op(body, op)) {
+        Some(graph::Op::Qconv2d) => {
             let attrs = Attrs::of_op(ctx, ir.op(body, op));
-            let groups = attrs.int("groups").ok().flatten().unwrap_or(1);
+            let groups = attrs
+                .int(graph::Qconv2d::ATTR_GROUPS)
+                .ok()
+                .flatten()
+                .unwrap_or(1);
             let (x_shape, _) = shape_of(ctx, b.value_type(operands[0])).ok()?;
             let depthwise = groups > 1 && x_shape.get(1) == Some(&groups);
             if groups > 1 && !depthwise {
@@ -326,13 +330,13 @@ pub fn rule(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Option<TileRule> 
             axes.extend(operands.get(2).map(|_| Some(0)));
             (1, axes, depthwise)
         }
-        "graph.qmatmul" => {
+        Some(graph::Op::Qmatmul) => {
             let rhs = rank_of(operands[1])?;
             let mut axes = vec![None, Some(rhs.checked_sub(1)?)];
             axes.extend(operands.get(2).map(|_| Some(0)));
             (out_shape.len().checked_sub(1)?, axes, false)
         }
-        "graph.lookup" => {
+        Some(graph::Op::Lookup) => {
             let last = out_shape.len().checked_sub(1)?;
             (last, vec![Some(last), None], false)
         }
@@ -488,7 +492,10 @@ fn split(
     }
     let mut e = Builder::new(ctx, &mut *ir, body, InsertPoint::Before(op), loc);
     let axis = i64_attr(ctx, rule.result_axis as i64);
-    let joined = match e.op1("graph.concat", &tiles, result_type, &[("axis", axis)]) {
+    let joined = match graph::Concat::build(&mut e, &tiles, result_type)
+        .axis(axis)
+        .result()
+    {
         Ok(joined) => joined,
         Err(e) => {
             for o in made.into_iter().rev() {
@@ -543,8 +550,8 @@ fn tile(
         let mut entries: Vec<_> = props
             .map(|p| ctx.dict_entries(p).to_vec())
             .unwrap_or_default();
-        entries.retain(|(k, _)| ctx.str(*k) != "groups");
-        entries.push((ctx.sym("groups"), i64_attr(ctx, n)));
+        entries.retain(|(k, _)| ctx.str(*k) != graph::Qconv2d::ATTR_GROUPS);
+        entries.push((ctx.sym(graph::Qconv2d::ATTR_GROUPS), i64_attr(ctx, n)));
         ir.body_mut(body).op_mut(copy).props =
             Some(ctx.dict_attr(entries).map_err(|_| "duplicate properties")?);
     }
@@ -611,12 +618,11 @@ fn slice(
         return Err("a tile would slice the channels of a per-channel quantized value that is not a constant".into());
     }
     let mut e = Builder::new(ctx, &mut *ir, body, InsertPoint::Before(op), loc);
-    let props = [
-        ("starts", i64s(ctx, &[start])),
-        ("ends", i64s(ctx, &[start + n])),
-        ("axes", i64s(ctx, &[axis as i64])),
-    ];
-    let out = e.op1("graph.slice", &[v], sliced, &props)?;
+    let out = graph::Slice::build(&mut e, v, sliced)
+        .starts(i64s(ctx, &[start]))
+        .ends(i64s(ctx, &[start + n]))
+        .axes(i64s(ctx, &[axis as i64]))
+        .result()?;
     if let acc_ir::ValueDef::Result(s, _) = ir.body(body).value(out).def {
         made.push(s);
     }

@@ -7,6 +7,7 @@
 
 use std::fmt::Write as _;
 
+use acc_dialects::ops::{builtin, func};
 use acc_ir::{BodyId, Context, DiagLoc, Diagnostic, Ir, OpId, ValueDef};
 use acc_pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
 use rustc_hash::FxHashMap;
@@ -29,7 +30,7 @@ pub fn info() -> PassInfo {
         name: "view-graph",
         title: "ViewGraph",
         summary: "Write each function's data flow as Graphviz DOT, ops coloured by the device they are placed on",
-        anchor: Some("builtin.module"),
+        anchor: Some(builtin::Module::NAME),
         options: vec![PassOption {
             name: "file",
             description: "where to write the graph ('-': standard error); required",
@@ -61,9 +62,10 @@ impl Pass for ViewGraph {
         }
         let mut dot = String::new();
         for (body, _) in t.bodies() {
-            let is_function = t.ir.body(body).owner().is_some_and(|(outer, f)| {
-                t.ctx.op_name_str(t.ir.op(outer, f).name()) == "func.func"
-            });
+            let is_function =
+                t.ir.body(body)
+                    .owner()
+                    .is_some_and(|(outer, f)| func::Func::is(t.ctx, t.ir.op(outer, f)));
             if is_function {
                 function_graph(t.ctx, t.ir, body, &colours, &mut dot);
             }
@@ -94,7 +96,7 @@ fn function_graph(
     let b = ir.body(body);
     let name = b
         .owner()
-        .and_then(|(outer, f)| ir.op(outer, f).attr(ctx, "sym_name"))
+        .and_then(|(outer, f)| ir.op(outer, f).attr(ctx, func::Func::ATTR_SYM_NAME))
         .map(|a| acc_ir::printer::attr_to_string(ctx, a))
         .unwrap_or_else(|| "\"function\"".into());
     let _ = writeln!(out, "digraph {name} {{");

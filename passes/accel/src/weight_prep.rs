@@ -19,6 +19,7 @@
 //! arguments, so `--check-semantics` cannot see a wrong table or packing; the C
 //! back end's tests, which run the library on them, compare bit for bit.
 
+use acc_dialects::ops::func;
 use acc_ir::attrs::AttrData;
 use acc_ir::{BodyId, Context, DiagLoc, Diagnostic, Ir, OpId, Severity};
 use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
@@ -35,7 +36,7 @@ pub fn info() -> PassInfo {
         name: "weight-prep",
         title: "WeightPrep",
         summary: "Compute the compile-time arguments of accelerator calls (packed weights, requantization tables) and store them on the placed ops",
-        anchor: Some("func.func"),
+        anchor: Some(func::Func::NAME),
         options: Vec::new(),
         create: |_: &PassOptions| Ok(Box::new(WeightPrep)),
     }

@@ -4,10 +4,11 @@
 
 use std::sync::Arc;
 
+use acc_dialects::ops::{arith, func};
 use acc_ir::elements::{self, Scalar};
 use acc_ir::rewrite::greedy::{GreedyConfig, apply_greedily};
 use acc_ir::rewrite::{RewritePattern, Rewriter, constant_value};
-use acc_ir::{Diagnostic, OpId, ValueId};
+use acc_ir::{Diagnostic, OpId};
 use acc_pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
 
 /// The rewrite: matches `arith.muli` whose right operand is a constant power of two.
@@ -24,14 +25,14 @@ impl RewritePattern for MulToShift {
     }
 
     fn root(&self) -> Option<&str> {
-        Some("arith.muli")
+        Some(arith::Muli::NAME)
     }
 
     fn match_and_rewrite(&self, op: OpId, rw: &mut Rewriter<'_>) -> bool {
-        let operands: Vec<ValueId> = rw.op_ref(op).operands().collect();
-        let [x, c] = operands[..] else {
+        let Some(mul) = arith::Muli::of(rw.ctx, rw.op_ref(op)) else {
             return false;
         };
+        let (x, c) = (mul.lhs(), mul.rhs());
         // The constant, as a scalar integer (splat vectors and tensors are left alone).
         let Some(value) = constant_value(rw.ctx, rw.ir, rw.body, c) else {
             return false;
@@ -47,10 +48,10 @@ impl RewritePattern for MulToShift {
             return false;
         };
         // The rewriter inserts before `op`, at its location.
-        let Ok(k) = rw.op1("arith.constant", &[], ty, &[("value", shift)]) else {
+        let Ok(k) = arith::Constant::build(rw, ty).value(shift).result() else {
             return false;
         };
-        let Ok(result) = rw.op1("arith.shli", &[x, k], ty, &[]) else {
+        let Ok(result) = arith::Shli::build(rw, x, k, ty).result() else {
             return false;
         };
         rw.replace_op(op, &[result]);
@@ -82,7 +83,7 @@ pub fn info() -> PassInfo {
         name: "mul-to-shift",
         title: "MulToShift",
         summary: "Rewrite multiplications by a constant power of two into left shifts",
-        anchor: Some("func.func"),
+        anchor: Some(func::Func::NAME),
         options: vec![PassOption {
             name: "max-shift",
             description: "the largest shift to produce",

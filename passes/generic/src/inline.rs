@@ -4,6 +4,7 @@
 //! calls, calls marked `no_inline`, and callees with several blocks are left alone.
 //! Callees that end up unused stay: `symbol-dce` erases the private ones.
 
+use acc_dialects::ops::{builtin, func};
 use acc_ir::attrs::AttrData;
 use acc_ir::clone::{ValueMap, clone_op};
 use acc_ir::layout::InsertPoint;
@@ -21,7 +22,7 @@ pub fn info() -> PassInfo {
         name: "inline",
         title: "Inliner",
         summary: "Inline calls to functions of the module",
-        anchor: Some("builtin.module"),
+        anchor: Some(builtin::Module::NAME),
         options: vec![PassOption {
             name: "max-rounds",
             description: "times calls in inlined bodies are inlined in turn",
@@ -47,12 +48,14 @@ impl Pass for Inline {
             // Calls and the body of the function they are in.
             let mut calls: Vec<(BodyId, OpId, OpId)> = Vec::new();
             t.ir.walk_nested(t.body, t.op, &mut |b, o| {
-                let r = t.ir.op(b, o);
-                if ctx.op_name_str(r.name()) != "func.call" || r.attr(ctx, "no_inline").is_some() {
+                let Some(call) = func::Call::of(ctx, t.ir.op(b, o)) else {
+                    return;
+                };
+                if call.no_inline() {
                     return;
                 }
                 let Some(AttrData::SymbolRef { root, nested }) =
-                    r.attr(ctx, "callee").map(|c| ctx.attr_data(c))
+                    call.callee_attr().map(|c| ctx.attr_data(c))
                 else {
                     return;
                 };
@@ -89,9 +92,9 @@ fn module_function(
     body.region_blocks(top)
         .flat_map(|b| body.block_ops(b).collect::<Vec<_>>())
         .find(|&o| {
-            let r = ir.op(module_body, o);
-            ctx.op_name_str(r.name()) == "func.func"
-                && r.attr(ctx, "sym_name").is_some_and(|n| matches!(ctx.attr_data(n), AttrData::String { value, .. } if *value == name))
+            func::Func::of(ctx, ir.op(module_body, o)).is_some_and(|f| {
+                f.sym_name_attr().is_some_and(|n| matches!(ctx.attr_data(n), AttrData::String { value, .. } if *value == name))
+            })
         })
 }
 
@@ -121,7 +124,7 @@ fn inline_call(
     let Some(ret) = t.ir.body(callee_body).last_op(entry) else {
         return false;
     };
-    if ctx.op_name_str(t.ir.body(callee_body).op(ret).name) != "func.return" {
+    if !func::Return::is(ctx, t.ir.op(callee_body, ret)) {
         return false;
     }
     let mut map = ValueMap::default();

@@ -3,6 +3,7 @@
 //! Public symbols are kept; nested symbol tables (a module in the module) are cleaned
 //! the same way, each on its own, as in MLIR.
 
+use acc_dialects::ops::builtin;
 use acc_ir::attrs::AttrData;
 use acc_ir::{AttrId, BodyId, Context, Diagnostic, Ir, OpId, Sym};
 use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
@@ -17,7 +18,7 @@ pub fn info() -> PassInfo {
         name: "symbol-dce",
         title: "SymbolDCE",
         summary: "Erase private symbols that nothing references",
-        anchor: Some("builtin.module"),
+        anchor: Some(builtin::Module::NAME),
         options: Vec::new(),
         create: |_: &PassOptions| Ok(Box::new(SymbolDce)),
     }

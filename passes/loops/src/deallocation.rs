@@ -11,6 +11,7 @@ use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use rustc_hash::FxHashMap;
 
 use acc_dialects::build::Builder;
+use acc_dialects::ops::{func, hw, loops};
 
 /// The pass.
 pub struct BufferDeallocation;
@@ -21,7 +22,7 @@ pub fn info() -> PassInfo {
         name: "buffer-deallocation",
         title: "BufferDeallocation",
         summary: "Free each buffer a function allocates after its last use (views included)",
-        anchor: Some("func.func"),
+        anchor: Some(func::Func::NAME),
         options: Vec::new(),
         create: |_: &PassOptions| Ok(Box::new(BufferDeallocation)),
     }
@@ -67,19 +68,18 @@ fn deallocate(ctx: &Context, ir: &mut Ir, body: BodyId) -> Result<(), String> {
     }
     let ops: Vec<OpId> = b.block_ops(blocks[0]).collect();
     let tops: FxHashMap<OpId, usize> = ops.iter().enumerate().map(|(i, o)| (*o, i)).collect();
-    let name = |o: OpId| ctx.op_name_str(ir.op(body, o).name());
     // Each allocation, and the values that alias it.
     let mut root: FxHashMap<ValueId, ValueId> = FxHashMap::default();
     let mut allocs = Vec::new();
     for &o in &ops {
-        match name(o) {
-            "loop.alloc" => {
+        match loops::Op::of(ctx, ir.op(body, o)) {
+            Some(loops::Op::Alloc) => {
                 if let Some(v) = ir.body(body).results(o).next() {
                     root.insert(v, v);
                     allocs.push(v);
                 }
             }
-            "loop.reshape" | "loop.subview" => {
+            Some(loops::Op::Reshape | loops::Op::Subview) => {
                 let src = ir.body(body).operands(o).next();
                 let out = ir.body(body).results(o).next();
                 if let (Some(s), Some(r)) = (src, out)
@@ -100,12 +100,12 @@ fn deallocate(ctx: &Context, ir: &mut Ir, body: BodyId) -> Result<(), String> {
             let Some(top) = top_level(ir, body, user, &tops) else {
                 continue;
             };
-            if name(top) == "func.return" {
+            if func::Return::is(ctx, ir.op(body, top)) {
                 returned.push(base);
             }
             let mut i = tops[&top];
             // A transfer reads and writes its buffers until it is waited for.
-            if name(top) == "hw.dma_start"
+            if hw::DmaStart::is(ctx, ir.op(body, top))
                 && let Some(token) = ir.body(body).results(top).next()
             {
                 for waiter in ir.body(body).value_users(token) {
@@ -136,7 +136,7 @@ fn deallocate(ctx: &Context, ir: &mut Ir, body: BodyId) -> Result<(), String> {
         };
         let loc = ir.op(body, ops[i]).loc();
         let mut e = Builder::new(ctx, &mut *ir, body, InsertPoint::Before(next), loc);
-        e.op("loop.dealloc", &[base], &[], &[])?;
+        loops::Dealloc::build(&mut e, base).create()?;
     }
     Ok(())
 }

@@ -20,6 +20,7 @@ use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use rustc_hash::FxHashSet;
 
 use acc_dialects::build::{buffer_root, constant_int};
+use acc_dialects::ops::{arith, func, loops};
 
 /// The pass.
 pub struct FuseParallel;
@@ -30,7 +31,7 @@ pub fn info() -> PassInfo {
         name: "fuse-parallel",
         title: "FuseParallel",
         summary: "Fuse a loop.parallel nest into the next one that reads its result elementwise",
-        anchor: Some("func.func"),
+        anchor: Some(func::Func::NAME),
         options: Vec::new(),
         create: |_: &PassOptions| Ok(Box::new(FuseParallel)),
     }
@@ -53,8 +54,9 @@ impl Pass for FuseParallel {
     }
 }
 
-fn name<'c>(ctx: &'c Context, ir: &Ir, body: BodyId, op: OpId) -> &'c str {
-    ctx.op_name_str(ir.body(body).op(op).name)
+/// The kind of `op` when it is a `loop` op.
+fn kind(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Option<loops::Op> {
+    loops::Op::of(ctx, ir.op(body, op))
 }
 
 /// Fuses pairs along one block until none is left. `P` need not be right before `Q`:
@@ -68,8 +70,8 @@ fn fuse_block(ctx: &Context, ir: &mut Ir, body: BodyId, block: BlockId) {
         // or view.
         let mut earlier: Vec<OpId> = Vec::new();
         'ops: for op in ops {
-            match name(ctx, ir, body, op) {
-                "loop.parallel" => {
+            match kind(ctx, ir, body, op) {
+                Some(loops::Op::Parallel) => {
                     for (k, &p) in earlier.iter().enumerate().rev() {
                         let Some(plan) = fusible(ctx, ir, body, p, op) else {
                             continue;
@@ -89,7 +91,8 @@ fn fuse_block(ctx: &Context, ir: &mut Ir, body: BodyId, block: BlockId) {
                     }
                     earlier.push(op);
                 }
-                "arith.constant" | "loop.alloc" | "loop.reshape" | "loop.subview" => {}
+                Some(loops::Op::Alloc | loops::Op::Reshape | loops::Op::Subview) => {}
+                _ if arith::Constant::is(ctx, ir.op(body, op)) => {}
                 _ => earlier.clear(),
             }
         }
@@ -113,11 +116,11 @@ fn accesses(
     }
     let b = ir.body(body);
     for o in ops {
-        match name(ctx, ir, body, o) {
-            "loop.load" | "loop.vload" => {
+        match kind(ctx, ir, body, o) {
+            Some(loops::Op::Load | loops::Op::Vload) => {
                 reads.insert(buffer_root(ctx, ir, body, b.operand(o, 0)));
             }
-            "loop.store" | "loop.vstore" => {
+            Some(loops::Op::Store | loops::Op::Vstore) => {
                 writes.insert(buffer_root(ctx, ir, body, b.operand(o, 1)));
             }
             _ => {}
@@ -179,18 +182,18 @@ fn fusible(ctx: &Context, ir: &Ir, body: BodyId, p: OpId, q: OpId) -> Option<Pla
     let mut buffer = None;
     let mut p_reads = FxHashSet::default();
     for &o in &p_ops {
-        match name(ctx, ir, body, o) {
-            "loop.store" => {
+        match kind(ctx, ir, body, o) {
+            Some(loops::Op::Store) => {
                 let top = b.op_block(o) == Some(p_block);
                 if buffer.is_some() || !top || !at_ivs(o, 2, &p_ivs) {
                     return None;
                 }
                 buffer = Some(b.operand(o, 1));
             }
-            "loop.load" => {
+            Some(loops::Op::Load) => {
                 p_reads.insert(buffer_root(ctx, ir, body, b.operand(o, 0)));
             }
-            n if pure_or_structural(n) => {}
+            _ if pure_or_structural(ctx, ir, body, o) => {}
             _ => return None,
         }
     }
@@ -202,8 +205,8 @@ fn fusible(ctx: &Context, ir: &Ir, body: BodyId, p: OpId, q: OpId) -> Option<Pla
     // Q: reads of B at its indices only; writes to neither B nor what P reads.
     let mut loads = Vec::new();
     for &o in &q_ops {
-        match name(ctx, ir, body, o) {
-            "loop.load" => {
+        match kind(ctx, ir, body, o) {
+            Some(loops::Op::Load) => {
                 let m = b.operand(o, 0);
                 if buffer_root(ctx, ir, body, m) == target {
                     if m != buffer || !at_ivs(o, 1, &q_ivs) {
@@ -212,13 +215,13 @@ fn fusible(ctx: &Context, ir: &Ir, body: BodyId, p: OpId, q: OpId) -> Option<Pla
                     loads.push(o);
                 }
             }
-            "loop.store" | "loop.vstore" => {
+            Some(loops::Op::Store | loops::Op::Vstore) => {
                 let m = buffer_root(ctx, ir, body, b.operand(o, 1));
                 if m == target || p_reads.contains(&m) {
                     return None;
                 }
             }
-            n if pure_or_structural(n) => {}
+            _ if pure_or_structural(ctx, ir, body, o) => {}
             _ => return None,
         }
     }
@@ -226,10 +229,14 @@ fn fusible(ctx: &Context, ir: &Ir, body: BodyId, p: OpId, q: OpId) -> Option<Pla
 }
 
 /// Ops a fused body may hold besides loads and stores.
-fn pure_or_structural(name: &str) -> bool {
+fn pure_or_structural(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> bool {
+    let name = ctx.op_name_str(ir.body(body).op(op).name);
     name.starts_with("arith.")
         || name.starts_with("math.")
-        || matches!(name, "loop.yield" | "loop.for" | "loop.fma" | "loop.splat")
+        || matches!(
+            kind(ctx, ir, body, op),
+            Some(loops::Op::Yield | loops::Op::For | loops::Op::Fma | loops::Op::Splat)
+        )
 }
 
 /// Moves `p` into `q` by `plan` (which `fusible` made); `None`, before changing
@@ -243,10 +250,7 @@ fn fuse(ctx: &Context, ir: &mut Ir, body: BodyId, p: OpId, q: OpId, plan: Plan) 
         .iter()
         .map(|l| ir.body(body).results(*l).next())
         .collect::<Option<_>>()?;
-    if !p_ops
-        .iter()
-        .any(|o| name(ctx, ir, body, *o) == "loop.store")
-    {
+    if !p_ops.iter().any(|o| loops::Store::is(ctx, ir.op(body, *o))) {
         return None;
     }
     // P's body (without its yield) at the start of Q's, on Q's indices.
@@ -256,11 +260,11 @@ fn fuse(ctx: &Context, ir: &mut Ir, body: BodyId, p: OpId, q: OpId, plan: Plan) 
     }
     let mut stored = None;
     for &o in &p_ops {
-        if name(ctx, ir, body, o) == "loop.yield" {
+        if loops::Yield::is(ctx, ir.op(body, o)) {
             continue;
         }
         let copy = clone::clone_op(ir, body, o, body, InsertPoint::Before(first), &mut map);
-        if name(ctx, ir, body, copy) == "loop.store" {
+        if loops::Store::is(ctx, ir.op(body, copy)) {
             stored = Some((copy, ir.body(body).operand(copy, 0)));
         }
     }
@@ -275,9 +279,9 @@ fn fuse(ctx: &Context, ir: &mut Ir, body: BodyId, p: OpId, q: OpId, plan: Plan) 
     let users: Vec<OpId> = ir.body(body).value_users(plan.buffer).collect();
     let only_written = users
         .iter()
-        .all(|u| *u == store || name(ctx, ir, body, *u) == "loop.dealloc");
+        .all(|u| *u == store || loops::Dealloc::is(ctx, ir.op(body, *u)));
     let allocated = matches!(ir.body(body).value(plan.buffer).def,
-        ValueDef::Result(def, _) if name(ctx, ir, body, def) == "loop.alloc");
+        ValueDef::Result(def, _) if loops::Alloc::is(ctx, ir.op(body, def)));
     if only_written && allocated {
         for u in users {
             ir.body_mut(body).erase_op(u);

@@ -20,6 +20,7 @@ use acc_ir::{BodyId, Context, Diagnostic, FloatKind, InsertPoint, Ir, OpId, Type
 use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 
 use acc_dialects::build::{Builder, ops_post_order};
+use acc_dialects::ops::{arith, func, math};
 
 /// The pass.
 pub struct MathApproximation;
@@ -30,7 +31,7 @@ pub fn info() -> PassInfo {
         name: "math-approximation",
         title: "MathApproximation",
         summary: "Expand f32 math.exp, math.erf and math.tanh into polynomial arithmetic",
-        anchor: Some("func.func"),
+        anchor: Some(func::Func::NAME),
         options: Vec::new(),
         create: |_: &PassOptions| Ok(Box::new(MathApproximation)),
     }
@@ -58,14 +59,16 @@ fn candidates(ctx: &Context, ir: &Ir, body: BodyId) -> Vec<OpId> {
     ops_post_order(ir, body)
         .into_iter()
         .filter(|op| {
-            let name = ctx.op_name_str(b.op(*op).name);
             let f32_result = b.results(*op).next().is_some_and(|v| {
                 matches!(
                     ctx.type_data(b.value_type(v)),
                     TypeData::Float(FloatKind::F32)
                 )
             });
-            matches!(name, "math.exp" | "math.erf" | "math.tanh") && f32_result
+            matches!(
+                math::Op::of(ctx, ir.op(body, *op)),
+                Some(math::Op::Exp | math::Op::Erf | math::Op::Tanh)
+            ) && f32_result
         })
         .collect()
 }
@@ -90,20 +93,20 @@ impl Arith<'_, '_> {
         let t = self.i32();
         self.e.scalar(t, v as f64)
     }
-    fn bin(&mut self, op: &str, a: ValueId, b: ValueId) -> Result<ValueId, String> {
+    fn bin(&mut self, op: arith::Op, a: ValueId, b: ValueId) -> Result<ValueId, String> {
         let t = self.e.type_of(a);
-        self.e.op1(&format!("arith.{op}"), &[a, b], t, &[])
+        self.e.op1(op.name(), &[a, b], t, &[])
     }
     fn add(&mut self, a: ValueId, b: ValueId) -> Result<ValueId, String> {
-        self.bin("addf", a, b)
+        self.bin(arith::Op::Addf, a, b)
     }
     fn mul(&mut self, a: ValueId, b: ValueId) -> Result<ValueId, String> {
-        self.bin("mulf", a, b)
+        self.bin(arith::Op::Mulf, a, b)
     }
     fn clamp(&mut self, x: ValueId, lo: f64, hi: f64) -> Result<ValueId, String> {
         let (l, h) = (self.k(lo)?, self.k(hi)?);
-        let x = self.bin("maximumf", x, l)?;
-        self.bin("minimumf", x, h)
+        let x = self.bin(arith::Op::Maximumf, x, l)?;
+        self.bin(arith::Op::Minimumf, x, h)
     }
     /// `c[0] + x (c[1] + x (c[2] + ...))`.
     fn horner(&mut self, x: ValueId, c: &[f64]) -> Result<ValueId, String> {
@@ -120,18 +123,18 @@ impl Arith<'_, '_> {
     fn round(&mut self, x: ValueId) -> Result<ValueId, String> {
         let magic = self.k(12_582_912.0)?;
         let t = self.add(x, magic)?;
-        self.bin("subf", t, magic)
+        self.bin(arith::Op::Subf, t, magic)
     }
     /// `2^n` for an integral f32 `n` in [-126, 127], from its exponent bits.
     fn pow2(&mut self, n: ValueId) -> Result<ValueId, String> {
         let i32t = self.i32();
         let f32t = self.f32();
-        let ni = self.e.op1("arith.fptosi", &[n], i32t, &[])?;
+        let ni = arith::Fptosi::build(self.e, n, i32t).result()?;
         let bias = self.ki(127)?;
-        let biased = self.bin("addi", ni, bias)?;
+        let biased = self.bin(arith::Op::Addi, ni, bias)?;
         let shift = self.ki(1 << 23)?;
-        let bits = self.bin("muli", biased, shift)?;
-        self.e.op1("arith.bitcast", &[bits], f32t, &[])
+        let bits = self.bin(arith::Op::Muli, biased, shift)?;
+        arith::Bitcast::build(self.e, bits, f32t).result()
     }
 
     fn exp(&mut self, x: ValueId) -> Result<ValueId, String> {
@@ -167,7 +170,7 @@ impl Arith<'_, '_> {
         let half = self.k(0.5)?;
         let nh = self.mul(n, half)?;
         let h = self.round(nh)?;
-        let rest = self.bin("subf", n, h)?;
+        let rest = self.bin(arith::Op::Subf, n, h)?;
         let s1 = self.pow2(h)?;
         let s2 = self.pow2(rest)?;
         let y = self.mul(y, s1)?;
@@ -200,7 +203,7 @@ impl Arith<'_, '_> {
                 -1.456_607_184_649_96e-5,
             ],
         )?;
-        self.bin("divf", p, q)
+        self.bin(arith::Op::Divf, p, q)
     }
 
     /// `tanh(x)`: `x` clamped to [-7.9053, 7.9053], then `x P(x^2) / Q(x^2)` (degree
@@ -231,27 +234,27 @@ impl Arith<'_, '_> {
                 1.198_258_394_667_02e-6,
             ],
         )?;
-        let y = self.bin("divf", p, q)?;
-        let magnitude = self.e.op1("math.absf", &[x], self.f32(), &[])?;
+        let y = self.bin(arith::Op::Divf, p, q)?;
+        let f32t = self.f32();
+        let magnitude = math::Absf::build(self.e, x, f32t).result()?;
         let tiny = self.k(0.0004)?;
         let small = self
             .e
             .cmpf(acc_dialects::build::cmpf::OLT, magnitude, tiny)?;
-        let f32t = self.f32();
-        self.e.op1("arith.select", &[small, x, y], f32t, &[])
+        arith::Select::build(self.e, small, x, y, f32t).result()
     }
 }
 
 fn expand(ctx: &Context, ir: &mut Ir, body: BodyId, op: OpId) -> Result<(), String> {
-    let name = ctx.op_name_str(ir.body(body).op(op).name).to_string();
+    let kind = math::Op::of(ctx, ir.op(body, op));
     let x = ir.body(body).operand(op, 0);
     let result = ir.body(body).results(op).next().ok_or("no result")?;
     let loc = ir.op(body, op).loc();
     let mut e = Builder::new(ctx, &mut *ir, body, InsertPoint::Before(op), loc);
     let mut a = Arith { e: &mut e };
-    let y = match name.as_str() {
-        "math.exp" => a.exp(x)?,
-        "math.tanh" => a.tanh(x)?,
+    let y = match kind {
+        Some(math::Op::Exp) => a.exp(x)?,
+        Some(math::Op::Tanh) => a.tanh(x)?,
         _ => a.erf(x)?,
     };
     ir.body_mut(body).replace_all_uses(result, y);

@@ -11,6 +11,7 @@ use acc_ir::{BodyId, Context, Diagnostic, InsertPoint, Ir, OpId, ValueId, clone}
 use acc_pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
 
 use acc_dialects::build::{Builder, constant_int, ops_post_order};
+use acc_dialects::ops::{func, loops};
 
 /// The pass.
 pub struct Unroll {
@@ -24,7 +25,7 @@ pub fn info() -> PassInfo {
         name: "unroll",
         title: "Unroll",
         summary: "Fully unroll loop.for loops with few iterations",
-        anchor: Some("func.func"),
+        anchor: Some(func::Func::NAME),
         options: vec![
             PassOption {
                 name: "max-trip",
@@ -58,7 +59,7 @@ impl Pass for Unroll {
             // Innermost first: post-order.
             let loops: Vec<OpId> = ops_post_order(t.ir, body)
                 .into_iter()
-                .filter(|o| t.ctx.op_name_str(t.ir.body(body).op(*o).name) == "loop.for")
+                .filter(|o| loops::For::is(t.ctx, t.ir.op(body, *o)))
                 .collect();
             for l in loops {
                 if t.ir.body(body).is_erased(l) {

@@ -35,6 +35,7 @@ use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use acc_dialects::build::{Builder, buffer_root, constant_int};
+use acc_dialects::ops::{arith, func, loops};
 
 mod reduction;
 
@@ -47,7 +48,7 @@ pub fn info() -> PassInfo {
         name: "vectorize",
         title: "Vectorize",
         summary: "Run the innermost dimension of loop.parallel nests on 128-bit vectors",
-        anchor: Some("func.func"),
+        anchor: Some(func::Func::NAME),
         options: Vec::new(),
         create: |_: &PassOptions| Ok(Box::new(Vectorize)),
     }
@@ -105,7 +106,7 @@ fn parallel_nests(ctx: &Context, ir: &Ir, body: BodyId) -> Vec<OpId> {
         .collect();
     while let Some(block) = stack.pop() {
         for op in b.block_ops(block) {
-            if ctx.op_name_str(b.op(op).name) == "loop.parallel" {
+            if loops::Parallel::is(ctx, ir.op(body, op)) {
                 out.push(op);
                 continue;
             }
@@ -208,15 +209,16 @@ impl<'a> Analysis<'a> {
         let results: Vec<ValueId> = b.results(op).collect();
         let classes: Vec<Class> = operands.iter().map(|v| self.of(*v)).collect();
         let all_uniform = classes.iter().all(|c| *c == Class::Uniform);
-        let name = self.name(op).to_string();
+        let o = self.ir.op(self.body, op);
+        let kind = (loops::Op::of(self.ctx, o), arith::Op::of(self.ctx, o));
         let set = |s: &mut Self, c: Class| {
             for r in &results {
                 s.class.insert(*r, c);
             }
         };
-        match name.as_str() {
-            "loop.yield" => Some(()),
-            "loop.load" => {
+        match kind {
+            (Some(loops::Op::Yield), _) => Some(()),
+            (Some(loops::Op::Load), _) => {
                 let c = self.access(&operands[1..])?;
                 if c == Class::Vector {
                     self.vector_of(b.value_type(results[0]))?;
@@ -225,7 +227,7 @@ impl<'a> Analysis<'a> {
                 set(self, c);
                 Some(())
             }
-            "loop.store" => {
+            (Some(loops::Op::Store), _) => {
                 if classes[1] != Class::Uniform
                     || self.access(&operands[2..])? != Class::Vector
                     || classes.last() != Some(&Class::Lane(1))
@@ -237,8 +239,8 @@ impl<'a> Analysis<'a> {
                 self.stores.push((operands[1], operands[2..].to_vec()));
                 Some(())
             }
-            "loop.for" => self.for_loop(op, &operands, &results),
-            "arith.addi" | "arith.subi" | "arith.muli"
+            (Some(loops::Op::For), _) => self.for_loop(op, &operands, &results),
+            (_, Some(a @ (arith::Op::Addi | arith::Op::Subi | arith::Op::Muli)))
                 if classes.iter().any(|c| matches!(c, Class::Lane(_))) =>
             {
                 // i + u, u + i and i - u keep the stride; i * c multiplies it.
@@ -247,17 +249,17 @@ impl<'a> Analysis<'a> {
                         .filter(|c| *c > 0)
                         .and_then(|c| c.checked_mul(s))
                 };
-                let lane = match (name.as_str(), classes[0], classes[1]) {
-                    ("arith.addi", Class::Lane(s), Class::Uniform)
-                    | ("arith.addi", Class::Uniform, Class::Lane(s))
-                    | ("arith.subi", Class::Lane(s), Class::Uniform) => Some(s),
-                    ("arith.muli", Class::Lane(s), Class::Uniform) => scaled(s, operands[1]),
-                    ("arith.muli", Class::Uniform, Class::Lane(s)) => scaled(s, operands[0]),
+                let lane = match (a, classes[0], classes[1]) {
+                    (arith::Op::Addi, Class::Lane(s), Class::Uniform)
+                    | (arith::Op::Addi, Class::Uniform, Class::Lane(s))
+                    | (arith::Op::Subi, Class::Lane(s), Class::Uniform) => Some(s),
+                    (arith::Op::Muli, Class::Lane(s), Class::Uniform) => scaled(s, operands[1]),
+                    (arith::Op::Muli, Class::Uniform, Class::Lane(s)) => scaled(s, operands[0]),
                     _ => None,
                 };
                 lane.map(|s| set(self, Class::Lane(s)))
             }
-            "arith.select" if classes[0] == Class::Uniform && !all_uniform => {
+            (_, Some(arith::Op::Select)) if classes[0] == Class::Uniform && !all_uniform => {
                 // One choice for every lane: the condition stays a scalar.
                 if classes[1..].iter().any(|c| matches!(c, Class::Lane(_))) {
                     return None;
@@ -269,18 +271,18 @@ impl<'a> Analysis<'a> {
                 Some(())
             }
             _ if !b.op_regions(op).is_empty() => None,
-            _ if all_uniform && results.len() == 1 && self.pure(&name) => {
+            _ if all_uniform && results.len() == 1 && self.pure(op) => {
                 set(self, Class::Uniform);
                 Some(())
             }
-            _ if self.vectorizable(&name) && results.len() == 1 => {
+            _ if self.vectorizable(op) && results.len() == 1 => {
                 if classes.iter().any(|c| matches!(c, Class::Lane(_))) {
                     return None;
                 }
                 for v in operands.iter().chain(&results) {
                     self.vector_of(b.value_type(*v))?;
                 }
-                if name == "arith.muli" && self.width == Some(8) {
+                if kind.1 == Some(arith::Op::Muli) && self.width == Some(8) {
                     // No 8-bit vector multiply on x86-64.
                     return None;
                 }
@@ -292,38 +294,45 @@ impl<'a> Analysis<'a> {
     }
 
     /// Ops without effects whose uniform copies are fine as they are.
-    fn pure(&self, name: &str) -> bool {
-        name.starts_with("arith.") || name.starts_with("math.") || name == "loop.fma"
+    fn pure(&self, op: OpId) -> bool {
+        let name = self.name(op);
+        name.starts_with("arith.")
+            || name.starts_with("math.")
+            || loops::Fma::is(self.ctx, self.ir.op(self.body, op))
     }
 
     /// Ops that apply lane by lane to vectors and that code generation has vector
     /// forms of. Not: comparisons and selects of vector conditions (their masks have
     /// other types; a select of a uniform condition is handled apart), integer
     /// division and remainders, shifts (by a vector amount), NaN-ignoring min/max.
-    fn vectorizable(&self, name: &str) -> bool {
-        let Some(short) = name.strip_prefix("arith.") else {
-            return name.starts_with("math.") || name == "loop.fma";
-        };
+    fn vectorizable(&self, op: OpId) -> bool {
+        let name = self.name(op);
+        if !name.starts_with("arith.") {
+            return name.starts_with("math.")
+                || loops::Fma::is(self.ctx, self.ir.op(self.body, op));
+        }
         !matches!(
-            short,
-            "cmpi"
-                | "cmpf"
-                | "select"
-                | "index_cast"
-                | "index_castui"
-                | "constant"
-                | "divsi"
-                | "divui"
-                | "remsi"
-                | "remui"
-                | "ceildivsi"
-                | "floordivsi"
-                | "remf"
-                | "shli"
-                | "shrsi"
-                | "shrui"
-                | "maxnumf"
-                | "minnumf"
+            arith::Op::of(self.ctx, self.ir.op(self.body, op)),
+            Some(
+                arith::Op::Cmpi
+                    | arith::Op::Cmpf
+                    | arith::Op::Select
+                    | arith::Op::IndexCast
+                    | arith::Op::IndexCastui
+                    | arith::Op::Constant
+                    | arith::Op::Divsi
+                    | arith::Op::Divui
+                    | arith::Op::Remsi
+                    | arith::Op::Remui
+                    | arith::Op::Ceildivsi
+                    | arith::Op::Floordivsi
+                    | arith::Op::Remf
+                    | arith::Op::Shli
+                    | arith::Op::Shrsi
+                    | arith::Op::Shrui
+                    | arith::Op::Maxnumf
+                    | arith::Op::Minnumf
+            )
         )
     }
 
@@ -527,7 +536,7 @@ impl Rewriter<'_> {
         };
         let ty = self.vector_type(b.value_type(v));
         let mut e = Builder::new(self.ctx, &mut *self.ir, self.body, point, self.loc);
-        let s = e.op1("loop.splat", &[v], ty, &[])?;
+        let s = loops::Splat::build(&mut e, v, ty).result()?;
         self.splats.insert(v, s);
         Ok(s)
     }
@@ -566,11 +575,12 @@ impl Rewriter<'_> {
 
     fn op(&mut self, op: OpId) -> Result<(), String> {
         let b = self.ir.body(self.body);
-        let name = self.ctx.op_name_str(b.op(op).name).to_string();
+        let o = self.ir.op(self.body, op);
+        let (kind, select) = (loops::Op::of(self.ctx, o), arith::Select::is(self.ctx, o));
         let operands: Vec<ValueId> = b.operands(op).collect();
         let results: Vec<ValueId> = b.results(op).collect();
-        match name.as_str() {
-            "loop.load" if self.of(results[0]) == Class::Vector => {
+        match kind {
+            Some(loops::Op::Load) if self.of(results[0]) == Class::Vector => {
                 let ty = self.vector_type(b.value_type(results[0]));
                 let stride = match operands.last().map(|v| self.of(*v)) {
                     Some(Class::Lane(s)) if s != 1 => {
@@ -578,26 +588,28 @@ impl Rewriter<'_> {
                     }
                     _ => None,
                 };
-                let props: Vec<(&str, acc_ir::AttrId)> =
-                    stride.map(|s| ("stride", s)).into_iter().collect();
-                let v = self.replace(op, "loop.vload", &operands, Some(ty), &props)?;
+                let props: Vec<(&str, acc_ir::AttrId)> = stride
+                    .map(|s| (loops::Vload::ATTR_STRIDE, s))
+                    .into_iter()
+                    .collect();
+                let v = self.replace(op, loops::Vload::NAME, &operands, Some(ty), &props)?;
                 self.loaded.insert(v);
                 self.ir.body_mut(self.body).replace_all_uses(results[0], v);
                 self.ir.body_mut(self.body).erase_op(op);
             }
-            "loop.store" => {
+            Some(loops::Op::Store) => {
                 let mut operands = operands;
                 if self.of(operands[0]) == Class::Uniform {
                     operands[0] = self.splat(operands[0])?;
                 }
-                self.replace(op, "loop.vstore", &operands, None, &[])?;
+                self.replace(op, loops::Vstore::NAME, &operands, None, &[])?;
                 self.ir.body_mut(self.body).erase_op(op);
             }
-            "loop.for" => self.for_loop(op, &operands, &results)?,
+            Some(loops::Op::For) => self.for_loop(op, &operands, &results)?,
             _ if results.len() == 1 && self.of(results[0]) == Class::Vector => {
                 for (i, v) in operands.iter().enumerate() {
                     // A select's uniform condition stays a scalar.
-                    let condition = i == 0 && name == "arith.select";
+                    let condition = i == 0 && select;
                     if self.of(*v) == Class::Uniform && !condition {
                         let s = self.splat(*v)?;
                         self.ir.body_mut(self.body).set_operand(op, i, s);

@@ -22,6 +22,7 @@
 use std::path::Path;
 
 use acc_dialects::hooks::attr_read::{ranked, tensor};
+use acc_dialects::ops::{builtin, graph};
 use acc_interp::{Interpreter, Limits, Ranges, Tensor};
 use acc_ir::builder::Builder;
 use acc_ir::elements::{self, Scalar};
@@ -35,7 +36,7 @@ use std::collections::HashMap;
 
 /// Ops computed in integers once quantized: their data inputs and outputs are
 /// quantized, their constant weights per channel.
-const PRODUCTS: [&str; 3] = ["graph.conv2d", "graph.gemm", "graph.matmul"];
+const PRODUCTS: [graph::Op; 3] = [graph::Op::Conv2d, graph::Op::Gemm, graph::Op::Matmul];
 
 /// The pass.
 pub struct Calibrate {
@@ -49,7 +50,7 @@ pub fn info() -> PassInfo {
         name: "calibrate",
         title: "Calibrate",
         summary: "Make a float model a QDQ model from the ranges its values take on sample inputs (then `quantize` folds it)",
-        anchor: Some("builtin.module"),
+        anchor: Some(builtin::Module::NAME),
         options: vec![
             PassOption {
                 name: "samples",
@@ -185,7 +186,7 @@ impl Quantizer<'_> {
         // Activations first (biases need their inputs' scales), in program order.
         let mut chosen: Vec<ValueId> = Vec::new();
         for &op in &ops {
-            let name = self.name(op).to_string();
+            let kind = self.kind(op);
             let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
             let Some(&out) = self
                 .ir
@@ -196,21 +197,21 @@ impl Quantizer<'_> {
             else {
                 continue;
             };
-            if PRODUCTS.contains(&name.as_str()) || crate::quantize::TABLED.contains(&name.as_str())
-            {
-                let data: &[ValueId] = if name == "graph.matmul" {
+            let is = |kinds: &[graph::Op]| kind.is_some_and(|k| kinds.contains(&k));
+            if is(&PRODUCTS) || is(crate::quantize::TABLED) {
+                let data: &[ValueId] = if kind == Some(graph::Op::Matmul) {
                     &operands[..2]
                 } else {
                     &operands[..1]
                 };
                 for &v in data {
                     // A relu after a product is quantized at its output only.
-                    let fused = name == "graph.relu" && self.through_relu(v) != v;
+                    let fused = kind == Some(graph::Op::Relu) && self.through_relu(v) != v;
                     if !fused && !self.is_constant(v) && self.choose(v, None) {
                         chosen.push(v);
                     }
                 }
-                let at = if PRODUCTS.contains(&name.as_str()) {
+                let at = if is(&PRODUCTS) {
                     self.through_relu(out)
                 } else {
                     out
@@ -218,7 +219,7 @@ impl Quantizer<'_> {
                 if self.choose(at, None) {
                     chosen.push(at);
                 }
-            } else if crate::quantize::MOVES.contains(&name.as_str())
+            } else if is(crate::quantize::MOVES)
                 && let Some(&p) = operands.first().and_then(|v| self.params.get(v))
                 && self.choose(out, Some(p))
             {
@@ -226,7 +227,7 @@ impl Quantizer<'_> {
             }
         }
         for &op in &ops {
-            if PRODUCTS.contains(&self.name(op)) {
+            if self.kind(op).is_some_and(|k| PRODUCTS.contains(&k)) {
                 self.weights(op)?;
             }
         }
@@ -248,8 +249,9 @@ impl Quantizer<'_> {
             .collect()
     }
 
-    fn name(&self, op: OpId) -> &str {
-        self.ctx.op_name_str(self.ir.body(self.body).op(op).name)
+    /// The kind of `op`, when it is a graph op.
+    fn kind(&self, op: OpId) -> Option<graph::Op> {
+        graph::Op::of(self.ctx, self.ir.op(self.body, op))
     }
 
     fn type_of(&self, v: ValueId) -> TypeId {
@@ -265,7 +267,9 @@ impl Quantizer<'_> {
         let b = self.ir.body(self.body);
         let users: Vec<OpId> = b.value_users(v).collect();
         match users.as_slice() {
-            [relu] if self.name(*relu) == "graph.relu" => b.results(*relu).next().unwrap_or(v),
+            [relu] if self.kind(*relu) == Some(graph::Op::Relu) => {
+                b.results(*relu).next().unwrap_or(v)
+            }
             _ => v,
         }
     }
@@ -300,8 +304,8 @@ impl Quantizer<'_> {
         let (point, loc) = self.after(v)?;
         let float = self.type_of(v);
         let mut b = Builder::new(self.ctx, self.ir, self.body, point, loc);
-        let qv = b.op1("graph.quantize", &[v], ty, &[])?;
-        let dv = b.op1("graph.dequantize", &[qv], float, &[])?;
+        let qv = graph::Quantize::build(&mut b, v, ty).result()?;
+        let dv = graph::Dequantize::build(&mut b, qv, float).result()?;
         for user in users {
             let b = self.ir.body_mut(self.body);
             let slots: Vec<usize> = (0..b.operands(user).len())
@@ -334,7 +338,7 @@ impl Quantizer<'_> {
     /// The constant weight and bias of a product, quantized: weights per output
     /// channel, symmetric; the bias to i32 in the accumulator's scale.
     fn weights(&mut self, op: OpId) -> Result<(), String> {
-        let name = self.name(op).to_string();
+        let kind = self.kind(op);
         let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
         let (Some(&x), Some(&w)) = (operands.first(), operands.get(1)) else {
             return Ok(());
@@ -348,10 +352,10 @@ impl Quantizer<'_> {
         let (shape, _) = ranked(self.ctx, self.type_of(w), "a weight")?;
         let trans_b =
             acc_dialects::hooks::attr_read::Attrs::of_op(self.ctx, self.ir.op(self.body, op))
-                .flag("transB");
-        let axis = match name.as_str() {
-            "graph.conv2d" => 0,
-            "graph.gemm" if trans_b => 0,
+                .flag(graph::Gemm::ATTR_TRANS_B);
+        let axis = match kind {
+            Some(graph::Op::Conv2d) => 0,
+            Some(graph::Op::Gemm) if trans_b => 0,
             _ => shape.len().saturating_sub(1),
         };
         // A vector's one dimension is summed over: one scale for all of it.
@@ -426,9 +430,11 @@ impl Quantizer<'_> {
         let attr = elements::dense_attr(self.ctx, int_ty, ints).ok_or("a weight constant")?;
         let loc = self.ir.body(self.body).op(op).loc;
         let mut b = Builder::new(self.ctx, self.ir, self.body, InsertPoint::Before(op), loc);
-        let cv = b.op1("graph.constant", &[], int_ty, &[("value", attr)])?;
-        let sv = b.op1("graph.storage_cast", &[cv], q_ty, &[])?;
-        b.op1("graph.dequantize", &[sv], float, &[])
+        let cv = graph::Constant::build(&mut b, int_ty)
+            .value(attr)
+            .result()?;
+        let sv = graph::StorageCast::build(&mut b, cv, q_ty).result()?;
+        graph::Dequantize::build(&mut b, sv, float).result()
     }
 
     fn int_tensor(&self, shape: &[i64], bits: u32) -> TypeId {

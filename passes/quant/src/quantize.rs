@@ -35,6 +35,7 @@ use acc_ir::{
 use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 
 use acc_dialects::build::Builder;
+use acc_dialects::ops::{func, graph};
 
 mod integer;
 mod storage;
@@ -50,7 +51,7 @@ pub fn info() -> PassInfo {
         name: "quantize",
         title: "Quantize",
         summary: "Fold a QDQ model's dequantize/op/quantize groups into integer ops (qconv2d, qmatmul, lookup tables, ops on stored integers)",
-        anchor: Some("func.func"),
+        anchor: Some(func::Func::NAME),
         options: Vec::new(),
         create: |_: &PassOptions| Ok(Box::new(Quantize)),
     }
@@ -61,7 +62,7 @@ impl Pass for Quantize {
         for (body, _) in t.bodies() {
             let quantizes: Vec<OpId> = acc_dialects::build::ops_post_order(t.ir, body)
                 .into_iter()
-                .filter(|op| t.ctx.op_name_str(t.ir.body(body).op(*op).name) == "graph.quantize")
+                .filter(|op| graph::Quantize::is(t.ctx, t.ir.op(body, *op)))
                 .collect();
             let mut folds = Folds {
                 ctx: t.ctx,
@@ -107,24 +108,26 @@ impl Folds<'_> {
         let Some(mut op) = self.producer(input) else {
             return Ok(());
         };
-        if self.name(op) == "graph.relu" && self.clamps_at_zero(out) {
+        if self.kind(op) == Some(graph::Op::Relu) && self.clamps_at_zero(out) {
             let inner = self.ir.body(self.body).operand(op, 0);
             match self.producer(inner) {
                 Some(p)
-                    if matches!(self.name(p), "graph.conv2d" | "graph.gemm" | "graph.matmul") =>
+                    if matches!(
+                        self.kind(p),
+                        Some(graph::Op::Conv2d | graph::Op::Gemm | graph::Op::Matmul)
+                    ) =>
                 {
                     op = p
                 }
                 _ => {}
             }
         }
-        let name = self.name(op).to_string();
-        let folded = match name.as_str() {
-            "graph.conv2d" => self.conv2d(op, q, out)?,
-            "graph.gemm" => self.gemm(op, q, out)?,
-            "graph.matmul" => self.matmul(op, q, out)?,
-            _ if storage::MOVES.contains(&name.as_str()) => self.on_storage(op, q, out)?,
-            _ if storage::TABLED.contains(&name.as_str()) => self.table(op, q, out)?,
+        let folded = match self.kind(op) {
+            Some(graph::Op::Conv2d) => self.conv2d(op, q, out)?,
+            Some(graph::Op::Gemm) => self.gemm(op, q, out)?,
+            Some(graph::Op::Matmul) => self.matmul(op, q, out)?,
+            Some(k) if storage::MOVES.contains(&k) => self.on_storage(op, k, q, out)?,
+            Some(k) if storage::TABLED.contains(&k) => self.table(op, k, q, out)?,
             _ => None,
         };
         if let Some(v) = folded {
@@ -149,8 +152,9 @@ impl Folds<'_> {
         self.ir.body(self.body).value_type(v)
     }
 
-    pub(super) fn name(&self, op: OpId) -> &str {
-        self.ctx.op_name_str(self.ir.body(self.body).op(op).name)
+    /// The kind of `op`, when it is a graph op.
+    pub(super) fn kind(&self, op: OpId) -> Option<graph::Op> {
+        graph::Op::of(self.ctx, self.ir.op(self.body, op))
     }
 
     /// The op defining `v`.
@@ -174,7 +178,7 @@ impl Folds<'_> {
     /// `storage_cast` to integers and back.
     pub(super) fn dequantized(&self, v: ValueId) -> Option<ValueId> {
         let op = self.producer(v)?;
-        if self.name(op) != "graph.dequantize" {
+        if self.kind(op) != Some(graph::Op::Dequantize) {
             return None;
         }
         let q = self.ir.body(self.body).operand(op, 0);
@@ -185,7 +189,8 @@ impl Folds<'_> {
     fn through_casts(&self, v: ValueId) -> ValueId {
         let back = |v: ValueId| {
             let op = self.producer(v)?;
-            (self.name(op) == "graph.storage_cast").then(|| self.ir.body(self.body).operand(op, 0))
+            (self.kind(op) == Some(graph::Op::StorageCast))
+                .then(|| self.ir.body(self.body).operand(op, 0))
         };
         match back(v).and_then(back) {
             Some(orig) if self.type_of(orig) == self.type_of(v) => orig,

@@ -1,5 +1,6 @@
 //! `arith` and `math` ops as instructions (and calls to the C library).
 
+use acc_dialects::ops::{arith, math};
 use acc_ir::elements::{self, Scalar};
 use acc_ir::{OpRef, ValueId};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
@@ -16,7 +17,7 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
     pub(super) fn arith(
         &mut self,
         op: OpRef<'_>,
-        short: &str,
+        kind: arith::Op,
         operands: &[ValueId],
         result_types: &[acc_ir::TypeId],
     ) -> Result<Val, CodegenError> {
@@ -30,108 +31,108 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                 "the target has no vector instructions (RISC-V needs the V extension)",
             ));
         }
-        if short == "constant" {
+        if kind == arith::Op::Constant {
             return self.constant(op, ty, t).map(Val::Scalar);
         }
         let x = |i: usize| self.scalar(op, operands[i]);
         let bool_result = is_bool(self.ctx, ty);
-        let v = match short {
-            "addi" => {
+        let v = match kind {
+            arith::Op::Addi => {
                 let (a, c) = (x(0)?, x(1)?);
                 self.ins().iadd(a, c)
             }
-            "subi" => {
+            arith::Op::Subi => {
                 let (a, c) = (x(0)?, x(1)?);
                 self.ins().isub(a, c)
             }
-            "muli" => {
+            arith::Op::Muli => {
                 let (a, c) = (x(0)?, x(1)?);
                 self.ins().imul(a, c)
             }
-            "divsi" => {
+            arith::Op::Divsi => {
                 let (a, c) = (x(0)?, x(1)?);
                 self.ins().sdiv(a, c)
             }
-            "divui" => {
+            arith::Op::Divui => {
                 let (a, c) = (x(0)?, x(1)?);
                 self.ins().udiv(a, c)
             }
-            "remsi" => {
+            arith::Op::Remsi => {
                 let (a, c) = (x(0)?, x(1)?);
                 self.ins().srem(a, c)
             }
-            "remui" => {
+            arith::Op::Remui => {
                 let (a, c) = (x(0)?, x(1)?);
                 self.ins().urem(a, c)
             }
-            "andi" => {
+            arith::Op::Andi => {
                 let (a, c) = (x(0)?, x(1)?);
                 self.ins().band(a, c)
             }
-            "ori" => {
+            arith::Op::Ori => {
                 let (a, c) = (x(0)?, x(1)?);
                 self.ins().bor(a, c)
             }
-            "xori" => {
+            arith::Op::Xori => {
                 let (a, c) = (x(0)?, x(1)?);
                 self.ins().bxor(a, c)
             }
-            "shli" => {
+            arith::Op::Shli => {
                 let (a, c) = (x(0)?, x(1)?);
                 self.ins().ishl(a, c)
             }
-            "shrsi" => {
+            arith::Op::Shrsi => {
                 let (a, c) = (x(0)?, x(1)?);
                 self.ins().sshr(a, c)
             }
-            "shrui" => {
+            arith::Op::Shrui => {
                 let (a, c) = (x(0)?, x(1)?);
                 self.ins().ushr(a, c)
             }
-            "maxsi" => {
+            arith::Op::Maxsi => {
                 let (a, c) = (x(0)?, x(1)?);
                 self.ins().smax(a, c)
             }
-            "minsi" => {
+            arith::Op::Minsi => {
                 let (a, c) = (x(0)?, x(1)?);
                 self.ins().smin(a, c)
             }
-            "maxui" => {
+            arith::Op::Maxui => {
                 let (a, c) = (x(0)?, x(1)?);
                 self.ins().umax(a, c)
             }
-            "minui" => {
+            arith::Op::Minui => {
                 let (a, c) = (x(0)?, x(1)?);
                 self.ins().umin(a, c)
             }
-            "addf" => {
+            arith::Op::Addf => {
                 let (a, c) = (x(0)?, x(1)?);
                 self.ins().fadd(a, c)
             }
-            "subf" => {
+            arith::Op::Subf => {
                 let (a, c) = (x(0)?, x(1)?);
                 self.ins().fsub(a, c)
             }
-            "mulf" => {
+            arith::Op::Mulf => {
                 let (a, c) = (x(0)?, x(1)?);
                 self.ins().fmul(a, c)
             }
-            "divf" => {
+            arith::Op::Divf => {
                 let (a, c) = (x(0)?, x(1)?);
                 self.ins().fdiv(a, c)
             }
-            "maximumf" => {
+            arith::Op::Maximumf => {
                 let (a, c) = (x(0)?, x(1)?);
                 self.ins().fmax(a, c)
             }
-            "minimumf" => {
+            arith::Op::Minimumf => {
                 let (a, c) = (x(0)?, x(1)?);
                 self.ins().fmin(a, c)
             }
-            "maxnumf" | "minnumf" if !t.is_vector() => {
+            arith::Op::Maxnumf | arith::Op::Minnumf if !t.is_vector() => {
                 // The non-NaN operand wins.
                 let (a, c) = (x(0)?, x(1)?);
-                let m = if short == "maxnumf" {
+                let m = if kind == arith::Op::Maxnumf {
                     self.ins().fmax(a, c)
                 } else {
                     self.ins().fmin(a, c)
@@ -141,19 +142,19 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                 let m = self.ins().select(c_nan, a, m);
                 self.ins().select(a_nan, c, m)
             }
-            "negf" => {
+            arith::Op::Negf => {
                 let a = x(0)?;
                 self.ins().fneg(a)
             }
-            "cmpi" => {
+            arith::Op::Cmpi => {
                 let (a, c) = (x(0)?, x(1)?);
-                let cc =
-                    int_cc(self.predicate(op)?).ok_or_else(|| err(op, "unknown cmpi predicate"))?;
+                let cc = int_cc(self.predicate(op, arith::Cmpi::ATTR_PREDICATE)?)
+                    .ok_or_else(|| err(op, "unknown cmpi predicate"))?;
                 self.ins().icmp(cc, a, c)
             }
-            "cmpf" => {
+            arith::Op::Cmpf => {
                 let (a, c) = (x(0)?, x(1)?);
-                match self.predicate(op)? {
+                match self.predicate(op, arith::Cmpf::ATTR_PREDICATE)? {
                     0 => self.ins().iconst(types::I8, 0),
                     15 => self.ins().iconst(types::I8, 1),
                     p => {
@@ -162,16 +163,20 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                     }
                 }
             }
-            "select" => {
+            arith::Op::Select => {
                 let (c, a, d) = (x(0)?, x(1)?, x(2)?);
                 self.ins().select(c, a, d)
             }
-            "extsi" | "extui" | "trunci" | "index_cast" | "index_castui" => {
+            arith::Op::Extsi
+            | arith::Op::Extui
+            | arith::Op::Trunci
+            | arith::Op::IndexCast
+            | arith::Op::IndexCastui => {
                 let a = x(0)?;
                 let from_ty = self.ir.body(self.body).value_type(operands[0]);
                 let from = scalar_type(self.ctx, from_ty).map_err(|m| err(op, m))?;
                 let from_bool = is_bool(self.ctx, from_ty);
-                let signed = matches!(short, "extsi" | "index_cast");
+                let signed = matches!(kind, arith::Op::Extsi | arith::Op::IndexCast);
                 if from.bits() == t.bits() {
                     if from_bool && signed && !bool_result {
                         self.ins().ineg(a)
@@ -189,40 +194,51 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                     self.ins().ireduce(t, a)
                 }
             }
-            "extf" => {
+            arith::Op::Extf => {
                 let a = x(0)?;
                 self.ins().fpromote(t, a)
             }
-            "truncf" => {
+            arith::Op::Truncf => {
                 let a = x(0)?;
                 self.ins().fdemote(t, a)
             }
-            "sitofp" => {
+            arith::Op::Sitofp => {
                 let a = x(0)?;
                 self.ins().fcvt_from_sint(t, a)
             }
-            "uitofp" => {
+            arith::Op::Uitofp => {
                 let a = x(0)?;
                 self.ins().fcvt_from_uint(t, a)
             }
-            "fptosi" => {
+            arith::Op::Fptosi => {
                 let a = x(0)?;
                 self.ins().fcvt_to_sint_sat(t, a)
             }
-            "fptoui" => {
+            arith::Op::Fptoui => {
                 let a = x(0)?;
                 self.ins().fcvt_to_uint_sat(t, a)
             }
-            "bitcast" => {
+            arith::Op::Bitcast => {
                 let a = x(0)?;
                 self.ins().bitcast(t, MemFlagsData::new(), a)
             }
             other => {
-                return Err(err(op, format!("no code generation for 'arith.{other}'")));
+                return Err(err(
+                    op,
+                    format!("no code generation for '{}'", other.name()),
+                ));
             }
         };
         // An i1 keeps only its low bit.
-        let v = if bool_result && matches!(short, "addi" | "subi" | "muli" | "shli" | "trunci") {
+        let v = if bool_result
+            && matches!(
+                kind,
+                arith::Op::Addi
+                    | arith::Op::Subi
+                    | arith::Op::Muli
+                    | arith::Op::Shli
+                    | arith::Op::Trunci
+            ) {
             self.b.ins().band_imm_u(v, 1)
         } else {
             v
@@ -235,18 +251,18 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
     pub(super) fn math(
         &mut self,
         op: OpRef<'_>,
-        short: &str,
+        kind: math::Op,
         operands: &[ValueId],
     ) -> Result<Value, CodegenError> {
         let x = self.scalar(op, operands[0])?;
         let t = self.b.func.dfg.value_type(x);
-        match short {
-            "sqrt" => return Ok(self.b.ins().sqrt(x)),
-            "absf" => return Ok(self.b.ins().fabs(x)),
-            "floor" => return Ok(self.b.ins().floor(x)),
-            "ceil" => return Ok(self.b.ins().ceil(x)),
-            "roundeven" => return Ok(self.b.ins().nearest(x)),
-            "rsqrt" => {
+        match kind {
+            math::Op::Sqrt => return Ok(self.b.ins().sqrt(x)),
+            math::Op::Absf => return Ok(self.b.ins().fabs(x)),
+            math::Op::Floor => return Ok(self.b.ins().floor(x)),
+            math::Op::Ceil => return Ok(self.b.ins().ceil(x)),
+            math::Op::Roundeven => return Ok(self.b.ins().nearest(x)),
+            math::Op::Rsqrt => {
                 let s = self.b.ins().sqrt(x);
                 let one = if t.lane_type() == types::F32 {
                     self.b.ins().f32const(1.0)
@@ -262,10 +278,19 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
             }
             _ => {}
         }
-        let base = match short {
-            "exp" | "log" | "tanh" | "erf" => short,
-            "powf" => "pow",
-            other => return Err(err(op, format!("no code generation for 'math.{other}'"))),
+        // The C library's function (`expf` for f32).
+        let base = match kind {
+            math::Op::Exp => "exp",
+            math::Op::Log => "log",
+            math::Op::Tanh => "tanh",
+            math::Op::Erf => "erf",
+            math::Op::Powf => "pow",
+            other => {
+                return Err(err(
+                    op,
+                    format!("no code generation for '{}'", other.name()),
+                ));
+            }
         };
         let lane = t.lane_type();
         let symbol = if lane == types::F32 {
@@ -273,7 +298,7 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
         } else {
             base.to_string()
         };
-        let arity = if short == "powf" { 2 } else { 1 };
+        let arity = if kind == math::Op::Powf { 2 } else { 1 };
         let f = self.runtime(op, &symbol, &vec![lane; arity], Some(lane))?;
         let y = if arity == 2 {
             Some(self.scalar(op, operands[1])?)
@@ -298,9 +323,10 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
         Ok(out)
     }
 
-    pub(super) fn predicate(&self, op: OpRef<'_>) -> Result<i128, CodegenError> {
+    /// The integer predicate of a comparison (its attribute `name`).
+    pub(super) fn predicate(&self, op: OpRef<'_>, name: &str) -> Result<i128, CodegenError> {
         match op
-            .attr(self.ctx, "predicate")
+            .attr(self.ctx, name)
             .and_then(|a| elements::scalar(self.ctx, a))
         {
             Some((_, Scalar::Int(p))) => Ok(p),
@@ -315,7 +341,7 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
         t: Type,
     ) -> Result<Value, CodegenError> {
         let attr = op
-            .attr(self.ctx, "value")
+            .attr(self.ctx, arith::Constant::ATTR_VALUE)
             .ok_or_else(|| err(op, "a constant without a value"))?;
         let values: Vec<Scalar> = match elements::scalar(self.ctx, attr) {
             Some((_, v)) => vec![v],

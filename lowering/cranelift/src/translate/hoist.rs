@@ -17,6 +17,7 @@
 //!   division by zero or an out-of-bounds load cannot appear);
 //! - an op never moves above an operand: its level is the deepest of its operands'.
 
+use acc_dialects::ops::{arith, loops, math};
 use acc_ir::elements::{self, Scalar};
 use acc_ir::{BlockId, BodyId, Context, Ir, OpId, ValueDef, ValueId};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -77,12 +78,12 @@ impl Written {
         let b = ir.body(body);
         let mut stack: Vec<OpId> = ops.to_vec();
         while let Some(op) = stack.pop() {
-            let name = ctx.op_name_str(b.op(op).name);
-            match name {
-                "loop.store" | "loop.vstore" | "loop.copy" => {
+            let kind = loops::Op::of(ctx, ir.op(body, op));
+            match kind {
+                Some(loops::Op::Store | loops::Op::Vstore | loops::Op::Copy) => {
                     w.roots.insert(root(ctx, ir, body, b.operand(op, 1)));
                 }
-                _ if reads_only(name) => {}
+                _ if reads_only(kind) => {}
                 _ if b.operands(op).any(|v| is_memref(ctx, ir, body, v)) => w.anything = true,
                 _ => {}
             }
@@ -97,16 +98,18 @@ impl Written {
 }
 
 /// Ops that take memrefs without writing them (or that only hold other ops).
-fn reads_only(name: &str) -> bool {
+fn reads_only(kind: Option<loops::Op>) -> bool {
     matches!(
-        name,
-        "loop.load"
-            | "loop.vload"
-            | "loop.reshape"
-            | "loop.subview"
-            | "loop.for"
-            | "loop.parallel"
-            | "loop.yield"
+        kind,
+        Some(
+            loops::Op::Load
+                | loops::Op::Vload
+                | loops::Op::Reshape
+                | loops::Op::Subview
+                | loops::Op::For
+                | loops::Op::Parallel
+                | loops::Op::Yield
+        )
     )
 }
 
@@ -117,11 +120,13 @@ fn movable(ctx: &Context, ir: &Ir, body: BodyId, op: OpId, written: &Written) ->
     if !ir.op(body, op).regions().is_empty() {
         return false;
     }
-    let name = ctx.op_name_str(b.op(op).name);
-    match name.split_once('.') {
-        Some(("arith" | "math", _)) => true,
-        _ if matches!(name, "loop.splat" | "loop.reshape" | "loop.subview") => true,
-        _ if matches!(name, "loop.load" | "loop.vload") => {
+    let r = ir.op(body, op);
+    if arith::Op::of(ctx, r).is_some() || math::Op::of(ctx, r).is_some() {
+        return true;
+    }
+    match loops::Op::of(ctx, r) {
+        Some(loops::Op::Splat | loops::Op::Reshape | loops::Op::Subview) => true,
+        Some(loops::Op::Load | loops::Op::Vload) => {
             let read = root(ctx, ir, body, b.operand(op, 0));
             // Two memref arguments may be the same memory (the caller's choice).
             let may_alias = |r: &ValueId| {
@@ -137,8 +142,8 @@ fn movable(ctx: &Context, ir: &Ir, body: BodyId, op: OpId, written: &Written) ->
 fn root(ctx: &Context, ir: &Ir, body: BodyId, mut v: ValueId) -> ValueId {
     let b = ir.body(body);
     while let ValueDef::Result(op, _) = b.value(v).def {
-        match ctx.op_name_str(b.op(op).name) {
-            "loop.reshape" | "loop.subview" => v = b.operand(op, 0),
+        match loops::Op::of(ctx, ir.op(body, op)) {
+            Some(loops::Op::Reshape | loops::Op::Subview) => v = b.operand(op, 0),
             _ => break,
         }
     }
@@ -164,10 +169,10 @@ pub(super) fn constant_index(ctx: &Context, ir: &Ir, body: BodyId, v: ValueId) -
         return None;
     };
     let o = ir.op(body, op);
-    if ctx.op_name_str(o.name()) != "arith.constant" {
+    if !arith::Constant::is(ctx, o) {
         return None;
     }
-    match elements::scalar(ctx, o.attr(ctx, "value")?)?.1 {
+    match elements::scalar(ctx, o.attr(ctx, arith::Constant::ATTR_VALUE)?)?.1 {
         Scalar::Int(i) => Some(i),
         Scalar::Float(_) => None,
     }

@@ -1,6 +1,7 @@
 //! `loop` ops: buffers, loads and stores, loops, vectors, constants and intrinsic
 //! calls.
 
+use acc_dialects::ops::{hw, loops};
 use acc_ir::elements::{self, Scalar};
 use acc_ir::{OpId, OpRef, ValueId};
 use cranelift_codegen::ir::condcodes::IntCC;
@@ -24,7 +25,7 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
     pub(super) fn loop_op(
         &mut self,
         id: OpId,
-        short: &str,
+        kind: loops::Op,
         operands: &[ValueId],
         result_types: &[acc_ir::TypeId],
     ) -> Result<Vec<Val>, CodegenError> {
@@ -34,8 +35,8 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
             Ok(_) => Err(err(op, "expects a memref type")),
             Err(m) => Err(err(op, m)),
         };
-        Ok(match short {
-            "alloc" => {
+        Ok(match kind {
+            loops::Op::Alloc => {
                 let m = layout_of(self, result_types[0])?;
                 if !operands.is_empty() {
                     return Err(err(
@@ -45,7 +46,7 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                 }
                 let bytes = m.len() as u64 * u64::from(m.element_bytes());
                 let offset = match op
-                    .attr(self.ctx, "offset")
+                    .attr(self.ctx, loops::Alloc::ATTR_OFFSET)
                     .map(|a| elements::scalar(self.ctx, a))
                 {
                     Some(Some((_, Scalar::Int(o)))) => Some(o as i64),
@@ -67,11 +68,11 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                 };
                 vec![Val::Memref(p, m)]
             }
-            "constant" => {
+            loops::Op::Constant => {
                 let m = layout_of(self, result_types[0])?;
                 vec![Val::Memref(self.constant_data(op)?, m)]
             }
-            "reshape" => {
+            loops::Op::Reshape => {
                 let (p, m) = self.memref(op, operands[0])?;
                 let out = layout_of(self, result_types[0])?;
                 if !m.is_contiguous() {
@@ -79,15 +80,15 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                 }
                 vec![Val::Memref(p, out)]
             }
-            "dealloc" if self.planned.contains(&operands[0]) => vec![],
-            "dealloc" => {
+            loops::Op::Dealloc if self.planned.contains(&operands[0]) => vec![],
+            loops::Op::Dealloc => {
                 let (p, _) = self.memref(op, operands[0])?;
                 let free = self.runtime(op, "acc_free", &[self.pointer()], None)?;
                 self.b.ins().call(free, &[p]);
                 vec![]
             }
-            "subview" => vec![self.subview(op, operands, result_types[0])?],
-            "load" => {
+            loops::Op::Subview => vec![self.subview(op, operands, result_types[0])?],
+            loops::Op::Load => {
                 let (p, m) = self.memref(op, operands[0])?;
                 let addr = self.address(op, p, &m, &operands[1..])?;
                 let v = self
@@ -96,20 +97,20 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                     .load(m.element, MemFlagsData::trusted(), addr, 0);
                 vec![Val::Scalar(v)]
             }
-            "store" => {
+            loops::Op::Store => {
                 let v = self.scalar(op, operands[0])?;
                 let (p, m) = self.memref(op, operands[1])?;
                 let addr = self.address(op, p, &m, &operands[2..])?;
                 self.b.ins().store(MemFlagsData::trusted(), v, addr, 0);
                 vec![]
             }
-            "vload" => {
+            loops::Op::Vload => {
                 let t = self.vector_type(op, result_types[0])?;
                 let (p, m) = self.memref(op, operands[0])?;
                 self.check_lanes(op, &m, t)?;
                 let addr = self.address(op, p, &m, &operands[1..])?;
                 let stride = match op
-                    .attr(self.ctx, "stride")
+                    .attr(self.ctx, loops::Vload::ATTR_STRIDE)
                     .map(|a| elements::scalar(self.ctx, a))
                 {
                     Some(Some((_, Scalar::Int(s)))) => s,
@@ -139,7 +140,7 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                 };
                 vec![Val::Scalar(v)]
             }
-            "vstore" => {
+            loops::Op::Vstore => {
                 let v = self.scalar(op, operands[0])?;
                 let vt = self.ir.body(self.body).value_type(operands[0]);
                 let t = self.vector_type(op, vt)?;
@@ -151,7 +152,7 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                     .store(MemFlagsData::new().with_notrap(), v, addr, 0);
                 vec![]
             }
-            "fma" => {
+            loops::Op::Fma => {
                 let (a, c, d) = (
                     self.scalar(op, operands[0])?,
                     self.scalar(op, operands[1])?,
@@ -166,13 +167,13 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                 };
                 vec![Val::Scalar(v)]
             }
-            "splat" => {
+            loops::Op::Splat => {
                 let t = self.vector_type(op, result_types[0])?;
                 let s = self.scalar(op, operands[0])?;
                 vec![Val::Scalar(self.b.ins().splat(t, s))]
             }
-            "vreduce" => vec![Val::Scalar(self.vreduce(op, operands[0])?)],
-            "copy" => {
+            loops::Op::Vreduce => vec![Val::Scalar(self.vreduce(op, operands[0])?)],
+            loops::Op::Copy => {
                 let (src, sm) = self.memref(op, operands[0])?;
                 let (dst, dm) = self.memref(op, operands[1])?;
                 if sm.shape != dm.shape {
@@ -181,12 +182,17 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                 self.copy(src, &sm, dst, &dm);
                 vec![]
             }
-            "for" => self.for_loop(id, operands)?,
-            "parallel" => {
+            loops::Op::For => self.for_loop(id, operands)?,
+            loops::Op::Parallel => {
                 self.parallel(id, operands)?;
                 vec![]
             }
-            other => return Err(err(op, format!("no code generation for 'loop.{other}'"))),
+            other => {
+                return Err(err(
+                    op,
+                    format!("no code generation for '{}'", other.name()),
+                ));
+            }
         })
     }
 
@@ -224,7 +230,7 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
         let x = self.scalar(op, v)?;
         let t = self.b.func.dfg.value_type(x);
         let kind = op
-            .attr(self.ctx, "kind")
+            .attr(self.ctx, loops::Vreduce::ATTR_KIND)
             .map(|a| acc_ir::printer::attr_to_string(self.ctx, a))
             .unwrap_or_default();
         let kind = ["add", "mul", "max", "min"]
@@ -288,9 +294,9 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                 .ok_or_else(|| err(op, format!("requires '{name}'")))
         };
         let (offsets, sizes, steps) = (
-            list("static_offsets")?,
-            list("static_sizes")?,
-            list("static_strides")?,
+            list(loops::Subview::ATTR_STATIC_OFFSETS)?,
+            list(loops::Subview::ATTR_STATIC_SIZES)?,
+            list(loops::Subview::ATTR_STATIC_STRIDES)?,
         );
         let dynamic = acc_dialects::hooks::attr_read::is_dyn;
         if sizes.iter().chain(&steps).any(|v| dynamic(*v)) {
@@ -561,9 +567,9 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
         let mut streams = Vec::new();
         for &(id, level) in levels {
             let op = self.ir.op(self.body, id);
-            let first_index = match self.ctx.op_name_str(op.name()) {
-                "loop.load" | "loop.vload" => 1,
-                "loop.store" | "loop.vstore" => 2,
+            let first_index = match loops::Op::of(self.ctx, op) {
+                Some(loops::Op::Load | loops::Op::Vload) => 1,
+                Some(loops::Op::Store | loops::Op::Vstore) => 2,
                 _ => continue,
             };
             let operands: Vec<ValueId> = op.operands().collect();
@@ -602,7 +608,7 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
     /// A read-only data object holding `op`'s `value`, and its address.
     pub(super) fn constant_data(&mut self, op: OpRef<'_>) -> Result<Value, CodegenError> {
         let value = op
-            .attr(self.ctx, "value")
+            .attr(self.ctx, loops::Constant::ATTR_VALUE)
             .ok_or_else(|| err(op, "a constant without a value"))?;
         let bytes = constant_bytes(self.ctx, value).map_err(|m| err(op, m))?;
         let module = &mut *self.shared.module;
@@ -636,7 +642,7 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
             ));
         }
         let callee = op
-            .attr(self.ctx, "callee")
+            .attr(self.ctx, hw::Intrinsic::ATTR_CALLEE)
             .and_then(|c| match self.ctx.attr_data(c) {
                 acc_ir::AttrData::String { value, .. } => Some(self.ctx.str(*value).to_string()),
                 _ => None,

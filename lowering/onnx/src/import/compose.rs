@@ -2,6 +2,7 @@
 //! Pow of a base and an exponent of different types, LayerNormalization's statistics
 //! outputs and Dropout's mask.
 
+use acc_dialects::ops::graph;
 use acc_ir::elements::Scalar;
 use acc_ir::{BlockId, BodyId, TypeData, TypeId, ValueId};
 
@@ -17,7 +18,7 @@ impl Importer<'_> {
         body: BodyId,
         block: BlockId,
         node: &crate::proto::NodeProto,
-        op: &'static str,
+        op: graph::Op,
     ) -> Result<(), String> {
         let mut inputs = Vec::new();
         for name in node.input.iter().filter(|n| !n.is_empty()) {
@@ -28,7 +29,7 @@ impl Importer<'_> {
         }
         let (&first, rest) = inputs.split_first().ok_or("it has no inputs")?;
         let binary = Lowered {
-            op,
+            op: Some(op),
             operands: Vec::new(),
             attrs: Vec::new(),
             result_types: None,
@@ -62,23 +63,29 @@ impl Importer<'_> {
         let first = if axis < 0 { axis + rank } else { axis };
         let axes: Vec<i64> = (first..rank).collect();
         let reduce = Lowered {
-            op: "graph.reduce_mean",
+            op: Some(graph::Op::ReduceMean),
             operands: Vec::new(),
             attrs: vec![
-                ("axes", crate::nodes::i64s_attr(self.ctx, &axes)),
-                ("keepdims", crate::nodes::bool_attr(self.ctx, true)),
+                (
+                    graph::ReduceMean::ATTR_AXES,
+                    crate::nodes::i64s_attr(self.ctx, &axes),
+                ),
+                (
+                    graph::ReduceMean::ATTR_KEEPDIMS,
+                    crate::nodes::bool_attr(self.ctx, true),
+                ),
             ],
             result_types: None,
         };
         let plain = |op| Lowered {
-            op,
+            op: Some(op),
             operands: Vec::new(),
             attrs: Vec::new(),
             result_types: None,
         };
         let mean = self.create(body, block, &reduce, &[x])?[0];
-        let centred = self.create(body, block, &plain("graph.sub"), &[x, mean])?[0];
-        let squared = self.create(body, block, &plain("graph.mul"), &[centred, centred])?[0];
+        let centred = self.create(body, block, &plain(graph::Op::Sub), &[x, mean])?[0];
+        let squared = self.create(body, block, &plain(graph::Op::Mul), &[centred, centred])?[0];
         let var = self.create(body, block, &reduce, &[squared])?[0];
         let scalar = self.ctx.intern_type(acc_ir::TypeData::RankedTensor {
             shape: Box::new([]),
@@ -87,9 +94,9 @@ impl Importer<'_> {
         });
         let eps = self.constant(body, block, scalar, Scalar::Float(f64::from(eps)))?;
         let one = self.constant(body, block, scalar, Scalar::Float(1.0))?;
-        let var_eps = self.create(body, block, &plain("graph.add"), &[var, eps])?[0];
-        let std = self.create(body, block, &plain("graph.sqrt"), &[var_eps])?[0];
-        let inv = self.create(body, block, &plain("graph.div"), &[one, std])?[0];
+        let var_eps = self.create(body, block, &plain(graph::Op::Add), &[var, eps])?[0];
+        let std = self.create(body, block, &plain(graph::Op::Sqrt), &[var_eps])?[0];
+        let inv = self.create(body, block, &plain(graph::Op::Div), &[one, std])?[0];
         Ok(vec![mean, inv])
     }
 
@@ -114,7 +121,7 @@ impl Importer<'_> {
             types[1].ok_or("no exponent type")?,
         );
         let float = |t: TypeId| matches!(self.ctx.type_data(element(self, t)), TypeData::Float(_));
-        let pow = plain("graph.pow", None);
+        let pow = plain(graph::Op::Pow, None);
         let result = if float(bt) || !float(et) {
             let cast_exponent = self.cast_to(body, block, exponent, et, element(self, bt))?;
             self.create(body, block, &pow, &[base, cast_exponent])?[0]
@@ -155,7 +162,7 @@ impl Importer<'_> {
     ) -> Result<ValueId, String> {
         let shape = self.ctx.type_data(ty).shape().unwrap_or(&[]).to_vec();
         let target = crate::tensors::tensor_type(self.ctx, &shape, to);
-        Ok(self.create(body, block, &plain("graph.cast", Some(target)), &[v])?[0])
+        Ok(self.create(body, block, &plain(graph::Op::Cast, Some(target)), &[v])?[0])
     }
 
     fn input(&mut self, body: BodyId, block: BlockId, name: &str) -> Result<ValueId, String> {
@@ -173,9 +180,9 @@ fn element(i: &Importer<'_>, ty: TypeId) -> TypeId {
     i.ctx.type_data(ty).element_type().unwrap_or(ty)
 }
 
-fn plain(op: &'static str, result: Option<TypeId>) -> Lowered {
+fn plain(op: graph::Op, result: Option<TypeId>) -> Lowered {
     Lowered {
-        op,
+        op: Some(op),
         operands: Vec::new(),
         attrs: Vec::new(),
         result_types: result.map(|t| vec![t]),
@@ -183,11 +190,11 @@ fn plain(op: &'static str, result: Option<TypeId>) -> Lowered {
 }
 
 /// The binary graph op of a variadic ONNX op (Max, Min, Sum).
-pub(super) fn variadic_op(node: &crate::proto::NodeProto) -> Option<&'static str> {
+pub(super) fn variadic_op(node: &crate::proto::NodeProto) -> Option<graph::Op> {
     match node.op_type.as_deref()? {
-        "Max" => Some("graph.max"),
-        "Min" => Some("graph.min"),
-        "Sum" => Some("graph.add"),
+        "Max" => Some(graph::Op::Max),
+        "Min" => Some(graph::Op::Min),
+        "Sum" => Some(graph::Op::Add),
         _ => None,
     }
 }

@@ -9,6 +9,7 @@
 //! - QLinearConv / QLinearMatMul: casts of both operands, `graph.qconv2d` /
 //!   `graph.qmatmul`, a cast of the result.
 
+use acc_dialects::ops::graph;
 use acc_ir::elements::Scalar;
 use acc_ir::types::QuantUniform;
 use acc_ir::{BlockId, BodyId, Signedness, TypeData, TypeId, ValueId};
@@ -37,9 +38,9 @@ struct Params<'a> {
     axis: i64,
 }
 
-fn plain(op: &'static str, result: TypeId) -> Lowered {
+fn plain(op: graph::Op, result: TypeId) -> Lowered {
     Lowered {
-        op,
+        op: Some(op),
         operands: Vec::new(),
         attrs: Vec::new(),
         result_types: Some(vec![result]),
@@ -91,7 +92,7 @@ impl Importer<'_> {
                 };
                 let (q, storage) = self.quant_tensor(x, element_of(self, x), &params)?;
                 let v = self.operand(body, block, input(0))?;
-                let quantized = self.create(body, block, &plain("graph.quantize", q), &[v])?[0];
+                let quantized = self.create(body, block, &plain(graph::Op::Quantize, q), &[v])?[0];
                 self.cast(body, block, quantized, storage)?
             }
             "DequantizeLinear" => {
@@ -107,7 +108,12 @@ impl Importer<'_> {
                 let v = self.operand(body, block, input(0))?;
                 let quantized = self.cast(body, block, v, q)?;
                 let float = retyped(self, x, expressed);
-                self.create(body, block, &plain("graph.dequantize", float), &[quantized])?[0]
+                self.create(
+                    body,
+                    block,
+                    &plain(graph::Op::Dequantize, float),
+                    &[quantized],
+                )?[0]
             }
             "QLinearConv" => self.qlinear(body, block, node, &types, true)?,
             _ => self.qlinear(body, block, node, &types, false)?,
@@ -183,14 +189,18 @@ impl Importer<'_> {
             }
             (l, operands)
         } else {
-            let l = plain("graph.matmul", f32_type);
+            let l = plain(graph::Op::Matmul, f32_type);
             let operands = vec![
                 self.operand(body, block, input(0))?,
                 self.operand(body, block, input(3))?,
             ];
             (l, operands)
         };
-        lowered.op = if conv { "graph.conv2d" } else { "graph.matmul" };
+        lowered.op = Some(if conv {
+            graph::Op::Conv2d
+        } else {
+            graph::Op::Matmul
+        });
         lowered.result_types = None;
         let float_result = *self
             .infer(&lowered, &stand_ins)?
@@ -207,11 +217,11 @@ impl Importer<'_> {
         }
         operands[0] = self.cast(body, block, operands[0], qa)?;
         operands[1] = self.cast(body, block, operands[1], qb)?;
-        lowered.op = if conv {
-            "graph.qconv2d"
+        lowered.op = Some(if conv {
+            graph::Op::Qconv2d
         } else {
-            "graph.qmatmul"
-        };
+            graph::Op::Qmatmul
+        });
         lowered.result_types = Some(vec![q_out]);
         let result = self.create(body, block, &lowered, &operands)?[0];
         self.cast(body, block, result, storage)
@@ -323,7 +333,7 @@ impl Importer<'_> {
         v: ValueId,
         to: TypeId,
     ) -> Result<ValueId, String> {
-        Ok(self.create(body, block, &plain("graph.storage_cast", to), &[v])?[0])
+        Ok(self.create(body, block, &plain(graph::Op::StorageCast, to), &[v])?[0])
     }
 
     fn unsigned8(&self) -> TypeId {

@@ -7,6 +7,7 @@ use acc_ir::{InsertPoint, OpId, ValueId};
 
 use super::{Layouts, Tiling};
 use acc_dialects::build::{element_bytes, is_float, shape_of};
+use acc_dialects::ops::arith;
 
 impl Layouts<'_> {
     /// `pack` of a constant folded at compile time: a new constant of the packed
@@ -17,7 +18,9 @@ impl Layouts<'_> {
         constant: OpId,
         pack: OpId,
     ) -> Result<Option<ValueId>, String> {
-        let Some(attr) = self.ir.op(self.body, constant).attr(self.ctx, "value") else {
+        let Some(attr) = arith::Constant::of(self.ctx, self.ir.op(self.body, constant))
+            .and_then(|c| c.value_attr())
+        else {
             return Ok(None);
         };
         let Some((bytes, splat)) = element_bytes(self.ctx, attr) else {
@@ -63,12 +66,9 @@ impl Layouts<'_> {
             DenseData::Elements(out.into())
         };
         let value = self.ctx.intern_attr(AttrData::DenseElements { ty, data });
-        let c = self.emitter(pack, InsertPoint::Before(pack)).op1(
-            "arith.constant",
-            &[],
-            ty,
-            &[("value", value)],
-        )?;
+        let c = arith::Constant::build(&mut self.emitter(pack, InsertPoint::Before(pack)), ty)
+            .value(value)
+            .result()?;
         Ok(Some(c))
     }
 }

@@ -15,6 +15,7 @@ use acc_ir::elements::{self, Scalar};
 use acc_ir::{OpId, ValueId};
 
 use super::Layouts;
+use acc_dialects::ops::{arith, tensor};
 
 /// How deep the proof follows operands before giving up.
 const DEPTH: usize = 64;
@@ -43,32 +44,37 @@ impl Layouts<'_> {
             return false;
         };
         let operands = self.operands(def);
-        match self.name(def) {
-            "tensor.pack" => {
+        match self.kind(def) {
+            Some(tensor::Op::Pack) => {
                 let source_channels = self.shape(operands[0]).and_then(|(s, _)| s.get(1).copied());
                 let zero = operands.get(2).is_none_or(|p| self.is_zero(*p));
-                source_channels == Some(channels) && zero && self.ints(def, "inner_dims_pos") == [1]
+                source_channels == Some(channels)
+                    && zero
+                    && self.ints(def, tensor::Pack::ATTR_INNER_DIMS_POS) == [1]
             }
-            "tensor.pad" => {
-                let (low, high) = (self.ints(def, "static_low"), self.ints(def, "static_high"));
+            Some(tensor::Op::Pad) => {
+                let (low, high) = (
+                    self.ints(def, tensor::Pad::ATTR_STATIC_LOW),
+                    self.ints(def, tensor::Pad::ATTR_STATIC_HIGH),
+                );
                 let lanes_kept = [1, 4]
                     .iter()
                     .all(|d| low.get(*d) == Some(&0) && high.get(*d) == Some(&0));
                 lanes_kept && self.yields_zero(def) && self.zero_lanes(operands[0], channels, depth)
             }
-            "tensor.pool" => self.zero_lanes(operands[0], channels, depth),
-            "tensor.map" => {
+            Some(tensor::Op::Pool) => self.zero_lanes(operands[0], channels, depth),
+            Some(tensor::Op::Map) => {
                 let (inputs, _) = operands.split_at(operands.len() - 1);
                 self.maps_zeros_to_zero(def)
                     && inputs.iter().all(|x| self.zero_lanes(*x, channels, depth))
             }
-            "tensor.broadcast" => {
+            Some(tensor::Op::Broadcast) => {
                 // A per-channel bias: blocks x 16 broadcast along N, H, W.
-                self.ints(def, "dimensions") == [0, 2, 3]
+                self.ints(def, tensor::Broadcast::ATTR_DIMENSIONS) == [0, 2, 3]
                     && self.constant_zero_beyond(operands[0], 0, 1, channels)
             }
-            "arith.constant" => self.constant_zero_beyond(v, 1, 4, channels),
-            "tensor.conv2d" if self.assume_finite => {
+            _ if self.is_constant(def) => self.constant_zero_beyond(v, 1, 4, channels),
+            Some(tensor::Op::Conv2d) if self.assume_finite => {
                 let filter = self.operands(def)[1];
                 let filter_rank = self.shape(filter).map_or(0, |(s, _)| s.len());
                 // OIHW16i16o: output channel = [0] * 16 + [5]; OIHW16o: [0] * 16 + [4].
@@ -115,19 +121,19 @@ impl Layouts<'_> {
                 })
         };
         for op in b.block_ops(block) {
-            let name = self.ctx.op_name_str(b.op(op).name);
+            let o = self.ir.op(self.body, op);
             let args: Option<Vec<f64>> = b.operands(op).map(|v| value(&values, v)).collect();
             let Some(args) = args else {
                 return false;
             };
-            let result = match (name, args.as_slice()) {
-                ("arith.constant", _) => continue,
-                ("tensor.yield", [y]) => return *y == 0.0,
-                ("arith.maximumf", [x, y]) => x.max(*y),
-                ("arith.minimumf", [x, y]) => x.min(*y),
-                ("arith.addf", [x, y]) => x + y,
-                ("arith.subf", [x, y]) => x - y,
-                ("arith.mulf", [x, y]) => x * y,
+            let result = match (arith::Op::of(self.ctx, o), args.as_slice()) {
+                (Some(arith::Op::Constant), _) => continue,
+                (None, [y]) if tensor::Yield::is(self.ctx, o) => return *y == 0.0,
+                (Some(arith::Op::Maximumf), [x, y]) => x.max(*y),
+                (Some(arith::Op::Minimumf), [x, y]) => x.min(*y),
+                (Some(arith::Op::Addf), [x, y]) => x + y,
+                (Some(arith::Op::Subf), [x, y]) => x - y,
+                (Some(arith::Op::Mulf), [x, y]) => x * y,
                 _ => return false,
             };
             if let Some(r) = b.results(op).next() {
@@ -143,10 +149,9 @@ impl Layouts<'_> {
         let Some(def) = self.def(v) else {
             return false;
         };
-        if self.name(def) != "arith.constant" {
-            return false;
-        }
-        let Some(attr) = self.ir.op(self.body, def).attr(self.ctx, "value") else {
+        let Some(attr) =
+            arith::Constant::of(self.ctx, self.ir.op(self.body, def)).and_then(|c| c.value_attr())
+        else {
             return false;
         };
         let (Some(dense), Some((shape, _))) = (elements::dense(self.ctx, attr), self.shape(v))

@@ -7,13 +7,17 @@ use acc_ir::clone::{ValueMap, clone_op};
 use acc_ir::elements::Scalar;
 use acc_ir::{InsertPoint, OpId, TypeId, ValueDef, ValueId};
 
-use super::{Layouts, Tiling, layout_attr, tiling_props};
+use super::{Layouts, Tiling, layout_attr, pack_op, unpack_op};
 use acc_dialects::build::{i64s, tensor_type};
+use acc_dialects::ops::{arith, tensor};
 
 impl Layouts<'_> {
     /// Moves one pack up a step; whether anything changed.
     pub(super) fn bubble(&mut self, pack: OpId) -> Result<bool, String> {
-        if !self.ints(pack, "outer_dims_perm").is_empty() {
+        if !self
+            .ints(pack, tensor::Pack::ATTR_OUTER_DIMS_PERM)
+            .is_empty()
+        {
             return Ok(false);
         }
         let (tiling, source, padding) = self.pack_parts(pack);
@@ -25,8 +29,8 @@ impl Layouts<'_> {
             return Ok(false);
         };
         let whole = tiling.whole(&plain);
-        let replacement = match self.name(def) {
-            "tensor.unpack" => {
+        let replacement = match self.kind(def) {
+            Some(tensor::Op::Unpack) => {
                 let inner = self.operands(def)[0];
                 // A partial block: the pack zeroes the padding lanes again, which
                 // changes nothing when they are zeros already.
@@ -39,9 +43,11 @@ impl Layouts<'_> {
                         && tiling.tiles == [16]
                         && self.zero_padding_lanes(inner, plain[1]));
                 let same = lanes_agree
-                    && self.ints(def, "outer_dims_perm").is_empty()
-                    && self.ints(def, "inner_dims_pos") == tiling.positions
-                    && self.ints(def, "inner_tiles") == tiling.tiles
+                    && self
+                        .ints(def, tensor::Unpack::ATTR_OUTER_DIMS_PERM)
+                        .is_empty()
+                    && self.ints(def, tensor::Unpack::ATTR_INNER_DIMS_POS) == tiling.positions
+                    && self.ints(def, tensor::Unpack::ATTR_INNER_TILES) == tiling.tiles
                     && self.ir.body(self.body).value_type(inner)
                         == self.ir.body(self.body).value_type(packed);
                 if !same {
@@ -49,24 +55,26 @@ impl Layouts<'_> {
                 }
                 inner
             }
-            "arith.constant" => match self.fold_constant(def, pack)? {
+            _ if self.is_constant(def) => match self.fold_constant(def, pack)? {
                 Some(c) => c,
                 None => return Ok(false),
             },
-            "tensor.empty" if whole => {
+            Some(tensor::Op::Empty) if whole => {
                 let ty = self.ir.body(self.body).value_type(packed);
-                self.emitter(pack, InsertPoint::Before(pack))
-                    .op1("tensor.empty", &[], ty, &[])?
+                tensor::Empty::build(&mut self.emitter(pack, InsertPoint::Before(pack)), &[], ty)
+                    .result()?
             }
-            "tensor.pad" | "tensor.broadcast" | "tensor.map" | "tensor.pool" => {
+            Some(tensor::Op::Pad | tensor::Op::Broadcast | tensor::Op::Map | tensor::Op::Pool) => {
                 let Some(kept) = self.merge_packs(source, pack, &tiling, padding) else {
                     return Ok(false);
                 };
                 let pack = kept;
-                let moved = match self.name(def) {
-                    "tensor.pad" => self.pad_through(def, pack, &tiling, padding)?,
-                    "tensor.broadcast" => self.broadcast_through(def, pack, &tiling, padding)?,
-                    "tensor.pool" => self.pool_through(def, pack, &tiling, padding)?,
+                let moved = match self.kind(def) {
+                    Some(tensor::Op::Pad) => self.pad_through(def, pack, &tiling, padding)?,
+                    Some(tensor::Op::Broadcast) => {
+                        self.broadcast_through(def, pack, &tiling, padding)?
+                    }
+                    Some(tensor::Op::Pool) => self.pool_through(def, pack, &tiling, padding)?,
                     _ if whole => self.map_through(def, pack, &tiling)?,
                     _ => None,
                 };
@@ -92,13 +100,17 @@ impl Layouts<'_> {
             let Some(def) = self.def(*v) else {
                 return Ok(false);
             };
-            if self.name(def) != "tensor.unpack" || !self.ints(def, "outer_dims_perm").is_empty() {
+            if self.kind(def) != Some(tensor::Op::Unpack)
+                || !self
+                    .ints(def, tensor::Unpack::ATTR_OUTER_DIMS_PERM)
+                    .is_empty()
+            {
                 return Ok(false);
             }
             let source = self.operands(def)[0];
             let t = Tiling {
-                positions: self.ints(def, "inner_dims_pos"),
-                tiles: self.ints(def, "inner_tiles"),
+                positions: self.ints(def, tensor::Unpack::ATTR_INNER_DIMS_POS),
+                tiles: self.ints(def, tensor::Unpack::ATTR_INNER_TILES),
             };
             let ty = self.ir.body(self.body).value_type(source);
             match &tiling {
@@ -125,13 +137,12 @@ impl Layouts<'_> {
             .next_op(map)
             .ok_or("a map ends its block")?;
         let mut e = self.emitter(map, InsertPoint::Before(map));
-        let init = e.op1("tensor.empty", &[], blocked_ty, &[])?;
+        let init = tensor::Empty::build(&mut e, &[], blocked_ty).result()?;
         blocked.push(init);
         let (_, new_result) = self.clone_retyped(map, map, &blocked, blocked_ty);
-        let props = tiling_props(self.ctx, &tiling);
         let mut e = self.emitter(map, InsertPoint::Before(next));
-        let dest = e.op1("tensor.empty", &[], plain_ty, &[])?;
-        let unpacked = e.op1("tensor.unpack", &[new_result, dest], plain_ty, &props)?;
+        let dest = tensor::Empty::build(&mut e, &[], plain_ty).result()?;
+        let unpacked = unpack_op(&mut e, new_result, dest, &tiling, plain_ty)?;
         self.ir
             .body_mut(self.body)
             .replace_all_uses(result, unpacked);
@@ -220,13 +231,15 @@ impl Layouts<'_> {
         tiling: &Tiling,
         padding: Option<ValueId>,
     ) -> bool {
-        if self.name(user) != "tensor.pack" || self.operands(user)[0] != value {
+        if self.kind(user) != Some(tensor::Op::Pack) || self.operands(user)[0] != value {
             return false;
         }
         let (t, _, p) = self.pack_parts(user);
         let ty = self.ir.body(self.body).value_type(self.result(pack));
         t == *tiling
-            && self.ints(user, "outer_dims_perm").is_empty()
+            && self
+                .ints(user, tensor::Pack::ATTR_OUTER_DIMS_PERM)
+                .is_empty()
             && self.ir.body(self.body).value_type(self.result(user)) == ty
             && p.and_then(|p| self.constant_scalar(p))
                 == padding.and_then(|p| self.constant_scalar(p))
@@ -245,7 +258,10 @@ impl Layouts<'_> {
         let [x] = operands[..] else {
             return Ok(None);
         };
-        let (low, high) = (self.ints(pad, "static_low"), self.ints(pad, "static_high"));
+        let (low, high) = (
+            self.ints(pad, tensor::Pad::ATTR_STATIC_LOW),
+            self.ints(pad, tensor::Pad::ATTR_STATIC_HIGH),
+        );
         let untouched = tiling
             .positions
             .iter()
@@ -265,8 +281,8 @@ impl Layouts<'_> {
         self.set_props(
             new,
             &[
-                ("static_low", i64s(self.ctx, &widen(&low))),
-                ("static_high", i64s(self.ctx, &widen(&high))),
+                (tensor::Pad::ATTR_STATIC_LOW, i64s(self.ctx, &widen(&low))),
+                (tensor::Pad::ATTR_STATIC_HIGH, i64s(self.ctx, &widen(&high))),
             ],
         )?;
         let index = self.ctx.index_type();
@@ -295,8 +311,7 @@ impl Layouts<'_> {
         };
         b.operands(last).all(|v| match b.value(v).def {
             ValueDef::Result(op, _) => {
-                ir.op(body, op).block() != Some(block)
-                    || ctx.op_name_str(b.op(op).name) == "arith.constant"
+                ir.op(body, op).block() != Some(block) || arith::Constant::is(ctx, ir.op(body, op))
             }
             ValueDef::BlockArg(bl, _) => bl != block,
             ValueDef::Detached => false,
@@ -313,7 +328,7 @@ impl Layouts<'_> {
         padding: Option<ValueId>,
     ) -> Result<Option<ValueId>, String> {
         let x = self.operands(broadcast)[0];
-        let added = self.ints(broadcast, "dimensions");
+        let added = self.ints(broadcast, tensor::Broadcast::ATTR_DIMENSIONS);
         if tiling.positions.iter().any(|p| added.contains(p)) {
             return Ok(None);
         }
@@ -331,13 +346,10 @@ impl Layouts<'_> {
         let dims = i64s(self.ctx, &added);
         // The broadcast overwrites its init: a new empty one will do.
         let mut e = self.emitter(pack, InsertPoint::Before(pack));
-        let packed_init = e.op1("tensor.empty", &[], ty, &[])?;
-        let r = e.op1(
-            "tensor.broadcast",
-            &[packed_x, packed_init],
-            ty,
-            &[("dimensions", dims)],
-        )?;
+        let packed_init = tensor::Empty::build(&mut e, &[], ty).result()?;
+        let r = tensor::Broadcast::build(&mut e, packed_x, packed_init, ty)
+            .dimensions(dims)
+            .result()?;
         Ok(Some(r))
     }
 
@@ -352,7 +364,7 @@ impl Layouts<'_> {
         padding: Option<ValueId>,
     ) -> Result<Option<ValueId>, String> {
         let x = self.operands(pool)[0];
-        let plain = self.plain_layout(pool, "layout", "NCHW");
+        let plain = self.plain_layout(pool, tensor::Pool::ATTR_LAYOUT, "NCHW");
         let zero_padding = padding
             .is_none_or(|p| matches!(self.constant_scalar(p), Some(Scalar::Float(f)) if f == 0.0));
         let channels = tiling.positions == [1] && tiling.tiles == [16];
@@ -362,10 +374,13 @@ impl Layouts<'_> {
         let packed_x = self.pack_like(pack, x, tiling, padding)?;
         let ty = self.ir.body(self.body).value_type(self.result(pack));
         let init =
-            self.emitter(pack, InsertPoint::Before(pack))
-                .op1("tensor.empty", &[], ty, &[])?;
+            tensor::Empty::build(&mut self.emitter(pack, InsertPoint::Before(pack)), &[], ty)
+                .result()?;
         let (new, r) = self.clone_retyped(pool, pack, &[packed_x, init], ty);
-        self.set_props(new, &[("layout", layout_attr(self.ctx, "NCHW16c"))])?;
+        self.set_props(
+            new,
+            &[(tensor::Pool::ATTR_LAYOUT, layout_attr(self.ctx, "NCHW16c"))],
+        )?;
         Ok(Some(r))
     }
 
@@ -393,12 +408,14 @@ impl Layouts<'_> {
         }
         // The map overwrites its init: a new empty one will do.
         let packed_ty = self.ir.body(self.body).value_type(self.result(pack));
-        packed.push(self.emitter(pack, InsertPoint::Before(pack)).op1(
-            "tensor.empty",
-            &[],
-            packed_ty,
-            &[],
-        )?);
+        packed.push(
+            tensor::Empty::build(
+                &mut self.emitter(pack, InsertPoint::Before(pack)),
+                &[],
+                packed_ty,
+            )
+            .result()?,
+        );
         let (_, r) = self.clone_retyped(map, pack, &packed, packed_ty);
         Ok(Some(r))
     }
@@ -439,17 +456,16 @@ impl Layouts<'_> {
     ) -> Result<ValueId, String> {
         let (shape, element) = self.shape(v).ok_or("an unranked operand")?;
         let ty = tensor_type(self.ctx, &tiling.blocked_shape(&shape), element);
-        let props = tiling_props(self.ctx, tiling);
         let whole = tiling.whole(&shape);
         let mut e = self.emitter(pack, InsertPoint::Before(pack));
-        let dest = e.op1("tensor.empty", &[], ty, &[])?;
+        let dest = tensor::Empty::build(&mut e, &[], ty).result()?;
         match padding {
-            Some(p) if !whole => e.op1("tensor.pack", &[v, dest, p], ty, &props),
+            Some(p) if !whole => pack_op(&mut e, v, dest, Some(p), tiling, ty),
             None if !whole => {
                 let zero = e.scalar(element, 0.0)?;
-                e.op1("tensor.pack", &[v, dest, zero], ty, &props)
+                pack_op(&mut e, v, dest, Some(zero), tiling, ty)
             }
-            _ => e.op1("tensor.pack", &[v, dest], ty, &props),
+            _ => pack_op(&mut e, v, dest, None, tiling, ty),
         }
     }
 }

@@ -18,6 +18,7 @@ use rustc_hash::FxHashMap;
 
 use super::{Analysis, Class};
 use acc_dialects::build::{Builder, constant_int};
+use acc_dialects::ops::{arith, loops};
 
 /// Vector accumulators per carried value.
 const CHAINS: i64 = 4;
@@ -33,7 +34,7 @@ pub(super) fn vectorize_reductions(
 ) -> Result<usize, String> {
     let mut loops = Vec::new();
     ir.walk_nested(body, nest, &mut |b, op| {
-        if b == body && ctx.op_name_str(ir.body(b).op(op).name) == "loop.for" {
+        if b == body && loops::For::is(ctx, ir.op(b, op)) {
             loops.push(op);
         }
     });
@@ -51,7 +52,7 @@ pub(super) fn vectorize_reductions(
 #[derive(Clone, Copy)]
 struct Combiner {
     /// The `arith` op.
-    op: &'static str,
+    op: arith::Op,
     /// Its `loop.vreduce` kind.
     kind: &'static str,
     /// Its identity.
@@ -60,22 +61,22 @@ struct Combiner {
 
 const COMBINERS: [Combiner; 4] = [
     Combiner {
-        op: "arith.addf",
+        op: arith::Op::Addf,
         kind: "add",
         identity: -0.0,
     },
     Combiner {
-        op: "arith.mulf",
+        op: arith::Op::Mulf,
         kind: "mul",
         identity: 1.0,
     },
     Combiner {
-        op: "arith.maximumf",
+        op: arith::Op::Maximumf,
         kind: "max",
         identity: f64::NEG_INFINITY,
     },
     Combiner {
-        op: "arith.minimumf",
+        op: arith::Op::Minimumf,
         kind: "min",
         identity: f64::INFINITY,
     },
@@ -135,8 +136,8 @@ fn plan(ctx: &Context, ir: &Ir, body: BodyId, l: OpId) -> Option<Plan> {
         let ValueDef::Result(def, _) = b.value(yielded).def else {
             return None;
         };
-        let name = ctx.op_name_str(b.op(def).name);
-        let combiner = COMBINERS.iter().find(|c| c.op == name)?;
+        let kind = arith::Op::of(ctx, ir.op(body, def));
+        let combiner = COMBINERS.iter().find(|c| Some(c.op) == kind)?;
         let uses: Vec<OpId> = b.value_users(*carried).collect();
         if uses != [def] || !b.operands(def).any(|v| v == *carried) {
             return None;
@@ -181,7 +182,7 @@ fn rewrite(ctx: &Context, ir: &mut Ir, body: BodyId, l: OpId, plan: &Plan) -> Re
     for _ in 0..CHAINS {
         for c in &plan.combiners {
             let identity = e.scalar(f32, c.identity)?;
-            inits.push(e.op1("loop.splat", &[identity], vty, &[])?);
+            inits.push(loops::Splat::build(&mut e, identity, vty).result()?);
         }
     }
     let (lower, split, step) = (
@@ -195,7 +196,7 @@ fn rewrite(ctx: &Context, ir: &mut Ir, body: BodyId, l: OpId, plan: &Plan) -> Re
         let mut next = Vec::new();
         for chain in 0..CHAINS as usize {
             let offset = e.index(chain as i64 * LANES)?;
-            let at = e.op1("arith.addi", &[new_args[0], offset], index, &[])?;
+            let at = arith::Addi::build(e, new_args[0], offset, index).result()?;
             let mut map: FxHashMap<ValueId, ValueId> = FxHashMap::default();
             map.insert(args[0], at);
             for i in 0..carried {
@@ -210,21 +211,22 @@ fn rewrite(ctx: &Context, ir: &mut Ir, body: BodyId, l: OpId, plan: &Plan) -> Re
         }
         Ok(next)
     };
-    let vector_results = e.op_with_region(
-        "loop.for",
-        &[&[lower, split, step][..], &inits].concat(),
-        &vec![vty; inits.len()],
-        &[],
-        &arg_types,
-        "loop.yield",
-        &mut fill,
-    )?;
+    let region = e.region(&arg_types, loops::Yield::NAME, &mut fill)?;
+    let vector_results =
+        loops::For::build(&mut e, lower, split, step, &inits, &vec![vty; inits.len()])
+            .region(region)
+            .results()?;
     // The chains combined, their lanes reduced, the loop's own start folded in.
     let mut starts = Vec::new();
     for (i, c) in plan.combiners.iter().enumerate() {
         let mut v = vector_results[i];
         for chain in 1..CHAINS as usize {
-            v = e.op1(c.op, &[v, vector_results[chain * carried + i]], vty, &[])?;
+            v = e.op1(
+                c.op.name(),
+                &[v, vector_results[chain * carried + i]],
+                vty,
+                &[],
+            )?;
         }
         // `#loop.reduction<kind>`.
         let kind = ctx.intern_attr(acc_ir::AttrData::Dialect {
@@ -232,8 +234,8 @@ fn rewrite(ctx: &Context, ir: &mut Ir, body: BodyId, l: OpId, plan: &Plan) -> Re
             body: ctx.sym(&format!(".reduction<{}>", c.kind)),
             ty: None,
         });
-        let lanes = e.op1("loop.vreduce", &[v], f32, &[("kind", kind)])?;
-        starts.push(e.op1(c.op, &[operands[3 + i], lanes], f32, &[])?);
+        let lanes = loops::Vreduce::build(&mut e, v, f32).kind(kind).result()?;
+        starts.push(e.op1(c.op.name(), &[operands[3 + i], lanes], f32, &[])?);
     }
     if plan.split == plan.upper {
         for (r, s) in results.iter().zip(starts) {
@@ -262,6 +264,7 @@ fn clone_vectorized(
 ) -> Result<(), String> {
     let r = e.ir.op(e.body, op);
     let name = e.ctx.op_name_str(r.name()).to_string();
+    let (load, select) = (loops::Load::is(e.ctx, r), arith::Select::is(e.ctx, r));
     let operands: Vec<ValueId> = r.operands().collect();
     let results: Vec<ValueId> = r.results().collect();
     let props: Vec<(String, acc_ir::AttrId)> = r
@@ -283,14 +286,14 @@ fn clone_vectorized(
         .iter()
         .map(|v| e.ir.body(e.body).value_type(*v))
         .collect();
-    let out = if name == "loop.load" && vector {
-        e.op("loop.vload", &mapped, &[vty], &[])?
+    let out = if load && vector {
+        loops::Vload::build(e, mapped[0], &mapped[1..], vty).results()?
     } else if vector {
         let mut vector_operands = Vec::new();
         for (i, (v, m)) in operands.iter().zip(&mapped).enumerate() {
-            let condition = i == 0 && name == "arith.select";
+            let condition = i == 0 && select;
             vector_operands.push(if class(v) == Class::Uniform && !condition {
-                e.op1("loop.splat", &[*m], vty, &[])?
+                loops::Splat::build(e, *m, vty).result()?
             } else {
                 *m
             });

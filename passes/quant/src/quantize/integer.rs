@@ -2,6 +2,7 @@
 //! `qmatmul`, with their biases as i32 in the accumulator's scale.
 
 use acc_dialects::hooks::attr_read::Attrs;
+use acc_dialects::ops::graph;
 use acc_ir::elements::{self, Scalar};
 use acc_ir::types::QuantUniform;
 use acc_ir::{OpId, TypeData, TypeId, ValueId};
@@ -40,18 +41,29 @@ impl Folds<'_> {
         let Some(bias) = bias else {
             return Ok(None);
         };
-        let args = [x, w, bias];
         let op = self.ir.op(self.body, conv);
-        let props: Vec<(&str, acc_ir::AttrId)> = ["strides", "pads", "dilations", "groups"]
-            .into_iter()
-            .filter_map(|k| op.attr(self.ctx, k).map(|a| (k, a)))
-            .collect();
-        Ok(Some(self.emitter(at).op1(
-            "graph.qconv2d",
-            &args,
-            out,
-            &props,
-        )?))
+        let [strides, pads, dilations, groups] = [
+            graph::Conv2d::ATTR_STRIDES,
+            graph::Conv2d::ATTR_PADS,
+            graph::Conv2d::ATTR_DILATIONS,
+            graph::Conv2d::ATTR_GROUPS,
+        ]
+        .map(|k| op.attr(self.ctx, k));
+        let mut e = self.emitter(at);
+        let mut qconv = graph::Qconv2d::build(&mut e, x, w, Some(bias), out);
+        if let Some(a) = strides {
+            qconv = qconv.strides(a);
+        }
+        if let Some(a) = pads {
+            qconv = qconv.pads(a);
+        }
+        if let Some(a) = dilations {
+            qconv = qconv.dilations(a);
+        }
+        if let Some(a) = groups {
+            qconv = qconv.groups(a);
+        }
+        Ok(Some(qconv.result()?))
     }
 
     /// A bias of zeros for a convolution without one (one per output channel of the
@@ -70,9 +82,9 @@ impl Folds<'_> {
         };
         let ty = tensor_type(self.ctx, &[channels], self.ctx.int_type(32));
         let zeros = elements::dense_attr(self.ctx, ty, &[Scalar::Int(0)]).ok_or("a zero bias")?;
-        let zero = self
-            .emitter(at)
-            .op1("graph.constant", &[], ty, &[("value", zeros)])?;
+        let zero = graph::Constant::build(&mut self.emitter(at), ty)
+            .value(zeros)
+            .result()?;
         Ok(Some(zero))
     }
 
@@ -91,12 +103,9 @@ impl Folds<'_> {
         if !self.product_operands(a, b) {
             return Ok(None);
         }
-        Ok(Some(self.emitter(at).op1(
-            "graph.qmatmul",
-            &[a, b],
-            out,
-            &[],
-        )?))
+        Ok(Some(
+            graph::Qmatmul::build(&mut self.emitter(at), a, b, None, out).result()?,
+        ))
     }
 
     /// `quantize(gemm(dequantize(a), dequantize(b), c))` as `qmatmul`, when alpha and
@@ -119,9 +128,9 @@ impl Folds<'_> {
                     Scalar::Int(i) => i as f64,
                 })
         };
-        if float("alpha") != 1.0
-            || (operands.len() > 2 && float("beta") != 1.0)
-            || attrs.flag("transA")
+        if float(graph::Gemm::ATTR_ALPHA) != 1.0
+            || (operands.len() > 2 && float(graph::Gemm::ATTR_BETA) != 1.0)
+            || attrs.flag(graph::Gemm::ATTR_TRANS_A)
         {
             return Ok(None);
         }
@@ -129,7 +138,7 @@ impl Folds<'_> {
         else {
             return Ok(None);
         };
-        if attrs.flag("transB") {
+        if attrs.flag(graph::Gemm::ATTR_TRANS_B) {
             match self.transposed_constant(b, at)? {
                 Some(t) => b = t,
                 None => return Ok(None),
@@ -142,23 +151,20 @@ impl Folds<'_> {
         let (Some(qa), Some(qb)) = (qa, qb) else {
             return Ok(None);
         };
-        let mut args = vec![a, b];
+        let mut bias = None;
         if let Some(&c) = operands.get(2) {
             let columns = shape_of(self.ctx, self.type_of(b))?.0.last().copied();
             if shape_of(self.ctx, self.type_of(c))?.0 != [columns.unwrap_or(-1)] {
                 return Ok(None);
             }
             match self.bias(c, &qa, &qb, at)? {
-                Some(c) => args.push(c),
+                Some(c) => bias = Some(c),
                 None => return Ok(None),
             }
         }
-        Ok(Some(self.emitter(at).op1(
-            "graph.qmatmul",
-            &args,
-            out,
-            &[],
-        )?))
+        Ok(Some(
+            graph::Qmatmul::build(&mut self.emitter(at), a, b, bias, out).result()?,
+        ))
     }
 
     /// Whether `a` and `b` can be a `qmatmul`'s operands: `a` per tensor, `b` per
@@ -182,7 +188,7 @@ impl Folds<'_> {
     fn transposed_constant(&mut self, w: ValueId, at: OpId) -> Result<Option<ValueId>, String> {
         let Some(cast) = self
             .producer(w)
-            .filter(|op| self.name(*op) == "graph.storage_cast")
+            .filter(|op| self.kind(*op) == Some(graph::Op::StorageCast))
         else {
             return Ok(None);
         };
@@ -216,8 +222,12 @@ impl Folds<'_> {
             self.ctx.intern_type(TypeData::QuantUniform(transposed)),
         );
         let mut e = self.emitter(at);
-        let ints = e.op1("graph.constant", &[], int_ty, &[("value", attr)])?;
-        Ok(Some(e.op1("graph.storage_cast", &[ints], q_ty, &[])?))
+        let ints = graph::Constant::build(&mut e, int_ty)
+            .value(attr)
+            .result()?;
+        Ok(Some(
+            graph::StorageCast::build(&mut e, ints, q_ty).result()?,
+        ))
     }
 
     /// The i32 bias in the accumulator's scale `s_x * s_w[c]` of the float bias `b`:
@@ -255,14 +265,12 @@ impl Folds<'_> {
             }
             let ints = self
                 .producer(bq)
-                .filter(|op| self.name(*op) == "graph.storage_cast")
+                .filter(|op| self.kind(*op) == Some(graph::Op::StorageCast))
                 .map(|op| self.ir.body(self.body).operand(op, 0))
                 .filter(|v| self.type_of(*v) == i32_ty);
             return Ok(Some(match ints {
                 Some(v) => v,
-                None => self
-                    .emitter(at)
-                    .op1("graph.storage_cast", &[bq], i32_ty, &[])?,
+                None => graph::StorageCast::build(&mut self.emitter(at), bq, i32_ty).result()?,
             }));
         }
         let Some(dense) = acc_ir::rewrite::constant_value(self.ctx, self.ir, self.body, b)
@@ -282,11 +290,10 @@ impl Folds<'_> {
             ints.push(Scalar::Int(q as i128));
         }
         let attr = elements::dense_attr(self.ctx, i32_ty, &ints).ok_or("an i32 bias constant")?;
-        Ok(Some(self.emitter(at).op1(
-            "graph.constant",
-            &[],
-            i32_ty,
-            &[("value", attr)],
-        )?))
+        Ok(Some(
+            graph::Constant::build(&mut self.emitter(at), i32_ty)
+                .value(attr)
+                .result()?,
+        ))
     }
 }

@@ -2,6 +2,7 @@
 //! elements run on the stored integers, and elementwise functions become tables.
 
 use acc_dialects::hooks::graph_fold::unary_eval;
+use acc_dialects::ops::graph;
 use acc_ir::elements::{self, ElementKind, Scalar};
 use acc_ir::types::QuantUniform;
 use acc_ir::{FloatKind, OpId, TypeId, ValueId};
@@ -12,41 +13,43 @@ use acc_dialects::build::{shape_of, tensor_type};
 /// Ops whose results are elements of their input: quantizing commutes with them
 /// when the input and output are quantized alike (the quantization is monotonic,
 /// so it commutes with `max` too).
-pub const MOVES: &[&str] = &[
-    "graph.max_pool",
-    "graph.global_max_pool",
-    "graph.reshape",
-    "graph.flatten",
-    "graph.transpose",
-    "graph.squeeze",
-    "graph.unsqueeze",
-    "graph.slice",
+pub const MOVES: &[graph::Op] = &[
+    graph::Op::MaxPool,
+    graph::Op::GlobalMaxPool,
+    graph::Op::Reshape,
+    graph::Op::Flatten,
+    graph::Op::Transpose,
+    graph::Op::Squeeze,
+    graph::Op::Unsqueeze,
+    graph::Op::Slice,
 ];
 
 /// Those of [`MOVES`] that compare elements.
-const COMPARES: [&str; 2] = ["graph.max_pool", "graph.global_max_pool"];
+const COMPARES: [graph::Op; 2] = [graph::Op::MaxPool, graph::Op::GlobalMaxPool];
 
 /// Elementwise ops a table can stand for (those with compile-time semantics).
-pub const TABLED: &[&str] = &[
-    "graph.relu",
-    "graph.neg",
-    "graph.abs",
-    "graph.sqrt",
-    "graph.exp",
-    "graph.log",
-    "graph.tanh",
-    "graph.sigmoid",
+pub const TABLED: &[graph::Op] = &[
+    graph::Op::Relu,
+    graph::Op::Neg,
+    graph::Op::Abs,
+    graph::Op::Sqrt,
+    graph::Op::Exp,
+    graph::Op::Log,
+    graph::Op::Tanh,
+    graph::Op::Sigmoid,
 ];
 
 /// The widest storage a table is made for (256 entries).
 const MAX_TABLE_BITS: u32 = 8;
 
 impl Folds<'_> {
-    /// `quantize(op(dequantize(x)))`, `op` one of [`MOVES`], as `op` on `x`'s stored
-    /// integers, when `x` has the result's quantized element type (per tensor).
+    /// `quantize(op(dequantize(x)))`, `op` one of [`MOVES`] (of kind `kind`), as `op`
+    /// on `x`'s stored integers, when `x` has the result's quantized element type
+    /// (per tensor).
     pub(super) fn on_storage(
         &mut self,
         op: OpId,
+        kind: graph::Op,
         at: OpId,
         out: TypeId,
     ) -> Result<Option<ValueId>, String> {
@@ -70,11 +73,10 @@ impl Folds<'_> {
         };
         // The stored integers are seen as signless, which compare as signed: a
         // maximum of unsigned storage would be wrong.
-        if !q.storage_signed && COMPARES.contains(&self.name(op)) {
+        if !q.storage_signed && COMPARES.contains(&kind) {
             return Ok(None);
         }
         let int = self.ctx.int_type(q.storage_width);
-        let name = self.name(op).to_string();
         let props: Vec<(String, acc_ir::AttrId)> = self
             .ir
             .body(self.body)
@@ -95,17 +97,21 @@ impl Folds<'_> {
             tensor_type(self.ctx, &out_shape, int),
         );
         let mut e = self.emitter(at);
-        let ints = e.op1("graph.storage_cast", &[x], in_ty, &[])?;
-        let moved = e.op1(&name, &[ints], out_ty, &props)?;
-        Ok(Some(e.op1("graph.storage_cast", &[moved], out, &[])?))
+        let ints = graph::StorageCast::build(&mut e, x, in_ty).result()?;
+        let moved = e.op1(kind.name(), &[ints], out_ty, &props)?;
+        Ok(Some(
+            graph::StorageCast::build(&mut e, moved, out).result()?,
+        ))
     }
 
-    /// `quantize(f(dequantize(x)))`, `f` one of [`TABLED`] on f32, as a `lookup` in
-    /// the table of its results for every stored value of `x`, computed as the
-    /// interpreter computes the three ops. Per-tensor, signed storage up to 8 bits.
+    /// `quantize(f(dequantize(x)))`, `f` one of [`TABLED`] on f32 (the op `op` of
+    /// kind `kind`), as a `lookup` in the table of its results for every stored value
+    /// of `x`, computed as the interpreter computes the three ops. Per-tensor, signed
+    /// storage up to 8 bits.
     pub(super) fn table(
         &mut self,
         op: OpId,
+        kind: graph::Op,
         at: OpId,
         out: TypeId,
     ) -> Result<Option<ValueId>, String> {
@@ -129,8 +135,7 @@ impl Folds<'_> {
         if !f32_result || !fits(&qx) || !fits(&qo) {
             return Ok(None);
         }
-        let name = self.name(op).trim_start_matches("graph.").to_string();
-        let Some(entries) = table_entries(&name, &qx, &qo) else {
+        let Some(entries) = table_entries(kind, &qx, &qo) else {
             return Ok(None);
         };
         let table_ty = tensor_type(
@@ -140,15 +145,17 @@ impl Folds<'_> {
         );
         let attr = elements::dense_attr(self.ctx, table_ty, &entries).ok_or("a table constant")?;
         let mut e = self.emitter(at);
-        let table = e.op1("graph.constant", &[], table_ty, &[("value", attr)])?;
-        Ok(Some(e.op1("graph.lookup", &[x, table], out, &[])?))
+        let table = graph::Constant::build(&mut e, table_ty)
+            .value(attr)
+            .result()?;
+        Ok(Some(graph::Lookup::build(&mut e, x, table, out).result()?))
     }
 }
 
 /// For each stored value of `qx` from the least, the stored value of
 /// `quantize(f(dequantize(value)))` in `qo`, with f32 rounding after each step as
 /// the interpreter has it; `None` when `f` has no compile-time semantics.
-fn table_entries(f: &str, qx: &QuantUniform, qo: &QuantUniform) -> Option<Vec<Scalar>> {
+fn table_entries(f: graph::Op, qx: &QuantUniform, qo: &QuantUniform) -> Option<Vec<Scalar>> {
     let f32k = ElementKind::Float(FloatKind::F32);
     let (lo, hi) = QuantUniform::full_range(qx.storage_width, qx.storage_signed);
     let (s_x, z_x) = qx.params_of(0);
@@ -157,7 +164,7 @@ fn table_entries(f: &str, qx: &QuantUniform, qo: &QuantUniform) -> Option<Vec<Sc
     (lo..=hi)
         .map(|stored| {
             let x = f32k.normalize(Scalar::Float((stored - z_x) as f64 * s_x));
-            let Scalar::Float(y) = f32k.normalize(unary_eval(f, x)?) else {
+            let Scalar::Float(y) = f32k.normalize(unary_eval(f.short_name(), x)?) else {
                 return None;
             };
             let scaled = elements::round_float(y / s_o, FloatKind::F32);
