@@ -45,7 +45,11 @@ pub(crate) fn verify_layer_norm(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic>
     let result = (|| {
         let (x, _) = ranked(ctx, types[0], "input")?;
         let attrs = Attrs::of_op(ctx, op);
-        let axis = norm_axis(attrs.int("axis")?.unwrap_or(-1), x.len(), "axis")?;
+        let axis = norm_axis(
+            attrs.int(graph::LayerNorm::ATTR_AXIS)?.unwrap_or(-1),
+            x.len(),
+            "axis",
+        )?;
         let normalized = &x[axis..];
         for (i, t) in types.iter().enumerate().skip(1) {
             let (s, _) = ranked(ctx, *t, "scale and bias")?;
@@ -71,7 +75,10 @@ pub(crate) fn verify_axis(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     let types = op.operand_types();
     let result = (|| {
         let (x, _) = ranked(ctx, types[0], "input")?;
-        let axis = Attrs::of_op(ctx, op).int("axis")?.unwrap_or(-1);
+        // softmax and sort share the attribute name.
+        let axis = Attrs::of_op(ctx, op)
+            .int(graph::Softmax::ATTR_AXIS)?
+            .unwrap_or(-1);
         norm_axis(axis, x.len(), "axis").map(|_| ())
     })();
     check(op, ctx, result)

@@ -283,7 +283,10 @@ pub(crate) fn fold_transpose(
     let in_ty = *op.operand_types().first()?;
     let in_shape = ctx.type_data(in_ty).shape()?.to_vec();
     let rank = in_shape.len();
-    let perm: Vec<usize> = match super::attr_read::Attrs::of_op(ctx, op).ints("perm").ok()? {
+    let perm: Vec<usize> = match super::attr_read::Attrs::of_op(ctx, op)
+        .ints(crate::ops::graph::Transpose::ATTR_PERM)
+        .ok()?
+    {
         Some(p) => p
             .iter()
             .map(|d| usize::try_from(*d).ok())

@@ -2,6 +2,7 @@
 //! (the interpreter's rules, the loops `bufferize` writes), and the most triples it
 //! can select, which sizes its bounded result.
 
+use crate::ops::graph;
 use acc_ir::elements::{self, Scalar};
 
 use super::attr_read::Attrs;
@@ -34,11 +35,16 @@ impl Suppression {
                 None => Err(format!("attribute '{name}' must be a number")),
             }
         };
+        // graph.non_max_suppression and tensor.non_max_suppression share the attribute
+        // names.
         Ok(Suppression {
-            max_per_class: attrs.int("max_output_boxes_per_class")?.unwrap_or(0).max(0),
-            iou: number("iou_threshold")?.unwrap_or(0.0),
-            score_threshold: number("score_threshold")?,
-            center_point: attrs.flag("center_point_box"),
+            max_per_class: attrs
+                .int(graph::NonMaxSuppression::ATTR_MAX_OUTPUT_BOXES_PER_CLASS)?
+                .unwrap_or(0)
+                .max(0),
+            iou: number(graph::NonMaxSuppression::ATTR_IOU_THRESHOLD)?.unwrap_or(0.0),
+            score_threshold: number(graph::NonMaxSuppression::ATTR_SCORE_THRESHOLD)?,
+            center_point: attrs.flag(graph::NonMaxSuppression::ATTR_CENTER_POINT_BOX),
         })
     }
 }

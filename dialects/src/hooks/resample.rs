@@ -8,6 +8,7 @@
 //! values. The taps depend only on the sizes and attributes, so a compiler can compute
 //! them ahead of time.
 
+use crate::ops::graph::Resize;
 use acc_ir::Context;
 
 use super::attr_read::Attrs;
@@ -184,20 +185,21 @@ impl Resampling {
                 })
         };
         let how = Resampling {
-            mode: case(ctx, attrs, "mode", "graph.resize_mode").unwrap_or_else(|| "nearest".into()),
+            mode: case(ctx, attrs, Resize::ATTR_MODE, "graph.resize_mode")
+                .unwrap_or_else(|| "nearest".into()),
             coordinates: case(
                 ctx,
                 attrs,
-                "coordinate_transformation_mode",
+                Resize::ATTR_COORDINATE_TRANSFORMATION_MODE,
                 "graph.coordinate_mode",
             )
             .unwrap_or_else(|| "half_pixel".into()),
-            nearest: case(ctx, attrs, "nearest_mode", "graph.nearest_mode")
+            nearest: case(ctx, attrs, Resize::ATTR_NEAREST_MODE, "graph.nearest_mode")
                 .unwrap_or_else(|| "round_prefer_floor".into()),
-            cubic_a: number("cubic_coeff_a", -0.75),
-            exclude_outside: attrs.flag("exclude_outside"),
-            antialias: attrs.flag("antialias"),
-            extrapolation: number("extrapolation_value", 0.0),
+            cubic_a: number(Resize::ATTR_CUBIC_COEFF_A, -0.75),
+            exclude_outside: attrs.flag(Resize::ATTR_EXCLUDE_OUTSIDE),
+            antialias: attrs.flag(Resize::ATTR_ANTIALIAS),
+            extrapolation: number(Resize::ATTR_EXTRAPOLATION_VALUE, 0.0),
         };
         if how.antialias && how.mode == "nearest" {
             return Err("antialiasing applies to linear and cubic modes only".into());
@@ -250,8 +252,8 @@ pub fn resampled_axes(
     output: &[usize],
 ) -> Result<Vec<Option<AxisResampling>>, String> {
     let rank = input.len();
-    let scales = attrs.floats("scales")?;
-    let roi = attrs.floats("roi")?;
+    let scales = attrs.floats(Resize::ATTR_SCALES)?;
+    let roi = attrs.floats(Resize::ATTR_ROI)?;
     if roi.as_ref().is_some_and(|v| v.len() != 2 * rank) {
         return Err(format!("'roi' must have {} values", 2 * rank));
     }

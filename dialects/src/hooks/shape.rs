@@ -4,6 +4,7 @@
 //! The shape functions they are built from are public: lowerings and the interpreter
 //! compute the same shapes with them.
 
+use crate::ops::graph;
 use acc_ir::{Context, DYNAMIC, InferInput, TypeData, TypeId};
 
 use super::attr_read::{Attrs, dims_agree, is_dyn, norm_axis, operands, product, ranked, tensor};
@@ -92,9 +93,10 @@ pub struct Window {
 
 /// The strides, pads and dilations of a 2-D window op, checked.
 fn window_attrs(attrs: &Attrs<'_>) -> Result<Window, String> {
-    let strides = attrs.ints_n("strides", 2, 1)?;
-    let pads = attrs.ints_n("pads", 4, 0)?;
-    let dilations = attrs.ints_n("dilations", 2, 1)?;
+    // conv2d, qconv2d, max_pool and avg_pool share these attribute names.
+    let strides = attrs.ints_n(graph::Conv2d::ATTR_STRIDES, 2, 1)?;
+    let pads = attrs.ints_n(graph::Conv2d::ATTR_PADS, 4, 0)?;
+    let dilations = attrs.ints_n(graph::Conv2d::ATTR_DILATIONS, 2, 1)?;
     if strides.iter().chain(&dilations).any(|v| *v < 1) {
         return Err("strides and dilations must be positive".into());
     }
@@ -123,7 +125,8 @@ pub fn conv2d_shape(
         pads,
         dilations,
     } = window_attrs(attrs)?;
-    let groups = attrs.int("groups")?.unwrap_or(1);
+    // conv2d and qconv2d share the attribute name.
+    let groups = attrs.int(graph::Conv2d::ATTR_GROUPS)?.unwrap_or(1);
     if groups < 1 {
         return Err("attribute 'groups' must be positive".into());
     }
@@ -222,12 +225,12 @@ pub(crate) fn infer_gemm(ctx: &Context, input: &InferInput<'_>) -> Inferred {
     let (a, element) = ranked(ctx, ops[0], "a")?;
     let (b, _) = ranked(ctx, ops[1], "b")?;
     let attrs = Attrs::of_input(ctx, input);
-    let (m, k) = if attrs.flag("transA") {
+    let (m, k) = if attrs.flag(graph::Gemm::ATTR_TRANS_A) {
         (a[1], a[0])
     } else {
         (a[0], a[1])
     };
-    let (k2, n) = if attrs.flag("transB") {
+    let (k2, n) = if attrs.flag(graph::Gemm::ATTR_TRANS_B) {
         (b[1], b[0])
     } else {
         (b[0], b[1])
@@ -249,8 +252,9 @@ pub(crate) fn infer_pool(ctx: &Context, input: &InferInput<'_>) -> Inferred {
     let ops = operands(input, 1)?;
     let (x, element) = ranked(ctx, ops[0], "input")?;
     let attrs = Attrs::of_input(ctx, input);
+    // max_pool and avg_pool share the attribute names.
     let kernel = attrs
-        .ints("kernel_shape")?
+        .ints(graph::MaxPool::ATTR_KERNEL_SHAPE)?
         .ok_or("requires attribute 'kernel_shape'")?;
     if kernel.len() != 2 || kernel.iter().any(|k| *k < 1) {
         return Err("attribute 'kernel_shape' must have 2 positive values".into());
@@ -260,7 +264,7 @@ pub(crate) fn infer_pool(ctx: &Context, input: &InferInput<'_>) -> Inferred {
         pads,
         dilations,
     } = window_attrs(&attrs)?;
-    let ceil = attrs.flag("ceil_mode");
+    let ceil = attrs.flag(graph::MaxPool::ATTR_CEIL_MODE);
     let h = window_out(
         x[2],
         pads[0] + pads[2],
@@ -330,14 +334,14 @@ pub(crate) fn infer_reshape(ctx: &Context, input: &InferInput<'_>) -> Inferred {
     let ops = operands(input, 1)?;
     let (x, element) = ranked(ctx, ops[0], "input")?;
     let target = Attrs::of_input(ctx, input)
-        .ints("shape")?
+        .ints(graph::Reshape::ATTR_SHAPE)?
         .ok_or("requires attribute 'shape'")?;
     Ok(vec![tensor(reshape_shape(&x, &target)?, element)])
 }
 
 /// The permutation of a transpose: `perm`, or the reversed dimensions.
 pub fn transpose_perm(attrs: &Attrs<'_>, rank: usize) -> Result<Vec<usize>, String> {
-    let Some(perm) = attrs.ints("perm")? else {
+    let Some(perm) = attrs.ints(graph::Transpose::ATTR_PERM)? else {
         return Ok((0..rank).rev().collect());
     };
     let mut seen = vec![false; rank];
@@ -374,7 +378,7 @@ pub(crate) fn infer_concat(ctx: &Context, input: &InferInput<'_>) -> Inferred {
     let ops = operands(input, 1)?;
     let (first, element) = ranked(ctx, ops[0], "operand #0")?;
     let axis = norm_axis(
-        Attrs::of_input(ctx, input).req_int("axis")?,
+        Attrs::of_input(ctx, input).req_int(graph::Concat::ATTR_AXIS)?,
         first.len(),
         "axis",
     )?;
@@ -431,16 +435,16 @@ pub struct SlicePlan {
 
 /// The plan of an ONNX slice of a tensor of `shape`.
 pub fn slice_plan(attrs: &Attrs<'_>, shape: &[i64]) -> Result<SlicePlan, String> {
-    let starts = attrs.ints("starts")?.ok_or("requires attribute 'starts'")?;
-    let ends = attrs.ints("ends")?.ok_or("requires attribute 'ends'")?;
+    let starts = attrs.ints(graph::Slice::ATTR_STARTS)?.ok_or("requires attribute 'starts'")?;
+    let ends = attrs.ints(graph::Slice::ATTR_ENDS)?.ok_or("requires attribute 'ends'")?;
     let n = starts.len();
     if ends.len() != n {
         return Err("'starts' and 'ends' must have the same length".into());
     }
     let axes = attrs
-        .ints("axes")?
+        .ints(graph::Slice::ATTR_AXES)?
         .unwrap_or_else(|| (0..n as i64).collect());
-    let steps = attrs.ints("steps")?.unwrap_or_else(|| vec![1; n]);
+    let steps = attrs.ints(graph::Slice::ATTR_STEPS)?.unwrap_or_else(|| vec![1; n]);
     if axes.len() != n || steps.len() != n {
         return Err("'axes' and 'steps' must have as many values as 'starts'".into());
     }
@@ -479,7 +483,9 @@ pub(crate) fn infer_slice(ctx: &Context, input: &InferInput<'_>) -> Inferred {
 pub(crate) fn infer_flatten(ctx: &Context, input: &InferInput<'_>) -> Inferred {
     let ops = operands(input, 1)?;
     let (x, element) = ranked(ctx, ops[0], "input")?;
-    let axis = Attrs::of_input(ctx, input).int("axis")?.unwrap_or(1);
+    let axis = Attrs::of_input(ctx, input)
+        .int(graph::Flatten::ATTR_AXIS)?
+        .unwrap_or(1);
     let r = x.len() as i64;
     if axis < -r || axis > r {
         return Err(format!("axis {axis} is out of range for rank {r}"));
@@ -494,7 +500,7 @@ pub(crate) fn infer_flatten(ctx: &Context, input: &InferInput<'_>) -> Inferred {
 pub(crate) fn infer_pad(ctx: &Context, input: &InferInput<'_>) -> Inferred {
     let ops = operands(input, 1)?;
     let (x, element) = ranked(ctx, ops[0], "input")?;
-    let pads = Attrs::of_input(ctx, input).ints_n("pads", 2 * x.len(), 0)?;
+    let pads = Attrs::of_input(ctx, input).ints_n(graph::Pad::ATTR_PADS, 2 * x.len(), 0)?;
     let r = x.len();
     let mut out = Vec::with_capacity(r);
     for (i, &d) in x.iter().enumerate() {
@@ -514,7 +520,7 @@ pub(crate) fn infer_pad(ctx: &Context, input: &InferInput<'_>) -> Inferred {
 pub(crate) fn infer_squeeze(ctx: &Context, input: &InferInput<'_>) -> Inferred {
     let ops = operands(input, 1)?;
     let (x, element) = ranked(ctx, ops[0], "input")?;
-    let out = match Attrs::of_input(ctx, input).ints("axes")? {
+    let out = match Attrs::of_input(ctx, input).ints(graph::Squeeze::ATTR_AXES)? {
         None => x.iter().copied().filter(|d| *d != 1).collect(),
         Some(axes) => {
             let mut drop = vec![false; x.len()];
@@ -539,7 +545,7 @@ pub(crate) fn infer_unsqueeze(ctx: &Context, input: &InferInput<'_>) -> Inferred
     let ops = operands(input, 1)?;
     let (x, element) = ranked(ctx, ops[0], "input")?;
     let axes = Attrs::of_input(ctx, input)
-        .ints("axes")?
+        .ints(graph::Unsqueeze::ATTR_AXES)?
         .ok_or("requires attribute 'axes'")?;
     let rank = x.len() + axes.len();
     let mut ones = vec![false; rank];
@@ -559,7 +565,8 @@ pub(crate) fn infer_unsqueeze(ctx: &Context, input: &InferInput<'_>) -> Inferred
 
 /// The dimensions a reduction reduces: `axes`, or all.
 pub fn reduce_axes(attrs: &Attrs<'_>, rank: usize) -> Result<Vec<bool>, String> {
-    match attrs.ints("axes")? {
+    // The reduce_* ops share the attribute name.
+    match attrs.ints(graph::ReduceSum::ATTR_AXES)? {
         None => Ok(vec![true; rank]),
         Some(axes) => {
             let mut reduced = vec![false; rank];
@@ -576,7 +583,9 @@ pub(crate) fn infer_reduce(ctx: &Context, input: &InferInput<'_>) -> Inferred {
     let (x, element) = ranked(ctx, ops[0], "input")?;
     let attrs = Attrs::of_input(ctx, input);
     let reduced = reduce_axes(&attrs, x.len())?;
-    let keep = attrs.get("keepdims").is_none() || attrs.flag("keepdims");
+    // The reduce_* ops share the attribute name.
+    let keep = attrs.get(graph::ReduceSum::ATTR_KEEPDIMS).is_none()
+        || attrs.flag(graph::ReduceSum::ATTR_KEEPDIMS);
     let out = x
         .iter()
         .zip(&reduced)
@@ -593,7 +602,10 @@ pub(crate) fn infer_resize(ctx: &Context, input: &InferInput<'_>) -> Inferred {
     let ops = operands(input, 1)?;
     let (x, element) = ranked(ctx, ops[0], "input")?;
     let attrs = Attrs::of_input(ctx, input);
-    let out = match (attrs.floats("scales")?, attrs.ints("sizes")?) {
+    let out = match (
+        attrs.floats(graph::Resize::ATTR_SCALES)?,
+        attrs.ints(graph::Resize::ATTR_SIZES)?,
+    ) {
         (Some(scales), None) if scales.len() == x.len() => x
             .iter()
             .zip(&scales)
@@ -620,8 +632,12 @@ pub(crate) fn infer_topk(ctx: &Context, input: &InferInput<'_>) -> Inferred {
     let ops = operands(input, 1)?;
     let (x, element) = ranked(ctx, ops[0], "input")?;
     let attrs = Attrs::of_input(ctx, input);
-    let k = attrs.req_int("k")?;
-    let axis = norm_axis(attrs.int("axis")?.unwrap_or(-1), x.len(), "axis")?;
+    let k = attrs.req_int(graph::Topk::ATTR_K)?;
+    let axis = norm_axis(
+        attrs.int(graph::Topk::ATTR_AXIS)?.unwrap_or(-1),
+        x.len(),
+        "axis",
+    )?;
     if k < 0 || (!is_dyn(x[axis]) && k > x[axis]) {
         return Err(format!(
             "k = {k} is out of range for a dimension of {}",

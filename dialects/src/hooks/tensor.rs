@@ -104,9 +104,20 @@ pub(crate) fn verify_slice(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
         let sizes = acc_dialects_segments(ctx, op)?;
         let attrs = Attrs::of_op(ctx, op);
         let rank = full.len();
-        let offsets = static_list(&attrs, "static_offsets", rank, sizes[0])?;
-        let sizes_v = static_list(&attrs, "static_sizes", rank, sizes[1])?;
-        let strides = static_list(&attrs, "static_strides", rank, sizes[2])?;
+        // extract_slice and insert_slice share the attribute names.
+        let offsets = static_list(
+            &attrs,
+            tensor::ExtractSlice::ATTR_STATIC_OFFSETS,
+            rank,
+            sizes[0],
+        )?;
+        let sizes_v = static_list(&attrs, tensor::ExtractSlice::ATTR_STATIC_SIZES, rank, sizes[1])?;
+        let strides = static_list(
+            &attrs,
+            tensor::ExtractSlice::ATTR_STATIC_STRIDES,
+            rank,
+            sizes[2],
+        )?;
         if !rank_reduced(&sizes_v, &part) {
             return Err(format!(
                 "the slice has shape {part:?}, which is not the sizes {sizes_v:?} (with unit dimensions dropped)"
@@ -154,8 +165,8 @@ pub(crate) fn verify_pad(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
         let out = shape_of(ctx, op.result_types()[0])?;
         let groups = acc_dialects_segments(ctx, op)?;
         let attrs = Attrs::of_op(ctx, op);
-        let low = static_list(&attrs, "static_low", src.len(), groups[0])?;
-        let high = static_list(&attrs, "static_high", src.len(), groups[1])?;
+        let low = static_list(&attrs, tensor::Pad::ATTR_STATIC_LOW, src.len(), groups[0])?;
+        let high = static_list(&attrs, tensor::Pad::ATTR_STATIC_HIGH, src.len(), groups[1])?;
         if out.len() != src.len() {
             return Err(format!("the result must have rank {}", src.len()));
         }
@@ -220,7 +231,7 @@ pub(crate) fn verify_sort(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
             return Err("the values init must have the input's element type".into());
         }
         let dim = Attrs::of_op(ctx, op)
-            .int("dimension")?
+            .int(tensor::Sort::ATTR_DIMENSION)?
             .ok_or("requires attribute 'dimension'")?;
         if usize::try_from(dim).map_or(true, |d| d >= shape.len()) {
             return Err(format!(
@@ -310,8 +321,9 @@ fn check_region(op: OpRef<'_>, ctx: &Context, r: usize, args: &[TypeId], yields:
 
 /// The reassociation groups of a collapse or expand.
 fn reassociation(attrs: &Attrs<'_>, ctx: &Context) -> Result<Vec<Vec<usize>>, String> {
+    // collapse_shape and expand_shape share the attribute name.
     let a = attrs
-        .get("reassociation")
+        .get(tensor::CollapseShape::ATTR_REASSOCIATION)
         .ok_or("requires attribute 'reassociation'")?;
     let bad = || "'reassociation' must be a list of lists of dimensions, in order".to_string();
     let AttrData::Array(groups) = ctx.attr_data(a) else {
@@ -369,7 +381,12 @@ pub(crate) fn verify_reassociation(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnost
         }
         if expand {
             let dynamic = op.operands().len() - 1;
-            let shape = static_list(&attrs, "static_output_shape", out.len(), dynamic)?;
+            let shape = static_list(
+                &attrs,
+                tensor::ExpandShape::ATTR_STATIC_OUTPUT_SHAPE,
+                out.len(),
+                dynamic,
+            )?;
             if !same_shape(&shape, &out) {
                 return Err(format!(
                     "'output_shape' {shape:?} is not the result's shape {out:?}"
@@ -449,9 +466,9 @@ pub(crate) fn verify_conv2d(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     let result = (|| {
         let (ins, out) = structured(ctx, op, 2)?;
         let attrs = Attrs::of_op(ctx, op);
-        let li = layout_attr(&attrs, ctx, "input_layout", "NCHW")?;
-        let lf = layout_attr(&attrs, ctx, "filter_layout", "OIHW")?;
-        let lo = layout_attr(&attrs, ctx, "output_layout", "NCHW")?;
+        let li = layout_attr(&attrs, ctx, tensor::Conv2d::ATTR_INPUT_LAYOUT, "NCHW")?;
+        let lf = layout_attr(&attrs, ctx, tensor::Conv2d::ATTR_FILTER_LAYOUT, "OIHW")?;
+        let lo = layout_attr(&attrs, ctx, tensor::Conv2d::ATTR_OUTPUT_LAYOUT, "NCHW")?;
         let dim = |l: &Layout, s: &[i64], c: char, what: &str| {
             l.logical(s, c).map_err(|e| format!("{what}: {e}"))
         };
@@ -473,12 +490,12 @@ pub(crate) fn verify_conv2d(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
             dim(&lo, &out, 'H', "output")?,
             dim(&lo, &out, 'W', "output")?,
         );
-        let strides = attrs.ints_n("strides", 2, 1)?;
-        let dilations = attrs.ints_n("dilations", 2, 1)?;
+        let strides = attrs.ints_n(tensor::Conv2d::ATTR_STRIDES, 2, 1)?;
+        let dilations = attrs.ints_n(tensor::Conv2d::ATTR_DILATIONS, 2, 1)?;
         if strides.iter().chain(&dilations).any(|v| *v < 1) {
             return Err("strides and dilations must be positive".into());
         }
-        let groups = attrs.int("groups")?.unwrap_or(1);
+        let groups = attrs.int(tensor::Conv2d::ATTR_GROUPS)?.unwrap_or(1);
         if groups < 1 || (!is_dyn(c) && !is_dyn(fi) && c != fi * groups) {
             return Err(format!(
                 "the input's {c} channels are not the filter's {fi} x {groups} groups"
@@ -506,11 +523,11 @@ pub(crate) fn verify_pool(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     let result = (|| {
         let (ins, out) = structured(ctx, op, 1)?;
         let attrs = Attrs::of_op(ctx, op);
-        let l = layout_attr(&attrs, ctx, "layout", "NCHW")?;
-        let win = attrs.ints_n("window", 2, 1)?;
-        let strides = attrs.ints_n("strides", 2, 1)?;
-        let dilations = attrs.ints_n("dilations", 2, 1)?;
-        let pads = attrs.ints_n("pads", 4, 0)?;
+        let l = layout_attr(&attrs, ctx, tensor::Pool::ATTR_LAYOUT, "NCHW")?;
+        let win = attrs.ints_n(tensor::Pool::ATTR_WINDOW, 2, 1)?;
+        let strides = attrs.ints_n(tensor::Pool::ATTR_STRIDES, 2, 1)?;
+        let dilations = attrs.ints_n(tensor::Pool::ATTR_DILATIONS, 2, 1)?;
+        let pads = attrs.ints_n(tensor::Pool::ATTR_PADS, 4, 0)?;
         if win.iter().chain(&strides).chain(&dilations).any(|v| *v < 1)
             || pads.iter().any(|p| *p < 0)
         {
@@ -564,8 +581,9 @@ pub(crate) fn verify_map(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
 
 /// Sorted, distinct dimensions of a tensor of `rank`.
 fn dimensions(attrs: &Attrs<'_>, rank: usize) -> Result<Vec<usize>, String> {
+    // reduce and broadcast share the attribute name.
     let dims = attrs
-        .ints("dimensions")?
+        .ints(tensor::Reduce::ATTR_DIMENSIONS)?
         .ok_or("requires attribute 'dimensions'")?;
     let mut out: Vec<usize> = Vec::new();
     for d in &dims {
@@ -636,7 +654,7 @@ pub(crate) fn verify_transpose(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> 
         let init = shape_of(ctx, types[1])?;
         let attrs = Attrs::of_op(ctx, op);
         let perm = attrs
-            .ints("permutation")?
+            .ints(tensor::Transpose::ATTR_PERMUTATION)?
             .ok_or("requires attribute 'permutation'")?;
         let mut seen = vec![false; input.len()];
         let valid = perm.len() == input.len()
@@ -718,13 +736,14 @@ pub(crate) fn verify_pack(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
             (shape_of(ctx, types[1])?, shape_of(ctx, types[0])?)
         };
         let attrs = Attrs::of_op(ctx, op);
+        // pack and unpack share the attribute names.
         let pos = attrs
-            .ints("inner_dims_pos")?
+            .ints(tensor::Pack::ATTR_INNER_DIMS_POS)?
             .ok_or("requires attribute 'inner_dims_pos'")?;
         let tiles = attrs
-            .ints("inner_tiles")?
+            .ints(tensor::Pack::ATTR_INNER_TILES)?
             .ok_or("requires attribute 'inner_tiles'")?;
-        let perm = attrs.ints("outer_dims_perm")?;
+        let perm = attrs.ints(tensor::Pack::ATTR_OUTER_DIMS_PERM)?;
         let want = packed_shape(&plain, &pos, &tiles, perm.as_deref())?;
         if !same_shape(&want, &blocked) {
             return Err(format!(

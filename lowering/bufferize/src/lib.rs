@@ -30,6 +30,16 @@
 //!   [`acc_dialects::hooks::func::RESULT_SIZES`]);
 //! - `collapse_shape` / `expand_shape`, `bitcast`: `loop.reshape` (no copy);
 //! - an op `partition` placed on a device: the call of its intrinsic (`placed`).
+//!
+//! The crate is split by job:
+//!
+//! - this file: bufferization proper: the pass, function signatures, the buffer each
+//!   tensor gets, and which job each op goes to;
+//! - [`loop_nests`]: loop generation, for every op nothing below computes;
+//! - [`library`]: calls of the host's kernels (the target's `kernel`s), and what a
+//!   kernel convolution absorbs from the ops around it;
+//! - [`accel`]: accelerator calls, the layouts intrinsics read, and DMA staging into
+//!   local memories.
 
 #![deny(missing_docs)]
 
@@ -46,15 +56,12 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use acc_dialects::build::{Builder, i64s, memref_type, shape_of};
 use acc_dialects::ops::{arith, builtin, func, loops, tensor};
 
-mod build;
-mod data;
-mod layouts;
-mod nms;
-mod ops;
-mod placed;
-pub use placed::LAYOUT_ATTR;
-mod staging;
-mod strided;
+mod accel;
+mod library;
+mod loop_nests;
+
+pub use accel::LAYOUT_ATTR;
+use library::Library;
 
 /// The columns of a packed B's panels (`packed-gemm`).
 pub const PANEL_COLUMNS: i64 = 48;
@@ -66,78 +73,6 @@ pub struct Bufferize {
     named: Vec<(&'static str, String)>,
     /// The target whose host kernels it calls (empty: the compilation's first).
     target: String,
-}
-
-/// The host library's kernels f32 products call (`hw.intrinsic`), where it has
-/// them; loop nests otherwise.
-#[derive(Clone, Debug, Default)]
-struct Library {
-    /// C += A x B on row-major matrices: (a, b, c, m, n, k).
-    gemm: Option<String>,
-    /// out = clamp(out + conv(x, w), lo, hi), batch 1, NCHW, ungrouped: (x, w, out,
-    /// c, h, w, m, kh, kw, oh, ow, sh, sw, dh, dw, pt, pl, lo, hi), zero padding
-    /// read as zeros (a zero pad feeding only such a convolution is not
-    /// materialized), a ReLU / Clip map that is the result's only user applied as
-    /// the clamp; `NAME_bias` (x, w, bias, out, ...) starts from a per-channel bias
-    /// instead of out (an init that broadcasts one). Without it, convolutions use
-    /// `gemm`.
-    conv: Option<String>,
-    /// out = clamp(out + the depthwise conv(x, w), lo, hi) (groups = input
-    /// channels = output channels), batch 1, NCHW: (x, w, out, c, h, w, kh, kw, oh,
-    /// ow, sh, sw, dh, dw, pt, pl, lo, hi), padding and clamp as for `conv`.
-    /// Without it, loops.
-    depthwise: Option<String>,
-    /// As `conv`, in blocked layouts: x and out NCHW16c, w OIHW16i16o, the channel
-    /// counts passed as blocks x 16 (the `layout` pass's host preference).
-    /// Without it, blocked convolutions have no bufferization.
-    blocked: Option<String>,
-    /// As `depthwise`, in blocked layouts: x and out NCHW16c, w OIHW16o (one input
-    /// channel per group), the channel count passed as blocks x 16.
-    blocked_depthwise: Option<String>,
-    /// As `blocked`, the input plain NCHW (any channel count) and the filter OIHW16o.
-    blocked_nchw_input: Option<String>,
-    /// As `gemm` with a constant B packed at compile time into panels of
-    /// [`PANEL_COLUMNS`] columns (layout `NK48n`: ceil(n / 48) panels, each k rows of
-    /// 48 floats, the last one's extra columns zero); `NAME_bias` (a, b, bias, c, m,
-    /// n, k) starts each column from its bias instead of c (an init that broadcasts
-    /// one along dimension 0).
-    packed_gemm: Option<String>,
-    /// C += A x B, or C = A x B when `accumulate` is 0, on matrices with any
-    /// strides: (a, b, c, m, n, k, a_rs, a_cs, b_rs, b_cs, c_rs, c_cs, accumulate),
-    /// for products reading transposes in place or overwriting a zero init.
-    strided_gemm: Option<String>,
-    /// out[i] = e^x[i] on f32 arrays: (x, out, n), x and out possibly the same.
-    exp: Option<String>,
-    /// out[i] = erf(x[i]), as `exp`.
-    erf: Option<String>,
-}
-
-impl Library {
-    /// The kernels named by `name(interface)` (a pass option, or a target's kernel
-    /// for that interface; `acc_target::HOST_INTERFACES` lists them).
-    fn from_names(name: &dyn Fn(&str) -> Option<String>) -> Library {
-        Library {
-            gemm: name("gemm"),
-            conv: name("conv"),
-            depthwise: name("depthwise"),
-            blocked: name("blocked"),
-            blocked_depthwise: name("blocked-depthwise"),
-            blocked_nchw_input: name("blocked-nchw-input"),
-            packed_gemm: name("packed-gemm"),
-            strided_gemm: name("strided-gemm"),
-            exp: name("exp"),
-            erf: name("erf"),
-        }
-    }
-}
-
-/// A library function that finishes a `tensor.map`: the region's `math` op it
-/// replaces, the callee, and the map input it applies to directly when the region
-/// is that op alone.
-struct LibraryFunction {
-    op: OpId,
-    callee: String,
-    argument: Option<usize>,
 }
 
 /// Its registration.
@@ -400,7 +335,7 @@ struct Bufferizer<'a> {
     /// user reads it so).
     permuted: FxHashMap<ValueId, (ValueId, Vec<i64>)>,
     /// What consecutive calls staging into a local memory share.
-    staging: staging::StagingState,
+    staging: accel::staging::StagingState,
     /// Tensors of dynamic shape the function returns: the leading elements of a
     /// buffer of static shape, with the size of each dynamic dimension.
     bounded: FxHashMap<ValueId, (ValueId, Vec<(usize, ValueId)>)>,
@@ -455,7 +390,7 @@ impl<'a> Bufferizer<'a> {
             transposed_outputs: FxHashMap::default(),
             library,
             permuted: FxHashMap::default(),
-            staging: staging::StagingState::default(),
+            staging: accel::staging::StagingState::default(),
             bounded: FxHashMap::default(),
             returned: None,
         }
@@ -537,7 +472,7 @@ impl<'a> Bufferizer<'a> {
         let loc = r.loc();
         let operands: Vec<ValueId> = r.operands().collect();
         let results: Vec<ValueId> = r.results().collect();
-        if !self.is_placed(op) && !staging::keeps_staged(&name) {
+        if !self.is_placed(op) && !accel::staging::keeps_staged(&name) {
             self.staging.reset();
         }
         let tensor_in_or_out = operands.iter().chain(&results).any(|v| self.is_tensor(*v));
@@ -835,11 +770,6 @@ impl<'a> Bufferizer<'a> {
             .operands(*last)
             .map(|v| map.values.get(&v).copied().unwrap_or(v))
             .collect())
-    }
-
-    /// The library matrix product, if there is one and `values` are all f32.
-    fn library_gemm(&self, values: &[ValueId]) -> Result<Option<String>, String> {
-        Ok(self.library.gemm.clone().filter(|_| self.all_f32(values)))
     }
 
     fn all_f32(&self, values: &[ValueId]) -> bool {

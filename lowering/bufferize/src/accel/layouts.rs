@@ -13,18 +13,18 @@
 use acc_ir::{OpId, ValueId};
 use acc_target::Placement;
 
-use super::Bufferizer;
-use super::build::parallel;
+use crate::Bufferizer;
+use crate::loop_nests::build::parallel;
 use acc_dialects::build::memref_type;
 use acc_dialects::ops::loops;
 
 /// `shape` with its dimensions in the order `perm` gives.
-pub(super) fn permuted_shape(shape: &[i64], perm: &[i64]) -> Vec<i64> {
+pub(crate) fn permuted_shape(shape: &[i64], perm: &[i64]) -> Vec<i64> {
     perm.iter().map(|p| shape[*p as usize]).collect()
 }
 
 /// The permutation undoing `perm`.
-pub(super) fn inverse(perm: &[i64]) -> Vec<i64> {
+pub(crate) fn inverse(perm: &[i64]) -> Vec<i64> {
     let mut inv = vec![0; perm.len()];
     for (i, p) in perm.iter().enumerate() {
         inv[*p as usize] = i as i64;
@@ -36,7 +36,7 @@ impl Bufferizer<'_> {
     /// A buffer holding the operand `v` of `op` in layout `perm`: the one its
     /// producer wrote when that is the layout, else a transposing copy of its plain
     /// buffer made before `op`.
-    pub(super) fn input_in_layout(
+    pub(crate) fn input_in_layout(
         &mut self,
         op: OpId,
         v: ValueId,
@@ -60,7 +60,7 @@ impl Bufferizer<'_> {
     /// The layouts of the buffers of call `p`: those the target declares, and for
     /// each `like` pair the declared layout of either value, else the layout the
     /// operand's producer wrote.
-    pub(super) fn call_layouts(&self, p: &Placement) -> Vec<(ValueId, Vec<i64>)> {
+    pub(crate) fn call_layouts(&self, p: &Placement) -> Vec<(ValueId, Vec<i64>)> {
         let mut layouts = p.layouts.clone();
         for (a, b) in &p.layouts_like {
             let declared = |v: ValueId| p.layouts.iter().find(|(x, _)| *x == v);
@@ -84,7 +84,7 @@ impl Bufferizer<'_> {
     }
 
     /// A new buffer, made before `before`, holding `src` transposed by `perm`.
-    pub(super) fn permuted_copy(
+    pub(crate) fn permuted_copy(
         &mut self,
         before: OpId,
         src: ValueId,
@@ -117,7 +117,7 @@ impl Bufferizer<'_> {
 
     /// Whether every user of `v` is an op placed on an intrinsic reading `v` in
     /// layout `perm`, or in whatever layout it comes (`like`).
-    pub(super) fn users_agree(&self, v: ValueId, perm: &[i64]) -> bool {
+    pub(crate) fn users_agree(&self, v: ValueId, perm: &[i64]) -> bool {
         let users: Vec<OpId> = self.ir.body(self.body).value_users(v).collect();
         !users.is_empty()
             && users.iter().all(|u| {

@@ -7,8 +7,8 @@ use acc_dialects::ops::{arith, func, loops, tensor};
 use acc_ir::clone::{ValueMap, clone_op};
 use acc_ir::{OpId, ValueId};
 
-use super::build::{index_op, parallel, rank_on_line};
-use super::{Bufferizer, buffer_type};
+use crate::loop_nests::build::{index_op, parallel, rank_on_line};
+use crate::{Bufferizer, buffer_type};
 use acc_dialects::build::{Builder, cmpf, cmpi, is_float};
 
 impl Bufferizer<'_> {
@@ -45,7 +45,7 @@ impl Bufferizer<'_> {
 
     /// `tensor.extract_slice`: a new buffer holding the slice (element `i` along each
     /// dimension read at `offset + i * stride`).
-    pub(super) fn extract_slice(&mut self, op: OpId) -> Result<ValueId, String> {
+    pub(crate) fn extract_slice(&mut self, op: OpId) -> Result<ValueId, String> {
         let (x, result) = self.operand_and_result(op)?;
         let shape = self.static_shape(result)?;
         if self.shape(x)?.len() != shape.len() {
@@ -75,7 +75,7 @@ impl Bufferizer<'_> {
     /// static shape (zero offsets, unit strides, each static size the source's, no
     /// dimension dropped), which only a `func.return` reads. Nothing is copied: the
     /// return gives the source's buffer and the sizes.
-    pub(super) fn bounded_slice(&mut self, op: OpId) -> Result<(), String> {
+    pub(crate) fn bounded_slice(&mut self, op: OpId) -> Result<(), String> {
         let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
         let (x, result) = self.operand_and_result(op)?;
         let source = self.static_shape(x)?;
@@ -123,7 +123,7 @@ impl Bufferizer<'_> {
 
     /// `tensor.insert_slice`: the destination's buffer (or a copy of it when it is
     /// read elsewhere) with the source stored at `offset + i * stride`.
-    pub(super) fn insert_slice(&mut self, op: OpId) -> Result<ValueId, String> {
+    pub(crate) fn insert_slice(&mut self, op: OpId) -> Result<ValueId, String> {
         let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
         let (source, dest_tensor) = (operands[0], operands[1]);
         let shape = self.static_shape(source)?;
@@ -151,7 +151,7 @@ impl Bufferizer<'_> {
     /// `tensor.generate`: a new buffer, each element stored by the region inlined at
     /// its indices, the region's `tensor.extract`s of tensors from above becoming
     /// loads of their buffers.
-    pub(super) fn generate(&mut self, op: OpId) -> Result<ValueId, String> {
+    pub(crate) fn generate(&mut self, op: OpId) -> Result<ValueId, String> {
         let result = self
             .ir
             .body(self.body)
@@ -229,7 +229,7 @@ impl Bufferizer<'_> {
     /// the number of elements of its line ordered before it (smaller, or equal and
     /// earlier; NaN above every number), computed with one pass over the line. Both
     /// inits' buffers are written; the results are `[values, indices]`.
-    pub(super) fn sort(&mut self, op: OpId) -> Result<[ValueId; 2], String> {
+    pub(crate) fn sort(&mut self, op: OpId) -> Result<[ValueId; 2], String> {
         let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
         let [x, values_init, indices_init] = operands[..] else {
             return Err("expects an input and two inits".into());
@@ -279,7 +279,7 @@ impl Bufferizer<'_> {
     }
 
     /// The static shape of `v`; an error for a dynamic one.
-    pub(super) fn static_shape(&self, v: ValueId) -> Result<Vec<i64>, String> {
+    pub(crate) fn static_shape(&self, v: ValueId) -> Result<Vec<i64>, String> {
         let shape = self.shape(v)?;
         if shape.iter().any(|d| *d < 0) {
             return Err("dynamic shapes have no bufferization yet".into());

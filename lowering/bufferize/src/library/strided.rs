@@ -13,8 +13,8 @@
 use acc_ir::{AttrData, OpId, TypeData, TypeId, ValueId};
 use rustc_hash::FxHashSet;
 
-use super::Bufferizer;
-use super::build::call_library;
+use super::call_library;
+use crate::Bufferizer;
 use acc_dialects::build::{Builder, dense_bytes, i64s};
 use acc_dialects::ops::{loops, tensor};
 
@@ -32,7 +32,7 @@ impl Bufferizer<'_> {
     /// to their source and permutation), which inits are never bufferized (the
     /// transposes' empties, zero constants only products overwrite), and which
     /// products take the strided call.
-    pub(super) fn plan_strided_products(&mut self, ops: &[OpId]) {
+    pub(crate) fn plan_strided_products(&mut self, ops: &[OpId]) {
         if self.library.strided_gemm.is_none() {
             return;
         }
@@ -148,7 +148,7 @@ impl Bufferizer<'_> {
 
     /// `op` (planned by [`Self::plan_strided_products`]) as one strided call per
     /// batch: its result's buffer.
-    pub(super) fn strided_matmul(&mut self, op: OpId) -> Result<ValueId, String> {
+    pub(crate) fn strided_matmul(&mut self, op: OpId) -> Result<ValueId, String> {
         let callee = self.library.strided_gemm.clone().ok_or("no strided-gemm")?;
         let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
         let (a, b, init) = (operands[0], operands[1], operands[2]);
@@ -285,7 +285,7 @@ fn strided_layout(ctx: &acc_ir::Context, ty: TypeId) -> Result<(Vec<i64>, i64), 
 
 /// The window of `buffer` at index `i` of dimension `dim` (size 1 there, the rest
 /// whole): its first element is where batch `i` of a product's operand starts.
-pub(super) fn window(
+pub(crate) fn window(
     e: &mut Builder<'_>,
     buffer: ValueId,
     dim: usize,

@@ -2,25 +2,47 @@
 //! products and convolutions (loops, or the library GEMM), pools, reductions, pads.
 
 use acc_dialects::build::BuildExt as _;
-use acc_dialects::ops::{arith, loops, math, tensor};
+use acc_dialects::ops::{arith, loops, tensor};
 use acc_ir::{OpId, TypeId, ValueId};
 
-use super::build::{
-    call_gemm, call_library, clamp, conv_as_gemm, convert, for_range, in_range, index_add,
-    index_op, multiply_add, parallel, pos,
+use crate::library::window;
+use crate::library::{ConvKind, LibraryFunction, call_gemm, call_library, conv_as_gemm};
+use crate::loop_nests::build::{
+    clamp, convert, for_range, in_range, index_add, index_op, multiply_add, parallel, pos,
 };
-use super::strided::window;
-use super::{Bufferizer, LibraryFunction, PANEL_COLUMNS, buffer_type};
+use crate::{Bufferizer, buffer_type};
 use acc_dialects::build::Builder;
-use acc_dialects::build::dense_bytes;
 use acc_dialects::build::is_float;
 
 impl Bufferizer<'_> {
+    /// Whether a pad's region yields the same value at every index: a constant made in
+    /// the region, or a value from outside it.
+    fn pad_value_is_uniform(&self, op: OpId) -> bool {
+        let b = self.ir.body(self.body);
+        let Some(region) = b.op_regions(op).first() else {
+            return false;
+        };
+        let Some(block) = b.entry_block(*region) else {
+            return false;
+        };
+        let Some(terminator) = b.block_ops(block).last() else {
+            return false;
+        };
+        b.operands(terminator).all(|v| match b.value(v).def {
+            acc_ir::ValueDef::Result(def, _) => {
+                b.op_block(def) != Some(block)
+                    || arith::Constant::is(self.ctx, self.ir.op(self.body, def))
+            }
+            acc_ir::ValueDef::BlockArg(blk, _) => blk != block,
+            acc_ir::ValueDef::Detached => false,
+        })
+    }
+
     /// `tensor.map`: a `loop.parallel` computing each element with the region. When
     /// the region's result is an f32 `math` function the library has (`exp`, `erf`),
     /// the loop stores that function's argument and the library call then applies it
     /// to the whole buffer in place; a map of the function alone is just the call.
-    pub(super) fn map(&mut self, op: OpId) -> Result<ValueId, String> {
+    pub(crate) fn map(&mut self, op: OpId) -> Result<ValueId, String> {
         let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
         let (inputs, init) = operands.split_at(operands.len() - 1);
         let dest = self.destination(op, init[0], false)?;
@@ -60,120 +82,7 @@ impl Bufferizer<'_> {
         Ok(dest)
     }
 
-    /// A library call's name and buffers: `callee(inputs..., dest)`, or, when the
-    /// init was a bias broadcast absorbed by [`Self::absorbable_bias`],
-    /// `callee_bias(inputs..., bias, dest)`.
-    fn biased_call(
-        &self,
-        init: ValueId,
-        callee: String,
-        inputs: &[ValueId],
-        dest: ValueId,
-    ) -> Result<(String, Vec<ValueId>), String> {
-        let mut buffers = inputs.to_vec();
-        let callee = match self.absorbed_biases.get(&init) {
-            Some(bias) => {
-                buffers.push(*self.buffers.get(bias).ok_or("the bias has no buffer")?);
-                format!("{callee}_bias")
-            }
-            None => callee,
-        };
-        buffers.push(dest);
-        Ok((callee, buffers))
-    }
-
-    /// True when constant `v` is the B of 2-D f32 matrix products only and the
-    /// library takes such a B packed (`packed-gemm`).
-    pub(super) fn packable_weight(&self, v: ValueId) -> bool {
-        if self.library.packed_gemm.is_none()
-            || dense_bytes(self.ctx, self.ir, self.body, v).is_none()
-        {
-            return false;
-        }
-        let b = self.ir.body(self.body);
-        let mut users = b.value_users(v).peekable();
-        users.peek().is_some()
-            && users.all(|u| {
-                let operands: Vec<ValueId> = b.operands(u).collect();
-                tensor::Matmul::is(self.ctx, self.ir.op(self.body, u))
-                    && operands.len() == 3
-                    && operands[0] != v
-                    && operands[1] == v
-                    && operands
-                        .iter()
-                        .all(|x| self.shape(*x).is_ok_and(|s| s.len() == 2))
-                    && self.all_f32(&operands)
-            })
-    }
-
-    /// Constant `b` (k x n) packed into panels: a `loop.constant` of shape
-    /// [ceil(n / 48), k, 48], columns past n zero.
-    fn packed_constant(&mut self, op: OpId, b: ValueId) -> Result<ValueId, String> {
-        let (bytes, splat) =
-            dense_bytes(self.ctx, self.ir, self.body, b).ok_or("B is not a dense constant")?;
-        let sb = self.shape(b)?;
-        let (k, n) = (sb[0] as usize, sb[1] as usize);
-        let width = PANEL_COLUMNS as usize;
-        let panels = n.div_ceil(width);
-        let mut out = vec![0u8; panels * k * width * 4];
-        for i in 0..k {
-            for j in 0..n {
-                let from = if splat { 0 } else { (i * n + j) * 4 };
-                let to = ((j / width * k + i) * width + j % width) * 4;
-                out[to..to + 4]
-                    .copy_from_slice(bytes.get(from..from + 4).ok_or("a short constant")?);
-            }
-        }
-        let f32t = self.element(b);
-        let shape = [panels as i64, k as i64, PANEL_COLUMNS];
-        let ty = acc_dialects::build::tensor_type(self.ctx, &shape, f32t);
-        let value = self
-            .ctx
-            .intern_attr(acc_ir::attrs::AttrData::DenseElements {
-                ty,
-                data: acc_ir::attrs::DenseData::Elements(out.into()),
-            });
-        let buffer = buffer_type(self.ctx, ty);
-        loops::Constant::build(&mut self.emitter(op), buffer)
-            .value(value)
-            .result()
-    }
-
-    /// The library function that can finish map `op`: its region yields an f32
-    /// `math.exp` / `math.erf` result used nowhere else, and the library has that
-    /// function.
-    fn library_function_of_map(&self, op: OpId) -> Option<LibraryFunction> {
-        let b = self.ir.body(self.body);
-        let region = *self.ir.op(self.body, op).regions().first()?;
-        let block = b.entry_block(region)?;
-        let yield_op = b.block_ops(block).last()?;
-        let y = b.operands(yield_op).next()?;
-        let acc_ir::ValueDef::Result(f, 0) = b.value(y).def else {
-            return None;
-        };
-        let callee = match math::Op::of(self.ctx, self.ir.op(self.body, f)) {
-            Some(math::Op::Exp) => self.library.exp.clone()?,
-            Some(math::Op::Erf) => self.library.erf.clone()?,
-            _ => return None,
-        };
-        let f32t = self.ctx.float_type(acc_ir::FloatKind::F32);
-        if b.value_type(y) != f32t || b.value_users(y).count() != 1 {
-            return None;
-        }
-        let x = b.operand(f, 0);
-        let params = b.block_args(block);
-        // The function of an input alone (its element type f32, as the result's).
-        let argument = (b.block_ops(block).count() == 2)
-            .then(|| params.iter().position(|p| *p == x))
-            .flatten();
-        Some(LibraryFunction {
-            op: f,
-            callee,
-            argument,
-        })
-    }
-
-    pub(super) fn broadcast(&mut self, op: OpId) -> Result<ValueId, String> {
+    pub(crate) fn broadcast(&mut self, op: OpId) -> Result<ValueId, String> {
         let dims = self.ints(op, tensor::Broadcast::ATTR_DIMENSIONS);
         // The input's dimensions are the init's not in `dimensions`.
         self.gather(op, &|ivs| {
@@ -185,7 +94,7 @@ impl Bufferizer<'_> {
         })
     }
 
-    pub(super) fn transpose(&mut self, op: OpId) -> Result<ValueId, String> {
+    pub(crate) fn transpose(&mut self, op: OpId) -> Result<ValueId, String> {
         let perm = self.ints(op, tensor::Transpose::ATTR_PERMUTATION);
         // Result dimension i is input dimension perm[i].
         self.gather(op, &|ivs| {
@@ -200,7 +109,7 @@ impl Bufferizer<'_> {
     /// `tensor.pack`: each element of the blocked result read from the source at
     /// `outer * tile + inner` along each tiled dimension; positions past the
     /// source's end (a partial last block) take the padding value.
-    pub(super) fn pack(&mut self, op: OpId) -> Result<ValueId, String> {
+    pub(crate) fn pack(&mut self, op: OpId) -> Result<ValueId, String> {
         let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
         let (x, init, padding) = (operands[0], operands[1], operands.get(2).copied());
         let (positions, tiles) = self.tiling(op)?;
@@ -251,7 +160,7 @@ impl Bufferizer<'_> {
 
     /// `tensor.unpack`: each element of the plain result read from the blocked
     /// source at block `i / tile`, position `i % tile` along each tiled dimension.
-    pub(super) fn unpack(&mut self, op: OpId) -> Result<ValueId, String> {
+    pub(crate) fn unpack(&mut self, op: OpId) -> Result<ValueId, String> {
         let (x, init) = self.two(op);
         let (positions, tiles) = self.tiling(op)?;
         let dest = self.destination(op, init, false)?;
@@ -307,7 +216,7 @@ impl Bufferizer<'_> {
 
     /// An op (input, init) whose result element at each index is the input's element
     /// at `source(index)`.
-    pub(super) fn gather(
+    pub(crate) fn gather(
         &mut self,
         op: OpId,
         source: &dyn Fn(&[ValueId]) -> Vec<ValueId>,
@@ -330,7 +239,7 @@ impl Bufferizer<'_> {
         Ok(dest)
     }
 
-    pub(super) fn matmul(&mut self, op: OpId) -> Result<ValueId, String> {
+    pub(crate) fn matmul(&mut self, op: OpId) -> Result<ValueId, String> {
         let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
         let (a, b, init) = (operands[0], operands[1], operands[2]);
         let dest = self.destination(op, init, true)?;
@@ -402,7 +311,7 @@ impl Bufferizer<'_> {
         Ok(dest)
     }
 
-    pub(super) fn conv2d(&mut self, op: OpId) -> Result<ValueId, String> {
+    pub(crate) fn conv2d(&mut self, op: OpId) -> Result<ValueId, String> {
         let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
         let (x, w, init) = (operands[0], operands[1], operands[2]);
         let library = self.conv_library(op);
@@ -550,7 +459,7 @@ impl Bufferizer<'_> {
         Ok(dest)
     }
 
-    pub(super) fn pool(&mut self, op: OpId) -> Result<ValueId, String> {
+    pub(crate) fn pool(&mut self, op: OpId) -> Result<ValueId, String> {
         let (x, init) = self.two(op);
         let l = self.text(op, tensor::Pool::ATTR_LAYOUT);
         // NCHW16c: the channels within a block are a fifth dimension, indexed as is.
@@ -648,7 +557,7 @@ impl Bufferizer<'_> {
         Ok(dest)
     }
 
-    pub(super) fn reduce(&mut self, op: OpId) -> Result<ValueId, String> {
+    pub(crate) fn reduce(&mut self, op: OpId) -> Result<ValueId, String> {
         let (x, init) = self.two(op);
         let dims = self.ints(op, tensor::Reduce::ATTR_DIMENSIONS);
         let dest = self.destination(op, init, true)?;
@@ -686,7 +595,7 @@ impl Bufferizer<'_> {
         Ok(dest)
     }
 
-    pub(super) fn pad(&mut self, op: OpId) -> Result<ValueId, String> {
+    pub(crate) fn pad(&mut self, op: OpId) -> Result<ValueId, String> {
         let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
         if operands.len() != 1 {
             return Err("dynamic pad amounts have no bufferization yet".into());
@@ -765,292 +674,6 @@ impl Bufferizer<'_> {
         self.writable.insert(dest);
         Ok(dest)
     }
-
-    /// Whether a pad's region yields the same value at every index: a constant made in
-    /// the region, or a value from outside it.
-    fn pad_value_is_uniform(&self, op: OpId) -> bool {
-        let b = self.ir.body(self.body);
-        let Some(region) = b.op_regions(op).first() else {
-            return false;
-        };
-        let Some(block) = b.entry_block(*region) else {
-            return false;
-        };
-        let Some(terminator) = b.block_ops(block).last() else {
-            return false;
-        };
-        b.operands(terminator).all(|v| match b.value(v).def {
-            acc_ir::ValueDef::Result(def, _) => {
-                b.op_block(def) != Some(block)
-                    || arith::Constant::is(self.ctx, self.ir.op(self.body, def))
-            }
-            acc_ir::ValueDef::BlockArg(blk, _) => blk != block,
-            acc_ir::ValueDef::Detached => false,
-        })
-    }
-
-    /// The library call a convolution becomes, if any: batch 1, f32, NCHW/OIHW, and
-    /// either ungrouped (the `conv` library) or depthwise, one filter per channel
-    /// (the `depthwise` library).
-    pub(super) fn conv_library(&self, op: OpId) -> Option<(String, ConvKind)> {
-        let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
-        let [x, w, init] = <[ValueId; 3]>::try_from(operands).ok()?;
-        let in_layouts = |layouts: [&str; 3]| {
-            [
-                tensor::Conv2d::ATTR_INPUT_LAYOUT,
-                tensor::Conv2d::ATTR_FILTER_LAYOUT,
-                tensor::Conv2d::ATTR_OUTPUT_LAYOUT,
-            ]
-            .iter()
-            .zip(layouts)
-            .all(|(name, want)| {
-                let l = self.text(op, name);
-                (l.is_empty() && want.len() == 4) || l.contains(&format!("\"{want}\""))
-            })
-        };
-        let (sx, sw, so) = (
-            self.shape(x).ok()?,
-            self.shape(w).ok()?,
-            self.shape(init).ok()?,
-        );
-        let groups = self.int(op, tensor::Conv2d::ATTR_GROUPS).unwrap_or(1);
-        if !self.all_f32(&[x, w, init]) || so.first() != Some(&1) {
-            return None;
-        }
-        if in_layouts(["NCHW16c", "OIHW16i16o", "NCHW16c"]) {
-            return (groups == 1)
-                .then(|| self.library.blocked.clone())
-                .flatten()
-                .map(|callee| (callee, ConvKind::Blocked));
-        }
-        if in_layouts(["NCHW", "OIHW16o", "NCHW16c"]) {
-            return (groups == 1 && sx.len() == 4)
-                .then(|| self.library.blocked_nchw_input.clone())
-                .flatten()
-                .map(|callee| (callee, ConvKind::BlockedOutput));
-        }
-        if in_layouts(["NCHW16c", "OIHW16o", "NCHW16c"]) {
-            // One filter per (padded) channel: groups = blocks x 16, one input
-            // channel per group.
-            let depthwise = sx.len() == 5
-                && sw.len() == 5
-                && groups == sx[1] * sx[4]
-                && sw[0] == sx[1]
-                && sw[1] == 1;
-            return depthwise
-                .then(|| self.library.blocked_depthwise.clone())
-                .flatten()
-                .map(|callee| (callee, ConvKind::BlockedDepthwise));
-        }
-        if !in_layouts(["NCHW", "OIHW", "NCHW"]) || sw.len() != 4 {
-            return None;
-        }
-        if groups == 1 {
-            return Some((self.library.conv.clone()?, ConvKind::Full));
-        }
-        let depthwise = sx.get(1) == Some(&groups) && sw[0] == groups && sw[1] == 1;
-        depthwise
-            .then(|| self.library.depthwise.clone())
-            .flatten()
-            .map(|callee| (callee, ConvKind::Depthwise))
-    }
-
-    /// A pad the library convolution reading it does itself: zeros around the
-    /// spatial dimensions only (static amounts), and that convolution its only
-    /// user, taking it as its input. Gives the pad's source and [top, left].
-    pub(super) fn absorbable_pad(&self, op: OpId) -> Option<(ValueId, [i64; 2])> {
-        let b = self.ir.body(self.body);
-        let [source] = <[ValueId; 1]>::try_from(b.operands(op).collect::<Vec<_>>()).ok()?;
-        let result = b.results(op).next()?;
-        let mut users = b.value_users(result);
-        let conv = users.next()?;
-        if users.next().is_some()
-            || !tensor::Conv2d::is(self.ctx, self.ir.op(self.body, conv))
-            || b.operands(conv).position(|v| v == result) != Some(0)
-        {
-            return None;
-        }
-        let (low, high) = (
-            self.ints(op, tensor::Pad::ATTR_STATIC_LOW),
-            self.ints(op, tensor::Pad::ATTR_STATIC_HIGH),
-        );
-        // N, C (blocks), H, W and, blocked, the channels within a block.
-        let spatial_only = matches!(low.len(), 4 | 5)
-            && high.len() == low.len()
-            && low[..2] == [0, 0]
-            && high[..2] == [0, 0]
-            && low[4..].iter().chain(&high[4..]).all(|p| *p == 0);
-        if !spatial_only || low.iter().chain(&high).any(|p| *p < 0) || !self.pad_value_is_zero(op) {
-            return None;
-        }
-        self.conv_library(conv)?;
-        Some((source, [low[2], low[3]]))
-    }
-
-    /// The bias a library call can start from itself: a broadcast, used only as
-    /// the init of that call's op, of an f32 tensor along the channels of an NCHW
-    /// convolution that calls the library (dimensions [0, 2, 3] added; blocks x 16
-    /// into NCHW16c), or along the columns of a 2-D matrix product whose constant B
-    /// the library takes packed (dimension [0] added: one value per column).
-    pub(super) fn absorbable_bias(&self, op: OpId) -> Option<ValueId> {
-        let b = self.ir.body(self.body);
-        let [input, _init] = <[ValueId; 2]>::try_from(b.operands(op).collect::<Vec<_>>()).ok()?;
-        let result = b.results(op).next()?;
-        let mut users = b.value_users(result);
-        let user = users.next()?;
-        let ranks = (
-            self.shape(input).ok()?.len(),
-            self.shape(result).ok()?.len(),
-        );
-        let dims = self.ints(op, tensor::Broadcast::ATTR_DIMENSIONS);
-        let is_init = b.operands(user).position(|v| v == result) == Some(2);
-        (users.next().is_none()
-            && is_init
-            && self.all_f32(&[input])
-            && self.buffers.contains_key(&input))
-        .then_some(())?;
-        match tensor::Op::of(self.ctx, self.ir.op(self.body, user)) {
-            // A 1-D bias into NCHW, or blocks x 16 into NCHW16c.
-            Some(tensor::Op::Conv2d) if dims == [0, 2, 3] && matches!(ranks, (1, 4) | (2, 5)) => {
-                self.conv_library(user)?;
-            }
-            // A bias per column of a product with packed weights.
-            Some(tensor::Op::Matmul) if dims == [0] && ranks == (1, 2) => {
-                self.packable_weight(b.operand(user, 1)).then_some(())?;
-            }
-            _ => return None,
-        }
-        Some(input)
-    }
-
-    /// The clamp a library convolution can apply to its result: the result's only
-    /// user is a `tensor.map` of it alone into a `tensor.empty` not yet bufferized
-    /// (used by nothing else), whose region is a chain of `arith.maximumf` /
-    /// `arith.minimumf` with constants (ReLU, ReLU6, Clip). Gives the map, its
-    /// init and the bounds [lo, hi] of the equivalent min(max(x, lo), hi).
-    pub(super) fn absorbable_clamp(&self, conv: OpId) -> Option<(OpId, ValueId, [f64; 2])> {
-        let b = self.ir.body(self.body);
-        let result = b.results(conv).next()?;
-        let mut users = b.value_users(result);
-        let map = users.next()?;
-        if users.next().is_some() || !tensor::Map::is(self.ctx, self.ir.op(self.body, map)) {
-            return None;
-        }
-        let [input, init] = <[ValueId; 2]>::try_from(b.operands(map).collect::<Vec<_>>()).ok()?;
-        let map_result = b.results(map).next()?;
-        let empty_init = match b.value(init).def {
-            acc_ir::ValueDef::Result(def, _) => {
-                tensor::Empty::is(self.ctx, self.ir.op(self.body, def))
-            }
-            _ => false,
-        };
-        if input != result
-            || !empty_init
-            || b.value_users(init).count() != 1
-            || self.buffers.contains_key(&init)
-            || b.value_type(map_result) != b.value_type(result)
-        {
-            return None;
-        }
-        let block = b.op_regions(map).first().and_then(|r| b.entry_block(*r))?;
-        let [arg] = b.block_args(block) else {
-            return None;
-        };
-        // min(max(x, lo), hi), composed op by op: max(., a) raises both bounds to
-        // at least a, min(., c) lowers the upper one to at most c.
-        let (mut value, mut lo, mut hi) = (*arg, f64::NEG_INFINITY, f64::INFINITY);
-        for op in b.block_ops(block) {
-            let r = self.ir.op(self.body, op);
-            let (arith_op, tensor_op) = (arith::Op::of(self.ctx, r), tensor::Op::of(self.ctx, r));
-            let operands: Vec<ValueId> = b.operands(op).collect();
-            match (arith_op, tensor_op, operands.as_slice()) {
-                (Some(arith::Op::Constant), _, _) => {}
-                (Some(arith::Op::Maximumf | arith::Op::Minimumf), _, [x, y]) => {
-                    let other = if *x == value {
-                        *y
-                    } else if *y == value {
-                        *x
-                    } else {
-                        return None;
-                    };
-                    let c = self.float_constant(other)?;
-                    if arith_op == Some(arith::Op::Maximumf) {
-                        (lo, hi) = (lo.max(c), hi.max(c));
-                    } else {
-                        hi = hi.min(c);
-                    }
-                    value = b.results(op).next()?;
-                }
-                (_, Some(tensor::Op::Yield), [v]) if *v == value => {
-                    return Some((map, init, [lo, hi]));
-                }
-                _ => return None,
-            }
-        }
-        None
-    }
-
-    /// The value of a float `arith.constant` (a NaN refuses: no clamp by NaN).
-    fn float_constant(&self, v: ValueId) -> Option<f64> {
-        let b = self.ir.body(self.body);
-        let acc_ir::ValueDef::Result(def, _) = b.value(v).def else {
-            return None;
-        };
-        if !arith::Constant::is(self.ctx, self.ir.op(self.body, def)) {
-            return None;
-        }
-        let attr = self
-            .ir
-            .op(self.body, def)
-            .attr(self.ctx, arith::Constant::ATTR_VALUE)?;
-        match acc_ir::elements::scalar(self.ctx, attr)? {
-            (_, acc_ir::elements::Scalar::Float(f)) if !f.is_nan() => Some(f),
-            _ => None,
-        }
-    }
-
-    /// Whether a pad's region yields the constant 0.0 (made in the region).
-    fn pad_value_is_zero(&self, op: OpId) -> bool {
-        let b = self.ir.body(self.body);
-        let Some(block) = b.op_regions(op).first().and_then(|r| b.entry_block(*r)) else {
-            return false;
-        };
-        let Some(terminator) = b.block_ops(block).last() else {
-            return false;
-        };
-        let values: Vec<ValueId> = b.operands(terminator).collect();
-        let [value] = values[..] else {
-            return false;
-        };
-        let acc_ir::ValueDef::Result(def, _) = b.value(value).def else {
-            return false;
-        };
-        let constant = arith::Constant::is(self.ctx, self.ir.op(self.body, def));
-        let attr = self
-            .ir
-            .op(self.body, def)
-            .attr(self.ctx, arith::Constant::ATTR_VALUE);
-        constant
-            && matches!(
-                attr.and_then(|a| acc_ir::elements::scalar(self.ctx, a)),
-                Some((_, acc_ir::elements::Scalar::Float(f))) if f == 0.0
-            )
-    }
-}
-
-/// Which library convolution a `tensor.conv2d` calls.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum ConvKind {
-    /// Ungrouped: every output channel reads every input channel.
-    Full,
-    /// One filter per channel, output channel c reading input channel c.
-    Depthwise,
-    /// Ungrouped in NCHW16c / OIHW16i16o.
-    Blocked,
-    /// Depthwise in NCHW16c / OIHW16o.
-    BlockedDepthwise,
-    /// Ungrouped from NCHW into NCHW16c, the filter OIHW16o.
-    BlockedOutput,
 }
 
 /// Combines the element at a full index into the accumulator.

@@ -23,8 +23,8 @@ use acc_dialects::hooks::nms::Suppression;
 use acc_dialects::ops::{arith, loops};
 use acc_ir::{FloatKind, OpId, TypeId, ValueId};
 
-use super::Bufferizer;
-use super::build::{convert, for_carrying, rank_on_line};
+use crate::Bufferizer;
+use crate::loop_nests::build::{convert, for_carrying, rank_on_line};
 use acc_dialects::build::{Builder, cmpf, cmpi, memref_type};
 
 /// Where the loops of one batch and class read and write.
@@ -65,7 +65,7 @@ struct Constants {
 impl Bufferizer<'_> {
     /// `tensor.non_max_suppression`: the buffer written and the count of its rows
     /// selected (the rows after them are padding).
-    pub(super) fn non_max_suppression(&mut self, op: OpId) -> Result<[ValueId; 2], String> {
+    pub(crate) fn non_max_suppression(&mut self, op: OpId) -> Result<[ValueId; 2], String> {
         let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
         let [boxes, scores, init] = operands[..] else {
             return Err("expects boxes, scores and an init".into());

@@ -16,7 +16,7 @@ use acc_ir::{OpId, ValueId};
 use acc_target::{CallArg, Intrinsic, Placement};
 
 use super::layouts::{inverse, permuted_shape};
-use super::{Bufferizer, buffer_type};
+use crate::{Bufferizer, buffer_type};
 use acc_dialects::build::{i64s, memref_type, shape_of, tensor_type};
 use acc_dialects::hooks::stored::constant_chain;
 use acc_dialects::ops::{graph, hw, loops};
@@ -25,7 +25,7 @@ use acc_target::placement::{clear_placement, placed_intrinsic, placement};
 
 impl Bufferizer<'_> {
     /// Whether `op` was placed on a device by `partition`.
-    pub(super) fn is_placed(&self, op: OpId) -> bool {
+    pub(crate) fn is_placed(&self, op: OpId) -> bool {
         placement(self.ctx, self.ir, self.body, op).is_some()
     }
 
@@ -42,7 +42,7 @@ impl Bufferizer<'_> {
 
     /// How `intrinsic` computes placed `op`, with the call arguments `weight-prep`
     /// stored on it when it ran (computed here otherwise).
-    pub(super) fn place(&self, intrinsic: &Intrinsic, op: OpId) -> Result<Placement, String> {
+    pub(crate) fn place(&self, intrinsic: &Intrinsic, op: OpId) -> Result<Placement, String> {
         let prepared = acc_target::placement::prepared_args(self.ctx, self.ir, self.body, op)?;
         intrinsic
             .rule
@@ -50,7 +50,7 @@ impl Bufferizer<'_> {
     }
 
     /// Replaces the placed `op` by its intrinsic's call; the buffers of its results.
-    pub(super) fn placed(&mut self, op: OpId) -> Result<(), String> {
+    pub(crate) fn placed(&mut self, op: OpId) -> Result<(), String> {
         if self.targets.is_empty() {
             return Err("it is placed on a device, but no target is given (--target FILE)".into());
         }
@@ -168,7 +168,7 @@ impl Bufferizer<'_> {
             operands.iter().map(|v| layout_of(*v)).collect();
         let result_layouts: Vec<Option<Vec<i64>>> = results.iter().map(|v| layout_of(*v)).collect();
         let staging = match &intrinsic.memory {
-            Some(memory) => Some(super::staging::Staging::new(target, memory, name)?),
+            Some(memory) => Some(crate::accel::staging::Staging::new(target, memory, name)?),
             None => None,
         };
         let staged = match &staging {

@@ -20,13 +20,13 @@
 use acc_ir::{OpId, TypeId, ValueDef, ValueId};
 use rustc_hash::FxHashMap;
 
-use super::Bufferizer;
+use crate::Bufferizer;
 use acc_dialects::hooks::hw::{ALIGNMENT, stored_bytes};
 use acc_dialects::ops::{arith, hw, loops, tensor};
 use acc_target::placement::placement;
 
 /// Where a call's buffers go: the intrinsic's memory and the DMA engine filling it.
-pub(super) struct Staging {
+pub(crate) struct Staging {
     pub intrinsic: String,
     pub memory: String,
     pub size: u64,
@@ -35,7 +35,7 @@ pub(super) struct Staging {
 }
 
 impl Staging {
-    pub(super) fn new(
+    pub(crate) fn new(
         target: &acc_target::Target,
         memory: &str,
         intrinsic: &str,
@@ -61,7 +61,7 @@ impl Staging {
 
 /// What consecutive staged calls share (see the module's invariants).
 #[derive(Default)]
-pub(super) struct StagingState {
+pub(crate) struct StagingState {
     /// The memory the copies are in.
     memory: Option<String>,
     /// A buffer of the host's memory to its copy in `memory`.
@@ -74,13 +74,13 @@ pub(super) struct StagingState {
 
 impl StagingState {
     /// Forgets everything: an op other than a staged call ran.
-    pub(super) fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         *self = StagingState::default();
     }
 }
 
 /// A call's staged arguments and the copies its results need.
-pub(super) struct Staged {
+pub(crate) struct Staged {
     /// The arguments to call with.
     pub args: Vec<ValueId>,
     /// Each result's local buffer and its buffer in the host's memory.
@@ -91,7 +91,7 @@ pub(super) struct Staged {
 
 /// Ops between calls that leave staged copies valid: they only make constants and
 /// views.
-pub(super) fn keeps_staged(name: &str) -> bool {
+pub(crate) fn keeps_staged(name: &str) -> bool {
     matches!(arith::Op::from_name(name), Some(arith::Op::Constant))
         || matches!(
             tensor::Op::from_name(name),
@@ -118,7 +118,7 @@ impl Bufferizer<'_> {
     /// Copies the call's buffer arguments into `st`'s memory and waits for them
     /// before `op`; `outputs` are the positions of its results, which get local
     /// buffers.
-    pub(super) fn stage(
+    pub(crate) fn stage(
         &mut self,
         op: OpId,
         st: &Staging,
@@ -222,7 +222,7 @@ impl Bufferizer<'_> {
     /// host's memory) that something other than the following calls in the same
     /// memory reads, and waits for them. The others stay in the local memory for
     /// those calls. `layouts` gives the layout each result's buffer has.
-    pub(super) fn settle_staged_results(
+    pub(crate) fn settle_staged_results(
         &mut self,
         op: OpId,
         call: OpId,
@@ -355,7 +355,7 @@ impl Bufferizer<'_> {
     }
 
     /// The intrinsic `op` is placed on, if any.
-    pub(super) fn intrinsic_of(&self, op: OpId) -> Option<&acc_target::Intrinsic> {
+    pub(crate) fn intrinsic_of(&self, op: OpId) -> Option<&acc_target::Intrinsic> {
         let (device, name) = placement(self.ctx, self.ir, self.body, op)?;
         Some(self.targets.intrinsic(&device, &name)?.1)
     }
@@ -366,7 +366,7 @@ impl Bufferizer<'_> {
     /// for `v`; for `v` in a `like` pair, its partner's declared layout, or any
     /// layout when the partner is an undeclared result of the call (it follows
     /// `v`); else plain. A `like` pair of two operands is not relied on.
-    pub(super) fn reads_in_layout(
+    pub(crate) fn reads_in_layout(
         &self,
         user: OpId,
         p: &acc_target::Placement,

@@ -5,17 +5,17 @@ use acc_dialects::build::BuildExt as _;
 use acc_dialects::ops::{arith, loops};
 use acc_ir::{TypeId, ValueId};
 
-use acc_dialects::build::{BodyBuilder, Builder, cmpi, is_float, memref_type};
+use acc_dialects::build::{BodyBuilder, Builder, cmpi, is_float};
 
-pub(super) use acc_dialects::build::index_op;
+pub(crate) use acc_dialects::build::index_op;
 
-pub(super) fn index_add(e: &mut Builder<'_>, a: ValueId, b: ValueId) -> Result<ValueId, String> {
+pub(crate) fn index_add(e: &mut Builder<'_>, a: ValueId, b: ValueId) -> Result<ValueId, String> {
     let index = e.ctx.index_type();
     arith::Addi::build(e, a, b, index).result()
 }
 
 /// `iv * stride + offset`.
-pub(super) fn pos(
+pub(crate) fn pos(
     e: &mut Builder<'_>,
     iv: ValueId,
     stride: i64,
@@ -26,7 +26,7 @@ pub(super) fn pos(
 }
 
 /// Whether `0 <= i < n`.
-pub(super) fn in_range(e: &mut Builder<'_>, i: ValueId, n: i64) -> Result<ValueId, String> {
+pub(crate) fn in_range(e: &mut Builder<'_>, i: ValueId, n: i64) -> Result<ValueId, String> {
     let zero = e.index(0)?;
     let limit = e.index(n)?;
     let lo = e.cmpi(cmpi::SGE, i, zero)?;
@@ -36,7 +36,7 @@ pub(super) fn in_range(e: &mut Builder<'_>, i: ValueId, n: i64) -> Result<ValueI
 }
 
 /// `i` clamped to `[0, n - 1]`.
-pub(super) fn clamp(e: &mut Builder<'_>, i: ValueId, n: i64) -> Result<ValueId, String> {
+pub(crate) fn clamp(e: &mut Builder<'_>, i: ValueId, n: i64) -> Result<ValueId, String> {
     let index = e.ctx.index_type();
     let zero = e.index(0)?;
     let last = e.index(n - 1)?;
@@ -46,7 +46,7 @@ pub(super) fn clamp(e: &mut Builder<'_>, i: ValueId, n: i64) -> Result<ValueId, 
 
 /// `x` converted from element type `from` to `to` (a narrower integer or float
 /// widened), or `x` when they agree.
-pub(super) fn convert(
+pub(crate) fn convert(
     e: &mut Builder<'_>,
     x: ValueId,
     from: TypeId,
@@ -65,7 +65,7 @@ pub(super) fn convert(
 }
 
 /// `acc + x * y` in element type `ty`.
-pub(super) fn multiply_add(
+pub(crate) fn multiply_add(
     e: &mut Builder<'_>,
     x: ValueId,
     y: ValueId,
@@ -83,7 +83,7 @@ pub(super) fn multiply_add(
 
 /// A `loop.for` from 0 to `n` carrying one value from `init`; `step` gives the next
 /// value from the index and the carried one.
-pub(super) fn for_range(
+pub(crate) fn for_range(
     e: &mut Builder<'_>,
     n: i64,
     init: ValueId,
@@ -103,13 +103,13 @@ pub(super) fn for_range(
 
 /// The body of a [`for_carrying`] loop: the next carried values from the index and
 /// the carried ones.
-pub(super) type CarriedStep<'f> =
+pub(crate) type CarriedStep<'f> =
     dyn FnMut(&mut Builder<'_>, ValueId, &[ValueId]) -> Result<Vec<ValueId>, String> + 'f;
 
 /// A `loop.for` from `lb` to `ub` (index values) by 1, carrying `inits`; `step` gives
 /// the next carried values from the index and the carried ones. The values carried
 /// out of the last iteration.
-pub(super) fn for_carrying(
+pub(crate) fn for_carrying(
     e: &mut Builder<'_>,
     [lb, ub]: [ValueId; 2],
     inits: &[ValueId],
@@ -128,14 +128,14 @@ pub(super) fn for_carrying(
 
 /// Whether position `j` of a line goes before the one being ranked: ordered strictly
 /// before it (`strict`), or before it or equal to it (not `strict`), as an `i1`.
-pub(super) type LineOrder<'f> =
+pub(crate) type LineOrder<'f> =
     dyn FnMut(&mut Builder<'_>, ValueId, bool) -> Result<ValueId, String> + 'f;
 
 /// The rank of position `i` on a line of `end` (an index value; its place in a
 /// stable sort): the positions before `i` that `order` puts before it or equal to
 /// it, counted by one `loop.for`, plus the positions after `i` it puts strictly
 /// before it, by another. Quadratic, and free of data-dependent branches.
-pub(super) fn rank_on_line(
+pub(crate) fn rank_on_line(
     e: &mut Builder<'_>,
     end: ValueId,
     i: ValueId,
@@ -159,7 +159,7 @@ pub(super) fn rank_on_line(
 
 /// A `loop.parallel` over `shape` running `body` with the indices (directly when the
 /// shape has no dimension).
-pub(super) fn parallel(
+pub(crate) fn parallel(
     e: &mut Builder<'_>,
     shape: &[i64],
     body: &mut BodyBuilder<'_>,
@@ -190,86 +190,4 @@ pub(super) fn parallel(
         .region(region)
         .create()?;
     Ok(())
-}
-
-/// `hw.intrinsic "gemm"(a, b, c, m, n, k)`: C += A x B (row-major, contiguous).
-pub(super) fn call_gemm(
-    e: &mut Builder<'_>,
-    gemm: &str,
-    buffers: [ValueId; 3],
-    [m, n, k]: [i64; 3],
-) -> Result<(), String> {
-    call_library(e, gemm, &buffers, &[m, n, k], None)
-}
-
-/// `hw.intrinsic "callee"(buffers..., sizes...)`, the sizes as index constants.
-pub(super) fn call_library(
-    e: &mut Builder<'_>,
-    callee: &str,
-    buffers: &[ValueId],
-    sizes: &[i64],
-    bounds: Option<[f64; 2]>,
-) -> Result<(), String> {
-    let mut operands = buffers.to_vec();
-    for &size in sizes {
-        operands.push(e.index(size)?);
-    }
-    if let Some(bounds) = bounds {
-        let f32t = e.ctx.float_type(acc_ir::FloatKind::F32);
-        for bound in bounds {
-            operands.push(e.scalar(f32t, bound)?);
-        }
-    }
-    e.intrinsic_call(callee, &operands)
-}
-
-/// A batch-1, ungrouped NCHW convolution as one matrix product: the filter
-/// (M x C*kh*kw) times the input's patches (C*kh*kw x OH*OW, gathered into a new
-/// buffer, or the input itself for a 1x1 convolution with unit strides), added into
-/// the output seen as M x OH*OW.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn conv_as_gemm(
-    e: &mut Builder<'_>,
-    gemm: &str,
-    [x, w, out]: [ValueId; 3],
-    sx: &[i64],
-    sw: &[i64],
-    so: &[i64],
-    strides: &[i64],
-    dilations: &[i64],
-) -> Result<(), String> {
-    let (c, h, wd) = (sx[1], sx[2], sx[3]);
-    let (m, kh, kw) = (sw[0], sw[2], sw[3]);
-    let (oh, ow) = (so[2], so[3]);
-    let f32t = e.ctx.float_type(acc_ir::FloatKind::F32);
-    let depth = c * kh * kw;
-    let plane = oh * ow;
-    let as_matrix = |e: &mut Builder<'_>, v: ValueId, rows: i64, cols: i64| {
-        let ty = memref_type(e.ctx, &[rows, cols], f32t);
-        loops::Reshape::build(e, v, ty).result()
-    };
-    let filter = as_matrix(e, w, m, depth)?;
-    let output = as_matrix(e, out, m, plane)?;
-    let direct = kh == 1 && kw == 1 && strides == [1, 1] && oh == h && ow == wd;
-    let patches = if direct {
-        as_matrix(e, x, c, plane)?
-    } else {
-        // patches[(ci, i, j), (y, x)] = input[0, ci, y * sh + i * dh, x * sw + j * dw]
-        let ty = memref_type(e.ctx, &[c, kh, kw, oh, ow], f32t);
-        let buf = loops::Alloc::build(e, &[], ty).result()?;
-        parallel(e, &[c, kh, kw, oh, ow], &mut |e, ivs| {
-            let zero = e.index(0)?;
-            let y0 = index_op(e, arith::Op::Muli, ivs[3], strides[0])?;
-            let di = index_op(e, arith::Op::Muli, ivs[1], dilations[0])?;
-            let iy = index_add(e, y0, di)?;
-            let x0 = index_op(e, arith::Op::Muli, ivs[4], strides[1])?;
-            let dj = index_op(e, arith::Op::Muli, ivs[2], dilations[1])?;
-            let ix = index_add(e, x0, dj)?;
-            let v = loops::Load::build(e, x, &[zero, ivs[0], iy, ix], f32t).result()?;
-            loops::Store::build(e, v, buf, ivs).create()?;
-            Ok(())
-        })?;
-        as_matrix(e, buf, depth, plane)?
-    };
-    call_gemm(e, gemm, [filter, patches, output], [m, plane, depth])
 }
