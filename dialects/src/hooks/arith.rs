@@ -18,6 +18,7 @@ use acc_ir::{
 };
 
 use super::fold::{elementwise, splat_like};
+use crate::ops::arith;
 use crate::syntax::{print_remaining_attrs, remaining_attrs};
 
 /// `arith.constant`: the result has the value's type.
@@ -25,8 +26,9 @@ pub(crate) fn infer_constant(
     ctx: &Context,
     input: &InferInput<'_>,
 ) -> Result<Vec<TypeData>, String> {
+    // arith.constant and graph.constant share the attribute name.
     let value = input
-        .attr(ctx, "value")
+        .attr(ctx, arith::Constant::ATTR_VALUE)
         .ok_or("requires attribute 'value'")?;
     let ty = match ctx.attr_data(value) {
         AttrData::Integer { ty, .. } | AttrData::Float { ty, .. } => *ty,
@@ -80,7 +82,9 @@ pub(crate) fn fold_constant(
     _consts: &[Option<AttrId>],
     ctx: &Context,
 ) -> Option<Vec<FoldResult>> {
-    op.attr(ctx, "value").map(|v| vec![FoldResult::Attr(v)])
+    // arith.constant and graph.constant share the attribute name.
+    op.attr(ctx, arith::Constant::ATTR_VALUE)
+        .map(|v| vec![FoldResult::Attr(v)])
 }
 
 /// The element width and signedness view of an integer-like type.
@@ -266,7 +270,8 @@ pub(crate) fn fold_float_unary(
 
 /// The case name of an op's `predicate` attribute of enum `enum_name`.
 pub fn predicate(op: OpRef<'_>, ctx: &Context, enum_name: &str) -> Option<String> {
-    let attr = op.attr(ctx, "predicate")?;
+    // cmpi and cmpf share the attribute name.
+    let attr = op.attr(ctx, arith::Cmpi::ATTR_PREDICATE)?;
     let def = ctx.enum_attr(enum_name)?;
     let cases = def.decode(ctx, enum_name, attr)?;
     Some(def.cases[cases[0]].clone())
@@ -440,7 +445,7 @@ pub(crate) fn fold_cast(
 ) -> Option<Vec<FoldResult>> {
     let name = short_name(op, ctx);
     if name == "truncf"
-        && let Some(mode) = op.attr(ctx, "roundingmode")
+        && let Some(mode) = op.attr(ctx, arith::Truncf::ATTR_ROUNDINGMODE)
         && !matches!(ctx.attr_data(mode), AttrData::Integer { value: 0, .. })
     {
         return None;

@@ -39,18 +39,22 @@ pub(crate) struct ModuleSyntax;
 
 impl CustomSyntax for ModuleSyntax {
     fn can_print(&self, op: OpRef<'_>, ctx: &Context) -> bool {
-        verify_module(op, ctx).is_empty() && remaining_attrs(ctx, op, &["sym_name"]).is_some()
+        verify_module(op, ctx).is_empty()
+            && remaining_attrs(ctx, op, &[builtin::Module::ATTR_SYM_NAME]).is_some()
     }
 
     fn print(&self, p: &mut OpPrinter<'_, '_>, op: OpRef<'_>) -> std::fmt::Result {
         let ctx = p.ctx();
-        if let Some(name) = op.attr(ctx, "sym_name").and_then(|a| string_value(ctx, a)) {
+        if let Some(name) = op
+            .attr(ctx, builtin::Module::ATTR_SYM_NAME)
+            .and_then(|a| string_value(ctx, a))
+        {
             p.write_str(" ");
             let mut s = String::new();
             acc_ir::printer::write_symbol(&mut s, name);
             p.write_str(&s);
         }
-        print_remaining_attrs(p, op, &["sym_name"], " attributes ");
+        print_remaining_attrs(p, op, &[builtin::Module::ATTR_SYM_NAME], " attributes ");
         p.write_str(" ");
         if let Some(&region) = op.regions().first() {
             p.print_region_of(op, region, false, false);
@@ -64,7 +68,7 @@ impl CustomSyntax for ModuleSyntax {
             let name = cp.p.parse_symbol_name()?;
             let text = cp.p.context().str(name).to_string();
             let attr = cp.p.context().string_attr(&text);
-            let key = cp.p.context().sym("sym_name");
+            let key = cp.p.context().sym(builtin::Module::ATTR_SYM_NAME);
             props.push((key, attr));
         }
         parse_optional_attributes(cp.p, &mut state.attrs)?;

@@ -22,7 +22,7 @@ fn err(op: OpRef<'_>, msg: String) -> Vec<Diagnostic> {
 
 /// The `(inputs, results)` of a function op's `function_type`.
 pub fn function_signature(ctx: &Context, op: OpRef<'_>) -> Option<(Vec<TypeId>, Vec<TypeId>)> {
-    let attr = op.attr(ctx, "function_type")?;
+    let attr = op.attr(ctx, func::Func::ATTR_FUNCTION_TYPE)?;
     let AttrData::Type(t) = ctx.attr_data(attr) else {
         return None;
     };
@@ -99,11 +99,11 @@ pub fn result_size_note(
 
 /// The names `func.func` prints itself rather than in its attribute dictionary.
 const FUNC_PRINTED_ATTRS: [&str; 5] = [
-    "sym_name",
-    "function_type",
-    "sym_visibility",
-    "arg_attrs",
-    "res_attrs",
+    func::Func::ATTR_SYM_NAME,
+    func::Func::ATTR_FUNCTION_TYPE,
+    func::Func::ATTR_SYM_VISIBILITY,
+    func::Func::ATTR_ARG_ATTRS,
+    func::Func::ATTR_RES_ATTRS,
 ];
 
 pub(crate) fn verify_func(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
@@ -116,7 +116,7 @@ pub(crate) fn verify_func(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
         return symbol;
     }
     if op
-        .attr(ctx, "sym_name")
+        .attr(ctx, func::Func::ATTR_SYM_NAME)
         .and_then(|a| string_value(ctx, a))
         .is_none()
     {
@@ -134,7 +134,10 @@ pub(crate) fn verify_func(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     let (inputs_len, results_len) = function_signature(ctx, op)
         .map(|(i, r)| (i.len(), r.len()))
         .unwrap_or_default();
-    for (key, expected) in [("arg_attrs", inputs_len), ("res_attrs", results_len)] {
+    for (key, expected) in [
+        (func::Func::ATTR_ARG_ATTRS, inputs_len),
+        (func::Func::ATTR_RES_ATTRS, results_len),
+    ] {
         let Some(a) = op.attr(ctx, key) else { continue };
         let ok = matches!(ctx.attr_data(a), AttrData::Array(items)
             if items.len() == expected && items.iter().all(|d| matches!(ctx.attr_data(*d), AttrData::Dictionary(_))));
@@ -176,7 +179,7 @@ pub(crate) fn verify_func(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
             }
         }
     } else if op
-        .attr(ctx, "sym_visibility")
+        .attr(ctx, func::Func::ATTR_SYM_VISIBILITY)
         .and_then(|a| string_value(ctx, a))
         != Some("private")
     {
@@ -204,7 +207,7 @@ pub(crate) fn verify_return(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     };
     let types = op.operand_types();
     let fname = parent
-        .attr(ctx, "sym_name")
+        .attr(ctx, func::Func::ATTR_SYM_NAME)
         .and_then(|a| string_value(ctx, a))
         .unwrap_or("");
     if types.len() != results.len() {
@@ -237,7 +240,7 @@ pub(crate) fn verify_call(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     if !shape.is_empty() {
         return shape;
     }
-    let Some(callee) = op.attr(ctx, "callee") else {
+    let Some(callee) = op.attr(ctx, func::Call::ATTR_CALLEE) else {
         return err(op, "'func.call' op requires attribute 'callee'".into());
     };
     let AttrData::SymbolRef { root, nested } = ctx.attr_data(callee) else {
@@ -308,7 +311,7 @@ impl CustomSyntax for FuncSyntax {
     fn print(&self, p: &mut OpPrinter<'_, '_>, op: OpRef<'_>) -> std::fmt::Result {
         let ctx = p.ctx();
         if let Some(v) = op
-            .attr(ctx, "sym_visibility")
+            .attr(ctx, func::Func::ATTR_SYM_VISIBILITY)
             .and_then(|a| string_value(ctx, a))
         {
             p.write_str(" ");
@@ -318,14 +321,14 @@ impl CustomSyntax for FuncSyntax {
         let mut s = String::new();
         acc_ir::printer::write_symbol(
             &mut s,
-            op.attr(ctx, "sym_name")
+            op.attr(ctx, func::Func::ATTR_SYM_NAME)
                 .and_then(|a| string_value(ctx, a))
                 .unwrap_or(""),
         );
         p.write_str(&s);
         let (inputs, results) = function_signature(ctx, op).unwrap_or_default();
-        let arg_attrs = op.attr(ctx, "arg_attrs");
-        let res_attrs = op.attr(ctx, "res_attrs");
+        let arg_attrs = op.attr(ctx, func::Func::ATTR_ARG_ATTRS);
+        let res_attrs = op.attr(ctx, func::Func::ATTR_RES_ATTRS);
         let body = op.ir.body(op.region_body());
         let entry = op.regions().first().and_then(|r| body.entry_block(*r));
         p.write_str("(");
@@ -379,7 +382,7 @@ impl CustomSyntax for FuncSyntax {
         for vis in ["private", "public", "nested"] {
             if cp.p.try_keyword(vis) {
                 let a = cp.p.context().string_attr(vis);
-                let k = cp.p.context().sym("sym_visibility");
+                let k = cp.p.context().sym(func::Func::ATTR_SYM_VISIBILITY);
                 props.push((k, a));
                 break;
             }
@@ -387,7 +390,7 @@ impl CustomSyntax for FuncSyntax {
         let name = cp.p.parse_symbol_name()?;
         let name_text = cp.p.context().str(name).to_string();
         let name_attr = cp.p.context().string_attr(&name_text);
-        let k = cp.p.context().sym("sym_name");
+        let k = cp.p.context().sym(func::Func::ATTR_SYM_NAME);
         props.push((k, name_attr));
         // Arguments: `%a: T {attrs} loc(..)` (definition) or `T {attrs}` (declaration).
         cp.p.expect(Tok::LParen, "'(' to start the argument list")?;
@@ -444,15 +447,15 @@ impl CustomSyntax for FuncSyntax {
         let ctx = cp.p.context();
         let fty = ctx.function_type(&inputs, &results);
         let fty_attr = ctx.type_attr(fty);
-        props.push((ctx.sym("function_type"), fty_attr));
+        props.push((ctx.sym(func::Func::ATTR_FUNCTION_TYPE), fty_attr));
         let empty = ctx.empty_dict();
         if arg_attrs.iter().any(|&d| d != empty) {
             let a = ctx.intern_attr(AttrData::Array(arg_attrs.into()));
-            props.push((ctx.sym("arg_attrs"), a));
+            props.push((ctx.sym(func::Func::ATTR_ARG_ATTRS), a));
         }
         if res_attrs.iter().any(|&d| d != empty) {
             let a = ctx.intern_attr(AttrData::Array(res_attrs.into()));
-            props.push((ctx.sym("res_attrs"), a));
+            props.push((ctx.sym(func::Func::ATTR_RES_ATTRS), a));
         }
         parse_optional_attributes(cp.p, &mut state.attrs)?;
         state.props = Some(make_props(cp, props)?);

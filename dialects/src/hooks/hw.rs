@@ -36,7 +36,9 @@ fn resolve<'a>(op: OpRef<'a>, ctx: &Context, a: AttrId, want: &str) -> Result<Op
 }
 
 pub(crate) fn verify_device(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
-    let kind = op.attr(ctx, "kind").map(|a| ctx.attr_data(a));
+    let kind = op
+        .attr(ctx, hw::Device::ATTR_KIND)
+        .map(|a| ctx.attr_data(a));
     let result = match kind {
         Some(AttrData::String { value, .. }) if !ctx.str(*value).is_empty() => Ok(()),
         _ => Err("needs a non-empty 'kind' (\"host\", \"accelerator\", \"dsp\", ...)".to_string()),
@@ -47,8 +49,8 @@ pub(crate) fn verify_device(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
 pub(crate) fn verify_memory(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     let result = (|| {
         let attrs = Attrs::of_op(ctx, op);
-        let size = attrs.req_int("size")?;
-        let alignment = attrs.int("alignment")?.unwrap_or(1);
+        let size = attrs.req_int(hw::Memory::ATTR_SIZE)?;
+        let alignment = attrs.int(hw::Memory::ATTR_ALIGNMENT)?.unwrap_or(1);
         if size <= 0 {
             return Err(format!("size must be positive, but is {size}"));
         }
@@ -57,7 +59,7 @@ pub(crate) fn verify_memory(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
                 "alignment must be a power of two, but is {alignment}"
             ));
         }
-        if let Some(devices) = attrs.get("devices") {
+        if let Some(devices) = attrs.get(hw::Memory::ATTR_DEVICES) {
             let AttrData::Array(items) = ctx.attr_data(devices) else {
                 return Err("'devices' must list device symbols".into());
             };
@@ -100,12 +102,17 @@ pub fn memory_space(ctx: &Context, t: TypeId) -> Option<&str> {
 pub(crate) fn verify_buffer(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     let result = (|| {
         let attrs = Attrs::of_op(ctx, op);
-        let memory_ref = attrs.get("memory").ok_or("requires attribute 'memory'")?;
+        let memory_ref = attrs
+            .get(hw::Buffer::ATTR_MEMORY)
+            .ok_or("requires attribute 'memory'")?;
         let memory = resolve(op, ctx, memory_ref, hw::Memory::NAME)?;
         let mem_attrs = Attrs::of_op(ctx, memory);
-        let size = mem_attrs.req_int("size")?;
-        let alignment = mem_attrs.int("alignment")?.unwrap_or(1).max(1);
-        let offset = attrs.req_int("offset")?;
+        let size = mem_attrs.req_int(hw::Memory::ATTR_SIZE)?;
+        let alignment = mem_attrs
+            .int(hw::Memory::ATTR_ALIGNMENT)?
+            .unwrap_or(1)
+            .max(1);
+        let offset = attrs.req_int(hw::Buffer::ATTR_OFFSET)?;
         let t = op.result_types()[0];
         let AttrData::SymbolRef { root, .. } = ctx.attr_data(memory_ref) else {
             return Err("'memory' must name an hw.memory".into());
@@ -135,7 +142,7 @@ pub(crate) fn verify_buffer(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
 pub(crate) fn verify_launch(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     let result = (|| {
         let device = op
-            .attr(ctx, "device")
+            .attr(ctx, hw::Launch::ATTR_DEVICE)
             .ok_or("requires attribute 'device'")?;
         resolve(op, ctx, device, hw::Device::NAME)?;
         let body = op.ir.body(op.region_body());
@@ -175,7 +182,10 @@ fn shaped(ctx: &Context, t: TypeId) -> (Vec<i64>, TypeId) {
 pub(crate) fn verify_intrinsic(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     let result = (|| {
         let attrs = Attrs::of_op(ctx, op);
-        let (inputs, outputs) = (attrs.ints("inputs")?, attrs.ints("outputs")?);
+        let (inputs, outputs) = (
+            attrs.ints(hw::Intrinsic::ATTR_INPUTS)?,
+            attrs.ints(hw::Intrinsic::ATTR_OUTPUTS)?,
+        );
         let body = op.ir.body(op.region_body());
         let block = op.regions().first().and_then(|r| body.entry_block(*r));
         let Some(block) = block else {

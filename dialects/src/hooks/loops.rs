@@ -225,9 +225,9 @@ pub(crate) fn verify_subview(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
             Ok(v)
         };
         let (offsets, sizes, strides) = (
-            list("static_offsets")?,
-            list("static_sizes")?,
-            list("static_strides")?,
+            list(loops::Subview::ATTR_STATIC_OFFSETS)?,
+            list(loops::Subview::ATTR_STATIC_SIZES)?,
+            list(loops::Subview::ATTR_STATIC_STRIDES)?,
         );
         let sizes_in_ops: usize = crate::lang::segment_sizes(ctx, op, false)
             .map(|s| s[1..].iter().sum())
@@ -457,7 +457,9 @@ pub(crate) fn verify_buffer_constant(op: OpRef<'_>, ctx: &Context) -> Vec<Diagno
         return Vec::new();
     };
     let problem = (|| {
-        let value = op.attr(ctx, "value").ok_or("requires a value")?;
+        let value = op
+            .attr(ctx, loops::Constant::ATTR_VALUE)
+            .ok_or("requires a value")?;
         let vt = acc_ir::rewrite::attr_type(ctx, value).ok_or("the value must be typed")?;
         let (vd, md) = (ctx.type_data(vt), ctx.type_data(out));
         if vd.shape() != md.shape() || vd.element_type() != md.element_type() {

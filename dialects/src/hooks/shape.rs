@@ -435,8 +435,12 @@ pub struct SlicePlan {
 
 /// The plan of an ONNX slice of a tensor of `shape`.
 pub fn slice_plan(attrs: &Attrs<'_>, shape: &[i64]) -> Result<SlicePlan, String> {
-    let starts = attrs.ints(graph::Slice::ATTR_STARTS)?.ok_or("requires attribute 'starts'")?;
-    let ends = attrs.ints(graph::Slice::ATTR_ENDS)?.ok_or("requires attribute 'ends'")?;
+    let starts = attrs
+        .ints(graph::Slice::ATTR_STARTS)?
+        .ok_or("requires attribute 'starts'")?;
+    let ends = attrs
+        .ints(graph::Slice::ATTR_ENDS)?
+        .ok_or("requires attribute 'ends'")?;
     let n = starts.len();
     if ends.len() != n {
         return Err("'starts' and 'ends' must have the same length".into());
@@ -444,7 +448,9 @@ pub fn slice_plan(attrs: &Attrs<'_>, shape: &[i64]) -> Result<SlicePlan, String>
     let axes = attrs
         .ints(graph::Slice::ATTR_AXES)?
         .unwrap_or_else(|| (0..n as i64).collect());
-    let steps = attrs.ints(graph::Slice::ATTR_STEPS)?.unwrap_or_else(|| vec![1; n]);
+    let steps = attrs
+        .ints(graph::Slice::ATTR_STEPS)?
+        .unwrap_or_else(|| vec![1; n]);
     if axes.len() != n || steps.len() != n {
         return Err("'axes' and 'steps' must have as many values as 'starts'".into());
     }

@@ -111,7 +111,12 @@ pub(crate) fn verify_slice(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
             rank,
             sizes[0],
         )?;
-        let sizes_v = static_list(&attrs, tensor::ExtractSlice::ATTR_STATIC_SIZES, rank, sizes[1])?;
+        let sizes_v = static_list(
+            &attrs,
+            tensor::ExtractSlice::ATTR_STATIC_SIZES,
+            rank,
+            sizes[1],
+        )?;
         let strides = static_list(
             &attrs,
             tensor::ExtractSlice::ATTR_STATIC_STRIDES,

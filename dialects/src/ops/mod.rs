@@ -3,7 +3,7 @@
 //! builders from its definitions: renaming an op or an attribute in a definition file
 //! renames its Rust items, and code using the old name no longer compiles. Dialects
 //! loaded at run time (`--dialect FILE`) keep the generic API ([`acc_ir::OpRef`],
-//! [`Builder::op`]).
+//! [`Builder::op`](acc_ir::builder::Builder::op)).
 //!
 //! For each dialect `d` (`loop` is `loops`), module `d` has:
 //!
@@ -19,7 +19,7 @@
 //! - per op, a builder: `Conv2d::build(b, input, weight, bias, output)` takes the
 //!   operands and result types by group, the attributes (and regions, successors) are
 //!   set on what it returns, and `.create()`, `.results()` or `.result()` make the op
-//!   through the one [`Builder`] (defaults added; segment sizes set when several
+//!   through the one [`Builder`](acc_ir::builder::Builder) (defaults added; segment sizes set when several
 //!   groups are optional or variadic).
 //!
 //! The hand-written [`support`] is what the generated code calls.

@@ -1,5 +1,5 @@
-//! Rewriting IR: patterns, the rewriter they mutate the IR through, and the drivers
-//! that apply them ([`greedy`] for canonicalization, [`conversion`] for lowerings).
+//! Rewriting IR: patterns, the rewriter they mutate the IR through, and the driver
+//! that applies them ([`greedy`], for canonicalization and pattern passes).
 //!
 //! A [`RewritePattern`] names the op it matches (its root, or any op), a benefit
 //! (higher is tried first) and a name (for reports and `--debug` output). It only
@@ -9,7 +9,6 @@
 //! rewrites toward something simpler or cheaper, never back, so that applying patterns
 //! to a fixed point terminates; and it returns `true` only when it changed the IR.
 
-pub mod conversion;
 pub mod greedy;
 
 use crate::attrs::{AttrData, AttrId};

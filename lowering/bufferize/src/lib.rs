@@ -35,10 +35,10 @@
 //!
 //! - this file: bufferization proper: the pass, function signatures, the buffer each
 //!   tensor gets, and which job each op goes to;
-//! - [`loop_nests`]: loop generation, for every op nothing below computes;
-//! - [`library`]: calls of the host's kernels (the target's `kernel`s), and what a
+//! - `loop_nests`: loop generation, for every op nothing below computes;
+//! - `library`: calls of the host's kernels (the target's `kernel`s), and what a
 //!   kernel convolution absorbs from the ops around it;
-//! - [`accel`]: accelerator calls, the layouts intrinsics read, and DMA staging into
+//! - `accel`: accelerator calls, the layouts intrinsics read, and DMA staging into
 //!   local memories.
 
 #![deny(missing_docs)]
