@@ -12,6 +12,7 @@ pub mod docgen;
 pub mod hooks;
 pub mod lang;
 pub mod ops;
+pub mod semantics;
 mod syntax;
 
 use std::sync::{Mutex, OnceLock};

@@ -144,6 +144,9 @@ pub struct Context {
     value_sym: Sym,
     /// Accept ops, types and attributes of dialects that are not registered.
     pub allow_unregistered: bool,
+    /// Interpreter rules beyond acc's own, which a tool implements and declares before
+    /// loading dialect files that name them (`interpret NAME`).
+    interpreter_rules: FxIndexSet<String>,
 }
 
 impl Default for Context {
@@ -177,6 +180,7 @@ impl Context {
             empty_dict: AttrId(empty),
             value_sym,
             allow_unregistered: false,
+            interpreter_rules: FxIndexSet::default(),
         };
         for width in [1, 8, 16, 32, 64] {
             ctx.int_type(width);
@@ -493,6 +497,23 @@ impl Context {
     pub fn patterns_for_any_op(&self) -> &[Arc<dyn RewritePattern>] {
         &self.any_op_patterns
     }
+    /// Declares an interpreter rule that a tool implements itself (besides the
+    /// interpreter's own), so that dialect files loaded afterwards may name it with
+    /// `interpret NAME`.
+    pub fn declare_interpreter_rule(&mut self, name: &str) {
+        self.interpreter_rules.insert(name.to_string());
+    }
+
+    /// Whether a tool declared the interpreter rule `name`.
+    pub fn is_interpreter_rule_declared(&self, name: &str) -> bool {
+        self.interpreter_rules.contains(name)
+    }
+
+    /// The interpreter rules tools declared, in declaration order.
+    pub fn declared_interpreter_rules(&self) -> impl Iterator<Item = &str> {
+        self.interpreter_rules.iter().map(String::as_str)
+    }
+
     /// Every pattern, in no particular order.
     pub fn all_patterns(&self) -> impl Iterator<Item = &Arc<dyn RewritePattern>> {
         self.patterns

@@ -64,7 +64,7 @@ pub fn load_file(
     let mut defs = Vec::new();
     for d in &items.dialects {
         for op in &d.ops {
-            match op_def(op, file) {
+            match op_def(ctx, op, file) {
                 Ok(def) => defs.push(def),
                 Err(e) => errors.extend(e),
             }
@@ -137,7 +137,7 @@ pub fn load_file(
 }
 
 /// The registration of one declared op.
-fn op_def(op: &OpDecl, file: FileId) -> Result<OpDef, Vec<Diagnostic>> {
+fn op_def(ctx: &Context, op: &OpDecl, file: FileId) -> Result<OpDef, Vec<Diagnostic>> {
     let mut errors = Vec::new();
     let at = |span: &std::ops::Range<usize>| DiagLoc::Span(file, span.clone());
     let mut traits = OpTraits::default();
@@ -190,6 +190,24 @@ fn op_def(op: &OpDecl, file: FileId) -> Result<OpDef, Vec<Diagnostic>> {
     lookup(&h.folder, "folder", fold.is_some());
     let rust_syntax = h.syntax.as_ref().and_then(|(n, _)| hooks.syntax(n));
     lookup(&h.syntax, "syntax", rust_syntax.is_some());
+    if let Some((name, span)) = &h.interpret
+        && crate::semantics::Rule::from_name(name).is_none()
+        && !ctx.is_interpreter_rule_declared(name)
+    {
+        let mut known: Vec<&str> = crate::semantics::Rule::ALL
+            .iter()
+            .map(|r| r.name())
+            .chain(ctx.declared_interpreter_rules())
+            .collect();
+        known.sort_unstable();
+        errors.push(Diagnostic::error(
+            at(span),
+            format!(
+                "unknown interpreter rule '{name}': acc's interpreter has {} (a tool adding a rule of its own declares its name in the context first)",
+                known.join(", ")
+            ),
+        ));
+    }
     let syntax: Option<Arc<dyn acc_ir::CustomSyntax>> = match (&op.format, rust_syntax) {
         (Some((_, span)), Some(_)) => {
             errors.push(Diagnostic::error(

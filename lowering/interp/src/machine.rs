@@ -4,6 +4,7 @@
 use std::cell::{Cell, RefCell};
 
 use acc_dialects::ops::{cf, func, hw, loops, tensor};
+use acc_dialects::semantics::Rule;
 use acc_ir::{AttrId, BlockId, BodyId, Context, DiagLoc, Diagnostic, Ir, OpId, ValueId};
 use rustc_hash::FxHashMap;
 
@@ -62,7 +63,7 @@ pub struct Interpreter<'a> {
     steps: Cell<u64>,
     /// Rules added by the embedding program (a vendor's intrinsics), by name; they
     /// take precedence over acc's own.
-    extra_rules: FxHashMap<String, rules::Rule>,
+    extra_rules: FxHashMap<String, rules::RuleFn>,
     /// While tracing: the `hw.intrinsic` and DMA ops run, in order (what a simulator charges
     /// for).
     hw_ops_run: RefCell<Option<Vec<(BodyId, OpId)>>>,
@@ -145,7 +146,7 @@ impl<'a> Interpreter<'a> {
     /// Adds (or replaces) the rule `name`: every op whose definition says
     /// `interpret NAME` then runs `rule`. This is how a vendor's Rust semantics for its
     /// intrinsics reach the interpreter without changing acc.
-    pub fn add_rule(&mut self, name: &str, rule: rules::Rule) -> &mut Self {
+    pub fn add_rule(&mut self, name: &str, rule: rules::RuleFn) -> &mut Self {
         self.extra_rules.insert(name.to_string(), rule);
         self
     }
@@ -460,11 +461,15 @@ impl<'a> Interpreter<'a> {
         {
             trace.push((body, op));
         }
-        let intrinsic = hw_kind == Some(hw::Op::Intrinsic);
+        // The op's rule: a tool's own (declared in the context, added with
+        // `add_rule`), else acc's; an intrinsic's is its semantics region or the
+        // kernel its callee names.
+        let interpret = self.ctx.op_def(r.name()).and_then(|d| d.interpret.clone());
+        let known = interpret.as_deref().and_then(Rule::from_name);
+        let intrinsic = known == Some(Rule::Intrinsic) || hw_kind == Some(hw::Op::Intrinsic);
         if intrinsic && self.has_semantics(body, op) {
             return self.intrinsic_semantics(body, op, operands, env, depth);
         }
-        // `hw.intrinsic "NAME"(...)` runs the rule of the intrinsic's name.
         let rule_name = if intrinsic {
             r.attr(self.ctx, hw::Intrinsic::ATTR_CALLEE)
                 .and_then(|c| match self.ctx.attr_data(c) {
@@ -474,11 +479,19 @@ impl<'a> Interpreter<'a> {
                     _ => None,
                 })
         } else {
-            self.ctx.op_def(r.name()).and_then(|d| d.interpret.clone())
+            interpret
         };
         let rule = rule_name
             .as_deref()
-            .and_then(|n| self.extra_rules.get(n).copied().or_else(|| rules::rule(n)))
+            .and_then(|n| {
+                self.extra_rules.get(n).copied().or_else(|| {
+                    if intrinsic {
+                        rules::kernel(n)
+                    } else {
+                        Rule::from_name(n).and_then(rules::rule)
+                    }
+                })
+            })
             .ok_or_else(|| {
                 InterpError::at(r.loc(), format!("'{name}' has no interpreter semantics"))
             })?;

@@ -42,6 +42,42 @@ fn arith_with_branches_and_calls() {
     assert_eq!(numbers(&out[1]), vec![-16.0]);
 }
 
+const EXTENDED: &str = r#"
+func.func @extended(%a: i8, %b: i8) -> (i8, i1, i8, i8, i8, i8) {
+  %s, %o = arith.addui_extended %a, %b : i8, i1
+  %sl, %sh = arith.mulsi_extended %a, %b : i8
+  %ul, %uh = arith.mului_extended %a, %b : i8
+  return %s, %o, %sl, %sh, %ul, %uh : i8, i1, i8, i8, i8, i8
+}
+"#;
+
+/// The extended integer ops, as MLIR defines them: the carry of an unsigned sum, the
+/// halves of a signed and of an unsigned product.
+#[test]
+fn extended_integer_arithmetic() {
+    let mut ctx = acc_dialects::new_context();
+    let ir = parse(&mut ctx, EXTENDED);
+    // -56 is 200 unsigned: 200 + 100 = 300 = 256 + 44; -56 * 100 = -5600 =
+    // -22 * 256 + 32; 200 * 100 = 20000 = 78 * 256 + 32.
+    let (a, b) = (
+        tensor(&mut ctx, "i8", &[-56.0]),
+        tensor(&mut ctx, "i8", &[100.0]),
+    );
+    let (c, d) = (
+        tensor(&mut ctx, "i8", &[3.0]),
+        tensor(&mut ctx, "i8", &[-2.0]),
+    );
+    let mut interp = Interpreter::new(&ctx, &ir, Limits::default());
+    let out = interp.call("extended", vec![a, b]).expect("runs");
+    let got: Vec<f64> = out.iter().flat_map(numbers).collect();
+    assert_eq!(got, vec![44.0, 1.0, 32.0, -22.0, 32.0, 78.0]);
+    // Then 3 and -2 (254 unsigned).
+    let out = interp.call("extended", vec![c, d]).expect("runs");
+    let got: Vec<f64> = out.iter().flat_map(numbers).collect();
+    // 3 + 254 = 257: carry; 3 * -2 = -6: high -1; 3 * 254 = 762 = 2 * 256 + 250.
+    assert_eq!(got, vec![1.0, 1.0, -6.0, -1.0, -6.0, 2.0]);
+}
+
 const GRAPH: &str = r#"
 func.func @block(%x: tensor<2x3xf32>, %b: tensor<3xf32>) -> tensor<3x2xf32> {
   %s = graph.add %x, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>

@@ -319,6 +319,18 @@ fn a_vendor_rule_added_in_rust_runs_its_op() {
 }"#
         .to_string(),
     );
+    // The rule is the tool's own: undeclared, the file is refused at the name.
+    let refused = acc_dialects::lang::load_file(&mut acc_dialects::new_context(), &sources, file)
+        .err()
+        .expect("an unknown interpreter rule");
+    assert!(
+        refused[0]
+            .message
+            .contains("unknown interpreter rule 'vendor_triple'"),
+        "{}",
+        refused[0].message
+    );
+    ctx.declare_interpreter_rule("vendor_triple");
     acc_dialects::lang::load_file(&mut ctx, &sources, file).expect("the vendor dialect loads");
     let ir = parse(
         &mut ctx,

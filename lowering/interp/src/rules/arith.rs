@@ -4,7 +4,7 @@
 //! a division by zero), running is an error.
 
 use acc_dialects::hooks::arith::{
-    cast_eval, cmpf_eval, cmpi_eval, float_eval, int_eval, predicate,
+    cast_eval, cmpf_eval, cmpi_eval, float_eval, int_eval, predicate, unsigned,
 };
 use acc_ir::elements::{ElementKind, Scalar};
 
@@ -62,6 +62,54 @@ pub(super) fn int_binary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
         }
         _ => Err("expects integers".into()),
     })
+}
+
+/// `addui_extended` (the sum and its carry, an i1), `mulsi_extended` and
+/// `mului_extended` (the low and high halves of the signed or unsigned product), as
+/// MLIR defines them, element by element.
+pub(super) fn int_extended(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let (a, b) = (r.operand(0)?, r.operand(1)?);
+    if a.shape != b.shape {
+        return Err(format!(
+            "operand shapes differ: {:?} and {:?}",
+            a.shape, b.shape
+        ));
+    }
+    let w = width(a)?;
+    if w > 64 {
+        return Err(format!("i{w} is wider than the 64 bits it supports"));
+    }
+    let mask = (1u128 << w) - 1;
+    let mut first = Vec::with_capacity(a.data.len());
+    let mut second = Vec::with_capacity(a.data.len());
+    for (x, y) in a.data.iter().zip(&b.data) {
+        let (Scalar::Int(x), Scalar::Int(y)) = (*x, *y) else {
+            return Err("expects integers".into());
+        };
+        let (ux, uy) = (unsigned(x, w), unsigned(y, w));
+        let (low, high) = match r.name {
+            "addui_extended" => {
+                let sum = ux + uy;
+                (sum & mask, u128::from(sum > mask))
+            }
+            "mului_extended" => {
+                let product = ux * uy;
+                (product & mask, product >> w)
+            }
+            "mulsi_extended" => {
+                // |x|, |y| < 2^63: the product fits in 127 bits and a sign.
+                let product = x * y;
+                (product as u128 & mask, (product >> w) as u128 & mask)
+            }
+            other => return Err(format!("no extended integer op '{other}'")),
+        };
+        first.push(Scalar::Int(low as i128));
+        second.push(Scalar::Int(high as i128));
+    }
+    Ok(vec![
+        Tensor::new(r.ctx, r.result_type(0)?, first)?,
+        Tensor::new(r.ctx, r.result_type(1)?, second)?,
+    ])
 }
 
 /// `addf`, `maximumf`, ...

@@ -13,6 +13,7 @@ mod shape;
 mod structured;
 mod tensors;
 
+use acc_dialects::semantics::Rule;
 use acc_ir::{Context, OpRef};
 
 use crate::value::Tensor;
@@ -76,67 +77,97 @@ pub fn accepts_unspecified(rule: &str, i: usize, n: usize) -> bool {
 }
 
 /// A rule: the results, or why they cannot be computed.
-pub type Rule = fn(&RuleInput<'_>) -> Result<Vec<Tensor>, String>;
+pub type RuleFn = fn(&RuleInput<'_>) -> Result<Vec<Tensor>, String>;
 
-/// The rules acc provides, by name.
-const RULES: &[(&str, Rule)] = &[
-    ("constant", arith::constant),
-    ("int_binary", arith::int_binary),
-    ("float_binary", arith::float_binary),
-    ("float_unary", arith::float_unary),
-    ("math_unary", arith::math_unary),
-    ("math_binary", arith::math_binary),
-    ("cmpi", arith::cmpi),
-    ("cmpf", arith::cmpf),
-    ("select", arith::select),
-    ("cast", arith::cast),
-    ("unary", graph::unary),
-    ("binary", graph::binary),
-    ("reshape", graph::reshape),
-    ("transpose", graph::transpose),
-    ("conv2d", nn::conv2d),
-    ("matmul", nn::matmul),
-    ("gemm", nn::gemm),
-    ("batch_norm", nn::batch_norm),
-    ("softmax", nn::softmax),
-    ("concat", nn::concat),
-    ("max_pool", nn::max_pool),
-    ("avg_pool", nn::avg_pool),
-    ("global_max_pool", nn::global_max_pool),
-    ("global_avg_pool", nn::global_avg_pool),
-    ("reduce", shape::reduce),
-    ("slice", shape::slice),
-    ("pad", shape::pad),
-    ("layer_norm", shape::layer_norm),
-    ("topk", shape::topk_or_sort),
-    ("sort", shape::topk_or_sort),
-    ("tensor_sort", shape::tensor_sort),
-    ("quantize", quant::quantize),
-    ("dequantize", quant::dequantize),
-    ("storage_cast", quant::storage_cast),
-    ("qconv2d", quant::qconv2d),
-    ("qmatmul", quant::qmatmul),
-    ("lookup", quant::lookup),
-    ("resize", resample::resize),
-    ("nms", resample::non_max_suppression),
-    ("tensor_nms", resample::tensor_non_max_suppression),
-    ("alloc", loops::alloc),
-    ("buffer_constant", loops::buffer_constant),
-    ("buffer_reshape", loops::buffer_reshape),
-    ("dealloc", loops::dealloc),
-    ("subview", loops::subview),
-    ("copy", loops::copy),
-    ("dma_start", loops::dma_start),
-    ("wait", loops::wait),
-    ("load", loops::load),
-    ("store", loops::store),
-    ("for", loops::for_loop),
-    ("parallel", loops::parallel),
-    ("vload", loops::vload),
-    ("vstore", loops::vstore),
-    ("fma", loops::fma),
-    ("splat", loops::splat),
-    ("vreduce", loops::vreduce),
+/// The implementation of `rule` (`None` for [`Rule::Intrinsic`], which the machine
+/// runs itself). The match is exhaustive: a rule of the vocabulary without an
+/// implementation does not compile.
+pub fn rule(rule: Rule) -> Option<RuleFn> {
+    match rule {
+        Rule::Constant => Some(arith::constant),
+        Rule::IntBinary => Some(arith::int_binary),
+        Rule::FloatBinary => Some(arith::float_binary),
+        Rule::FloatUnary => Some(arith::float_unary),
+        Rule::MathUnary => Some(arith::math_unary),
+        Rule::MathBinary => Some(arith::math_binary),
+        Rule::Cmpi => Some(arith::cmpi),
+        Rule::Cmpf => Some(arith::cmpf),
+        Rule::Select => Some(arith::select),
+        Rule::Cast => Some(arith::cast),
+        Rule::Unary => Some(graph::unary),
+        Rule::Binary => Some(graph::binary),
+        Rule::Reshape => Some(graph::reshape),
+        Rule::Transpose => Some(graph::transpose),
+        Rule::Conv2d => Some(nn::conv2d),
+        Rule::Matmul => Some(nn::matmul),
+        Rule::Gemm => Some(nn::gemm),
+        Rule::BatchNorm => Some(nn::batch_norm),
+        Rule::Softmax => Some(nn::softmax),
+        Rule::Concat => Some(nn::concat),
+        Rule::MaxPool => Some(nn::max_pool),
+        Rule::AvgPool => Some(nn::avg_pool),
+        Rule::GlobalMaxPool => Some(nn::global_max_pool),
+        Rule::GlobalAvgPool => Some(nn::global_avg_pool),
+        Rule::Reduce => Some(shape::reduce),
+        Rule::Slice => Some(shape::slice),
+        Rule::Pad => Some(shape::pad),
+        Rule::LayerNorm => Some(shape::layer_norm),
+        Rule::Topk => Some(shape::topk_or_sort),
+        Rule::Sort => Some(shape::topk_or_sort),
+        Rule::TensorSort => Some(shape::tensor_sort),
+        Rule::Quantize => Some(quant::quantize),
+        Rule::Dequantize => Some(quant::dequantize),
+        Rule::StorageCast => Some(quant::storage_cast),
+        Rule::Qconv2d => Some(quant::qconv2d),
+        Rule::Qmatmul => Some(quant::qmatmul),
+        Rule::Lookup => Some(quant::lookup),
+        Rule::Resize => Some(resample::resize),
+        Rule::Nms => Some(resample::non_max_suppression),
+        Rule::TensorNms => Some(resample::tensor_non_max_suppression),
+        Rule::Alloc => Some(loops::alloc),
+        Rule::BufferConstant => Some(loops::buffer_constant),
+        Rule::BufferReshape => Some(loops::buffer_reshape),
+        Rule::Dealloc => Some(loops::dealloc),
+        Rule::Subview => Some(loops::subview),
+        Rule::Copy => Some(loops::copy),
+        Rule::DmaStart => Some(loops::dma_start),
+        Rule::Wait => Some(loops::wait),
+        Rule::Load => Some(loops::load),
+        Rule::Store => Some(loops::store),
+        Rule::For => Some(loops::for_loop),
+        Rule::Parallel => Some(loops::parallel),
+        Rule::Vload => Some(loops::vload),
+        Rule::Vstore => Some(loops::vstore),
+        Rule::Fma => Some(loops::fma),
+        Rule::Splat => Some(loops::splat),
+        Rule::Vreduce => Some(loops::vreduce),
+        Rule::Empty => Some(tensors::empty),
+        Rule::ExtractSlice => Some(tensors::extract_slice),
+        Rule::InsertSlice => Some(tensors::insert_slice),
+        Rule::Extract => Some(tensors::extract),
+        Rule::Insert => Some(tensors::insert),
+        Rule::TensorPad => Some(tensors::pad),
+        Rule::Generate => Some(tensors::generate),
+        Rule::TensorBitcast => Some(tensors::bitcast),
+        Rule::TensorMatmul => Some(structured::matmul),
+        Rule::TensorConv2d => Some(structured::conv2d),
+        Rule::TensorPool => Some(structured::pool),
+        Rule::Map => Some(structured::map),
+        Rule::TensorReduce => Some(structured::reduce),
+        Rule::Broadcast => Some(structured::broadcast),
+        Rule::TensorTranspose => Some(structured::transpose),
+        Rule::Pack => Some(tensors::pack),
+        Rule::Unpack => Some(tensors::unpack),
+        Rule::IntExtended => Some(arith::int_extended),
+        // The machine runs an intrinsic: its semantics region, or the kernel its
+        // callee names ([`kernel`]).
+        Rule::Intrinsic => None,
+    }
+}
+
+/// The host library's kernels, by C symbol: what `hw.intrinsic "SYMBOL"` without a
+/// semantics region computes (`lowering/runtime` implements them natively).
+const KERNELS: &[(&str, RuleFn)] = &[
     ("acc_sgemm", loops::sgemm),
     ("acc_sgemm_nk48n", loops::sgemm_nk48n),
     ("acc_sgemm_nk48n_bias", loops::sgemm_nk48n_bias),
@@ -156,31 +187,9 @@ const RULES: &[(&str, Rule)] = &[
     ),
     ("acc_sdwconv2d_nchw16c", loops::sdwconv2d_nchw16c),
     ("acc_sdwconv2d_nchw16c_bias", loops::sdwconv2d_nchw16c_bias),
-    ("empty", tensors::empty),
-    ("extract_slice", tensors::extract_slice),
-    ("insert_slice", tensors::insert_slice),
-    ("extract", tensors::extract),
-    ("insert", tensors::insert),
-    ("tensor_pad", tensors::pad),
-    ("generate", tensors::generate),
-    ("tensor_bitcast", tensors::bitcast),
-    ("tensor_matmul", structured::matmul),
-    ("tensor_conv2d", structured::conv2d),
-    ("tensor_pool", structured::pool),
-    ("map", structured::map),
-    ("tensor_reduce", structured::reduce),
-    ("broadcast", structured::broadcast),
-    ("tensor_transpose", structured::transpose),
-    ("pack", tensors::pack),
-    ("unpack", tensors::unpack),
 ];
 
-/// The rule named `name`.
-pub fn rule(name: &str) -> Option<Rule> {
-    RULES.iter().find(|(n, _)| *n == name).map(|(_, r)| *r)
-}
-
-/// The names of every rule, for messages and docs.
-pub fn names() -> impl Iterator<Item = &'static str> {
-    RULES.iter().map(|(n, _)| *n)
+/// The kernel whose C symbol is `symbol`.
+pub fn kernel(symbol: &str) -> Option<RuleFn> {
+    KERNELS.iter().find(|(n, _)| *n == symbol).map(|(_, r)| *r)
 }
