@@ -29,6 +29,15 @@ fn corpus() -> Vec<String> {
     files
 }
 
+/// Mutations per input: `ACC_FUZZ_CASES` when set (the long run, docs/testing.md),
+/// else `default`.
+fn cases(default: usize) -> usize {
+    std::env::var("ACC_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 #[test]
 fn truncations_and_mutations_never_panic() {
     let mut seed: u64 = 0x00C0_FFEE_1234_5678;
@@ -61,7 +70,7 @@ fn truncations_and_mutations_never_panic() {
         for cut in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
             load(&text[..cut]);
         }
-        for _ in 0..300 {
+        for _ in 0..cases(300) {
             let mut t = text.clone();
             let at = (next() as usize) % (t.len() + 1);
             let at = (0..=at).rev().find(|&i| t.is_char_boundary(i)).unwrap_or(0);
@@ -166,7 +175,7 @@ fn declared_formats_round_trip_and_never_panic() {
     {
         exercise(&ir_text[..cut]);
     }
-    for _ in 0..400 {
+    for _ in 0..cases(400) {
         seed = seed
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);

@@ -1,10 +1,16 @@
 //! Property test: the parser, verifier and printer never panic, whatever the input.
 //!
-//! Inputs are the lit suite's files, every truncation of each, and seeded random
-//! mutations (byte edits and token splices). For every input that parses and verifies,
-//! the printed text must parse and verify again and print identically (printing is a
+//! Inputs are the lit suite's files, truncations of each, and seeded random mutations
+//! (byte edits and token splices). For every input that parses and verifies, the
+//! printed text must parse and verify again and print identically (printing is a
 //! fixed point), in both generic and custom form. Every failure must be a diagnostic
 //! with a non-empty message that renders.
+//!
+//! The cases of one chunk share a context (cloning acc's loaded context costs more
+//! than a case). The number of cases is bounded by default; the long run takes more,
+//! in release mode (docs/testing.md):
+//!
+//!     ACC_FUZZ_CASES=5000 ACC_FUZZ_CUTS=100000 cargo test --release -p acc-ir --test no_panic
 
 use std::path::Path;
 
@@ -77,22 +83,41 @@ fn context(allow_unregistered: bool) -> Context {
     ctx
 }
 
-/// Parses, verifies, prints and re-parses `text`; panics only on a real defect.
-fn exercise(text: &str, allow_unregistered: bool) {
-    let mut ctx = context(allow_unregistered);
+/// A bound from the environment variable `name`, or `default`.
+fn bound(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// Mutations per chunk (`ACC_FUZZ_CASES`).
+fn mutations_per_chunk() -> usize {
+    bound("ACC_FUZZ_CASES", 150)
+}
+
+/// Truncations per chunk at most, evenly spread (`ACC_FUZZ_CUTS`).
+fn cuts_per_chunk() -> usize {
+    bound("ACC_FUZZ_CUTS", 400)
+}
+
+/// Parses, verifies, prints and re-parses `text` in `ctx` (shared by the cases of a
+/// chunk); panics only on a real defect.
+fn exercise(ctx: &mut Context, text: &str, allow_unregistered: bool) {
+    ctx.allow_unregistered = allow_unregistered;
     let mut sources = SourceMap::new();
     let file = sources.add("fuzz.mlir", text.to_string());
-    let ir = match parse_file(&mut ctx, &sources, file) {
+    let ir = match parse_file(ctx, &sources, file) {
         Ok(ir) => ir,
         Err(d) => {
             assert!(!d.message.is_empty(), "empty parse diagnostic for {text:?}");
-            assert!(!sources.render(&ctx, &[d]).is_empty());
+            assert!(!sources.render(ctx, &[d]).is_empty());
             return;
         }
     };
-    if let Err(diags) = verifier::verify(&ctx, &ir) {
+    if let Err(diags) = verifier::verify(ctx, &ir) {
         assert!(diags.iter().all(|d| !d.message.is_empty()));
-        assert!(!sources.render(&ctx, &diags).is_empty());
+        assert!(!sources.render(ctx, &diags).is_empty());
         return;
     }
     for generic in [false, true] {
@@ -100,23 +125,22 @@ fn exercise(text: &str, allow_unregistered: bool) {
             generic,
             debuginfo: true,
         };
-        let first = print_ir(&ctx, &ir, &opts);
-        let mut ctx2 = context(allow_unregistered);
+        let first = print_ir(ctx, &ir, &opts);
         let mut sources2 = SourceMap::new();
         let f2 = sources2.add("printed.mlir", first.clone());
-        let ir2 = parse_file(&mut ctx2, &sources2, f2).unwrap_or_else(|d| {
+        let ir2 = parse_file(ctx, &sources2, f2).unwrap_or_else(|d| {
             panic!(
                 "printed IR does not parse: {}\n--- input ---\n{text}\n--- printed ---\n{first}",
                 d.message
             )
         });
-        if let Err(d) = verifier::verify(&ctx2, &ir2) {
+        if let Err(d) = verifier::verify(ctx, &ir2) {
             panic!(
                 "printed IR does not verify: {}\n--- printed ---\n{first}",
                 d[0].message
             );
         }
-        let second = print_ir(&ctx2, &ir2, &opts);
+        let second = print_ir(ctx, &ir2, &opts);
         assert_eq!(
             first, second,
             "printing is not a fixed point for input:\n{text}"
@@ -158,23 +182,27 @@ fn corpus_round_trips() {
     for (name, text) in corpus() {
         for chunk in chunks(&text) {
             eprintln!("{name}");
-            exercise(&chunk, true);
-            exercise(&chunk, false);
+            // Each in a context of its own: a chunk that registers a resource or
+            // declares an alias must not feed the next.
+            exercise(&mut context(true), &chunk, true);
+            exercise(&mut context(false), &chunk, false);
         }
     }
 }
 
 #[test]
 fn truncations_never_panic() {
+    let most = cuts_per_chunk().max(1);
     for (_, text) in corpus() {
         for chunk in chunks(&text) {
             let cuts: Vec<usize> = (0..=chunk.len())
                 .filter(|&i| chunk.is_char_boundary(i))
                 .collect();
-            // Every cut for small chunks, an even sample of 400 for large ones.
-            let step = (cuts.len() / 400).max(1);
+            // Every cut for small chunks, an even sample for large ones.
+            let step = (cuts.len() / most).max(1);
+            let mut ctx = context(true);
             for &cut in cuts.iter().step_by(step) {
-                exercise(&chunk[..cut], true);
+                exercise(&mut ctx, &chunk[..cut], true);
             }
         }
     }
@@ -183,9 +211,11 @@ fn truncations_never_panic() {
 #[test]
 fn mutations_never_panic() {
     let mut rng = Rng(0x5EED_ACC0_1234_5678);
+    let cases = mutations_per_chunk();
     for (_, text) in corpus() {
         for chunk in chunks(&text) {
-            for _ in 0..150 {
+            let mut ctx = context(true);
+            for _ in 0..cases {
                 let mut bytes = chunk.clone().into_bytes();
                 for _ in 0..1 + rng.below(3) {
                     let at = rng.below(bytes.len() + 1);
@@ -204,7 +234,7 @@ fn mutations_never_panic() {
                     }
                 }
                 let mutated = String::from_utf8_lossy(&bytes).into_owned();
-                exercise(&mutated, rng.below(2) == 0);
+                exercise(&mut ctx, &mutated, rng.below(2) == 0);
             }
         }
     }
@@ -226,7 +256,7 @@ fn deepest_accepted_nesting_round_trips() {
         let f = sources.add("deep.mlir", text.clone());
         if parse_file(&mut ctx, &sources, f).is_ok() {
             depth = n;
-            exercise(&text, true);
+            exercise(&mut ctx, &text, true);
             break;
         }
     }
@@ -236,7 +266,7 @@ fn deepest_accepted_nesting_round_trips() {
         "tuple<".repeat(150),
         ">".repeat(150)
     );
-    exercise(&types, true);
+    exercise(&mut context(true), &types, true);
 }
 
 #[test]
