@@ -7,11 +7,12 @@
 # Needs a Python with onnx 1.23.2, onnxruntime and numpy (PYTHON, default
 # /tmp/onnx-env/bin/python; see examples/onnx/make_examples.py). Builds the models
 # with seeded weights (tools/bench/make_bench_models.py), imports them, lowers them
-# for the host target (lowering/runtime/host.acc: canonicalize folds batch norms into
-# convolutions; graph-to-tensor; bufferize calls the runtime's kernels the target file
-# names (matrix products, convolutions, exp and erf over arrays); other math functions
-# as polynomials; small loops unrolled; vectorized; buffers in a static arena),
-# runs each from its ONNX file in one process (`acc-run MODEL.onnx --pass PIPELINE
+# for the host target with the named pipeline host-pipeline (lowering/runtime/host.acc:
+# canonicalize folds batch norms into convolutions; graph-to-tensor; bufferize calls the
+# runtime's kernels the target file names (matrix products, convolutions, exp and erf
+# over arrays); other math functions as polynomials; small loops unrolled;
+# vectorized; buffers in a static arena; `acc-opt --list-pipelines` shows its passes),
+# runs each from its ONNX file in one process (`acc-run MODEL.onnx --pipeline PIPELINE
 # --mode jit --repeat REPEAT`, whose compile_ms is the time from model to native code),
 # then its lowered text with --threads 2, and onnxruntime on 1 and 2 threads, and
 # prints one line per model and engine.
@@ -23,16 +24,16 @@ python=${PYTHON:-/tmp/onnx-env/bin/python}
 cargo build --release -q -p acc-tools
 "$python" tools/bench/make_bench_models.py "$out" > /dev/null
 bin=target/release
-pipeline='canonicalize,graph-to-tensor,layout{assume-finite=true},bufferize,fuse-parallel,math-approximation,unroll,vectorize,buffer-deallocation,memory-plan'
+pipeline='host-pipeline{assume-finite=true}'
 for m in transformer mobilenetv2 resnet18; do
     # The lowered IR as text, for reading and for the 2-thread run; its time includes
     # printing and parsing the weights as hex.
     start=$(date +%s%N)
     "$bin/acc-translate" --import-onnx "$out/$m.onnx" -o "$out/$m.mlir"
-    "$bin/acc-opt" --target lowering/runtime/host.acc --pass "$pipeline" "$out/$m.mlir" -o "$out/$m.loops.mlir"
+    "$bin/acc-opt" --target lowering/runtime/host.acc --pipeline "$pipeline" "$out/$m.mlir" -o "$out/$m.loops.mlir"
     lower=$(( ($(date +%s%N) - start) / 1000000 ))
     # From the ONNX file to native code in one process: compile_ms is the compile time.
-    timing=$("$bin/acc-run" "$out/$m.onnx" --target lowering/runtime/host.acc --pass "$pipeline" \
+    timing=$("$bin/acc-run" "$out/$m.onnx" --target lowering/runtime/host.acc --pipeline "$pipeline" \
         --mode jit --input "0=$out/$m.input0.npy" -o "$out/$m.acc.npy" --repeat "$repeat" | tr '\n' ' ')
     timing2=$("$bin/acc-run" "$out/$m.loops.mlir" --mode jit --input "0=$out/$m.input0.npy" \
         --threads 2 --repeat "$repeat" | grep latency_ms)

@@ -22,8 +22,7 @@ import onnxruntime
 from onnx import TensorProto, helper, numpy_helper
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PIPELINE = ("canonicalize,graph-to-tensor,layout{assume-finite=true},bufferize,fuse-parallel,"
-            "math-approximation,unroll,vectorize,buffer-deallocation,memory-plan")
+PIPELINE = "host-pipeline{assume-finite=true}"
 RUNS = 200
 
 
@@ -73,7 +72,7 @@ def main():
         np.save(path("logits.npy"), logits)
         run = subprocess.run(
             [os.path.join(ROOT, "target", "release", "acc-run"), path("nms.onnx"),
-             "--target", os.path.join(ROOT, "lowering/runtime/host.acc"), "--pass", PIPELINE,
+             "--target", os.path.join(ROOT, "lowering/runtime/host.acc"), "--pipeline", PIPELINE,
              "--mode", "jit", "--input", "0=" + path("boxes.npy"), "--input", "1=" + path("logits.npy"),
              "-o", path("got.npy"), "--repeat", str(RUNS)],
             capture_output=True, text=True, check=True)

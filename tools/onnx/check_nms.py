@@ -23,8 +23,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ACC_RUN = os.path.join(ROOT, "target", "release", "acc-run")
-PIPELINE = ("canonicalize,graph-to-tensor,layout{assume-finite=true},bufferize,fuse-parallel,"
-            "math-approximation,unroll,vectorize,buffer-deallocation,memory-plan")
+PIPELINE = "host-pipeline{assume-finite=true}"
 
 
 def model(batches, classes, boxes, max_out, iou, threshold, center):
@@ -70,7 +69,7 @@ def main():
                 .run(None, {"boxes": boxes, "scores": scores})[0]
             run = subprocess.run(
                 [ACC_RUN, path("m.onnx"), "--target", os.path.join(ROOT, "lowering/runtime/host.acc"),
-                 "--pass", PIPELINE, "--mode", "jit", "--input", "0=" + path("boxes.npy"),
+                 "--pipeline", PIPELINE, "--mode", "jit", "--input", "0=" + path("boxes.npy"),
                  "--input", "1=" + path("scores.npy"), "-o", path("got.npy")],
                 capture_output=True, text=True)
             if run.returncode != 0:
