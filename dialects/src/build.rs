@@ -159,16 +159,6 @@ pub fn is_float(ctx: &Context, ty: TypeId) -> bool {
     matches!(ctx.type_data(e), TypeData::Float(_))
 }
 
-/// `array<i32: ...>`: the `operandSegmentSizes` of an op with several variadic
-/// operand groups.
-pub fn segments(ctx: &Context, sizes: &[i32]) -> AttrId {
-    let data: Vec<u8> = sizes.iter().flat_map(|x| x.to_le_bytes()).collect();
-    ctx.intern_attr(AttrData::DenseArray {
-        element: ctx.int_type(32),
-        data: data.into(),
-    })
-}
-
 /// The little-endian bytes of a dense constant's elements (one element when
 /// `splat`), from `dense<...>` or a `dense_resource` blob.
 pub fn element_bytes(ctx: &Context, a: AttrId) -> Option<(Vec<u8>, bool)> {

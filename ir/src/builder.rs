@@ -7,7 +7,7 @@
 //! placed at the insertion point. Everything else that makes ops goes through it: the
 //! typed builders generated from the dialect definitions
 //! (`acc_dialects::ops::graph::Conv2d::build`), the by-name shorthands
-//! [`Builder::op`] and [`Builder::op1`], and [`Builder::op_with_region`].
+//! [`Builder::op`] and [`Builder::op1`], with regions made by [`Builder::region`].
 //!
 //! A builder may carry a [`RewriteListener`]: then it is the rewriter a pattern
 //! driver hands to its patterns ([`crate::rewrite::Rewriter`]), and every op it
@@ -305,42 +305,6 @@ impl<'a> Builder<'a> {
         Ok(region)
     }
 
-    /// An op whose single region has one block with arguments of `arg_types`, built
-    /// by `fill` ([`Builder::region`]); its results.
-    #[allow(clippy::too_many_arguments)]
-    pub fn op_with_region(
-        &mut self,
-        name: &str,
-        operands: &[ValueId],
-        result_types: &[TypeId],
-        props: &[(&str, AttrId)],
-        arg_types: &[TypeId],
-        terminator: &str,
-        fill: &mut RegionBuilder<'_>,
-    ) -> Result<Vec<ValueId>, String> {
-        let region = self.region(arg_types, terminator, fill)?;
-        let op = self.build(NewOp {
-            operands,
-            results: result_types,
-            props,
-            regions: &[region],
-            ..NewOp::named(name)
-        })?;
-        Ok(self.results_of(op))
-    }
-
-    /// Appends a block with arguments of `arg_types` to `region` and moves the
-    /// insertion point to its end.
-    pub fn create_block(&mut self, region: RegionId, arg_types: &[TypeId]) -> BlockId {
-        let body = self.ir.body_mut(self.body);
-        let block = body.append_block(region);
-        for &t in arg_types {
-            body.add_block_arg(block, t);
-        }
-        self.point = InsertPoint::End(block);
-        block
-    }
-
     /// Moves the placed `op` to the insertion point.
     pub fn move_here(&mut self, op: OpId) {
         let body = self.ir.body_mut(self.body);
@@ -398,14 +362,6 @@ impl<'a> Builder<'a> {
     /// Sets operand `i` of `op` to `v`.
     pub fn set_operand(&mut self, op: OpId, i: usize, v: ValueId) {
         self.ir.body_mut(self.body).set_operand(op, i, v);
-        if let Some(l) = &mut self.listener {
-            l.op_modified(op);
-        }
-    }
-
-    /// Sets the properties of `op`.
-    pub fn set_props(&mut self, op: OpId, props: AttrId) {
-        self.ir.body_mut(self.body).op_mut(op).props = Some(props);
         if let Some(l) = &mut self.listener {
             l.op_modified(op);
         }

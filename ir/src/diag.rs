@@ -85,12 +85,6 @@ impl Diagnostic {
             notes: Vec::new(),
         }
     }
-    /// Attaches a note.
-    pub fn with_note(mut self, loc: DiagLoc, message: impl Into<String>) -> Diagnostic {
-        self.notes
-            .push(Diagnostic::new(Severity::Note, loc, message));
-        self
-    }
 }
 
 /// The files diagnostics can point into.

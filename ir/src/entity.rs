@@ -87,10 +87,6 @@ impl<K: EntityId, V> Table<K, V> {
     pub fn items_mut(&mut self) -> impl Iterator<Item = &mut V> {
         self.items.iter_mut()
     }
-    /// The entity named by `id`, if `id` is in range.
-    pub fn get(&self, id: K) -> Option<&V> {
-        self.items.get(id.index())
-    }
 }
 
 impl<K: EntityId, V> std::ops::Index<K> for Table<K, V> {

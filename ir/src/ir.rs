@@ -59,10 +59,6 @@ pub enum ValueDef {
 }
 
 impl ValueDef {
-    /// True for a block argument.
-    pub fn is_block_arg(&self) -> bool {
-        matches!(self, ValueDef::BlockArg(..))
-    }
 }
 
 /// An SSA value.
@@ -255,17 +251,9 @@ impl Ir {
     pub fn body_mut(&mut self, id: BodyId) -> &mut Body {
         &mut self.bodies[id]
     }
-    /// All live bodies.
-    pub fn live_bodies(&self) -> impl Iterator<Item = BodyId> + '_ {
-        self.bodies.keys().filter(|b| !self.dead_bodies[b.index()])
-    }
     /// A handle on an op.
     pub fn op(&self, body: BodyId, op: OpId) -> OpRef<'_> {
         OpRef { ir: self, body, op }
-    }
-    /// The root op.
-    pub fn root_op(&self) -> OpRef<'_> {
-        self.op(self.root_body, self.root)
     }
     /// The body holding the regions of `op`: its nested body when isolated, else `body`.
     pub fn region_body(&self, body: BodyId, op: OpId) -> BodyId {

@@ -384,11 +384,6 @@ fn read_stdin() -> Result<(String, Vec<u8>), String> {
     Ok(("<stdin>".to_string(), bytes))
 }
 
-/// Runs `acc-opt` with parsed options and acc's passes.
-pub fn run(opts: &OptOptions) -> ExitCode {
-    run_with(opts, &crate::opt::registry())
-}
-
 /// The pipeline the options ask for, if any; the error is the message to print.
 fn build_pipeline(opts: &OptOptions, passes: &PassRegistry) -> Result<Option<Pipeline>, String> {
     let render = |text: &str, (message, range): (String, std::ops::Range<usize>)| {

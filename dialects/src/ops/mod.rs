@@ -31,11 +31,6 @@ pub use support::{OpView, Signature};
 
 include!(concat!(env!("OUT_DIR"), "/ops.rs"));
 
-/// `true` when `op` is the kind of op `V` views (by name).
-pub fn is<'a, V: OpView<'a>>(ctx: &acc_ir::Context, op: acc_ir::OpRef<'_>) -> bool {
-    ctx.op_name_str(op.name()) == V::NAME
-}
-
 /// The op of `body` that defines `v`, viewed as `V`, when it is one (a block argument
 /// has none).
 pub fn defining<'a, V: OpView<'a>>(

@@ -106,11 +106,6 @@ impl<'s> Lexer<'s> {
         }
     }
 
-    /// Current byte offset (the start of the next token, before whitespace).
-    pub fn pos(&self) -> usize {
-        self.pos
-    }
-
     /// Moves the cursor to `pos` (a character boundary).
     pub fn reset(&mut self, pos: usize) {
         self.pos = pos.min(self.src.len());

@@ -1062,10 +1062,6 @@ impl<'s> CustomParse<'_, 's, '_> {
     pub fn value_type(&self, v: ValueId) -> TypeId {
         self.ir.body(self.p.cur_body()).value_type(v)
     }
-    /// Resolves an operand to a value of `ty`.
-    pub fn resolve(&mut self, op: &UnresolvedOperand<'s>, ty: TypeId) -> PResult<ValueId> {
-        self.p.resolve_operand(self.ir, op, ty)
-    }
     /// Resolves operands against types.
     pub fn resolve_all(
         &mut self,

@@ -135,15 +135,6 @@ impl<'s> Parser<'s, '_> {
         }
     }
 
-    /// Parses a comma-separated list of types (at least one).
-    pub fn parse_type_list(&mut self) -> PResult<TypeList> {
-        let mut tys: TypeList = smallvec::smallvec![self.parse_type()?];
-        while self.try_consume(Tok::Comma) {
-            tys.push(self.parse_type()?);
-        }
-        Ok(tys)
-    }
-
     /// Reads `4x?x[8]x` from the raw source at the current token. Returns the dims and
     /// scalable flags; leaves the lexer at the element type.
     fn parse_dimension_list(

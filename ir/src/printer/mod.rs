@@ -139,16 +139,6 @@ impl<'a> OpPrinter<'a, '_> {
         self.ctx
     }
 
-    /// The IR.
-    pub fn ir(&self) -> &'a Ir {
-        self.ir
-    }
-
-    /// Print options.
-    pub fn options(&self) -> &PrintOptions {
-        self.opts
-    }
-
     /// Appends raw text.
     pub fn write_str(&mut self, s: &str) {
         self.buf.push_str(s);
@@ -353,23 +343,6 @@ impl<'a> OpPrinter<'a, '_> {
             return;
         }
         self.buf.push(' ');
-        write_dict(&mut self.buf, self.ctx, entries, skip, &mut self.resources);
-    }
-
-    /// Writes ` attributes {entries}` when anything is left after `skip`.
-    pub fn print_optional_attr_dict_with_keyword(
-        &mut self,
-        dict: crate::attrs::AttrId,
-        skip: &[&str],
-    ) {
-        let entries = self.ctx.dict_entries(dict);
-        if entries
-            .iter()
-            .all(|(k, _)| skip.contains(&self.ctx.str(*k)))
-        {
-            return;
-        }
-        self.buf.push_str(" attributes ");
         write_dict(&mut self.buf, self.ctx, entries, skip, &mut self.resources);
     }
 

@@ -42,9 +42,6 @@ pub trait RewriteListener {
     fn op_erased(&mut self, _op: OpId) {}
 }
 
-/// A listener that ignores everything.
-pub struct NoListener;
-impl RewriteListener for NoListener {}
 
 /// What patterns change the IR through: a [`Builder`] whose listener is the driver's
 /// worklist, inserting before the op being rewritten, at its location. Every change

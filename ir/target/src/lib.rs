@@ -386,8 +386,4 @@ impl Targets {
         self.targets.iter().find_map(|t| t.dma_named(start))
     }
 
-    /// The device `name`, from the first target declaring it.
-    pub fn device(&self, name: &str) -> Option<&Device> {
-        self.targets.iter().find_map(|t| t.device(name))
-    }
 }

@@ -232,11 +232,6 @@ impl JitModule {
         Ok(path)
     }
 
-    /// The names of the compiled functions, in order.
-    pub fn function_names(&self) -> Vec<String> {
-        self.functions.iter().map(|(c, _)| c.name.clone()).collect()
-    }
-
     /// Calls `name` on `args`; its results.
     pub fn call(
         &self,

@@ -80,16 +80,6 @@ impl Buffer {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The number of cells.
-    pub fn len(&self) -> usize {
-        self.cells().values.len()
-    }
-
-    /// Whether the buffer has no cells.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The value of cell `i`: an error when out of bounds, unwritten or freed.
     pub fn read(&self, i: usize) -> Result<Scalar, String> {
         let cells = self.cells();
