@@ -102,8 +102,18 @@ fn cuts_per_chunk() -> usize {
 }
 
 /// Parses, verifies, prints and re-parses `text` in `ctx` (shared by the cases of a
-/// chunk); panics only on a real defect.
-fn exercise(ctx: &mut Context, text: &str, allow_unregistered: bool) {
+/// chunk); panics only on a real defect. A text naming resources (which a context
+/// keeps) runs in fresh contexts instead, so that each case and each printed form
+/// must carry its own resources.
+fn exercise(shared: &mut Context, text: &str, allow_unregistered: bool) {
+    if text.contains("resource") || text.contains("{-#") {
+        exercise_in(&mut context(allow_unregistered), text, allow_unregistered, true);
+    } else {
+        exercise_in(shared, text, allow_unregistered, false);
+    }
+}
+
+fn exercise_in(ctx: &mut Context, text: &str, allow_unregistered: bool, fresh_reparse: bool) {
     ctx.allow_unregistered = allow_unregistered;
     let mut sources = SourceMap::new();
     let file = sources.add("fuzz.mlir", text.to_string());
@@ -126,21 +136,28 @@ fn exercise(ctx: &mut Context, text: &str, allow_unregistered: bool) {
             debuginfo: true,
         };
         let first = print_ir(ctx, &ir, &opts);
+        let mut fresh;
+        let ctx2: &mut Context = if fresh_reparse {
+            fresh = context(allow_unregistered);
+            &mut fresh
+        } else {
+            &mut *ctx
+        };
         let mut sources2 = SourceMap::new();
         let f2 = sources2.add("printed.mlir", first.clone());
-        let ir2 = parse_file(ctx, &sources2, f2).unwrap_or_else(|d| {
+        let ir2 = parse_file(ctx2, &sources2, f2).unwrap_or_else(|d| {
             panic!(
                 "printed IR does not parse: {}\n--- input ---\n{text}\n--- printed ---\n{first}",
                 d.message
             )
         });
-        if let Err(d) = verifier::verify(ctx, &ir2) {
+        if let Err(d) = verifier::verify(ctx2, &ir2) {
             panic!(
                 "printed IR does not verify: {}\n--- printed ---\n{first}",
                 d[0].message
             );
         }
-        let second = print_ir(ctx, &ir2, &opts);
+        let second = print_ir(ctx2, &ir2, &opts);
         assert_eq!(
             first, second,
             "printing is not a fixed point for input:\n{text}"

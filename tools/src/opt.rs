@@ -418,13 +418,9 @@ fn build_pipeline(opts: &OptOptions, passes: &PassRegistry) -> Result<Option<Pip
 /// target file names (`--pipeline target`); the error is the message to print.
 fn with_target_pipeline(opts: &OptOptions, passes: &PassRegistry) -> Result<OptOptions, String> {
     let mut sources = SourceMap::new();
-    let files = add_dialect_files(&mut sources, &opts.targets)?;
-    let mut ctx = acc_dialects::new_context();
-    let mut targets = acc_target::Targets::new();
-    for f in files {
-        crate::target_file::load_target(&mut ctx, &sources, f, &mut targets, passes)
-            .map_err(|d| sources.render(&ctx, &d))?;
-    }
+    let dialect_files = add_dialect_files(&mut sources, &opts.dialects)?;
+    let target_files = add_dialect_files(&mut sources, &opts.targets)?;
+    let (_, targets) = load_definitions(opts, &sources, &dialect_files, &target_files, passes)?;
     let text =
         crate::target_file::target_pipeline(&targets).map_err(|e| format!("acc-opt: {e}\n"))?;
     let mut resolved = opts.clone();
@@ -434,6 +430,30 @@ fn with_target_pipeline(opts: &OptOptions, passes: &PassRegistry) -> Result<OptO
         }
     }
     Ok(resolved)
+}
+
+/// A context with acc's dialects, then the dialect files and the target files (in
+/// that order: a target's intrinsics may match ops of a dialect file), and the
+/// targets; the error is the rendered diagnostics.
+fn load_definitions(
+    opts: &OptOptions,
+    sources: &SourceMap,
+    dialect_files: &[usize],
+    target_files: &[usize],
+    passes: &PassRegistry,
+) -> Result<(Context, acc_target::Targets), String> {
+    let mut ctx = acc_dialects::new_context();
+    ctx.allow_unregistered = opts.allow_unregistered_dialect;
+    for &f in dialect_files {
+        acc_dialects::lang::load_file(&mut ctx, sources, f)
+            .map_err(|diags| sources.render(&ctx, &diags))?;
+    }
+    let mut targets = acc_target::Targets::new();
+    for &f in target_files {
+        crate::target_file::load_target(&mut ctx, sources, f, &mut targets, passes)
+            .map_err(|diags| sources.render(&ctx, &diags))?;
+    }
+    Ok((ctx, targets))
 }
 
 /// Runs `acc-opt` with parsed options and the passes of `passes`.
@@ -532,29 +552,18 @@ pub fn run_with(opts: &OptOptions, passes: &PassRegistry) -> ExitCode {
     let mut failed = false;
     let mut printed_any = false;
     for chunk in &chunks {
-        let mut ctx = acc_dialects::new_context();
-        ctx.allow_unregistered = opts.allow_unregistered_dialect;
-        for &f in &dialect_files {
-            if let Err(diags) = acc_dialects::lang::load_file(&mut ctx, &sources, f) {
-                eprint!("{}", sources.render(&ctx, &diags));
-                return ExitCode::FAILURE;
-            }
-        }
         // Each chunk has its own context, and so its own targets.
-        run_options.targets = acc_target::Targets::new();
-        for &f in &target_files {
-            let loaded = crate::target_file::load_target(
-                &mut ctx,
-                &sources,
-                f,
-                &mut run_options.targets,
-                passes,
-            );
-            if let Err(diags) = loaded {
-                eprint!("{}", sources.render(&ctx, &diags));
+        let mut ctx = match load_definitions(opts, &sources, &dialect_files, &target_files, passes)
+        {
+            Ok((ctx, targets)) => {
+                run_options.targets = targets;
+                ctx
+            }
+            Err(e) => {
+                eprint!("{e}");
                 return ExitCode::FAILURE;
             }
-        }
+        };
         let parse_start = std::time::Instant::now();
         let result = process_chunk(&mut ctx, &sources, file, chunk.clone(), opts);
         timings.parser += parse_start.elapsed();

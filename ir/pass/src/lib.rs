@@ -206,15 +206,22 @@ pub struct PassRegistry {
 }
 
 impl PassRegistry {
-    /// Registers a pass (replacing one of the same name).
+    /// Registers a pass (replacing one of the same name; a named pipeline of that
+    /// name is a programming error, see [`PassRegistry::register_pipeline`]).
     pub fn register(&mut self, info: PassInfo) {
+        debug_assert!(
+            self.pipeline(info.name).is_none(),
+            "pass '{}' has the name of a pipeline",
+            info.name
+        );
         self.passes.retain(|p| p.name != info.name);
         self.passes.push(Arc::new(info));
         self.passes.sort_by_key(|p| p.name);
     }
 
-    /// Registers a named pipeline (replacing one of the same name). A pass of the
-    /// same name would hide it from pipeline text, so that is a programming error.
+    /// Registers a named pipeline (replacing one of the same name). Passes and
+    /// pipelines share one namespace (pipeline text resolves a pipeline's name first,
+    /// so it would hide a pass of that name): registering both is a programming error.
     pub fn register_pipeline(&mut self, info: PipelineInfo) {
         debug_assert!(
             self.get(info.name).is_none(),

@@ -4,7 +4,7 @@
 //! passes asked for; times are collected in a tree shaped like the pipeline.
 //!
 //! Parallel runs give the same result as serial ones: each thread works on its own
-//! functions (see `workers.rs`), and dumps, diagnostics and errors are reported in the
+//! functions (see `acc_ir::split`), and dumps, diagnostics and errors are reported in the
 //! functions' order, whatever thread ran them.
 
 use std::time::Instant;

@@ -62,21 +62,25 @@ impl Pass for MemoryPlan {
         let (outer, func) = (t.body, t.op);
         let loc = t.ir.op(outer, func).loc();
         let at_function = |m: String| Diagnostic::error(acc_ir::DiagLoc::Loc(loc), m);
-        let arenas = plan_function(t.ctx, t.ir, body, outer, func)
-            .map_err(|m| at_function(format!("memory-plan: {m}")))?;
         let target = t.targets.select(&self.target);
         if !self.target.is_empty() && target.is_none() {
             return Err(at_function(t.targets.missing(&self.target, "memory-plan")));
         }
+        let arenas = plan_function(t.ctx, t.ir, body, outer, func)
+            .map_err(|m| at_function(format!("memory-plan: {m}")))?;
         for arena in &arenas {
             // The target's memories bound the arenas: the host's arena its host's
             // memory, another memory the one of that name (from any target).
             let memory = match (&arena.memory, target) {
                 (None, Some(tg)) => tg.host_memory(),
                 (Some(name), Some(tg)) => Some(t.targets.memory(name).ok_or_else(|| {
+                    let which = if t.targets.iter().count() == 1 {
+                        format!("target '{}' does not declare", tg.name)
+                    } else {
+                        "no target of the compilation declares".to_string()
+                    };
                     at_function(format!(
-                        "memory-plan: buffers live in memory \"{name}\", which target '{}' does not declare",
-                        tg.name
+                        "memory-plan: buffers live in memory \"{name}\", which {which}"
                     ))
                 })?),
                 (_, None) => None,

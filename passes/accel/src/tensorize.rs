@@ -75,7 +75,14 @@ pub fn info() -> PassInfo {
 impl Pass for Tensorize {
     fn run(&self, t: &mut PassTarget<'_>) -> Result<(), Diagnostic> {
         let Some(target) = t.targets.select(&self.target).cloned() else {
-            return Ok(());
+            if self.target.is_empty() {
+                // Without a target there is nothing placed to tile.
+                return Ok(());
+            }
+            return Err(Diagnostic::error(
+                DiagLoc::Loc(t.op_ref().loc()),
+                t.targets.missing(&self.target, "tensorize"),
+            ));
         };
         for (body, ops) in t.body_ops() {
             for op in ops {

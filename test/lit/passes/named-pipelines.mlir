@@ -12,6 +12,8 @@
 // A target file's pipeline, with its options forwarded to the passes that consult a target.
 // RUN: acc-opt --target %S/../../../examples/targets/tinynpu.acc --pipeline target --dump-pass-pipeline %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=TARGET
 // RUN: not acc-opt --pipeline 'accel-pipeline{target=tinynpu samples=s.npy bits=4}' --dump-pass-pipeline %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTIONS
+// A target's intrinsics may match ops of a dialect file, loaded first.
+// RUN: acc-opt --dialect %S/Inputs/vendor-ops.acc --target %S/Inputs/vendor-target.acc --pipeline target --dump-pass-pipeline %s -o /dev/null 2>&1 | FileCheck %s --check-prefix=VENDOR
 // Mistakes.
 // RUN: not acc-opt --pipeline target %s 2>&1 | FileCheck %s --check-prefix=NOTARGET
 // RUN: not acc-opt --target %S/../../../examples/targets/tinynpu.acc --target %S/../../../examples/targets/tinynpu.acc --pass canonicalize %s 2>&1 | FileCheck %s --check-prefix=TWICE
@@ -36,6 +38,9 @@
 // OPTIONS: Pass Manager with 12 passes:
 // OPTIONS-NEXT: builtin.module(func.func(canonicalize{{.*}}),calibrate{samples=s.npy bits=4},func.func(quantize,partition{target=tinynpu},tensorize{target=tinynpu},weight-prep,graph-to-tensor),bufferize{target=tinynpu {{.*}}},func.func(fuse-parallel,math-approximation,buffer-deallocation,memory-plan{target=tinynpu}))
 // OPTIONS: calibrate: cannot read 's.npy'
+
+// VENDOR: Pass Manager with 2 passes:
+// VENDOR-NEXT: builtin.module(func.func(canonicalize{{.*}},partition{target=""}))
 
 // NOTARGET: acc-opt: --pipeline target needs a target file (--target FILE)
 // TWICE: error: target 'tinynpu' is given twice
