@@ -128,12 +128,42 @@ fn dialect(out: &mut String, d: &Dialect, enums: &[(String, bool)]) -> Result<()
     writeln!(out, "pub mod {module} {{").ok();
     writeln!(out, "    #![allow(clippy::too_many_arguments, clippy::needless_lifetimes, unused_mut, dead_code)]").ok();
     writeln!(out, "    use super::support::*;\n").ok();
+    enum_consts(out, d)?;
     op_enum(out, d);
     for op in &d.ops {
         view(out, d, op, enums)?;
         builder(out, d, op)?;
     }
     writeln!(out, "}}\n").ok();
+    Ok(())
+}
+
+/// Module `enums`: the qualified name (`graph.pad_mode`) of each enum and flags
+/// attribute the dialect declares, as `PAD_MODE`, for the generic enum readers
+/// (`Context::enum_attr`).
+fn enum_consts(out: &mut String, d: &Dialect) -> Result<(), String> {
+    writeln!(
+        out,
+        "    /// The names of the enum and flags attributes `{}` declares, qualified by the\n    /// dialect, for [`Context::enum_attr`](acc_ir::Context::enum_attr) and the readers\n    /// of enum cases.",
+        d.name
+    )
+    .ok();
+    writeln!(out, "    pub mod enums {{").ok();
+    let mut seen: Vec<String> = Vec::new();
+    for (e, flags) in &d.enums {
+        let konst = snake(e).to_ascii_uppercase();
+        if seen.contains(&konst) {
+            return Err(format!(
+                "two enum attributes of dialect '{}' are both `enums::{konst}`; rename one",
+                d.name
+            ));
+        }
+        let what = if *flags { "a flags" } else { "an enum" };
+        writeln!(out, "        /// `{}.{e}`, {what} attribute.", d.name).ok();
+        writeln!(out, "        pub const {konst}: &str = \"{}.{e}\";", d.name).ok();
+        seen.push(konst);
+    }
+    writeln!(out, "    }}\n").ok();
     Ok(())
 }
 

@@ -58,8 +58,7 @@ pub enum ValueDef {
     Detached,
 }
 
-impl ValueDef {
-}
+impl ValueDef {}
 
 /// An SSA value.
 #[derive(Clone, Debug)]

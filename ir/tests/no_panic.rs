@@ -107,7 +107,12 @@ fn cuts_per_chunk() -> usize {
 /// must carry its own resources.
 fn exercise(shared: &mut Context, text: &str, allow_unregistered: bool) {
     if text.contains("resource") || text.contains("{-#") {
-        exercise_in(&mut context(allow_unregistered), text, allow_unregistered, true);
+        exercise_in(
+            &mut context(allow_unregistered),
+            text,
+            allow_unregistered,
+            true,
+        );
     } else {
         exercise_in(shared, text, allow_unregistered, false);
     }

@@ -106,26 +106,27 @@ pub fn unsigned(v: i128, width: u32) -> u128 {
 }
 
 /// Evaluates an integer op (`addi`, `divsi`, ...) on two values of `width` bits;
-/// `None` when undefined (division by zero, overflowing division, oversized shift).
-pub fn int_eval(name: &str, a: i128, b: i128, width: u32) -> Option<i128> {
+/// `None` when undefined (division by zero, overflowing division, oversized shift)
+/// and for kinds that are not integer binary ops.
+pub fn int_eval(op: arith::Op, a: i128, b: i128, width: u32) -> Option<i128> {
     let (ua, ub) = (unsigned(a, width), unsigned(b, width));
     let min = -(1i128 << (width - 1));
-    Some(match name {
-        "addi" => a.wrapping_add(b),
-        "subi" => a.wrapping_sub(b),
-        "muli" => a.wrapping_mul(b),
-        "andi" => a & b,
-        "ori" => a | b,
-        "xori" => a ^ b,
-        "shli" if ub < u128::from(width) => a << ub,
-        "shrui" if ub < u128::from(width) => (ua >> ub) as i128,
-        "shrsi" if ub < u128::from(width) => a >> ub,
-        "divui" if ub != 0 => (ua / ub) as i128,
-        "remui" if ub != 0 => (ua % ub) as i128,
-        "ceildivui" if ub != 0 => ua.div_ceil(ub) as i128,
-        "divsi" if b != 0 && !(a == min && b == -1) => a / b,
-        "remsi" if b != 0 && !(a == min && b == -1) => a % b,
-        "ceildivsi" if b != 0 && !(a == min && b == -1) => {
+    Some(match op {
+        arith::Op::Addi => a.wrapping_add(b),
+        arith::Op::Subi => a.wrapping_sub(b),
+        arith::Op::Muli => a.wrapping_mul(b),
+        arith::Op::Andi => a & b,
+        arith::Op::Ori => a | b,
+        arith::Op::Xori => a ^ b,
+        arith::Op::Shli if ub < u128::from(width) => a << ub,
+        arith::Op::Shrui if ub < u128::from(width) => (ua >> ub) as i128,
+        arith::Op::Shrsi if ub < u128::from(width) => a >> ub,
+        arith::Op::Divui if ub != 0 => (ua / ub) as i128,
+        arith::Op::Remui if ub != 0 => (ua % ub) as i128,
+        arith::Op::Ceildivui if ub != 0 => ua.div_ceil(ub) as i128,
+        arith::Op::Divsi if b != 0 && !(a == min && b == -1) => a / b,
+        arith::Op::Remsi if b != 0 && !(a == min && b == -1) => a % b,
+        arith::Op::Ceildivsi if b != 0 && !(a == min && b == -1) => {
             let q = a / b;
             if a % b != 0 && ((a < 0) == (b < 0)) {
                 q + 1
@@ -133,20 +134,27 @@ pub fn int_eval(name: &str, a: i128, b: i128, width: u32) -> Option<i128> {
                 q
             }
         }
-        "floordivsi" if b != 0 && !(a == min && b == -1) => {
+        arith::Op::Floordivsi if b != 0 && !(a == min && b == -1) => {
             a.div_euclid(b) - i128::from(a.rem_euclid(b) != 0 && b < 0)
         }
-        "maxsi" => a.max(b),
-        "minsi" => a.min(b),
-        "maxui" => ua.max(ub) as i128,
-        "minui" => ua.min(ub) as i128,
+        arith::Op::Maxsi => a.max(b),
+        arith::Op::Minsi => a.min(b),
+        arith::Op::Maxui => ua.max(ub) as i128,
+        arith::Op::Minui => ua.min(ub) as i128,
         _ => return None,
     })
 }
 
-fn short_name(op: OpRef<'_>, ctx: &Context) -> String {
+/// The `arith` kind named by `op`'s name without its dialect: the folders are hooks
+/// that a dialect loaded at run time may name too, and they fold its ops as the
+/// `arith` op of the same short name (`None`: no such op, nothing folds).
+fn kind_of(op: OpRef<'_>, ctx: &Context) -> Option<arith::Op> {
     let full = ctx.op_name_str(op.name());
-    full.split_once('.').map_or(full, |(_, n)| n).to_string()
+    let short = full.split_once('.').map_or(full, |(_, n)| n);
+    arith::Op::ALL
+        .iter()
+        .copied()
+        .find(|k| k.short_name() == short)
 }
 
 fn is_splat_of(ctx: &Context, c: Option<AttrId>, want: Scalar) -> bool {
@@ -162,14 +170,16 @@ pub(crate) fn fold_int_binary(
     consts: &[Option<AttrId>],
     ctx: &Context,
 ) -> Option<Vec<FoldResult>> {
-    let name = short_name(op, ctx);
+    let kind = kind_of(op, ctx);
     let result_ty = op.result_types().first().copied()?;
     let (width, _) = int_info(ctx, result_ty)?;
     let lhs = op.operands().next()?;
     let rhs = op.operands().nth(1)?;
     if let (Some(a), Some(b)) = (consts[0], consts[1]) {
         let folded = elementwise(ctx, &[a, b], result_ty, |v| match (v[0], v[1]) {
-            (Scalar::Int(x), Scalar::Int(y)) => int_eval(&name, x, y, width).map(Scalar::Int),
+            (Scalar::Int(x), Scalar::Int(y)) => {
+                kind.and_then(|k| int_eval(k, x, y, width)).map(Scalar::Int)
+            }
             _ => None,
         })?;
         return Some(vec![FoldResult::Attr(folded)]);
@@ -177,12 +187,13 @@ pub(crate) fn fold_int_binary(
     let zero = is_splat_of(ctx, consts[1], Scalar::Int(0));
     let one = is_splat_of(ctx, consts[1], Scalar::Int(1));
     let keep_lhs = FoldResult::Value(lhs);
-    let result = match name.as_str() {
-        "addi" | "subi" | "ori" | "xori" | "shli" | "shrsi" | "shrui" if zero => keep_lhs,
-        "muli" | "divsi" | "divui" if one => keep_lhs,
-        "andi" | "ori" | "maxsi" | "minsi" | "maxui" | "minui" if lhs == rhs => keep_lhs,
-        "muli" | "andi" if zero => FoldResult::Attr(consts[1]?),
-        "subi" | "xori" if lhs == rhs => {
+    use arith::Op as K;
+    let result = match kind? {
+        K::Addi | K::Subi | K::Ori | K::Xori | K::Shli | K::Shrsi | K::Shrui if zero => keep_lhs,
+        K::Muli | K::Divsi | K::Divui if one => keep_lhs,
+        K::Andi | K::Ori | K::Maxsi | K::Minsi | K::Maxui | K::Minui if lhs == rhs => keep_lhs,
+        K::Muli | K::Andi if zero => FoldResult::Attr(consts[1]?),
+        K::Subi | K::Xori if lhs == rhs => {
             FoldResult::Attr(splat_like(ctx, result_ty, Scalar::Int(0))?)
         }
         _ => return None,
@@ -191,33 +202,33 @@ pub(crate) fn fold_int_binary(
 }
 
 /// Evaluates a float op (`addf`, `maximumf`, ...); the caller rounds the result to
-/// the type.
-pub fn float_eval(name: &str, a: f64, b: f64) -> Option<f64> {
-    Some(match name {
-        "addf" => a + b,
-        "subf" => a - b,
-        "mulf" => a * b,
-        "divf" => a / b,
-        "remf" => a % b,
-        "maximumf" if a.is_nan() || b.is_nan() => f64::NAN,
-        "minimumf" if a.is_nan() || b.is_nan() => f64::NAN,
+/// the type. `None` for kinds that are not float binary ops.
+pub fn float_eval(op: arith::Op, a: f64, b: f64) -> Option<f64> {
+    Some(match op {
+        arith::Op::Addf => a + b,
+        arith::Op::Subf => a - b,
+        arith::Op::Mulf => a * b,
+        arith::Op::Divf => a / b,
+        arith::Op::Remf => a % b,
+        arith::Op::Maximumf if a.is_nan() || b.is_nan() => f64::NAN,
+        arith::Op::Minimumf if a.is_nan() || b.is_nan() => f64::NAN,
         // -0.0 < +0.0 for maximumf / minimumf.
-        "maximumf" if a == b => {
+        arith::Op::Maximumf if a == b => {
             if a.is_sign_negative() {
                 b
             } else {
                 a
             }
         }
-        "minimumf" if a == b => {
+        arith::Op::Minimumf if a == b => {
             if a.is_sign_negative() {
                 a
             } else {
                 b
             }
         }
-        "maximumf" | "maxnumf" => a.max(b),
-        "minimumf" | "minnumf" => a.min(b),
+        arith::Op::Maximumf | arith::Op::Maxnumf => a.max(b),
+        arith::Op::Minimumf | arith::Op::Minnumf => a.min(b),
         _ => return None,
     })
 }
@@ -227,11 +238,13 @@ pub(crate) fn fold_float_binary(
     consts: &[Option<AttrId>],
     ctx: &Context,
 ) -> Option<Vec<FoldResult>> {
-    let name = short_name(op, ctx);
+    let kind = kind_of(op, ctx);
     let result_ty = op.result_types().first().copied()?;
     if let (Some(a), Some(b)) = (consts[0], consts[1]) {
         let folded = elementwise(ctx, &[a, b], result_ty, |v| match (v[0], v[1]) {
-            (Scalar::Float(x), Scalar::Float(y)) => float_eval(&name, x, y).map(Scalar::Float),
+            (Scalar::Float(x), Scalar::Float(y)) => {
+                kind.and_then(|k| float_eval(k, x, y)).map(Scalar::Float)
+            }
             _ => None,
         })?;
         return Some(vec![FoldResult::Attr(folded)]);
@@ -246,10 +259,10 @@ pub(crate) fn fold_float_binary(
             }
         })
     };
-    let identity = match name.as_str() {
-        "addf" => rhs_is(-0.0),
-        "subf" => rhs_is(0.0),
-        "mulf" | "divf" => rhs_is(1.0),
+    let identity = match kind {
+        Some(arith::Op::Addf) => rhs_is(-0.0),
+        Some(arith::Op::Subf) => rhs_is(0.0),
+        Some(arith::Op::Mulf | arith::Op::Divf) => rhs_is(1.0),
         _ => false,
     };
     identity.then(|| vec![FoldResult::Value(lhs)])
@@ -304,7 +317,7 @@ pub(crate) fn fold_cmpi(
     consts: &[Option<AttrId>],
     ctx: &Context,
 ) -> Option<Vec<FoldResult>> {
-    let pred = predicate(op, ctx, "arith.cmpi_predicate")?;
+    let pred = predicate(op, ctx, arith::enums::CMPI_PREDICATE)?;
     let result_ty = op.result_types().first().copied()?;
     let operand_ty = op.operand_types().first().copied()?;
     let (width, _) = int_info(ctx, operand_ty)?;
@@ -357,7 +370,7 @@ pub(crate) fn fold_cmpf(
     consts: &[Option<AttrId>],
     ctx: &Context,
 ) -> Option<Vec<FoldResult>> {
-    let pred = predicate(op, ctx, "arith.cmpf_predicate")?;
+    let pred = predicate(op, ctx, arith::enums::CMPF_PREDICATE)?;
     let result_ty = op.result_types().first().copied()?;
     if matches!(pred.as_str(), "true" | "false") {
         return Some(vec![FoldResult::Attr(splat_like(
@@ -394,9 +407,10 @@ pub(crate) fn fold_select(
     None
 }
 
-/// Converts one value between element kinds as the cast named `name` does; `None`
-/// when the result is poison (an out-of-range float to integer).
-pub fn cast_eval(name: &str, v: Scalar, from: ElementKind, to: ElementKind) -> Option<Scalar> {
+/// Converts one value between element kinds as the cast `op` does; `None` when the
+/// result is poison (an out-of-range float to integer) and for kinds that are not
+/// casts.
+pub fn cast_eval(op: arith::Op, v: Scalar, from: ElementKind, to: ElementKind) -> Option<Scalar> {
     let in_unsigned = |x: i128| match from {
         ElementKind::Int(w, _) => unsigned(x, w) as i128,
         ElementKind::Float(_) => x,
@@ -406,22 +420,23 @@ pub fn cast_eval(name: &str, v: Scalar, from: ElementKind, to: ElementKind) -> O
         ElementKind::Float(acc_ir::FloatKind::F32) => f64::from(x as f32),
         _ => x as f64,
     };
-    match (name, v) {
+    use arith::Op as K;
+    match (op, v) {
         // An i1 holds 0 or 1; sign-extended, true is -1 (MLIR's extsi).
-        ("extsi" | "index_cast", Scalar::Int(x)) if matches!(from, ElementKind::Int(1, _)) => {
+        (K::Extsi | K::IndexCast, Scalar::Int(x)) if matches!(from, ElementKind::Int(1, _)) => {
             Some(Scalar::Int(-(x & 1)))
         }
-        ("extsi" | "trunci" | "index_cast", Scalar::Int(x)) => Some(Scalar::Int(x)),
-        ("extui" | "index_castui", Scalar::Int(x)) => Some(Scalar::Int(in_unsigned(x))),
-        ("sitofp", Scalar::Int(x)) => Some(Scalar::Float(to_float(x))),
-        ("uitofp", Scalar::Int(x)) => Some(Scalar::Float(to_float(in_unsigned(x)))),
-        ("extf" | "truncf", Scalar::Float(f)) => Some(Scalar::Float(f)),
-        ("fptosi" | "fptoui", Scalar::Float(f)) => {
+        (K::Extsi | K::Trunci | K::IndexCast, Scalar::Int(x)) => Some(Scalar::Int(x)),
+        (K::Extui | K::IndexCastui, Scalar::Int(x)) => Some(Scalar::Int(in_unsigned(x))),
+        (K::Sitofp, Scalar::Int(x)) => Some(Scalar::Float(to_float(x))),
+        (K::Uitofp, Scalar::Int(x)) => Some(Scalar::Float(to_float(in_unsigned(x)))),
+        (K::Extf | K::Truncf, Scalar::Float(f)) => Some(Scalar::Float(f)),
+        (K::Fptosi | K::Fptoui, Scalar::Float(f)) => {
             let ElementKind::Int(w, _) = to else {
                 return None;
             };
             let t = f.trunc();
-            let (lo, hi) = if name == "fptosi" {
+            let (lo, hi) = if op == K::Fptosi {
                 (-(2f64.powi(w as i32 - 1)), 2f64.powi(w as i32 - 1) - 1.0)
             } else {
                 (0.0, 2f64.powi(w as i32) - 1.0)
@@ -429,7 +444,7 @@ pub fn cast_eval(name: &str, v: Scalar, from: ElementKind, to: ElementKind) -> O
             // Out of range (and NaN) is poison: leave it to run time.
             (t >= lo && t <= hi).then_some(Scalar::Int(t as i128))
         }
-        ("bitcast", _) => {
+        (K::Bitcast, _) => {
             let mut bytes = Vec::new();
             from.encode(v, &mut bytes);
             (bytes.len() == to.bytes()).then(|| to.decode(&bytes))
@@ -443,8 +458,8 @@ pub(crate) fn fold_cast(
     consts: &[Option<AttrId>],
     ctx: &Context,
 ) -> Option<Vec<FoldResult>> {
-    let name = short_name(op, ctx);
-    if name == "truncf"
+    let kind = kind_of(op, ctx);
+    if kind == Some(arith::Op::Truncf)
         && let Some(mode) = op.attr(ctx, arith::Truncf::ATTR_ROUNDINGMODE)
         && !matches!(ctx.attr_data(mode), AttrData::Integer { value: 0, .. })
     {
@@ -456,7 +471,7 @@ pub(crate) fn fold_cast(
     let from = ElementKind::of(ctx, elem(in_ty))?;
     let to = ElementKind::of(ctx, elem(out_ty))?;
     let folded = elementwise(ctx, &[consts[0]?], out_ty, |v| {
-        cast_eval(&name, v[0], from, to)
+        kind.and_then(|k| cast_eval(k, v[0], from, to))
     })?;
     Some(vec![FoldResult::Attr(folded)])
 }

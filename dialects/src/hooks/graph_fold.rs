@@ -6,37 +6,46 @@
 use acc_ir::elements::{self, DenseBuilder, DenseView, ElementKind, Scalar};
 use acc_ir::{AttrId, Context, FoldResult, OpRef, TypeId};
 
-fn short_name(op: OpRef<'_>, ctx: &Context) -> String {
+use crate::ops::graph;
+
+/// The `graph` kind named by `op`'s name without its dialect: the folders are hooks
+/// that a dialect loaded at run time may name too, and they fold its ops as the
+/// `graph` op of the same short name (`None`: no such op, nothing folds).
+fn kind_of(op: OpRef<'_>, ctx: &Context) -> Option<graph::Op> {
     let full = ctx.op_name_str(op.name());
-    full.rsplit('.').next().unwrap_or(full).to_string()
+    let short = full.rsplit('.').next().unwrap_or(full);
+    graph::Op::ALL
+        .iter()
+        .copied()
+        .find(|k| k.short_name() == short)
 }
 
 /// Evaluates an elementwise unary graph op (`relu`, `sqrt`, ...) on one element;
 /// `None` for ops it does not know or integer overflow.
-pub fn unary_eval(name: &str, v: Scalar) -> Option<Scalar> {
+pub fn unary_eval(op: graph::Op, v: Scalar) -> Option<Scalar> {
     Some(match v {
-        Scalar::Float(x) => Scalar::Float(match name {
-            "relu" => x.max(0.0),
-            "neg" => -x,
-            "abs" => x.abs(),
-            "sqrt" => x.sqrt(),
-            "exp" => x.exp(),
-            "log" => x.ln(),
-            "tanh" => x.tanh(),
-            "sigmoid" => 1.0 / (1.0 + (-x).exp()),
+        Scalar::Float(x) => Scalar::Float(match op {
+            graph::Op::Relu => x.max(0.0),
+            graph::Op::Neg => -x,
+            graph::Op::Abs => x.abs(),
+            graph::Op::Sqrt => x.sqrt(),
+            graph::Op::Exp => x.exp(),
+            graph::Op::Log => x.ln(),
+            graph::Op::Tanh => x.tanh(),
+            graph::Op::Sigmoid => 1.0 / (1.0 + (-x).exp()),
             _ => return None,
         }),
-        Scalar::Int(x) => Scalar::Int(match name {
-            "relu" => x.max(0),
-            "neg" => x.checked_neg()?,
-            "abs" => x.checked_abs()?,
+        Scalar::Int(x) => Scalar::Int(match op {
+            graph::Op::Relu => x.max(0),
+            graph::Op::Neg => x.checked_neg()?,
+            graph::Op::Abs => x.checked_abs()?,
             _ => return None,
         }),
     })
 }
 
-/// An elementwise binary graph op, resolved from its name once, so that work over
-/// many elements does not compare names per element.
+/// An elementwise binary graph op, resolved from its kind once, so that work over
+/// many elements matches the few binary ops only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinaryOp {
     /// `add`.
@@ -56,16 +65,16 @@ pub enum BinaryOp {
 }
 
 impl BinaryOp {
-    /// The op of a short name (`add`, `div`, ...), if it is one.
-    pub fn named(name: &str) -> Option<BinaryOp> {
-        Some(match name {
-            "add" => BinaryOp::Add,
-            "sub" => BinaryOp::Sub,
-            "mul" => BinaryOp::Mul,
-            "div" => BinaryOp::Div,
-            "pow" => BinaryOp::Pow,
-            "max" => BinaryOp::Max,
-            "min" => BinaryOp::Min,
+    /// The binary op of kind `op` (`graph.add`, `graph.div`, ...), if it is one.
+    pub fn of(op: graph::Op) -> Option<BinaryOp> {
+        Some(match op {
+            graph::Op::Add => BinaryOp::Add,
+            graph::Op::Sub => BinaryOp::Sub,
+            graph::Op::Mul => BinaryOp::Mul,
+            graph::Op::Div => BinaryOp::Div,
+            graph::Op::Pow => BinaryOp::Pow,
+            graph::Op::Max => BinaryOp::Max,
+            graph::Op::Min => BinaryOp::Min,
             _ => return None,
         })
     }
@@ -98,9 +107,9 @@ impl BinaryOp {
 }
 
 /// Evaluates an elementwise binary graph op (`add`, `div`, ...) on one pair of
-/// elements; `None` for unknown ops and where [`BinaryOp::eval`] gives none.
-pub fn binary_eval(name: &str, a: Scalar, b: Scalar) -> Option<Scalar> {
-    BinaryOp::named(name)?.eval(a, b)
+/// elements; `None` for other kinds and where [`BinaryOp::eval`] gives none.
+pub fn binary_eval(op: graph::Op, a: Scalar, b: Scalar) -> Option<Scalar> {
+    BinaryOp::of(op)?.eval(a, b)
 }
 
 /// The static shape of a dense constant.
@@ -199,13 +208,13 @@ pub(crate) fn fold_unary(
     consts: &[Option<AttrId>],
     ctx: &Context,
 ) -> Option<Vec<FoldResult>> {
-    let name = short_name(op, ctx);
+    let unary = kind_of(op, ctx);
     let out = *op.result_types().first()?;
     let input = elements::dense_view(ctx, consts.first().copied()??)?;
     let kind = ElementKind::of(ctx, ctx.type_data(out).element_type()?)?;
     let mut result = DenseBuilder::new(kind, input.stored());
     for i in 0..input.stored() {
-        result.push(unary_eval(&name, input.get(i))?);
+        result.push(unary.and_then(|u| unary_eval(u, input.get(i)))?);
     }
     let attr = result.finish(ctx, out)?;
     Some(vec![FoldResult::Attr(attr)])
@@ -217,7 +226,7 @@ pub(crate) fn fold_binary(
     consts: &[Option<AttrId>],
     ctx: &Context,
 ) -> Option<Vec<FoldResult>> {
-    let binary = BinaryOp::named(&short_name(op, ctx))?;
+    let binary = kind_of(op, ctx).and_then(BinaryOp::of)?;
     let out = *op.result_types().first()?;
     let out_shape = shape_of(ctx, out)?;
     let kind = ElementKind::of(ctx, ctx.type_data(out).element_type()?)?;
@@ -284,7 +293,7 @@ pub(crate) fn fold_transpose(
     let in_shape = ctx.type_data(in_ty).shape()?.to_vec();
     let rank = in_shape.len();
     let perm: Vec<usize> = match super::attr_read::Attrs::of_op(ctx, op)
-        .ints(crate::ops::graph::Transpose::ATTR_PERM)
+        .ints(graph::Transpose::ATTR_PERM)
         .ok()?
     {
         Some(p) => p
@@ -334,9 +343,12 @@ mod tests {
 
     #[test]
     fn integer_division_by_zero_does_not_fold() {
-        assert_eq!(binary_eval("div", Scalar::Int(1), Scalar::Int(0)), None);
         assert_eq!(
-            binary_eval("div", Scalar::Int(-7), Scalar::Int(2)),
+            binary_eval(graph::Op::Div, Scalar::Int(1), Scalar::Int(0)),
+            None
+        );
+        assert_eq!(
+            binary_eval(graph::Op::Div, Scalar::Int(-7), Scalar::Int(2)),
             Some(Scalar::Int(-3))
         );
     }

@@ -8,7 +8,7 @@
 //! values. The taps depend only on the sizes and attributes, so a compiler can compute
 //! them ahead of time.
 
-use crate::ops::graph::Resize;
+use crate::ops::graph::{self, Resize};
 use acc_ir::Context;
 
 use super::attr_read::Attrs;
@@ -185,17 +185,22 @@ impl Resampling {
                 })
         };
         let how = Resampling {
-            mode: case(ctx, attrs, Resize::ATTR_MODE, "graph.resize_mode")
+            mode: case(ctx, attrs, Resize::ATTR_MODE, graph::enums::RESIZE_MODE)
                 .unwrap_or_else(|| "nearest".into()),
             coordinates: case(
                 ctx,
                 attrs,
                 Resize::ATTR_COORDINATE_TRANSFORMATION_MODE,
-                "graph.coordinate_mode",
+                graph::enums::COORDINATE_MODE,
             )
             .unwrap_or_else(|| "half_pixel".into()),
-            nearest: case(ctx, attrs, Resize::ATTR_NEAREST_MODE, "graph.nearest_mode")
-                .unwrap_or_else(|| "round_prefer_floor".into()),
+            nearest: case(
+                ctx,
+                attrs,
+                Resize::ATTR_NEAREST_MODE,
+                graph::enums::NEAREST_MODE,
+            )
+            .unwrap_or_else(|| "round_prefer_floor".into()),
             cubic_a: number(Resize::ATTR_CUBIC_COEFF_A, -0.75),
             exclude_outside: attrs.flag(Resize::ATTR_EXCLUDE_OUTSIDE),
             antialias: attrs.flag(Resize::ATTR_ANTIALIAS),

@@ -9,6 +9,9 @@
 //!
 //! - `d::Op`, the kinds of its ops: `Op::of(ctx, op)` says which one an op is, for
 //!   `match`es over a dialect's ops; `Op::name` and `Op::short_name` spell them;
+//! - `d::enums`, the qualified names of the enum and flags attributes the dialect
+//!   declares (`graph::enums::PAD_MODE` is `"graph.pad_mode"`), for the generic enum
+//!   readers ([`Context::enum_attr`](acc_ir::Context::enum_attr));
 //! - per op (`graph.conv2d` is `graph::Conv2d`), a view: `Conv2d::of(ctx, op)` is
 //!   `Some` only for a `graph.conv2d` whose operand and result groups, regions and
 //!   successors are the declared ones, so its accessors cannot fail: one method per

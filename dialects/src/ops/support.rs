@@ -133,6 +133,10 @@ pub fn int_array(ctx: &Context, a: AttrId) -> Option<Vec<i64>> {
         return None;
     };
     let bytes = (*width as usize).div_ceil(8).max(1);
+    if bytes > 8 {
+        // Wider than i64: not readable as such.
+        return None;
+    }
     Some(
         data.chunks_exact(bytes)
             .map(|c| {

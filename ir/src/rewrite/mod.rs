@@ -42,7 +42,6 @@ pub trait RewriteListener {
     fn op_erased(&mut self, _op: OpId) {}
 }
 
-
 /// What patterns change the IR through: a [`Builder`] whose listener is the driver's
 /// worklist, inserting before the op being rewritten, at its location. Every change
 /// goes through its methods, so the driver hears about every op created, modified,

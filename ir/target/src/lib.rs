@@ -385,5 +385,4 @@ impl Targets {
     pub fn dma_named(&self, start: &str) -> Option<&Dma> {
         self.targets.iter().find_map(|t| t.dma_named(start))
     }
-
 }

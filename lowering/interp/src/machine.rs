@@ -495,9 +495,12 @@ impl<'a> Interpreter<'a> {
             .ok_or_else(|| {
                 InterpError::at(r.loc(), format!("'{name}' has no interpreter semantics"))
             })?;
-        let rule_name = rule_name.as_deref().unwrap_or("");
+        // What is not a rule of the vocabulary (a host kernel) accepts nothing
+        // unspecified.
+        let named = rule_name.as_deref().and_then(Rule::from_name);
         for (i, t) in operands.iter().enumerate() {
-            if t.undefined.is_some() && !rules::accepts_unspecified(rule_name, i, operands.len()) {
+            let accepted = named.is_some_and(|n| rules::accepts_unspecified(n, i, operands.len()));
+            if t.undefined.is_some() && !accepted {
                 return Err(InterpError::at(
                     r.loc(),
                     format!(

@@ -49,6 +49,15 @@ func.func @extended(%a: i8, %b: i8) -> (i8, i1, i8, i8, i8, i8) {
   %ul, %uh = arith.mului_extended %a, %b : i8
   return %s, %o, %sl, %sh, %ul, %uh : i8, i1, i8, i8, i8, i8
 }
+func.func @wide(%a: i64, %b: i64) -> (i64, i64, i64, i64) {
+  %sl, %sh = arith.mulsi_extended %a, %b : i64
+  %ul, %uh = arith.mului_extended %a, %b : i64
+  return %sl, %sh, %ul, %uh : i64, i64, i64, i64
+}
+func.func @bit(%a: i1, %b: i1) -> (i1, i1) {
+  %s, %o = arith.addui_extended %a, %b : i1, i1
+  return %s, %o : i1, i1
+}
 "#;
 
 /// The extended integer ops, as MLIR defines them: the carry of an unsigned sum, the
@@ -67,6 +76,15 @@ fn extended_integer_arithmetic() {
         tensor(&mut ctx, "i8", &[3.0]),
         tensor(&mut ctx, "i8", &[-2.0]),
     );
+    let (min, four, minus_one) = (
+        tensor(&mut ctx, "i64", &[-(2f64.powi(63))]),
+        tensor(&mut ctx, "i64", &[4.0]),
+        tensor(&mut ctx, "i64", &[-1.0]),
+    );
+    let (one, zero) = (
+        tensor(&mut ctx, "i1", &[1.0]),
+        tensor(&mut ctx, "i1", &[0.0]),
+    );
     let mut interp = Interpreter::new(&ctx, &ir, Limits::default());
     let out = interp.call("extended", vec![a, b]).expect("runs");
     let got: Vec<f64> = out.iter().flat_map(numbers).collect();
@@ -76,6 +94,27 @@ fn extended_integer_arithmetic() {
     let got: Vec<f64> = out.iter().flat_map(numbers).collect();
     // 3 + 254 = 257: carry; 3 * -2 = -6: high -1; 3 * 254 = 762 = 2 * 256 + 250.
     assert_eq!(got, vec![1.0, 1.0, -6.0, -1.0, -6.0, 2.0]);
+    // At 64 bits, the widest it supports: -2^63 is 2^63 unsigned, and 2^63 * 4 =
+    // 2^65 (low 0, high 2); signed, -2^65 (high -2).
+    let out = interp.call("wide", vec![min, four]).expect("runs");
+    let got: Vec<f64> = out.iter().flat_map(numbers).collect();
+    assert_eq!(got, vec![0.0, -2.0, 0.0, 2.0]);
+    // -1 * -1 = 1 signed (low 1, high 0); unsigned (2^64 - 1)^2 = 2^128 - 2^65 + 1
+    // (low 1, high 2^64 - 2, which is -2).
+    let out = interp
+        .call("wide", vec![minus_one.clone(), minus_one])
+        .expect("runs");
+    let got: Vec<f64> = out.iter().flat_map(numbers).collect();
+    assert_eq!(got, vec![1.0, 0.0, 1.0, -2.0]);
+    // At 1 bit: 1 + 1 = 2, sum 0 and carry 1; 1 + 0 has no carry.
+    let out = interp
+        .call("bit", vec![one.clone(), one.clone()])
+        .expect("runs");
+    let got: Vec<f64> = out.iter().flat_map(numbers).collect();
+    assert_eq!(got, vec![0.0, 1.0]);
+    let out = interp.call("bit", vec![one, zero]).expect("runs");
+    let got: Vec<f64> = out.iter().flat_map(numbers).collect();
+    assert_eq!(got, vec![1.0, 0.0]);
 }
 
 const GRAPH: &str = r#"

@@ -6,9 +6,10 @@
 use acc_dialects::hooks::arith::{
     cast_eval, cmpf_eval, cmpi_eval, float_eval, int_eval, predicate, unsigned,
 };
+use acc_dialects::ops::{arith, graph, math};
 use acc_ir::elements::{ElementKind, Scalar};
 
-use super::RuleInput;
+use super::{RuleInput, arith_kind, graph_kind, math_kind};
 use crate::value::Tensor;
 
 /// `constant`: the `value` attribute.
@@ -54,9 +55,11 @@ fn width(t: &Tensor) -> Result<u32, String> {
 /// `addi`, `divsi`, `shli`, ...
 pub(super) fn int_binary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     let w = width(r.operand(0)?)?;
+    let kind = arith_kind(r.name);
     elementwise(r, |v| match (v[0], v[1]) {
         (Scalar::Int(a), Scalar::Int(b)) => {
-            int_eval(r.name, a, b, w).map(Scalar::Int).ok_or_else(|| {
+            let value = kind.and_then(|k| int_eval(k, a, b, w));
+            value.map(Scalar::Int).ok_or_else(|| {
                 format!("undefined for {a} and {b} (division by zero, overflow or shift too large)")
             })
         }
@@ -79,6 +82,7 @@ pub(super) fn int_extended(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     if w > 64 {
         return Err(format!("i{w} is wider than the 64 bits it supports"));
     }
+    let kind = arith_kind(r.name);
     let mask = (1u128 << w) - 1;
     let mut first = Vec::with_capacity(a.data.len());
     let mut second = Vec::with_capacity(a.data.len());
@@ -87,21 +91,21 @@ pub(super) fn int_extended(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
             return Err("expects integers".into());
         };
         let (ux, uy) = (unsigned(x, w), unsigned(y, w));
-        let (low, high) = match r.name {
-            "addui_extended" => {
+        let (low, high) = match kind {
+            Some(arith::Op::AdduiExtended) => {
                 let sum = ux + uy;
                 (sum & mask, u128::from(sum > mask))
             }
-            "mului_extended" => {
+            Some(arith::Op::MuluiExtended) => {
                 let product = ux * uy;
                 (product & mask, product >> w)
             }
-            "mulsi_extended" => {
+            Some(arith::Op::MulsiExtended) => {
                 // |x|, |y| < 2^63: the product fits in 127 bits and a sign.
                 let product = x * y;
                 (product as u128 & mask, (product >> w) as u128 & mask)
             }
-            other => return Err(format!("no extended integer op '{other}'")),
+            _ => return Err(format!("no extended integer op '{}'", r.name)),
         };
         first.push(Scalar::Int(low as i128));
         second.push(Scalar::Int(high as i128));
@@ -114,8 +118,10 @@ pub(super) fn int_extended(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 
 /// `addf`, `maximumf`, ...
 pub(super) fn float_binary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let kind = arith_kind(r.name);
     elementwise(r, |v| match (v[0], v[1]) {
-        (Scalar::Float(a), Scalar::Float(b)) => float_eval(r.name, a, b)
+        (Scalar::Float(a), Scalar::Float(b)) => kind
+            .and_then(|k| float_eval(k, a, b))
             .map(Scalar::Float)
             .ok_or_else(|| "unknown float operation".to_string()),
         _ => Err("expects floats".into()),
@@ -124,27 +130,29 @@ pub(super) fn float_binary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 
 /// `negf`.
 pub(super) fn float_unary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
-    elementwise(r, |v| match (r.name, v[0]) {
-        ("negf", Scalar::Float(a)) => Ok(Scalar::Float(-a)),
+    let kind = arith_kind(r.name);
+    elementwise(r, |v| match (kind, v[0]) {
+        (Some(arith::Op::Negf), Scalar::Float(a)) => Ok(Scalar::Float(-a)),
         _ => Err("unknown float operation".into()),
     })
 }
 
 /// The `math` dialect's functions of one float.
 pub(super) fn math_unary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let kind = math_kind(r.name);
     elementwise(r, |v| match v[0] {
-        Scalar::Float(x) => Ok(Scalar::Float(match r.name {
-            "exp" => x.exp(),
-            "log" => x.ln(),
-            "tanh" => x.tanh(),
-            "erf" => libm::erf(x),
-            "sqrt" => x.sqrt(),
-            "rsqrt" => 1.0 / x.sqrt(),
-            "absf" => x.abs(),
-            "floor" => x.floor(),
-            "ceil" => x.ceil(),
-            "roundeven" => x.round_ties_even(),
-            other => return Err(format!("unknown function '{other}'")),
+        Scalar::Float(x) => Ok(Scalar::Float(match kind {
+            Some(math::Op::Exp) => x.exp(),
+            Some(math::Op::Log) => x.ln(),
+            Some(math::Op::Tanh) => x.tanh(),
+            Some(math::Op::Erf) => libm::erf(x),
+            Some(math::Op::Sqrt) => x.sqrt(),
+            Some(math::Op::Rsqrt) => 1.0 / x.sqrt(),
+            Some(math::Op::Absf) => x.abs(),
+            Some(math::Op::Floor) => x.floor(),
+            Some(math::Op::Ceil) => x.ceil(),
+            Some(math::Op::Roundeven) => x.round_ties_even(),
+            _ => return Err(format!("unknown function '{}'", r.name)),
         })),
         Scalar::Int(_) => Err("expects floats".into()),
     })
@@ -152,15 +160,16 @@ pub(super) fn math_unary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 
 /// `math.powf`.
 pub(super) fn math_binary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let powf = math_kind(r.name) == Some(math::Op::Powf);
     elementwise(r, |v| match (v[0], v[1]) {
-        (Scalar::Float(x), Scalar::Float(y)) if r.name == "powf" => Ok(Scalar::Float(x.powf(y))),
+        (Scalar::Float(x), Scalar::Float(y)) if powf => Ok(Scalar::Float(x.powf(y))),
         _ => Err("expects two floats".into()),
     })
 }
 
 /// `cmpi`: an i1 per element.
 pub(super) fn cmpi(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
-    let pred = predicate(r.op, r.ctx, "arith.cmpi_predicate").ok_or("bad predicate")?;
+    let pred = predicate(r.op, r.ctx, arith::enums::CMPI_PREDICATE).ok_or("bad predicate")?;
     let w = width(r.operand(0)?)?;
     elementwise(r, |v| match (v[0], v[1]) {
         (Scalar::Int(a), Scalar::Int(b)) => cmpi_eval(&pred, a, b, w)
@@ -172,7 +181,7 @@ pub(super) fn cmpi(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 
 /// `cmpf`: an i1 per element.
 pub(super) fn cmpf(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
-    let pred = predicate(r.op, r.ctx, "arith.cmpf_predicate").ok_or("bad predicate")?;
+    let pred = predicate(r.op, r.ctx, arith::enums::CMPF_PREDICATE).ok_or("bad predicate")?;
     elementwise(r, |v| match (v[0], v[1]) {
         (Scalar::Float(a), Scalar::Float(b)) => cmpf_eval(&pred, a, b)
             .map(|c| Scalar::Int(i128::from(c)))
@@ -197,31 +206,32 @@ pub(super) fn select(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 pub(super) fn cast(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     let from = r.operand(0)?.kind;
     let (_, to) = Tensor::layout(r.ctx, r.result_type(0)?)?;
-    let name = match (r.name, from, to) {
-        ("cast", ElementKind::Int(_, s), ElementKind::Float(_)) => {
+    let onnx = graph_kind(r.name) == Some(graph::Op::Cast);
+    let kind = match (onnx, from, to) {
+        (true, ElementKind::Int(_, s), ElementKind::Float(_)) => {
             if s == acc_ir::Signedness::Unsigned {
-                "uitofp"
+                Some(arith::Op::Uitofp)
             } else {
-                "sitofp"
+                Some(arith::Op::Sitofp)
             }
         }
-        ("cast", ElementKind::Float(_), ElementKind::Int(_, s)) => {
+        (true, ElementKind::Float(_), ElementKind::Int(_, s)) => {
             if s == acc_ir::Signedness::Unsigned {
-                "fptoui"
+                Some(arith::Op::Fptoui)
             } else {
-                "fptosi"
+                Some(arith::Op::Fptosi)
             }
         }
-        ("cast", ElementKind::Float(_), ElementKind::Float(_)) => "extf",
+        (true, ElementKind::Float(_), ElementKind::Float(_)) => Some(arith::Op::Extf),
         // ONNX casts booleans to 0 and 1.
-        ("cast", ElementKind::Int(w, s), ElementKind::Int(..)) => {
+        (true, ElementKind::Int(w, s), ElementKind::Int(..)) => {
             if s == acc_ir::Signedness::Unsigned || w == 1 {
-                "extui"
+                Some(arith::Op::Extui)
             } else {
-                "extsi"
+                Some(arith::Op::Extsi)
             }
         }
-        (name, ..) => name,
+        (false, ..) => arith_kind(r.name),
     };
     let wrap = acc_dialects::hooks::attr_read::Attrs::of_op(r.ctx, r.op).flag("wrap");
     if let (true, ElementKind::Float(_), ElementKind::Int(..)) = (wrap, from, to) {
@@ -232,7 +242,7 @@ pub(super) fn cast(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
         });
     }
     elementwise(r, |v| {
-        cast_eval(name, v[0], from, to)
+        kind.and_then(|k| cast_eval(k, v[0], from, to))
             .ok_or_else(|| format!("{:?} is out of range of the result type", v[0]))
     })
 }

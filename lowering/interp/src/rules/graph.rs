@@ -3,9 +3,10 @@
 
 use acc_dialects::hooks::attr_read::Attrs;
 use acc_dialects::hooks::graph_fold::{BinaryOp, broadcast_index, transpose_indices, unary_eval};
+use acc_dialects::ops::graph;
 use acc_ir::elements::Scalar;
 
-use super::RuleInput;
+use super::{RuleInput, graph_kind};
 use crate::value::Tensor;
 
 /// `relu`, `sqrt`, `exp`, `erf`, `gelu`, `clip`, ...: one element at a time.
@@ -30,20 +31,21 @@ pub(super) fn unary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     let tanh_gelu = attrs
         .get("approximate")
         .is_some_and(|a| acc_ir::printer::attr_to_string(r.ctx, a).contains("tanh"));
+    let kind = graph_kind(r.name);
     let eval = |v: Scalar| -> Option<Scalar> {
-        match (r.name, v) {
-            ("erf", Scalar::Float(x)) => Some(Scalar::Float(libm::erf(x))),
-            ("gelu", Scalar::Float(x)) if tanh_gelu => {
+        match (kind?, v) {
+            (graph::Op::Erf, Scalar::Float(x)) => Some(Scalar::Float(libm::erf(x))),
+            (graph::Op::Gelu, Scalar::Float(x)) if tanh_gelu => {
                 let c = (2.0 / std::f64::consts::PI).sqrt();
                 let inner = c * (x + 0.044715 * x * x * x);
                 Some(Scalar::Float(0.5 * x * (1.0 + inner.tanh())))
             }
-            ("gelu", Scalar::Float(x)) => Some(Scalar::Float(
+            (graph::Op::Gelu, Scalar::Float(x)) => Some(Scalar::Float(
                 0.5 * x * (1.0 + libm::erf(x / std::f64::consts::SQRT_2)),
             )),
-            ("clip", Scalar::Float(x)) => Some(Scalar::Float(clamp(x))),
-            ("clip", Scalar::Int(x)) => Some(Scalar::Int(clamp(x as f64) as i128)),
-            _ => unary_eval(r.name, v),
+            (graph::Op::Clip, Scalar::Float(x)) => Some(Scalar::Float(clamp(x))),
+            (graph::Op::Clip, Scalar::Int(x)) => Some(Scalar::Int(clamp(x as f64) as i128)),
+            (k, _) => unary_eval(k, v),
         }
     };
     let data: Result<Vec<Scalar>, String> = x
@@ -66,7 +68,9 @@ pub(super) fn binary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
             .ok_or_else(|| format!("shape {:?} does not broadcast to {:?}", t.shape, shape))
     };
     let (ia, ib) = (index(a)?, index(b)?);
-    let op = BinaryOp::named(r.name).ok_or_else(|| format!("no binary op '{}'", r.name))?;
+    let op = graph_kind(r.name)
+        .and_then(BinaryOp::of)
+        .ok_or_else(|| format!("no binary op '{}'", r.name))?;
     let data: Result<Vec<Scalar>, String> = ia
         .iter()
         .zip(&ib)

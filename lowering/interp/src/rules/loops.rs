@@ -320,7 +320,8 @@ pub(super) fn splat(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 /// a float max or min is NaN when a lane is (as `arith.maximumf` / `minimumf`).
 pub(super) fn vreduce(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     let x = r.operand(0)?;
-    let kind = super::shape::case(r, "kind", "loop.reduction").ok_or("requires 'kind'")?;
+    let kind = super::shape::case(r, "kind", acc_dialects::ops::loops::enums::REDUCTION)
+        .ok_or("requires 'kind'")?;
     let combine = |a: Scalar, b: Scalar| -> Scalar {
         match (a, b) {
             (Scalar::Int(p), Scalar::Int(q)) => Scalar::Int(match kind.as_str() {

@@ -13,6 +13,7 @@ mod shape;
 mod structured;
 mod tensors;
 
+use acc_dialects::ops;
 use acc_dialects::semantics::Rule;
 use acc_ir::{Context, OpRef};
 
@@ -51,11 +52,40 @@ impl RuleInput<'_> {
     }
 }
 
+// Rules shared by several ops tell them apart by kind, so that renaming a shipped op
+// fails the build where its semantics is. An op of another dialect (one loaded at run
+// time) naming such a rule runs as the shipped op of the same short name: `vendor.relu`
+// with `interpret unary` is a relu. A name no kind has gives the rule's own error.
+
+/// The `arith` kind whose name without its dialect is `name`, if one is.
+pub(super) fn arith_kind(name: &str) -> Option<ops::arith::Op> {
+    ops::arith::Op::ALL
+        .iter()
+        .copied()
+        .find(|k| k.short_name() == name)
+}
+
+/// The `math` kind whose name without its dialect is `name`, if one is.
+pub(super) fn math_kind(name: &str) -> Option<ops::math::Op> {
+    ops::math::Op::ALL
+        .iter()
+        .copied()
+        .find(|k| k.short_name() == name)
+}
+
+/// The `graph` kind whose name without its dialect is `name`, if one is.
+pub(super) fn graph_kind(name: &str) -> Option<ops::graph::Op> {
+    ops::graph::Op::ALL
+        .iter()
+        .copied()
+        .find(|k| k.short_name() == name)
+}
+
 /// These rules are the `graph` ops' semantics (the `tensor` ops have rules of their own,
 /// `tensor_matmul` and so on): another dialect's op naming one is refused rather than
 /// run with semantics it may not have.
 pub(super) fn graph_only(r: &RuleInput<'_>) -> Result<(), String> {
-    if acc_dialects::ops::graph::Op::of(r.ctx, r.op).is_some() {
+    if ops::graph::Op::of(r.ctx, r.op).is_some() {
         Ok(())
     } else {
         let name = r.ctx.op_name_str(r.op.name());
@@ -65,13 +95,18 @@ pub(super) fn graph_only(r: &RuleInput<'_>) -> Result<(), String> {
 
 /// Whether rule `rule` may receive operand `i` (of `n`) with unspecified elements: the
 /// destinations it writes into, and the ops that move elements without reading them.
-pub fn accepts_unspecified(rule: &str, i: usize, n: usize) -> bool {
+pub fn accepts_unspecified(rule: Rule, i: usize, n: usize) -> bool {
     match rule {
-        "extract_slice" | "extract" => i == 0,
-        "insert" | "insert_slice" | "tensor_transpose" | "broadcast" | "pack" | "unpack" => i == 1,
-        "map" | "tensor_pool" => i + 1 == n,
-        "tensor_sort" => i >= 1,
-        "tensor_nms" => i == 2,
+        Rule::ExtractSlice | Rule::Extract => i == 0,
+        Rule::Insert
+        | Rule::InsertSlice
+        | Rule::TensorTranspose
+        | Rule::Broadcast
+        | Rule::Pack
+        | Rule::Unpack => i == 1,
+        Rule::Map | Rule::TensorPool => i + 1 == n,
+        Rule::TensorSort => i >= 1,
+        Rule::TensorNms => i == 2,
         _ => false,
     }
 }

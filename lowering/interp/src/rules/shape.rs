@@ -3,9 +3,10 @@
 //! verified before running).
 
 use acc_dialects::hooks::attr_read::Attrs;
+use acc_dialects::ops::graph;
 use acc_ir::elements::{ElementKind, Scalar};
 
-use super::{RuleInput, graph_only};
+use super::{RuleInput, graph_kind, graph_only};
 use crate::value::{Tensor, row_major};
 
 fn f(v: Scalar) -> f64 {
@@ -53,12 +54,13 @@ pub(super) fn reduce(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     let in_strides = row_major(&x.shape);
     let n_out: usize = kept_shape.iter().product();
     let count = (x.data.len() / n_out.max(1)).max(1);
-    let (init, combine): (f64, fn(f64, f64) -> f64) = match r.name {
-        "reduce_sum" | "reduce_mean" => (0.0, |a, b| a + b),
-        "reduce_prod" => (1.0, |a, b| a * b),
-        "reduce_max" => (f64::NEG_INFINITY, f64::max),
-        "reduce_min" => (f64::INFINITY, f64::min),
-        other => return Err(format!("no reduction named '{other}'")),
+    let kind = graph_kind(r.name);
+    let (init, combine): (f64, fn(f64, f64) -> f64) = match kind {
+        Some(graph::Op::ReduceSum | graph::Op::ReduceMean) => (0.0, |a, b| a + b),
+        Some(graph::Op::ReduceProd) => (1.0, |a, b| a * b),
+        Some(graph::Op::ReduceMax) => (f64::NEG_INFINITY, f64::max),
+        Some(graph::Op::ReduceMin) => (f64::INFINITY, f64::min),
+        _ => return Err(format!("no reduction named '{}'", r.name)),
     };
     let mut acc = vec![init; n_out];
     for (i, v) in x.data.iter().enumerate() {
@@ -69,7 +71,7 @@ pub(super) fn reduce(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
             .sum();
         acc[o] = combine(acc[o], f(*v));
     }
-    if r.name == "reduce_mean" {
+    if kind == Some(graph::Op::ReduceMean) {
         acc.iter_mut().for_each(|a| *a /= count as f64);
     }
     let data = acc
@@ -152,7 +154,7 @@ pub(super) fn pad(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     if pads.len() != 2 * rank {
         return Err(format!("'pads' must have {} values", 2 * rank));
     }
-    let mode = case(r, "mode", "graph.pad_mode").unwrap_or_else(|| "constant".into());
+    let mode = case(r, "mode", graph::enums::PAD_MODE).unwrap_or_else(|| "constant".into());
     let value = attrs(r)
         .get("value")
         .and_then(|v| acc_ir::elements::scalar(r.ctx, v))
@@ -226,7 +228,7 @@ pub(super) fn topk_or_sort(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     let x = r.operand(0)?;
     let a = attrs(r);
     let ax = axis(a.int("axis")?.unwrap_or(-1), x.shape.len())?;
-    let (descending, keep) = if r.name == "topk" {
+    let (descending, keep) = if graph_kind(r.name) == Some(graph::Op::Topk) {
         let k = usize::try_from(a.req_int("k")?).map_err(|_| "k must not be negative")?;
         (a.get("largest").is_none() || a.flag("largest"), k)
     } else {

@@ -4,6 +4,7 @@
 
 use acc_dialects::hooks::attr_read::Attrs;
 use acc_dialects::hooks::graph_fold::transpose_indices;
+use acc_dialects::ops::tensor;
 use acc_ir::elements::Scalar;
 
 use super::RuleInput;
@@ -230,7 +231,7 @@ pub(super) fn pool(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 
 /// The pooled elements of a plain NCHW input into an output of shape `out`.
 fn pool_values(r: &RuleInput<'_>, x: &Tensor, out: &[usize]) -> Result<Vec<Scalar>, String> {
-    let kind = case(r, "kind", "tensor.pool_kind").ok_or("requires 'kind'")?;
+    let kind = case(r, "kind", tensor::enums::POOL_KIND).ok_or("requires 'kind'")?;
     let attrs = Attrs::of_op(r.ctx, r.op);
     let nonneg = |name: &str, n: usize, default: i64| -> Result<Vec<usize>, String> {
         attrs

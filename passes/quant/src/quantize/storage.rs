@@ -164,7 +164,7 @@ fn table_entries(f: graph::Op, qx: &QuantUniform, qo: &QuantUniform) -> Option<V
     (lo..=hi)
         .map(|stored| {
             let x = f32k.normalize(Scalar::Float((stored - z_x) as f64 * s_x));
-            let Scalar::Float(y) = f32k.normalize(unary_eval(f.short_name(), x)?) else {
+            let Scalar::Float(y) = f32k.normalize(unary_eval(f, x)?) else {
                 return None;
             };
             let scaled = elements::round_float(y / s_o, FloatKind::F32);
