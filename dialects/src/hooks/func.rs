@@ -38,6 +38,14 @@ pub fn function_signature(ctx: &Context, op: OpRef<'_>) -> Option<(Vec<TypeId>, 
 /// time, as many elements as the `index` result `s` says; the rest is padding.
 pub const RESULT_SIZES: &str = "loop.result_sizes";
 
+/// The discardable attribute of a function `memory-plan` planned: the bytes of its
+/// arena in the host's memory (an `i64`), which the back ends allocate once.
+pub const ARENA_SIZE: &str = "loop.arena_size";
+
+/// The discardable attribute of a function `memory-plan` planned with buffers in other
+/// memories: a dictionary from each memory's name to the bytes of its arena.
+pub const ARENA_SIZES: &str = "loop.arena_sizes";
+
 /// The `(result, dimension, size result)` triples of [`RESULT_SIZES`] on the function
 /// `op` (none without the attribute); an error when they do not fit its signature.
 pub fn result_sizes(ctx: &Context, op: OpRef<'_>) -> Result<Vec<[usize; 3]>, String> {

@@ -137,7 +137,7 @@ pub(crate) fn emit_function(
         return Err(fail(f, "a function type was expected"));
     };
     let arena = ctx
-        .dict_get(f.attrs(), "loop.arena_size")
+        .dict_get(f.attrs(), acc_dialects::hooks::func::ARENA_SIZE)
         .and_then(|a| scalar_of(ctx, a))
         .map_or(0, |v| match v {
             acc_ir::elements::Scalar::Int(i) => i as i64,
@@ -248,7 +248,7 @@ fn arena_of(host_arena: &str, space: &str) -> String {
 /// The arenas `memory-plan` gave function `f` in memories other than the host's
 /// (`loop.arena_sizes`): each memory's name and bytes.
 fn space_arenas(ctx: &Context, f: OpRef<'_>) -> Vec<(String, i64)> {
-    let Some(dict) = ctx.dict_get(f.attrs(), "loop.arena_sizes") else {
+    let Some(dict) = ctx.dict_get(f.attrs(), acc_dialects::hooks::func::ARENA_SIZES) else {
         return Vec::new();
     };
     ctx.dict_entries(dict)

@@ -442,7 +442,10 @@ impl<'a, 'b, 'm, M: Module> FnTranslator<'a, 'b, 'm, M> {
     /// The byte size of the function's static arena (its `loop.arena_size`).
     fn arena_size(&self) -> Option<i64> {
         let (outer, func) = self.ir.body(self.body).owner()?;
-        let a = self.ir.op(outer, func).attr(self.ctx, "loop.arena_size")?;
+        let a = self
+            .ir
+            .op(outer, func)
+            .attr(self.ctx, acc_dialects::hooks::func::ARENA_SIZE)?;
         match acc_ir::elements::scalar(self.ctx, a)?.1 {
             acc_ir::elements::Scalar::Int(i) => i64::try_from(i).ok(),
             acc_ir::elements::Scalar::Float(_) => None,

@@ -28,6 +28,7 @@ use rustc_hash::FxHashMap;
 use acc_dialects::build::i64_attr;
 use acc_dialects::ops::{func, loops};
 
+use acc_dialects::hooks::func::{ARENA_SIZE, ARENA_SIZES};
 pub use acc_dialects::hooks::hw::ALIGNMENT;
 use acc_dialects::hooks::hw::stored_bytes;
 
@@ -211,9 +212,7 @@ fn plan_function(
     func: OpId,
 ) -> Result<Vec<Arena>, String> {
     let f_attrs = ir.body(outer).op(func).attrs;
-    if ctx.dict_get(f_attrs, "loop.arena_size").is_some()
-        || ctx.dict_get(f_attrs, "loop.arena_sizes").is_some()
-    {
+    if ctx.dict_get(f_attrs, ARENA_SIZE).is_some() || ctx.dict_get(f_attrs, ARENA_SIZES).is_some() {
         // Planned already: its offsets stand.
         return Ok(Vec::new());
     }
@@ -291,13 +290,13 @@ fn plan_function(
     // The function's discardable attributes gain the arena sizes.
     let mut entries: Vec<_> = ctx.dict_entries(f_attrs).to_vec();
     if let Some(host) = arenas.iter().find(|a| a.memory.is_none()) {
-        entries.push((ctx.sym("loop.arena_size"), i64_attr(ctx, host.size as i64)));
+        entries.push((ctx.sym(ARENA_SIZE), i64_attr(ctx, host.size as i64)));
     }
     if !sizes.is_empty() {
         let dict = ctx
             .dict_attr(sizes)
             .map_err(|_| "a memory twice".to_string())?;
-        entries.push((ctx.sym("loop.arena_sizes"), dict));
+        entries.push((ctx.sym(ARENA_SIZES), dict));
     }
     let attrs = ctx
         .dict_attr(entries)
