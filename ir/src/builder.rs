@@ -175,6 +175,13 @@ impl<'a> Builder<'a> {
     /// make an op. An error when no op of that name was ever seen (making a new name
     /// needs `&mut Context`) or when two properties have the same name.
     pub fn build(&mut self, new: NewOp<'_>) -> Result<OpId, String> {
+        let spec = self.spec(&new)?;
+        Ok(self.create(spec))
+    }
+
+    /// The raw spec of `new` at the builder's location: its name resolved and its
+    /// properties with the registered defaults.
+    fn spec<'s>(&self, new: &NewOp<'s>) -> Result<OpSpec<'s>, String> {
         let name = self
             .ctx
             .lookup_op_name(new.name)
@@ -184,18 +191,17 @@ impl<'a> Builder<'a> {
             .iter()
             .map(|(k, v)| (self.ctx.sym(k), *v))
             .collect();
-        let props = with_defaults(self.ctx, name, props)?;
-        Ok(self.create(OpSpec {
+        Ok(OpSpec {
             name,
             loc: self.loc,
             attrs: self.ctx.empty_dict(),
-            props,
+            props: with_defaults(self.ctx, name, props)?,
             operands: new.operands,
             result_types: new.results,
             successors: new.successors,
             regions: new.regions.to_vec(),
             nested: None,
-        }))
+        })
     }
 
     /// Makes the isolated-from-above op `new` (its `regions` ignored) with
@@ -208,27 +214,7 @@ impl<'a> Builder<'a> {
         num_regions: usize,
         entry_args: &[TypeId],
     ) -> Result<(OpId, BodyId), String> {
-        let name = self
-            .ctx
-            .lookup_op_name(new.name)
-            .ok_or_else(|| format!("'{}' is not registered", new.name))?;
-        let props: Vec<_> = new
-            .props
-            .iter()
-            .map(|(k, v)| (self.ctx.sym(k), *v))
-            .collect();
-        let props = with_defaults(self.ctx, name, props)?;
-        let spec = OpSpec {
-            name,
-            loc: self.loc,
-            attrs: self.ctx.empty_dict(),
-            props,
-            operands: new.operands,
-            result_types: new.results,
-            successors: new.successors,
-            regions: Vec::new(),
-            nested: None,
-        };
+        let spec = self.spec(&new)?;
         let (op, nested) = self
             .ir
             .create_isolated_op(self.body, spec, num_regions, entry_args);
