@@ -366,8 +366,16 @@ pub(crate) fn verify_reassociation(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnost
         let (large, small) = if expand { (&out, &src) } else { (&src, &out) };
         let attrs = Attrs::of_op(ctx, op);
         let groups = reassociation(&attrs, ctx)?;
+        // A rank-0 side takes no groups (MLIR's `[]`); the other side's dimensions
+        // are then all 1.
         let covered: usize = groups.iter().map(Vec::len).sum();
-        if groups.len() != small.len() || covered != large.len() {
+        if small.is_empty() && groups.is_empty() {
+            if large.iter().any(|&d| d != 1) {
+                return Err(format!(
+                    "'reassociation' [] needs every dimension of {large:?} to be 1"
+                ));
+            }
+        } else if groups.len() != small.len() || covered != large.len() {
             return Err(format!(
                 "'reassociation' must group the {} dimensions of {large:?} into the {} of {small:?}",
                 large.len(),

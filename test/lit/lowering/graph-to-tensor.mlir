@@ -51,3 +51,15 @@ func.func @flat(%x: tensor<2x3x4xf32>) -> tensor<2x12xf32> {
   %y = graph.flatten %x {axis = 1 : i64} : (tensor<2x3x4xf32>) -> tensor<2x12xf32>
   return %y : tensor<2x12xf32>
 }
+
+// A one-element gemm bias (as torch exports `mm`): collapsed to rank 0 with the
+// empty reassociation, then broadcast to the result.
+// CHECK-LABEL: func.func @gemm_scalar_bias(
+// CHECK-NEXT: %[[S:.*]] = tensor.collapse_shape %arg2 [] : tensor<1xf32> into tensor<f32>
+// CHECK-NEXT: %[[E:.*]] = tensor.empty() : tensor<2x4xf32>
+// CHECK-NEXT: %[[B:.*]] = tensor.broadcast ins(%[[S]] : tensor<f32>) outs(%[[E]] : tensor<2x4xf32>) dimensions = [0, 1]
+// CHECK: tensor.matmul ins(%arg0, %arg1 : tensor<2x3xf32>, tensor<3x4xf32>) outs(%[[B]] : tensor<2x4xf32>)
+func.func @gemm_scalar_bias(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %c: tensor<1xf32>) -> tensor<2x4xf32> {
+  %y = graph.gemm %a, %b, %c : (tensor<2x3xf32>, tensor<3x4xf32>, tensor<1xf32>) -> tensor<2x4xf32>
+  return %y : tensor<2x4xf32>
+}

@@ -71,6 +71,22 @@ func.func @expand_shape(%t: tensor<2x3x4xf32>, %m: tensor<4x8xf32>, %i: index, %
 
 // -----
 
+func.func @collapse_shape_to_rank_zero(%t: tensor<1x2xf32>) {
+  // expected-error @+1 {{'tensor.collapse_shape' op 'reassociation' [] needs every dimension of [1, 2] to be 1}}
+  %0 = tensor.collapse_shape %t [] : tensor<1x2xf32> into tensor<f32>
+  return
+}
+
+// -----
+
+func.func @expand_shape_from_rank_zero(%t: tensor<f32>) {
+  // expected-error @+1 {{'tensor.expand_shape' op 'reassociation' must group the 2 dimensions of [1, 1] into the 0 of []}}
+  %0 = tensor.expand_shape %t [[0, 1]] output_shape [1, 1] : tensor<f32> into tensor<1x1xf32>
+  return
+}
+
+// -----
+
 func.func @extract(%t: tensor<2x3x4xf32>, %m: tensor<4x8xf32>, %i: index, %p: f32, %x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) {
   // expected-error @+1 {{'tensor.extract' op needs 3 indices, one per dimension, but has 1}}
   %0 = tensor.extract %t[%i] : tensor<2x3x4xf32>

@@ -34,3 +34,14 @@ func.func @mlir_ops(%arg0: tensor<2x3x4xf32>, %arg1: index, %arg2: f32) {
   // CHECK-NEXT: return
   return
 }
+
+// A rank-0 side takes the empty reassociation; the other side's dimensions are all 1.
+// CHECK-LABEL: func.func @rank_zero(
+func.func @rank_zero(%arg0: tensor<1x1xf32>) {
+  // CHECK-NEXT: %0 = tensor.collapse_shape %arg0 [] : tensor<1x1xf32> into tensor<f32>
+  %0 = tensor.collapse_shape %arg0 [] : tensor<1x1xf32> into tensor<f32>
+  // CHECK-NEXT: %1 = tensor.expand_shape %0 [] output_shape [1] : tensor<f32> into tensor<1xf32>
+  %1 = tensor.expand_shape %0 [] output_shape [1] : tensor<f32> into tensor<1xf32>
+  // CHECK-NEXT: return
+  return
+}
