@@ -63,3 +63,14 @@ func.func @gemm_scalar_bias(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>, %c: tensor
   %y = graph.gemm %a, %b, %c : (tensor<2x3xf32>, tensor<3x4xf32>, tensor<1xf32>) -> tensor<2x4xf32>
   return %y : tensor<2x4xf32>
 }
+
+// A reduction over every axis, dimensions kept: the rank-0 result expanded with the
+// empty reassociation.
+// CHECK-LABEL: func.func @reduce_max_all_kept(
+// CHECK: %[[R:.*]] = tensor.reduce ins(%arg0 : tensor<2x3xi32>) {{.*}} dimensions = [0, 1] -> tensor<i32>
+// CHECK: %[[F:.*]] = tensor.expand_shape %[[R]] [] output_shape [1] : tensor<i32> into tensor<1xi32>
+// CHECK-NEXT: tensor.expand_shape %[[F]] {{\[\[}}0, 1]] output_shape [1, 1] : tensor<1xi32> into tensor<1x1xi32>
+func.func @reduce_max_all_kept(%x: tensor<2x3xi32>) -> tensor<1x1xi32> {
+  %y = graph.reduce_max %x : (tensor<2x3xi32>) -> tensor<1x1xi32>
+  return %y : tensor<1x1xi32>
+}
