@@ -1,7 +1,8 @@
 //! `acc-onnx-conformance DIR [PREFIX ...]`: runs ONNX backend node tests materialized
 //! by `tools/onnx/materialize_node_tests.py` (DIR/cases.tsv lists case, op type, rtol,
-//! atol) through the importer and the interpreter, and prints pass / fail /
-//! unsupported counts per op type, then the totals. With `--verbose`, each failing
+//! atol) through the importer and the interpreter, and prints pass / folded / fail /
+//! unsupported counts per op type, then the totals ("folded": it passed with every
+//! input fixed at import, so the importer computed it). With `--verbose`, each failing
 //! case and why. Exit status 1 when any case fails (unsupported ones do not count).
 
 use std::collections::BTreeMap;
@@ -10,10 +11,12 @@ use std::process::ExitCode;
 
 use acc_onnx::conformance::{Outcome, run_case};
 
-/// Counts of one op type: passed, failed, unsupported.
+/// Counts of one op type: passed, passed only with every input fixed at import
+/// (computed by the importer), failed, unsupported.
 #[derive(Default)]
 struct Counts {
     pass: usize,
+    folded: usize,
     fail: usize,
     unsupported: usize,
 }
@@ -56,6 +59,7 @@ pub fn main_with_args(args: &[String]) -> ExitCode {
         let counts = by_op.entry(op.to_string()).or_default();
         match outcome {
             Outcome::Pass => counts.pass += 1,
+            Outcome::Folded => counts.folded += 1,
             Outcome::Unsupported(why) => {
                 counts.unsupported += 1;
                 if verbose {
@@ -71,19 +75,23 @@ pub fn main_with_args(args: &[String]) -> ExitCode {
         }
     }
     println!(
-        "{:<28} {:>5} {:>5} {:>12}",
-        "op", "pass", "fail", "unsupported"
+        "{:<28} {:>5} {:>7} {:>5} {:>12}",
+        "op", "pass", "folded", "fail", "unsupported"
     );
     let mut total = Counts::default();
     for (op, c) in &by_op {
-        println!("{op:<28} {:>5} {:>5} {:>12}", c.pass, c.fail, c.unsupported);
+        println!(
+            "{op:<28} {:>5} {:>7} {:>5} {:>12}",
+            c.pass, c.folded, c.fail, c.unsupported
+        );
         total.pass += c.pass;
+        total.folded += c.folded;
         total.fail += c.fail;
         total.unsupported += c.unsupported;
     }
     println!(
-        "{:<28} {:>5} {:>5} {:>12}",
-        "total", total.pass, total.fail, total.unsupported
+        "{:<28} {:>5} {:>7} {:>5} {:>12}",
+        "total", total.pass, total.folded, total.fail, total.unsupported
     );
     if total.fail > 0 {
         ExitCode::FAILURE

@@ -20,7 +20,7 @@ use acc_interp::{Interpreter, Limits, Tensor};
 use acc_ir::elements::Scalar;
 use acc_ir::{Context, SourceMap};
 
-const USAGE: &str = "usage: acc-run FILE [--pass LIST] [--pipeline NAME] [--entry NAME] [--input ARG=in.npy ...] [--output out.npy ...] [--mode interp|jit|sim] [--target FILE] [--repeat K] [--threads N] [--dialect FILE ...]
+const USAGE: &str = "usage: acc-run FILE [--pass LIST] [--pipeline NAME] [--entry NAME] [--input ARG=in.npy ...] [--bind NAME=FILE.npy ...] [--output out.npy ...] [--mode interp|jit|sim] [--target FILE] [--repeat K] [--threads N] [--dialect FILE ...]
 
 Runs a function of FILE (acc IR, or an ONNX model when it ends in .onnx, imported
 with its graph named main) in the reference interpreter or as native code.
@@ -30,7 +30,11 @@ with its graph named main) in the reference interpreter or as native code.
   --pipeline NAME     run the named pipeline NAME first (acc-opt --list-pipelines;
                       'target': the one the first target file names)
   --entry NAME        the function to run (default: the first function of the module)
-  --input ARG=FILE    the value of argument ARG (0, arg0 or %arg0) from a .npy file
+  --input ARG=FILE    the value of argument ARG (0, arg0, %arg0, or the model input's
+                      name, as onnxruntime takes it) from a .npy file
+  --bind NAME=FILE    (ONNX models) fix model input NAME to the value in a .npy file
+                      at import: what it feeds (a shape, axes) is then known to the
+                      compiler, and it is no longer an argument
   --output FILE       where to write the next result (.npy), in order
   --mode MODE         interp (the reference interpreter, default), jit (native code
                       through Cranelift; the function must be at the loop level) or
@@ -69,8 +73,10 @@ pub struct RunOptions {
     pub passes: Vec<String>,
     /// The function to run.
     pub entry: Option<String>,
-    /// Argument position and `.npy` file.
-    pub inputs: Vec<(usize, PathBuf)>,
+    /// Argument (position, `argN`, `%argN` or ONNX name) and `.npy` file.
+    pub inputs: Vec<(String, PathBuf)>,
+    /// ONNX model inputs fixed at import, and their `.npy` files.
+    pub binds: Vec<(String, PathBuf)>,
     /// Where to write results, in order.
     pub outputs: Vec<PathBuf>,
     /// Dialect files to load.
@@ -104,16 +110,12 @@ pub fn parse_args(args: &[String]) -> Result<RunOptions, String> {
             "-h" | "--help" => return Err(String::new()),
             "--entry" => o.entry = Some(value()?),
             "--pass" | "--pipeline" => o.passes.push(value()?),
-            "--input" => {
-                let v = value()?;
-                let (arg, path) = v
-                    .split_once('=')
-                    .ok_or(format!("--input expects ARG=FILE, got '{v}'"))?;
-                let i = argument_index(arg).ok_or(format!(
-                    "--input: '{arg}' is not an argument (0, arg0 or %arg0)"
-                ))?;
-                o.inputs.push((i, PathBuf::from(path)));
-            }
+            "--input" => o
+                .inputs
+                .push(crate::translate::name_and_file("--input", &value()?)?),
+            "--bind" => o
+                .binds
+                .push(crate::translate::name_and_file("--bind", &value()?)?),
             "--output" | "-o" => o.outputs.push(PathBuf::from(value()?)),
             "--dialect" => o.dialects.push(PathBuf::from(value()?)),
             "--target" => o.targets.push(PathBuf::from(value()?)),
@@ -230,7 +232,14 @@ fn run_inner(o: &RunOptions) -> Result<(), String> {
         }
     }
     let passes = (!passes.is_empty()).then(|| passes.join(","));
-    let loaded = crate::run_input::load(&mut ctx, &mut sources, &targets, path, passes.as_deref())?;
+    let loaded = crate::run_input::load(
+        &mut ctx,
+        &mut sources,
+        &targets,
+        path,
+        &o.binds,
+        passes.as_deref(),
+    )?;
     let ir = loaded.ir;
     let entry = match &o.entry {
         Some(e) => e.clone(),
@@ -242,7 +251,21 @@ fn run_inner(o: &RunOptions) -> Result<(), String> {
     let params = acc_interp::parameter_types(&ctx, &ir, &entry)
         .ok_or_else(|| format!("acc-run: no function '@{entry}' with a body in the module\n"))?;
     let mut args: Vec<Option<Tensor>> = vec![None; params.len()];
-    for (i, p) in &o.inputs {
+    let names = acc_interp::argument_names(&ctx, &ir, &entry, acc_onnx::ONNX_NAME);
+    for (arg, p) in &o.inputs {
+        let i = &argument_index(arg)
+            .or_else(|| names.iter().position(|n| n.as_deref() == Some(arg.as_str())))
+            .ok_or_else(|| {
+                let known: Vec<&str> = names.iter().flatten().map(String::as_str).collect();
+                let listed = if known.is_empty() {
+                    String::new()
+                } else {
+                    format!(" or one of its names: {}", known.join(", "))
+                };
+                format!(
+                    "acc-run: --input: '{arg}' is not an argument of '@{entry}' (give 0, arg0 or %arg0{listed})\n"
+                )
+            })?;
         let ty = *params.get(*i).ok_or_else(|| {
             format!(
                 "acc-run: '@{entry}' has {} arguments; there is no argument {i}\n",

@@ -30,6 +30,7 @@ pub fn load(
     sources: &mut SourceMap,
     targets: &Targets,
     path: &Path,
+    binds: &[(String, std::path::PathBuf)],
     passes: Option<&str>,
 ) -> Result<Loaded, String> {
     // The pipeline is checked before any work, so a typo fails at once.
@@ -37,7 +38,7 @@ pub fn load(
         .map(|text| parse_pipeline(ctx, sources, text))
         .transpose()?;
     let start = Instant::now();
-    let mut ir = read_module(ctx, sources, path)?;
+    let mut ir = read_module(ctx, sources, path, binds)?;
     let read = start.elapsed();
     let start = Instant::now();
     if let Some(p) = &pipeline {
@@ -60,15 +61,24 @@ fn parse_pipeline(ctx: &Context, sources: &mut SourceMap, text: &str) -> Result<
 }
 
 /// The verified module of an IR file, or of an ONNX model (a `.onnx` name) imported
-/// with its graph as `@main`.
-fn read_module(ctx: &mut Context, sources: &mut SourceMap, path: &Path) -> Result<Ir, String> {
+/// with its graph as `@main` and the inputs of `binds` fixed to their values.
+fn read_module(
+    ctx: &mut Context,
+    sources: &mut SourceMap,
+    path: &Path,
+    binds: &[(String, std::path::PathBuf)],
+) -> Result<Ir, String> {
     let bytes = std::fs::read(path)
         .map_err(|e| format!("acc-run: cannot read '{}': {e}\n", path.display()))?;
     if path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("onnx"))
     {
-        return crate::translate::import_model(ctx, path, &bytes, "main").map_err(|e| e + "\n");
+        return crate::translate::import_model(ctx, path, &bytes, "main", binds)
+            .map_err(|e| e + "\n");
+    }
+    if !binds.is_empty() {
+        return Err("acc-run: --bind applies to ONNX models only (the file is IR)\n".into());
     }
     let (file, bad) = sources.add_bytes(&path.display().to_string(), bytes);
     if let Some(diag) = bad {

@@ -1,5 +1,5 @@
 //! `acc-translate`: converts between acc IR and other formats:
-//! `--import-onnx model.onnx [-o model.mlir] [--function NAME]` and
+//! `--import-onnx model.onnx [-o model.mlir] [--function NAME] [--bind NAME=FILE.npy]` and
 //! `--emit-object in.mlir --target ARCH -o out.o [--header out.h]` and
 //! `--emit-c in.mlir -o DIR` (DIR/model.c, model.h, weights.h).
 //! Outputs are written only when the translation succeeds (atomically); an import
@@ -11,11 +11,11 @@ use std::process::ExitCode;
 
 use acc_ir::printer::{PrintOptions, write_ir};
 
-const USAGE: &str = "usage: acc-translate --import-onnx MODEL.onnx [-o OUT.mlir] [--function NAME] [--print-generic]
+const USAGE: &str = "usage: acc-translate --import-onnx MODEL.onnx [-o OUT.mlir] [--function NAME] [--bind NAME=FILE.npy ...] [--print-generic]
        acc-translate --emit-object IN.mlir --target x86_64|aarch64|riscv64 -o OUT.o [--header OUT.h]
        acc-translate --emit-c IN.mlir -o DIR
 
---import-onnx: imports an ONNX model (opsets 13 to 28) as acc IR in the graph dialect:
+--import-onnx: imports an ONNX model (opsets 11 to 28) as acc IR in the graph dialect:
 one function (default name: main), initializers as constants (large ones in
 dense_resource blobs).
 
@@ -46,6 +46,18 @@ struct Options {
     target: Option<String>,
     function: Option<String>,
     generic: bool,
+    /// Model inputs fixed to values at import (`--bind NAME=FILE.npy`).
+    binds: Vec<(String, PathBuf)>,
+}
+
+/// Parses `NAME=FILE` (the value of `--bind` or `--input`).
+pub(crate) fn name_and_file(flag: &str, v: &str) -> Result<(String, PathBuf), String> {
+    match v.split_once('=') {
+        Some((name, file)) if !name.is_empty() && !file.is_empty() => {
+            Ok((name.to_string(), PathBuf::from(file)))
+        }
+        _ => Err(format!("{flag} expects NAME=FILE, got '{v}'")),
+    }
 }
 
 fn parse_args(args: &[String]) -> Result<Options, String> {
@@ -62,6 +74,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             "--header" => o.header = Some(PathBuf::from(value()?)),
             "-o" | "--output" => o.output = Some(PathBuf::from(value()?)),
             "--function" => o.function = Some(value()?),
+            "--bind" => o.binds.push(name_and_file("--bind", &value()?)?),
             "--print-generic" | "--mlir-print-op-generic" => o.generic = true,
             f if f.starts_with('-') => return Err(format!("unknown option '{f}'")),
             _ => {
@@ -70,6 +83,9 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
                 }
             }
         }
+    }
+    if !o.binds.is_empty() && o.translation != Translation::ImportOnnx {
+        return Err("--bind applies to --import-onnx only".into());
     }
     match o.translation {
         Translation::None => {
@@ -127,7 +143,7 @@ fn run(o: &Options) -> Result<(), String> {
         std::fs::read(path).map_err(|e| format!("acc-translate: cannot read '{shown}': {e}"))?;
     let mut ctx = acc_dialects::new_context();
     let name = o.function.as_deref().unwrap_or("main");
-    let ir = import_model(&mut ctx, path, &bytes, name)?;
+    let ir = import_model(&mut ctx, path, &bytes, name, &o.binds)?;
     let mut out = crate::output::Output::open(o.output.as_deref())
         .map_err(|e| format!("acc-translate: cannot open output: {e}"))?;
     let print = PrintOptions {
@@ -140,15 +156,23 @@ fn run(o: &Options) -> Result<(), String> {
 }
 
 /// The ONNX model `bytes` (read from `path`) imported into `ctx` as a function
-/// `name`, verified. The error is one line per problem, each naming the file.
+/// `name`, verified, with the inputs of `binds` fixed to the values in their `.npy`
+/// files. The error is one line per problem, each naming the file.
 pub(crate) fn import_model(
     ctx: &mut acc_ir::Context,
     path: &std::path::Path,
     bytes: &[u8],
     name: &str,
+    binds: &[(String, PathBuf)],
 ) -> Result<acc_ir::Ir, String> {
     let shown = path.display();
-    let ir = acc_onnx::import(ctx, bytes, name).map_err(|errors| {
+    let mut bound = Vec::new();
+    for (input, file) in binds {
+        let value = bound_value(ctx, bytes, input, file)
+            .map_err(|e| format!("{shown}: error: --bind {input}={}: {e}", file.display()))?;
+        bound.push((input.clone(), value));
+    }
+    let ir = acc_onnx::import_bound(ctx, bytes, name, &bound).map_err(|errors| {
         errors
             .iter()
             .map(|e| format!("{shown}: error: {e}"))
@@ -160,6 +184,29 @@ pub(crate) fn import_model(
         format!("{shown}: error: the imported IR does not verify (a bug in the importer):\n{why}")
     })?;
     Ok(ir)
+}
+
+/// The value of model input `input` in the `.npy` file `file`, as a constant of the
+/// input's declared element type and the file's shape.
+fn bound_value(
+    ctx: &acc_ir::Context,
+    bytes: &[u8],
+    input: &str,
+    file: &std::path::Path,
+) -> Result<acc_ir::AttrId, String> {
+    let element = acc_onnx::input_element_type(ctx, bytes, input)?;
+    let shape: Vec<i64> = acc_interp::npy::shape(file)?
+        .into_iter()
+        .map(|d| d as i64)
+        .collect();
+    let ty = ctx.intern_type(acc_ir::TypeData::RankedTensor {
+        shape: shape.into(),
+        element,
+        encoding: None,
+    });
+    let tensor = acc_interp::npy::read(ctx, file, ty)?;
+    acc_ir::elements::dense_attr(ctx, ty, &tensor.data)
+        .ok_or_else(|| "its element type cannot be a constant".to_string())
 }
 
 /// The verified IR of the input file.

@@ -1,6 +1,7 @@
 //! ONNX's own backend node tests, the committed subset (test/onnx-node: up to two
 //! passing cases per op, materialized by tools/onnx/materialize_node_tests.py): every
-//! case must import, run in the interpreter and match ONNX's expected outputs.
+//! case must import, run in the interpreter and match ONNX's expected outputs (some
+//! only as folded at import: Shape, Gather, Where, ... whose inputs the runner fixes).
 
 use std::process::Command;
 
@@ -30,5 +31,10 @@ fn committed_node_tests_pass() {
         .skip(1)
         .filter_map(|c| c.parse().ok())
         .collect();
-    assert_eq!(counts, vec![n, 0, 0], "{stdout}");
+    // pass, folded (computed at import from inputs fixed there), fail, unsupported.
+    assert_eq!(counts.len(), 4, "{stdout}");
+    assert_eq!(counts[0] + counts[1], n, "{stdout}");
+    assert_eq!(&counts[2..], &[0, 0], "{stdout}");
+    // The cases that only the importer computes are the shape-arithmetic ones.
+    assert!(counts[1] <= 8, "{stdout}");
 }

@@ -85,6 +85,45 @@ fn runs_and_summarises() {
     );
 }
 
+/// An ONNX model whose Tile repeats are a graph input (ONNX's node test
+/// `test_tile_precomputed`): inputs are named as in the model, and `--bind` fixes the
+/// repeats at import, where the compiler needs them.
+#[test]
+fn onnx_inputs_by_name_and_bound_at_import() {
+    let s = Setup::new();
+    let model = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../test/onnx-node/test_tile_precomputed/model.onnx"
+    );
+    npy_f32(&s.path("tx.npy"), &[2, 2], &[1.0, 2.0, 3.0, 4.0]);
+    let repeats: Vec<u8> = [2i64, 2].iter().flat_map(|v| v.to_le_bytes()).collect();
+    npy(&s.path("r.npy"), "<i8", &[2], &repeats);
+    // Without the repeats the import names the input to bind.
+    let (code, _, err) = s.run(&[model, "--input", "x=tx.npy"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("'y'") && err.contains("must be a constant"), "{err}");
+    let want = vec![
+        1.0, 2.0, 1.0, 2.0, 3.0, 4.0, 3.0, 4.0, 1.0, 2.0, 1.0, 2.0, 3.0, 4.0, 3.0, 4.0,
+    ];
+    for mode in [&["--mode", "interp"][..], &["--mode", "jit", "--pipeline", "host-pipeline"]] {
+        let mut args = vec![model, "--bind", "y=r.npy", "--input", "x=tx.npy", "-o", "t.npy"];
+        args.extend_from_slice(mode);
+        let (code, _, err) = s.run(&args);
+        assert_eq!(code, 0, "{mode:?}: {err}");
+        let bytes = std::fs::read(s.path("t.npy")).expect("t.npy");
+        let t = npyz::NpyFile::new(&bytes[..]).expect("valid npy");
+        assert_eq!(t.shape(), &[4, 4]);
+        assert_eq!(t.into_vec::<f32>().expect("f32 data"), want, "{mode:?}");
+    }
+    // A name the model does not have is an error that lists the names it has.
+    let (code, _, err) = s.run(&[model, "--bind", "y=r.npy", "--input", "z=tx.npy"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("'z'") && err.contains("x"), "{err}");
+    let (code, _, err) = s.run(&[model, "--bind", "w=r.npy", "--input", "x=tx.npy"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("no input 'w'"), "{err}");
+}
+
 #[test]
 fn writes_npy_outputs() {
     let s = Setup::new();

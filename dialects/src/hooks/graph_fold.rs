@@ -29,6 +29,8 @@ pub fn unary_eval(op: graph::Op, v: Scalar) -> Option<Scalar> {
             graph::Op::Neg => -x,
             graph::Op::Abs => x.abs(),
             graph::Op::Sqrt => x.sqrt(),
+            graph::Op::Floor => x.floor(),
+            graph::Op::Ceil => x.ceil(),
             graph::Op::Exp => x.exp(),
             graph::Op::Log => x.ln(),
             graph::Op::Tanh => x.tanh(),

@@ -166,6 +166,8 @@ fn lower_op(e: &mut Builder<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, S
             | G::Sqrt
             | G::Neg
             | G::Abs
+            | G::Floor
+            | G::Ceil
             | G::Erf
             | G::Gelu
             | G::Clip),
@@ -438,6 +440,8 @@ fn element(
                 G::Exp => math_op(e, math::Op::Exp, x, elem),
                 G::Log => math_op(e, math::Op::Log, x, elem),
                 G::Sqrt => math_op(e, math::Op::Sqrt, x, elem),
+                G::Floor => math_op(e, math::Op::Floor, x, elem),
+                G::Ceil => math_op(e, math::Op::Ceil, x, elem),
                 G::Erf => math_op(e, math::Op::Erf, x, elem),
                 G::Gelu => {
                     let half = e.scalar(elem, 0.5)?;

@@ -19,6 +19,7 @@ pub mod rules;
 mod value;
 
 pub use machine::{
-    InterpError, Interpreter, Limits, Ranges, function_names, functions, parameter_types,
+    InterpError, Interpreter, Limits, Ranges, argument_names, function_names, functions,
+    parameter_types,
 };
 pub use value::Tensor;

@@ -660,6 +660,34 @@ pub fn function_names(ctx: &Context, ir: &Ir) -> Vec<String> {
     functions(ctx, ir).into_iter().map(|(n, _, _)| n).collect()
 }
 
+/// The string attribute `key` of each argument of function `name` (its
+/// `arg_attrs`), `None` where an argument has none: the ONNX importer names arguments
+/// so (`{onnx.name = "input"}`).
+pub fn argument_names(ctx: &Context, ir: &Ir, name: &str, key: &str) -> Vec<Option<String>> {
+    let Some((_, body, op)) = functions(ctx, ir).into_iter().find(|(n, _, _)| n == name) else {
+        return Vec::new();
+    };
+    let Some(f) = func::Func::of(ctx, ir.op(body, op)) else {
+        return Vec::new();
+    };
+    let Some(arg_attrs) = f.arg_attrs_attr() else {
+        return Vec::new();
+    };
+    let acc_ir::attrs::AttrData::Array(items) = ctx.attr_data(arg_attrs) else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .map(|d| {
+            let value = ctx.dict_get(*d, key)?;
+            match ctx.attr_data(value) {
+                acc_ir::attrs::AttrData::String { value, .. } => Some(ctx.str(*value).to_string()),
+                _ => None,
+            }
+        })
+        .collect()
+}
+
 /// The argument types of the function `name`, if it exists and has a body.
 pub fn parameter_types(ctx: &Context, ir: &Ir, name: &str) -> Option<Vec<acc_ir::TypeId>> {
     let (_, body, op) = functions(ctx, ir).into_iter().find(|(n, _, _)| n == name)?;

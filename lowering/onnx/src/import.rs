@@ -14,17 +14,68 @@ use crate::proto::{GraphProto, ModelProto};
 use crate::tensors;
 
 mod compose;
+mod decompose;
+mod fold;
 mod quant;
 
-/// The opsets of the default domain the importer accepts: 13 to 28 (onnx 1.23). For
-/// the ops it converts, the versions after 21 only add element types.
-pub const OPSETS: std::ops::RangeInclusive<i64> = 13..=28;
+/// The opsets of the default domain the importer accepts: 11 to 28 (onnx 1.23). For
+/// the ops it converts, the versions after 21 only add element types; where an op
+/// changed at 13 (axes and split sizes became inputs, Softmax and LogSoftmax stopped
+/// flattening to 2-D), the importer reads the older form under opsets 11 and 12.
+pub const OPSETS: std::ops::RangeInclusive<i64> = 11..=28;
+
+/// The argument and result attribute holding a graph input's or output's ONNX name.
+pub const ONNX_NAME: &str = "onnx.name";
 
 /// Decodes an ONNX model and imports it as a module with one function named `name`.
 /// Every problem found is in the error: all unsupported ops at once, then the first
 /// node that cannot be converted.
 pub fn import(ctx: &mut Context, bytes: &[u8], name: &str) -> Result<Ir, Vec<String>> {
     import_with(ctx, bytes, name, &[])
+}
+
+/// [`import`] with the values of some graph inputs bound (`--bind NAME=FILE.npy`):
+/// each `(name, value)` is imported as an initializer of that name, so the input is no
+/// longer an argument and what it feeds (a shape, axes, scales) is known at import.
+/// A name that is not a graph input is an error.
+pub fn import_bound(
+    ctx: &mut Context,
+    bytes: &[u8],
+    name: &str,
+    bound: &[(String, AttrId)],
+) -> Result<Ir, Vec<String>> {
+    let model =
+        ModelProto::decode(bytes).map_err(|e| vec![format!("not a valid ONNX model: {e}")])?;
+    let graph = model
+        .graph
+        .as_ref()
+        .ok_or_else(|| vec!["the model has no graph".to_string()])?;
+    let names: Vec<&str> = graph
+        .input
+        .iter()
+        .filter_map(|i| i.name.as_deref())
+        .collect();
+    for (n, _) in bound {
+        if !names.contains(&n.as_str()) {
+            return Err(vec![format!(
+                "--bind: the model has no input '{n}' (its inputs: {})",
+                names.join(", ")
+            )]);
+        }
+    }
+    import_inner(ctx, model, name, bound)
+}
+
+/// The declared element type of graph input `input` of the model `bytes`.
+pub fn input_element_type(ctx: &Context, bytes: &[u8], input: &str) -> Result<TypeId, String> {
+    let model = ModelProto::decode(bytes).map_err(|e| format!("not a valid ONNX model: {e}"))?;
+    let info = model
+        .graph
+        .as_ref()
+        .and_then(|g| g.input.iter().find(|i| i.name.as_deref() == Some(input)))
+        .ok_or_else(|| format!("the model has no input '{input}'"))?;
+    let ty = tensors::value_type(ctx, info.r#type.as_ref())?;
+    Ok(ctx.type_data(ty).element_type().unwrap_or(ty))
 }
 
 /// [`import`] with the values of some graph inputs fixed: `known` gives values for
@@ -41,6 +92,15 @@ pub fn import_with(
     if let Some(g) = model.graph.as_mut() {
         g.initializer.extend(known.iter().cloned());
     }
+    import_inner(ctx, model, name, &[])
+}
+
+fn import_inner(
+    ctx: &mut Context,
+    model: ModelProto,
+    name: &str,
+    bound: &[(String, AttrId)],
+) -> Result<Ir, Vec<String>> {
     let graph = model
         .graph
         .as_ref()
@@ -57,9 +117,10 @@ pub fn import_with(
         }
     }
     check_supported(graph)?;
-    Importer::new(ctx, graph)?
-        .run(graph, name)
-        .map_err(|e| vec![e])
+    let mut importer = Importer::new(ctx, graph)?;
+    importer.opset = default_opset(&model);
+    importer.constants.extend(bound.iter().cloned());
+    importer.run(graph, name).map_err(|e| vec![e])
 }
 
 /// Ops whose opset-13 definition is older than opset 13, with the opset that
@@ -83,6 +144,16 @@ const OLDER_DEFINITIONS: [(&str, i64); 13] = [
     ("MaxPool", 12),
 ];
 
+/// The model's opset of the default domain.
+fn default_opset(model: &ModelProto) -> i64 {
+    model
+        .opset_import
+        .iter()
+        .find(|o| matches!(o.domain.as_deref(), None | Some("") | Some("ai.onnx")))
+        .and_then(|o| o.version)
+        .unwrap_or(*OPSETS.start())
+}
+
 /// Whether the importer reads `graph` correctly under default-domain opset `version`.
 fn opset_supported(graph: &GraphProto, version: i64) -> bool {
     OPSETS.contains(&version)
@@ -101,7 +172,10 @@ fn check_supported(graph: &GraphProto) -> Result<(), Vec<String>> {
     for node in &graph.node {
         let op = node.op_type.clone().unwrap_or_default();
         let domain = node.domain.as_deref().unwrap_or("");
-        let known = (domain.is_empty() || domain == "ai.onnx") && supported(&op);
+        let known = (domain.is_empty() || domain == "ai.onnx")
+            && (supported(&op)
+                || fold::FOLDABLE.contains(&op.as_str())
+                || decompose::DECOMPOSED.contains(&op.as_str()));
         if !known {
             let shown = if domain.is_empty() {
                 op
@@ -137,6 +211,8 @@ struct Importer<'c> {
     /// Initializers (and Constant outputs) by name. Their elements are decoded only
     /// where a node needs the values (a shape, axes, scales), not for every weight.
     constants: HashMap<String, AttrId>,
+    /// The default domain's opset.
+    opset: i64,
 }
 
 impl<'c> Importer<'c> {
@@ -163,6 +239,7 @@ impl<'c> Importer<'c> {
             module_block,
             values: HashMap::new(),
             constants,
+            opset: *OPSETS.start(),
         })
     }
 
@@ -246,7 +323,34 @@ impl<'c> Importer<'c> {
         )
         .create()?;
         let fn_type = self.ctx.function_type(&arg_types, &result_types);
+        // Each argument and result carries its ONNX name (`{onnx.name = "..."}`), by
+        // which acc-run's --input and --bind name them.
+        let names = |ctx: &Context, names: Vec<&str>| -> Result<AttrId, String> {
+            let key = ctx.sym(ONNX_NAME);
+            let mut dicts = Vec::new();
+            for n in names {
+                dicts.push(
+                    ctx.dict_attr(vec![(key, ctx.string_attr(n))])
+                        .map_err(|_| "bad name")?,
+                );
+            }
+            Ok(ctx.intern_attr(acc_ir::attrs::AttrData::Array(dicts.into())))
+        };
+        let arg_names = names(
+            self.ctx,
+            inputs.iter().map(|i| i.name.as_deref().unwrap_or("")).collect(),
+        )?;
+        let result_names = names(
+            self.ctx,
+            graph
+                .output
+                .iter()
+                .map(|o| o.name.as_deref().unwrap_or(""))
+                .collect(),
+        )?;
         let props = vec![
+            (self.ctx.sym(func::Func::ATTR_ARG_ATTRS), arg_names),
+            (self.ctx.sym(func::Func::ATTR_RES_ATTRS), result_names),
             (
                 self.ctx.sym(func::Func::ATTR_SYM_NAME),
                 self.ctx.string_attr(name),
@@ -295,6 +399,29 @@ impl<'c> Importer<'c> {
             let t = constant_tensor(node)?;
             let attr = tensors::constant(self.ctx, &t, &out)?;
             self.constants.insert(out, attr);
+            return Ok(());
+        }
+        let op_type = node.op_type.as_deref().unwrap_or("");
+        if fold::FOLDABLE.contains(&op_type) {
+            match self.fold(body, node)? {
+                true => return Ok(()),
+                false if !supported(op_type) && !decompose::DECOMPOSED.contains(&op_type) => {
+                    // Name the first input that is not known (a caller may bind it).
+                    let (i, name) = node
+                        .input
+                        .iter()
+                        .enumerate()
+                        .find(|(_, n)| !n.is_empty() && !self.constants.contains_key(*n))
+                        .map(|(i, n)| (i, n.as_str()))
+                        .unwrap_or((0, ""));
+                    return Err(format!(
+                        "acc computes {op_type} at import only, from known inputs: its input {i} ('{name}') must be a constant (an initializer, a shape of a statically shaped value, or a model input fixed with --bind)"
+                    ));
+                }
+                false => {}
+            }
+        }
+        if self.decomposed(body, block, node)? {
             return Ok(());
         }
         let constants = node
@@ -385,6 +512,173 @@ impl<'c> Importer<'c> {
         }
         for (name, v) in node.output.iter().zip(results) {
             self.values.insert(name.clone(), v);
+        }
+        Ok(())
+    }
+
+    /// Folds `node` when its inputs are known ([`fold`]): its outputs become constants.
+    /// False when it is left to run.
+    fn fold(&mut self, body: BodyId, node: &crate::proto::NodeProto) -> Result<bool, String> {
+        let mut inputs = Vec::new();
+        for name in &node.input {
+            let input = if name.is_empty() {
+                fold::Input::Absent
+            } else if let Some(&attr) = self.constants.get(name) {
+                let ty = acc_ir::rewrite::attr_type(self.ctx, attr).ok_or("bad constant")?;
+                let data = self.ctx.type_data(ty);
+                match (data.element_type(), data.shape()) {
+                    (Some(element), Some(shape))
+                        if elements::num_elements(self.ctx, ty)
+                            .is_some_and(|n| n <= fold::MAX_ELEMENTS) =>
+                    {
+                        let shape = shape.to_vec();
+                        match expand(self.ctx, attr) {
+                            Some(data) => fold::Input::Known(fold::Known {
+                                element,
+                                shape,
+                                data,
+                                splat: false,
+                            }),
+                            None => fold::Input::Typed(ty),
+                        }
+                    }
+                    _ => fold::Input::Typed(ty),
+                }
+            } else if let Some(v) = self.values.get(name) {
+                fold::Input::Typed(self.ir.body(body).value_type(*v))
+            } else {
+                fold::Input::Absent
+            };
+            inputs.push(input);
+        }
+        let Some(outputs) = fold::fold(self.ctx, node, &inputs, self.opset) else {
+            return Ok(false);
+        };
+        for (name, k) in node.output.iter().zip(outputs?) {
+            let data = if k.splat { &k.data[..1] } else { &k.data[..] };
+            let attr = tensors::computed_constant(self.ctx, k.element, &k.shape, data, name)?;
+            self.constants.insert(name.clone(), attr);
+        }
+        Ok(true)
+    }
+
+    /// Imports `node` as the simpler nodes [`decompose`] writes for it, if it
+    /// writes any (false: it does not).
+    fn decomposed(
+        &mut self,
+        body: BodyId,
+        block: BlockId,
+        node: &crate::proto::NodeProto,
+    ) -> Result<bool, String> {
+        let op = node.op_type.as_deref().unwrap_or("");
+        if !decompose::may_decompose(op) {
+            return Ok(false);
+        }
+        let first = node.input.first().cloned().unwrap_or_default();
+        let ty = self
+            .values
+            .get(&first)
+            .map(|v| self.ir.body(body).value_type(*v))
+            .or_else(|| {
+                self.constants
+                    .get(&first)
+                    .and_then(|a| acc_ir::rewrite::attr_type(self.ctx, *a))
+            })
+            .ok_or_else(|| format!("input '{first}' is not defined"))?;
+        let data = self.ctx.type_data(ty);
+        let element = data.element_type().ok_or("its input must be a tensor")?;
+        let static_shape = |ty: TypeId| {
+            self.ctx
+                .type_data(ty)
+                .shape()
+                .filter(|s| s.iter().all(|d| *d >= 0))
+                .map(<[i64]>::to_vec)
+        };
+        let second = node.input.get(1).cloned().unwrap_or_default();
+        let second_type = self
+            .values
+            .get(&second)
+            .map(|v| self.ir.body(body).value_type(*v))
+            .or_else(|| {
+                self.constants
+                    .get(&second)
+                    .and_then(|a| acc_ir::rewrite::attr_type(self.ctx, *a))
+            });
+        let data_type =
+            tensors::data_type(self.ctx, element).ok_or("its input's element type is not supported")?;
+        let half = [
+            crate::proto::tensor_proto::DataType::Float16 as i32,
+            crate::proto::tensor_proto::DataType::Bfloat16 as i32,
+        ];
+        if half.contains(&data_type) && decompose::computes_in_f32(op) {
+            return self.in_f32(body, block, node, data_type).map(|()| true);
+        }
+        let operand = decompose::Operand {
+            data_type,
+            shape: static_shape(ty),
+            second_shape: second_type.and_then(static_shape),
+            second_known: self.constants.contains_key(&second),
+        };
+        let known = |i: usize| -> Option<Vec<i64>> {
+            let name = node.input.get(i)?;
+            let values = expand(self.ctx, *self.constants.get(name)?)?;
+            values
+                .into_iter()
+                .map(|v| match v {
+                    Scalar::Int(x) => i64::try_from(x).ok(),
+                    Scalar::Float(_) => None,
+                })
+                .collect()
+        };
+        let Some(expansion) = decompose::decompose(node, &operand, &known, self.opset) else {
+            return Ok(false);
+        };
+        let expansion = expansion?;
+        for t in &expansion.constants {
+            let name = t.name.clone().unwrap_or_default();
+            let attr = tensors::constant(self.ctx, t, &name)?;
+            self.constants.insert(name, attr);
+        }
+        for n in &expansion.nodes {
+            self.node(body, block, n)?;
+        }
+        Ok(true)
+    }
+
+    /// `node` (of an f16 or bf16 input, ONNX type `data_type`) computed in f32: its
+    /// input cast up, the node, its output cast back.
+    fn in_f32(
+        &mut self,
+        body: BodyId,
+        block: BlockId,
+        node: &crate::proto::NodeProto,
+        data_type: i32,
+    ) -> Result<(), String> {
+        use crate::proto::{AttributeProto, NodeProto, attribute_proto::AttributeType};
+        let out = node.output.first().cloned().unwrap_or_default();
+        let cast = |input: &str, output: &str, to: i32| NodeProto {
+            op_type: Some("Cast".into()),
+            input: vec![input.into()],
+            output: vec![output.into()],
+            attribute: vec![AttributeProto {
+                name: Some("to".into()),
+                r#type: Some(AttributeType::Int as i32),
+                i: Some(to.into()),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let (up, wide) = (format!("{out}::f32_input"), format!("{out}::f32"));
+        let float = crate::proto::tensor_proto::DataType::Float as i32;
+        let mut inner = node.clone();
+        inner.input[0] = up.clone();
+        inner.output = vec![wide.clone()];
+        for n in [
+            cast(&node.input[0], &up, float),
+            inner,
+            cast(&wide, &out, data_type),
+        ] {
+            self.node(body, block, &n)?;
         }
         Ok(())
     }

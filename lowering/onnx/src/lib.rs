@@ -15,5 +15,5 @@ mod import;
 mod nodes;
 mod tensors;
 
-pub use import::{OPSETS, import, import_with};
+pub use import::{ONNX_NAME, OPSETS, import, import_bound, import_with, input_element_type};
 pub use tensors::constant as tensor_attr;

@@ -180,8 +180,10 @@ fn op(
 
 /// Elementwise and other ops that map one to one, without attributes (no op: the
 /// node forwards its input).
-const DIRECT: [(&str, Option<graph::Op>, usize); 19] = [
+const DIRECT: [(&str, Option<graph::Op>, usize); 21] = [
     ("Relu", Some(graph::Op::Relu), 1),
+    ("Floor", Some(graph::Op::Floor), 1),
+    ("Ceil", Some(graph::Op::Ceil), 1),
     ("Sigmoid", Some(graph::Op::Sigmoid), 1),
     ("Tanh", Some(graph::Op::Tanh), 1),
     ("Erf", Some(graph::Op::Erf), 1),

@@ -49,6 +49,39 @@ pub fn element_type(ctx: &Context, data_type: i32) -> Result<TypeId, String> {
     })
 }
 
+/// The ONNX `TensorProto.DataType` of an acc element type (the inverse of
+/// [`element_type`]).
+pub fn data_type(ctx: &Context, element: TypeId) -> Option<i32> {
+    use DataType as T;
+    let t = match ctx.type_data(element) {
+        TypeData::Float(FloatKind::F32) => T::Float,
+        TypeData::Float(FloatKind::F64) => T::Double,
+        TypeData::Float(FloatKind::F16) => T::Float16,
+        TypeData::Float(FloatKind::BF16) => T::Bfloat16,
+        TypeData::Integer { width, signedness } => {
+            let unsigned = *signedness == Signedness::Unsigned;
+            match (width, unsigned) {
+                (1, _) => T::Bool,
+                (8, false) => T::Int8,
+                (16, false) => T::Int16,
+                (32, false) => T::Int32,
+                (64, false) => T::Int64,
+                (8, true) => T::Uint8,
+                (16, true) => T::Uint16,
+                (32, true) => T::Uint32,
+                (64, true) => T::Uint64,
+                (4, false) => T::Int4,
+                (4, true) => T::Uint4,
+                (2, false) => T::Int2,
+                (2, true) => T::Uint2,
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    Some(t as i32)
+}
+
 /// `tensor<...>` of `shape` (negative for unknown) and `element`.
 pub fn tensor_type(ctx: &Context, shape: &[i64], element: TypeId) -> TypeId {
     ctx.intern_type(TypeData::RankedTensor {
@@ -192,6 +225,20 @@ fn sub_byte_values(
         .collect())
 }
 
+/// A small tensor's element type and elements (a ConstantOfShape's value).
+pub(crate) fn element_values(ctx: &Context, t: &TensorProto) -> Result<(TypeId, Vec<Scalar>), String> {
+    let element = element_type(ctx, t.data_type.unwrap_or(0))?;
+    let kind = ElementKind::of(ctx, element).ok_or("unsupported element type")?;
+    let n = t.dims.iter().try_fold(1usize, |acc, d| {
+        usize::try_from(*d).ok().and_then(|d| acc.checked_mul(d))
+    });
+    let n = n.ok_or("has a negative or too large dimension")?;
+    if n > RESOURCE_THRESHOLD {
+        return Err("is too large".into());
+    }
+    Ok((element, values(t, kind, n)?))
+}
+
 /// An initializer as a constant attribute: inline `dense<...>` or a `dense_resource`
 /// blob named after it.
 pub fn constant(ctx: &mut Context, t: &TensorProto, name: &str) -> Result<AttrId, String> {
@@ -218,6 +265,38 @@ pub fn constant(ctx: &mut Context, t: &TensorProto, name: &str) -> Result<AttrId
             Arc::from(bytes)
         }
     };
+    Ok(resource(ctx, ty, kind, bytes, name))
+}
+
+/// A tensor computed at import (a folded node's output) as a constant attribute:
+/// a splat when `data` is one value or all its values are equal, inline when small,
+/// else a `dense_resource` blob named after `name`.
+pub fn computed_constant(
+    ctx: &mut Context,
+    element: TypeId,
+    dims: &[i64],
+    data: &[Scalar],
+    name: &str,
+) -> Result<AttrId, String> {
+    let ty = tensor_type(ctx, dims, element);
+    let kind = ElementKind::of(ctx, element).ok_or("unsupported element type")?;
+    let splat = data.windows(2).all(|w| w[0] == w[1]);
+    if splat && let Some(first) = data.first() {
+        return elements::dense_attr(ctx, ty, &[*first]).ok_or_else(|| "cannot be represented".into());
+    }
+    if data.len() <= RESOURCE_THRESHOLD {
+        return elements::dense_attr(ctx, ty, data).ok_or_else(|| "cannot be represented".into());
+    }
+    let mut bytes = Vec::with_capacity(data.len() * kind.bytes());
+    for v in data {
+        kind.encode(kind.normalize(*v), &mut bytes);
+    }
+    Ok(resource(ctx, ty, kind, Arc::from(bytes), name))
+}
+
+/// `dense_resource<KEY>` of type `ty`, its blob `data` stored under a key made from
+/// `name`.
+fn resource(ctx: &mut Context, ty: TypeId, kind: ElementKind, data: Arc<[u8]>, name: &str) -> AttrId {
     let builtin = ctx.sym("builtin");
     let key = ctx.sym(&resource_key(ctx, name));
     ctx.set_resource(
@@ -225,10 +304,10 @@ pub fn constant(ctx: &mut Context, t: &TensorProto, name: &str) -> Result<AttrId
         key,
         ResourceValue::Blob {
             alignment: kind.bytes().max(1) as u32,
-            data: bytes,
+            data,
         },
     );
-    Ok(ctx.intern_attr(AttrData::DenseResource { ty, handle: key }))
+    ctx.intern_attr(AttrData::DenseResource { ty, handle: key })
 }
 
 /// A resource key for `name`: identifier characters only, unique in the context.

@@ -1,0 +1,799 @@
+//! ONNX ops the importer writes as several simpler ONNX nodes, which it then imports
+//! one by one: activations (HardSigmoid, HardSwish, LeakyRelu, PRelu, Elu, Selu, Celu,
+//! Softplus, Softsign, Mish), LRN, LogSoftmax, the reductions ReduceL1, ReduceL2,
+//! ReduceSumSquare, ReduceLogSum and ReduceLogSumExp, InstanceNormalization, Split,
+//! Tile, Expand and Gather (known indices) of a computed tensor, ConvTranspose (a convolution of the input with
+//! zeros inserted), and 1-D convolution and pooling (as 2-D). Most are ONNX
+//! functions, and the expansions follow the function bodies of the ONNX standard (or
+//! onnxruntime's kernels, where those compute differently); every level below the
+//! graph dialect then runs them as it runs their parts.
+//!
+//! Invariant: an expansion's last node writes the original node's output (its
+//! outputs, for Split); intermediate names start with the output's name and `::`,
+//! which no ONNX name the exporters write contains.
+
+use crate::proto::{AttributeProto, NodeProto, TensorProto, attribute_proto, tensor_proto};
+
+/// The op types [`decompose`] may expand.
+pub(super) const DECOMPOSED: [&str; 23] = [
+    "ConvTranspose",
+    "Gather",
+    "LRN",
+    "HardSigmoid",
+    "HardSwish",
+    "LeakyRelu",
+    "PRelu",
+    "Elu",
+    "Selu",
+    "Celu",
+    "Softplus",
+    "Softsign",
+    "Mish",
+    "LogSoftmax",
+    "ReduceL1",
+    "ReduceL2",
+    "ReduceSumSquare",
+    "ReduceLogSum",
+    "ReduceLogSumExp",
+    "InstanceNormalization",
+    "Split",
+    "Tile",
+    "Expand",
+];
+
+/// What expanding a node needs to know of its first input.
+pub(super) struct Operand {
+    /// The ONNX element type (`TensorProto.DataType`).
+    pub data_type: i32,
+    /// Its static shape, if it has one.
+    pub shape: Option<Vec<i64>>,
+    /// The static shape of the second input (a convolution's weights), if it has one.
+    pub second_shape: Option<Vec<i64>>,
+    /// Whether the second input's values are known at import.
+    pub second_known: bool,
+}
+
+/// Whether an expansion of `op` computes in its operand's element type with several
+/// rounded steps: for f16 and bf16 it runs in f32 between two casts, as onnxruntime
+/// computes these ops.
+pub(super) fn computes_in_f32(op: &str) -> bool {
+    DECOMPOSED.contains(&op)
+        && !matches!(op, "Split" | "Tile" | "Expand" | "Gather" | "ConvTranspose")
+}
+
+/// A node written as others: new constants, then the nodes in order.
+#[derive(Default)]
+pub(super) struct Expansion {
+    pub constants: Vec<TensorProto>,
+    pub nodes: Vec<NodeProto>,
+}
+
+/// The expansion of `node` (under default-domain opset `opset`), whose first input is
+/// `x`; `known(i)` gives the values of input `i` when it is a known integer tensor.
+/// `None`: this node is not expanded.
+pub(super) fn decompose(
+    node: &NodeProto,
+    x: &Operand,
+    known: &dyn Fn(usize) -> Option<Vec<i64>>,
+    opset: i64,
+) -> Option<Result<Expansion, String>> {
+    let op = node.op_type.as_deref().unwrap_or("");
+    if op == "Softmax" || op == "LogSoftmax" {
+        if let Some(e) = coerced_to_2d(node, x, opset) {
+            return Some(e);
+        }
+        if op == "Softmax" {
+            return None;
+        }
+    }
+    if matches!(op, "Conv" | "ConvTranspose" | "MaxPool" | "AveragePool")
+        && x.shape.as_ref().is_some_and(|s| s.len() == 3)
+    {
+        return x
+            .shape
+            .as_ref()
+            .filter(|s| s.len() == 3)
+            .map(|_| {
+                if op == "ConvTranspose" && !x.second_known {
+                    return Err(must_be_known(node, 1, "weights"));
+                }
+                Ok(one_d_as_2d(node, x))
+            });
+    }
+    if !DECOMPOSED.contains(&op) {
+        return None;
+    }
+    let out = node.output.first().cloned().unwrap_or_default();
+    let input = |i: usize| node.input.get(i).cloned().unwrap_or_default();
+    let mut w = Writer {
+        prefix: out.clone(),
+        data_type: x.data_type,
+        e: Expansion::default(),
+    };
+    let f = |name: &str, default: f32| attr(node, name).and_then(|a| a.f).unwrap_or(default);
+    let x_name = input(0);
+    let result: Result<(), String> = (|| {
+        match op {
+            "HardSigmoid" => {
+                let (alpha, beta) = (f("alpha", 0.2), f("beta", 0.5));
+                w.hard_sigmoid(&x_name, alpha, beta, &out);
+            }
+            "HardSwish" => {
+                let s = w.fresh();
+                w.hard_sigmoid(&x_name, 1.0 / 6.0, 0.5, &s);
+                w.node_to("Mul", &[&x_name, &s], vec![], &out);
+            }
+            "LeakyRelu" => {
+                let alpha = w.scalar(f("alpha", 0.01));
+                w.relu_plus_scaled_negative(&x_name, &alpha, &out);
+            }
+            "PRelu" => {
+                let slope = input(1);
+                w.relu_plus_scaled_negative(&x_name, &slope, &out);
+            }
+            "Elu" | "Selu" | "Celu" => {
+                // x > 0 ? x : alpha (exp(x) - 1)   (Celu: alpha (exp(x / alpha) - 1)),
+                // Selu scaled by gamma: max(x, 0) + alpha (exp(min(x, 0)) - 1).
+                let default_alpha = if op == "Selu" { 1.673_263_2 } else { 1.0 };
+                let alpha = f("alpha", default_alpha);
+                let zero = w.scalar(0.0);
+                let one = w.scalar(1.0);
+                let pos = w.node("Max", &[&x_name, &zero], vec![]);
+                let neg = w.node("Min", &[&x_name, &zero], vec![]);
+                let scaled = if op == "Celu" {
+                    let inv = w.scalar(1.0 / alpha);
+                    w.node("Mul", &[&neg, &inv], vec![])
+                } else {
+                    neg
+                };
+                let e = w.node("Exp", &[&scaled], vec![]);
+                let em1 = w.node("Sub", &[&e, &one], vec![]);
+                let a = w.scalar(alpha);
+                let negative = w.node("Mul", &[&em1, &a], vec![]);
+                if op == "Selu" {
+                    let sum = w.node("Add", &[&pos, &negative], vec![]);
+                    let gamma = w.scalar(f("gamma", 1.050_701));
+                    w.node_to("Mul", &[&sum, &gamma], vec![], &out);
+                } else {
+                    w.node_to("Add", &[&pos, &negative], vec![], &out);
+                }
+            }
+            "Softplus" => w.softplus(&x_name, &out),
+            "Softsign" => {
+                let one = w.scalar(1.0);
+                let a = w.node("Abs", &[&x_name], vec![]);
+                let d = w.node("Add", &[&a, &one], vec![]);
+                w.node_to("Div", &[&x_name, &d], vec![], &out);
+            }
+            "Mish" => {
+                let sp = w.fresh();
+                w.softplus(&x_name, &sp);
+                let t = w.node("Tanh", &[&sp], vec![]);
+                w.node_to("Mul", &[&x_name, &t], vec![], &out);
+            }
+            "LogSoftmax" => {
+                let rank = x.shape.as_ref().map(Vec::len).ok_or("it needs a ranked input")?;
+                let axis = attr(node, "axis").and_then(|a| a.i).unwrap_or(if opset < 13 {
+                    1
+                } else {
+                    -1
+                });
+                let axis = if axis < 0 { axis + rank as i64 } else { axis };
+                let keep = vec![ints("axes", &[axis]), int("keepdims", 1)];
+                let m = w.node("ReduceMax", &[&x_name], keep.clone());
+                let shifted = w.node("Sub", &[&x_name, &m], vec![]);
+                let e = w.node("Exp", &[&shifted], vec![]);
+                let s = w.node("ReduceSum", &[&e], keep);
+                let l = w.node("Log", &[&s], vec![]);
+                w.node_to("Sub", &[&shifted, &l], vec![], &out);
+            }
+            "ReduceL1" | "ReduceL2" | "ReduceSumSquare" | "ReduceLogSum"
+            | "ReduceLogSumExp" => {
+                let reduce_attrs: Vec<AttributeProto> = node.attribute.clone();
+                let mut reduce_inputs = vec![String::new()];
+                if node.input.len() > 1 {
+                    reduce_inputs.push(input(1));
+                }
+                let (pre, post) = match op {
+                    "ReduceL1" => (Some("Abs"), None),
+                    "ReduceL2" => (Some("Square"), Some("Sqrt")),
+                    "ReduceSumSquare" => (Some("Square"), None),
+                    "ReduceLogSum" => (None, Some("Log")),
+                    _ => (Some("Exp"), Some("Log")),
+                };
+                reduce_inputs[0] = match pre {
+                    Some("Square") => w.node("Mul", &[&x_name, &x_name], vec![]),
+                    Some(p) => w.node(p, &[&x_name], vec![]),
+                    None => x_name.clone(),
+                };
+                let refs: Vec<&str> = reduce_inputs.iter().map(String::as_str).collect();
+                match post {
+                    Some(p) => {
+                        let s = w.node("ReduceSum", &refs, reduce_attrs);
+                        w.node_to(p, &[&s], vec![], &out);
+                    }
+                    None => w.node_to("ReduceSum", &refs, reduce_attrs, &out),
+                }
+            }
+            "InstanceNormalization" => {
+                let rank = x.shape.as_ref().map(Vec::len).ok_or("it needs a ranked input")?;
+                if rank < 3 {
+                    return Err("its input must have at least 3 dimensions".into());
+                }
+                let axes: Vec<i64> = (2..rank as i64).collect();
+                let keep = vec![ints("axes", &axes), int("keepdims", 1)];
+                let mean = w.node("ReduceMean", &[&x_name], keep.clone());
+                let d = w.node("Sub", &[&x_name, &mean], vec![]);
+                let sq = w.node("Mul", &[&d, &d], vec![]);
+                let var = w.node("ReduceMean", &[&sq], keep);
+                let eps = w.scalar(f("epsilon", 1e-5));
+                let ve = w.node("Add", &[&var, &eps], vec![]);
+                let sd = w.node("Sqrt", &[&ve], vec![]);
+                let normal = w.node("Div", &[&d, &sd], vec![]);
+                // scale and bias are [C]: as [C, 1, ...] they broadcast over N and space.
+                let trailing: Vec<i64> = (1..rank as i64 - 1).collect();
+                let scale = w.node("Unsqueeze", &[&input(1)], vec![ints("axes", &trailing)]);
+                let bias = w.node("Unsqueeze", &[&input(2)], vec![ints("axes", &trailing)]);
+                let scaled = w.node("Mul", &[&normal, &scale], vec![]);
+                w.node_to("Add", &[&scaled, &bias], vec![], &out);
+            }
+            "LRN" => {
+                // x / (bias + alpha / size * sum of squares over a window of channels)^beta,
+                // the window [c - floor((size - 1) / 2), c + ceil((size - 1) / 2)]: the
+                // squares as [N, 1, C, rest] averaged by a size x 1 pool whose padding
+                // counts (so it divides by size).
+                let shape = x.shape.as_ref().ok_or("it needs a static input shape")?;
+                if shape.len() < 3 {
+                    return Err("its input must have at least 3 dimensions".into());
+                }
+                let size = attr(node, "size").and_then(|a| a.i).ok_or("it needs 'size'")?;
+                if size < 1 {
+                    return Err(format!("size {size} is not positive"));
+                }
+                let rest: i64 = shape[2..].iter().product();
+                let (lo, hi) = ((size - 1) / 2, size - 1 - (size - 1) / 2);
+                let sq = w.node("Mul", &[&x_name, &x_name], vec![]);
+                let as_image = w.ints(&[shape[0], 1, shape[1], rest]);
+                let r = w.node("Reshape", &[&sq, &as_image], vec![]);
+                let pool_attrs = vec![
+                    ints("kernel_shape", &[size, 1]),
+                    ints("pads", &[lo, 0, hi, 0]),
+                    int("count_include_pad", 1),
+                ];
+                let avg = w.node("AveragePool", &[&r], pool_attrs);
+                let back_shape = w.ints(shape);
+                let back = w.node("Reshape", &[&avg, &back_shape], vec![]);
+                let alpha = w.scalar(f("alpha", 1e-4));
+                let bias = w.scalar(f("bias", 1.0));
+                let beta = w.scalar(f("beta", 0.75));
+                let scaled = w.node("Mul", &[&back, &alpha], vec![]);
+                let base = w.node("Add", &[&scaled, &bias], vec![]);
+                let denominator = w.node("Pow", &[&base, &beta], vec![]);
+                w.node_to("Div", &[&x_name, &denominator], vec![], &out);
+            }
+            "ConvTranspose" => conv_transpose(node, x, &mut w)?,
+            "Gather" => {
+                // Known indices into a computed tensor (ViT's class token, a head's
+                // slice): one Slice per index, concatenated, reshaped to
+                // data[:axis] + indices + data[axis + 1:]; a run of consecutive
+                // indices is one Slice.
+                let shape = x.shape.as_ref().ok_or("it needs a static data shape")?;
+                let indices = known(1).ok_or_else(|| must_be_known(node, 1, "indices"))?;
+                let index_shape = x.second_shape.clone().ok_or("its indices need a static shape")?;
+                let rank = shape.len() as i64;
+                let axis = attr(node, "axis").and_then(|a| a.i).unwrap_or(0);
+                let axis = if axis < 0 { axis + rank } else { axis };
+                if !(0..rank).contains(&axis) {
+                    return Err(format!("axis {axis} is out of range"));
+                }
+                let dim = shape[axis as usize];
+                let mut resolved = Vec::new();
+                for i in &indices {
+                    let j = if *i < 0 { i + dim } else { *i };
+                    if !(0..dim).contains(&j) {
+                        return Err(format!("index {i} is out of range for a dimension of {dim}"));
+                    }
+                    resolved.push(j);
+                }
+                let consecutive = resolved.windows(2).all(|p| p[1] == p[0] + 1);
+                if !consecutive && resolved.len() > 256 {
+                    return Err("Gather of a computed tensor at more than 256 scattered known indices is not supported".into());
+                }
+                let axes = w.ints(&[axis]);
+                let slice = |w: &mut Writer, from: i64, to: i64| {
+                    let (s, e) = (w.ints(&[from]), w.ints(&[to]));
+                    w.node("Slice", &[&x_name, &s, &e, &axes], vec![])
+                };
+                let picked = match (resolved.first(), resolved.last()) {
+                    (Some(first), Some(last)) if consecutive => slice(&mut w, *first, last + 1),
+                    _ => {
+                        let parts: Vec<String> =
+                            resolved.iter().map(|j| slice(&mut w, *j, j + 1)).collect();
+                        let refs: Vec<&str> = parts.iter().map(String::as_str).collect();
+                        w.node("Concat", &refs, vec![int("axis", axis)])
+                    }
+                };
+                let mut out_shape = shape[..axis as usize].to_vec();
+                out_shape.extend(&index_shape);
+                out_shape.extend(&shape[axis as usize + 1..]);
+                let target = w.ints(&out_shape);
+                w.node_to("Reshape", &[&picked, &target], vec![], &out);
+            }
+            "Split" => split(node, x, known, opset, &mut w)?,
+            "Tile" => {
+                let shape = x.shape.as_ref().ok_or("it needs a static input shape")?;
+                let repeats = known(1).ok_or_else(|| must_be_known(node, 1, "repeats"))?;
+                if repeats.len() != shape.len() || repeats.iter().any(|r| *r < 0) {
+                    return Err(format!("repeats {repeats:?} do not fit its input"));
+                }
+                if repeats.iter().map(|r| *r as u64).product::<u64>() > 4096 {
+                    return Err("it repeats its input more than 4096 times".into());
+                }
+                let mut current = x_name.clone();
+                let axes: Vec<usize> = (0..repeats.len()).filter(|a| repeats[*a] != 1).collect();
+                if axes.is_empty() {
+                    w.node_to("Identity", &[&current], vec![], &out);
+                }
+                for (k, &a) in axes.iter().enumerate() {
+                    let copies = vec![current.as_str(); repeats[a] as usize];
+                    let attrs = vec![int("axis", a as i64)];
+                    current = if k + 1 == axes.len() {
+                        w.node_to("Concat", &copies, attrs, &out);
+                        out.clone()
+                    } else {
+                        w.node("Concat", &copies, attrs)
+                    };
+                }
+            }
+            "Expand" => {
+                // x broadcast against zeros of the target shape: x + (-0.0) is x for
+                // every float, -0.0 included (integers add 0).
+                let shape = known(1).ok_or_else(|| must_be_known(node, 1, "shape"))?;
+                if x.data_type == tensor_proto::DataType::Bool as i32 {
+                    return Err("Expand of a computed boolean tensor is not supported".into());
+                }
+                let zeros = w.constant_of_shape(&shape);
+                w.node_to("Add", &[&x_name, &zeros], vec![], &out);
+            }
+            _ => unreachable!("listed in DECOMPOSED"),
+        }
+        Ok(())
+    })();
+    Some(result.map(|()| w.e))
+}
+
+/// Whether [`decompose`] may expand a node of type `op` (some only in some forms).
+pub(super) fn may_decompose(op: &str) -> bool {
+    DECOMPOSED.contains(&op)
+        || matches!(
+            op,
+            "Softmax" | "LogSoftmax" | "Conv" | "ConvTranspose" | "MaxPool" | "AveragePool"
+        )
+}
+
+/// A 1-D convolution or pooling (input N x C x L) as the 2-D one over N x C x 1 x L:
+/// the input and weights get a height of 1, the attributes a leading 1 (pads 0), and
+/// the result loses the height again.
+fn one_d_as_2d(node: &NodeProto, x: &Operand) -> Expansion {
+    let out = node.output.first().cloned().unwrap_or_default();
+    let mut w = Writer {
+        prefix: out.clone(),
+        data_type: x.data_type,
+        e: Expansion::default(),
+    };
+    let axis = w.ints(&[2]);
+    let mut inputs: Vec<String> = node.input.clone();
+    for (i, name) in inputs.iter_mut().enumerate().take(2) {
+        // The data, and a convolution's weights (O x I/G x K).
+        let is_weight = i == 1 && matches!(node.op_type.as_deref(), Some("Conv" | "ConvTranspose"));
+        if (i == 0 || is_weight) && !name.is_empty() {
+            *name = w.node("Unsqueeze", &[name.as_str(), &axis], vec![]);
+        }
+    }
+    let attribute: Vec<AttributeProto> = node
+        .attribute
+        .iter()
+        .map(|a| {
+            let mut a = a.clone();
+            match a.name.as_deref() {
+                Some("kernel_shape" | "strides" | "dilations") => a.ints.insert(0, 1),
+                Some("output_padding") => a.ints.insert(0, 0),
+                Some("output_shape") => a.ints.insert(a.ints.len().saturating_sub(1), 1),
+                Some("pads") if a.ints.len() == 2 => a.ints = vec![0, a.ints[0], 0, a.ints[1]],
+                _ => {}
+            }
+            a
+        })
+        .collect();
+    let refs: Vec<&str> = inputs.iter().map(String::as_str).collect();
+    let two_d = w.node(node.op_type.as_deref().unwrap_or(""), &refs, attribute);
+    w.node_to("Squeeze", &[&two_d, &axis], vec![], &out);
+    w.e
+}
+
+/// Softmax and LogSoftmax before opset 13 (default axis 1) normalize over the input
+/// flattened to 2-D at `axis`: as a Reshape to 2-D, the op over its last axis, and a
+/// Reshape back. `None` when that is the op over the last axis itself.
+fn coerced_to_2d(node: &NodeProto, x: &Operand, opset: i64) -> Option<Result<Expansion, String>> {
+    if opset >= 13 {
+        return None;
+    }
+    let op = node.op_type.as_deref().unwrap_or("");
+    let Some(shape) = &x.shape else {
+        return Some(Err(format!("before opset 13, {op} needs a static input shape")));
+    };
+    let rank = shape.len() as i64;
+    let axis = attr(node, "axis").and_then(|a| a.i).unwrap_or(1);
+    let axis = if axis < 0 { axis + rank } else { axis };
+    if axis == rank - 1 || rank == 0 {
+        return None;
+    }
+    if !(0..rank).contains(&axis) {
+        return Some(Err(format!("axis {axis} is out of range")));
+    }
+    let out = node.output.first().cloned().unwrap_or_default();
+    let mut w = Writer {
+        prefix: out.clone(),
+        data_type: x.data_type,
+        e: Expansion::default(),
+    };
+    let (a, b) = shape.split_at(axis as usize);
+    let flat = w.ints(&[a.iter().product(), b.iter().product()]);
+    let back = w.ints(shape);
+    let x_name = node.input.first().cloned().unwrap_or_default();
+    let two_d = w.node("Reshape", &[&x_name, &flat], vec![]);
+    let normal = w.node(op, &[&two_d], vec![int("axis", 1)]);
+    w.node_to("Reshape", &[&normal, &back], vec![], &out);
+    Some(Ok(w.e))
+}
+
+/// ConvTranspose (2-D; 1-D comes here as 2-D) as a convolution: the input with
+/// stride - 1 zeros inserted between neighbours, padded by dilation (kernel - 1) minus
+/// the op's pads (cropped where that is negative), convolved at stride 1 with the
+/// weights transposed per group (C x M/g x kH x kW to M x C/g x kH x kW) and flipped
+/// in space. The weights are known, so their rearrangement folds at import.
+fn conv_transpose(node: &NodeProto, x: &Operand, w: &mut Writer) -> Result<(), String> {
+    let shape = x.shape.as_ref().ok_or("it needs a static input shape")?;
+    if shape.len() != 4 {
+        return Err(format!("{}-D ConvTranspose is not supported", shape.len().saturating_sub(2)));
+    }
+    let out = node.output.first().cloned().unwrap_or_default();
+    let list = |name: &str, default: [i64; 2]| -> Vec<i64> {
+        attr(node, name)
+            .map(|a| a.ints.clone())
+            .filter(|v| !v.is_empty())
+            .unwrap_or(default.to_vec())
+    };
+    if !x.second_known {
+        return Err(must_be_known(node, 1, "weights"));
+    }
+    let kernel = attr(node, "kernel_shape")
+        .map(|a| a.ints.clone())
+        .filter(|k| !k.is_empty())
+        .or_else(|| x.second_shape.as_ref().map(|s| s[2.min(s.len())..].to_vec()))
+        .ok_or("it needs kernel_shape (weights of unknown shape)")?;
+    let (strides, dilations) = (list("strides", [1, 1]), list("dilations", [1, 1]));
+    let output_padding = list("output_padding", [0, 0]);
+    let group = attr(node, "group").and_then(|a| a.i).unwrap_or(1);
+    let input = |i: usize| node.input.get(i).cloned().unwrap_or_default();
+    if kernel.len() != 2 || strides.len() != 2 || dilations.len() != 2 || output_padding.len() != 2 {
+        return Err("its kernel_shape, strides, dilations and output_padding must have 2 values".into());
+    }
+    if strides.iter().chain(&dilations).any(|v| *v < 1) || group < 1 {
+        return Err("its strides, dilations and group must be positive".into());
+    }
+    let (channels, spatial) = (shape[1], &shape[2..]);
+    if channels % group != 0 {
+        return Err(format!("{channels} channels do not split into {group} groups"));
+    }
+    // Each side's padding of the op (begin, end) per spatial axis.
+    let auto_pad = attr(node, "auto_pad")
+        .and_then(|a| a.s.as_ref())
+        .map(|s| String::from_utf8_lossy(s).into_owned())
+        .unwrap_or_else(|| "NOTSET".into());
+    let full: Vec<i64> = (0..2)
+        .map(|i| strides[i] * (spatial[i] - 1) + output_padding[i] + (kernel[i] - 1) * dilations[i] + 1)
+        .collect();
+    let output_shape = attr(node, "output_shape").map(|a| a.ints.clone()).filter(|v| !v.is_empty());
+    let pads: Vec<(i64, i64)> = if output_shape.is_some() || auto_pad.starts_with("SAME") {
+        let wanted: Vec<i64> = match &output_shape {
+            Some(o) if o.len() >= 2 => o[o.len() - 2..].to_vec(),
+            Some(_) => return Err("its output_shape must give both spatial sizes".into()),
+            None => (0..2).map(|i| spatial[i] * strides[i]).collect(),
+        };
+        (0..2)
+            .map(|i| {
+                let total = full[i] - wanted[i];
+                if auto_pad == "SAME_LOWER" {
+                    (total - total / 2, total / 2)
+                } else {
+                    (total / 2, total - total / 2)
+                }
+            })
+            .collect()
+    } else if auto_pad == "VALID" || auto_pad == "NOTSET" {
+        let p = list("pads", [0, 0]);
+        let p = if p.len() == 2 { vec![0; 4] } else { p };
+        if p.len() != 4 {
+            return Err("its pads must have 4 values".into());
+        }
+        if auto_pad == "VALID" { vec![(0, 0); 2] } else { vec![(p[0], p[2]), (p[1], p[3])] }
+    } else {
+        return Err(format!("auto_pad '{auto_pad}' is not supported"));
+    };
+    // 1. Zeros between neighbours: [N, C, H, W] -> [N, C, H, 1, W] padded to s - 1
+    //    more along the new axis, as [N, C, H s, W], then the trailing zeros cut.
+    let mut current = input(0);
+    let mut dims = shape.clone();
+    for axis in 0..2 {
+        let s = strides[axis];
+        if s == 1 {
+            continue;
+        }
+        let a = 2 + axis;
+        let after = w.ints(&[a as i64 + 1]);
+        let expanded = w.node("Unsqueeze", &[&current, &after], vec![]);
+        let mut pad = vec![0i64; 10];
+        pad[5 + a + 1] = s - 1;
+        let pads = w.ints(&pad);
+        let spread = w.node("Pad", &[&expanded, &pads], vec![]);
+        let mut merged = dims.clone();
+        merged[a] *= s;
+        let merged_shape = w.ints(&merged);
+        let flat = w.node("Reshape", &[&spread, &merged_shape], vec![]);
+        let (start, end, axes) = (w.ints(&[0]), w.ints(&[(dims[a] - 1) * s + 1]), w.ints(&[a as i64]));
+        current = w.node("Slice", &[&flat, &start, &end, &axes], vec![]);
+        dims[a] = (dims[a] - 1) * s + 1;
+    }
+    // 2. Padding by dilation (kernel - 1) - pad (plus output_padding at the end);
+    //    a negative amount crops.
+    let mut pad = vec![0i64; 8];
+    let mut crop: Vec<(i64, i64)> = vec![(0, 0); 2];
+    for axis in 0..2 {
+        let reach = dilations[axis] * (kernel[axis] - 1);
+        let (begin, end) = (reach - pads[axis].0, reach - pads[axis].1 + output_padding[axis]);
+        let a = 2 + axis;
+        pad[a] = begin.max(0);
+        pad[4 + a] = end.max(0);
+        crop[axis] = ((-begin).max(0), (-end).max(0));
+    }
+    if pad.iter().any(|p| *p != 0) {
+        let pads = w.ints(&pad);
+        current = w.node("Pad", &[&current, &pads], vec![]);
+        for axis in 0..2 {
+            dims[2 + axis] += pad[2 + axis] + pad[6 + axis];
+        }
+    }
+    if crop.iter().any(|(b, e)| *b != 0 || *e != 0) {
+        let starts = w.ints(&[crop[0].0, crop[1].0]);
+        let ends = w.ints(&[dims[2] - crop[0].1, dims[3] - crop[1].1]);
+        let axes = w.ints(&[2, 3]);
+        current = w.node("Slice", &[&current, &starts, &ends, &axes], vec![]);
+    }
+    // 3. The weights [C, M/g, kH, kW] as [M, C/g, kH, kW], flipped in space.
+    let per_group_in = channels / group;
+    let grouped = w.ints(&[group, per_group_in, -1, kernel[0], kernel[1]]);
+    let wg = w.node("Reshape", &[&input(1), &grouped], vec![]);
+    let swapped = w.node("Transpose", &[&wg], vec![ints("perm", &[0, 2, 1, 3, 4])]);
+    let merged = w.ints(&[-1, per_group_in, kernel[0], kernel[1]]);
+    let oriented = w.node("Reshape", &[&swapped, &merged], vec![]);
+    let (starts, ends) = (w.ints(&[-1, -1]), w.ints(&[i64::MIN, i64::MIN]));
+    let (axes, steps) = (w.ints(&[2, 3]), w.ints(&[-1, -1]));
+    let flipped = w.node("Slice", &[&oriented, &starts, &ends, &axes, &steps], vec![]);
+    let mut conv_inputs = vec![current.as_str(), flipped.as_str()];
+    let bias = input(2);
+    if !bias.is_empty() {
+        conv_inputs.push(&bias);
+    }
+    let conv_attrs = vec![
+        ints("kernel_shape", &kernel),
+        ints("dilations", &dilations),
+        int("group", group),
+    ];
+    w.node_to("Conv", &conv_inputs, conv_attrs, &out);
+    Ok(())
+}
+
+/// Split into the sizes `split` (an input from opset 13, an attribute before),
+/// `num_outputs` (opset 18) or equal parts: one Slice per output.
+fn split(
+    node: &NodeProto,
+    x: &Operand,
+    known: &dyn Fn(usize) -> Option<Vec<i64>>,
+    opset: i64,
+    w: &mut Writer,
+) -> Result<(), String> {
+    let shape = x.shape.as_ref().ok_or("it needs a static input shape")?;
+    let rank = shape.len() as i64;
+    let axis = attr(node, "axis").and_then(|a| a.i).unwrap_or(0);
+    let axis = if axis < 0 { axis + rank } else { axis };
+    if !(0..rank).contains(&axis) {
+        return Err(format!("axis {axis} is out of range"));
+    }
+    let dim = shape[axis as usize];
+    let outputs = node.output.len() as i64;
+    let given = if opset >= 13 && node.input.get(1).is_some_and(|n| !n.is_empty()) {
+        Some(known(1).ok_or_else(|| must_be_known(node, 1, "split sizes"))?)
+    } else {
+        attr(node, "split").map(|a| a.ints.clone()).filter(|s| !s.is_empty())
+    };
+    let sizes = match given {
+        Some(s) => s,
+        None => {
+            let parts = attr(node, "num_outputs").and_then(|a| a.i).unwrap_or(outputs);
+            if parts <= 0 {
+                return Err("num_outputs must be positive".into());
+            }
+            // Equal parts, the last smaller when the dimension does not divide.
+            let each = (dim + parts - 1) / parts;
+            (0..parts).map(|k| each.min(dim - k * each).max(0)).collect()
+        }
+    };
+    if sizes.len() as i64 != outputs || sizes.iter().sum::<i64>() != dim {
+        return Err(format!(
+            "split sizes {sizes:?} do not split a dimension of {dim} into {outputs} outputs"
+        ));
+    }
+    let axes = w.ints(&[axis]);
+    let mut start = 0;
+    for (size, out) in sizes.iter().zip(&node.output) {
+        let (s, e) = (w.ints(&[start]), w.ints(&[start + size]));
+        start += size;
+        if !out.is_empty() {
+            w.node_to("Slice", &[&node.input[0], &s, &e, &axes], vec![], out);
+        }
+    }
+    Ok(())
+}
+
+/// The error for input `i` (a `what`) not being known at import; it names the input,
+/// so that a caller can bind it (as the importer's other "must be a constant" errors).
+fn must_be_known(node: &NodeProto, i: usize, what: &str) -> String {
+    let name = node.input.get(i).map(String::as_str).unwrap_or("");
+    format!("its {what} (input {i}, '{name}') must be a constant")
+}
+
+fn attr<'a>(node: &'a NodeProto, name: &str) -> Option<&'a AttributeProto> {
+    node.attribute.iter().find(|a| a.name.as_deref() == Some(name))
+}
+
+fn int(name: &str, v: i64) -> AttributeProto {
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_proto::AttributeType::Int as i32),
+        i: Some(v),
+        ..Default::default()
+    }
+}
+
+fn ints(name: &str, v: &[i64]) -> AttributeProto {
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_proto::AttributeType::Ints as i32),
+        ints: v.to_vec(),
+        ..Default::default()
+    }
+}
+
+/// Writes an expansion: fresh names, constants of the operand's element type.
+struct Writer {
+    prefix: String,
+    data_type: i32,
+    e: Expansion,
+}
+
+impl Writer {
+    fn fresh(&mut self) -> String {
+        format!(
+            "{}::{}",
+            self.prefix,
+            self.e.nodes.len() + self.e.constants.len()
+        )
+    }
+
+    /// A node with a fresh output; returns the output's name.
+    fn node(&mut self, op: &str, inputs: &[&str], attrs: Vec<AttributeProto>) -> String {
+        let out = self.fresh();
+        self.node_to(op, inputs, attrs, &out);
+        out
+    }
+
+    fn node_to(&mut self, op: &str, inputs: &[&str], attrs: Vec<AttributeProto>, out: &str) {
+        self.e.nodes.push(NodeProto {
+            op_type: Some(op.into()),
+            input: inputs.iter().map(|s| s.to_string()).collect(),
+            output: vec![out.into()],
+            attribute: attrs,
+            ..Default::default()
+        });
+    }
+
+    /// A scalar constant of the operand's element type.
+    fn scalar(&mut self, v: f32) -> String {
+        let name = self.fresh();
+        let mut t = TensorProto {
+            name: Some(name.clone()),
+            data_type: Some(self.data_type),
+            ..Default::default()
+        };
+        use tensor_proto::DataType as T;
+        match T::try_from(self.data_type) {
+            Ok(T::Double) => t.double_data = vec![f64::from(v)],
+            Ok(T::Int64) => t.int64_data = vec![v as i64],
+            Ok(T::Uint32 | T::Uint64) => t.uint64_data = vec![v as u64],
+            Ok(T::Int32 | T::Int16 | T::Int8 | T::Uint16 | T::Uint8) => {
+                t.int32_data = vec![v as i32]
+            }
+            Ok(tensor_proto::DataType::Float16) => {
+                t.int32_data = vec![half_bits(v, acc_ir::FloatKind::F16)]
+            }
+            Ok(tensor_proto::DataType::Bfloat16) => {
+                t.int32_data = vec![half_bits(v, acc_ir::FloatKind::BF16)]
+            }
+            _ => {
+                t.data_type = Some(tensor_proto::DataType::Float as i32);
+                t.float_data = vec![v];
+            }
+        }
+        self.e.constants.push(t);
+        name
+    }
+
+    /// A 1-D int64 constant.
+    fn ints(&mut self, v: &[i64]) -> String {
+        let name = self.fresh();
+        self.e.constants.push(TensorProto {
+            name: Some(name.clone()),
+            data_type: Some(tensor_proto::DataType::Int64 as i32),
+            dims: vec![v.len() as i64],
+            int64_data: v.to_vec(),
+            ..Default::default()
+        });
+        name
+    }
+
+    /// Zeros of the operand's element type and `shape` (a splat): -0.0 for floats,
+    /// so that adding them keeps every value, -0.0 included.
+    fn constant_of_shape(&mut self, shape: &[i64]) -> String {
+        let zero = self.scalar(-0.0);
+        let s = self.ints(shape);
+        // Expand of a scalar folds at import: the shape is known.
+        self.node("Expand", &[&zero, &s], vec![])
+    }
+
+    /// clip(alpha x + beta, 0, 1) into `out`.
+    fn hard_sigmoid(&mut self, x: &str, alpha: f32, beta: f32, out: &str) {
+        let (a, b) = (self.scalar(alpha), self.scalar(beta));
+        let (lo, hi) = (self.scalar(0.0), self.scalar(1.0));
+        let ax = self.node("Mul", &[x, &a], vec![]);
+        let axb = self.node("Add", &[&ax, &b], vec![]);
+        self.node_to("Clip", &[&axb, &lo, &hi], vec![], out);
+    }
+
+    /// max(x, 0) + slope min(x, 0) into `out` (LeakyRelu, PRelu).
+    fn relu_plus_scaled_negative(&mut self, x: &str, slope: &str, out: &str) {
+        let zero = self.scalar(0.0);
+        let pos = self.node("Max", &[x, &zero], vec![]);
+        let neg = self.node("Min", &[x, &zero], vec![]);
+        let scaled = self.node("Mul", &[&neg, slope], vec![]);
+        self.node_to("Add", &[&pos, &scaled], vec![], out);
+    }
+
+    /// log(1 + exp(x)) as onnxruntime computes it without overflow:
+    /// max(x, 0) + log(1 + exp(-|x|)), into `out`.
+    fn softplus(&mut self, x: &str, out: &str) {
+        let (zero, one) = (self.scalar(0.0), self.scalar(1.0));
+        let pos = self.node("Max", &[x, &zero], vec![]);
+        let a = self.node("Abs", &[x], vec![]);
+        let na = self.node("Neg", &[&a], vec![]);
+        let e = self.node("Exp", &[&na], vec![]);
+        let p = self.node("Add", &[&e, &one], vec![]);
+        let l = self.node("Log", &[&p], vec![]);
+        self.node_to("Add", &[&pos, &l], vec![], out);
+    }
+}
+
+/// The bits of `v` as an f16 or bf16 (ONNX stores them in `int32_data`).
+fn half_bits(v: f32, kind: acc_ir::FloatKind) -> i32 {
+    acc_ir::elements::float_to_bits(f64::from(v), kind) as i32
+}
