@@ -67,22 +67,40 @@ impl BuildExt for Builder<'_> {
 
 /// The predicates of `arith.cmpi` the lowerings use, as MLIR numbers them.
 pub mod cmpi {
+    /// Equal.
+    pub const EQ: i64 = 0;
     /// Not equal.
     pub const NE: i64 = 1;
     /// Signed less than.
     pub const SLT: i64 = 2;
+    /// Signed less than or equal.
+    pub const SLE: i64 = 3;
     /// Signed greater than.
     pub const SGT: i64 = 4;
     /// Signed greater than or equal.
     pub const SGE: i64 = 5;
+    /// Unsigned less than.
+    pub const ULT: i64 = 6;
+    /// Unsigned less than or equal.
+    pub const ULE: i64 = 7;
+    /// Unsigned greater than.
+    pub const UGT: i64 = 8;
+    /// Unsigned greater than or equal.
+    pub const UGE: i64 = 9;
 }
 
 /// The predicates of `arith.cmpf` the lowerings use, as MLIR numbers them.
 pub mod cmpf {
+    /// Ordered and equal.
+    pub const OEQ: i64 = 1;
     /// Ordered and greater than.
     pub const OGT: i64 = 2;
+    /// Ordered and greater than or equal.
+    pub const OGE: i64 = 3;
     /// Ordered and less than.
     pub const OLT: i64 = 4;
+    /// Ordered and less than or equal.
+    pub const OLE: i64 = 5;
     /// Unordered (either is NaN).
     pub const UNO: i64 = 14;
 }

@@ -67,6 +67,8 @@ rules! {
     Unary = "unary",
     /// Graph elementwise ops of two operands with numpy broadcasting, by short name.
     Binary = "binary",
+    /// Graph `where`: a choice by a condition, the three operands broadcast.
+    Where = "where",
     /// Reshapes (`reshape`, `flatten`, `squeeze`, `unsqueeze`).
     Reshape = "reshape",
     /// Graph transpose.

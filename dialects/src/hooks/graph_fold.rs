@@ -39,6 +39,7 @@ pub fn unary_eval(op: graph::Op, v: Scalar) -> Option<Scalar> {
         }),
         Scalar::Int(x) => Scalar::Int(match op {
             graph::Op::Relu => x.max(0),
+            graph::Op::Not => i128::from(x == 0),
             graph::Op::Neg => x.checked_neg()?,
             graph::Op::Abs => x.checked_abs()?,
             _ => return None,
@@ -64,6 +65,22 @@ pub enum BinaryOp {
     Max,
     /// `min`.
     Min,
+    /// `equal` (a boolean result; floats: a NaN compares false).
+    Equal,
+    /// `less`.
+    Less,
+    /// `greater`.
+    Greater,
+    /// `less_equal`.
+    LessEqual,
+    /// `greater_equal`.
+    GreaterEqual,
+    /// `and` (booleans).
+    And,
+    /// `or`.
+    Or,
+    /// `xor`.
+    Xor,
 }
 
 impl BinaryOp {
@@ -77,6 +94,14 @@ impl BinaryOp {
             graph::Op::Pow => BinaryOp::Pow,
             graph::Op::Max => BinaryOp::Max,
             graph::Op::Min => BinaryOp::Min,
+            graph::Op::Equal => BinaryOp::Equal,
+            graph::Op::Less => BinaryOp::Less,
+            graph::Op::Greater => BinaryOp::Greater,
+            graph::Op::LessEqual => BinaryOp::LessEqual,
+            graph::Op::GreaterEqual => BinaryOp::GreaterEqual,
+            graph::Op::And => BinaryOp::And,
+            graph::Op::Or => BinaryOp::Or,
+            graph::Op::Xor => BinaryOp::Xor,
             _ => return None,
         })
     }
@@ -84,6 +109,9 @@ impl BinaryOp {
     /// The op on one pair of elements; `None` for mixed kinds, integer overflow,
     /// integer division by zero and integer powers with a negative exponent.
     pub fn eval(self, a: Scalar, b: Scalar) -> Option<Scalar> {
+        if let Some(holds) = self.compare(a, b) {
+            return Some(Scalar::Int(holds.into()));
+        }
         Some(match (a, b) {
             (Scalar::Float(x), Scalar::Float(y)) => Scalar::Float(match self {
                 BinaryOp::Add => x + y,
@@ -93,6 +121,7 @@ impl BinaryOp {
                 BinaryOp::Pow => x.powf(y),
                 BinaryOp::Max => x.max(y),
                 BinaryOp::Min => x.min(y),
+                _ => return None,
             }),
             (Scalar::Int(x), Scalar::Int(y)) => Scalar::Int(match self {
                 BinaryOp::Add => x.checked_add(y)?,
@@ -102,7 +131,32 @@ impl BinaryOp {
                 BinaryOp::Pow => x.checked_pow(u32::try_from(y).ok()?)?,
                 BinaryOp::Max => x.max(y),
                 BinaryOp::Min => x.min(y),
+                BinaryOp::And => i128::from(x != 0 && y != 0),
+                BinaryOp::Or => i128::from(x != 0 || y != 0),
+                BinaryOp::Xor => i128::from((x != 0) != (y != 0)),
+                _ => return None,
             }),
+            _ => return None,
+        })
+    }
+}
+
+impl BinaryOp {
+    /// A comparison's truth on `a` and `b` (`None`: not a comparison, or elements of
+    /// different kinds).
+    fn compare(self, a: Scalar, b: Scalar) -> Option<bool> {
+        let order = match (a, b) {
+            (Scalar::Float(x), Scalar::Float(y)) => x.partial_cmp(&y),
+            (Scalar::Int(x), Scalar::Int(y)) => Some(x.cmp(&y)),
+            _ => return None,
+        };
+        let holds = |f: fn(std::cmp::Ordering) -> bool| order.is_some_and(f);
+        Some(match self {
+            BinaryOp::Equal => holds(|o| o.is_eq()),
+            BinaryOp::Less => holds(|o| o.is_lt()),
+            BinaryOp::Greater => holds(|o| o.is_gt()),
+            BinaryOp::LessEqual => holds(|o| o.is_le()),
+            BinaryOp::GreaterEqual => holds(|o| o.is_ge()),
             _ => return None,
         })
     }

@@ -68,17 +68,23 @@ impl Hooks {
         }
     }
 
+    // Each name is registered once: a second hook of one kind and name would silently
+    // replace the first for every op naming it (the table is built once, at start-up).
     fn add_verifier(&mut self, name: &'static str, hook: VerifyHook) {
-        self.verifiers.insert(name, hook);
+        let old = self.verifiers.insert(name, hook);
+        assert!(old.is_none(), "verifier hook '{name}' registered twice");
     }
     fn add_infer(&mut self, name: &'static str, hook: InferHook) {
-        self.infers.insert(name, hook);
+        let old = self.infers.insert(name, hook);
+        assert!(old.is_none(), "infer hook '{name}' registered twice");
     }
     fn add_folder(&mut self, name: &'static str, hook: FoldHook) {
-        self.folders.insert(name, hook);
+        let old = self.folders.insert(name, hook);
+        assert!(old.is_none(), "folder hook '{name}' registered twice");
     }
     fn add_syntax(&mut self, name: &'static str, syntax: Arc<dyn CustomSyntax>) {
-        self.syntaxes.insert(name, syntax);
+        let old = self.syntaxes.insert(name, syntax);
+        assert!(old.is_none(), "syntax hook '{name}' registered twice");
     }
 }
 
@@ -127,6 +133,8 @@ fn add_arith(h: &mut Hooks) {
 
 fn add_graph(h: &mut Hooks) {
     h.add_infer("broadcast", Arc::new(shape::infer_broadcast));
+    h.add_infer("broadcast_compare", Arc::new(shape::infer_compare));
+    h.add_infer("broadcast_where", Arc::new(shape::infer_where));
     h.add_infer("conv2d", Arc::new(shape::infer_conv2d));
     h.add_infer("matmul", Arc::new(shape::infer_matmul));
     h.add_infer("gemm", Arc::new(shape::infer_gemm));

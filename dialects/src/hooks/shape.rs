@@ -50,6 +50,25 @@ pub(crate) fn infer_broadcast(ctx: &Context, input: &InferInput<'_>) -> Inferred
     Ok(vec![tensor(broadcast_shapes(&a, &b)?, ea)])
 }
 
+/// Comparisons: the broadcast shape, of `i1`.
+pub(crate) fn infer_compare(ctx: &Context, input: &InferInput<'_>) -> Inferred {
+    let ops = operands(input, 2)?;
+    let (a, _) = ranked(ctx, ops[0], "operand #0")?;
+    let (b, _) = ranked(ctx, ops[1], "operand #1")?;
+    Ok(vec![tensor(broadcast_shapes(&a, &b)?, ctx.int_type(1))])
+}
+
+/// `where`: the broadcast shape of all three operands, the element type of the
+/// values.
+pub(crate) fn infer_where(ctx: &Context, input: &InferInput<'_>) -> Inferred {
+    let ops = operands(input, 3)?;
+    let (c, _) = ranked(ctx, ops[0], "the condition")?;
+    let (x, ex) = ranked(ctx, ops[1], "the true value")?;
+    let (y, _) = ranked(ctx, ops[2], "the false value")?;
+    let shape = broadcast_shapes(&broadcast_shapes(&c, &x)?, &y)?;
+    Ok(vec![tensor(shape, ex)])
+}
+
 /// Output size of a sliding window over `size` elements.
 fn window_out(
     size: i64,

@@ -175,6 +175,39 @@ fn lower_op(e: &mut Builder<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, S
             let x = p.operands[0];
             map_elements(e, &[x], out, Elementwise::Unary(k), &attrs)?
         }
+        Some(
+            k @ (G::Equal
+            | G::Less
+            | G::Greater
+            | G::LessEqual
+            | G::GreaterEqual
+            | G::And
+            | G::Or
+            | G::Xor),
+        ) => {
+            let a = broadcast_to(e, p.operands[0], &out_shape)?;
+            let b = broadcast_to(e, p.operands[1], &out_shape)?;
+            let operand_type = e.type_of(a);
+            let elem = e.ctx.type_data(operand_type).element_type().ok_or("not a tensor")?;
+            map_with(e, &[a, b], out, &mut |inner, args| compare(inner, k, args, elem))?
+        }
+        Some(G::Not) => {
+            let bool_type = e.ctx.int_type(1);
+            map_with(e, &[p.operands[0]], out, &mut |inner, args| {
+                let one = inner.scalar(bool_type, 1.0)?;
+                arith::Xori::build(inner, args[0], one, bool_type).result()
+            })?
+        }
+        Some(G::Where) => {
+            let (_, elem) = shape_of(e.ctx, out)?;
+            let mut operands = Vec::new();
+            for v in &p.operands[..3] {
+                operands.push(broadcast_to(e, *v, &out_shape)?);
+            }
+            map_with(e, &operands, out, &mut |inner, args| {
+                arith::Select::build(inner, args[0], args[1], args[2], elem).result()
+            })?
+        }
         Some(k @ (G::Add | G::Sub | G::Mul | G::Div | G::Max | G::Min | G::Pow)) => {
             let a = broadcast_to(e, p.operands[0], &out_shape)?;
             let b = broadcast_to(e, p.operands[1], &out_shape)?;
@@ -322,6 +355,53 @@ fn map_elements(
     map_with(e, inputs, out, &mut |inner, args| {
         element(inner, what, args, elem, attrs)
     })
+}
+
+/// A comparison or logical op on two elements of type `elem`: `arith.cmpf` (ordered:
+/// a NaN compares false) or `arith.cmpi` (signed, or unsigned for unsigned types),
+/// `arith.andi`/`ori`/`xori` on booleans.
+fn compare(
+    e: &mut Builder<'_>,
+    k: graph::Op,
+    args: &[ValueId],
+    elem: TypeId,
+) -> Result<ValueId, String> {
+    use acc_dialects::build::{cmpf, cmpi};
+    use graph::Op as G;
+    let (a, b) = (args[0], args[1]);
+    let bool_type = e.ctx.int_type(1);
+    match k {
+        G::And => return arith::Andi::build(e, a, b, bool_type).result(),
+        G::Or => return arith::Ori::build(e, a, b, bool_type).result(),
+        G::Xor => return arith::Xori::build(e, a, b, bool_type).result(),
+        _ => {}
+    }
+    if is_float(e.ctx, elem) {
+        let predicate = match k {
+            G::Equal => cmpf::OEQ,
+            G::Less => cmpf::OLT,
+            G::Greater => cmpf::OGT,
+            G::LessEqual => cmpf::OLE,
+            _ => cmpf::OGE,
+        };
+        return e.cmpf(predicate, a, b);
+    }
+    let unsigned = matches!(
+        e.ctx.type_data(elem),
+        acc_ir::TypeData::Integer { signedness: acc_ir::Signedness::Unsigned, .. }
+    );
+    let predicate = match (k, unsigned) {
+        (G::Equal, _) => cmpi::EQ,
+        (G::Less, false) => cmpi::SLT,
+        (G::Greater, false) => cmpi::SGT,
+        (G::LessEqual, false) => cmpi::SLE,
+        (_, false) => cmpi::SGE,
+        (G::Less, true) => cmpi::ULT,
+        (G::Greater, true) => cmpi::UGT,
+        (G::LessEqual, true) => cmpi::ULE,
+        (_, true) => cmpi::UGE,
+    };
+    e.cmpi(predicate, a, b)
 }
 
 /// Computes one element from the elements of the inputs.

@@ -98,18 +98,42 @@ fn sample(name: &str, rule: Rule) -> Sample {
             let (from, to) = cast_types(name);
             (vec![from], vec![to], "", &[1.5])
         }
+        Rule::Unary if name.ends_with(".not") => {
+            (vec!["tensor<2xi1>"], vec!["tensor<2xi1>"], "", &[0.0, 1.0])
+        }
         Rule::Unary => (
             vec!["tensor<2xf32>"],
             vec!["tensor<2xf32>"],
             "",
             &[0.5, -1.5],
         ),
-        Rule::Binary => (
-            vec!["tensor<2xf32>", "tensor<2xf32>"],
-            vec!["tensor<2xf32>"],
-            "",
-            &[1.5, 2.0],
-        ),
+        // Comparisons give booleans; the logical ops take them.
+        Rule::Binary => match graph::Op::from_name(name) {
+            Some(
+                graph::Op::Equal
+                | graph::Op::Less
+                | graph::Op::Greater
+                | graph::Op::LessEqual
+                | graph::Op::GreaterEqual,
+            ) => (
+                vec!["tensor<2xf32>", "tensor<2xf32>"],
+                vec!["tensor<2xi1>"],
+                "",
+                &[1.5, 2.0],
+            ),
+            Some(graph::Op::And | graph::Op::Or | graph::Op::Xor) => (
+                vec!["tensor<2xi1>", "tensor<2xi1>"],
+                vec!["tensor<2xi1>"],
+                "",
+                &[0.0, 1.0],
+            ),
+            _ => (
+                vec!["tensor<2xf32>", "tensor<2xf32>"],
+                vec!["tensor<2xf32>"],
+                "",
+                &[1.5, 2.0],
+            ),
+        },
         Rule::Reduce => (
             vec!["tensor<2x2xf32>"],
             vec!["tensor<1x1xf32>"],

@@ -128,7 +128,17 @@ fn import_inner(
 /// its definition) means the same as at opset 13.
 /// QuantizeLinear and DequantizeLinear of opsets 10 to 12 are the per-tensor case of
 /// opset 13's; Dropout from opset 7 on is the identity at inference.
-const OLDER_DEFINITIONS: [(&str, i64); 13] = [
+const OLDER_DEFINITIONS: [(&str, i64); 23] = [
+    ("Not", 1),
+    ("And", 7),
+    ("Or", 7),
+    ("Xor", 7),
+    ("Less", 9),
+    ("Greater", 9),
+    ("Where", 9),
+    ("Equal", 11),
+    ("LessOrEqual", 12),
+    ("GreaterOrEqual", 12),
     ("GlobalAveragePool", 1),
     ("GlobalMaxPool", 1),
     ("Dropout", 7),

@@ -180,8 +180,18 @@ fn op(
 
 /// Elementwise and other ops that map one to one, without attributes (no op: the
 /// node forwards its input).
-const DIRECT: [(&str, Option<graph::Op>, usize); 21] = [
+const DIRECT: [(&str, Option<graph::Op>, usize); 31] = [
     ("Relu", Some(graph::Op::Relu), 1),
+    ("Equal", Some(graph::Op::Equal), 2),
+    ("Less", Some(graph::Op::Less), 2),
+    ("Greater", Some(graph::Op::Greater), 2),
+    ("LessOrEqual", Some(graph::Op::LessEqual), 2),
+    ("GreaterOrEqual", Some(graph::Op::GreaterEqual), 2),
+    ("And", Some(graph::Op::And), 2),
+    ("Or", Some(graph::Op::Or), 2),
+    ("Xor", Some(graph::Op::Xor), 2),
+    ("Not", Some(graph::Op::Not), 1),
+    ("Where", Some(graph::Op::Where), 3),
     ("Floor", Some(graph::Op::Floor), 1),
     ("Ceil", Some(graph::Op::Ceil), 1),
     ("Sigmoid", Some(graph::Op::Sigmoid), 1),

@@ -83,6 +83,32 @@ pub(super) fn binary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     Ok(vec![Tensor::new(r.ctx, ty, data?)?])
 }
 
+/// `where`: the condition, true and false values broadcast to the result shape.
+pub(super) fn select_where(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let (c, x, y) = (r.operand(0)?, r.operand(1)?, r.operand(2)?);
+    let ty = r.result_type(0)?;
+    let (shape, _) = Tensor::layout(r.ctx, ty)?;
+    let dims: Vec<i64> = shape.iter().map(|d| *d as i64).collect();
+    let index = |t: &Tensor| {
+        let s: Vec<i64> = t.shape.iter().map(|d| *d as i64).collect();
+        broadcast_index(&s, &dims)
+            .ok_or_else(|| format!("shape {:?} does not broadcast to {:?}", t.shape, shape))
+    };
+    let (ic, ix, iy) = (index(c)?, index(x)?, index(y)?);
+    let data = ic
+        .iter()
+        .zip(ix.iter().zip(&iy))
+        .map(|(k, (i, j))| {
+            if c.data[*k] == Scalar::Int(0) {
+                y.data[*j]
+            } else {
+                x.data[*i]
+            }
+        })
+        .collect();
+    Ok(vec![Tensor::new(r.ctx, ty, data)?])
+}
+
 /// `reshape`, `flatten`, `squeeze`, `collapse_shape`, ...: the same elements in the
 /// result's shape.
 pub(super) fn reshape(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {

@@ -131,6 +131,7 @@ pub fn rule(rule: Rule) -> Option<RuleFn> {
         Rule::Cast => Some(arith::cast),
         Rule::Unary => Some(graph::unary),
         Rule::Binary => Some(graph::binary),
+        Rule::Where => Some(graph::select_where),
         Rule::Reshape => Some(graph::reshape),
         Rule::Transpose => Some(graph::transpose),
         Rule::Conv2d => Some(nn::conv2d),
