@@ -173,4 +173,13 @@ pub enum AttrData {
     },
     /// A location.
     Location(Location),
+    /// `distinct[N]<value>`: a value made unique by its number N (MLIR's
+    /// `DistinctAttr`). Occurrences of one number in a file are one attribute; the
+    /// number is kept as written (MLIR numbers them in the order it prints them).
+    Distinct {
+        /// The number.
+        id: u64,
+        /// The attribute made distinct.
+        value: AttrId,
+    },
 }

@@ -34,7 +34,7 @@ impl ElementKind {
     /// The kind of a scalar type, if it is an integer, index or supported float.
     pub fn of(ctx: &Context, ty: TypeId) -> Option<ElementKind> {
         match ctx.type_data(ty) {
-            TypeData::Integer { width, signedness } if *width <= 64 => {
+            TypeData::Integer { width, signedness } if (1..=64).contains(width) => {
                 Some(ElementKind::Int(*width, *signedness))
             }
             TypeData::Index => Some(ElementKind::Int(64, Signedness::Signless)),
@@ -130,6 +130,9 @@ impl ElementKind {
 pub fn normalize_int(v: i128, width: u32, signedness: Signedness) -> i128 {
     if width >= 128 {
         return v;
+    }
+    if width == 0 {
+        return 0;
     }
     let masked = v & ((1i128 << width) - 1);
     match signedness {

@@ -90,6 +90,7 @@ fn attr_children(data: &AttrData) -> (Vec<TypeId>, Vec<AttrId>) {
             (vec![], items.to_vec())
         }
         AttrData::Dictionary(entries) => (vec![], entries.iter().map(|(_, a)| *a).collect()),
+        AttrData::Distinct { value, .. } => (vec![], vec![*value]),
         AttrData::Location(Location::Name { child, .. }) => {
             (vec![], child.iter().copied().collect())
         }

@@ -110,7 +110,12 @@ pub fn unsigned(v: i128, width: u32) -> u128 {
 /// and for kinds that are not integer binary ops.
 pub fn int_eval(op: arith::Op, a: i128, b: i128, width: u32) -> Option<i128> {
     let (ua, ub) = (unsigned(a, width), unsigned(b, width));
-    let min = -(1i128 << (width - 1));
+    // The least signed value (i128's own at 128 bits; 0 for i0).
+    let min = match width {
+        0 => 0,
+        128.. => i128::MIN,
+        w => -(1i128 << (w - 1)),
+    };
     Some(match op {
         arith::Op::Addi => a.wrapping_add(b),
         arith::Op::Subi => a.wrapping_sub(b),

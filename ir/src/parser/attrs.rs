@@ -13,6 +13,9 @@ use crate::types::{DYNAMIC, FloatKind, Signedness, TypeData, TypeId};
 
 /// Widest integer type whose values attributes can hold (types of any width exist).
 const MAX_INT_ATTR_WIDTH: u32 = 64;
+/// The widest integer type of a scalar integer attribute (`1 : i128`): its value is an
+/// `i128`, so a literal must fit one.
+const MAX_SCALAR_INT_WIDTH: u32 = 128;
 
 /// A literal inside `dense<...>` or `array<...>`, before its type is known.
 enum Lit<'s> {
@@ -102,6 +105,7 @@ impl<'s> Parser<'s, '_> {
                     "dense_resource" => self.parse_dense_resource(),
                     "sparse" => self.parse_sparse(),
                     "strided" => self.parse_strided(),
+                    "distinct" => self.parse_distinct(),
                     "loc" => self.parse_loc_keyword(),
                     _ if self.at_type() => {
                         let t = self.parse_type()?;
@@ -564,25 +568,53 @@ impl<'s> Parser<'s, '_> {
             }
             _ => return self.err_at(self.tok_span(), "expected integer literal"),
         };
-        if width > MAX_INT_ATTR_WIDTH {
+        if width > MAX_SCALAR_INT_WIDTH {
             return self.err_at(
                 span,
                 format!(
-                    "integer attributes wider than {MAX_INT_ATTR_WIDTH} bits are not supported"
+                    "integer attributes wider than {MAX_SCALAR_INT_WIDTH} bits are not supported"
                 ),
             );
         }
-        let Some(magnitude) = parse_int_literal(text) else {
+        // The magnitude as u128: -2^127 and, at 128 bits, values up to 2^128 - 1 (kept as
+        // their bit pattern, as MLIR prints them: signed) do not fit an i128 first.
+        let wide = width >= 128 && signedness == Signedness::Signless;
+        let unsigned_magnitude = match text.strip_prefix("0x") {
+            Some(hex) => u128::from_str_radix(hex, 16).ok(),
+            None => text.parse::<u128>().ok(),
+        };
+        let magnitude = match unsigned_magnitude {
+            Some(m) if neg && m == 1u128 << 127 => Some(i128::MIN),
+            Some(m) if !neg && wide => Some(m as i128),
+            _ => parse_int_literal(text),
+        };
+        let Some(magnitude) = magnitude else {
             return self.err_at(span, "integer literal is too large");
         };
+        if width == 0 {
+            // `i0` holds only 0.
+            return if magnitude == 0 {
+                Ok(0)
+            } else {
+                self.err_at(span, "integer constant out of range for 0-bit type")
+            };
+        }
         if neg && signedness == Signedness::Unsigned {
             return self.err_at(
                 span,
                 "negative integer literal not valid for unsigned integer type",
             );
         }
-        let value = if neg { -magnitude } else { magnitude };
+        let value = if neg { magnitude.wrapping_neg() } else { magnitude };
+        // From 127 bits on the bounds leave i128 (the literal is one already): only
+        // the lower bound can exclude a value.
         let fits = match signedness {
+            Signedness::Unsigned if width >= 127 => value >= 0,
+            _ if width >= 128 => true,
+            Signedness::Signed if width == 127 => {
+                value >= -(1i128 << 126) && value < (1i128 << 126)
+            }
+            _ if width == 127 => value >= -(1i128 << 126),
             Signedness::Unsigned => value < (1i128 << width),
             Signedness::Signed => {
                 value >= -(1i128 << (width - 1)) && value < (1i128 << (width - 1))
@@ -663,6 +695,31 @@ impl<'s> Parser<'s, '_> {
                 self.err_at(at..at, e.message)
             }
         }
+    }
+
+    /// `distinct[N]<attr>`.
+    fn parse_distinct(&mut self) -> PResult<AttrId> {
+        self.bump();
+        self.expect(Tok::LSquare, "'['")?;
+        let span = self.tok_span();
+        let id = match self.peek() {
+            Tok::Integer => self.tok_text().parse::<u64>().ok(),
+            _ => None,
+        };
+        let Some(id) = id else {
+            return self.err_at(span, "expected the distinct attribute's number");
+        };
+        self.bump();
+        self.expect(Tok::RSquare, "']'")?;
+        self.expect(Tok::Less, "'<'")?;
+        // MLIR writes a distinct unit as `distinct[N]<>`.
+        let value = if self.peek() == Tok::Greater {
+            self.ctx.intern_attr(AttrData::Unit)
+        } else {
+            self.parse_attribute()?
+        };
+        self.expect(Tok::Greater, "'>'")?;
+        Ok(self.ctx.intern_attr(AttrData::Distinct { id, value }))
     }
 
     fn parse_strided(&mut self) -> PResult<AttrId> {

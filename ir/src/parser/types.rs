@@ -89,7 +89,7 @@ impl<'s> Parser<'s, '_> {
                             TypeData::Float(kind)
                         } else if let Some((signedness, digits)) = integer_keyword(text) {
                             match digits.parse::<u32>() {
-                                Ok(width) if (1..=MAX_INT_WIDTH).contains(&width) => {
+                                Ok(width) if width <= MAX_INT_WIDTH => {
                                     TypeData::Integer { width, signedness }
                                 }
                                 _ => return self.err(format!("invalid integer width in '{text}'")),

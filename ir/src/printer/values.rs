@@ -488,6 +488,14 @@ pub fn write_attr(out: &mut String, ctx: &Context, a: AttrId, resources: &mut Ve
             out.push_str("> : ");
             write_type(out, ctx, *ty, resources);
         }
+        AttrData::Distinct { id, value } => {
+            let _ = write!(out, "distinct[{id}]<");
+            // A distinct unit is `distinct[N]<>`, as MLIR prints it.
+            if !matches!(ctx.attr_data(*value), AttrData::Unit) {
+                write_attr(out, ctx, *value, resources);
+            }
+            out.push('>');
+        }
         AttrData::Dialect { dialect, body, ty } => {
             let _ = write!(out, "#{}{}", ctx.str(*dialect), ctx.str(*body));
             if let Some(t) = ty {
