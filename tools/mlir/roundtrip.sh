@@ -8,7 +8,7 @@
 #     mlir-opt --allow-unregistered-dialect --mlir-print-op-generic A  -> G2
 #
 # and is counted as 'mlir rejects' (mlir-opt fails on the chunk: an invalid-input
-# test, or a dialect this mlir-opt does not have), 'acc rejects' (acc-opt fails on G1),
+# test, or syntax newer than this mlir-opt), 'acc rejects' (acc-opt fails on G1),
 # 'same' (G2 = G1 as text) or 'differs' (G2 != G1, or mlir-opt fails on A). Prints one
 # line per file and the totals:
 #

@@ -3,7 +3,8 @@
 //! Softplus, Softsign, Mish), LRN, LogSoftmax, the reductions ReduceL1, ReduceL2,
 //! ReduceSumSquare, ReduceLogSum and ReduceLogSumExp, InstanceNormalization, Split,
 //! Tile, Expand and Gather (known indices) of a computed tensor, ConvTranspose (a convolution of the input with
-//! zeros inserted), and 1-D convolution and pooling (as 2-D). Most are ONNX
+//! zeros inserted), LSTM, GRU and RNN (unrolled over a static sequence length:
+//! `recurrent`), and 1-D convolution and pooling (as 2-D). Most are ONNX
 //! functions, and the expansions follow the function bodies of the ONNX standard (or
 //! onnxruntime's kernels, where those compute differently); every level below the
 //! graph dialect then runs them as it runs their parts.
@@ -14,9 +15,14 @@
 
 use crate::proto::{AttributeProto, NodeProto, TensorProto, attribute_proto, tensor_proto};
 
+mod recurrent;
+
 /// The op types [`decompose`] may expand.
-pub(super) const DECOMPOSED: [&str; 23] = [
+pub(super) const DECOMPOSED: [&str; 26] = [
     "ConvTranspose",
+    "LSTM",
+    "GRU",
+    "RNN",
     "Gather",
     "LRN",
     "HardSigmoid",
@@ -58,7 +64,10 @@ pub(super) struct Operand {
 /// computes these ops.
 pub(super) fn computes_in_f32(op: &str) -> bool {
     DECOMPOSED.contains(&op)
-        && !matches!(op, "Split" | "Tile" | "Expand" | "Gather" | "ConvTranspose")
+        && !matches!(
+            op,
+            "Split" | "Tile" | "Expand" | "Gather" | "ConvTranspose" | "LSTM" | "GRU" | "RNN"
+        )
 }
 
 /// A node written as others: new constants, then the nodes in order.
@@ -320,6 +329,7 @@ pub(super) fn decompose(
                 w.node_to("Reshape", &[&picked, &target], vec![], &out);
             }
             "Split" => split(node, x, known, opset, &mut w)?,
+            "LSTM" | "GRU" | "RNN" => recurrent::recurrent(node, x, known, &mut w)?,
             "Tile" => {
                 let shape = x.shape.as_ref().ok_or("it needs a static input shape")?;
                 let repeats = known(1).ok_or_else(|| must_be_known(node, 1, "repeats"))?;
