@@ -45,7 +45,6 @@ infos dropped, so that every shape is static.
 """
 
 import argparse
-import glob
 import math
 import os
 import sys

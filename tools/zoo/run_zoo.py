@@ -183,7 +183,7 @@ def table(results, threads, zoo):
         interp = r.get("interp_err")
         row = [r["model"], "x".join(map(str, r["input"])), "ok" if r["import"] else "FAIL",
                fmt_err(interp) if "interp_err" in r else ("skip" if r["import"] else "-"),
-               fmt_err(max(native_errs)) if native_errs else ("FAIL" if r["import"] else "-"),
+               fmt_err(max(native_errs)) if native_errs else ("FAIL" if r["import"] and threads else "-"),
                fmt_ms(compile_ms)]
         for t in threads:
             acc = r["native"].get(t, {}).get("ms")

@@ -497,12 +497,13 @@ impl<'s> Parser<'s, '_> {
             Some("quantized dimension must not be negative".to_string())
         } else if params.is_empty() {
             Some("expected at least one scale".to_string())
-        } else if let Some((scale, zp)) = params.iter().find(|(s, z)| {
+        } else if let Some((scale, _)) = params.iter().find(|(s, _)| {
             let s = f64::from_bits(*s);
-            !(s.is_finite() && s > 0.0) || *z < lo || *z > hi
+            !(s.is_finite() && s > 0.0)
         }) {
+            // As MLIR, zero points are not limited to the storage range.
             Some(format!(
-                "scale {} and zero point {zp} are invalid: scales must be finite and positive, zero points within [{lo}, {hi}]",
+                "scale {} is invalid: scales must be finite and positive",
                 f64::from_bits(*scale)
             ))
         } else {
@@ -534,11 +535,17 @@ impl<'s> Parser<'s, '_> {
         Ok((scale.to_bits(), zero_point))
     }
 
-    /// Parses a (possibly negative) decimal float or integer literal as f64.
+    /// Parses a (possibly negative) decimal float or integer literal as f64, or a
+    /// hexadecimal integer as the f64's bit pattern (as MLIR writes quantized scales).
     pub fn parse_f64_literal(&mut self) -> PResult<f64> {
         let neg = self.try_consume(Tok::Minus);
+        let text = self.tok_text();
         let v = match self.peek() {
-            Tok::Float | Tok::Integer => match self.tok_text().parse::<f64>() {
+            Tok::Integer if text.starts_with("0x") => match u64::from_str_radix(&text[2..], 16) {
+                Ok(bits) => f64::from_bits(bits),
+                Err(_) => return self.err("invalid hexadecimal float bit pattern"),
+            },
+            Tok::Float | Tok::Integer => match text.parse::<f64>() {
                 Ok(v) => v,
                 Err(_) => return self.err("invalid number"),
             },

@@ -54,11 +54,6 @@ func.func private @f(tensor<4x!quant.uniform<i8<-200:200>:f32, 0.5>>)
 
 // -----
 
-// expected-error @+1 {{zero points within [0, 15]}}
-func.func private @f(tensor<4x!quant.uniform<u4:f32, 0.5:16>>)
-
-// -----
-
 // expected-error @+1 {{sparse indices must be rows of 2 in-bounds indices}}
 "t.op"() {a = sparse<[[0, 7]], [1]> : tensor<2x2xi32>} : () -> ()
 
