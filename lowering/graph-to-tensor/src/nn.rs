@@ -208,19 +208,19 @@ pub(super) fn pool(
         if let graph::Op::GlobalMaxPool | graph::Op::GlobalAvgPool = op {
             (i64s(e.ctx, &sx[2..]), [None; 4])
         } else {
-            if attrs.flag(graph::AvgPool::ATTR_CEIL_MODE) {
-                return Err("ceil_mode has no lowering yet".into());
-            }
             let w = attrs
                 .get(graph::AvgPool::ATTR_KERNEL_SHAPE)
                 .ok_or("requires kernel_shape")?;
-            let taken = [
+            let mut taken = [
                 graph::AvgPool::ATTR_STRIDES,
                 graph::AvgPool::ATTR_DILATIONS,
                 graph::AvgPool::ATTR_PADS,
                 graph::AvgPool::ATTR_COUNT_INCLUDE_PAD,
             ]
             .map(|name| attrs.get(name));
+            if attrs.flag(graph::AvgPool::ATTR_CEIL_MODE) {
+                taken[2] = Some(ceil_mode_pads(e, &sx, out, attrs)?);
+            }
             (w, taken)
         };
     let init = tensor::Empty::build(e, &[], out).result()?;
@@ -240,6 +240,41 @@ pub(super) fn pool(
         pool = pool.count_include_pad(a);
     }
     pool.result()
+}
+
+/// The pads of a `ceil_mode` pool as a floor-mode pool computes it: the last window,
+/// which may start inside the end padding and run past it, gets the end padding it
+/// reaches. Padding is never a maximum, nor counted in an average without
+/// `count_include_pad`, so both compute what ONNX's ceil mode does; an average that
+/// counts padding would count the extra too, and has no lowering.
+fn ceil_mode_pads(
+    e: &Builder<'_>,
+    input: &[i64],
+    out: TypeId,
+    attrs: &AttrValues<'_>,
+) -> Result<acc_ir::AttrId, String> {
+    let (so, _) = shape_of(e.ctx, out)?;
+    let kernel = attrs.ints(graph::AvgPool::ATTR_KERNEL_SHAPE).unwrap_or_default();
+    let strides = attrs.ints(graph::AvgPool::ATTR_STRIDES).unwrap_or(vec![1, 1]);
+    let dilations = attrs.ints(graph::AvgPool::ATTR_DILATIONS).unwrap_or(vec![1, 1]);
+    let mut pads = attrs.ints(graph::AvgPool::ATTR_PADS).unwrap_or(vec![0; 4]);
+    if kernel.len() != 2 || strides.len() != 2 || dilations.len() != 2 || pads.len() != 4 {
+        return Err("a 2-D pool needs two kernel sizes, strides and dilations, four pads".into());
+    }
+    for i in 0..2 {
+        let reach = (so[2 + i] - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1;
+        let extra = reach - (input[2 + i] + pads[i] + pads[2 + i]);
+        if extra > 0 {
+            if attrs.flag(graph::AvgPool::ATTR_COUNT_INCLUDE_PAD) {
+                return Err(
+                    "ceil_mode with count_include_pad, where the last window passes the padding, has no lowering yet"
+                        .into(),
+                );
+            }
+            pads[2 + i] += extra;
+        }
+    }
+    Ok(i64s(e.ctx, &pads))
 }
 
 /// A reduction of `x` over `axis` with `combine` (the float and integer arith ops)
