@@ -68,7 +68,10 @@ impl Layouts<'_> {
                 let Some(kept) = self.merge_packs(source, pack, &tiling, padding) else {
                     return Ok(false);
                 };
+                // The kept pack may be an earlier twin: its own padding value is the
+                // one defined before it (the moved pack's may come later).
                 let pack = kept;
+                let (_, _, padding) = self.pack_parts(pack);
                 let moved = match self.kind(def) {
                     Some(tensor::Op::Pad) => self.pad_through(def, pack, &tiling, padding)?,
                     Some(tensor::Op::Broadcast) => {
