@@ -193,7 +193,11 @@ pub(super) fn pool(
     out: TypeId,
     attrs: &AttrValues<'_>,
 ) -> Result<ValueId, String> {
-    let (sx, _) = shape_of(e.ctx, e.type_of(x))?;
+    let (sx, elem) = shape_of(e.ctx, e.type_of(x))?;
+    let global = matches!(op, graph::Op::GlobalMaxPool | graph::Op::GlobalAvgPool);
+    if global && sx[2..].iter().product::<i64>() > LARGE_GLOBAL_WINDOW && is_float(e.ctx, elem) {
+        return global_pool_by_reductions(e, op, x, out);
+    }
     let kind = match op {
         graph::Op::MaxPool | graph::Op::GlobalMaxPool => "max",
         _ => "avg",
@@ -240,6 +244,42 @@ pub(super) fn pool(
         pool = pool.count_include_pad(a);
     }
     pool.result()
+}
+
+/// Global pools over more positions than this are reductions (a pool's window is
+/// unrolled where it lowers: 112 x 112 of them in EfficientNet's first squeeze-excite
+/// made 400k ops).
+const LARGE_GLOBAL_WINDOW: i64 = 64;
+
+/// A global pool as reductions over the spatial axes (the last first), an average
+/// divided by the count, reshaped to N x C x 1 x ... x 1.
+fn global_pool_by_reductions(
+    e: &mut Builder<'_>,
+    op: graph::Op,
+    x: ValueId,
+    out: TypeId,
+) -> Result<ValueId, String> {
+    let (sx, elem) = shape_of(e.ctx, e.type_of(x))?;
+    let (so, _) = shape_of(e.ctx, out)?;
+    let max = op == graph::Op::GlobalMaxPool;
+    let (combine, start) = if max {
+        ((A::Maximumf, Some(A::Maxsi)), f64::NEG_INFINITY)
+    } else {
+        ((A::Addf, None), 0.0)
+    };
+    let mut v = x;
+    for axis in (2..sx.len()).rev() {
+        v = reduce_axis(e, v, axis, combine, start)?;
+    }
+    if !max {
+        let count = sx[2..].iter().product::<i64>() as f64;
+        let ty = e.type_of(v);
+        v = map_with(e, &[v], ty, &mut |inner, args| {
+            let n = inner.scalar(elem, count)?;
+            arith_op(inner, A::Divf, None, &[args[0], n], elem)
+        })?;
+    }
+    reshape(e, v, &so)
 }
 
 /// The pads of a `ceil_mode` pool as a floor-mode pool computes it: the last window,
