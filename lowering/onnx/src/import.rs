@@ -417,16 +417,19 @@ impl<'c> Importer<'c> {
                 true => return Ok(()),
                 false if !supported(op_type) && !decompose::DECOMPOSED.contains(&op_type) => {
                     // Name the first input that is not known (a caller may bind it).
-                    let (i, name) = node
+                    let unknown = node
                         .input
                         .iter()
                         .enumerate()
-                        .find(|(_, n)| !n.is_empty() && !self.constants.contains_key(*n))
-                        .map(|(i, n)| (i, n.as_str()))
-                        .unwrap_or((0, ""));
-                    return Err(format!(
-                        "acc computes {op_type} at import only, from known inputs: its input {i} ('{name}') must be a constant (an initializer, a shape of a statically shaped value, or a model input fixed with --bind)"
-                    ));
+                        .find(|(_, n)| !n.is_empty() && !self.constants.contains_key(*n));
+                    return Err(match unknown {
+                        Some((i, name)) => format!(
+                            "acc computes {op_type} at import only, from known inputs: its input {i} ('{name}') must be a constant (an initializer, a shape of a statically shaped value, or a model input fixed with --bind)"
+                        ),
+                        None => format!(
+                            "acc computes {op_type} at import only, and not for these inputs (an element type or size it does not fold)"
+                        ),
+                    });
                 }
                 false => {}
             }

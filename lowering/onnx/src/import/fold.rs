@@ -201,7 +201,7 @@ pub(super) fn fold(
             Ok(reshaped(x, shape))
         }
         "Transpose" => transpose(arg(0)?, attrs.ints("perm")),
-        "Range" => range(arg(0)?, arg(1)?, arg(2)?)?,
+        "Range" => range(ctx, arg(0)?, arg(1)?, arg(2)?)?,
         "Expand" => {
             let x = arg(0)?;
             let shape = broadcast_shape(&[&x.shape, &ints(arg(1)?)?]);
@@ -828,22 +828,42 @@ fn transpose(x: &Known, perm: Option<Vec<i64>>) -> Result<Known, String> {
     })
 }
 
-/// Range of integers (floats are left to run: their accumulated rounding is the
-/// runtime's).
-fn range(start: &Known, limit: &Known, delta: &Known) -> Option<Result<Known, String>> {
-    let (s, l, d) = (
-        ints(start)?.first().copied()?,
-        ints(limit)?.first().copied()?,
-        ints(delta)?.first().copied()?,
-    );
-    if d == 0 {
+/// Range: `start + i * delta` for i below ceil((limit - start) / delta), computed
+/// in the element type as onnxruntime does (for floats, the product and the sum each
+/// rounded to it).
+fn range(
+    ctx: &Context,
+    start: &Known,
+    limit: &Known,
+    delta: &Known,
+) -> Option<Result<Known, String>> {
+    let number = |k: &Known| -> Option<f64> {
+        match k.data.first()? {
+            Scalar::Int(i) => Some(*i as f64),
+            Scalar::Float(f) => Some(*f),
+        }
+    };
+    let (s, l, d) = (number(start)?, number(limit)?, number(delta)?);
+    if d == 0.0 {
         return Some(Err("its delta is 0".into()));
     }
-    let n = ((l - s) as f64 / d as f64).ceil().max(0.0) as usize;
-    if n > MAX_ELEMENTS {
+    let n = ((l - s) / d).ceil();
+    if !n.is_finite() || n > MAX_ELEMENTS as f64 {
         return None;
     }
-    let data = (0..n as i64).map(|i| Scalar::Int((s + i * d).into())).collect();
+    let kind = kind(ctx, start.element)?;
+    let data = (0..n.max(0.0) as i64)
+        .map(|i| match (start.data[0], delta.data[0]) {
+            (Scalar::Int(s), Scalar::Int(d)) => kind.normalize(Scalar::Int(s + i128::from(i) * d)),
+            _ => {
+                let step = kind.normalize(Scalar::Float(i as f64 * d));
+                let Scalar::Float(step) = step else {
+                    return step;
+                };
+                kind.normalize(Scalar::Float(s + step))
+            }
+        })
+        .collect();
     Some(Ok(vector(start.element, data)))
 }
 
