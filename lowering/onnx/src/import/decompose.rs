@@ -1,7 +1,8 @@
 //! ONNX ops the importer writes as several simpler ONNX nodes, which it then imports
 //! one by one: activations (HardSigmoid, HardSwish, LeakyRelu, PRelu, Elu, Selu, Celu,
 //! Softplus, Softsign, Mish), LRN, LogSoftmax, the reductions ReduceL1, ReduceL2,
-//! ReduceSumSquare, ReduceLogSum and ReduceLogSumExp, InstanceNormalization, Split,
+//! ReduceSumSquare, ReduceLogSum and ReduceLogSumExp, InstanceNormalization,
+//! GroupNormalization, Split,
 //! Tile, Expand and Gather (known indices) of a computed tensor, ConvTranspose (a convolution of the input with
 //! zeros inserted), LSTM, GRU and RNN (unrolled over a static sequence length:
 //! `recurrent`), and 1-D convolution and pooling (as 2-D). Most are ONNX
@@ -18,8 +19,9 @@ use crate::proto::{AttributeProto, NodeProto, TensorProto, attribute_proto, tens
 mod recurrent;
 
 /// The op types [`decompose`] may expand.
-pub(super) const DECOMPOSED: [&str; 26] = [
+pub(super) const DECOMPOSED: [&str; 27] = [
     "ConvTranspose",
+    "GroupNormalization",
     "LSTM",
     "GRU",
     "RNN",
@@ -281,6 +283,51 @@ pub(super) fn decompose(
                 w.node_to("Div", &[&x_name, &denominator], vec![], &out);
             }
             "ConvTranspose" => conv_transpose(node, x, &mut w)?,
+            "GroupNormalization" => {
+                // Each group of C / G channels normalized over its channels and space:
+                // x as [N, G, rest], then scale and bias per channel (opset 21) or per
+                // group (opsets 18 to 20, repeated over the group's channels).
+                let shape = x.shape.as_ref().ok_or("it needs a static input shape")?;
+                if shape.len() < 3 {
+                    return Err("its input must have at least 3 dimensions".into());
+                }
+                let groups = attr(node, "num_groups").and_then(|a| a.i).ok_or("it needs num_groups")?;
+                let channels = shape[1];
+                if groups < 1 || channels % groups != 0 {
+                    return Err(format!("{channels} channels do not split into {groups} groups"));
+                }
+                let grouped = w.ints(&[shape[0], groups, -1]);
+                let r = w.node("Reshape", &[&x_name, &grouped], vec![]);
+                let keep = vec![ints("axes", &[2]), int("keepdims", 1)];
+                let mean = w.node("ReduceMean", &[&r], keep.clone());
+                let d = w.node("Sub", &[&r, &mean], vec![]);
+                let sq = w.node("Mul", &[&d, &d], vec![]);
+                let var = w.node("ReduceMean", &[&sq], keep);
+                let eps = w.scalar(f("epsilon", 1e-5));
+                let ve = w.node("Add", &[&var, &eps], vec![]);
+                let sd = w.node("Sqrt", &[&ve], vec![]);
+                let normal = w.node("Div", &[&d, &sd], vec![]);
+                let back_shape = w.ints(shape);
+                let back = w.node("Reshape", &[&normal, &back_shape], vec![]);
+                let per_channel = |w: &mut Writer, v: &str| -> String {
+                    let v = if opset >= 21 {
+                        v.to_string()
+                    } else {
+                        let column = w.ints(&[groups, 1]);
+                        let g = w.node("Reshape", &[v, &column], vec![]);
+                        let wide = w.ints(&[groups, channels / groups]);
+                        let spread = w.node("Expand", &[&g, &wide], vec![]);
+                        let flat = w.ints(&[channels]);
+                        w.node("Reshape", &[&spread, &flat], vec![])
+                    };
+                    let trailing: Vec<i64> = (1..shape.len() as i64 - 1).collect();
+                    w.node("Unsqueeze", &[&v], vec![ints("axes", &trailing)])
+                };
+                let scale = per_channel(&mut w, &input(1));
+                let bias = per_channel(&mut w, &input(2));
+                let scaled = w.node("Mul", &[&back, &scale], vec![]);
+                w.node_to("Add", &[&scaled, &bias], vec![], &out);
+            }
             "Gather" => {
                 // Known indices into a computed tensor (ViT's class token, a head's
                 // slice): one Slice per index, concatenated, reshaped to
