@@ -532,6 +532,18 @@ impl<'c> Importer<'c> {
     /// Folds `node` when its inputs are known ([`fold`]): its outputs become constants.
     /// False when it is left to run.
     fn fold(&mut self, body: BodyId, node: &crate::proto::NodeProto) -> Result<bool, String> {
+        // Only Shape and Size fold from types: any other node with an input that is
+        // not a constant is left to run before its constants are expanded (a Mul of a
+        // large weight by an activation would expand the weight for nothing).
+        let op = node.op_type.as_deref().unwrap_or("");
+        if !matches!(op, "Shape" | "Size")
+            && node
+                .input
+                .iter()
+                .any(|n| !n.is_empty() && !self.constants.contains_key(n))
+        {
+            return Ok(false);
+        }
         let mut inputs = Vec::new();
         for name in &node.input {
             let input = if name.is_empty() {
@@ -659,7 +671,7 @@ impl<'c> Importer<'c> {
     }
 
     /// `node` (of an f16 or bf16 input, ONNX type `data_type`) computed in f32: its
-    /// input cast up, the node, its output cast back.
+    /// inputs of that type cast up, the node, its output cast back.
     fn in_f32(
         &mut self,
         body: BodyId,
@@ -681,17 +693,33 @@ impl<'c> Importer<'c> {
             }],
             ..Default::default()
         };
-        let (up, wide) = (format!("{out}::f32_input"), format!("{out}::f32"));
+        let wide = format!("{out}::f32");
         let float = crate::proto::tensor_proto::DataType::Float as i32;
         let mut inner = node.clone();
-        inner.input[0] = up.clone();
         inner.output = vec![wide.clone()];
-        for n in [
-            cast(&node.input[0], &up, float),
-            inner,
-            cast(&wide, &out, data_type),
-        ] {
-            self.node(body, block, &n)?;
+        // Every input of the half type (the data, and a slope, scale or bias) is cast
+        // up; integer inputs (axes) stay.
+        let mut steps = Vec::new();
+        for (i, name) in node.input.iter().enumerate() {
+            let ty = self.values.get(name).map(|v| self.ir.body(body).value_type(*v)).or_else(|| {
+                self.constants
+                    .get(name)
+                    .and_then(|a| acc_ir::rewrite::attr_type(self.ctx, *a))
+            });
+            let same_half = ty
+                .and_then(|t| self.ctx.type_data(t).element_type())
+                .and_then(|e| tensors::data_type(self.ctx, e))
+                == Some(data_type);
+            if !name.is_empty() && same_half {
+                let up = format!("{out}::f32_input{i}");
+                steps.push(cast(name, &up, float));
+                inner.input[i] = up;
+            }
+        }
+        steps.push(inner);
+        steps.push(cast(&wide, &out, data_type));
+        for n in &steps {
+            self.node(body, block, n)?;
         }
         Ok(())
     }
