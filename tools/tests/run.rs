@@ -101,12 +101,20 @@ fn onnx_inputs_by_name_and_bound_at_import() {
     // Without the repeats the import names the input to bind.
     let (code, _, err) = s.run(&[model, "--input", "x=tx.npy"]);
     assert_eq!(code, 1, "{err}");
-    assert!(err.contains("'y'") && err.contains("must be a constant"), "{err}");
+    assert!(
+        err.contains("'y'") && err.contains("must be a constant"),
+        "{err}"
+    );
     let want = vec![
         1.0, 2.0, 1.0, 2.0, 3.0, 4.0, 3.0, 4.0, 1.0, 2.0, 1.0, 2.0, 3.0, 4.0, 3.0, 4.0,
     ];
-    for mode in [&["--mode", "interp"][..], &["--mode", "jit", "--pipeline", "host-pipeline"]] {
-        let mut args = vec![model, "--bind", "y=r.npy", "--input", "x=tx.npy", "-o", "t.npy"];
+    for mode in [
+        &["--mode", "interp"][..],
+        &["--mode", "jit", "--pipeline", "host-pipeline"],
+    ] {
+        let mut args = vec![
+            model, "--bind", "y=r.npy", "--input", "x=tx.npy", "-o", "t.npy",
+        ];
         args.extend_from_slice(mode);
         let (code, _, err) = s.run(&args);
         assert_eq!(code, 0, "{mode:?}: {err}");

@@ -38,14 +38,25 @@ fn zoo_models_match_onnxruntime_in_the_interpreter_and_as_native_code() {
         })
         .collect();
     models.sort();
-    assert!(models.len() >= 6, "the zoo subset has {} models", models.len());
+    assert!(
+        models.len() >= 6,
+        "the zoo subset has {} models",
+        models.len()
+    );
     let host = concat!(env!("CARGO_MANIFEST_DIR"), "/../lowering/runtime/host.acc");
     let out_dir = tempfile::tempdir().expect("a temporary directory");
     let mut failures = Vec::new();
     for m in &models {
         let input = dir.join(format!("{m}.input.npy"));
         let (want_shape, want) = read_f32s(&dir.join(format!("{m}.output.npy")));
-        let native: &[&str] = &["--mode", "jit", "--pipeline", "host-pipeline", "--target", host];
+        let native: &[&str] = &[
+            "--mode",
+            "jit",
+            "--pipeline",
+            "host-pipeline",
+            "--target",
+            host,
+        ];
         for (mode, extra) in [("interp", &[][..]), ("native", native)] {
             let out = out_dir.path().join(format!("{m}.{mode}.npy"));
             let run = Command::new(env!("CARGO_BIN_EXE_acc-run"))

@@ -605,14 +605,18 @@ impl<'s> Parser<'s, '_> {
                 "negative integer literal not valid for unsigned integer type",
             );
         }
-        let value = if neg { magnitude.wrapping_neg() } else { magnitude };
+        let value = if neg {
+            magnitude.wrapping_neg()
+        } else {
+            magnitude
+        };
         // From 127 bits on the bounds leave i128 (the literal is one already): only
         // the lower bound can exclude a value.
         let fits = match signedness {
             Signedness::Unsigned if width >= 127 => value >= 0,
             _ if width >= 128 => true,
             Signedness::Signed if width == 127 => {
-                value >= -(1i128 << 126) && value < (1i128 << 126)
+                (-(1i128 << 126)..(1i128 << 126)).contains(&value)
             }
             _ if width == 127 => value >= -(1i128 << 126),
             Signedness::Unsigned => value < (1i128 << width),

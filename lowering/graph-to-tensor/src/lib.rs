@@ -188,8 +188,14 @@ fn lower_op(e: &mut Builder<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, S
             let a = broadcast_to(e, p.operands[0], &out_shape)?;
             let b = broadcast_to(e, p.operands[1], &out_shape)?;
             let operand_type = e.type_of(a);
-            let elem = e.ctx.type_data(operand_type).element_type().ok_or("not a tensor")?;
-            map_with(e, &[a, b], out, &mut |inner, args| compare(inner, k, args, elem))?
+            let elem = e
+                .ctx
+                .type_data(operand_type)
+                .element_type()
+                .ok_or("not a tensor")?;
+            map_with(e, &[a, b], out, &mut |inner, args| {
+                compare(inner, k, args, elem)
+            })?
         }
         Some(G::Not) => {
             let bool_type = e.ctx.int_type(1);
@@ -388,7 +394,10 @@ fn compare(
     }
     let unsigned = matches!(
         e.ctx.type_data(elem),
-        acc_ir::TypeData::Integer { signedness: acc_ir::Signedness::Unsigned, .. }
+        acc_ir::TypeData::Integer {
+            signedness: acc_ir::Signedness::Unsigned,
+            ..
+        }
     );
     let predicate = match (k, unsigned) {
         (G::Equal, _) => cmpi::EQ,

@@ -294,9 +294,15 @@ fn ceil_mode_pads(
     attrs: &AttrValues<'_>,
 ) -> Result<acc_ir::AttrId, String> {
     let (so, _) = shape_of(e.ctx, out)?;
-    let kernel = attrs.ints(graph::AvgPool::ATTR_KERNEL_SHAPE).unwrap_or_default();
-    let strides = attrs.ints(graph::AvgPool::ATTR_STRIDES).unwrap_or(vec![1, 1]);
-    let dilations = attrs.ints(graph::AvgPool::ATTR_DILATIONS).unwrap_or(vec![1, 1]);
+    let kernel = attrs
+        .ints(graph::AvgPool::ATTR_KERNEL_SHAPE)
+        .unwrap_or_default();
+    let strides = attrs
+        .ints(graph::AvgPool::ATTR_STRIDES)
+        .unwrap_or(vec![1, 1]);
+    let dilations = attrs
+        .ints(graph::AvgPool::ATTR_DILATIONS)
+        .unwrap_or(vec![1, 1]);
     let mut pads = attrs.ints(graph::AvgPool::ATTR_PADS).unwrap_or(vec![0; 4]);
     if kernel.len() != 2 || strides.len() != 2 || dilations.len() != 2 || pads.len() != 4 {
         return Err("a 2-D pool needs two kernel sizes, strides and dilations, four pads".into());

@@ -348,7 +348,10 @@ impl<'c> Importer<'c> {
         };
         let arg_names = names(
             self.ctx,
-            inputs.iter().map(|i| i.name.as_deref().unwrap_or("")).collect(),
+            inputs
+                .iter()
+                .map(|i| i.name.as_deref().unwrap_or(""))
+                .collect(),
         )?;
         let result_names = names(
             self.ctx,
@@ -629,8 +632,8 @@ impl<'c> Importer<'c> {
                     .get(&second)
                     .and_then(|a| acc_ir::rewrite::attr_type(self.ctx, *a))
             });
-        let data_type =
-            tensors::data_type(self.ctx, element).ok_or("its input's element type is not supported")?;
+        let data_type = tensors::data_type(self.ctx, element)
+            .ok_or("its input's element type is not supported")?;
         let half = [
             crate::proto::tensor_proto::DataType::Float16 as i32,
             crate::proto::tensor_proto::DataType::Bfloat16 as i32,
@@ -701,11 +704,15 @@ impl<'c> Importer<'c> {
         // up; integer inputs (axes) stay.
         let mut steps = Vec::new();
         for (i, name) in node.input.iter().enumerate() {
-            let ty = self.values.get(name).map(|v| self.ir.body(body).value_type(*v)).or_else(|| {
-                self.constants
-                    .get(name)
-                    .and_then(|a| acc_ir::rewrite::attr_type(self.ctx, *a))
-            });
+            let ty = self
+                .values
+                .get(name)
+                .map(|v| self.ir.body(body).value_type(*v))
+                .or_else(|| {
+                    self.constants
+                        .get(name)
+                        .and_then(|a| acc_ir::rewrite::attr_type(self.ctx, *a))
+                });
             let same_half = ty
                 .and_then(|t| self.ctx.type_data(t).element_type())
                 .and_then(|e| tensors::data_type(self.ctx, e))

@@ -226,7 +226,10 @@ fn sub_byte_values(
 }
 
 /// A small tensor's element type and elements (a ConstantOfShape's value).
-pub(crate) fn element_values(ctx: &Context, t: &TensorProto) -> Result<(TypeId, Vec<Scalar>), String> {
+pub(crate) fn element_values(
+    ctx: &Context,
+    t: &TensorProto,
+) -> Result<(TypeId, Vec<Scalar>), String> {
     let element = element_type(ctx, t.data_type.unwrap_or(0))?;
     let kind = ElementKind::of(ctx, element).ok_or("unsupported element type")?;
     let n = t.dims.iter().try_fold(1usize, |acc, d| {
@@ -282,7 +285,8 @@ pub fn computed_constant(
     let kind = ElementKind::of(ctx, element).ok_or("unsupported element type")?;
     let splat = data.windows(2).all(|w| w[0] == w[1]);
     if splat && let Some(first) = data.first() {
-        return elements::dense_attr(ctx, ty, &[*first]).ok_or_else(|| "cannot be represented".into());
+        return elements::dense_attr(ctx, ty, &[*first])
+            .ok_or_else(|| "cannot be represented".into());
     }
     if data.len() <= RESOURCE_THRESHOLD {
         return elements::dense_attr(ctx, ty, data).ok_or_else(|| "cannot be represented".into());
@@ -296,7 +300,13 @@ pub fn computed_constant(
 
 /// `dense_resource<KEY>` of type `ty`, its blob `data` stored under a key made from
 /// `name`.
-fn resource(ctx: &mut Context, ty: TypeId, kind: ElementKind, data: Arc<[u8]>, name: &str) -> AttrId {
+fn resource(
+    ctx: &mut Context,
+    ty: TypeId,
+    kind: ElementKind,
+    data: Arc<[u8]>,
+    name: &str,
+) -> AttrId {
     let builtin = ctx.sym("builtin");
     let key = ctx.sym(&resource_key(ctx, name));
     ctx.set_resource(

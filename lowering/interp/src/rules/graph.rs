@@ -60,13 +60,7 @@ pub(super) fn unary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 pub(super) fn binary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     let (a, b) = (r.operand(0)?, r.operand(1)?);
     let ty = r.result_type(0)?;
-    let (shape, _) = Tensor::layout(r.ctx, ty)?;
-    let dims: Vec<i64> = shape.iter().map(|d| *d as i64).collect();
-    let index = |t: &Tensor| {
-        let s: Vec<i64> = t.shape.iter().map(|d| *d as i64).collect();
-        broadcast_index(&s, &dims)
-            .ok_or_else(|| format!("shape {:?} does not broadcast to {:?}", t.shape, shape))
-    };
+    let index = broadcast_to_result(r, ty)?;
     let (ia, ib) = (index(a)?, index(b)?);
     let op = graph_kind(r.name)
         .and_then(BinaryOp::of)
@@ -83,17 +77,26 @@ pub(super) fn binary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     Ok(vec![Tensor::new(r.ctx, ty, data?)?])
 }
 
+/// For an operand, the index of its element each element of the result type `ty`
+/// reads under numpy broadcasting.
+fn broadcast_to_result(
+    r: &RuleInput<'_>,
+    ty: acc_ir::TypeId,
+) -> Result<impl Fn(&Tensor) -> Result<Vec<usize>, String>, String> {
+    let (shape, _) = Tensor::layout(r.ctx, ty)?;
+    let dims: Vec<i64> = shape.iter().map(|d| *d as i64).collect();
+    Ok(move |t: &Tensor| {
+        let s: Vec<i64> = t.shape.iter().map(|d| *d as i64).collect();
+        broadcast_index(&s, &dims)
+            .ok_or_else(|| format!("shape {:?} does not broadcast to {:?}", t.shape, shape))
+    })
+}
+
 /// `where`: the condition, true and false values broadcast to the result shape.
 pub(super) fn select_where(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     let (c, x, y) = (r.operand(0)?, r.operand(1)?, r.operand(2)?);
     let ty = r.result_type(0)?;
-    let (shape, _) = Tensor::layout(r.ctx, ty)?;
-    let dims: Vec<i64> = shape.iter().map(|d| *d as i64).collect();
-    let index = |t: &Tensor| {
-        let s: Vec<i64> = t.shape.iter().map(|d| *d as i64).collect();
-        broadcast_index(&s, &dims)
-            .ok_or_else(|| format!("shape {:?} does not broadcast to {:?}", t.shape, shape))
-    };
+    let index = broadcast_to_result(r, ty)?;
     let (ic, ix, iy) = (index(c)?, index(x)?, index(y)?);
     let data = ic
         .iter()

@@ -100,16 +100,12 @@ pub(super) fn decompose(
     if matches!(op, "Conv" | "ConvTranspose" | "MaxPool" | "AveragePool")
         && x.shape.as_ref().is_some_and(|s| s.len() == 3)
     {
-        return x
-            .shape
-            .as_ref()
-            .filter(|s| s.len() == 3)
-            .map(|_| {
-                if op == "ConvTranspose" && !x.second_known {
-                    return Err(must_be_known(node, 1, "weights"));
-                }
-                Ok(one_d_as_2d(node, x))
-            });
+        return x.shape.as_ref().filter(|s| s.len() == 3).map(|_| {
+            if op == "ConvTranspose" && !x.second_known {
+                return Err(must_be_known(node, 1, "weights"));
+            }
+            Ok(one_d_as_2d(node, x))
+        });
     }
     if !DECOMPOSED.contains(&op) {
         return None;
@@ -183,12 +179,14 @@ pub(super) fn decompose(
                 w.node_to("Mul", &[&x_name, &t], vec![], &out);
             }
             "LogSoftmax" => {
-                let rank = x.shape.as_ref().map(Vec::len).ok_or("it needs a ranked input")?;
-                let axis = attr(node, "axis").and_then(|a| a.i).unwrap_or(if opset < 13 {
-                    1
-                } else {
-                    -1
-                });
+                let rank = x
+                    .shape
+                    .as_ref()
+                    .map(Vec::len)
+                    .ok_or("it needs a ranked input")?;
+                let axis = attr(node, "axis")
+                    .and_then(|a| a.i)
+                    .unwrap_or(if opset < 13 { 1 } else { -1 });
                 let axis = if axis < 0 { axis + rank as i64 } else { axis };
                 let keep = vec![ints("axes", &[axis]), int("keepdims", 1)];
                 let m = w.node("ReduceMax", &[&x_name], keep.clone());
@@ -198,8 +196,7 @@ pub(super) fn decompose(
                 let l = w.node("Log", &[&s], vec![]);
                 w.node_to("Sub", &[&shifted, &l], vec![], &out);
             }
-            "ReduceL1" | "ReduceL2" | "ReduceSumSquare" | "ReduceLogSum"
-            | "ReduceLogSumExp" => {
+            "ReduceL1" | "ReduceL2" | "ReduceSumSquare" | "ReduceLogSum" | "ReduceLogSumExp" => {
                 let reduce_attrs: Vec<AttributeProto> = node.attribute.clone();
                 let mut reduce_inputs = vec![String::new()];
                 if node.input.len() > 1 {
@@ -227,20 +224,16 @@ pub(super) fn decompose(
                 }
             }
             "InstanceNormalization" => {
-                let rank = x.shape.as_ref().map(Vec::len).ok_or("it needs a ranked input")?;
+                let rank = x
+                    .shape
+                    .as_ref()
+                    .map(Vec::len)
+                    .ok_or("it needs a ranked input")?;
                 if rank < 3 {
                     return Err("its input must have at least 3 dimensions".into());
                 }
                 let axes: Vec<i64> = (2..rank as i64).collect();
-                let keep = vec![ints("axes", &axes), int("keepdims", 1)];
-                let mean = w.node("ReduceMean", &[&x_name], keep.clone());
-                let d = w.node("Sub", &[&x_name, &mean], vec![]);
-                let sq = w.node("Mul", &[&d, &d], vec![]);
-                let var = w.node("ReduceMean", &[&sq], keep);
-                let eps = w.scalar(f("epsilon", 1e-5));
-                let ve = w.node("Add", &[&var, &eps], vec![]);
-                let sd = w.node("Sqrt", &[&ve], vec![]);
-                let normal = w.node("Div", &[&d, &sd], vec![]);
+                let normal = w.normalize(&x_name, &axes, f("epsilon", 1e-5));
                 // scale and bias are [C]: as [C, 1, ...] they broadcast over N and space.
                 let trailing: Vec<i64> = (1..rank as i64 - 1).collect();
                 let scale = w.node("Unsqueeze", &[&input(1)], vec![ints("axes", &trailing)]);
@@ -257,7 +250,9 @@ pub(super) fn decompose(
                 if shape.len() < 3 {
                     return Err("its input must have at least 3 dimensions".into());
                 }
-                let size = attr(node, "size").and_then(|a| a.i).ok_or("it needs 'size'")?;
+                let size = attr(node, "size")
+                    .and_then(|a| a.i)
+                    .ok_or("it needs 'size'")?;
                 if size < 1 {
                     return Err(format!("size {size} is not positive"));
                 }
@@ -291,22 +286,18 @@ pub(super) fn decompose(
                 if shape.len() < 3 {
                     return Err("its input must have at least 3 dimensions".into());
                 }
-                let groups = attr(node, "num_groups").and_then(|a| a.i).ok_or("it needs num_groups")?;
+                let groups = attr(node, "num_groups")
+                    .and_then(|a| a.i)
+                    .ok_or("it needs num_groups")?;
                 let channels = shape[1];
                 if groups < 1 || channels % groups != 0 {
-                    return Err(format!("{channels} channels do not split into {groups} groups"));
+                    return Err(format!(
+                        "{channels} channels do not split into {groups} groups"
+                    ));
                 }
                 let grouped = w.ints(&[shape[0], groups, -1]);
                 let r = w.node("Reshape", &[&x_name, &grouped], vec![]);
-                let keep = vec![ints("axes", &[2]), int("keepdims", 1)];
-                let mean = w.node("ReduceMean", &[&r], keep.clone());
-                let d = w.node("Sub", &[&r, &mean], vec![]);
-                let sq = w.node("Mul", &[&d, &d], vec![]);
-                let var = w.node("ReduceMean", &[&sq], keep);
-                let eps = w.scalar(f("epsilon", 1e-5));
-                let ve = w.node("Add", &[&var, &eps], vec![]);
-                let sd = w.node("Sqrt", &[&ve], vec![]);
-                let normal = w.node("Div", &[&d, &sd], vec![]);
+                let normal = w.normalize(&r, &[2], f("epsilon", 1e-5));
                 let back_shape = w.ints(shape);
                 let back = w.node("Reshape", &[&normal, &back_shape], vec![]);
                 let per_channel = |w: &mut Writer, v: &str| -> String {
@@ -335,7 +326,10 @@ pub(super) fn decompose(
                 // indices is one Slice.
                 let shape = x.shape.as_ref().ok_or("it needs a static data shape")?;
                 let indices = known(1).ok_or_else(|| must_be_known(node, 1, "indices"))?;
-                let index_shape = x.second_shape.clone().ok_or("its indices need a static shape")?;
+                let index_shape = x
+                    .second_shape
+                    .clone()
+                    .ok_or("its indices need a static shape")?;
                 let rank = shape.len() as i64;
                 let axis = attr(node, "axis").and_then(|a| a.i).unwrap_or(0);
                 let axis = if axis < 0 { axis + rank } else { axis };
@@ -347,7 +341,9 @@ pub(super) fn decompose(
                 for i in &indices {
                     let j = if *i < 0 { i + dim } else { *i };
                     if !(0..dim).contains(&j) {
-                        return Err(format!("index {i} is out of range for a dimension of {dim}"));
+                        return Err(format!(
+                            "index {i} is out of range for a dimension of {dim}"
+                        ));
                     }
                     resolved.push(j);
                 }
@@ -477,7 +473,9 @@ fn coerced_to_2d(node: &NodeProto, x: &Operand, opset: i64) -> Option<Result<Exp
     }
     let op = node.op_type.as_deref().unwrap_or("");
     let Some(shape) = &x.shape else {
-        return Some(Err(format!("before opset 13, {op} needs a static input shape")));
+        return Some(Err(format!(
+            "before opset 13, {op} needs a static input shape"
+        )));
     };
     let rank = shape.len() as i64;
     let axis = attr(node, "axis").and_then(|a| a.i).unwrap_or(1);
@@ -512,7 +510,10 @@ fn coerced_to_2d(node: &NodeProto, x: &Operand, opset: i64) -> Option<Result<Exp
 fn conv_transpose(node: &NodeProto, x: &Operand, w: &mut Writer) -> Result<(), String> {
     let shape = x.shape.as_ref().ok_or("it needs a static input shape")?;
     if shape.len() != 4 {
-        return Err(format!("{}-D ConvTranspose is not supported", shape.len().saturating_sub(2)));
+        return Err(format!(
+            "{}-D ConvTranspose is not supported",
+            shape.len().saturating_sub(2)
+        ));
     }
     let out = node.output.first().cloned().unwrap_or_default();
     let list = |name: &str, default: [i64; 2]| -> Vec<i64> {
@@ -527,21 +528,30 @@ fn conv_transpose(node: &NodeProto, x: &Operand, w: &mut Writer) -> Result<(), S
     let kernel = attr(node, "kernel_shape")
         .map(|a| a.ints.clone())
         .filter(|k| !k.is_empty())
-        .or_else(|| x.second_shape.as_ref().map(|s| s[2.min(s.len())..].to_vec()))
+        .or_else(|| {
+            x.second_shape
+                .as_ref()
+                .map(|s| s[2.min(s.len())..].to_vec())
+        })
         .ok_or("it needs kernel_shape (weights of unknown shape)")?;
     let (strides, dilations) = (list("strides", [1, 1]), list("dilations", [1, 1]));
     let output_padding = list("output_padding", [0, 0]);
     let group = attr(node, "group").and_then(|a| a.i).unwrap_or(1);
     let input = |i: usize| node.input.get(i).cloned().unwrap_or_default();
-    if kernel.len() != 2 || strides.len() != 2 || dilations.len() != 2 || output_padding.len() != 2 {
-        return Err("its kernel_shape, strides, dilations and output_padding must have 2 values".into());
+    if kernel.len() != 2 || strides.len() != 2 || dilations.len() != 2 || output_padding.len() != 2
+    {
+        return Err(
+            "its kernel_shape, strides, dilations and output_padding must have 2 values".into(),
+        );
     }
     if strides.iter().chain(&dilations).any(|v| *v < 1) || group < 1 {
         return Err("its strides, dilations and group must be positive".into());
     }
     let (channels, spatial) = (shape[1], &shape[2..]);
     if channels % group != 0 {
-        return Err(format!("{channels} channels do not split into {group} groups"));
+        return Err(format!(
+            "{channels} channels do not split into {group} groups"
+        ));
     }
     // Each side's padding of the op (begin, end) per spatial axis.
     let auto_pad = attr(node, "auto_pad")
@@ -549,9 +559,13 @@ fn conv_transpose(node: &NodeProto, x: &Operand, w: &mut Writer) -> Result<(), S
         .map(|s| String::from_utf8_lossy(s).into_owned())
         .unwrap_or_else(|| "NOTSET".into());
     let full: Vec<i64> = (0..2)
-        .map(|i| strides[i] * (spatial[i] - 1) + output_padding[i] + (kernel[i] - 1) * dilations[i] + 1)
+        .map(|i| {
+            strides[i] * (spatial[i] - 1) + output_padding[i] + (kernel[i] - 1) * dilations[i] + 1
+        })
         .collect();
-    let output_shape = attr(node, "output_shape").map(|a| a.ints.clone()).filter(|v| !v.is_empty());
+    let output_shape = attr(node, "output_shape")
+        .map(|a| a.ints.clone())
+        .filter(|v| !v.is_empty());
     let pads: Vec<(i64, i64)> = if output_shape.is_some() || auto_pad.starts_with("SAME") {
         let wanted: Vec<i64> = match &output_shape {
             Some(o) if o.len() >= 2 => o[o.len() - 2..].to_vec(),
@@ -574,7 +588,11 @@ fn conv_transpose(node: &NodeProto, x: &Operand, w: &mut Writer) -> Result<(), S
         if p.len() != 4 {
             return Err("its pads must have 4 values".into());
         }
-        if auto_pad == "VALID" { vec![(0, 0); 2] } else { vec![(p[0], p[2]), (p[1], p[3])] }
+        if auto_pad == "VALID" {
+            vec![(0, 0); 2]
+        } else {
+            vec![(p[0], p[2]), (p[1], p[3])]
+        }
     } else {
         return Err(format!("auto_pad '{auto_pad}' is not supported"));
     };
@@ -582,8 +600,7 @@ fn conv_transpose(node: &NodeProto, x: &Operand, w: &mut Writer) -> Result<(), S
     //    more along the new axis, as [N, C, H s, W], then the trailing zeros cut.
     let mut current = input(0);
     let mut dims = shape.clone();
-    for axis in 0..2 {
-        let s = strides[axis];
+    for (axis, &s) in strides.iter().enumerate() {
         if s == 1 {
             continue;
         }
@@ -598,7 +615,11 @@ fn conv_transpose(node: &NodeProto, x: &Operand, w: &mut Writer) -> Result<(), S
         merged[a] *= s;
         let merged_shape = w.ints(&merged);
         let flat = w.node("Reshape", &[&spread, &merged_shape], vec![]);
-        let (start, end, axes) = (w.ints(&[0]), w.ints(&[(dims[a] - 1) * s + 1]), w.ints(&[a as i64]));
+        let (start, end, axes) = (
+            w.ints(&[0]),
+            w.ints(&[(dims[a] - 1) * s + 1]),
+            w.ints(&[a as i64]),
+        );
         current = w.node("Slice", &[&flat, &start, &end, &axes], vec![]);
         dims[a] = (dims[a] - 1) * s + 1;
     }
@@ -608,7 +629,10 @@ fn conv_transpose(node: &NodeProto, x: &Operand, w: &mut Writer) -> Result<(), S
     let mut crop: Vec<(i64, i64)> = vec![(0, 0); 2];
     for axis in 0..2 {
         let reach = dilations[axis] * (kernel[axis] - 1);
-        let (begin, end) = (reach - pads[axis].0, reach - pads[axis].1 + output_padding[axis]);
+        let (begin, end) = (
+            reach - pads[axis].0,
+            reach - pads[axis].1 + output_padding[axis],
+        );
         let a = 2 + axis;
         pad[a] = begin.max(0);
         pad[4 + a] = end.max(0);
@@ -672,18 +696,24 @@ fn split(
     let given = if opset >= 13 && node.input.get(1).is_some_and(|n| !n.is_empty()) {
         Some(known(1).ok_or_else(|| must_be_known(node, 1, "split sizes"))?)
     } else {
-        attr(node, "split").map(|a| a.ints.clone()).filter(|s| !s.is_empty())
+        attr(node, "split")
+            .map(|a| a.ints.clone())
+            .filter(|s| !s.is_empty())
     };
     let sizes = match given {
         Some(s) => s,
         None => {
-            let parts = attr(node, "num_outputs").and_then(|a| a.i).unwrap_or(outputs);
+            let parts = attr(node, "num_outputs")
+                .and_then(|a| a.i)
+                .unwrap_or(outputs);
             if parts <= 0 {
                 return Err("num_outputs must be positive".into());
             }
             // Equal parts, the last smaller when the dimension does not divide.
             let each = (dim + parts - 1) / parts;
-            (0..parts).map(|k| each.min(dim - k * each).max(0)).collect()
+            (0..parts)
+                .map(|k| each.min(dim - k * each).max(0))
+                .collect()
         }
     };
     if sizes.len() as i64 != outputs || sizes.iter().sum::<i64>() != dim {
@@ -711,7 +741,9 @@ fn must_be_known(node: &NodeProto, i: usize, what: &str) -> String {
 }
 
 fn attr<'a>(node: &'a NodeProto, name: &str) -> Option<&'a AttributeProto> {
-    node.attribute.iter().find(|a| a.name.as_deref() == Some(name))
+    node.attribute
+        .iter()
+        .find(|a| a.name.as_deref() == Some(name))
 }
 
 fn int(name: &str, v: i64) -> AttributeProto {
@@ -816,6 +848,20 @@ impl Writer {
         let s = self.ints(shape);
         // Expand of a scalar folds at import: the shape is known.
         self.node("Expand", &[&zero, &s], vec![])
+    }
+
+    /// (x - mean) / sqrt(variance + eps) over `axes` (kept as size 1): instance and
+    /// group normalization before their scale and bias.
+    fn normalize(&mut self, x: &str, axes: &[i64], eps: f32) -> String {
+        let keep = vec![ints("axes", axes), int("keepdims", 1)];
+        let mean = self.node("ReduceMean", &[x], keep.clone());
+        let d = self.node("Sub", &[x, &mean], vec![]);
+        let sq = self.node("Mul", &[&d, &d], vec![]);
+        let var = self.node("ReduceMean", &[&sq], keep);
+        let eps = self.scalar(eps);
+        let ve = self.node("Add", &[&var, &eps], vec![]);
+        let sd = self.node("Sqrt", &[&ve], vec![]);
+        self.node("Div", &[&d, &sd], vec![])
     }
 
     /// clip(alpha x + beta, 0, 1) into `out`.

@@ -163,7 +163,7 @@ pub(super) fn fold(
             &given.iter().flatten().copied().collect::<Vec<_>>(),
             attrs.int("axis")?,
         ),
-        "Slice" => slice(ctx, arg(0)?, arg(1)?, arg(2)?, arg(3), arg(4)),
+        "Slice" => slice(arg(0)?, arg(1)?, arg(2)?, arg(3), arg(4)),
         "Unsqueeze" | "Squeeze" => {
             // Axes are an input from opset 13, an attribute before (the importer's own
             // expansions write the attribute at any opset).
@@ -252,9 +252,7 @@ pub(super) fn fold(
             // An out-of-range value is the runtime's error to report.
             return cast(ctx, arg(0)?, to).ok().map(|k| Ok(vec![k]));
         }
-        "Add" | "Sub" | "Mul" | "Div" | "Min" | "Max" => {
-            arithmetic(ctx, op, arg(0)?, arg(1)?)?
-        }
+        "Add" | "Sub" | "Mul" | "Div" | "Min" | "Max" => arithmetic(ctx, op, arg(0)?, arg(1)?)?,
         "Neg" | "Abs" | "Floor" | "Ceil" | "Sqrt" => unary(ctx, op, arg(0)?)?,
         _ => return None,
     };
@@ -455,20 +453,12 @@ fn kind(ctx: &Context, element: TypeId) -> Option<ElementKind> {
 
 /// Add, Sub, Mul, Div, Min and Max of two known tensors of one element type. `None`
 /// (left to run) for an integer division by zero and mixed element types.
-fn arithmetic(
-    ctx: &Context,
-    op: &str,
-    a: &Known,
-    b: &Known,
-) -> Option<Result<Known, String>> {
+fn arithmetic(ctx: &Context, op: &str, a: &Known, b: &Known) -> Option<Result<Known, String>> {
     if a.element != b.element {
         return None;
     }
     let k = kind(ctx, a.element)?;
-    if matches!(k, ElementKind::Int(..))
-        && op == "Div"
-        && b.data.iter().any(|v| *v == Scalar::Int(0))
-    {
+    if matches!(k, ElementKind::Int(..)) && op == "Div" && b.data.contains(&Scalar::Int(0)) {
         return None;
     }
     let f = |x: Scalar, y: Scalar| -> Scalar {
@@ -570,7 +560,9 @@ fn gather(data: &Known, indices: &Known, axis: i64) -> Result<Known, String> {
     for i in idx {
         let j = if i < 0 { i + dim } else { i };
         if !(0..dim).contains(&j) {
-            return Err(format!("index {i} is out of range for a dimension of {dim}"));
+            return Err(format!(
+                "index {i} is out of range for a dimension of {dim}"
+            ));
         }
         resolved.push(j as usize);
     }
@@ -607,8 +599,7 @@ fn concat(parts: &[&Known], axis: i64) -> Result<Known, String> {
     shape[axis] = 0;
     for p in parts {
         let same = p.shape.len() == first.shape.len()
-            && p
-                .shape
+            && p.shape
                 .iter()
                 .zip(&first.shape)
                 .enumerate()
@@ -635,14 +626,12 @@ fn concat(parts: &[&Known], axis: i64) -> Result<Known, String> {
 }
 
 fn slice(
-    ctx: &Context,
     x: &Known,
     starts: &Known,
     ends: &Known,
     axes: Option<&Known>,
     steps: Option<&Known>,
 ) -> Result<Known, String> {
-    let _ = ctx;
     let rank = x.shape.len() as i64;
     let starts = ints(starts).ok_or("starts must be integers")?;
     let ends = ints(ends).ok_or("ends must be integers")?;
@@ -654,8 +643,7 @@ fn slice(
         Some(s) => ints(s).ok_or("steps must be integers")?,
         None => vec![1; starts.len()],
     };
-    if ends.len() != starts.len() || axes.len() != starts.len() || steps.len() != starts.len()
-    {
+    if ends.len() != starts.len() || axes.len() != starts.len() || steps.len() != starts.len() {
         return Err("starts, ends, axes and steps differ in length".into());
     }
     // Per dimension: first index, step and count.
@@ -890,11 +878,17 @@ mod tests {
         let x = ints_of(&ctx, &[2, 3], &[0, 1, 2, 3, 4, 5]);
         let (s, e) = (ints_of(&ctx, &[1], &[-1]), ints_of(&ctx, &[1], &[i64::MIN]));
         let (a, st) = (ints_of(&ctx, &[1], &[1]), ints_of(&ctx, &[1], &[-1]));
-        let r = slice(&ctx, &x, &s, &e, Some(&a), Some(&st)).expect("slice");
-        assert_eq!((r.shape.clone(), values(&r)), (vec![2, 3], vec![2, 1, 0, 5, 4, 3]));
+        let r = slice(&x, &s, &e, Some(&a), Some(&st)).expect("slice");
+        assert_eq!(
+            (r.shape.clone(), values(&r)),
+            (vec![2, 3], vec![2, 1, 0, 5, 4, 3])
+        );
         let (s, e) = (ints_of(&ctx, &[1], &[1]), ints_of(&ctx, &[1], &[1000]));
-        let r = slice(&ctx, &x, &s, &e, Some(&a), None).expect("slice");
-        assert_eq!((r.shape.clone(), values(&r)), (vec![2, 2], vec![1, 2, 4, 5]));
+        let r = slice(&x, &s, &e, Some(&a), None).expect("slice");
+        assert_eq!(
+            (r.shape.clone(), values(&r)),
+            (vec![2, 2], vec![1, 2, 4, 5])
+        );
     }
 
     #[test]
@@ -903,7 +897,10 @@ mod tests {
         let x = ints_of(&ctx, &[2, 3], &[0, 1, 2, 3, 4, 5]);
         let i = ints_of(&ctx, &[2], &[-1, 0]);
         let r = gather(&x, &i, 1).expect("gather");
-        assert_eq!((r.shape.clone(), values(&r)), (vec![2, 2], vec![2, 0, 5, 3]));
+        assert_eq!(
+            (r.shape.clone(), values(&r)),
+            (vec![2, 2], vec![2, 0, 5, 3])
+        );
         assert!(gather(&x, &ints_of(&ctx, &[1], &[3]), 1).is_err());
     }
 
@@ -930,7 +927,10 @@ mod tests {
             splat: false,
         };
         assert!(cast(&ctx, &big, ctx.int_type(8)).is_err());
-        assert_eq!(values(&cast(&ctx, &big, ctx.int_type(16)).expect("cast")), vec![300]);
+        assert_eq!(
+            values(&cast(&ctx, &big, ctx.int_type(16)).expect("cast")),
+            vec![300]
+        );
     }
 
     #[test]

@@ -61,7 +61,9 @@ pub(super) fn recurrent(
                 .all(|c| c[0] == "sigmoid" && c[1..].iter().all(|n| n == "tanh")),
         };
         if !default {
-            return Err(format!("activations {names:?} are not supported (the defaults are)"));
+            return Err(format!(
+                "activations {names:?} are not supported (the defaults are)"
+            ));
         }
     }
     let hidden = attr(node, "hidden_size")
@@ -89,11 +91,14 @@ pub(super) fn recurrent(
     }
     // Batch first: the steps run on [S, B, I]; the outputs are transposed back.
     let x_name = if batch_first {
-        w.node("Transpose", &[&input(0), ], vec![ints("perm", &[1, 0, 2])])
+        w.node("Transpose", &[&input(0)], vec![ints("perm", &[1, 0, 2])])
     } else {
         input(0)
     };
-    let linear_before_reset = attr(node, "linear_before_reset").and_then(|a| a.i).unwrap_or(0) != 0;
+    let linear_before_reset = attr(node, "linear_before_reset")
+        .and_then(|a| a.i)
+        .unwrap_or(0)
+        != 0;
     let h = hidden;
     let zeros_state = w.constant_of_shape(&[batch, h]);
     let mut ys = Vec::new();
@@ -169,13 +174,14 @@ pub(super) fn recurrent(
                         hr = w.node("Add", &[&hr, rb], vec![]);
                     }
                     let pre = w.node("Add", &[&xt, &hr], vec![]);
-                    let with_peephole = |w: &mut Writer, g: String, k: i64, c: &str| match peephole(w, k) {
-                        Some(p) => {
-                            let pc = w.node("Mul", &[&p, c], vec![]);
-                            w.node("Add", &[&g, &pc], vec![])
-                        }
-                        None => g,
-                    };
+                    let with_peephole =
+                        |w: &mut Writer, g: String, k: i64, c: &str| match peephole(w, k) {
+                            Some(p) => {
+                                let pc = w.node("Mul", &[&p, c], vec![]);
+                                w.node("Add", &[&g, &pc], vec![])
+                            }
+                            None => g,
+                        };
                     let i_pre = gate(w, &pre, 0);
                     let i_pre = with_peephole(w, i_pre, 0, &cs);
                     let f_pre = gate(w, &pre, 2);
@@ -251,17 +257,18 @@ pub(super) fn recurrent(
     }
     let out = |i: usize| node.output.get(i).filter(|o| !o.is_empty()).cloned();
     // Y is [S, D, B, H] ([B, S, D, H] batch first), Y_h and Y_c [D, B, H] ([B, D, H]).
-    let finish = |w: &mut Writer, parts: &[String], axis: i64, perm: &[i64], name: Option<String>| {
-        if let Some(name) = name {
-            let refs: Vec<&str> = parts.iter().map(String::as_str).collect();
-            if batch_first {
-                let joined = w.node("Concat", &refs, vec![int("axis", axis)]);
-                w.node_to("Transpose", &[&joined], vec![ints("perm", perm)], &name);
-            } else {
-                w.node_to("Concat", &refs, vec![int("axis", axis)], &name);
+    let finish =
+        |w: &mut Writer, parts: &[String], axis: i64, perm: &[i64], name: Option<String>| {
+            if let Some(name) = name {
+                let refs: Vec<&str> = parts.iter().map(String::as_str).collect();
+                if batch_first {
+                    let joined = w.node("Concat", &refs, vec![int("axis", axis)]);
+                    w.node_to("Transpose", &[&joined], vec![ints("perm", perm)], &name);
+                } else {
+                    w.node_to("Concat", &refs, vec![int("axis", axis)], &name);
+                }
             }
-        }
-    };
+        };
     finish(w, &ys, 1, &[2, 0, 1, 3], out(0));
     finish(w, &last_h, 0, &[1, 0, 2], out(1));
     if cell == Cell::Lstm {
