@@ -379,7 +379,10 @@ pub(super) fn decompose(
                 if repeats.len() != shape.len() || repeats.iter().any(|r| *r < 0) {
                     return Err(format!("repeats {repeats:?} do not fit its input"));
                 }
-                if repeats.iter().map(|r| *r as u64).product::<u64>() > 4096 {
+                let copies = repeats
+                    .iter()
+                    .try_fold(1u64, |n, r| n.checked_mul(*r as u64));
+                if copies.is_none_or(|n| n > 4096) {
                     return Err("it repeats its input more than 4096 times".into());
                 }
                 let mut current = x_name.clone();

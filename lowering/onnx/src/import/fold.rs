@@ -666,11 +666,14 @@ fn slice(
         } else {
             (s.clamp(0, dim - 1), e.clamp(-1, dim - 1))
         };
+        // In i128: a step near i64's limits must not overflow (the count is at most
+        // the dimension, so it fits back).
+        let (s1, e1, st1) = (i128::from(s), i128::from(e), i128::from(st));
         let n = if st > 0 {
-            (e - s + st - 1).div_euclid(st).max(0)
+            (e1 - s1 + st1 - 1).div_euclid(st1).max(0)
         } else {
-            (s - e + (-st) - 1).div_euclid(-st).max(0)
-        };
+            (s1 - e1 - st1 - 1).div_euclid(-st1).max(0)
+        } as i64;
         first[a] = s;
         step[a] = st;
         len[a] = n;
@@ -770,7 +773,10 @@ pub(super) fn reshape_shape(
             d => out.push(d),
         }
     }
-    let known: i64 = out.iter().product();
+    let known = out
+        .iter()
+        .try_fold(1i64, |n, d| n.checked_mul(*d))
+        .ok_or_else(|| format!("shape {target:?} is too large"))?;
     if let Some(i) = inferred {
         if known == 0 || total % known != 0 {
             return Err(format!("cannot reshape {input:?} to {target:?}"));
@@ -909,6 +915,7 @@ mod tests {
         assert_eq!(reshape_shape(&[2, 3, 4], &[0, -1], false), Ok(vec![2, 12]));
         assert_eq!(reshape_shape(&[2, 3, 4], &[4, 0, -1], true).ok(), None);
         assert!(reshape_shape(&[2, 3], &[4, 2], false).is_err());
+        assert!(reshape_shape(&[2, 3], &[i64::MAX, 4], false).is_err());
     }
 
     #[test]
