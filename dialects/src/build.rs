@@ -105,6 +105,31 @@ pub mod cmpf {
     pub const UNO: i64 = 14;
 }
 
+/// The body of a [`for_carrying`] loop: the next carried values from the index and
+/// the carried ones.
+pub type CarriedStep<'f> =
+    dyn FnMut(&mut Builder<'_>, ValueId, &[ValueId]) -> Result<Vec<ValueId>, String> + 'f;
+
+/// A `loop.for` from `lb` to `ub` (index values) by 1, carrying `inits`; `step` gives
+/// the next carried values from the index and the carried ones. The values carried
+/// out of the last iteration.
+pub fn for_carrying(
+    e: &mut Builder<'_>,
+    [lb, ub]: [ValueId; 2],
+    inits: &[ValueId],
+    step: &mut CarriedStep<'_>,
+) -> Result<Vec<ValueId>, String> {
+    let one = e.index(1)?;
+    let types: Vec<TypeId> = inits.iter().map(|v| e.type_of(*v)).collect();
+    let mut arg_types = vec![e.ctx.index_type()];
+    arg_types.extend(&types);
+    let mut fill = |inner: &mut Builder<'_>, args: &[ValueId]| step(inner, args[0], &args[1..]);
+    let region = e.region(&arg_types, loops::Yield::NAME, &mut fill)?;
+    loops::For::build(e, lb, ub, one, inits, &types)
+        .region(region)
+        .results()
+}
+
 /// The binary `arith` op `op` (addi, subi, muli, remsi, ...) of the index `a` and the
 /// constant `c`.
 pub fn index_op(e: &mut Builder<'_>, op: arith::Op, a: ValueId, c: i64) -> Result<ValueId, String> {

@@ -105,6 +105,16 @@ rules! {
     Topk = "topk",
     /// Sort along an axis.
     Sort = "sort",
+    /// ONNX Gather: slices along an axis at an index tensor.
+    Gather = "gather",
+    /// ONNX GatherElements.
+    GatherElements = "gather_elements",
+    /// ONNX GatherND.
+    GatherNd = "gather_nd",
+    /// The position of the largest or smallest element along an axis, by short name.
+    ArgReduce = "arg_reduce",
+    /// Running sums along an axis.
+    Cumsum = "cumsum",
     /// The tensor dialect's sort.
     TensorSort = "tensor_sort",
     /// Quantize to a quantized type.

@@ -340,6 +340,78 @@ fn a_quantized_network_as_c_matches_the_interpreter_bit_for_bit() {
     );
 }
 
+/// Ops that read at computed positions (gather, gather_elements, gather_nd with
+/// indices computed from the input, out-of-range ones clamped) and walk lines with a
+/// loop inside a generated tensor (cumsum forward and reverse-exclusive, arg_max).
+const INDEXING: &str = r#"
+func.func @main(%x: tensor<12xf32>) -> tensor<33xf32> {
+  %r = graph.reshape %x {shape = array<i64: 3, 4>} : (tensor<12xf32>) -> tensor<3x4xf32>
+  %sum = graph.cumsum %r {axis = 1 : i64} : tensor<3x4xf32>
+  %rsum = graph.cumsum %r {axis = 0 : i64, reverse = true, exclusive = true} : tensor<3x4xf32>
+  %best = graph.arg_max %r {axis = 1 : i64, keepdims = false} : (tensor<3x4xf32>) -> tensor<3xi64>
+  %i = graph.cast %x : tensor<12xf32> to tensor<12xi64>
+  %g = graph.gather %x, %i {axis = 0 : i64} : (tensor<12xf32>, tensor<12xi64>) -> tensor<12xf32>
+  %i2 = graph.reshape %i {shape = array<i64: 3, 4>} : (tensor<12xi64>) -> tensor<3x4xi64>
+  %ge = graph.gather_elements %r, %i2 {axis = 1 : i64} : (tensor<3x4xf32>, tensor<3x4xi64>) -> tensor<3x4xf32>
+  %i3 = graph.slice %i {starts = array<i64: 0>, ends = array<i64: 4>} : (tensor<12xi64>) -> tensor<4xi64>
+  %i4 = graph.reshape %i3 {shape = array<i64: 2, 2>} : (tensor<4xi64>) -> tensor<2x2xi64>
+  %nd = graph.gather_nd %r, %i4 : (tensor<3x4xf32>, tensor<2x2xi64>) -> tensor<2xf32>
+  %bf = graph.cast %best : tensor<3xi64> to tensor<3xf32>
+  %s1 = graph.reshape %sum {shape = array<i64: 12>} : (tensor<3x4xf32>) -> tensor<12xf32>
+  %s2 = graph.slice %rsum {starts = array<i64: 0>, ends = array<i64: 1>} : (tensor<3x4xf32>) -> tensor<1x4xf32>
+  %s3 = graph.reshape %s2 {shape = array<i64: 4>} : (tensor<1x4xf32>) -> tensor<4xf32>
+  %e1 = graph.slice %ge {starts = array<i64: 2>, ends = array<i64: 3>} : (tensor<3x4xf32>) -> tensor<1x4xf32>
+  %e2 = graph.reshape %e1 {shape = array<i64: 4>} : (tensor<1x4xf32>) -> tensor<4xf32>
+  %g2 = graph.slice %g {starts = array<i64: 0>, ends = array<i64: 8>} : (tensor<12xf32>) -> tensor<8xf32>
+  %out = graph.concat %s1, %s3, %bf, %e2, %g2, %nd {axis = 0 : i64} : (tensor<12xf32>, tensor<4xf32>, tensor<3xf32>, tensor<4xf32>, tensor<8xf32>, tensor<2xf32>) -> tensor<33xf32>
+  return %out : tensor<33xf32>
+}
+"#;
+
+#[test]
+fn gathers_arg_max_and_cumsum_as_c_match_the_interpreter_bit_for_bit() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let d = dir.path();
+    std::fs::write(d.join("indexing.mlir"), INDEXING).expect("write");
+    run(Command::new(env!("CARGO_BIN_EXE_acc-opt"))
+        .current_dir(d)
+        .args([
+            "--check-semantics",
+            "--pass",
+            C_PIPELINE,
+            "indexing.mlir",
+            "-o",
+            "loops.mlir",
+        ]));
+    run(Command::new(env!("CARGO_BIN_EXE_acc-translate"))
+        .current_dir(d)
+        .args(["--emit-c", "loops.mlir", "-o", "c"]));
+    // Indices from -3.9 (wrapping to the end) to 14.2 (clamped); sums that round.
+    let x: [f32; 12] = [
+        2.5, -3.9, 0.1, 7.7, 14.2, 1.0, 0.3, -1.2, 5.5, 11.0, 3.3, 0.7,
+    ];
+    write_input(d, &[12], &x);
+    run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
+        .current_dir(d)
+        .args(["indexing.mlir", "--input", "0=x.npy", "-o", "graph.npy"]));
+    let want = floats(&d.join("graph.npy"));
+    let got = compile_and_run(d, &driver(12, 33), &[]);
+    assert_eq!(got, bits(&want));
+    // Row 0's running sums, the arg maxima, and x gathered at trunc(x) (clamped).
+    let v: Vec<f32> = got.iter().map(|b| f32::from_bits(*b)).collect();
+    assert_eq!(
+        v[..4],
+        [
+            2.5,
+            2.5 + -3.9,
+            2.5f32 + -3.9 + 0.1,
+            2.5f32 + -3.9 + 0.1 + 7.7
+        ]
+    );
+    assert_eq!(v[16..19], [3.0, 0.0, 1.0]);
+    assert_eq!(v[23..28], [0.1, 11.0, 2.5, -1.2, 0.7]);
+}
+
 /// Detection post-processing (examples/onnx/detect.onnx: a sigmoid, then
 /// non-maximum suppression): the C function fills the bounded buffer and says how
 /// many rows it selected; those rows are onnxruntime's, natively and (when the

@@ -151,6 +151,10 @@ fn add_graph(h: &mut Hooks) {
     h.add_infer("reduce", Arc::new(shape::infer_reduce));
     h.add_infer("resize", Arc::new(shape::infer_resize));
     h.add_infer("topk", Arc::new(shape::infer_topk));
+    h.add_infer("gather", Arc::new(shape::infer_gather));
+    h.add_infer("gather_elements", Arc::new(shape::infer_gather_elements));
+    h.add_infer("gather_nd", Arc::new(shape::infer_gather_nd));
+    h.add_infer("arg_reduce", Arc::new(shape::infer_arg_reduce));
     h.add_infer("nms", Arc::new(shape::infer_nms));
     h.add_verifier("batch_norm", Arc::new(graph::verify_batch_norm));
     h.add_verifier("layer_norm", Arc::new(graph::verify_layer_norm));

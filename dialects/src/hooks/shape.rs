@@ -698,6 +698,136 @@ pub(crate) fn infer_nms(ctx: &Context, input: &InferInput<'_>) -> Inferred {
     Ok(vec![tensor(vec![DYNAMIC, 3], i64_type(ctx)?)])
 }
 
+/// Which index normalization and clamping `gather`, `gather_elements` and
+/// `gather_nd` apply: a negative index counts from the end of a dimension of `dim`,
+/// and one still outside it is clamped into it.
+pub fn gather_index(index: i64, dim: i64) -> i64 {
+    let i = if index < 0 {
+        index.saturating_add(dim)
+    } else {
+        index
+    };
+    i.clamp(0, (dim - 1).max(0))
+}
+
+/// The result shape of `gather` along `axis`: input[:axis] + indices + input[axis + 1:].
+pub fn gather_shape(input: &[i64], indices: &[i64], axis: usize) -> Vec<i64> {
+    let mut out = input[..axis].to_vec();
+    out.extend(indices);
+    out.extend(&input[axis + 1..]);
+    out
+}
+
+/// The result shape of `gather_nd`: indices[:q - 1] + input[batch_dims + k:], after
+/// checking that the batch dimensions agree and that k fits.
+pub fn gather_nd_shape(
+    input: &[i64],
+    indices: &[i64],
+    batch_dims: i64,
+) -> Result<Vec<i64>, String> {
+    let q = indices.len();
+    let b = usize::try_from(batch_dims)
+        .ok()
+        .filter(|b| *b < q && *b < input.len().max(1))
+        .ok_or_else(|| format!("batch_dims {batch_dims} does not fit indices of rank {q}"))?;
+    let k = indices[q - 1];
+    if is_dyn(k) {
+        return Err("the last dimension of the indices must be static".into());
+    }
+    let k = usize::try_from(k)
+        .ok()
+        .filter(|k| *k >= 1 && b + k <= input.len())
+        .ok_or_else(|| {
+            format!(
+                "index tuples of {k} after {b} batch dimensions do not fit an input of rank {}",
+                input.len()
+            )
+        })?;
+    for d in 0..b {
+        if !dims_agree(input[d], indices[d]) {
+            return Err(format!(
+                "batch dimension {d} differs: {} in the input, {} in the indices",
+                input[d], indices[d]
+            ));
+        }
+    }
+    let mut out = indices[..q - 1].to_vec();
+    out.extend(&input[b + k..]);
+    Ok(out)
+}
+
+pub(crate) fn infer_gather(ctx: &Context, input: &InferInput<'_>) -> Inferred {
+    let ops = operands(input, 2)?;
+    let (x, element) = ranked(ctx, ops[0], "input")?;
+    let (indices, _) = ranked(ctx, ops[1], "indices")?;
+    if x.is_empty() {
+        return Err("gathers from a tensor of rank 0".into());
+    }
+    let attrs = Attrs::of_input(ctx, input);
+    let axis = norm_axis(
+        attrs.int(graph::Gather::ATTR_AXIS)?.unwrap_or(0),
+        x.len(),
+        "axis",
+    )?;
+    Ok(vec![tensor(gather_shape(&x, &indices, axis), element)])
+}
+
+pub(crate) fn infer_gather_elements(ctx: &Context, input: &InferInput<'_>) -> Inferred {
+    let ops = operands(input, 2)?;
+    let (x, element) = ranked(ctx, ops[0], "input")?;
+    let (indices, _) = ranked(ctx, ops[1], "indices")?;
+    if x.len() != indices.len() || x.is_empty() {
+        return Err(format!(
+            "indices of rank {} for an input of rank {}",
+            indices.len(),
+            x.len()
+        ));
+    }
+    let attrs = Attrs::of_input(ctx, input);
+    norm_axis(
+        attrs.int(graph::GatherElements::ATTR_AXIS)?.unwrap_or(0),
+        x.len(),
+        "axis",
+    )?;
+    Ok(vec![tensor(indices, element)])
+}
+
+pub(crate) fn infer_gather_nd(ctx: &Context, input: &InferInput<'_>) -> Inferred {
+    let ops = operands(input, 2)?;
+    let (x, element) = ranked(ctx, ops[0], "input")?;
+    let (indices, _) = ranked(ctx, ops[1], "indices")?;
+    if indices.is_empty() || x.is_empty() {
+        return Err("gather_nd needs an input and indices of rank 1 or more".into());
+    }
+    let attrs = Attrs::of_input(ctx, input);
+    let b = attrs.int(graph::GatherNd::ATTR_BATCH_DIMS)?.unwrap_or(0);
+    Ok(vec![tensor(gather_nd_shape(&x, &indices, b)?, element)])
+}
+
+pub(crate) fn infer_arg_reduce(ctx: &Context, input: &InferInput<'_>) -> Inferred {
+    let ops = operands(input, 1)?;
+    let (x, _) = ranked(ctx, ops[0], "input")?;
+    let attrs = Attrs::of_input(ctx, input);
+    let axis = norm_axis(
+        attrs.int(graph::ArgMax::ATTR_AXIS)?.unwrap_or(0),
+        x.len(),
+        "axis",
+    )?;
+    if x[axis] == 0 {
+        return Err("an arg reduction over an empty axis".into());
+    }
+    let keep = attrs
+        .get(graph::ArgMax::ATTR_KEEPDIMS)
+        .is_none_or(|_| attrs.flag(graph::ArgMax::ATTR_KEEPDIMS));
+    let mut out = x.clone();
+    if keep {
+        out[axis] = 1;
+    } else {
+        out.remove(axis);
+    }
+    Ok(vec![tensor(out, i64_type(ctx)?)])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,7 +21,8 @@
 //! - `extract_slice`, `insert_slice`: a `loop.parallel` moving the slice's elements
 //!   (static offsets, sizes and strides);
 //! - `generate`: a `loop.parallel` storing the region's value at each index, its
-//!   `tensor.extract`s of tensors from above loads of their buffers;
+//!   `tensor.extract`s of tensors from above loads of their buffers (those inside
+//!   loops of the region too);
 //! - `sort`: each element stored at its rank on its line, counted by a `loop.for`;
 //! - `non_max_suppression`: loops selecting boxes into its init's buffer and counting
 //!   them (`nms`); the slice of its first rows it returns, of dynamic size, is that

@@ -22,6 +22,9 @@
 //!   non_max_suppression a `tensor.non_max_suppression` into a static init of as
 //!   many rows as it can select, then the first rows it did select (a slice of
 //!   dynamic size);
+//! - gather, gather_elements and gather_nd a `tensor.generate` reading the indices
+//!   and then the input; arg_max, arg_min and cumsum a `tensor.generate` whose
+//!   region walks the line with a `loop.for`;
 //! - the quantized ops work on the stored integers (`tensor.bitcast`): quantize and
 //!   dequantize as generates, qmatmul and qconv2d as the integer product or
 //!   convolution of the centered operands, then requantized.
@@ -40,6 +43,7 @@ use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use acc_dialects::build::{Builder, i64s, is_float, reassociation, shape_of, tensor_type};
 
 mod data;
+mod gather;
 mod nms;
 mod nn;
 mod quant;
@@ -253,6 +257,15 @@ fn lower_op(e: &mut Builder<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, S
             data::pad(e, p.operands[0], out, &a, mode)?
         }
         Some(G::Resize) => resample::resize(e, p.operands[0], out, &a)?,
+        Some(G::Gather) => gather::gather(e, p.operands[0], p.operands[1], out, &a)?,
+        Some(G::GatherElements) => {
+            gather::gather_elements(e, p.operands[0], p.operands[1], out, &a)?
+        }
+        Some(G::GatherNd) => gather::gather_nd(e, p.operands[0], p.operands[1], out, &a)?,
+        Some(k @ (G::ArgMax | G::ArgMin)) => {
+            gather::arg_reduce(e, k == G::ArgMax, p.operands[0], out, &a)?
+        }
+        Some(G::Cumsum) => gather::cumsum(e, p.operands[0], out, &a)?,
         Some(G::Quantize) => quant::quantize(e, p.operands[0], out)?,
         Some(G::Dequantize) => quant::dequantize(e, p.operands[0], out)?,
         Some(G::StorageCast) => tensor::Bitcast::build(e, p.operands[0], out).result()?,

@@ -189,7 +189,7 @@ pub(super) fn pad_spatial(
 pub(super) fn pool(
     e: &mut Builder<'_>,
     op: graph::Op,
-    x: ValueId,
+    mut x: ValueId,
     out: TypeId,
     attrs: &AttrValues<'_>,
 ) -> Result<ValueId, String> {
@@ -223,7 +223,24 @@ pub(super) fn pool(
             ]
             .map(|name| attrs.get(name));
             if attrs.flag(graph::AvgPool::ATTR_CEIL_MODE) {
-                taken[2] = Some(ceil_mode_pads(e, &sx, out, attrs)?);
+                let (pads, overhang) = ceil_mode_pads(e, &sx, out, attrs)?;
+                if overhang
+                    && op == graph::Op::AvgPool
+                    && attrs.flag(graph::AvgPool::ATTR_COUNT_INCLUDE_PAD)
+                {
+                    // The padding is counted, the overhang past it is not: the
+                    // padding becomes zeros of the input, the overhang the pool's
+                    // uncounted padding.
+                    let given = attrs.ints(graph::AvgPool::ATTR_PADS).unwrap_or(vec![0; 4]);
+                    x = pad_spatial(e, x, &given, 0.0)?;
+                    let extra: Vec<i64> = (0..4)
+                        .map(|i| if i < 2 { 0 } else { pads[i] - given[i] })
+                        .collect();
+                    taken[2] = Some(i64s(e.ctx, &extra));
+                    taken[3] = None;
+                } else {
+                    taken[2] = Some(i64s(e.ctx, &pads));
+                }
             }
             (w, taken)
         };
@@ -284,15 +301,16 @@ fn global_pool_by_reductions(
 
 /// The pads of a `ceil_mode` pool as a floor-mode pool computes it: the last window,
 /// which may start inside the end padding and run past it, gets the end padding it
-/// reaches. Padding is never a maximum, nor counted in an average without
-/// `count_include_pad`, so both compute what ONNX's ceil mode does; an average that
-/// counts padding would count the extra too, and has no lowering.
+/// reaches; and whether any window runs past the given padding. Padding is never a
+/// maximum, nor counted in an average without `count_include_pad`, so both compute
+/// what ONNX's ceil mode does (an average that counts padding must not count the
+/// overhang: `pool` pads such an input explicitly).
 fn ceil_mode_pads(
     e: &Builder<'_>,
     input: &[i64],
     out: TypeId,
     attrs: &AttrValues<'_>,
-) -> Result<acc_ir::AttrId, String> {
+) -> Result<(Vec<i64>, bool), String> {
     let (so, _) = shape_of(e.ctx, out)?;
     let kernel = attrs
         .ints(graph::AvgPool::ATTR_KERNEL_SHAPE)
@@ -307,20 +325,16 @@ fn ceil_mode_pads(
     if kernel.len() != 2 || strides.len() != 2 || dilations.len() != 2 || pads.len() != 4 {
         return Err("a 2-D pool needs two kernel sizes, strides and dilations, four pads".into());
     }
+    let mut overhang = false;
     for i in 0..2 {
         let reach = (so[2 + i] - 1) * strides[i] + (kernel[i] - 1) * dilations[i] + 1;
         let extra = reach - (input[2 + i] + pads[i] + pads[2 + i]);
         if extra > 0 {
-            if attrs.flag(graph::AvgPool::ATTR_COUNT_INCLUDE_PAD) {
-                return Err(
-                    "ceil_mode with count_include_pad, where the last window passes the padding, has no lowering yet"
-                        .into(),
-                );
-            }
+            overhang = true;
             pads[2 + i] += extra;
         }
     }
-    Ok(i64s(e.ctx, &pads))
+    Ok((pads, overhang))
 }
 
 /// A reduction of `x` over `axis` with `combine` (the float and integer arith ops)

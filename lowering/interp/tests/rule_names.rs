@@ -28,6 +28,7 @@ const SHARED: &[Rule] = &[
     Rule::Reduce,
     Rule::Topk,
     Rule::Sort,
+    Rule::ArgReduce,
 ];
 
 /// The generic form of `name` with operand types `inputs`, results of types
@@ -152,6 +153,12 @@ fn sample(name: &str, rule: Rule) -> Sample {
             vec!["tensor<2xf32>", "tensor<2xi64>"],
             "",
             &[1.5, 2.0],
+        ),
+        Rule::ArgReduce => (
+            vec!["tensor<2x2xf32>"],
+            vec!["tensor<1x2xi64>"],
+            "",
+            &[1.0, 2.0, 3.0, 4.0],
         ),
         _ => unreachable!("{} is not a shared rule", rule.name()),
     }

@@ -254,6 +254,12 @@ pub fn supported(op_type: &str) -> bool {
                 | "QLinearMatMul"
                 | "Resize"
                 | "NonMaxSuppression"
+                | "Gather"
+                | "GatherElements"
+                | "GatherND"
+                | "ArgMax"
+                | "ArgMin"
+                | "CumSum"
         )
 }
 
@@ -445,16 +451,18 @@ pub fn lower(n: &Node<'_>) -> Result<Lowered, String> {
             op(graph::Op::MaxPool, vec![0], attrs)
         }
         "Reshape" => {
-            if n.int("allowzero").unwrap_or(0) != 0 {
-                return Err("allowzero = 1 is not supported".into());
+            let shape = n.const_ints(1, "shape")?;
+            // allowzero = 1 makes a 0 a size rather than a copy: the same without
+            // zeros.
+            if n.int("allowzero").unwrap_or(0) != 0 && shape.contains(&0) {
+                return Err(
+                    "allowzero = 1 with a 0 in the shape (an empty tensor) is not supported".into(),
+                );
             }
             op(
                 graph::Op::Reshape,
                 vec![0],
-                vec![(
-                    graph::Reshape::ATTR_SHAPE,
-                    n.i64s_attr(&n.const_ints(1, "shape")?),
-                )],
+                vec![(graph::Reshape::ATTR_SHAPE, n.i64s_attr(&shape))],
             )
         }
         "Flatten" => op(
@@ -676,6 +684,69 @@ pub fn lower(n: &Node<'_>) -> Result<Lowered, String> {
             op(kind, vec![0], attrs)
         }
         "Resize" => resize(n),
+        "Gather" | "GatherElements" => {
+            let (kind, axis) = if op_type == "Gather" {
+                (graph::Op::Gather, graph::Gather::ATTR_AXIS)
+            } else {
+                (graph::Op::GatherElements, graph::GatherElements::ATTR_AXIS)
+            };
+            op(
+                kind,
+                vec![0, 1],
+                vec![(axis, n.i64_attr(n.int("axis").unwrap_or(0)))],
+            )
+        }
+        "GatherND" => op(
+            graph::Op::GatherNd,
+            vec![0, 1],
+            vec![(
+                graph::GatherNd::ATTR_BATCH_DIMS,
+                n.i64_attr(n.int("batch_dims").unwrap_or(0)),
+            )],
+        ),
+        "ArgMax" | "ArgMin" => op(
+            if op_type == "ArgMax" {
+                graph::Op::ArgMax
+            } else {
+                graph::Op::ArgMin
+            },
+            vec![0],
+            vec![
+                (
+                    graph::ArgMax::ATTR_AXIS,
+                    n.i64_attr(n.int("axis").unwrap_or(0)),
+                ),
+                (
+                    graph::ArgMax::ATTR_KEEPDIMS,
+                    n.bool_attr(n.int("keepdims").unwrap_or(1) != 0),
+                ),
+                (
+                    graph::ArgMax::ATTR_SELECT_LAST_INDEX,
+                    n.bool_attr(n.int("select_last_index").unwrap_or(0) != 0),
+                ),
+            ],
+        ),
+        "CumSum" => {
+            let axis = n.const_ints(1, "axis")?;
+            let [axis] = axis[..] else {
+                return Err("its axis must be one value".into());
+            };
+            op(
+                graph::Op::Cumsum,
+                vec![0],
+                vec![
+                    (graph::Cumsum::ATTR_AXIS, n.i64_attr(axis)),
+                    (
+                        graph::Cumsum::ATTR_EXCLUSIVE,
+                        n.bool_attr(n.int("exclusive").unwrap_or(0) != 0),
+                    ),
+                    (
+                        graph::Cumsum::ATTR_REVERSE,
+                        n.bool_attr(n.int("reverse").unwrap_or(0) != 0),
+                    ),
+                ],
+            )
+        }
         "NonMaxSuppression" => {
             let mut attrs = vec![(
                 graph::NonMaxSuppression::ATTR_CENTER_POINT_BOX,

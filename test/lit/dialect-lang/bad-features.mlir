@@ -10,7 +10,7 @@
 // CHECK-DAG: bad-features.acc:4:10
 // CHECK-DAG: error: 'y' is not an operand or result of 'worse.b'
 // CHECK-DAG: bad-features.acc:7:29
-// CHECK-DAG: error: unknown infer hook 'no_such_hook': acc provides broadcast,
+// CHECK-DAG: error: unknown infer hook 'no_such_hook': acc provides arg_reduce, broadcast,
 // CHECK-DAG: bad-features.acc:8:11
 // CHECK-DAG: error: successor operands 'rest' must name a variadic operand group of 'worse.c'
 // CHECK-DAG: bad-features.acc:12:23

@@ -28,3 +28,17 @@ func.func @avg_ceil(%x: tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32> {
   %0 = graph.avg_pool %x {ceil_mode = true, kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>} : (tensor<1x2x8x8xf32>) -> tensor<1x2x4x4xf32>
   return %0 : tensor<1x2x4x4xf32>
 }
+
+// An average that counts padding counts the given padding but not the overhang past
+// it: the input is padded with zeros explicitly, and the overhang is the pool's own
+// uncounted padding.
+// CHECK-LABEL: func.func @avg_ceil_counting(
+// CHECK: tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: tensor.pool
+// CHECK-SAME: pads = array<i64: 0, 0, 1, 1>
+// CHECK-NOT: count_include_pad
+// CHECK-SAME: -> tensor<1x2x5x5xf32>
+func.func @avg_ceil_counting(%x: tensor<1x2x8x8xf32>) -> tensor<1x2x5x5xf32> {
+  %0 = graph.avg_pool %x {ceil_mode = true, count_include_pad = true, kernel_shape = array<i64: 3, 3>, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x2x8x8xf32>) -> tensor<1x2x5x5xf32>
+  return %0 : tensor<1x2x5x5xf32>
+}

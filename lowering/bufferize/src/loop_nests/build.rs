@@ -5,7 +5,7 @@ use acc_dialects::build::BuildExt as _;
 use acc_dialects::ops::{arith, loops};
 use acc_ir::{TypeId, ValueId};
 
-use acc_dialects::build::{BodyBuilder, Builder, cmpi, is_float};
+use acc_dialects::build::{BodyBuilder, Builder, cmpi, for_carrying, is_float};
 
 pub(crate) use acc_dialects::build::index_op;
 
@@ -99,31 +99,6 @@ pub(crate) fn for_range(
     Ok(loops::For::build(e, lb, ub, one, &[init], &[ty])
         .region(region)
         .results()?[0])
-}
-
-/// The body of a [`for_carrying`] loop: the next carried values from the index and
-/// the carried ones.
-pub(crate) type CarriedStep<'f> =
-    dyn FnMut(&mut Builder<'_>, ValueId, &[ValueId]) -> Result<Vec<ValueId>, String> + 'f;
-
-/// A `loop.for` from `lb` to `ub` (index values) by 1, carrying `inits`; `step` gives
-/// the next carried values from the index and the carried ones. The values carried
-/// out of the last iteration.
-pub(crate) fn for_carrying(
-    e: &mut Builder<'_>,
-    [lb, ub]: [ValueId; 2],
-    inits: &[ValueId],
-    step: &mut CarriedStep<'_>,
-) -> Result<Vec<ValueId>, String> {
-    let one = e.index(1)?;
-    let types: Vec<TypeId> = inits.iter().map(|v| e.type_of(*v)).collect();
-    let mut arg_types = vec![e.ctx.index_type()];
-    arg_types.extend(&types);
-    let mut fill = |inner: &mut Builder<'_>, args: &[ValueId]| step(inner, args[0], &args[1..]);
-    let region = e.region(&arg_types, loops::Yield::NAME, &mut fill)?;
-    loops::For::build(e, lb, ub, one, inits, &types)
-        .region(region)
-        .results()
 }
 
 /// Whether position `j` of a line goes before the one being ranked: ordered strictly

@@ -171,15 +171,14 @@ impl Bufferizer<'_> {
         for o in &ops {
             let r = self.ir.op(body, *o);
             if tensor::Extract::is(self.ctx, r) {
-                let t = r.operands().next().ok_or("an extract without a tensor")?;
-                let buf = self.buffers.get(&t).copied();
-                loads.push((*o, buf.ok_or("a tensor the region reads has no buffer")?));
-            } else if !r.regions().is_empty() && self.reads_tensors_inside(*o) {
-                return Err("tensors read in a nested region have no bufferization yet".into());
+                loads.push((*o, self.extracted_buffer(*o)?));
             }
         }
         let mut e = self.emitter(op);
         let dest = loops::Alloc::build(&mut e, &[], ty).result()?;
+        // Copies of ops with regions (a `loop.for` walking a line): the extracts
+        // inside them become loads afterwards.
+        let mut nested = Vec::new();
         parallel(&mut e, &shape, &mut |e, ivs| {
             let mut map = ValueMap::default();
             for (p, iv) in params.iter().zip(ivs) {
@@ -200,7 +199,8 @@ impl Bufferizer<'_> {
                     let v = loops::Load::build(e, *buf, &indices, elem).result()?;
                     map.values.insert(old, v);
                 } else {
-                    clone_op(e.ir, body, *o, body, e.point, &mut map);
+                    let copy = clone_op(e.ir, body, *o, body, e.point, &mut map);
+                    nested.push(copy);
                 }
             }
             let y = e.ir.body(body).operand(*last, 0);
@@ -208,21 +208,48 @@ impl Bufferizer<'_> {
             loops::Store::build(e, y, dest, ivs).create()?;
             Ok(())
         })?;
+        for copy in nested {
+            self.loads_for_nested_extracts(copy)?;
+        }
         self.writable.insert(dest);
         Ok(dest)
     }
 
-    /// Whether an op's regions hold a `tensor.extract`.
-    fn reads_tensors_inside(&self, op: OpId) -> bool {
-        let b = self.ir.body(self.body);
-        self.ir.op(self.body, op).regions().iter().any(|r| {
-            b.region_blocks(*r).any(|bl| {
-                b.block_ops(bl).any(|o| {
-                    tensor::Extract::is(self.ctx, self.ir.op(self.body, o))
-                        || self.reads_tensors_inside(o)
-                })
-            })
-        })
+    /// The buffer of the tensor the `tensor.extract` `op` reads.
+    fn extracted_buffer(&self, op: OpId) -> Result<ValueId, String> {
+        let t = self.ir.body(self.body).operand(op, 0);
+        self.buffers
+            .get(&t)
+            .copied()
+            .ok_or_else(|| "a tensor the region reads has no buffer".to_string())
+    }
+
+    /// Every `tensor.extract` nested in `op`'s regions replaced by a `loop.load` of
+    /// its tensor's buffer at the same indices.
+    fn loads_for_nested_extracts(&mut self, op: OpId) -> Result<(), String> {
+        let mut extracts = Vec::new();
+        self.ir.walk_nested(self.body, op, &mut |b, o| {
+            if b == self.body && tensor::Extract::is(self.ctx, self.ir.op(b, o)) {
+                extracts.push(o);
+            }
+        });
+        for x in extracts {
+            let buf = self.extracted_buffer(x)?;
+            let indices: Vec<ValueId> = self.ir.body(self.body).operands(x).skip(1).collect();
+            let old = self
+                .ir
+                .body(self.body)
+                .results(x)
+                .next()
+                .ok_or("no result")?;
+            let mut e = self.emitter(x);
+            let elem = e.type_of(old);
+            let v = loops::Load::build(&mut e, buf, &indices, elem).result()?;
+            let b = self.ir.body_mut(self.body);
+            b.replace_all_uses(old, v);
+            b.erase_op(x);
+        }
+        Ok(())
     }
 
     /// `tensor.sort`, by ranks: element `i` of each line goes to position `rank(i)`,

@@ -24,7 +24,8 @@ use acc_dialects::ops::{arith, loops};
 use acc_ir::{FloatKind, OpId, TypeId, ValueId};
 
 use crate::Bufferizer;
-use crate::loop_nests::build::{convert, for_carrying, rank_on_line};
+use crate::loop_nests::build::{convert, rank_on_line};
+use acc_dialects::build::for_carrying;
 use acc_dialects::build::{Builder, cmpf, cmpi, memref_type};
 
 /// Where the loops of one batch and class read and write.

@@ -3,6 +3,7 @@
 //! attributes; the interpreter checks their number and types.
 
 mod arith;
+mod gather;
 mod graph;
 mod indexing;
 mod loops;
@@ -132,6 +133,11 @@ pub fn rule(rule: Rule) -> Option<RuleFn> {
         Rule::Unary => Some(graph::unary),
         Rule::Binary => Some(graph::binary),
         Rule::Where => Some(graph::select_where),
+        Rule::Gather => Some(gather::gather),
+        Rule::GatherElements => Some(gather::gather_elements),
+        Rule::GatherNd => Some(gather::gather_nd),
+        Rule::ArgReduce => Some(gather::arg_reduce),
+        Rule::Cumsum => Some(gather::cumsum),
         Rule::Reshape => Some(graph::reshape),
         Rule::Transpose => Some(graph::transpose),
         Rule::Conv2d => Some(nn::conv2d),

@@ -3,9 +3,10 @@
 //! Softplus, Softsign, Mish), LRN, LogSoftmax, the reductions ReduceL1, ReduceL2,
 //! ReduceSumSquare, ReduceLogSum and ReduceLogSumExp, InstanceNormalization,
 //! GroupNormalization, Split,
-//! Tile, Expand and Gather (known indices) of a computed tensor, ConvTranspose (a convolution of the input with
+//! Tile, Expand and Gather (a few known indices) of a computed tensor, ConvTranspose (a convolution of the input with
 //! zeros inserted), LSTM, GRU and RNN (unrolled over a static sequence length:
-//! `recurrent`), and 1-D convolution and pooling (as 2-D). Most are ONNX
+//! `recurrent`), 1-D convolution and pooling (as 2-D), and 3-D pooling (as two
+//! 2-D pools). Most are ONNX
 //! functions, and the expansions follow the function bodies of the ONNX standard (or
 //! onnxruntime's kernels, where those compute differently); every level below the
 //! graph dialect then runs them as it runs their parts.
@@ -107,7 +108,14 @@ pub(super) fn decompose(
             Ok(one_d_as_2d(node, x))
         });
     }
+    if matches!(op, "MaxPool" | "AveragePool") && x.shape.as_ref().is_some_and(|s| s.len() == 5) {
+        return Some(three_d_pool(node, x));
+    }
     if !DECOMPOSED.contains(&op) {
+        return None;
+    }
+    if op == "Gather" && !gather_as_slices(node, x, known) {
+        // Indices known at run time only, or many scattered ones: `graph.gather`.
         return None;
     }
     let out = node.output.first().cloned().unwrap_or_default();
@@ -348,9 +356,6 @@ pub(super) fn decompose(
                     resolved.push(j);
                 }
                 let consecutive = resolved.windows(2).all(|p| p[1] == p[0] + 1);
-                if !consecutive && resolved.len() > 256 {
-                    return Err("Gather of a computed tensor at more than 256 scattered known indices is not supported".into());
-                }
                 let axes = w.ints(&[axis]);
                 let slice = |w: &mut Writer, from: i64, to: i64| {
                     let (s, e) = (w.ints(&[from]), w.ints(&[to]));
@@ -418,6 +423,27 @@ pub(super) fn decompose(
     Some(result.map(|()| w.e))
 }
 
+/// Whether a Gather is written as slices: its data has a static shape and its
+/// indices are known, in range, and either consecutive or at most 16 (a class token,
+/// a head's rows); any other Gather is `graph.gather`.
+fn gather_as_slices(
+    node: &NodeProto,
+    x: &Operand,
+    known: &dyn Fn(usize) -> Option<Vec<i64>>,
+) -> bool {
+    let (Some(shape), Some(indices), Some(_)) = (&x.shape, known(1), &x.second_shape) else {
+        return false;
+    };
+    let rank = shape.len() as i64;
+    let axis = attr(node, "axis").and_then(|a| a.i).unwrap_or(0);
+    let axis = if axis < 0 { axis + rank } else { axis };
+    let Some(dim) = usize::try_from(axis).ok().and_then(|a| shape.get(a)) else {
+        return false;
+    };
+    let consecutive = indices.windows(2).all(|p| p[1] == p[0] + 1);
+    indices.iter().all(|i| (-dim..*dim).contains(i)) && (consecutive || indices.len() <= 16)
+}
+
 /// Whether [`decompose`] may expand a node of type `op` (some only in some forms).
 pub(super) fn may_decompose(op: &str) -> bool {
     DECOMPOSED.contains(&op)
@@ -465,6 +491,147 @@ fn one_d_as_2d(node: &NodeProto, x: &Operand) -> Expansion {
     let two_d = w.node(node.op_type.as_deref().unwrap_or(""), &refs, attribute);
     w.node_to("Squeeze", &[&two_d, &axis], vec![], &out);
     w.e
+}
+
+/// A 3-D MaxPool or AveragePool (input N x C x D x H x W) as two 2-D pools, since a
+/// box window is separable: first over H x W with the depth folded into the
+/// channels (N x C*D x H x W), then over D with the plane flattened
+/// (N x C x D x H'*W', a window of kD x 1). A maximum of maxima is the maximum; an
+/// average of averages is the average, since every plane of a depth window has the
+/// same count of positions (with or without padding counted). `auto_pad` becomes
+/// explicit pads; the second output (MaxPool's indices) is not supported.
+fn three_d_pool(node: &NodeProto, x: &Operand) -> Result<Expansion, String> {
+    let op = node.op_type.as_deref().unwrap_or("");
+    if node.output.iter().skip(1).any(|o| !o.is_empty()) {
+        return Err("MaxPool's indices output is not supported".into());
+    }
+    let shape = x.shape.as_ref().ok_or("it needs a static input shape")?;
+    let list = |name: &str, default: i64| -> Result<Vec<i64>, String> {
+        match attr(node, name) {
+            Some(a) if a.ints.len() == 3 => Ok(a.ints.clone()),
+            Some(a) => Err(format!(
+                "{name} {:?} is not for 3 spatial dimensions",
+                a.ints
+            )),
+            None => Ok(vec![default; 3]),
+        }
+    };
+    let kernel = list("kernel_shape", 0)?;
+    let strides = list("strides", 1)?;
+    let dilations = list("dilations", 1)?;
+    if kernel
+        .iter()
+        .chain(&strides)
+        .chain(&dilations)
+        .any(|v| *v < 1)
+    {
+        return Err("kernel_shape, strides and dilations must be positive".into());
+    }
+    let auto_pad = attr(node, "auto_pad")
+        .and_then(|a| a.s.clone())
+        .map(|s| String::from_utf8_lossy(&s).into_owned())
+        .unwrap_or_else(|| "NOTSET".into());
+    let pads = match auto_pad.as_str() {
+        "NOTSET" => match attr(node, "pads") {
+            Some(a) if a.ints.len() == 6 => a.ints.clone(),
+            Some(a) => {
+                return Err(format!(
+                    "pads {:?} are not for 3 spatial dimensions",
+                    a.ints
+                ));
+            }
+            None => vec![0; 6],
+        },
+        "VALID" => vec![0; 6],
+        "SAME_UPPER" | "SAME_LOWER" => {
+            let mut p = vec![0; 6];
+            for d in 0..3 {
+                let size = shape[2 + d];
+                let out = (size + strides[d] - 1) / strides[d];
+                let span = (kernel[d] - 1) * dilations[d] + 1;
+                let total = ((out - 1) * strides[d] + span - size).max(0);
+                let small = total / 2;
+                let (begin, end) = if auto_pad == "SAME_UPPER" {
+                    (small, total - small)
+                } else {
+                    (total - small, small)
+                };
+                p[d] = begin;
+                p[3 + d] = end;
+            }
+            p
+        }
+        other => return Err(format!("auto_pad '{other}' is not known")),
+    };
+    let out = node.output.first().cloned().unwrap_or_default();
+    let mut w = Writer {
+        prefix: out.clone(),
+        data_type: x.data_type,
+        e: Expansion::default(),
+    };
+    let passed: Vec<AttributeProto> = node
+        .attribute
+        .iter()
+        .filter(|a| matches!(a.name.as_deref(), Some("ceil_mode" | "count_include_pad")))
+        .cloned()
+        .collect();
+    let with = |mut attrs: Vec<AttributeProto>| {
+        attrs.extend(passed.iter().cloned());
+        attrs
+    };
+    let [n, c, depth, h, wd] = shape[..] else {
+        unreachable!("a 5-D shape")
+    };
+    let planes = w.ints(&[n, c * depth, h, wd]);
+    let folded = w.node("Reshape", &[&node.input[0], &planes], vec![]);
+    let plane_pool = w.node(
+        op,
+        &[&folded],
+        with(vec![
+            ints("kernel_shape", &kernel[1..]),
+            ints("strides", &strides[1..]),
+            ints("dilations", &dilations[1..]),
+            ints("pads", &[pads[1], pads[2], pads[4], pads[5]]),
+        ]),
+    );
+    // The pooled plane's size, as the 2-D pool computes it.
+    let ceil = attr(node, "ceil_mode").and_then(|a| a.i).unwrap_or(0) != 0;
+    let pooled = |size: i64, d: usize| -> Result<i64, String> {
+        let span = (kernel[d] - 1) * dilations[d] + 1;
+        let room = size + pads[d] + pads[3 + d] - span;
+        if room < 0 {
+            return Err(format!(
+                "a window of {span} does not fit in {size} elements"
+            ));
+        }
+        let mut o = if ceil {
+            (room + strides[d] - 1) / strides[d] + 1
+        } else {
+            room / strides[d] + 1
+        };
+        // A last window starting in the end padding is dropped (ceil_mode).
+        if ceil && (o - 1) * strides[d] >= size + pads[d] {
+            o -= 1;
+        }
+        Ok(o)
+    };
+    let (h2, w2) = (pooled(h, 1)?, pooled(wd, 2)?);
+    let depth_first = w.ints(&[n, c, depth, h2 * w2]);
+    let lines = w.node("Reshape", &[&plane_pool, &depth_first], vec![]);
+    let depth_pool = w.node(
+        op,
+        &[&lines],
+        with(vec![
+            ints("kernel_shape", &[kernel[0], 1]),
+            ints("strides", &[strides[0], 1]),
+            ints("dilations", &[dilations[0], 1]),
+            ints("pads", &[pads[0], 0, pads[3], 0]),
+        ]),
+    );
+    let d2 = pooled(depth, 0)?;
+    let result = w.ints(&[n, c, d2, h2, w2]);
+    w.node_to("Reshape", &[&depth_pool, &result], vec![], &out);
+    Ok(w.e)
 }
 
 /// Softmax and LogSoftmax before opset 13 (default axis 1) normalize over the input
