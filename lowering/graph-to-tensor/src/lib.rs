@@ -177,7 +177,12 @@ fn lower_op(e: &mut Builder<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, S
             | G::Clip),
         ) => {
             let x = p.operands[0];
-            map_elements(e, &[x], out, Elementwise::Unary(k), &attrs)?
+            let (_, elem) = shape_of(e.ctx, out)?;
+            if k == G::Sigmoid && elem == e.ctx.float_type(acc_ir::FloatKind::F32) {
+                sigmoid_in_two_maps(e, x, out, elem)?
+            } else {
+                map_elements(e, &[x], out, Elementwise::Unary(k), &attrs)?
+            }
         }
         Some(
             k @ (G::Equal
@@ -282,6 +287,27 @@ fn lower_op(e: &mut Builder<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, S
         }
     };
     Ok(vec![v])
+}
+
+/// An f32 sigmoid as two maps, `t = exp(-x)` then `1 / (1 + t)` (the same operations
+/// as one map): a target with a library exponential finishes the first map with it
+/// (`bufferize`'s `exp` kernel, 16 lanes on AVX-512), and the second fuses with what
+/// follows (SiLU's product); without one, `fuse-parallel` joins them again.
+fn sigmoid_in_two_maps(
+    e: &mut Builder<'_>,
+    x: ValueId,
+    out: TypeId,
+    elem: TypeId,
+) -> Result<ValueId, String> {
+    let t = map_with(e, &[x], out, &mut |inner, args| {
+        let n = arith::Negf::build(inner, args[0], elem).result()?;
+        math_op(inner, math::Op::Exp, n, elem)
+    })?;
+    map_with(e, &[t], out, &mut |inner, args| {
+        let one = inner.scalar(elem, 1.0)?;
+        let d = arith_op(inner, arith::Op::Addf, None, &[one, args[0]], elem)?;
+        arith_op(inner, arith::Op::Divf, None, &[one, d], elem)
+    })
 }
 
 /// The attributes lowerings read, captured before the IR is changed.
@@ -430,27 +456,81 @@ fn compare(
 type ElementBuilder<'f> = dyn FnMut(&mut Builder<'_>, &[ValueId]) -> Result<ValueId, String> + 'f;
 
 /// A `tensor.map` with a region built by `f` (for lowerings composing several maps).
+/// An input whose elements all have one known value (a one-element constant
+/// broadcast, as `clip(x + 3, 0, 6)` writes its 3) is not an input: the region
+/// computes with that value as an `arith.constant`, so no buffer of copies is made.
 pub(crate) fn map_with(
     e: &mut Builder<'_>,
     inputs: &[ValueId],
     out: TypeId,
     f: &mut ElementBuilder<'_>,
 ) -> Result<ValueId, String> {
-    let arg_types: Vec<TypeId> = inputs
+    let element_type = |e: &Builder<'_>, v: ValueId| {
+        let t = e.type_of(v);
+        e.ctx.type_data(t).element_type().unwrap_or(t)
+    };
+    let mut splats: Vec<Option<acc_ir::AttrId>> = inputs
         .iter()
-        .map(|v| {
-            let t = e.type_of(*v);
-            e.ctx.type_data(t).element_type().unwrap_or(t)
-        })
+        .map(|v| splat_constant(e, *v, element_type(e, *v)))
         .collect();
+    if splats.iter().all(Option::is_some) {
+        // A map keeps one input (the shapes come from its inputs and init).
+        if let Some(first) = splats.first_mut() {
+            *first = None;
+        }
+    }
+    let kept: Vec<ValueId> = inputs
+        .iter()
+        .zip(&splats)
+        .filter(|(_, s)| s.is_none())
+        .map(|(v, _)| *v)
+        .collect();
+    let arg_types: Vec<TypeId> = kept.iter().map(|v| element_type(e, *v)).collect();
+    let types: Vec<TypeId> = inputs.iter().map(|v| element_type(e, *v)).collect();
     let init = tensor::Empty::build(e, &[], out).result()?;
     let mut fill = |inner: &mut Builder<'_>, args: &[ValueId]| -> Result<Vec<ValueId>, String> {
-        Ok(vec![f(inner, args)?])
+        let mut given = args.iter();
+        let mut all = Vec::with_capacity(splats.len());
+        for (splat, ty) in splats.iter().zip(&types) {
+            all.push(match splat {
+                Some(value) => arith::Constant::build(inner, *ty).value(*value).result()?,
+                None => *given.next().ok_or("a map input is missing")?,
+            });
+        }
+        Ok(vec![f(inner, &all)?])
     };
     let mapper = e.region(&arg_types, tensor::Yield::NAME, &mut fill)?;
-    tensor::Map::build(e, inputs, init, out)
+    tensor::Map::build(e, &kept, init, out)
         .mapper(mapper)
         .result()
+}
+
+/// The scalar attribute (of type `elem`) every element of `v` equals, when `v` is a
+/// splat constant or a constant of one element, seen through broadcasts and reshapes.
+fn splat_constant(e: &Builder<'_>, mut v: ValueId, elem: TypeId) -> Option<acc_ir::AttrId> {
+    let body = e.ir.body(e.body);
+    loop {
+        let acc_ir::ValueDef::Result(op, _) = body.value(v).def else {
+            return None;
+        };
+        let r = e.ir.op(e.body, op);
+        if tensor::Broadcast::is(e.ctx, r)
+            || tensor::CollapseShape::is(e.ctx, r)
+            || tensor::ExpandShape::is(e.ctx, r)
+        {
+            v = body.operand(op, 0);
+            continue;
+        }
+        if !arith::Constant::is(e.ctx, r) {
+            return None;
+        }
+        let value = r.attr(e.ctx, arith::Constant::ATTR_VALUE)?;
+        let view = acc_ir::elements::dense_view(e.ctx, value)?;
+        if view.stored() != 1 || view.element != elem {
+            return None;
+        }
+        return acc_ir::elements::scalar_attr(e.ctx, elem, view.get(0));
+    }
 }
 
 /// One arith op on elements of type `elem`: `float_op` (`addf`) on floats, else

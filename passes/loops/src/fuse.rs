@@ -17,7 +17,7 @@ use acc_ir::{
     BlockId, BodyId, Context, Diagnostic, InsertPoint, Ir, OpId, ValueDef, ValueId, clone,
 };
 use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use acc_dialects::build::{buffer_root, constant_int};
 use acc_dialects::ops::{arith, func, loops};
@@ -62,6 +62,11 @@ fn kind(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Option<loops::Op> {
 /// Fuses pairs along one block until none is left. `P` need not be right before `Q`:
 /// nests in between are fine when they neither touch `B` nor write what `P` reads (`P`'s
 /// work moves past them).
+///
+/// Each sweep goes down the block once, fusing every pair it can as it goes (a nest
+/// that took another's work stays a candidate for the nests after it); sweeps repeat
+/// while one fused something, since a fusion can clear the way for another. A nest's
+/// bounds are read once per sweep.
 fn fuse_block(ctx: &Context, ir: &mut Ir, body: BodyId, block: BlockId) {
     loop {
         let ops: Vec<OpId> = ir.body(body).block_ops(block).collect();
@@ -69,10 +74,22 @@ fn fuse_block(ctx: &Context, ir: &mut Ir, body: BodyId, block: BlockId) {
         // The nests since the last op that is neither a nest nor a constant, allocation
         // or view.
         let mut earlier: Vec<OpId> = Vec::new();
-        'ops: for op in ops {
+        let mut bounds: FxHashMap<OpId, Option<Vec<i64>>> = FxHashMap::default();
+        for op in ops {
+            if ir.body(body).is_erased(op) {
+                continue;
+            }
             match kind(ctx, ir, body, op) {
                 Some(loops::Op::Parallel) => {
+                    let Some(here) = cached_bounds(&mut bounds, ctx, ir, body, op) else {
+                        earlier.push(op);
+                        continue;
+                    };
+                    let mut taken = None;
                     for (k, &p) in earlier.iter().enumerate().rev() {
+                        if cached_bounds(&mut bounds, ctx, ir, body, p).as_ref() != Some(&here) {
+                            continue;
+                        }
                         let Some(plan) = fusible(ctx, ir, body, p, op) else {
                             continue;
                         };
@@ -85,9 +102,13 @@ fn fuse_block(ctx: &Context, ir: &mut Ir, body: BodyId, block: BlockId) {
                                 && writes.is_disjoint(&p_reads)
                         });
                         if clear && fuse(ctx, ir, body, p, op, plan).is_some() {
-                            fused = true;
-                            break 'ops;
+                            taken = Some(k);
+                            break;
                         }
+                    }
+                    if let Some(k) = taken {
+                        earlier.remove(k);
+                        fused = true;
                     }
                     earlier.push(op);
                 }
@@ -160,16 +181,31 @@ struct Plan {
     loads: Vec<OpId>,
 }
 
+/// [`constant_bounds`] of `op`, read once per sweep.
+fn cached_bounds(
+    cache: &mut FxHashMap<OpId, Option<Vec<i64>>>,
+    ctx: &Context,
+    ir: &Ir,
+    body: BodyId,
+    op: OpId,
+) -> Option<Vec<i64>> {
+    cache
+        .entry(op)
+        .or_insert_with(|| constant_bounds(ctx, ir, body, op))
+        .clone()
+}
+
+/// A nest's bounds and steps, when all are constants.
+fn constant_bounds(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Option<Vec<i64>> {
+    ir.body(body)
+        .operands(op)
+        .map(|v| constant_int(ctx, ir, body, v))
+        .collect()
+}
+
+/// Whether `p` can move into `q` (whose bounds the caller found equal).
 fn fusible(ctx: &Context, ir: &Ir, body: BodyId, p: OpId, q: OpId) -> Option<Plan> {
     let b = ir.body(body);
-    let bounds = |op: OpId| -> Option<Vec<i64>> {
-        b.operands(op)
-            .map(|v| constant_int(ctx, ir, body, v))
-            .collect()
-    };
-    if bounds(p)? != bounds(q)? {
-        return None;
-    }
     let (p_block, p_ivs, _) = nest(ir, body, p)?;
     let (q_block, q_ivs, _) = nest(ir, body, q)?;
     let (mut p_ops, mut q_ops) = (Vec::new(), Vec::new());
