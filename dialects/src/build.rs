@@ -130,6 +130,15 @@ pub fn for_carrying(
         .results()
 }
 
+/// `i` clamped to `[0, n - 1]`.
+pub fn clamp_index(e: &mut Builder<'_>, i: ValueId, n: i64) -> Result<ValueId, String> {
+    let index = e.ctx.index_type();
+    let zero = e.index(0)?;
+    let last = e.index(n - 1)?;
+    let lo = arith::Maxsi::build(e, i, zero, index).result()?;
+    arith::Minsi::build(e, lo, last, index).result()
+}
+
 /// The binary `arith` op `op` (addi, subi, muli, remsi, ...) of the index `a` and the
 /// constant `c`.
 pub fn index_op(e: &mut Builder<'_>, op: arith::Op, a: ValueId, c: i64) -> Result<ValueId, String> {

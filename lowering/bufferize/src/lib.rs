@@ -307,6 +307,10 @@ struct Bufferizer<'a> {
     /// Zero pads left to the library convolution that reads them: the pad's result
     /// to its source and [top, left] amounts (the result has no buffer).
     absorbed_pads: FxHashMap<ValueId, (ValueId, [i64; 2])>,
+    /// Broadcasts only maps read (as inputs): the result to its source and the
+    /// broadcast `dimensions`. The result has no buffer; each map loads the source at
+    /// its indices without those dimensions, so no buffer of copies is made.
+    broadcasts_read_by_maps: FxHashMap<ValueId, (ValueId, Vec<i64>)>,
     /// Clamps (ReLU, ReLU6, Clip) a library convolution applies as it stores: the
     /// `tensor.map` to the convolution's buffer, which becomes the map's.
     absorbed_maps: FxHashMap<OpId, ValueId>,
@@ -381,6 +385,7 @@ impl<'a> Bufferizer<'a> {
             buffers: FxHashMap::default(),
             writable: FxHashSet::default(),
             absorbed_pads: FxHashMap::default(),
+            broadcasts_read_by_maps: FxHashMap::default(),
             absorbed_maps: FxHashMap::default(),
             absorbed_empties: FxHashSet::default(),
             absorbed_biases: FxHashMap::default(),
@@ -555,6 +560,12 @@ impl<'a> Bufferizer<'a> {
                     // The init's buffer (or a new one), left as it is.
                     self.absorbed_biases.insert(results[0], bias);
                     self.destination(op, operands[1], false).map_err(fail)?
+                }
+                None if self.only_maps_read(results[0]) => {
+                    let dims = self.ints(op, tensor::Broadcast::ATTR_DIMENSIONS);
+                    self.broadcasts_read_by_maps
+                        .insert(results[0], (operands[0], dims));
+                    return Ok(true);
                 }
                 None => self.broadcast(op).map_err(fail)?,
             },

@@ -9,7 +9,9 @@
 //! clamped into it.
 
 use acc_dialects::build::BuildExt as _;
-use acc_dialects::build::{Builder, cmpf, cmpi, for_carrying, index_op, is_float, shape_of};
+use acc_dialects::build::{
+    Builder, clamp_index, cmpf, cmpi, for_carrying, index_op, is_float, shape_of,
+};
 use acc_dialects::hooks::attr_read::Attrs;
 use acc_dialects::hooks::shape::gather_nd_shape;
 use acc_dialects::ops::{arith, graph, tensor};
@@ -59,9 +61,15 @@ fn position(
     let negative = e.cmpi(cmpi::SLT, i, zero)?;
     let wrapped = index_op(e, arith::Op::Addi, i, dim)?;
     let i = arith::Select::build(e, negative, wrapped, i, index).result()?;
-    let last = e.index(dim - 1)?;
-    let i = arith::Maxsi::build(e, i, zero, index).result()?;
-    arith::Minsi::build(e, i, last, index).result()
+    clamp_index(e, i, dim)
+}
+
+/// The shapes of the input and of the indices of a gather.
+fn shapes(e: &Builder<'_>, x: ValueId, indices: ValueId) -> Result<[Vec<i64>; 2], String> {
+    Ok([
+        shape_of(e.ctx, e.type_of(x))?.0,
+        shape_of(e.ctx, e.type_of(indices))?.0,
+    ])
 }
 
 /// `gather` of `x` at `indices` along the `axis` attribute.
@@ -72,8 +80,7 @@ pub(super) fn gather(
     out: TypeId,
     a: &Attrs<'_>,
 ) -> Result<ValueId, String> {
-    let (shape, _) = shape_of(e.ctx, e.type_of(x))?;
-    let (index_shape, _) = shape_of(e.ctx, e.type_of(indices))?;
+    let [shape, index_shape] = shapes(e, x, indices)?;
     let ax = axis(a.int(graph::Gather::ATTR_AXIS)?.unwrap_or(0), shape.len())?;
     let q = index_shape.len();
     generate(e, out, &mut |e, ivs| {
@@ -92,8 +99,7 @@ pub(super) fn gather_elements(
     out: TypeId,
     a: &Attrs<'_>,
 ) -> Result<ValueId, String> {
-    let (shape, _) = shape_of(e.ctx, e.type_of(x))?;
-    let (index_shape, _) = shape_of(e.ctx, e.type_of(indices))?;
+    let [shape, index_shape] = shapes(e, x, indices)?;
     let ax = axis(
         a.int(graph::GatherElements::ATTR_AXIS)?.unwrap_or(0),
         shape.len(),
@@ -123,8 +129,7 @@ pub(super) fn gather_nd(
     out: TypeId,
     a: &Attrs<'_>,
 ) -> Result<ValueId, String> {
-    let (shape, _) = shape_of(e.ctx, e.type_of(x))?;
-    let (index_shape, _) = shape_of(e.ctx, e.type_of(indices))?;
+    let [shape, index_shape] = shapes(e, x, indices)?;
     let b = a.int(graph::GatherNd::ATTR_BATCH_DIMS)?.unwrap_or(0);
     gather_nd_shape(&shape, &index_shape, b)?;
     let (b, q) = (b as usize, index_shape.len());

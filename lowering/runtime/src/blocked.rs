@@ -117,7 +117,7 @@ pub unsafe fn sconv2d_nchw16c(
     fused: Fused,
 ) {
     // SAFETY: the caller's contract.
-    unsafe { blocked_output(input, filter, output, shape, fused, BLOCK, false) }
+    unsafe { blocked_output(input, filter, output, shape, fused, BLOCK, Kernels::Best) }
 }
 
 /// out = clamp(out + conv(input, filter)) or from a bias, as [`sconv2d_nchw16c`],
@@ -136,7 +136,7 @@ pub unsafe fn sconv2d_nchw_nchw16c(
     fused: Fused,
 ) {
     // SAFETY: the caller's contract.
-    unsafe { blocked_output(input, filter, output, shape, fused, 1, false) }
+    unsafe { blocked_output(input, filter, output, shape, fused, 1, Kernels::Best) }
 }
 
 /// [`sconv2d_nchw_nchw16c`] on any CPU, one output vector at a time.
@@ -151,11 +151,23 @@ pub unsafe fn sconv2d_nchw_nchw16c_portable(
     fused: Fused,
 ) {
     // SAFETY: the caller's contract.
-    unsafe { blocked_output(input, filter, output, shape, fused, 1, true) }
+    unsafe { blocked_output(input, filter, output, shape, fused, 1, Kernels::Portable) }
 }
 
-/// The blocked-output convolution with `in_block` channels per input block; the
-/// AVX-512 kernel when the CPU has it and `portable` is false.
+/// Which kernels a blocked convolution may use.
+#[derive(Clone, Copy, PartialEq)]
+enum Kernels {
+    /// The fastest this CPU has: AVX-512, else AVX2, else portable.
+    Best,
+    /// AVX2 when the CPU has it, else portable (tests compare it with portable).
+    #[cfg(test)]
+    Avx2,
+    /// The portable kernel.
+    Portable,
+}
+
+/// The blocked-output convolution with `in_block` channels per input block, by the
+/// kernels `kernels` allows.
 ///
 /// # Safety
 /// As [`sconv2d_nchw16c`] (`in_block` 16) or [`sconv2d_nchw_nchw16c`] (1).
@@ -166,7 +178,7 @@ unsafe fn blocked_output(
     shape: Conv2d,
     fused: Fused,
     in_block: usize,
-    portable: bool,
+    kernels: Kernels,
 ) {
     let g = Blocked::new(shape, in_block);
     if g.out_blocks * g.output[0] * g.output[1] == 0 {
@@ -176,14 +188,143 @@ unsafe fn blocked_output(
     let border = unsafe { bordered(input, shape, &g) };
     let source = border.as_ref().map_or(input, |b| b.as_ptr());
     #[cfg(target_arch = "x86_64")]
-    if !portable && shape.stride[1] <= 2 && std::arch::is_x86_feature_detected!("avx512f") {
+    if kernels == Kernels::Best && shape.stride[1] <= 2 && crate::avx512() {
         // SAFETY: the CPU has AVX-512F; the source covers every tap; the caller
         // vouches for the rest.
         unsafe { avx512::run(source, filter, output, &g, fused) };
         return;
     }
+    #[cfg(target_arch = "x86_64")]
+    if kernels != Kernels::Portable && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2; as above.
+        unsafe { avx2::run(source, filter, output, &g, fused) };
+        return;
+    }
     // SAFETY: as above.
     unsafe { run_portable(source, filter, output, &g, fused) };
+}
+
+/// Output pixels per tile of the AVX2 kernel: 4 pixels of a 16-channel block are 8
+/// 256-bit accumulators, each filter vector read once for all of them.
+#[cfg(target_arch = "x86_64")]
+const AVX2_PIXELS: usize = 4;
+
+/// The blocked-output convolution compiled for AVX2: the portable kernel's sums (the
+/// same products added in the same order, so the same bits), over tiles of
+/// [`AVX2_PIXELS`] pixels whose 16-channel accumulators the compiler keeps in
+/// 256-bit registers; output rows split among the runtime's threads.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::{AVX2_PIXELS, BLOCK, Blocked};
+    use crate::Fused;
+
+    /// # Safety
+    /// The CPU has AVX2; the source covers every tap; the buffers hold the sizes of `g`.
+    pub(super) unsafe fn run(
+        source: *const f32,
+        filter: *const f32,
+        output: *mut f32,
+        g: &Blocked,
+        fused: Fused,
+    ) {
+        let [oh, ow] = g.output;
+        let shared = crate::threads::Unshared((source, filter, output, *g, fused));
+        let rows = |range: std::ops::Range<usize>| {
+            let (source, filter, output, g, fused) = shared.get();
+            // SAFETY: this CPU has AVX2 (the caller's contract); parts write disjoint
+            // output rows and only read the source and the filter.
+            unsafe { run_rows(source, filter, output, &g, fused, range) };
+        };
+        let [kh, kw] = g.kernel;
+        let work = g.out_blocks * BLOCK * oh * ow * g.in_blocks * g.in_block * kh * kw;
+        crate::threads::split(oh, work, &rows);
+    }
+
+    /// # Safety
+    /// As [`run`]; the rows lie inside the output.
+    #[target_feature(enable = "avx2")]
+    unsafe fn run_rows(
+        source: *const f32,
+        filter: *const f32,
+        output: *mut f32,
+        g: &Blocked,
+        fused: Fused,
+        rows: std::ops::Range<usize>,
+    ) {
+        let ow = g.output[1];
+        for m in 0..g.out_blocks {
+            for y in rows.clone() {
+                let mut x = 0;
+                while x + AVX2_PIXELS <= ow {
+                    // SAFETY: pixels x.. x + AVX2_PIXELS of row y are in the output.
+                    unsafe { tile::<AVX2_PIXELS>(source, filter, output, g, fused, [m, y, x]) };
+                    x += AVX2_PIXELS;
+                }
+                for x in x..ow {
+                    // SAFETY: as above.
+                    unsafe { tile::<1>(source, filter, output, g, fused, [m, y, x]) };
+                }
+            }
+        }
+    }
+
+    /// `P` output pixels of block `m` from pixel (y, x): each pixel's sums as
+    /// `run_portable` adds them.
+    ///
+    /// # Safety
+    /// As [`run_rows`]; the pixels lie inside the output.
+    #[inline(always)]
+    unsafe fn tile<const P: usize>(
+        source: *const f32,
+        filter: *const f32,
+        output: *mut f32,
+        g: &Blocked,
+        fused: Fused,
+        [m, y, x]: [usize; 3],
+    ) {
+        let [kh, kw] = g.kernel;
+        let [oh, ow] = g.output;
+        let b = g.in_block;
+        // SAFETY (block): the offsets stay inside the buffers of `g`.
+        unsafe {
+            let out = output.add(((m * oh + y) * ow + x) * BLOCK);
+            let mut acc = [[0f32; BLOCK]; P];
+            for (p, a) in acc.iter_mut().enumerate() {
+                let start = match fused.bias {
+                    Some(bias) => bias.add(m * BLOCK),
+                    None => out.add(p * BLOCK),
+                };
+                a.copy_from_slice(std::slice::from_raw_parts(start, BLOCK));
+            }
+            for c in 0..g.in_blocks {
+                for i in 0..kh {
+                    for j in 0..kw {
+                        let row = y * g.stride[0] + i * g.dilation[0];
+                        let column = x * g.stride[1] + j * g.dilation[1];
+                        let xs =
+                            source.add(c * g.source_plane() + (row * g.source[1] + column) * b);
+                        let ws =
+                            filter.add(m * g.filter_block() + ((c * kh + i) * kw + j) * b * BLOCK);
+                        let pixel_step = g.stride[1] * b;
+                        for ic in 0..b {
+                            let w = &*(ws.add(ic * BLOCK) as *const [f32; BLOCK]);
+                            for (p, a) in acc.iter_mut().enumerate() {
+                                let v = *xs.add(p * pixel_step + ic);
+                                for o in 0..BLOCK {
+                                    a[o] += v * w[o];
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            for (p, a) in acc.iter().enumerate() {
+                for (o, v) in a.iter().enumerate() {
+                    *out.add(p * BLOCK + o) = fused.bounds.apply_scalar(*v);
+                }
+            }
+        }
+    }
 }
 
 /// [`sconv2d_nchw16c`] on any CPU, one output vector at a time.
@@ -198,7 +339,17 @@ pub unsafe fn sconv2d_nchw16c_portable(
     fused: Fused,
 ) {
     // SAFETY: the caller's contract.
-    unsafe { blocked_output(input, filter, output, shape, fused, BLOCK, true) }
+    unsafe {
+        blocked_output(
+            input,
+            filter,
+            output,
+            shape,
+            fused,
+            BLOCK,
+            Kernels::Portable,
+        )
+    }
 }
 
 /// The portable kernel over a source that covers every tap.
@@ -784,6 +935,58 @@ mod tests {
             unsafe { sconv2d_nchw16c(x.as_ptr(), f.as_ptr(), out.as_mut_ptr(), s, Fused::NONE) };
             out
         });
+    }
+
+    /// The AVX2 kernel adds the same products in the same order as the portable one.
+    #[test]
+    fn avx2_gives_the_portable_bits() {
+        let shapes = [
+            shape(16, 7, 32, 3, 1, 1),
+            shape(32, 9, 48, 3, 2, 1),
+            shape(3, 10, 24, 3, 1, 1),
+            shape(20, 6, 5, 1, 2, 0),
+        ];
+        for s in shapes {
+            let ([c, h, w], [m, kh, kw], [oh, ow]) = (s.input, s.filter, s.output);
+            for in_block in [BLOCK, 1] {
+                let x = if in_block == BLOCK {
+                    block_input(&random(c * h * w, 7), c, h * w)
+                } else {
+                    random(c * h * w, 7)
+                };
+                let f = if in_block == BLOCK {
+                    block_filter(&random(m * c * kh * kw, 8), m, c, kh * kw)
+                } else {
+                    block_filter_plain_input(&random(m * c * kh * kw, 8), m, c, kh * kw)
+                };
+                let bias = random(m.div_ceil(BLOCK) * BLOCK, 9);
+                let fused = Fused {
+                    bias: Some(bias.as_ptr()),
+                    bounds: Bounds { lo: -0.5, hi: 6.0 },
+                };
+                let run = |kernels| {
+                    let mut out = vec![0f32; m.div_ceil(BLOCK) * BLOCK * oh * ow];
+                    // SAFETY: the buffers have the blocked sizes of `s`.
+                    unsafe {
+                        blocked_output(
+                            x.as_ptr(),
+                            f.as_ptr(),
+                            out.as_mut_ptr(),
+                            s,
+                            fused,
+                            in_block,
+                            kernels,
+                        )
+                    };
+                    out.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+                };
+                assert_eq!(
+                    run(Kernels::Avx2),
+                    run(Kernels::Portable),
+                    "{s:?}, input block {in_block}"
+                );
+            }
+        }
     }
 
     #[test]

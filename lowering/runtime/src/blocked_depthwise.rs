@@ -31,7 +31,7 @@ pub unsafe fn sdwconv2d_nchw16c(
     fused: Fused,
 ) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") {
+    if crate::avx512() {
         // SAFETY: the CPU has AVX-512F; the caller vouches for the memory.
         unsafe { avx512::run(input, filter, output, &shape, fused) };
         return;

@@ -272,7 +272,7 @@ impl PanelSource for Patches {
             (y, x) = (y + 1, 0);
         }
         #[cfg(target_arch = "x86_64")]
-        if self.shape.stride[1] <= 2 && std::arch::is_x86_feature_detected!("avx512f") {
+        if self.shape.stride[1] <= 2 && crate::avx512() {
             // SAFETY: the CPU has AVX-512F; the caller keeps the panel inside the
             // patches matrix.
             unsafe { self.copy_panel_avx512(&runs, k0, depth, panel, ld) };
@@ -325,7 +325,7 @@ pub unsafe fn sconv2d(
         return;
     };
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") {
+    if crate::avx512() {
         // SAFETY: the CPU has AVX-512F; the caller vouches for the memory and the
         // patches cover depth x plane.
         unsafe {

@@ -114,7 +114,7 @@ fn erf(x: f32) -> f32 {
 /// array or do not overlap.
 pub unsafe fn apply(f: Function, x: *const f32, out: *mut f32, n: usize) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") {
+    if crate::avx512() {
         // SAFETY: the CPU has AVX-512F; the caller vouches for the arrays.
         unsafe { avx512::apply(f, x, out, n) };
         return;

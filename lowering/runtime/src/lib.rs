@@ -13,6 +13,19 @@ pub mod elementwise;
 pub mod sgemm;
 pub mod threads;
 
+/// Whether the AVX-512 kernels run: the host has AVX-512F and the environment does
+/// not set `ACC_RUNTIME_NO_AVX512` (read once), which makes the runtime take the
+/// kernels an AVX2-only or other host takes: how benchmarks measure those on an
+/// AVX-512 machine. The results are the same either way.
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn avx512() -> bool {
+    static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ENABLED.get_or_init(|| {
+        std::arch::is_x86_feature_detected!("avx512f")
+            && std::env::var_os("ACC_RUNTIME_NO_AVX512").is_none()
+    })
+}
+
 /// What a convolution kernel fuses around its sums: the bias each output channel
 /// starts from (else the output's own contents, which the sums are added to) and the
 /// clamp of what it stores.

@@ -224,7 +224,7 @@ pub unsafe fn sgemm_strided(
         return;
     }
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") && a.cols > 0 {
+    if crate::avx512() && a.cols > 0 {
         let initial = if accumulate {
             avx512::Initial::Output
         } else {
@@ -281,7 +281,7 @@ pub unsafe fn sgemm(a: Matrix<*const f32>, b: Matrix<*const f32>, c: Matrix<*mut
         return;
     }
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") {
+    if crate::avx512() {
         // SAFETY: the CPU has AVX-512F; the caller vouches for the memory.
         unsafe { avx512::sgemm(a, &b, c, crate::Fused::NONE, avx512::Initial::Output) };
         return;
@@ -320,7 +320,7 @@ pub unsafe fn sgemm_panels(
         return;
     }
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") && a.cols > 0 {
+    if crate::avx512() && a.cols > 0 {
         // SAFETY: the CPU has AVX-512F; the caller vouches for the memory.
         let initial = bias.map_or(avx512::Initial::Output, avx512::Initial::Columns);
         // SAFETY: the CPU has AVX-512F; the caller vouches for the memory.

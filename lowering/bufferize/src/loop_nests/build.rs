@@ -5,6 +5,7 @@ use acc_dialects::build::BuildExt as _;
 use acc_dialects::ops::{arith, loops};
 use acc_ir::{TypeId, ValueId};
 
+pub(crate) use acc_dialects::build::clamp_index as clamp;
 use acc_dialects::build::{BodyBuilder, Builder, cmpi, for_carrying, is_float};
 
 pub(crate) use acc_dialects::build::index_op;
@@ -33,15 +34,6 @@ pub(crate) fn in_range(e: &mut Builder<'_>, i: ValueId, n: i64) -> Result<ValueI
     let hi = e.cmpi(cmpi::SLT, i, limit)?;
     let i1 = e.ctx.int_type(1);
     arith::Andi::build(e, lo, hi, i1).result()
-}
-
-/// `i` clamped to `[0, n - 1]`.
-pub(crate) fn clamp(e: &mut Builder<'_>, i: ValueId, n: i64) -> Result<ValueId, String> {
-    let index = e.ctx.index_type();
-    let zero = e.index(0)?;
-    let last = e.index(n - 1)?;
-    let lo = arith::Maxsi::build(e, i, zero, index).result()?;
-    arith::Minsi::build(e, lo, last, index).result()
 }
 
 /// `x` converted from element type `from` to `to` (a narrower integer or float

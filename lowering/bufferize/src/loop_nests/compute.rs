@@ -46,10 +46,17 @@ impl Bufferizer<'_> {
         let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
         let (inputs, init) = operands.split_at(operands.len() - 1);
         let dest = self.destination(op, init[0], false)?;
-        let ins: Vec<ValueId> = inputs
-            .iter()
-            .map(|v| self.buffers.get(v).copied().ok_or("an input has no buffer"))
-            .collect::<Result<_, _>>()?;
+        // Each input's buffer, and the dimensions its loads leave out (an input read
+        // through a broadcast loads the broadcast's source).
+        let mut ins: Vec<(ValueId, Vec<i64>)> = Vec::new();
+        for v in inputs {
+            let (tensor, dropped) = match self.broadcasts_read_by_maps.get(v) {
+                Some((source, dims)) => (*source, dims.clone()),
+                None => (*v, Vec::new()),
+            };
+            let buffer = self.buffers.get(&tensor).copied();
+            ins.push((buffer.ok_or("an input has no buffer")?, dropped));
+        }
         let shape = self.shape(init[0])?;
         let elem_types: Vec<TypeId> = inputs.iter().map(|v| self.element(*v)).collect();
         let library = self.library_function_of_map(op);
@@ -61,15 +68,22 @@ impl Bufferizer<'_> {
             argument: Some(input),
             ..
         }) = &library
+            && ins[*input].1.is_empty()
         {
-            call_library(&mut e, callee, &[ins[*input], dest], &[elements], None)?;
+            call_library(&mut e, callee, &[ins[*input].0, dest], &[elements], None)?;
             return Ok(dest);
         }
         let skip = library.as_ref().map(|l| l.op);
         parallel(&mut e, &shape, &mut |e, ivs| {
             let mut args = Vec::new();
-            for (b, t) in ins.iter().zip(&elem_types) {
-                args.push(loops::Load::build(e, *b, ivs, *t).result()?);
+            for ((b, dropped), t) in ins.iter().zip(&elem_types) {
+                let at: Vec<ValueId> = ivs
+                    .iter()
+                    .enumerate()
+                    .filter(|(d, _)| !dropped.contains(&(*d as i64)))
+                    .map(|(_, v)| *v)
+                    .collect();
+                args.push(loops::Load::build(e, *b, &at, *t).result()?);
             }
             let at = e.point;
             let y = Self::inline_skipping(e.ir, body, op, 0, &args, at, skip)?;
@@ -80,6 +94,18 @@ impl Bufferizer<'_> {
             call_library(&mut e, &l.callee, &[dest, dest], &[elements], None)?;
         }
         Ok(dest)
+    }
+
+    /// Whether every user of the broadcast result `v` is a `tensor.map` reading it as
+    /// an input (not writing into it as its init), so that it needs no buffer.
+    pub(crate) fn only_maps_read(&self, v: ValueId) -> bool {
+        let b = self.ir.body(self.body);
+        b.has_uses(v)
+            && b.value_users(v).all(|user| {
+                let r = self.ir.op(self.body, user);
+                let n = b.operands(user).count();
+                tensor::Map::is(self.ctx, r) && b.operand(user, n - 1) != v
+            })
     }
 
     pub(crate) fn broadcast(&mut self, op: OpId) -> Result<ValueId, String> {
