@@ -36,8 +36,32 @@ pub unsafe fn sdwconv2d_nchw16c(
         unsafe { avx512::run(input, filter, output, &shape, fused) };
         return;
     }
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2; the caller vouches for the memory.
+        unsafe { sums_avx2(input, filter, output, shape, fused) };
+        return;
+    }
     // SAFETY: as above.
     unsafe { sdwconv2d_nchw16c_portable(input, filter, output, shape, fused) }
+}
+
+/// The portable sums compiled for AVX2 (each pixel's 16 lanes in two 256-bit
+/// registers): the same bits as [`sdwconv2d_nchw16c_portable`].
+///
+/// # Safety
+/// The CPU has AVX2; as [`sdwconv2d_nchw16c`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn sums_avx2(
+    input: *const f32,
+    filter: *const f32,
+    output: *mut f32,
+    shape: Conv2d,
+    fused: Fused,
+) {
+    // SAFETY: the caller's contract.
+    unsafe { sums(input, filter, output, shape, fused) }
 }
 
 /// The input position of output coordinate `o`'s tap `k` along an axis, if inside.
@@ -58,6 +82,23 @@ fn tap(
 /// # Safety
 /// As [`sdwconv2d_nchw16c`].
 pub unsafe fn sdwconv2d_nchw16c_portable(
+    input: *const f32,
+    filter: *const f32,
+    output: *mut f32,
+    shape: Conv2d,
+    fused: Fused,
+) {
+    // SAFETY: the caller's contract.
+    unsafe { sums(input, filter, output, shape, fused) }
+}
+
+/// The depthwise sums, one output vector at a time (inlined into each instruction
+/// set's version).
+///
+/// # Safety
+/// As [`sdwconv2d_nchw16c`].
+#[inline(always)]
+unsafe fn sums(
     input: *const f32,
     filter: *const f32,
     output: *mut f32,
@@ -478,6 +519,45 @@ mod tests {
             };
             out
         });
+    }
+
+    /// The AVX2 version adds the same products in the same order as the portable one.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_gives_the_portable_bits() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let (c, hw) = (40, 11);
+        let shape = Conv2d {
+            input: [c, hw, hw],
+            filter: [c, 3, 3],
+            output: [6, 6],
+            stride: [2, 2],
+            dilation: [1, 1],
+            padding: [1, 1],
+        };
+        let xb = block(&random(c * hw * hw, 11), c, hw * hw);
+        let fb = block(&random(c * 9, 12), c, 9);
+        let bias = random(c.div_ceil(BLOCK) * BLOCK, 13);
+        let fused = Fused {
+            bias: Some(bias.as_ptr()),
+            bounds: Bounds { lo: 0.0, hi: 6.0 },
+        };
+        let run = |avx2: bool| {
+            let mut out = vec![0f32; c.div_ceil(BLOCK) * BLOCK * 36];
+            let (x, f, y) = (xb.as_ptr(), fb.as_ptr(), out.as_mut_ptr());
+            // SAFETY: the vectors hold the blocked buffers of `shape`; the CPU has AVX2.
+            unsafe {
+                if avx2 {
+                    sums_avx2(x, f, y, shape, fused)
+                } else {
+                    sdwconv2d_nchw16c_portable(x, f, y, shape, fused)
+                }
+            };
+            out.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        };
+        assert_eq!(run(true), run(false));
     }
 
     #[test]

@@ -61,6 +61,7 @@ pub enum Function {
 
 impl Function {
     /// The function of one element, by the formulas above (the portable kernel).
+    #[inline(always)]
     pub fn scalar(self, x: f32) -> f32 {
         match self {
             Function::Exp => exp(x),
@@ -70,10 +71,12 @@ impl Function {
 }
 
 /// `c[0] + x (c[1] + x (c[2] + ...))` with fused multiply-adds.
+#[inline(always)]
 fn horner(x: f32, c: &[f32]) -> f32 {
     c.iter().rev().fold(0.0, |acc, k| acc.mul_add(x, *k))
 }
 
+#[inline(always)]
 fn exp(x: f32) -> f32 {
     // NaN compares false both ways and passes through the clamp.
     let x = if x < EXP_RANGE.0 {
@@ -93,10 +96,12 @@ fn exp(x: f32) -> f32 {
 }
 
 /// 2^n for an integral n in [-126, 127].
+#[inline(always)]
 fn pow2(n: f32) -> f32 {
     f32::from_bits(((n as i32 + 127) as u32) << 23)
 }
 
+#[inline(always)]
 fn erf(x: f32) -> f32 {
     let x = if x.is_nan() {
         x
@@ -119,8 +124,28 @@ pub unsafe fn apply(f: Function, x: *const f32, out: *mut f32, n: usize) {
         unsafe { avx512::apply(f, x, out, n) };
         return;
     }
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has AVX2 and FMA; as above.
+        unsafe { with_fma(f, x, out, n) };
+        return;
+    }
     // SAFETY: as above.
     unsafe { portable(f, x, out, n) };
+}
+
+/// [`portable`] compiled for AVX2 and FMA: the fused multiply-adds and roundings are
+/// instructions rather than library calls (the same bits).
+///
+/// # Safety
+/// The CPU has AVX2 and FMA; as [`apply`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn with_fma(f: Function, x: *const f32, out: *mut f32, n: usize) {
+    for i in 0..n {
+        // SAFETY: i < n; element i is read before it is written.
+        unsafe { *out.add(i) = f.scalar(*x.add(i)) };
+    }
 }
 
 /// [`apply`] one element at a time (any CPU).
@@ -269,6 +294,28 @@ mod tests {
             1.0 - (-a * a).exp() / std::f64::consts::PI.sqrt() / fraction
         };
         value.copysign(x)
+    }
+
+    /// The AVX2 and FMA version computes the portable bits.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn fma_version_gives_the_portable_bits() {
+        if !(std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("fma"))
+        {
+            return;
+        }
+        let x = inputs();
+        for f in [Function::Exp, Function::Erf] {
+            let (mut fast, mut slow) = (vec![0f32; x.len()], vec![0f32; x.len()]);
+            // SAFETY: the arrays hold x.len() floats; the CPU has AVX2 and FMA.
+            unsafe {
+                with_fma(f, x.as_ptr(), fast.as_mut_ptr(), x.len());
+                portable(f, x.as_ptr(), slow.as_mut_ptr(), x.len());
+            }
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&fast), bits(&slow), "{f:?}");
+        }
     }
 
     #[test]
