@@ -500,9 +500,42 @@ pub(crate) fn map_with(
         Ok(vec![f(inner, &all)?])
     };
     let mapper = e.region(&arg_types, tensor::Yield::NAME, &mut fill)?;
-    tensor::Map::build(e, &kept, init, out)
+    let map = tensor::Map::build(e, &kept, init, out)
         .mapper(mapper)
-        .result()
+        .result()?;
+    for (v, splat) in inputs.iter().zip(&splats) {
+        if splat.is_some() {
+            erase_unused(e, *v);
+        }
+    }
+    Ok(map)
+}
+
+/// Erases the op defining `v` when nothing uses its results any more, and then, the
+/// same way, the ops defining its operands (the broadcasts, reshapes, inits and
+/// constants a map no longer reads: no later pass has to remove them).
+fn erase_unused(e: &mut Builder<'_>, v: ValueId) {
+    let mut work = vec![v];
+    while let Some(v) = work.pop() {
+        let body = e.ir.body(e.body);
+        let acc_ir::ValueDef::Result(op, _) = body.value(v).def else {
+            continue;
+        };
+        if body.results(op).any(|r| body.has_uses(r)) || !body.op_regions(op).is_empty() {
+            continue;
+        }
+        let r = e.ir.op(e.body, op);
+        let removable = tensor::Broadcast::is(e.ctx, r)
+            || tensor::CollapseShape::is(e.ctx, r)
+            || tensor::ExpandShape::is(e.ctx, r)
+            || tensor::Empty::is(e.ctx, r)
+            || arith::Constant::is(e.ctx, r);
+        if !removable {
+            continue;
+        }
+        work.extend(body.operands(op));
+        e.ir.body_mut(e.body).erase_op(op);
+    }
 }
 
 /// The scalar attribute (of type `elem`) every element of `v` equals, when `v` is a

@@ -180,6 +180,8 @@ unsafe fn blocked_output(
     in_block: usize,
     kernels: Kernels,
 ) {
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = kernels; // Only x86-64 has kernels to choose from.
     let g = Blocked::new(shape, in_block);
     if g.out_blocks * g.output[0] * g.output[1] == 0 {
         return;
