@@ -15,6 +15,7 @@
 
 use crate::Fused;
 use crate::conv::Conv2d;
+use std::ops::Range;
 
 /// Channels per block: the vector width of the blocked layouts.
 pub const BLOCK: usize = 16;
@@ -139,7 +140,7 @@ pub unsafe fn sconv2d_nchw_nchw16c(
     unsafe { blocked_output(input, filter, output, shape, fused, 1, Kernels::Best) }
 }
 
-/// [`sconv2d_nchw_nchw16c`] on any CPU, one output vector at a time.
+/// [`sconv2d_nchw_nchw16c`] on any CPU: the portable sums, in tiles of four pixels.
 ///
 /// # Safety
 /// As [`sconv2d_nchw_nchw16c`].
@@ -180,8 +181,6 @@ unsafe fn blocked_output(
     in_block: usize,
     kernels: Kernels,
 ) {
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = kernels; // Only x86-64 has kernels to choose from.
     let g = Blocked::new(shape, in_block);
     if g.out_blocks * g.output[0] * g.output[1] == 0 {
         return;
@@ -189,147 +188,188 @@ unsafe fn blocked_output(
     // SAFETY: the caller vouches for the input.
     let border = unsafe { bordered(input, shape, &g) };
     let source = border.as_ref().map_or(input, |b| b.as_ptr());
-    #[cfg(target_arch = "x86_64")]
-    if kernels == Kernels::Best && shape.stride[1] <= 2 && crate::avx512() {
-        // SAFETY: the CPU has AVX-512F; the source covers every tap; the caller
-        // vouches for the rest.
-        unsafe { avx512::run(source, filter, output, &g, fused) };
-        return;
-    }
-    #[cfg(target_arch = "x86_64")]
-    if kernels != Kernels::Portable && std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2; as above.
-        unsafe { avx2::run(source, filter, output, &g, fused) };
-        return;
-    }
-    // SAFETY: as above.
-    unsafe { run_portable(source, filter, output, &g, fused) };
+    let rows = rows_kernel(kernels, shape.stride[1]);
+    // SAFETY: the CPU has the chosen kernel's instructions; the source covers every
+    // tap; the caller vouches for the rest.
+    unsafe { split_rows(source, filter, output, &g, fused, rows) };
 }
 
-/// Output pixels per tile of the AVX2 kernel: 4 pixels of a 16-channel block are 8
-/// 256-bit accumulators, each filter vector read once for all of them.
-#[cfg(target_arch = "x86_64")]
-const AVX2_PIXELS: usize = 4;
-
-/// The blocked-output convolution compiled for AVX2: the portable kernel's sums (the
-/// same products added in the same order, so the same bits), over tiles of
-/// [`AVX2_PIXELS`] pixels whose 16-channel accumulators the compiler keeps in
-/// 256-bit registers; output rows split among the runtime's threads.
-#[cfg(target_arch = "x86_64")]
-mod avx2 {
-    use super::{AVX2_PIXELS, BLOCK, Blocked};
-    use crate::Fused;
-
-    /// # Safety
-    /// The CPU has AVX2; the source covers every tap; the buffers hold the sizes of `g`.
-    pub(super) unsafe fn run(
-        source: *const f32,
-        filter: *const f32,
-        output: *mut f32,
-        g: &Blocked,
-        fused: Fused,
-    ) {
-        let [oh, ow] = g.output;
-        let shared = crate::threads::Unshared((source, filter, output, *g, fused));
-        let rows = |range: std::ops::Range<usize>| {
-            let (source, filter, output, g, fused) = shared.get();
-            // SAFETY: this CPU has AVX2 (the caller's contract); parts write disjoint
-            // output rows and only read the source and the filter.
-            unsafe { run_rows(source, filter, output, &g, fused, range) };
-        };
-        let [kh, kw] = g.kernel;
-        let work = g.out_blocks * BLOCK * oh * ow * g.in_blocks * g.in_block * kh * kw;
-        crate::threads::split(oh, work, &rows);
+/// The kernel `kernels` allows on this CPU for a column stride of `stride`.
+fn rows_kernel(kernels: Kernels, stride: usize) -> RowsKernel {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if kernels == Kernels::Best && stride <= 2 && crate::avx512() {
+            return avx512::run_rows;
+        }
+        if kernels != Kernels::Portable && std::arch::is_x86_feature_detected!("avx2") {
+            return avx2_rows;
+        }
     }
+    // Only x86-64 has kernels to choose from.
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (kernels, stride);
+    portable_rows
+}
 
-    /// # Safety
-    /// As [`run`]; the rows lie inside the output.
-    #[target_feature(enable = "avx2")]
-    unsafe fn run_rows(
-        source: *const f32,
-        filter: *const f32,
-        output: *mut f32,
-        g: &Blocked,
-        fused: Fused,
-        rows: std::ops::Range<usize>,
-    ) {
-        let ow = g.output[1];
-        for m in 0..g.out_blocks {
-            for y in rows.clone() {
-                let mut x = 0;
-                while x + AVX2_PIXELS <= ow {
-                    // SAFETY: pixels x.. x + AVX2_PIXELS of row y are in the output.
-                    unsafe { tile::<AVX2_PIXELS>(source, filter, output, g, fused, [m, y, x]) };
-                    x += AVX2_PIXELS;
-                }
-                for x in x..ow {
-                    // SAFETY: as above.
-                    unsafe { tile::<1>(source, filter, output, g, fused, [m, y, x]) };
-                }
+/// A kernel computing the output rows in a range (the source covering every tap).
+type RowsKernel = unsafe fn(*const f32, *const f32, *mut f32, &Blocked, Fused, Range<usize>);
+
+/// Runs `rows` over every output row: with a thread pool ([`crate::threads`]) and
+/// enough work, one contiguous range of rows per thread (each output the same sum).
+///
+/// # Safety
+/// The CPU can run `rows`; the source covers every tap; the buffers hold the sizes
+/// of `g`.
+unsafe fn split_rows(
+    source: *const f32,
+    filter: *const f32,
+    output: *mut f32,
+    g: &Blocked,
+    fused: Fused,
+    rows: RowsKernel,
+) {
+    let [oh, ow] = g.output;
+    let shared = crate::threads::Unshared((source, filter, output, *g, fused));
+    let part = |range: Range<usize>| {
+        let (source, filter, output, g, fused) = shared.get();
+        // SAFETY: the caller's contract; parts write disjoint output rows and only
+        // read the source and the filter.
+        unsafe { rows(source, filter, output, &g, fused, range) };
+    };
+    let [kh, kw] = g.kernel;
+    let work = g.out_blocks * BLOCK * oh * ow * g.in_blocks * g.in_block * kh * kw;
+    crate::threads::split(oh, work, &part);
+}
+
+/// Output pixels per tile of the portable sums: 4 pixels of a 16-channel block are,
+/// compiled for AVX2, 8 256-bit accumulators, each filter vector read once for all
+/// of them.
+const TILE_PIXELS: usize = 4;
+
+/// The portable kernel: [`tiled_rows`] on any CPU.
+///
+/// # Safety
+/// As [`split_rows`]; the rows lie inside the output.
+unsafe fn portable_rows(
+    source: *const f32,
+    filter: *const f32,
+    output: *mut f32,
+    g: &Blocked,
+    fused: Fused,
+    rows: Range<usize>,
+) {
+    // SAFETY: the caller's contract.
+    unsafe { tiled_rows(source, filter, output, g, fused, rows) }
+}
+
+/// [`tiled_rows`] compiled for AVX2: the same sums in the same order, so the same
+/// bits as the portable kernel.
+///
+/// # Safety
+/// The CPU has AVX2; as [`portable_rows`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn avx2_rows(
+    source: *const f32,
+    filter: *const f32,
+    output: *mut f32,
+    g: &Blocked,
+    fused: Fused,
+    rows: Range<usize>,
+) {
+    // SAFETY: the caller's contract.
+    unsafe { tiled_rows(source, filter, output, g, fused, rows) }
+}
+
+/// The output rows in `rows`, by tiles of [`TILE_PIXELS`] pixels of one block (then
+/// single pixels at the end of a row).
+///
+/// # Safety
+/// As [`portable_rows`].
+#[inline(always)]
+unsafe fn tiled_rows(
+    source: *const f32,
+    filter: *const f32,
+    output: *mut f32,
+    g: &Blocked,
+    fused: Fused,
+    rows: Range<usize>,
+) {
+    let ow = g.output[1];
+    for m in 0..g.out_blocks {
+        for y in rows.clone() {
+            let mut x = 0;
+            while x + TILE_PIXELS <= ow {
+                // SAFETY: pixels x.. x + TILE_PIXELS of row y are in the output.
+                unsafe { tile::<TILE_PIXELS>(source, filter, output, g, fused, [m, y, x]) };
+                x += TILE_PIXELS;
+            }
+            for x in x..ow {
+                // SAFETY: as above.
+                unsafe { tile::<1>(source, filter, output, g, fused, [m, y, x]) };
             }
         }
     }
+}
 
-    /// `P` output pixels of block `m` from pixel (y, x): each pixel's sums as
-    /// `run_portable` adds them.
-    ///
-    /// # Safety
-    /// As [`run_rows`]; the pixels lie inside the output.
-    #[inline(always)]
-    unsafe fn tile<const P: usize>(
-        source: *const f32,
-        filter: *const f32,
-        output: *mut f32,
-        g: &Blocked,
-        fused: Fused,
-        [m, y, x]: [usize; 3],
-    ) {
-        let [kh, kw] = g.kernel;
-        let [oh, ow] = g.output;
-        let b = g.in_block;
-        // SAFETY (block): the offsets stay inside the buffers of `g`.
-        unsafe {
-            let out = output.add(((m * oh + y) * ow + x) * BLOCK);
-            let mut acc = [[0f32; BLOCK]; P];
-            for (p, a) in acc.iter_mut().enumerate() {
-                let start = match fused.bias {
-                    Some(bias) => bias.add(m * BLOCK),
-                    None => out.add(p * BLOCK),
-                };
-                a.copy_from_slice(std::slice::from_raw_parts(start, BLOCK));
-            }
-            for c in 0..g.in_blocks {
-                for i in 0..kh {
-                    for j in 0..kw {
-                        let row = y * g.stride[0] + i * g.dilation[0];
-                        let column = x * g.stride[1] + j * g.dilation[1];
-                        let xs =
-                            source.add(c * g.source_plane() + (row * g.source[1] + column) * b);
-                        let ws =
-                            filter.add(m * g.filter_block() + ((c * kh + i) * kw + j) * b * BLOCK);
-                        let pixel_step = g.stride[1] * b;
-                        for ic in 0..b {
-                            let w = &*(ws.add(ic * BLOCK) as *const [f32; BLOCK]);
-                            for (p, a) in acc.iter_mut().enumerate() {
-                                let v = *xs.add(p * pixel_step + ic);
-                                for o in 0..BLOCK {
-                                    a[o] += v * w[o];
-                                }
+/// `P` output pixels of block `m` from pixel (y, x): each starts from the bias (else
+/// the output's contents), adds input times filter over every input channel and
+/// tap in order, and is clamped as it is stored.
+///
+/// # Safety
+/// As [`portable_rows`]; the pixels lie inside the output.
+#[inline(always)]
+unsafe fn tile<const P: usize>(
+    source: *const f32,
+    filter: *const f32,
+    output: *mut f32,
+    g: &Blocked,
+    fused: Fused,
+    [m, y, x]: [usize; 3],
+) {
+    let [kh, kw] = g.kernel;
+    let [oh, ow] = g.output;
+    let b = g.in_block;
+    // SAFETY (block): the offsets stay inside the buffers of `g`.
+    unsafe {
+        let out = output.add(((m * oh + y) * ow + x) * BLOCK);
+        let mut acc = [[0f32; BLOCK]; P];
+        for (p, a) in acc.iter_mut().enumerate() {
+            let start = match fused.bias {
+                Some(bias) => bias.add(m * BLOCK),
+                None => out.add(p * BLOCK),
+            };
+            a.copy_from_slice(std::slice::from_raw_parts(start, BLOCK));
+        }
+        let pixel_step = g.stride[1] * b;
+        for c in 0..g.in_blocks {
+            for i in 0..kh {
+                for j in 0..kw {
+                    let row = y * g.stride[0] + i * g.dilation[0];
+                    let column = x * g.stride[1] + j * g.dilation[1];
+                    let xs = source.add(c * g.source_plane() + (row * g.source[1] + column) * b);
+                    let ws = filter.add(m * g.filter_block() + ((c * kh + i) * kw + j) * b * BLOCK);
+                    for ic in 0..b {
+                        let w = &*(ws.add(ic * BLOCK) as *const [f32; BLOCK]);
+                        for (p, a) in acc.iter_mut().enumerate() {
+                            let v = *xs.add(p * pixel_step + ic);
+                            for o in 0..BLOCK {
+                                a[o] += v * w[o];
                             }
                         }
                     }
                 }
             }
-            for (p, a) in acc.iter().enumerate() {
-                for (o, v) in a.iter().enumerate() {
-                    *out.add(p * BLOCK + o) = fused.bounds.apply_scalar(*v);
-                }
+        }
+        for (p, a) in acc.iter().enumerate() {
+            for (o, v) in a.iter().enumerate() {
+                *out.add(p * BLOCK + o) = fused.bounds.apply_scalar(*v);
             }
         }
     }
 }
 
-/// [`sconv2d_nchw16c`] on any CPU, one output vector at a time.
+/// [`sconv2d_nchw16c`] on any CPU: the portable sums, in tiles of four pixels.
 ///
 /// # Safety
 /// As [`sconv2d_nchw16c`].
@@ -351,71 +391,6 @@ pub unsafe fn sconv2d_nchw16c_portable(
             BLOCK,
             Kernels::Portable,
         )
-    }
-}
-
-/// The portable kernel over a source that covers every tap.
-///
-/// # Safety
-/// The buffers hold the sizes of `g`.
-unsafe fn run_portable(
-    source: *const f32,
-    filter: *const f32,
-    output: *mut f32,
-    g: &Blocked,
-    fused: Fused,
-) {
-    let [kh, kw] = g.kernel;
-    let [oh, ow] = g.output;
-    for m in 0..g.out_blocks {
-        for y in 0..oh {
-            for x in 0..ow {
-                // SAFETY: pixel (y, x) of output block m.
-                let out = unsafe { output.add(((m * oh + y) * ow + x) * BLOCK) };
-                let mut acc = [0f32; BLOCK];
-                match fused.bias {
-                    // SAFETY: the bias holds out_blocks * BLOCK floats.
-                    Some(bias) => acc.copy_from_slice(unsafe {
-                        std::slice::from_raw_parts(bias.add(m * BLOCK), BLOCK)
-                    }),
-                    // SAFETY: as above.
-                    None => acc.copy_from_slice(unsafe { std::slice::from_raw_parts(out, BLOCK) }),
-                }
-                for c in 0..g.in_blocks {
-                    for i in 0..kh {
-                        for j in 0..kw {
-                            let row = y * g.stride[0] + i * g.dilation[0];
-                            let column = x * g.stride[1] + j * g.dilation[1];
-                            let b = g.in_block;
-                            // SAFETY: the source covers every tap; the filter holds
-                            // this block's taps.
-                            let (xs, ws) = unsafe {
-                                (
-                                    source.add(
-                                        c * g.source_plane() + (row * g.source[1] + column) * b,
-                                    ),
-                                    filter.add(
-                                        m * g.filter_block() + ((c * kh + i) * kw + j) * b * BLOCK,
-                                    ),
-                                )
-                            };
-                            for ic in 0..b {
-                                // SAFETY: as above.
-                                let v = unsafe { *xs.add(ic) };
-                                for (o, a) in acc.iter_mut().enumerate() {
-                                    // SAFETY: as above.
-                                    *a += v * unsafe { *ws.add(ic * BLOCK + o) };
-                                }
-                            }
-                        }
-                    }
-                }
-                for (o, a) in acc.iter().enumerate() {
-                    // SAFETY: as above.
-                    unsafe { *out.add(o) = fused.bounds.apply_scalar(*a) };
-                }
-            }
-        }
     }
 }
 
@@ -443,40 +418,14 @@ mod avx512 {
 
     type Kernel = unsafe fn(&Tile, &Blocked, Bounds);
 
-    /// Runs every tile.
+    /// The output rows in `rows`, by tiles of up to [`PIXELS`] pixels by [`BLOCKS`]
+    /// output blocks.
     ///
     /// # Safety
-    /// The CPU has AVX-512F; the column stride is 1 or 2; the source covers every tap.
-    ///
-    /// With a thread pool ([`crate::threads`]) and enough work, the output rows are
-    /// split into one contiguous range per thread (each output the same sum).
+    /// The CPU has AVX-512F; the column stride is 1 or 2; the source covers every
+    /// tap; the rows lie inside the output.
     #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn run(
-        source: *const f32,
-        filter: *const f32,
-        output: *mut f32,
-        g: &Blocked,
-        fused: Fused,
-    ) {
-        let [oh, ow] = g.output;
-        let shared = crate::threads::Unshared((source, filter, output, *g, fused));
-        let rows = |range: std::ops::Range<usize>| {
-            let (source, filter, output, g, fused) = shared.get();
-            // SAFETY: this CPU has AVX-512F (the caller's contract); parts write
-            // disjoint output rows and only read the source and the filter.
-            unsafe { run_rows(source, filter, output, &g, fused, range) };
-        };
-        let [kh, kw] = g.kernel;
-        let work = g.out_blocks * BLOCK * oh * ow * g.in_blocks * g.in_block * kh * kw;
-        crate::threads::split(oh, work, &rows);
-    }
-
-    /// [`run`] on the output rows in `rows`.
-    ///
-    /// # Safety
-    /// As [`run`]; the rows lie inside the output.
-    #[target_feature(enable = "avx512f")]
-    unsafe fn run_rows(
+    pub(super) unsafe fn run_rows(
         source: *const f32,
         filter: *const f32,
         output: *mut f32,
