@@ -4,7 +4,7 @@ onnxruntime per thread count:
 
     /tmp/onnx-env/bin/python tools/zoo/make_zoo.py /tmp/zoo
     /tmp/onnx-env/bin/python tools/zoo/run_zoo.py /tmp/zoo [--threads 1,2] [--repeat 20]
-        [--only NAME,...] [--no-interp] [--timeout 300] [--pipeline host-pipeline]
+        [--only NAME,...] [--no-interp] [--timeout 300] [--pipeline 'host-pipeline{assume-finite=true}']
         [--json results.json]
 
 Uses the release binaries as they are (target/release: build them first with
@@ -223,7 +223,8 @@ def main():
     parser.add_argument("--only", help="comma-separated model names")
     parser.add_argument("--no-interp", action="store_true", help="skip the reference interpreter")
     parser.add_argument("--timeout", type=int, default=300, help="seconds per command (native: twice)")
-    parser.add_argument("--pipeline", default="host-pipeline", help="acc-run --pipeline (default host-pipeline)")
+    parser.add_argument("--pipeline", default="host-pipeline{assume-finite=true}",
+                        help="acc-run --pipeline (default host-pipeline{assume-finite=true}, as tools/bench/models.sh)")
     parser.add_argument("--json", help="also write the results to this file")
     args = parser.parse_args()
     args.threads = [int(t) for t in args.threads.split(",") if t]

@@ -71,7 +71,7 @@ extern "C" fn pow(x: f64, y: f64) -> f64 {
 }
 
 /// The runtime symbols generated code may import.
-fn runtime_symbols() -> [(&'static str, *const u8); 28] {
+fn runtime_symbols() -> [(&'static str, *const u8); 29] {
     [
         ("acc_alloc", acc_alloc as *const u8),
         ("acc_free", acc_free as *const u8),
@@ -99,6 +99,10 @@ fn runtime_symbols() -> [(&'static str, *const u8); 28] {
             acc_runtime::sgemm::acc_sgemm_strided as *const u8,
         ),
         ("acc_vexp", acc_runtime::elementwise::acc_vexp as *const u8),
+        (
+            "acc_parallel_for",
+            acc_runtime::threads::acc_parallel_for as *const u8,
+        ),
         ("acc_verf", acc_runtime::elementwise::acc_verf as *const u8),
         ("acc_sconv2d", acc_runtime::conv::acc_sconv2d as *const u8),
         (
@@ -191,6 +195,16 @@ impl JitModule {
         })
     }
 
+    /// How many loop nests of function `name` run on the runtime's threads (each
+    /// became a function of its own; `translate/outline.rs`).
+    pub fn threaded_nests(&self, name: &str) -> usize {
+        self.functions
+            .iter()
+            .filter(|(c, _)| c.name == name)
+            .map(|(c, _)| c.outlined.len())
+            .sum()
+    }
+
     /// Writes `/tmp/perf-PID.map`, the file `perf report` reads to name code it has no
     /// symbols for: one symbol per top-level op of each function
     /// (`main:#12 loop.parallel @model.mlir:40`), so that a profile of a run says which
@@ -211,7 +225,12 @@ impl JitModule {
                 .enumerate()
                 .map(|(i, op)| (op, i))
                 .collect();
-            for (start, end, op) in &c.code_ranges {
+            let outlined = c.outlined.iter().flat_map(|o| {
+                let base = module.get_finalized_function(o.id) as usize;
+                o.code_ranges.iter().map(move |r| (base, r))
+            });
+            let ranges = c.code_ranges.iter().map(|r| (base, r)).chain(outlined);
+            for (base, (start, end, op)) in ranges {
                 let i = order.get(op).copied().unwrap_or(0);
                 let data = body.op(*op);
                 let place = acc_ir::diag::file_line_col(ctx, data.loc)
@@ -277,6 +296,7 @@ impl JitModule {
             buffers,
             results: c.abi.results.clone(),
             first_result: c.abi.args.len(),
+            on_pool: true,
         })
     }
 }
@@ -326,12 +346,19 @@ fn encode(t: &Tensor) -> Result<Aligned, CodegenError> {
     Ok(a)
 }
 
+/// A run shorter than this on one thread is not worth the runtime's threads
+/// ([`Frame::time`]).
+const SHORT_RUN: Duration = Duration::from_millis(1);
+
 /// A prepared call: argument and result buffers, ready to run.
 pub struct Frame {
     packed: *const u8,
     buffers: Vec<Aligned>,
     results: Vec<Slot>,
     first_result: usize,
+    /// Runs go through `acc_runtime::threads::call_on_pool`, else `call_alone` (as
+    /// [`Frame::time`] chooses).
+    on_pool: bool,
 }
 
 impl Frame {
@@ -341,13 +368,32 @@ impl Frame {
         // SAFETY: `packed` is a finalized `void (void **)` function of the module,
         // which outlives the frame's use through JitModule, and every slot points to
         // a buffer of the size its argument or result needs.
-        let f: extern "C" fn(*mut *mut u8) = unsafe { std::mem::transmute(self.packed) };
-        f(slots.as_mut_ptr());
+        let f: unsafe extern "C" fn(*mut *mut u8) = unsafe { std::mem::transmute(self.packed) };
+        if self.on_pool {
+            // SAFETY: as above; generated code keeps no thread-local state.
+            unsafe { acc_runtime::threads::call_on_pool(f, slots.as_mut_ptr()) };
+        } else {
+            // SAFETY: as above.
+            unsafe { acc_runtime::threads::call_alone(f, slots.as_mut_ptr()) };
+        }
     }
 
-    /// Runs the function `repeat` times after one warm-up run: the time of each run.
+    /// Runs the function `repeat` times after warm-up runs: the time of each run.
+    /// The warm-up runs also choose how the runs go: a run shorter than
+    /// [`SHORT_RUN`] on the calling thread alone (`call_alone`) stays there (it would
+    /// lose more waking the runtime's threads than it gains); a longer one goes to
+    /// the threads (`call_on_pool`), which get a few runs to settle first.
     pub fn time(&mut self, repeat: usize) -> Vec<Duration> {
         self.run();
+        self.on_pool = false;
+        let start = Instant::now();
+        self.run();
+        self.on_pool = start.elapsed() >= SHORT_RUN;
+        if self.on_pool {
+            for _ in 0..3 {
+                self.run();
+            }
+        }
         (0..repeat)
             .map(|_| {
                 let start = Instant::now();

@@ -11,7 +11,7 @@ use rustc_hash::FxHashMap;
 use crate::CodegenError;
 use crate::abi::{FnAbi, build_packed, packed_signature};
 use crate::target::Features;
-use crate::translate::{FnTranslator, Shared};
+use crate::translate::{FnTranslator, OutlinedBody, Shared};
 
 /// One compiled function.
 #[derive(Clone, Debug)]
@@ -30,6 +30,8 @@ pub struct Compiled {
     /// the function's start and the op (several ranges per op when the code of an op is
     /// interleaved with another's).
     pub code_ranges: Vec<(u32, u32, OpId)>,
+    /// The functions made of its threaded nests' bodies, with their code ranges.
+    pub outlined: Vec<OutlinedBody>,
 }
 
 /// The `func.func` ops of the module with a body: name, the body holding the op, op.
@@ -95,6 +97,7 @@ pub fn compile<M: Module>(
             packed,
             body: ir.body(*body).nested_body(*op).unwrap_or(*body),
             code_ranges: Vec::new(),
+            outlined: Vec::new(),
         });
     }
     let mut cctx = module.make_context();
@@ -117,6 +120,7 @@ pub fn compile<M: Module>(
             functions: &table,
             features,
             config,
+            outlined: &mut c.outlined,
         };
         FnTranslator::new(ctx, ir, inner, b, shared, c.abi.clone()).run(region)?;
         module.define_function(c.id, &mut cctx).map_err(|e| {

@@ -18,6 +18,11 @@ pub struct Features {
     pub vectors: bool,
     /// A fused multiply-add instruction.
     pub fma: bool,
+    /// Large `loop.parallel` nests are split among the runtime's threads: their body
+    /// becomes a function `acc_parallel_for` calls on parts of the outer range. Set
+    /// for the JIT, whose runtime is in the process; objects keep every nest on the
+    /// calling thread (they need only `acc_alloc` and `acc_free`).
+    pub threaded_loops: bool,
 }
 
 /// An ISA and its features.
@@ -45,8 +50,9 @@ fn flag(isa: &OwnedTargetIsa, name: &str) -> bool {
         .any(|v| v.name == name && v.as_bool() == Some(true))
 }
 
-fn features(isa: &OwnedTargetIsa, arch: &str) -> Features {
+fn features(isa: &OwnedTargetIsa, arch: &str, threaded_loops: bool) -> Features {
     Features {
+        threaded_loops,
         vectors: match arch {
             "riscv64" => flag(isa, "has_v"),
             _ => true,
@@ -65,7 +71,7 @@ pub fn host() -> Result<Target, String> {
         .finish(flags(false)?)
         .map_err(|e| format!("cannot configure the host ISA: {e}"))?;
     let arch = isa.triple().architecture.to_string();
-    let features = features(&isa, &arch);
+    let features = features(&isa, &arch, true);
     Ok(Target { isa, features })
 }
 
@@ -83,6 +89,6 @@ pub fn named(arch: &str) -> Result<Target, String> {
     let isa = builder
         .finish(flags(true)?)
         .map_err(|e| format!("cannot configure target '{arch}': {e}"))?;
-    let features = features(&isa, arch);
+    let features = features(&isa, arch, false);
     Ok(Target { isa, features })
 }

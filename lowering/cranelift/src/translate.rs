@@ -6,7 +6,9 @@
 //! outermost loop that can run them and its innermost loads and stores walking
 //! loop-carried pointers (`translate/hoist.rs`). A memref value is a pointer to its
 //! first element, with its static layout known from its type (subviews move the
-//! pointer). Buffers from `loop.alloc` come from the runtime's `acc_alloc`.
+//! pointer). Buffers from `loop.alloc` come from the runtime's `acc_alloc`. Large
+//! nests whose body only computes, loads and stores run on the runtime's threads
+//! when the target allows it (`translate/outline.rs`).
 
 use acc_dialects::ops::{self, cf, func, hw, math};
 use acc_ir::{BlockId, BodyId, Context, EntityId, Ir, OpId, OpRef, ValueId};
@@ -27,6 +29,9 @@ use crate::types::{MemrefLayout, Repr, repr};
 mod arith;
 mod hoist;
 mod loops;
+mod outline;
+
+pub use outline::OutlinedBody;
 
 /// A value in generated code.
 #[derive(Clone, Debug)]
@@ -50,6 +55,8 @@ pub(crate) struct Shared<'m, M: Module> {
     pub functions: &'m FxHashMap<String, (FuncId, FnAbi)>,
     pub features: Features,
     pub config: TargetFrontendConfig,
+    /// The bodies of threaded nests generated so far (`translate/outline.rs`).
+    pub outlined: &'m mut Vec<OutlinedBody>,
 }
 
 /// Translates one function body into `b`.
@@ -75,6 +82,8 @@ pub(crate) struct FnTranslator<'a, 'b, 'm, M: Module> {
     /// Allocations built in place in a result buffer ([`returned_allocations`]):
     /// the index of that result.
     in_result: FxHashMap<ValueId, usize>,
+    /// This is the outlined body of a threaded nest: nests inside stay inline.
+    outlined_body: bool,
 }
 
 fn err(op: OpRef<'_>, message: impl Into<String>) -> CodegenError {
@@ -105,6 +114,7 @@ impl<'a, 'b, 'm, M: Module> FnTranslator<'a, 'b, 'm, M> {
             planned: FxHashSet::default(),
             streams: FxHashMap::default(),
             in_result: FxHashMap::default(),
+            outlined_body: false,
         }
     }
 

@@ -286,3 +286,110 @@ fn bad_models_are_clear_errors() {
         vec!["node 'Reshape_y' (Reshape): its shape (input 1, 'x') must be a constant".to_string()]
     );
 }
+
+/// ConvTranspose by definition: every input pixel adds its kernel, scaled, at its
+/// strided place (group 1, no dilation or output padding), the pads cropped.
+fn conv_transpose_reference(
+    x: &[f32],
+    [c, h, w]: [usize; 3],
+    weights: &[f32],
+    [m, kh, kw]: [usize; 3],
+    bias: &[f32],
+    strides: [usize; 2],
+    [top, left, bottom, right]: [usize; 4],
+) -> (Vec<usize>, Vec<f64>) {
+    let (oh, ow) = (
+        strides[0] * (h - 1) + kh - top - bottom,
+        strides[1] * (w - 1) + kw - left - right,
+    );
+    let mut out = vec![0f64; m * oh * ow];
+    for (o, v) in out.iter_mut().enumerate() {
+        *v = bias.get(o / (oh * ow)).copied().unwrap_or(0.0).into();
+    }
+    for ci in 0..c {
+        for y in 0..h {
+            for z in 0..w {
+                for mo in 0..m {
+                    for i in 0..kh {
+                        for j in 0..kw {
+                            let (r, s) = (y * strides[0] + i, z * strides[1] + j);
+                            if r < top || s < left || r - top >= oh || s - left >= ow {
+                                continue;
+                            }
+                            let xv = f64::from(x[(ci * h + y) * w + z]);
+                            let wv = f64::from(weights[((ci * m + mo) * kh + i) * kw + j]);
+                            out[(mo * oh + r - top) * ow + s - left] += xv * wv;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (vec![1, m, oh, ow], out)
+}
+
+/// A ConvTranspose whose kernel equals its strides (U-Net and PP-OCR upsampling)
+/// imports as a 1x1 convolution whose channels move into space; it computes the
+/// op's definition, with a bias and cropping pads and without.
+#[test]
+fn conv_transpose_with_kernel_equal_to_strides() {
+    let wave = |n: usize, k: f32| -> Vec<f32> {
+        (0..n)
+            .map(|i| ((i as f32 * k).sin() * 1.5 + 0.1).round() / 2.0)
+            .collect()
+    };
+    for (kernel, pads, with_bias) in [
+        ([2usize, 2usize], [0usize, 0, 0, 0], false),
+        ([3, 2], [1, 0, 2, 1], true),
+    ] {
+        let (c, h, w, m) = (3usize, 4usize, 5usize, 2usize);
+        let x = wave(c * h * w, 0.37);
+        let weights = wave(c * m * kernel[0] * kernel[1], 0.91);
+        let bias: Vec<f32> = if with_bias { vec![0.25, -1.5] } else { vec![] };
+        let (shape, want) = conv_transpose_reference(
+            &x,
+            [c, h, w],
+            &weights,
+            [m, kernel[0], kernel[1]],
+            &bias,
+            kernel,
+            pads,
+        );
+        let dims = |v: &[usize]| v.iter().map(|d| *d as i64).collect::<Vec<_>>();
+        let mut initializer = vec![float_tensor(
+            "W",
+            &dims(&[c, m, kernel[0], kernel[1]]),
+            &weights,
+        )];
+        let mut inputs = vec!["x", "W"];
+        if with_bias {
+            initializer.push(float_tensor("B", &[m as i64], &bias));
+            inputs.push("B");
+        }
+        let k = dims(&kernel);
+        let graph = GraphProto {
+            node: vec![node(
+                "ConvTranspose",
+                &inputs,
+                "y",
+                vec![
+                    ints_attr("kernel_shape", &k),
+                    ints_attr("strides", &k),
+                    ints_attr("pads", &dims(&[pads[0], pads[1], pads[2], pads[3]])),
+                ],
+            )],
+            initializer,
+            input: vec![value_info("x", &dims(&[1, c, h, w]))],
+            output: vec![value_info("y", &dims(&shape))],
+            ..Default::default()
+        };
+        let (printed, out) = run(&model(graph), &[x]);
+        // No zeros inserted between input pixels: one 1x1 convolution.
+        assert!(printed.contains("graph.conv2d"), "{printed}");
+        assert!(!printed.contains("graph.pad"), "{printed}");
+        assert_eq!(out[0].len(), want.len());
+        for (got, want) in out[0].iter().zip(&want) {
+            assert!((got - want).abs() < 1e-5, "{got} vs {want}\n{printed}");
+        }
+    }
+}

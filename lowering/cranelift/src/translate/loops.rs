@@ -475,11 +475,15 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
             .collect())
     }
 
-    /// `loop.parallel`: a nest of loops, outermost first (run on one thread). Each op
-    /// of the body is translated in the outermost loop where its operands are known
-    /// ([`super::hoist`]), so invariant loads and address arithmetic leave the inner
-    /// loops.
+    /// `loop.parallel`: split among the runtime's threads when the target allows it
+    /// and the nest qualifies ([`super::outline`]), else [`Self::nest`] here.
     pub(super) fn parallel(&mut self, id: OpId, operands: &[ValueId]) -> Result<(), CodegenError> {
+        if self.shared.features.threaded_loops
+            && !self.outlined_body
+            && let Some(split) = super::outline::split(self.ctx, self.ir, self.body, id)
+        {
+            return self.parallel_on_threads(id, &split);
+        }
         let op = self.ir.op(self.body, id);
         let n = operands.len() / 3;
         let bounds: Vec<(Value, Value, Value)> = (0..n)
@@ -491,6 +495,22 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                 ))
             })
             .collect::<Result<_, CodegenError>>()?;
+        self.parallel_nest(id, operands, &bounds)
+    }
+
+    /// The loops of `loop.parallel` `id` with the machine bounds `bounds` (lower,
+    /// upper, step per dimension, outermost first), as loops on this thread. Each op
+    /// of the body is translated in the outermost loop where its operands are known
+    /// ([`super::hoist`]), so invariant loads and address arithmetic leave the inner
+    /// loops.
+    pub(super) fn parallel_nest(
+        &mut self,
+        id: OpId,
+        operands: &[ValueId],
+        bounds: &[(Value, Value, Value)],
+    ) -> Result<(), CodegenError> {
+        let op = self.ir.op(self.body, id);
+        let n = operands.len() / 3;
         let blk = op
             .regions()
             .first()

@@ -766,6 +766,14 @@ fn conv_transpose(node: &NodeProto, x: &Operand, w: &mut Writer) -> Result<(), S
     } else {
         return Err(format!("auto_pad '{auto_pad}' is not supported"));
     };
+    let whole_tiles = group == 1
+        && kernel == strides
+        && dilations == [1, 1]
+        && output_padding == [0, 0]
+        && pads.iter().all(|(b, e)| *b >= 0 && *e >= 0);
+    if whole_tiles {
+        return depth_to_space_transpose(shape, &kernel, &pads, &input, &out, w);
+    }
     // 1. Zeros between neighbours: [N, C, H, W] -> [N, C, H, 1, W] padded to s - 1
     //    more along the new axis, as [N, C, H s, W], then the trailing zeros cut.
     let mut current = input(0);
@@ -842,6 +850,60 @@ fn conv_transpose(node: &NodeProto, x: &Operand, w: &mut Writer) -> Result<(), S
         int("group", group),
     ];
     w.node_to("Conv", &conv_inputs, conv_attrs, &out);
+    Ok(())
+}
+
+/// ConvTranspose whose kernel equals its strides (group 1, no dilation or output
+/// padding): each input pixel writes its own kH x kW tile of the output, so
+/// `out[n, m, h kH + i, w kW + j] = b[m] + sum_c x[n, c, h, w] W[c, m, i, j]`. That is
+/// a 1x1 convolution with M kH kW output channels (the weights [C, M, kH, kW] as
+/// [M kH kW, C, 1, 1], the bias repeated per tile position), whose channels are then
+/// moved into space ([N, M, kH, kW, H, W] to [N, M, H, kH, W, kW]), and the op's
+/// pads cropped. A quarter of the work of the zero-inserted convolution (for 2x2)
+/// and no zero-inserted copy of the input.
+fn depth_to_space_transpose(
+    shape: &[i64],
+    kernel: &[i64],
+    pads: &[(i64, i64)],
+    input: &dyn Fn(usize) -> String,
+    out: &str,
+    w: &mut Writer,
+) -> Result<(), String> {
+    let (n, channels, height, width) = (shape[0], shape[1], shape[2], shape[3]);
+    let (kh, kw) = (kernel[0], kernel[1]);
+    let per_channel = w.node("Transpose", &[&input(1)], vec![ints("perm", &[1, 2, 3, 0])]);
+    let pointwise_shape = w.ints(&[-1, channels, 1, 1]);
+    let pointwise = w.node("Reshape", &[&per_channel, &pointwise_shape], vec![]);
+    let mut conv_inputs = vec![input(0), pointwise];
+    let bias = input(2);
+    if !bias.is_empty() {
+        let column = w.ints(&[-1, 1]);
+        let bias_column = w.node("Reshape", &[&bias, &column], vec![]);
+        let tile = w.ints(&[1, kh * kw]);
+        let repeated = w.node("Expand", &[&bias_column, &tile], vec![]);
+        let flat = w.ints(&[-1]);
+        conv_inputs.push(w.node("Reshape", &[&repeated, &flat], vec![]));
+    }
+    let conv_refs: Vec<&str> = conv_inputs.iter().map(String::as_str).collect();
+    let attrs = vec![ints("kernel_shape", &[1, 1])];
+    let channels_out = w.node("Conv", &conv_refs, attrs);
+    let split_shape = w.ints(&[n, -1, kh, kw, height, width]);
+    let split = w.node("Reshape", &[&channels_out, &split_shape], vec![]);
+    let moved = w.node(
+        "Transpose",
+        &[&split],
+        vec![ints("perm", &[0, 1, 4, 2, 5, 3])],
+    );
+    let full = w.ints(&[n, -1, height * kh, width * kw]);
+    if pads.iter().all(|(b, e)| *b == 0 && *e == 0) {
+        w.node_to("Reshape", &[&moved, &full], vec![], out);
+        return Ok(());
+    }
+    let spatial = w.node("Reshape", &[&moved, &full], vec![]);
+    let starts = w.ints(&[pads[0].0, pads[1].0]);
+    let ends = w.ints(&[height * kh - pads[0].1, width * kw - pads[1].1]);
+    let axes = w.ints(&[2, 3]);
+    w.node_to("Slice", &[&spatial, &starts, &ends, &axes], vec![], out);
     Ok(())
 }
 
