@@ -3,8 +3,11 @@
 //! One thread by default. [`set_threads`] (`acc_set_threads` from C, `acc-run
 //! --threads N`) builds a pool of N threads; the matrix products, blocked
 //! convolutions and blocked depthwise convolutions then split their outputs among
-//! them ([`split`]). Every output is summed in the same order on any number of
-//! threads, so results do not depend on it.
+//! them ([`split`]), and so do the large loop nests of JIT-compiled code
+//! ([`acc_parallel_for`]). Every output is summed in the same order on any number
+//! of threads, so results do not depend on it. Generated code runs best as one of
+//! the pool's threads ([`call_on_pool`]), or, for short runs, alone
+//! ([`call_alone`]).
 
 use std::sync::{Arc, RwLock};
 

@@ -150,6 +150,102 @@ func.func @depthwise(%x: tensor<1x24x6x6xf32>) -> tensor<1x16x6x6xf32> {
   return %c : tensor<1x16x6x6xf32>
 }
 
+// Hard-swish, x * clip(x + 3, 0, 6) / 6, maps zeros to zeros (the division by 6
+// included): with assume-finite the pair between it and the next convolution
+// cancels too.
+// FINITE-LABEL: func.func @hardswish(
+// FINITE: %[[D:.*]] = tensor.conv2d {filter_layout = #tensor.layout<"OIHW16o">
+// FINITE: %[[H:.*]] = tensor.map ins(%[[D]] : tensor<1x2x6x6x16xf32>)
+// FINITE: arith.divf
+// FINITE-NOT: tensor.pack
+// FINITE: tensor.conv2d {filter_layout = #tensor.layout<"OIHW16i16o">, input_layout = #tensor.layout<"NCHW16c">, output_layout = #tensor.layout<"NCHW16c">} ins(%[[H]], %{{[0-9]+}} : tensor<1x2x6x6x16xf32>, tensor<1x2x1x1x16x16xf32>)
+func.func @hardswish(%x: tensor<1x24x8x8xf32>) -> tensor<1x16x6x6xf32> {
+  %dw = arith.constant dense<0.25> : tensor<24x1x3x3xf32>
+  %w2 = arith.constant dense<0.125> : tensor<16x24x1x1xf32>
+  %z = arith.constant dense<0.0> : tensor<1x24x6x6xf32>
+  %d = tensor.conv2d {groups = 24 : i64} ins(%x, %dw : tensor<1x24x8x8xf32>, tensor<24x1x3x3xf32>) outs(%z : tensor<1x24x6x6xf32>) -> tensor<1x24x6x6xf32>
+  %e = tensor.empty() : tensor<1x24x6x6xf32>
+  %h = tensor.map ins(%d : tensor<1x24x6x6xf32>) outs(%e : tensor<1x24x6x6xf32>) -> tensor<1x24x6x6xf32> {
+  ^bb0(%a: f32):
+    %zero = arith.constant 0.0 : f32
+    %c3 = arith.constant 3.0 : f32
+    %c6 = arith.constant 6.0 : f32
+    %s = arith.addf %a, %c3 : f32
+    %m = arith.maximumf %s, %zero : f32
+    %n = arith.minimumf %m, %c6 : f32
+    %p = arith.mulf %a, %n : f32
+    %q = arith.divf %p, %c6 : f32
+    tensor.yield %q : f32
+  }
+  %z2 = arith.constant dense<0.0> : tensor<1x16x6x6xf32>
+  %c = tensor.conv2d ins(%h, %w2 : tensor<1x24x6x6xf32>, tensor<16x24x1x1xf32>) outs(%z2 : tensor<1x16x6x6xf32>) -> tensor<1x16x6x6xf32>
+  return %c : tensor<1x16x6x6xf32>
+}
+
+// The same hard-swish as three maps (as PP-OCR's export has it): the padding lanes
+// of clip(x + 3, 0, 6) hold 3, not zero, but the product with x is zero for
+// finite x, so the pair still cancels with assume-finite.
+// FINITE-LABEL: func.func @hardswish_maps(
+// FINITE: arith.divf
+// FINITE-NOT: tensor.pack
+// FINITE: tensor.conv2d {filter_layout = #tensor.layout<"OIHW16i16o">, input_layout = #tensor.layout<"NCHW16c">, output_layout = #tensor.layout<"NCHW16c">} ins(%{{[0-9]+}}, %{{[0-9]+}} : tensor<1x2x6x6x16xf32>, tensor<1x2x1x1x16x16xf32>)
+func.func @hardswish_maps(%x: tensor<1x24x8x8xf32>) -> tensor<1x16x6x6xf32> {
+  %dw = arith.constant dense<0.25> : tensor<24x1x3x3xf32>
+  %w2 = arith.constant dense<0.125> : tensor<16x24x1x1xf32>
+  %z = arith.constant dense<0.0> : tensor<1x24x6x6xf32>
+  %d = tensor.conv2d {groups = 24 : i64} ins(%x, %dw : tensor<1x24x8x8xf32>, tensor<24x1x3x3xf32>) outs(%z : tensor<1x24x6x6xf32>) -> tensor<1x24x6x6xf32>
+  %e = tensor.empty() : tensor<1x24x6x6xf32>
+  %t = tensor.map ins(%d : tensor<1x24x6x6xf32>) outs(%e : tensor<1x24x6x6xf32>) -> tensor<1x24x6x6xf32> {
+  ^bb0(%a: f32):
+    %zero = arith.constant 0.0 : f32
+    %c3 = arith.constant 3.0 : f32
+    %c6 = arith.constant 6.0 : f32
+    %s = arith.addf %a, %c3 : f32
+    %m = arith.maximumf %s, %zero : f32
+    %n = arith.minimumf %m, %c6 : f32
+    tensor.yield %n : f32
+  }
+  %p = tensor.map ins(%d, %t : tensor<1x24x6x6xf32>, tensor<1x24x6x6xf32>) outs(%e : tensor<1x24x6x6xf32>) -> tensor<1x24x6x6xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %r = arith.mulf %a, %b : f32
+    tensor.yield %r : f32
+  }
+  %h = tensor.map ins(%p : tensor<1x24x6x6xf32>) outs(%e : tensor<1x24x6x6xf32>) -> tensor<1x24x6x6xf32> {
+  ^bb0(%a: f32):
+    %c6 = arith.constant 6.0 : f32
+    %r = arith.divf %a, %c6 : f32
+    tensor.yield %r : f32
+  }
+  %z2 = arith.constant dense<0.0> : tensor<1x16x6x6xf32>
+  %c = tensor.conv2d ins(%h, %w2 : tensor<1x24x6x6xf32>, tensor<16x24x1x1xf32>) outs(%z2 : tensor<1x16x6x6xf32>) -> tensor<1x16x6x6xf32>
+  return %c : tensor<1x16x6x6xf32>
+}
+
+// A concatenation along channels of whole blocks joins the blocked results: the
+// packs move through both insert_slices and cancel against the unpacks of the two
+// convolutions (SqueezeNet's fire modules).
+// CHECK-LABEL: func.func @concat(
+// CHECK: %[[A:.*]] = tensor.conv2d {filter_layout = #tensor.layout<"OIHW16i16o">
+// CHECK: %[[B:.*]] = tensor.conv2d {filter_layout = #tensor.layout<"OIHW16i16o">
+// CHECK-NOT: tensor.pack
+// CHECK: %[[I:.*]] = tensor.insert_slice %[[A]] into %{{[0-9]+}}[0, 0, 0, 0, 0] [1, 1, 4, 4, 16] [1, 1, 1, 1, 1] : tensor<1x1x4x4x16xf32> into tensor<1x2x4x4x16xf32>
+// CHECK: %[[J:.*]] = tensor.insert_slice %[[B]] into %[[I]][0, 1, 0, 0, 0] [1, 1, 4, 4, 16] [1, 1, 1, 1, 1] : tensor<1x1x4x4x16xf32> into tensor<1x2x4x4x16xf32>
+// CHECK-NOT: tensor.pack
+// CHECK: tensor.conv2d {{.*}} ins(%[[J]], %{{[0-9]+}} : tensor<1x2x4x4x16xf32>, tensor<1x2x1x1x16x16xf32>)
+func.func @concat(%x: tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32> {
+  %wa = arith.constant dense<0.25> : tensor<16x16x1x1xf32>
+  %wb = arith.constant dense<-0.5> : tensor<16x16x1x1xf32>
+  %wc = arith.constant dense<0.125> : tensor<16x32x1x1xf32>
+  %z = arith.constant dense<0.0> : tensor<1x16x4x4xf32>
+  %a = tensor.conv2d ins(%x, %wa : tensor<1x16x4x4xf32>, tensor<16x16x1x1xf32>) outs(%z : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  %b = tensor.conv2d ins(%x, %wb : tensor<1x16x4x4xf32>, tensor<16x16x1x1xf32>) outs(%z : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  %e = tensor.empty() : tensor<1x32x4x4xf32>
+  %i = tensor.insert_slice %a into %e[0, 0, 0, 0] [1, 16, 4, 4] [1, 1, 1, 1] : tensor<1x16x4x4xf32> into tensor<1x32x4x4xf32>
+  %j = tensor.insert_slice %b into %i[0, 16, 0, 0] [1, 16, 4, 4] [1, 1, 1, 1] : tensor<1x16x4x4xf32> into tensor<1x32x4x4xf32>
+  %c = tensor.conv2d ins(%j, %wc : tensor<1x32x4x4xf32>, tensor<16x32x1x1xf32>) outs(%z : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  return %c : tensor<1x16x4x4xf32>
+}
+
 // Packs move up through pooling (which then runs in NCHW16c): the first
 // convolution's result stays blocked through the ReLU and the max pool.
 // CHECK-LABEL: func.func @pooled(

@@ -64,7 +64,13 @@ impl Layouts<'_> {
                 tensor::Empty::build(&mut self.emitter(pack, InsertPoint::Before(pack)), &[], ty)
                     .result()?
             }
-            Some(tensor::Op::Pad | tensor::Op::Broadcast | tensor::Op::Map | tensor::Op::Pool) => {
+            Some(
+                tensor::Op::Pad
+                | tensor::Op::Broadcast
+                | tensor::Op::Map
+                | tensor::Op::Pool
+                | tensor::Op::InsertSlice,
+            ) => {
                 let Some(kept) = self.merge_packs(source, pack, &tiling, padding) else {
                     return Ok(false);
                 };
@@ -78,7 +84,10 @@ impl Layouts<'_> {
                         self.broadcast_through(def, pack, &tiling, padding)?
                     }
                     Some(tensor::Op::Pool) => self.pool_through(def, pack, &tiling, padding)?,
-                    _ if whole => self.map_through(def, pack, &tiling)?,
+                    Some(tensor::Op::InsertSlice) if whole => {
+                        self.insert_through(def, pack, &tiling)?
+                    }
+                    Some(tensor::Op::Map) if whole => self.map_through(def, pack, &tiling)?,
                     _ => None,
                 };
                 return match moved {
@@ -298,6 +307,73 @@ impl Layouts<'_> {
         for _ in 0..extra {
             self.ir.body_mut(self.body).add_block_arg(block, index);
         }
+        Ok(Some(r))
+    }
+
+    /// `pack(insert_slice(x, dest))` as `insert_slice(pack(x), pack(dest))` when the
+    /// pack blocks the channels (dimension 1 by 16) into whole blocks and the slice
+    /// covers whole blocks of them (offset and size multiples of 16, unit strides):
+    /// a concatenation along channels then joins blocked tensors, and the packs of
+    /// its unpacked parts cancel.
+    pub(super) fn insert_through(
+        &mut self,
+        insert: OpId,
+        pack: OpId,
+        tiling: &Tiling,
+    ) -> Result<Option<ValueId>, String> {
+        let operands = self.operands(insert);
+        let [source, dest] = operands[..] else {
+            return Ok(None);
+        };
+        let block = 16;
+        if tiling.positions != [1] || tiling.tiles != [block] {
+            return Ok(None);
+        }
+        let (offsets, sizes, strides) = (
+            self.ints(insert, tensor::InsertSlice::ATTR_STATIC_OFFSETS),
+            self.ints(insert, tensor::InsertSlice::ATTR_STATIC_SIZES),
+            self.ints(insert, tensor::InsertSlice::ATTR_STATIC_STRIDES),
+        );
+        let rank = sizes.len();
+        let source_rank = self.shape(source).map_or(0, |(s, _)| s.len());
+        let whole_blocks = rank >= 2
+            && source_rank == rank
+            && offsets.len() == rank
+            && strides.len() == rank
+            && strides.iter().all(|s| *s == 1)
+            && offsets.iter().chain(&sizes).all(|v| *v >= 0)
+            && offsets[1] % block == 0
+            && sizes[1] % block == 0;
+        if !whole_blocks {
+            return Ok(None);
+        }
+        let packed_source = self.pack_like(pack, source, tiling, None)?;
+        let packed_dest = self.pack_like(pack, dest, tiling, None)?;
+        let ty = self.ir.body(self.body).value_type(self.result(pack));
+        let (new, r) = self.clone_retyped(insert, pack, &[packed_source, packed_dest], ty);
+        let blocked = |v: &[i64], lane: i64| {
+            let mut v = v.to_vec();
+            v[1] /= block;
+            v.push(lane);
+            v
+        };
+        self.set_props(
+            new,
+            &[
+                (
+                    tensor::InsertSlice::ATTR_STATIC_OFFSETS,
+                    i64s(self.ctx, &blocked(&offsets, 0)),
+                ),
+                (
+                    tensor::InsertSlice::ATTR_STATIC_SIZES,
+                    i64s(self.ctx, &blocked(&sizes, block)),
+                ),
+                (
+                    tensor::InsertSlice::ATTR_STATIC_STRIDES,
+                    i64s(self.ctx, &[strides, vec![1]].concat()),
+                ),
+            ],
+        )?;
         Ok(Some(r))
     }
 
