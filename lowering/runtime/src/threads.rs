@@ -53,9 +53,10 @@ pub(crate) const PARALLEL_WORK: usize = 1 << 20;
 pub const PARALLEL_LOOP_WORK: usize = 1 << 15;
 
 /// Runs `part` on `0..count` cut into one contiguous range per thread of the pool
-/// (the calling thread waits), or on the whole range on the calling thread when
-/// there is no pool, one unit, or fewer than [`PARALLEL_WORK`] multiply-adds in all.
-/// The parts must touch disjoint outputs.
+/// (the first on the calling thread when that is one of the pool's, else the
+/// calling thread waits), or on the whole range on the calling thread when there is
+/// no pool, one unit, fewer than [`PARALLEL_WORK`] multiply-adds in all, or the
+/// call is inside [`call_alone`]. The parts must touch disjoint outputs.
 pub(crate) fn split(count: usize, work: usize, part: &(dyn Fn(std::ops::Range<usize>) + Sync)) {
     split_from(count, work, PARALLEL_WORK, part);
 }
