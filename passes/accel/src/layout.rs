@@ -15,8 +15,10 @@
 //!    - `pack(broadcast(x))` is `broadcast(pack(x))` when the tiled dimensions come
 //!      from x;
 //!    - `pack(map(x, y, ...))` is `map(pack(x), pack(y), ...)` for elementwise maps;
-//!    - `pack(insert_slice(x, dest))` is `insert_slice(pack(x), pack(dest))` when the
-//!      slice holds whole channel blocks (concatenations along channels).
+//!    - `pack(insert_slice(x, dest))` is `insert_slice(pack(x), pack(dest))` and
+//!      `pack(extract_slice(x))` is `extract_slice(pack(x))` when the slice holds
+//!      whole channel blocks (concatenations along channels, the groups of a
+//!      grouped convolution).
 //!
 //!    An op is moved only when every user of its result is the same pack (so nothing
 //!    is computed twice); identical packs of one value are merged first. A move that

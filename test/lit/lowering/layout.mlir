@@ -246,6 +246,33 @@ func.func @concat(%x: tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32> {
   return %c : tensor<1x16x4x4xf32>
 }
 
+// The groups of a grouped convolution, as graph-to-tensor splits one with 16
+// channels per group (RegNet), read whole blocks of the blocked input: the packs of
+// the slices move through them and cancel against the first convolution's unpack.
+// CHECK-LABEL: func.func @groups(
+// CHECK: %[[X:.*]] = tensor.conv2d {filter_layout = #tensor.layout<"OIHW16i16o">
+// CHECK-NOT: tensor.pack
+// CHECK: %[[G0:.*]] = tensor.extract_slice %[[X]][0, 0, 0, 0, 0] [1, 1, 4, 4, 16] [1, 1, 1, 1, 1] : tensor<1x2x4x4x16xf32> to tensor<1x1x4x4x16xf32>
+// CHECK: tensor.conv2d {{.*}} ins(%[[G0]], %{{[0-9]+}} : tensor<1x1x4x4x16xf32>, tensor<1x1x1x1x16x16xf32>)
+// CHECK: %[[G1:.*]] = tensor.extract_slice %[[X]][0, 1, 0, 0, 0] [1, 1, 4, 4, 16] [1, 1, 1, 1, 1] : tensor<1x2x4x4x16xf32> to tensor<1x1x4x4x16xf32>
+// CHECK: tensor.conv2d {{.*}} ins(%[[G1]], %{{[0-9]+}} : tensor<1x1x4x4x16xf32>, tensor<1x1x1x1x16x16xf32>)
+func.func @groups(%x: tensor<1x16x4x4xf32>) -> tensor<1x32x4x4xf32> {
+  %w = arith.constant dense<0.25> : tensor<32x16x1x1xf32>
+  %wa = arith.constant dense<0.5> : tensor<16x16x1x1xf32>
+  %wb = arith.constant dense<-0.125> : tensor<16x16x1x1xf32>
+  %z = arith.constant dense<0.0> : tensor<1x32x4x4xf32>
+  %z16 = arith.constant dense<0.0> : tensor<1x16x4x4xf32>
+  %c = tensor.conv2d ins(%x, %w : tensor<1x16x4x4xf32>, tensor<32x16x1x1xf32>) outs(%z : tensor<1x32x4x4xf32>) -> tensor<1x32x4x4xf32>
+  %s0 = tensor.extract_slice %c[0, 0, 0, 0] [1, 16, 4, 4] [1, 1, 1, 1] : tensor<1x32x4x4xf32> to tensor<1x16x4x4xf32>
+  %s1 = tensor.extract_slice %c[0, 16, 0, 0] [1, 16, 4, 4] [1, 1, 1, 1] : tensor<1x32x4x4xf32> to tensor<1x16x4x4xf32>
+  %a = tensor.conv2d ins(%s0, %wa : tensor<1x16x4x4xf32>, tensor<16x16x1x1xf32>) outs(%z16 : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  %b = tensor.conv2d ins(%s1, %wb : tensor<1x16x4x4xf32>, tensor<16x16x1x1xf32>) outs(%z16 : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  %e = tensor.empty() : tensor<1x32x4x4xf32>
+  %i = tensor.insert_slice %a into %e[0, 0, 0, 0] [1, 16, 4, 4] [1, 1, 1, 1] : tensor<1x16x4x4xf32> into tensor<1x32x4x4xf32>
+  %j = tensor.insert_slice %b into %i[0, 16, 0, 0] [1, 16, 4, 4] [1, 1, 1, 1] : tensor<1x16x4x4xf32> into tensor<1x32x4x4xf32>
+  return %j : tensor<1x32x4x4xf32>
+}
+
 // Packs move up through pooling (which then runs in NCHW16c): the first
 // convolution's result stays blocked through the ReLU and the max pool.
 // CHECK-LABEL: func.func @pooled(

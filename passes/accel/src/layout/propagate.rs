@@ -69,7 +69,8 @@ impl Layouts<'_> {
                 | tensor::Op::Broadcast
                 | tensor::Op::Map
                 | tensor::Op::Pool
-                | tensor::Op::InsertSlice,
+                | tensor::Op::InsertSlice
+                | tensor::Op::ExtractSlice,
             ) => {
                 let Some(kept) = self.merge_packs(source, pack, &tiling, padding) else {
                     return Ok(false);
@@ -86,6 +87,9 @@ impl Layouts<'_> {
                     Some(tensor::Op::Pool) => self.pool_through(def, pack, &tiling, padding)?,
                     Some(tensor::Op::InsertSlice) if whole => {
                         self.insert_through(def, pack, &tiling)?
+                    }
+                    Some(tensor::Op::ExtractSlice) if whole => {
+                        self.extract_through(def, pack, &tiling)?
                     }
                     Some(tensor::Op::Map) if whole => self.map_through(def, pack, &tiling)?,
                     _ => None,
@@ -325,56 +329,101 @@ impl Layouts<'_> {
         let [source, dest] = operands[..] else {
             return Ok(None);
         };
-        let block = 16;
-        if tiling.positions != [1] || tiling.tiles != [block] {
-            return Ok(None);
-        }
-        let (offsets, sizes, strides) = (
-            self.ints(insert, tensor::InsertSlice::ATTR_STATIC_OFFSETS),
-            self.ints(insert, tensor::InsertSlice::ATTR_STATIC_SIZES),
-            self.ints(insert, tensor::InsertSlice::ATTR_STATIC_STRIDES),
-        );
-        let rank = sizes.len();
+        let offsets = self.ints(insert, tensor::InsertSlice::ATTR_STATIC_OFFSETS);
+        let sizes = self.ints(insert, tensor::InsertSlice::ATTR_STATIC_SIZES);
+        let strides = self.ints(insert, tensor::InsertSlice::ATTR_STATIC_STRIDES);
         let source_rank = self.shape(source).map_or(0, |(s, _)| s.len());
-        let whole_blocks = rank >= 2
-            && source_rank == rank
-            && offsets.len() == rank
-            && strides.len() == rank
-            && strides.iter().all(|s| *s == 1)
-            && offsets.iter().chain(&sizes).all(|v| *v >= 0)
-            && offsets[1] % block == 0
-            && sizes[1] % block == 0;
-        if !whole_blocks {
+        if !whole_channel_blocks(tiling, &offsets, &sizes, &strides, source_rank) {
             return Ok(None);
         }
         let packed_source = self.pack_like(pack, source, tiling, None)?;
         let packed_dest = self.pack_like(pack, dest, tiling, None)?;
         let ty = self.ir.body(self.body).value_type(self.result(pack));
         let (new, r) = self.clone_retyped(insert, pack, &[packed_source, packed_dest], ty);
+        self.set_slice(
+            new,
+            [
+                tensor::InsertSlice::ATTR_STATIC_OFFSETS,
+                tensor::InsertSlice::ATTR_STATIC_SIZES,
+                tensor::InsertSlice::ATTR_STATIC_STRIDES,
+            ],
+            &offsets,
+            &sizes,
+            &strides,
+        )?;
+        Ok(Some(r))
+    }
+
+    /// `pack(extract_slice(x))` as `extract_slice(pack(x))` when the pack blocks the
+    /// channels (dimension 1 by 16), `x`'s channels are whole blocks and the slice
+    /// takes whole blocks of them (offset and size multiples of 16, unit strides):
+    /// the groups of a grouped convolution then read blocks of the blocked input.
+    pub(super) fn extract_through(
+        &mut self,
+        extract: OpId,
+        pack: OpId,
+        tiling: &Tiling,
+    ) -> Result<Option<ValueId>, String> {
+        let operands = self.operands(extract);
+        let [source] = operands[..] else {
+            return Ok(None);
+        };
+        let offsets = self.ints(extract, tensor::ExtractSlice::ATTR_STATIC_OFFSETS);
+        let sizes = self.ints(extract, tensor::ExtractSlice::ATTR_STATIC_SIZES);
+        let strides = self.ints(extract, tensor::ExtractSlice::ATTR_STATIC_STRIDES);
+        let Some((source_shape, _)) = self.shape(source) else {
+            return Ok(None);
+        };
+        if !whole_channel_blocks(tiling, &offsets, &sizes, &strides, source_shape.len())
+            || !tiling.whole(&source_shape)
+        {
+            return Ok(None);
+        }
+        let packed_source = self.pack_like(pack, source, tiling, None)?;
+        let ty = self.ir.body(self.body).value_type(self.result(pack));
+        let (new, r) = self.clone_retyped(extract, pack, &[packed_source], ty);
+        self.set_slice(
+            new,
+            [
+                tensor::ExtractSlice::ATTR_STATIC_OFFSETS,
+                tensor::ExtractSlice::ATTR_STATIC_SIZES,
+                tensor::ExtractSlice::ATTR_STATIC_STRIDES,
+            ],
+            &offsets,
+            &sizes,
+            &strides,
+        )?;
+        Ok(Some(r))
+    }
+
+    /// Sets a slice op's static offsets, sizes and strides (`names`) to the blocked
+    /// form of plain ones that take whole channel blocks: dimension 1 counted in
+    /// blocks of 16, and the whole lane dimension last.
+    fn set_slice(
+        &mut self,
+        op: OpId,
+        names: [&str; 3],
+        offsets: &[i64],
+        sizes: &[i64],
+        strides: &[i64],
+    ) -> Result<(), String> {
         let blocked = |v: &[i64], lane: i64| {
             let mut v = v.to_vec();
-            v[1] /= block;
+            v[1] /= BLOCK;
             v.push(lane);
             v
         };
-        self.set_props(
-            new,
-            &[
-                (
-                    tensor::InsertSlice::ATTR_STATIC_OFFSETS,
-                    i64s(self.ctx, &blocked(&offsets, 0)),
-                ),
-                (
-                    tensor::InsertSlice::ATTR_STATIC_SIZES,
-                    i64s(self.ctx, &blocked(&sizes, block)),
-                ),
-                (
-                    tensor::InsertSlice::ATTR_STATIC_STRIDES,
-                    i64s(self.ctx, &[strides, vec![1]].concat()),
-                ),
-            ],
-        )?;
-        Ok(Some(r))
+        let lists = [
+            blocked(offsets, 0),
+            blocked(sizes, BLOCK),
+            [strides, &[1]].concat(),
+        ];
+        let props: Vec<(&str, acc_ir::AttrId)> = names
+            .iter()
+            .zip(&lists)
+            .map(|(name, list)| (*name, i64s(self.ctx, list)))
+            .collect();
+        self.set_props(op, &props)
     }
 
     /// Whether a pad's region yields a value defined outside it or a constant (the
@@ -547,4 +596,27 @@ impl Layouts<'_> {
             _ => pack_op(&mut e, v, dest, None, tiling, ty),
         }
     }
+}
+
+/// The channel block of the NCHW16c layouts the slice rules handle.
+const BLOCK: i64 = 16;
+
+/// Whether a slice (static `offsets`, `sizes`, `strides` of a tensor of rank `rank`)
+/// takes whole channel blocks for `tiling`: the tiling blocks dimension 1 by
+/// [`BLOCK`], strides are 1, and the channel offset and size are multiples of it.
+fn whole_channel_blocks(
+    tiling: &Tiling,
+    offsets: &[i64],
+    sizes: &[i64],
+    strides: &[i64],
+    rank: usize,
+) -> bool {
+    tiling.positions == [1]
+        && tiling.tiles == [BLOCK]
+        && rank >= 2
+        && [offsets.len(), sizes.len(), strides.len()] == [rank; 3]
+        && strides.iter().all(|s| *s == 1)
+        && offsets.iter().chain(sizes).all(|v| *v >= 0)
+        && offsets[1] % BLOCK == 0
+        && sizes[1] % BLOCK == 0
 }
