@@ -1,5 +1,6 @@
 //! Packs of constants folded at compile time: a weight changes layout once, in the
-//! compiler, never at run time.
+//! compiler, never at run time (slices of constants first, so that the packs of
+//! per-group weights fold too).
 
 use acc_ir::attrs::{AttrData, DenseData};
 use acc_ir::elements::{self, Scalar};
@@ -7,7 +8,7 @@ use acc_ir::{InsertPoint, OpId, ValueId};
 
 use super::{Layouts, Tiling};
 use acc_dialects::build::{element_bytes, is_float, shape_of};
-use acc_dialects::ops::arith;
+use acc_dialects::ops::{arith, tensor};
 
 impl Layouts<'_> {
     /// `pack` of a constant folded at compile time: a new constant of the packed
@@ -67,6 +68,75 @@ impl Layouts<'_> {
         };
         let value = self.ctx.intern_attr(AttrData::DenseElements { ty, data });
         let c = arith::Constant::build(&mut self.emitter(pack, InsertPoint::Before(pack)), ty)
+            .value(value)
+            .result()?;
+        Ok(Some(c))
+    }
+}
+
+impl Layouts<'_> {
+    /// `extract_slice` (static, unit strides, no dropped dimension) of a constant
+    /// folded at compile time, so that a pack of the slice folds too (the weights of
+    /// each group of a grouped convolution); `None` when it does not apply.
+    pub(super) fn fold_slice(&mut self, slice: OpId) -> Result<Option<ValueId>, String> {
+        let source = self.operands(slice)[0];
+        let Some(def) = self.def(source).filter(|d| self.is_constant(*d)) else {
+            return Ok(None);
+        };
+        let Some(attr) =
+            arith::Constant::of(self.ctx, self.ir.op(self.body, def)).and_then(|c| c.value_attr())
+        else {
+            return Ok(None);
+        };
+        let Some((bytes, splat)) = element_bytes(self.ctx, attr) else {
+            return Ok(None);
+        };
+        let offsets = self.ints(slice, tensor::ExtractSlice::ATTR_STATIC_OFFSETS);
+        let strides = self.ints(slice, tensor::ExtractSlice::ATTR_STATIC_STRIDES);
+        let result = self.result(slice);
+        let ty = self.ir.body(self.body).value_type(result);
+        let (Some((plain, element)), Some((sizes, _))) = (self.shape(source), self.shape(result))
+        else {
+            return Ok(None);
+        };
+        let Some(kind) = elements::ElementKind::of(self.ctx, element) else {
+            return Ok(None);
+        };
+        let fits = offsets.len() == plain.len()
+            && sizes.len() == plain.len()
+            && strides.iter().all(|s| *s == 1)
+            && (0..plain.len()).all(|d| offsets[d] >= 0 && offsets[d] + sizes[d] <= plain[d]);
+        if !fits {
+            return Ok(None);
+        }
+        let size = kind.bytes();
+        let data = if splat {
+            DenseData::Splat(bytes[..size.min(bytes.len())].to_vec().into())
+        } else {
+            let count: i64 = sizes.iter().product();
+            let mut out = Vec::with_capacity(count.max(0) as usize * size);
+            for flat in 0..count {
+                // The element's index in the slice, then its row-major position in
+                // the source.
+                let (mut rest, mut at) = (flat, 0i64);
+                let mut scale = 1i64;
+                for d in (0..plain.len()).rev() {
+                    let i = rest % sizes[d];
+                    rest /= sizes[d];
+                    at += (offsets[d] + i) * scale;
+                    scale *= plain[d];
+                }
+                let at = at as usize;
+                out.extend_from_slice(
+                    bytes
+                        .get(at * size..(at + 1) * size)
+                        .ok_or("a short constant")?,
+                );
+            }
+            DenseData::Elements(out.into())
+        };
+        let value = self.ctx.intern_attr(AttrData::DenseElements { ty, data });
+        let c = arith::Constant::build(&mut self.emitter(slice, InsertPoint::Before(slice)), ty)
             .value(value)
             .result()?;
         Ok(Some(c))

@@ -29,6 +29,15 @@ impl Layouts<'_> {
             return Ok(false);
         };
         let whole = tiling.whole(&plain);
+        if self.kind(def) == Some(tensor::Op::ExtractSlice)
+            && let Some(c) = self.fold_slice(def)?
+        {
+            // The pack now packs a constant: it folds on the next step.
+            let sliced = self.result(def);
+            self.ir.body_mut(self.body).replace_all_uses(sliced, c);
+            self.ir.erase_op(self.body, def);
+            return Ok(true);
+        }
         let replacement = match self.kind(def) {
             Some(tensor::Op::Unpack) => {
                 let inner = self.operands(def)[0];
