@@ -101,6 +101,41 @@ impl<'a> Attrs<'a> {
         }
     }
 
+    /// The groups of a `tensor.collapse_shape` or `tensor.expand_shape`'s
+    /// `reassociation` (the dimensions of the larger shape, in order, that make each
+    /// dimension of the smaller).
+    pub fn reassociation(&self) -> Result<Vec<Vec<usize>>, String> {
+        let ctx = self.ctx;
+        // collapse_shape and expand_shape share the attribute name.
+        let a = self
+            .get("reassociation")
+            .ok_or("requires attribute 'reassociation'")?;
+        let bad = || "'reassociation' must be a list of lists of dimensions, in order".to_string();
+        let AttrData::Array(groups) = ctx.attr_data(a) else {
+            return Err(bad());
+        };
+        let mut next = 0usize;
+        let mut out = Vec::new();
+        for g in groups.iter() {
+            let AttrData::Array(dims) = ctx.attr_data(*g) else {
+                return Err(bad());
+            };
+            let mut group = Vec::new();
+            for d in dims.iter() {
+                match ctx.attr_data(*d) {
+                    AttrData::Integer { value, .. } if *value == next as i128 => group.push(next),
+                    _ => return Err(bad()),
+                }
+                next += 1;
+            }
+            if group.is_empty() {
+                return Err(bad());
+            }
+            out.push(group);
+        }
+        Ok(out)
+    }
+
     /// An `array<f32: ...>` attribute, if present.
     pub fn floats(&self, name: &str) -> Result<Option<Vec<f64>>, String> {
         match self.get(name).map(|a| self.ctx.attr_data(a)) {

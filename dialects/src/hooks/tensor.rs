@@ -2,7 +2,6 @@
 //! operands, attributes and results that constraints cannot state.
 
 use crate::ops::tensor;
-use acc_ir::attrs::AttrData;
 use acc_ir::{Context, DYNAMIC, DiagLoc, Diagnostic, OpRef, TypeData, TypeId};
 
 use super::attr_read::{Attrs, dims_agree, is_dyn, ranked};
@@ -324,38 +323,6 @@ fn check_region(op: OpRef<'_>, ctx: &Context, r: usize, args: &[TypeId], yields:
     Ok(())
 }
 
-/// The reassociation groups of a collapse or expand.
-fn reassociation(attrs: &Attrs<'_>, ctx: &Context) -> Result<Vec<Vec<usize>>, String> {
-    // collapse_shape and expand_shape share the attribute name.
-    let a = attrs
-        .get(tensor::CollapseShape::ATTR_REASSOCIATION)
-        .ok_or("requires attribute 'reassociation'")?;
-    let bad = || "'reassociation' must be a list of lists of dimensions, in order".to_string();
-    let AttrData::Array(groups) = ctx.attr_data(a) else {
-        return Err(bad());
-    };
-    let mut next = 0usize;
-    let mut out = Vec::new();
-    for g in groups.iter() {
-        let AttrData::Array(dims) = ctx.attr_data(*g) else {
-            return Err(bad());
-        };
-        let mut group = Vec::new();
-        for d in dims.iter() {
-            match ctx.attr_data(*d) {
-                AttrData::Integer { value, .. } if *value == next as i128 => group.push(next),
-                _ => return Err(bad()),
-            }
-            next += 1;
-        }
-        if group.is_empty() {
-            return Err(bad());
-        }
-        out.push(group);
-    }
-    Ok(out)
-}
-
 /// `tensor.collapse_shape` / `tensor.expand_shape`: each group of the larger shape
 /// multiplies to one dimension of the smaller.
 pub(crate) fn verify_reassociation(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
@@ -365,7 +332,7 @@ pub(crate) fn verify_reassociation(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnost
         let expand = tensor::ExpandShape::is(ctx, op);
         let (large, small) = if expand { (&out, &src) } else { (&src, &out) };
         let attrs = Attrs::of_op(ctx, op);
-        let groups = reassociation(&attrs, ctx)?;
+        let groups = attrs.reassociation()?;
         // A rank-0 side takes no groups (MLIR's `[]`); the other side's dimensions
         // are then all 1.
         let covered: usize = groups.iter().map(Vec::len).sum();

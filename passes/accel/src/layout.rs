@@ -20,7 +20,14 @@
 //!      whole channel blocks (concatenations along channels, the groups of a
 //!      grouped convolution).
 //!
-//!    An op is moved only when every user of its result is the same pack (so nothing
+//!
+//!    Unpacks move down the same way ([`sink`]): `op(unpack(x))` is `unpack(op(x))`
+//!    for elementwise maps (whose other inputs are unpacks alike or constants,
+//!    packed at compile time), reductions and broadcasts that leave the tiled
+//!    dimension alone, reshapes that only add or drop dimensions of size 1 around
+//!    it, and NCHW pools (a squeeze-and-excitation block stays blocked).
+//!
+//!    A pack moves up only when every user of its result is the same pack (so nothing
 //!    is computed twice); identical packs of one value are merged first. A move that
 //!    would change the values of a partial last block (the pack's padding lanes) is
 //!    made only when the tiled dimensions divide into whole blocks, or, for the
@@ -47,6 +54,7 @@ use acc_dialects::ops::{arith, func, tensor};
 mod constants;
 mod padding;
 mod propagate;
+mod sink;
 
 /// One row of a preference table: the layouts an op runs fastest in, and when.
 #[derive(Clone, Copy, Debug)]
@@ -226,7 +234,14 @@ impl Layouts<'_> {
                     Some(tensor::Op::Pack) => {
                         changed |= self.bubble(op).map_err(|m| (Some(op), m))?
                     }
-                    Some(tensor::Op::Map) => changed |= self.sink(op).map_err(|m| (Some(op), m))?,
+                    Some(
+                        tensor::Op::Map
+                        | tensor::Op::Reduce
+                        | tensor::Op::Broadcast
+                        | tensor::Op::CollapseShape
+                        | tensor::Op::ExpandShape
+                        | tensor::Op::Pool,
+                    ) => changed |= self.sink(op).map_err(|m| (Some(op), m))?,
                     _ => {}
                 }
             }

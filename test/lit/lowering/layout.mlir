@@ -325,3 +325,91 @@ func.func @compared(%x: tensor<1x16x2x2xf32>) -> tensor<1x16x2x2xi1> {
   }
   return %m : tensor<1x16x2x2xi1>
 }
+
+// A squeeze-and-excitation block on 24 channels (a partial second block) stays
+// blocked: the unpack of the first convolution's result moves down through the
+// spatial sums (a reduction leaves the channels alone), the mean, the reshapes that
+// only add or drop dimensions of size 1, the bias (a constant, packed at compile
+// time), the gate and its broadcast back; the product with the activation then
+// meets the last convolution's pack, and the padding lanes are zero (the sums of
+// zero lanes are zero, times any finite gate), so they cancel.
+// FINITE-LABEL: func.func @squeeze_excite(
+// FINITE: %[[X:.*]] = tensor.conv2d {filter_layout = #tensor.layout<"OIHW16i16o">
+// FINITE-NOT: tensor.pack
+// FINITE: tensor.reduce ins(%[[X]] : tensor<1x2x4x4x16xf32>) outs(%{{[0-9]+}} : tensor<1x2x4x16xf32>) dimensions = [3]
+// FINITE: tensor.collapse_shape %{{[0-9]+}} {{\[}}[0, 1], [2]] : tensor<1x2x16xf32> into tensor<2x16xf32>
+// FINITE: tensor.expand_shape %{{[0-9]+}} {{\[}}[0, 1, 2, 3], [4]] output_shape [1, 2, 1, 1, 16] : tensor<2x16xf32> into tensor<1x2x1x1x16xf32>
+// FINITE: %[[G:.*]] = tensor.broadcast ins(%{{[0-9]+}} : tensor<1x2x16xf32>) outs(%{{[0-9]+}} : tensor<1x2x4x4x16xf32>) dimensions = [2, 3]
+// FINITE: %[[Y:.*]] = tensor.map ins(%[[X]], %[[G]] : tensor<1x2x4x4x16xf32>, tensor<1x2x4x4x16xf32>)
+// FINITE-NOT: tensor.pack
+// FINITE-NOT: tensor.unpack
+// FINITE: tensor.conv2d {{.*}} ins(%[[Y]], %{{[0-9]+}} : tensor<1x2x4x4x16xf32>, tensor<1x2x1x1x16x16xf32>)
+// FINITE: tensor.unpack
+// FINITE-NEXT: return
+func.func @squeeze_excite(%x: tensor<1x24x4x4xf32>) -> tensor<1x16x4x4xf32> {
+  %w1 = arith.constant dense<0.125> : tensor<24x24x1x1xf32>
+  %z1 = arith.constant dense<0.25> : tensor<1x24x4x4xf32>
+  %c1 = tensor.conv2d ins(%x, %w1 : tensor<1x24x4x4xf32>, tensor<24x24x1x1xf32>) outs(%z1 : tensor<1x24x4x4xf32>) -> tensor<1x24x4x4xf32>
+  %r0 = arith.constant dense<0.0> : tensor<1x24x4xf32>
+  %s1 = tensor.reduce ins(%c1 : tensor<1x24x4x4xf32>) outs(%r0 : tensor<1x24x4xf32>) dimensions = [3] -> tensor<1x24x4xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    tensor.yield %s : f32
+  }
+  %r1 = arith.constant dense<0.0> : tensor<1x24xf32>
+  %s2 = tensor.reduce ins(%s1 : tensor<1x24x4xf32>) outs(%r1 : tensor<1x24xf32>) dimensions = [2] -> tensor<1x24xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    tensor.yield %s : f32
+  }
+  %e24 = tensor.empty() : tensor<1x24xf32>
+  %mean = tensor.map ins(%s2 : tensor<1x24xf32>) outs(%e24 : tensor<1x24xf32>) -> tensor<1x24xf32> {
+  ^bb0(%a: f32):
+    %c16 = arith.constant 16.0 : f32
+    %d = arith.divf %a, %c16 : f32
+    tensor.yield %d : f32
+  }
+  %flat = tensor.collapse_shape %mean [[0, 1]] : tensor<1x24xf32> into tensor<24xf32>
+  %sq = tensor.expand_shape %flat [[0, 1, 2, 3]] output_shape [1, 24, 1, 1] : tensor<24xf32> into tensor<1x24x1x1xf32>
+  %w2 = arith.constant dense<0.0625> : tensor<16x24x1x1xf32>
+  %z2 = arith.constant dense<0.0> : tensor<1x16x1x1xf32>
+  %f1 = tensor.conv2d ins(%sq, %w2 : tensor<1x24x1x1xf32>, tensor<16x24x1x1xf32>) outs(%z2 : tensor<1x16x1x1xf32>) -> tensor<1x16x1x1xf32>
+  %bias = arith.constant dense<[[[[0.5]], [[-0.25]], [[1.0]], [[0.125]], [[0.5]], [[-0.25]], [[1.0]], [[0.125]], [[0.5]], [[-0.25]], [[1.0]], [[0.125]], [[0.5]], [[-0.25]], [[1.0]], [[0.125]]]]> : tensor<1x16x1x1xf32>
+  %e16 = tensor.empty() : tensor<1x16x1x1xf32>
+  %g1 = tensor.map ins(%f1, %bias : tensor<1x16x1x1xf32>, tensor<1x16x1x1xf32>) outs(%e16 : tensor<1x16x1x1xf32>) -> tensor<1x16x1x1xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    %zero = arith.constant 0.0 : f32
+    %r = arith.maximumf %s, %zero : f32
+    tensor.yield %r : f32
+  }
+  %w3 = arith.constant dense<-0.0625> : tensor<24x16x1x1xf32>
+  %z3 = arith.constant dense<0.0> : tensor<1x24x1x1xf32>
+  %f2 = tensor.conv2d ins(%g1, %w3 : tensor<1x16x1x1xf32>, tensor<24x16x1x1xf32>) outs(%z3 : tensor<1x24x1x1xf32>) -> tensor<1x24x1x1xf32>
+  %e24b = tensor.empty() : tensor<1x24x1x1xf32>
+  %gate = tensor.map ins(%f2 : tensor<1x24x1x1xf32>) outs(%e24b : tensor<1x24x1x1xf32>) -> tensor<1x24x1x1xf32> {
+  ^bb0(%a: f32):
+    %k = arith.constant 0.2 : f32
+    %h = arith.constant 0.5 : f32
+    %zero = arith.constant 0.0 : f32
+    %one = arith.constant 1.0 : f32
+    %m = arith.mulf %a, %k : f32
+    %s = arith.addf %m, %h : f32
+    %lo = arith.maximumf %s, %zero : f32
+    %r = arith.minimumf %lo, %one : f32
+    tensor.yield %r : f32
+  }
+  %gflat = tensor.collapse_shape %gate [[0, 1, 2, 3]] : tensor<1x24x1x1xf32> into tensor<24xf32>
+  %g2 = tensor.expand_shape %gflat [[0, 1]] output_shape [1, 24] : tensor<24xf32> into tensor<1x24xf32>
+  %eb = tensor.empty() : tensor<1x24x4x4xf32>
+  %gb = tensor.broadcast ins(%g2 : tensor<1x24xf32>) outs(%eb : tensor<1x24x4x4xf32>) dimensions = [2, 3] -> tensor<1x24x4x4xf32>
+  %y = tensor.map ins(%c1, %gb : tensor<1x24x4x4xf32>, tensor<1x24x4x4xf32>) outs(%eb : tensor<1x24x4x4xf32>) -> tensor<1x24x4x4xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %p = arith.mulf %a, %b : f32
+    tensor.yield %p : f32
+  }
+  %w4 = arith.constant dense<0.125> : tensor<16x24x1x1xf32>
+  %z4 = arith.constant dense<0.0> : tensor<1x16x4x4xf32>
+  %c4 = tensor.conv2d ins(%y, %w4 : tensor<1x24x4x4xf32>, tensor<16x24x1x1xf32>) outs(%z4 : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  return %c4 : tensor<1x16x4x4xf32>
+}

@@ -1,15 +1,22 @@
 //! Which padding lanes are zeros: when a blocked value's partial last block holds
 //! zeros past the real channels, `pack(unpack(x))` (which zeroes them again) is `x`.
 //!
-//! The analysis finds the one value every padding lane of a blocked value holds,
-//! when there is one. It is
+//! A blocked value here has its channels in blocks along one dimension (1 for
+//! NCHW16c; another after a reshape or a reduction) and the 16 lanes of a block
+//! innermost. The analysis finds the one value every padding lane holds, when there
+//! is one. It is
 //! - a pack's padding value (of as many channels);
-//! - for a pad of the spatial dimensions, its operand's (when the pad adds zeros
+//! - for a pad of the other dimensions, its operand's (when the pad adds zeros
 //!   and that is zero); for a pool, its operand's when that is zero;
 //! - for an elementwise map, its region evaluated on its inputs' lane values (as
 //!   hard-swish's `x * clip(x + 3, 0, 6) / 6` gives zero for zero); with
 //!   `assume-finite`, a product with a zero factor is zero whatever the other;
-//! - for a constant, or a per-channel broadcast of one, the value it holds there;
+//! - for a reduction that leaves the channels alone, the value its combiner gives
+//!   for the input's lane value and the init's, when combining one more element
+//!   leaves it unchanged (a sum of zeros into zero is zero, whatever the count);
+//! - for a reshape that only adds or drops dimensions of size 1 around the
+//!   channels, or a broadcast along other dimensions, its operand's;
+//! - for a constant, the value it holds there;
 //! - with `assume-finite`, for a blocked convolution whose filter is a constant with
 //!   zero weights for the padding channels, its init's: each padding output is the
 //!   init plus inputs times zero, which is the init for finite inputs (an infinite
@@ -25,34 +32,39 @@ use acc_dialects::ops::{arith, tensor};
 const DEPTH: usize = 64;
 
 impl Layouts<'_> {
-    /// Whether `v`, blocked NCHW16c (`[N][C/16][H][W][16]`) with `channels` real
-    /// channels, holds zeros in the padding lanes of its last block.
-    pub(super) fn zero_padding_lanes(&self, v: ValueId, channels: i64) -> bool {
+    /// Whether `v`, blocked with its channels in blocks along dimension `block` and
+    /// the 16 lanes innermost (NCHW16c is `[N][C/16][H][W][16]`, `block` 1), with
+    /// `channels` real channels, holds zeros in the padding lanes of its last block.
+    pub(super) fn zero_padding_lanes(&self, v: ValueId, block: usize, channels: i64) -> bool {
         let Some((shape, _)) = self.shape(v) else {
             return false;
         };
-        if shape.len() == 5 && shape[4] == 16 && shape[1] * 16 == channels {
+        if shape.len() > block + 1 && shape.last() == Some(&16) && shape[block] * 16 == channels {
             return true;
         }
-        self.lane_value(v, channels, DEPTH) == Some(0.0)
+        self.lane_value(v, block, channels, DEPTH) == Some(0.0)
     }
 
-    /// The value every padding lane of `v` (blocked NCHW16c with `channels` real
-    /// channels, a partial last block) holds, when the analysis finds one.
-    fn lane_value(&self, v: ValueId, channels: i64, depth: usize) -> Option<f64> {
+    /// The value every padding lane of `v` (blocked along `block`, 16 lanes
+    /// innermost, `channels` real channels, a partial last block) holds, when the
+    /// analysis finds one.
+    fn lane_value(&self, v: ValueId, block: usize, channels: i64, depth: usize) -> Option<f64> {
         let depth = depth.checked_sub(1)?;
         let (shape, _) = self.shape(v)?;
-        if shape.len() != 5 || shape[4] != 16 || shape[1] * 16 == channels {
+        let lane = shape.len().checked_sub(1)?;
+        if block >= lane || shape[lane] != 16 || shape[block] * 16 == channels {
             return None;
         }
         let def = self.def(v)?;
         let operands = self.operands(def);
-        let zero_in = |x: ValueId| self.lane_value(x, channels, depth) == Some(0.0);
+        let zero_in = |x: ValueId| self.lane_value(x, block, channels, depth) == Some(0.0);
         match self.kind(def) {
             Some(tensor::Op::Pack) => {
-                let source_channels = self.shape(operands[0]).and_then(|(s, _)| s.get(1).copied());
+                let source_channels = self
+                    .shape(operands[0])
+                    .and_then(|(s, _)| s.get(block).copied());
                 let tiled_channels = source_channels == Some(channels)
-                    && self.ints(def, tensor::Pack::ATTR_INNER_DIMS_POS) == [1];
+                    && self.ints(def, tensor::Pack::ATTR_INNER_DIMS_POS) == [block as i64];
                 if !tiled_channels {
                     return None;
                 }
@@ -69,37 +81,98 @@ impl Layouts<'_> {
                     self.ints(def, tensor::Pad::ATTR_STATIC_LOW),
                     self.ints(def, tensor::Pad::ATTR_STATIC_HIGH),
                 );
-                let lanes_kept = [1, 4]
+                let lanes_kept = [block, lane]
                     .iter()
                     .all(|d| low.get(*d) == Some(&0) && high.get(*d) == Some(&0));
                 (lanes_kept && self.yields_zero(def) && zero_in(operands[0])).then_some(0.0)
             }
-            Some(tensor::Op::Pool) => zero_in(operands[0]).then_some(0.0),
+            Some(tensor::Op::Pool) if block == 1 => zero_in(operands[0]).then_some(0.0),
             Some(tensor::Op::Map) => {
                 let (inputs, _) = operands.split_at(operands.len() - 1);
                 let lanes: Vec<Option<f64>> = inputs
                     .iter()
-                    .map(|x| self.lane_value(*x, channels, depth))
+                    .map(|x| self.lane_value(*x, block, channels, depth))
                     .collect();
-                self.map_lanes(def, &lanes)
+                self.region_lanes(def, &lanes)
             }
-            Some(tensor::Op::Broadcast) => {
-                // A per-channel bias: blocks x 16 broadcast along N, H, W.
-                if self.ints(def, tensor::Broadcast::ATTR_DIMENSIONS) != [0, 2, 3] {
+            Some(tensor::Op::Reduce) => {
+                // The input's dimension of result dimension `block`: the block-th
+                // one not reduced.
+                let dims = self.ints(def, tensor::Reduce::ATTR_DIMENSIONS);
+                let (input_shape, _) = self.shape(operands[0])?;
+                let kept: Vec<usize> = (0..input_shape.len())
+                    .filter(|d| !dims.contains(&(*d as i64)))
+                    .collect();
+                let reduced_all_nonempty = dims
+                    .iter()
+                    .all(|d| input_shape.get(*d as usize).is_some_and(|n| *n > 0));
+                let input_block = *kept.get(block)?;
+                if dims.is_empty()
+                    || !reduced_all_nonempty
+                    || kept.last() != Some(&(input_shape.len() - 1))
+                {
                     return None;
                 }
-                self.constant_beyond(operands[0], 0, 1, channels)
+                let input_lane = self.lane_value(operands[0], input_block, channels, depth);
+                let init_lane = self.lane_value(operands[1], block, channels, depth);
+                // The combiner takes an element and the accumulated value: a lane
+                // value that combining another element leaves unchanged is the
+                // result, however many elements there are.
+                let first = self.region_lanes(def, &[input_lane, init_lane])?;
+                let again = self.region_lanes(def, &[input_lane, Some(first)])?;
+                (first.to_bits() == again.to_bits()).then_some(first)
             }
-            _ if self.is_constant(def) => self.constant_beyond(v, 1, 4, channels),
-            Some(tensor::Op::Conv2d) if self.assume_finite => {
+            Some(tensor::Op::CollapseShape | tensor::Op::ExpandShape) => {
+                let groups = self.attrs(def).reassociation().ok()?;
+                let (source, _) = self.shape(operands[0])?;
+                let collapse = self.kind(def) == Some(tensor::Op::CollapseShape);
+                let (large, small) = if collapse {
+                    (&source, &shape)
+                } else {
+                    (&shape, &source)
+                };
+                // The lanes are the last group, alone on both sides.
+                if groups.last() != Some(&vec![large.len() - 1]) {
+                    return None;
+                }
+                let source_block = if collapse {
+                    // The source dimension of the group that makes dimension
+                    // `block`: the one of its size, the others 1.
+                    let group = groups.get(block)?;
+                    let kept = group.iter().copied().find(|d| large[*d] == small[block])?;
+                    group
+                        .iter()
+                        .all(|d| *d == kept || large[*d] == 1)
+                        .then_some(kept)?
+                } else {
+                    // The group dimension `block` is in, whose other dimensions are 1.
+                    let g = groups.iter().position(|g| g.contains(&block))?;
+                    groups[g]
+                        .iter()
+                        .all(|d| *d == block || large[*d] == 1)
+                        .then_some(g)?
+                };
+                self.lane_value(operands[0], source_block, channels, depth)
+            }
+            Some(tensor::Op::Broadcast) => {
+                // The operand's dimension of result dimension `block`.
+                let added = self.ints(def, tensor::Broadcast::ATTR_DIMENSIONS);
+                if added.contains(&(block as i64)) || added.contains(&(lane as i64)) {
+                    return None;
+                }
+                let inner = block - added.iter().filter(|a| **a < block as i64).count();
+                self.lane_value(operands[0], inner, channels, depth)
+            }
+            _ if self.is_constant(def) => self.constant_beyond(v, block, lane, channels),
+            Some(tensor::Op::Conv2d) if self.assume_finite && block == 1 && lane == 4 => {
                 let filter = self.operands(def)[1];
                 let filter_rank = self.shape(filter).map_or(0, |(s, _)| s.len());
                 // OIHW16i16o: output channel = [0] * 16 + [5]; OIHW16o: [0] * 16 + [4].
-                let lane = if filter_rank == 6 { 5 } else { 4 };
-                if self.constant_beyond(filter, 0, lane, channels) != Some(0.0) {
+                let filter_lane = if filter_rank == 6 { 5 } else { 4 };
+                if self.constant_beyond(filter, 0, filter_lane, channels) != Some(0.0) {
                     return None;
                 }
-                self.lane_value(operands[2], channels, depth)
+                self.lane_value(operands[2], block, channels, depth)
             }
             _ => None,
         }
@@ -121,13 +194,13 @@ impl Layouts<'_> {
         b.operands(last).all(|v| self.is_zero(v))
     }
 
-    /// What a map's region gives for inputs holding `lanes` (`None`: unknown):
-    /// its ops evaluated (constants, and `arith` max, min, add, sub, mul, div, neg;
+    /// What a map's region (or a reduce's combiner) gives for arguments holding
+    /// `lanes` (`None`: unknown): its ops evaluated (constants, and `arith` max, min, add, sub, mul, div, neg;
     /// a division by zero gives NaN or an infinity, which matches nothing). With
     /// `assume-finite`, a product with a zero factor is zero.
-    fn map_lanes(&self, map: OpId, lanes: &[Option<f64>]) -> Option<f64> {
+    fn region_lanes(&self, op: OpId, lanes: &[Option<f64>]) -> Option<f64> {
         let b = self.ir.body(self.body);
-        let block = b.op_regions(map).first().and_then(|r| b.entry_block(*r))?;
+        let block = b.op_regions(op).first().and_then(|r| b.entry_block(*r))?;
         let args = b.block_args(block);
         if args.len() != lanes.len() {
             return None;

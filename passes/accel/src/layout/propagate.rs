@@ -1,13 +1,13 @@
 //! The `layout` pass's propagation: packs move up towards the values they pack and
-//! unpacks down towards their users, until they meet and cancel (see the pass's
-//! documentation for the rules).
+//! unpacks down towards their users (`sink`), until they meet and cancel (see the
+//! pass's documentation for the rules).
 
 use acc_dialects::build::BuildExt as _;
 use acc_ir::clone::{ValueMap, clone_op};
 use acc_ir::elements::Scalar;
 use acc_ir::{InsertPoint, OpId, TypeId, ValueDef, ValueId};
 
-use super::{Layouts, Tiling, layout_attr, pack_op, unpack_op};
+use super::{Layouts, Tiling, layout_attr, pack_op};
 use acc_dialects::build::{i64s, tensor_type};
 use acc_dialects::ops::{arith, tensor};
 
@@ -48,9 +48,9 @@ impl Layouts<'_> {
                 );
                 let lanes_agree = whole
                     || (zero_padding
-                        && tiling.positions == [1]
                         && tiling.tiles == [16]
-                        && self.zero_padding_lanes(inner, plain[1]));
+                        && matches!(tiling.positions[..], [p] if p >= 0
+                            && self.zero_padding_lanes(inner, p as usize, plain[p as usize])));
                 let same = lanes_agree
                     && self
                         .ints(def, tensor::Unpack::ATTR_OUTER_DIMS_PERM)
@@ -111,68 +111,6 @@ impl Layouts<'_> {
             _ => return Ok(self.merge_siblings(source, pack, &tiling, padding)),
         };
         self.replace(pack, replacement)
-    }
-
-    /// `map(unpack(x), unpack(y), ...)` as `unpack(map(x, y, ...))` when every input
-    /// is unpacked the same way: the map runs on the blocks (a partial block's padding
-    /// lanes too, which the unpack drops); whether it moved.
-    pub(super) fn sink(&mut self, map: OpId) -> Result<bool, String> {
-        let operands = self.operands(map);
-        let (inputs, _init) = operands.split_at(operands.len() - 1);
-        let mut blocked = Vec::new();
-        let mut tiling: Option<(Tiling, TypeId)> = None;
-        for v in inputs {
-            let Some(def) = self.def(*v) else {
-                return Ok(false);
-            };
-            if self.kind(def) != Some(tensor::Op::Unpack)
-                || !self
-                    .ints(def, tensor::Unpack::ATTR_OUTER_DIMS_PERM)
-                    .is_empty()
-            {
-                return Ok(false);
-            }
-            let source = self.operands(def)[0];
-            let t = Tiling {
-                positions: self.ints(def, tensor::Unpack::ATTR_INNER_DIMS_POS),
-                tiles: self.ints(def, tensor::Unpack::ATTR_INNER_TILES),
-            };
-            let ty = self.ir.body(self.body).value_type(source);
-            match &tiling {
-                Some(seen) if *seen != (t.clone(), ty) => return Ok(false),
-                _ => tiling = Some((t, ty)),
-            }
-            blocked.push(source);
-        }
-        let Some((tiling, input_ty)) = tiling else {
-            return Ok(false);
-        };
-        let result = self.result(map);
-        let plain_ty = self.ir.body(self.body).value_type(result);
-        // The blocked shape of the inputs, the element type of the map's result.
-        let (Some((blocked_shape, _)), Some((_, element))) =
-            (self.shape_of_type(input_ty), self.shape(result))
-        else {
-            return Ok(false);
-        };
-        let blocked_ty = tensor_type(self.ctx, &blocked_shape, element);
-        let next = self
-            .ir
-            .body(self.body)
-            .next_op(map)
-            .ok_or("a map ends its block")?;
-        let mut e = self.emitter(map, InsertPoint::Before(map));
-        let init = tensor::Empty::build(&mut e, &[], blocked_ty).result()?;
-        blocked.push(init);
-        let (_, new_result) = self.clone_retyped(map, map, &blocked, blocked_ty);
-        let mut e = self.emitter(map, InsertPoint::Before(next));
-        let dest = tensor::Empty::build(&mut e, &[], plain_ty).result()?;
-        let unpacked = unpack_op(&mut e, new_result, dest, &tiling, plain_ty)?;
-        self.ir
-            .body_mut(self.body)
-            .replace_all_uses(result, unpacked);
-        self.ir.erase_op(self.body, map);
-        Ok(true)
     }
 
     /// Replaces a pack's result by `v` and erases it, and the op it packed when
