@@ -605,6 +605,51 @@ mod tests {
         }
     }
 
+    /// One row of C (a vector times a matrix) is summed over the whole depth in
+    /// order with fused multiply-adds, whatever the width: on AVX-512 the values
+    /// are exactly those of the sequential sums the tiles compute, B in memory or
+    /// packed.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn one_row_sums_in_order() {
+        if !std::arch::is_x86_feature_detected!("avx512f") {
+            return;
+        }
+        for (n, k) in [
+            (1, 1),
+            (47, 3),
+            (48, 130),
+            (100, 129),
+            (200, 64),
+            (530, 300),
+        ] {
+            let (a, b) = (random(k, 21), random(k * n, 22));
+            let c0 = random(n, 23);
+            let want: Vec<f32> = (0..n)
+                .map(|j| (0..k).fold(c0[j], |s, t| a[t].mul_add(b[t * n + j], s)))
+                .collect();
+            let packed = panels(&b, n, k);
+            for (entry, b) in [
+                (acc_sgemm as unsafe extern "C" fn(_, _, _, _, _, _), &b),
+                (acc_sgemm_nk48n, &packed),
+            ] {
+                let mut c = c0.clone();
+                // SAFETY: the vectors hold the sizes the entry points read and write.
+                unsafe {
+                    entry(
+                        a.as_ptr(),
+                        b.as_ptr(),
+                        c.as_mut_ptr(),
+                        1,
+                        n as i64,
+                        k as i64,
+                    )
+                };
+                assert_eq!(c, want, "1x{n}x{k}");
+            }
+        }
+    }
+
     #[test]
     fn a_column_bias_starts_the_sums() {
         for (m, n, k) in [

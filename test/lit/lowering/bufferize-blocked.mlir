@@ -10,11 +10,17 @@
 
 // CHECK-LABEL: func.func @block(
 // CHECK-SAME: %[[X:.*]]: memref<1x20x5x5xf32>
-// The pack: 20 channels in two blocks, the last 12 lanes zeros.
+// The pack: 20 channels, one whole block, then the last block's 4 real lanes and
+// its 12 padding lanes, three nests without a test per element.
 // CHECK: %[[XB:.*]] = loop.alloc() : memref<1x2x5x5x16xf32>
 // CHECK: loop.parallel
-// CHECK: arith.select
+// CHECK-NOT: arith.select
 // CHECK: loop.store %{{[0-9]+}}, %[[XB]]
+// CHECK: loop.parallel
+// CHECK: loop.load %[[X]]
+// CHECK: loop.store %{{[0-9]+}}, %[[XB]]
+// CHECK: loop.parallel
+// CHECK-NEXT: loop.store %{{[0-9]+}}, %[[XB]]
 // CHECK-NOT: loop.parallel
 // CHECK: %[[OUT:.*]] = loop.alloc() : memref<1x2x5x5x16xf32>
 // CHECK: %[[C:.*]] = arith.constant 32 : index
@@ -24,11 +30,16 @@
 // CHECK: %[[LO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT: %[[HI:.*]] = arith.constant 0x7F800000 : f32
 // CHECK-NEXT: hw.intrinsic "acc_sconv2d_nchw16c_bias"(%[[XB]], %{{[0-9]+}}, %{{[0-9]+}}, %[[OUT]], %[[C]], %{{[0-9]+}}, %{{[0-9]+}}, %[[M]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %[[LO]], %[[HI]])
-// The unpack: block i / 16, lane i % 16.
+// The unpack: over the blocked result, its whole block and then the 8 real lanes
+// of the last, each lane stored at channel block * 16 + lane.
+// CHECK: %[[Y:.*]] = loop.alloc() : memref<1x24x5x5xf32>
 // CHECK: loop.parallel
-// CHECK: arith.divui
-// CHECK: arith.remui
-// CHECK: loop.load %[[OUT]]
+// CHECK-NEXT: loop.load %[[OUT]]
+// CHECK-NOT: arith.divui
+// CHECK: loop.store %{{[0-9]+}}, %[[Y]]
+// CHECK: loop.parallel
+// CHECK-NEXT: loop.load %[[OUT]]
+// CHECK: loop.store %{{[0-9]+}}, %[[Y]]
 // NOLIB: cannot bufferize 'tensor.conv2d': input_layout #tensor.layout<"NCHW16c"> has no bufferization without a library convolution for it
 func.func @block(%x: tensor<1x20x5x5xf32>) -> tensor<1x24x5x5xf32> {
   %w24 = arith.constant dense<0.0625> : tensor<24x20x3x3xf32>

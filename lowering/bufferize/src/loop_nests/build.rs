@@ -131,21 +131,33 @@ pub(crate) fn parallel(
     shape: &[i64],
     body: &mut BodyBuilder<'_>,
 ) -> Result<(), String> {
-    if shape.is_empty() {
+    parallel_range(e, &vec![0; shape.len()], shape, body)
+}
+
+/// A `loop.parallel` over the box `lower[d] <= index[d] < upper[d]` (unit steps)
+/// running `body` with the indices.
+pub(crate) fn parallel_range(
+    e: &mut Builder<'_>,
+    lower: &[i64],
+    upper: &[i64],
+    body: &mut BodyBuilder<'_>,
+) -> Result<(), String> {
+    if upper.is_empty() {
         return body(e, &[]);
     }
-    let mut lower = Vec::new();
-    for _ in shape {
-        lower.push(e.index(0)?);
-    }
-    let mut upper = Vec::new();
-    for n in shape {
-        upper.push(e.index(*n)?);
-    }
-    let mut steps = Vec::new();
-    for _ in shape {
-        steps.push(e.index(1)?);
-    }
+    let shape = upper;
+    let lower = lower
+        .iter()
+        .map(|n| e.index(*n))
+        .collect::<Result<Vec<_>, _>>()?;
+    let upper = upper
+        .iter()
+        .map(|n| e.index(*n))
+        .collect::<Result<Vec<_>, _>>()?;
+    let steps = shape
+        .iter()
+        .map(|_| e.index(1))
+        .collect::<Result<Vec<_>, _>>()?;
     let index = e.ctx.index_type();
     let mut fill = |inner: &mut Builder<'_>, ivs: &[ValueId]| -> Result<Vec<ValueId>, String> {
         body(inner, ivs)?;

@@ -8,7 +8,8 @@ use acc_ir::{OpId, TypeId, ValueId};
 use crate::library::window;
 use crate::library::{ConvKind, LibraryFunction, call_gemm, call_library, conv_as_gemm};
 use crate::loop_nests::build::{
-    clamp, convert, for_range, in_range, index_add, index_op, multiply_add, parallel, pos,
+    clamp, convert, for_range, in_range, index_add, index_op, multiply_add, parallel,
+    parallel_range, pos,
 };
 use crate::{Bufferizer, buffer_type};
 use acc_dialects::build::Builder;
@@ -154,6 +155,40 @@ impl Bufferizer<'_> {
         let elem = self.element(x);
         let rank = sx.len();
         let mut e = self.emitter(op);
+        if let ([d], [tile]) = (&positions[..], &tiles[..]) {
+            // One tiled dimension: the whole blocks, then the last one's real
+            // positions and its padding, each without a test per element.
+            let (d, tile) = (*d, *tile);
+            let (whole, rest) = (sx[d] / tile, sx[d] % tile);
+            let lane = shape.len() - 1;
+            for (blocks, lanes, padded) in [
+                ((0, whole), (0, tile), false),
+                ((whole, whole + 1), (0, rest), false),
+                ((whole, whole + 1), (rest, tile), true),
+            ] {
+                let partial = blocks.0 == whole;
+                if blocks.0 >= blocks.1 || lanes.0 >= lanes.1 || (partial && rest == 0) {
+                    continue;
+                }
+                let (mut lower, mut upper) = (vec![0; shape.len()], shape.clone());
+                (lower[d], upper[d], lower[lane], upper[lane]) =
+                    (blocks.0, blocks.1, lanes.0, lanes.1);
+                parallel_range(&mut e, &lower, &upper, &mut |e, ivs| {
+                    let v = match (padded, padding) {
+                        (true, Some(pad)) => pad,
+                        _ => {
+                            let mut at = ivs[..rank].to_vec();
+                            let outer = index_op(e, arith::Op::Muli, ivs[d], tile)?;
+                            at[d] = index_add(e, outer, ivs[lane])?;
+                            loops::Load::build(e, src, &at, elem).result()?
+                        }
+                    };
+                    loops::Store::build(e, v, dest, ivs).create()?;
+                    Ok(())
+                })?;
+            }
+            return Ok(dest);
+        }
         parallel(&mut e, &shape, &mut |e, ivs| {
             let mut at = ivs[..rank].to_vec();
             let mut inside: Option<ValueId> = None;
@@ -198,6 +233,39 @@ impl Bufferizer<'_> {
         let shape = self.shape(init)?;
         let elem = self.element(x);
         let mut e = self.emitter(op);
+        if let ([d], [tile]) = (&positions[..], &tiles[..]) {
+            // One tiled dimension, iterated in the result's order with its index
+            // split into block and lane (no division per element): the whole
+            // blocks, then the last one's real lanes.
+            let (d, tile) = (*d, *tile);
+            let (whole, rest) = (shape[d] / tile, shape[d] % tile);
+            for (blocks, lanes) in [((0, whole), (0, tile)), ((whole, whole + 1), (0, rest))] {
+                if blocks.0 >= blocks.1 || lanes.0 >= lanes.1 {
+                    continue;
+                }
+                let lower: Vec<i64> = [
+                    &vec![0; d][..],
+                    &[blocks.0, lanes.0],
+                    &vec![0; shape.len() - d - 1],
+                ]
+                .concat();
+                let upper: Vec<i64> = [&shape[..d], &[blocks.1, lanes.1], &shape[d + 1..]].concat();
+                parallel_range(&mut e, &lower, &upper, &mut |e, ivs| {
+                    let (block, lane) = (ivs[d], ivs[d + 1]);
+                    let rest_of = |head: ValueId| -> Vec<ValueId> {
+                        [&ivs[..d], &[head], &ivs[d + 2..]].concat()
+                    };
+                    let mut from = rest_of(block);
+                    from.push(lane);
+                    let v = loops::Load::build(e, src, &from, elem).result()?;
+                    let outer = index_op(e, arith::Op::Muli, block, tile)?;
+                    let channel = index_add(e, outer, lane)?;
+                    loops::Store::build(e, v, dest, &rest_of(channel)).create()?;
+                    Ok(())
+                })?;
+            }
+            return Ok(dest);
+        }
         parallel(&mut e, &shape, &mut |e, ivs| {
             let mut at = ivs.to_vec();
             for (&d, &tile) in positions.iter().zip(&tiles) {
@@ -529,8 +597,9 @@ impl Bufferizer<'_> {
             _ if is_float(self.ctx, elem) => (f64::NEG_INFINITY, arith::Op::Maximumf),
             _ => return Err("integer average pooling has no bufferization yet".into()),
         };
-        let mut e = self.emitter(op);
-        parallel(&mut e, &shape, &mut |e, ivs| {
+        // One output element: its window combined (`checked`: positions in the
+        // padding skipped; unchecked where the whole window lies inside the input).
+        let element = |e: &mut Builder<'_>, ivs: &[ValueId], checked: bool| {
             let start = if max { start_max } else { 0.0 };
             let init_v = e.scalar(elem, start)?;
             let count0 = e.scalar(elem, 0.0)?;
@@ -540,12 +609,19 @@ impl Bufferizer<'_> {
                     // The input position, possibly in the padding.
                     let y = pos(e, ivs[2], strides[0], i * dilations[0] - pads[0])?;
                     let xx = pos(e, ivs[3], strides[1], j * dilations[1] - pads[1])?;
-                    let inside_y = in_range(e, y, sx[2])?;
-                    let inside_x = in_range(e, xx, sx[3])?;
-                    let i1 = e.ctx.int_type(1);
-                    let inside = arith::Andi::build(e, inside_y, inside_x, i1).result()?;
-                    let cy = clamp(e, y, sx[2])?;
-                    let cx = clamp(e, xx, sx[3])?;
+                    let inside = if checked {
+                        let inside_y = in_range(e, y, sx[2])?;
+                        let inside_x = in_range(e, xx, sx[3])?;
+                        let i1 = e.ctx.int_type(1);
+                        Some(arith::Andi::build(e, inside_y, inside_x, i1).result()?)
+                    } else {
+                        None
+                    };
+                    let (cy, cx) = if checked {
+                        (clamp(e, y, sx[2])?, clamp(e, xx, sx[3])?)
+                    } else {
+                        (y, xx)
+                    };
                     let mut at = vec![ivs[0], ivs[1], cy, cx];
                     if blocked {
                         at.push(ivs[4]);
@@ -556,11 +632,21 @@ impl Bufferizer<'_> {
                     } else {
                         arith::Addf::build(e, total.0, v, elem).result()?
                     };
-                    let acc = arith::Select::build(e, inside, combined, total.0, elem).result()?;
+                    let acc = match inside {
+                        Some(inside) => {
+                            arith::Select::build(e, inside, combined, total.0, elem).result()?
+                        }
+                        None => combined,
+                    };
                     let count = if avg && !include_pad {
                         let one = e.scalar(elem, 1.0)?;
                         let bumped = arith::Addf::build(e, total.1, one, elem).result()?;
-                        arith::Select::build(e, inside, bumped, total.1, elem).result()?
+                        match inside {
+                            Some(inside) => {
+                                arith::Select::build(e, inside, bumped, total.1, elem).result()?
+                            }
+                            None => bumped,
+                        }
                     } else {
                         total.1
                     };
@@ -579,7 +665,24 @@ impl Bufferizer<'_> {
             };
             loops::Store::build(e, result, dest, ivs).create()?;
             Ok(())
-        })?;
+        };
+        // The output rows and columns whose windows lie inside the input.
+        let inner: [(i64, i64); 2] = std::array::from_fn(|a| {
+            interior(
+                shape[2 + a],
+                sx[2 + a],
+                window[a],
+                strides[a],
+                dilations[a],
+                pads[a],
+            )
+        });
+        let mut e = self.emitter(op);
+        for (lower, upper, checked) in window_regions(&shape, inner) {
+            parallel_range(&mut e, &lower, &upper, &mut |e, ivs| {
+                element(e, ivs, checked)
+            })?;
+        }
         Ok(dest)
     }
 
@@ -742,4 +845,43 @@ fn reduce_nest(
     }
     let mut at = vec![None; shape.len()];
     level(e, shape, reduced, &mut at, kept, init, step)
+}
+
+/// The outputs `lo..hi` (of `out`) along one spatial dimension whose whole window
+/// lies inside the input (`input` long): output o reads `o * stride - pad + i *
+/// dilation` for i below `window`.
+fn interior(out: i64, input: i64, window: i64, stride: i64, dilation: i64, pad: i64) -> (i64, i64) {
+    if stride <= 0 {
+        return (0, 0);
+    }
+    let lo = (pad.max(0) + stride - 1) / stride;
+    let last = input - 1 + pad - (window - 1) * dilation;
+    let hi = if last < 0 { 0 } else { last / stride + 1 };
+    let hi = hi.clamp(0, out);
+    (lo.min(hi), hi)
+}
+
+/// The boxes that cover an NCHW(16c) output of `shape` given the interior rows and
+/// columns `inner` (dimensions 2 and 3): the interior, unchecked, and the rows
+/// above and below it and the columns beside it, checked; empty ones left out.
+fn window_regions(shape: &[i64], inner: [(i64, i64); 2]) -> Vec<(Vec<i64>, Vec<i64>, bool)> {
+    let [(top, bottom), (left, right)] = inner;
+    let (rows, columns) = (shape[2], shape[3]);
+    let boxes = [
+        ((0, top), (0, columns), true),
+        ((bottom, rows), (0, columns), true),
+        ((top, bottom), (0, left), true),
+        ((top, bottom), (right, columns), true),
+        ((top, bottom), (left, right), false),
+    ];
+    boxes
+        .into_iter()
+        .filter(|((y0, y1), (x0, x1), _)| y0 < y1 && x0 < x1)
+        .map(|((y0, y1), (x0, x1), checked)| {
+            let mut lower = vec![0; shape.len()];
+            let mut upper = shape.to_vec();
+            (lower[2], upper[2], lower[3], upper[3]) = (y0, y1, x0, x1);
+            (lower, upper, checked)
+        })
+        .collect()
 }

@@ -85,6 +85,12 @@ unsafe fn columns(
     range: std::ops::Range<usize>,
 ) {
     let (m, k) = (c.rows, a.cols);
+    if m == 1 && k > 0 {
+        // SAFETY: as this function's.
+        if unsafe { one_row(a, b, c, fused, initial, range.clone()) } {
+            return;
+        }
+    }
     let mut panel = [0f32; DEPTH_BLOCK * TILE_COLUMNS];
     for k0 in (0..k).step_by(DEPTH_BLOCK) {
         let depth = DEPTH_BLOCK.min(k - k0);
@@ -145,6 +151,138 @@ unsafe fn columns(
                 // SAFETY: the tile covers `rows` rows and `width` columns inside A
                 // and C, and depth rows of its panel.
                 unsafe { kernel(rows, vectors)(&tile) };
+            }
+        }
+    }
+}
+
+/// Panels [`one_row`] computes at once: 12 accumulators, enough independent sums
+/// to hide the latency of the multiply-adds (a tile of one row has 3).
+const ROW_PANELS: usize = 4;
+
+/// [`columns`] for a C of one row (a vector times a matrix, as a recurrent cell's
+/// step computes), when B is read in place: [`ROW_PANELS`] panels at a time, each
+/// sum over the whole depth in order, as the tiles compute it (the same values).
+/// False, with nothing done, when B must be copied (a convolution's patches).
+///
+/// # Safety
+/// As [`columns`], with c.rows = 1 and a.cols > 0.
+#[target_feature(enable = "avx512f")]
+unsafe fn one_row(
+    a: Matrix<*const f32>,
+    b: &impl PanelSource,
+    c: Matrix<*mut f32>,
+    fused: Fused,
+    initial: Initial,
+    range: std::ops::Range<usize>,
+) -> bool {
+    if range
+        .clone()
+        .step_by(TILE_COLUMNS)
+        .any(|j| b.in_place(0, j).is_none())
+    {
+        return false;
+    }
+    for j in range.clone().step_by(ROW_PANELS * TILE_COLUMNS) {
+        let width = (j + ROW_PANELS * TILE_COLUMNS).min(range.end) - j;
+        let count = width.div_ceil(TILE_COLUMNS);
+        let first = b.in_place(0, j).unwrap_or((a.ptr, 0));
+        let row = RowTile {
+            a: a.ptr,
+            b: std::array::from_fn(|p| {
+                if p < count {
+                    b.in_place(0, j + p * TILE_COLUMNS).unwrap_or(first)
+                } else {
+                    first
+                }
+            }),
+            // SAFETY: column j of C's only row lies inside it.
+            c: unsafe { c.ptr.add(j) },
+            depth: a.cols,
+            masks: std::array::from_fn(|v| {
+                let lanes = width.saturating_sub(v * LANES).min(LANES);
+                ((1u32 << lanes) - 1) as __mmask16
+            }),
+            // SAFETY: a row bias holds C's one value, a column bias one per column.
+            start: match (fused.bias, initial) {
+                (Some(rows), _) => Start::Rows(rows),
+                (None, Initial::Columns(columns)) => Start::Columns(unsafe { columns.add(j) }),
+                (None, Initial::Zero) => Start::Zero,
+                (None, Initial::Output) => Start::Output,
+            },
+            bounds: fused.bounds,
+        };
+        // SAFETY: the group's panels cover `width` columns of B and C.
+        unsafe {
+            match count {
+                1 => row.run::<1>(),
+                2 => row.run::<2>(),
+                3 => row.run::<3>(),
+                _ => row.run::<4>(),
+            }
+        }
+    }
+    true
+}
+
+/// One row of C across up to [`ROW_PANELS`] panels of B, each read where it lies.
+struct RowTile {
+    a: *const f32,
+    /// Each panel's first element in B and its row stride (unused ones repeat the
+    /// first).
+    b: [(*const f32, usize); ROW_PANELS],
+    c: *mut f32,
+    depth: usize,
+    /// The masks of the group's vectors, panel after panel.
+    masks: [__mmask16; ROW_PANELS * VECTORS],
+    start: Start,
+    bounds: Bounds,
+}
+
+impl RowTile {
+    /// C[0, the masked columns of the first P panels] = start + A x B, clamped.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F; A's depth elements, depth rows of each of the first P
+    /// panels and C's columns are valid where the masks select.
+    #[target_feature(enable = "avx512f")]
+    unsafe fn run<const P: usize>(&self) {
+        let masks = self.masks;
+        let at = |p: usize, v: usize| p * TILE_COLUMNS + v * LANES;
+        // SAFETY (whole body): offsets stay inside the columns and rows the caller
+        // vouches for; masked-off lanes are not accessed.
+        unsafe {
+            let mut acc: [[__m512; VECTORS]; P] = std::array::from_fn(|p| {
+                std::array::from_fn(|v| {
+                    let mask = masks[p * VECTORS + v];
+                    match self.start {
+                        Start::Zero => _mm512_setzero_ps(),
+                        Start::Rows(bias) => _mm512_set1_ps(*bias),
+                        Start::Columns(bias) => _mm512_maskz_loadu_ps(mask, bias.add(at(p, v))),
+                        Start::Output => _mm512_maskz_loadu_ps(mask, self.c.add(at(p, v))),
+                    }
+                })
+            });
+            for t in 0..self.depth {
+                let x = _mm512_set1_ps(*self.a.add(t));
+                for (p, sums) in acc.iter_mut().enumerate() {
+                    let (b, ldb) = self.b[p];
+                    let row = b.add(t * ldb);
+                    for (v, y) in sums.iter_mut().enumerate() {
+                        let bv = _mm512_maskz_loadu_ps(masks[p * VECTORS + v], row.add(v * LANES));
+                        *y = _mm512_fmadd_ps(x, bv, *y);
+                    }
+                }
+            }
+            let (lo, hi) = (
+                _mm512_set1_ps(self.bounds.lo),
+                _mm512_set1_ps(self.bounds.hi),
+            );
+            for (p, sums) in acc.iter().enumerate() {
+                for (v, x) in sums.iter().enumerate() {
+                    let x = self.bounds.apply(lo, hi, *x);
+                    _mm512_mask_storeu_ps(self.c.add(at(p, v)), masks[p * VECTORS + v], x);
+                }
             }
         }
     }
