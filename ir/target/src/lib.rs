@@ -254,7 +254,7 @@ impl Target {
 
 /// The calling conventions of host kernels that acc's lowering can call, with what
 /// each computes (docs/codegen.md gives the arguments).
-pub const HOST_INTERFACES: [(&str, &str); 10] = [
+pub const HOST_INTERFACES: [(&str, &str); 11] = [
     ("gemm", "f32 C += A x B, row-major"),
     (
         "packed-gemm",
@@ -279,6 +279,7 @@ pub const HOST_INTERFACES: [(&str, &str); 10] = [
         "conv from a plain NCHW input into NCHW16c",
     ),
     ("exp", "f32 e^x over an array"),
+    ("exp-neg", "f32 e^-x over an array"),
     ("erf", "f32 erf(x) over an array"),
 ];
 

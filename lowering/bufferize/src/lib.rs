@@ -134,6 +134,12 @@ pub fn info() -> PassInfo {
                 default: "",
             },
             acc_pass::PassOption {
+                name: "exp-neg",
+                description: "a library f32 exponential of the negation over an array (out[i] = e^-x[i]: x, out, n) that computes maps of exactly exp(-x) of an input (a sigmoid's first half) from the input, e.g. acc_vexpneg; empty: exp",
+                kind: acc_pass::OptionKind::String,
+                default: "",
+            },
+            acc_pass::PassOption {
                 name: "erf",
                 description: "a library f32 error function over an array (out[i] = erf(x[i]): x, out, n; in place allowed) that finishes maps yielding math.erf, e.g. acc_verf; empty: loops",
                 kind: acc_pass::OptionKind::String,

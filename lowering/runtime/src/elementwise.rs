@@ -1,5 +1,6 @@
-//! `acc_vexp` and `acc_verf`: e^x and erf(x) over f32 arrays, the host library's
-//! elementwise functions behind `hw.intrinsic` (softmax's exponentials, GELU's erf).
+//! `acc_vexp`, `acc_vexpneg` and `acc_verf`: e^x, e^-x and erf(x) over f32 arrays,
+//! the host library's elementwise functions behind `hw.intrinsic` (softmax's
+//! exponentials, a sigmoid's e^-x read straight from its input, GELU's erf).
 //!
 //! Both use the approximations of the `math-approximation` pass, so that generated
 //! loops and these kernels agree to within rounding:
@@ -56,6 +57,8 @@ const ERF_Q: [f32; 5] = [
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Function {
     Exp,
+    /// e^-x: the negation is exact, so it is e^x of `-x`.
+    ExpNeg,
     Erf,
 }
 
@@ -65,6 +68,7 @@ impl Function {
     pub fn scalar(self, x: f32) -> f32 {
         match self {
             Function::Exp => exp(x),
+            Function::ExpNeg => exp(-x),
             Function::Erf => erf(x),
         }
     }
@@ -169,6 +173,17 @@ pub unsafe extern "C" fn acc_vexp(x: *const f32, out: *mut f32, n: i64) {
     unsafe { apply(Function::Exp, x, out, n.max(0) as usize) }
 }
 
+/// The C ABI entry point: out[i] = e^-x[i] for i < n (a sigmoid's exponential,
+/// without a pass that negates its input first).
+///
+/// # Safety
+/// As [`acc_vexp`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn acc_vexpneg(x: *const f32, out: *mut f32, n: i64) {
+    // SAFETY: the caller vouches for the arrays.
+    unsafe { apply(Function::ExpNeg, x, out, n.max(0) as usize) }
+}
+
 /// The C ABI entry point: out[i] = erf(x[i]) for i < n.
 ///
 /// # Safety
@@ -246,6 +261,21 @@ mod tests {
     }
 
     #[test]
+    fn negated_exp_is_exp_of_the_negation() {
+        check(Function::ExpNeg, |x| (-x).exp(), 4e-7);
+        let x = inputs();
+        let minus: Vec<f32> = x.iter().map(|v| -v).collect();
+        let (mut negated, mut plain) = (vec![0f32; x.len()], vec![0f32; x.len()]);
+        // SAFETY: the arrays hold x.len() floats.
+        unsafe {
+            apply(Function::ExpNeg, x.as_ptr(), negated.as_mut_ptr(), x.len());
+            apply(Function::Exp, minus.as_ptr(), plain.as_mut_ptr(), x.len());
+        }
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&negated), bits(&plain));
+    }
+
+    #[test]
     fn erf_agrees_with_a_series_within_its_bound() {
         // Absolute error below 5e-7 (erf is at most 1 in magnitude).
         let x = inputs();
@@ -306,7 +336,7 @@ mod tests {
             return;
         }
         let x = inputs();
-        for f in [Function::Exp, Function::Erf] {
+        for f in [Function::Exp, Function::ExpNeg, Function::Erf] {
             let (mut fast, mut slow) = (vec![0f32; x.len()], vec![0f32; x.len()]);
             // SAFETY: the arrays hold x.len() floats; the CPU has AVX2 and FMA.
             unsafe {

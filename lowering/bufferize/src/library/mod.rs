@@ -58,6 +58,8 @@ pub(crate) struct Library {
     pub(crate) strided_gemm: Option<String>,
     /// out[i] = e^x[i] on f32 arrays: (x, out, n), x and out possibly the same.
     pub(crate) exp: Option<String>,
+    /// out[i] = e^-x[i], as `exp`: a map of exactly `exp(negf(x))` of an input.
+    pub(crate) exp_neg: Option<String>,
     /// out[i] = erf(x[i]), as `exp`.
     pub(crate) erf: Option<String>,
 }
@@ -69,6 +71,9 @@ pub(crate) struct LibraryFunction {
     pub(crate) op: OpId,
     pub(crate) callee: String,
     pub(crate) argument: Option<usize>,
+    /// When the region is exactly `exp(-x)` of an input and the library has e^-x:
+    /// that function and the input, which it reads directly instead.
+    pub(crate) negated_argument: Option<(String, usize)>,
 }
 
 impl Library {
@@ -85,6 +90,7 @@ impl Library {
             packed_gemm: name("packed-gemm"),
             strided_gemm: name("strided-gemm"),
             exp: name("exp"),
+            exp_neg: name("exp-neg"),
             erf: name("erf"),
         }
     }
@@ -299,10 +305,23 @@ impl Bufferizer<'_> {
         let argument = (b.block_ops(block).count() == 2)
             .then(|| params.iter().position(|p| *p == x))
             .flatten();
+        // e^-x of an input alone: negf, exp, yield.
+        let negated_argument = match b.value(x).def {
+            acc_ir::ValueDef::Result(neg, 0)
+                if b.block_ops(block).count() == 3
+                    && math::Op::of(self.ctx, self.ir.op(self.body, f)) == Some(math::Op::Exp)
+                    && arith::Negf::is(self.ctx, self.ir.op(self.body, neg)) =>
+            {
+                let input = params.iter().position(|p| *p == b.operand(neg, 0));
+                self.library.exp_neg.clone().zip(input)
+            }
+            _ => None,
+        };
         Some(LibraryFunction {
             op: f,
             callee,
             argument,
+            negated_argument,
         })
     }
 

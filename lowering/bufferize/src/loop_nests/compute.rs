@@ -42,7 +42,8 @@ impl Bufferizer<'_> {
     /// `tensor.map`: a `loop.parallel` computing each element with the region. When
     /// the region's result is an f32 `math` function the library has (`exp`, `erf`),
     /// the loop stores that function's argument and the library call then applies it
-    /// to the whole buffer in place; a map of the function alone is just the call.
+    /// to the whole buffer in place; a map of the function alone is just the call,
+    /// and so is a map of `exp(-x)` alone when the library has e^-x (`exp-neg`).
     pub(crate) fn map(&mut self, op: OpId) -> Result<ValueId, String> {
         let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
         let (inputs, init) = operands.split_at(operands.len() - 1);
@@ -67,6 +68,15 @@ impl Bufferizer<'_> {
         if let Some(LibraryFunction {
             callee,
             argument: Some(input),
+            ..
+        }) = &library
+            && ins[*input].1.is_empty()
+        {
+            call_library(&mut e, callee, &[ins[*input].0, dest], &[elements], None)?;
+            return Ok(dest);
+        }
+        if let Some(LibraryFunction {
+            negated_argument: Some((callee, input)),
             ..
         }) = &library
             && ins[*input].1.is_empty()

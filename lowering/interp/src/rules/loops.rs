@@ -540,6 +540,11 @@ pub(super) fn vexp(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     library_function(r, f64::exp)
 }
 
+/// `hw.intrinsic "acc_vexpneg"(%x, %out, %n)`: out[i] = e^-x[i], as `acc_vexp`.
+pub(super) fn vexpneg(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    library_function(r, |x| (-x).exp())
+}
+
 /// `hw.intrinsic "acc_verf"(%x, %out, %n)`: out[i] = erf(x[i]), as `acc_vexp`.
 pub(super) fn verf(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     library_function(r, libm::erf)

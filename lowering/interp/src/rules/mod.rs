@@ -215,6 +215,7 @@ const KERNELS: &[(&str, RuleFn)] = &[
     ("acc_sgemm_nk48n_bias", loops::sgemm_nk48n_bias),
     ("acc_sgemm_strided", loops::sgemm_strided),
     ("acc_vexp", loops::vexp),
+    ("acc_vexpneg", loops::vexpneg),
     ("acc_verf", loops::verf),
     ("acc_sconv2d", loops::sconv2d),
     ("acc_sdwconv2d", loops::sdwconv2d),

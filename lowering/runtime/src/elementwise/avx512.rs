@@ -15,6 +15,7 @@ pub(super) unsafe fn apply(f: Function, x: *const f32, out: *mut f32, n: usize) 
     match f {
         // SAFETY: the caller's contract; the closures run where AVX-512F is enabled.
         Function::Exp => unsafe { each_vector(x, out, n, |v| exp(v)) },
+        Function::ExpNeg => unsafe { each_vector(x, out, n, |v| exp(negate(v))) },
         Function::Erf => unsafe { each_vector(x, out, n, |v| erf(v)) },
     }
 }
@@ -56,6 +57,14 @@ fn horner(x: __m512, c: &[f32]) -> __m512 {
 #[target_feature(enable = "avx512f")]
 fn clamp(x: __m512, lo: f32, hi: f32) -> __m512 {
     _mm512_min_ps(_mm512_set1_ps(hi), _mm512_max_ps(_mm512_set1_ps(lo), x))
+}
+
+/// -x: the sign bit flipped, as `arith.negf` does (NaN included).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn negate(x: __m512) -> __m512 {
+    let sign = _mm512_set1_epi32(i32::MIN);
+    _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(x), sign))
 }
 
 #[inline]
