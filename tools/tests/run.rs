@@ -379,6 +379,37 @@ fn blocked_convolutions_agree_between_native_code_and_the_interpreter() {
     native_code_agrees_with_the_interpreter(&s, &args, 600, 1e-4);
 }
 
+/// A max pool (3x3, stride 2, padding 1) then an average pool (3x3, padding 1, the
+/// padding not counted) in NCHW16c, both calls of the host library's blocked pool.
+const BLOCKED_POOLS: &str = r#"
+func.func @pools(%x: tensor<1x2x9x9x16xf32>) -> tensor<1x2x5x5x16xf32> {
+  %e = tensor.empty() : tensor<1x2x5x5x16xf32>
+  %m = tensor.pool {kind = #tensor.pool_kind<max>, layout = #tensor.layout<"NCHW16c">, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, window = array<i64: 3, 3>} ins(%x : tensor<1x2x9x9x16xf32>) outs(%e : tensor<1x2x5x5x16xf32>) -> tensor<1x2x5x5x16xf32>
+  %e2 = tensor.empty() : tensor<1x2x5x5x16xf32>
+  %a = tensor.pool {kind = #tensor.pool_kind<avg>, layout = #tensor.layout<"NCHW16c">, pads = array<i64: 1, 1, 1, 1>, window = array<i64: 3, 3>} ins(%m : tensor<1x2x5x5x16xf32>) outs(%e2 : tensor<1x2x5x5x16xf32>) -> tensor<1x2x5x5x16xf32>
+  return %a : tensor<1x2x5x5x16xf32>
+}
+"#;
+
+#[test]
+fn blocked_pools_agree_exactly_between_native_code_and_the_interpreter() {
+    let s = Setup::new();
+    std::fs::write(s.path("pools.mlir"), BLOCKED_POOLS).expect("write IR");
+    npy_f32(
+        &s.path("x.npy"),
+        &[1, 2, 9, 9, 16],
+        &wave(2 * 81 * 16, 0.37),
+    );
+    let text = lower(
+        &s,
+        "bufferize{blocked-pool=acc_spool2d_nchw16c}",
+        "pools.mlir",
+    );
+    assert_eq!(text.matches("\"acc_spool2d_nchw16c\"").count(), 2, "{text}");
+    assert!(!text.contains("loop.parallel"), "{text}");
+    native_code_agrees_with_the_interpreter(&s, &["loops.mlir", "--input", "0=x.npy"], 800, 0.0);
+}
+
 /// Runs `args` in the interpreter and as native code and compares the `len` f32
 /// results within the relative tolerance `tolerance`.
 fn native_code_agrees_with_the_interpreter(s: &Setup, args: &[&str], len: usize, tolerance: f32) {

@@ -254,7 +254,7 @@ impl Target {
 
 /// The calling conventions of host kernels that acc's lowering can call, with what
 /// each computes (docs/codegen.md gives the arguments).
-pub const HOST_INTERFACES: [(&str, &str); 11] = [
+pub const HOST_INTERFACES: [(&str, &str); 12] = [
     ("gemm", "f32 C += A x B, row-major"),
     (
         "packed-gemm",
@@ -274,6 +274,7 @@ pub const HOST_INTERFACES: [(&str, &str); 11] = [
     ),
     ("blocked", "conv in NCHW16c / OIHW16i16o"),
     ("blocked-depthwise", "depthwise in NCHW16c / OIHW16o"),
+    ("blocked-pool", "f32 max or average pool in NCHW16c"),
     (
         "blocked-nchw-input",
         "conv from a plain NCHW input into NCHW16c",

@@ -128,6 +128,12 @@ pub fn info() -> PassInfo {
                 default: "",
             },
             acc_pass::PassOption {
+                name: "blocked-pool",
+                description: "a library f32 max or average pool in NCHW16c, batch 1 (x, out, blocks, h, w, oh, ow, kh, kw, sh, sw, dh, dw, pad top, pad left, average, count_include_pad; max as arith.maximumf, an average summed in window order), e.g. acc_spool2d_nchw16c; empty: loops",
+                kind: acc_pass::OptionKind::String,
+                default: "",
+            },
+            acc_pass::PassOption {
                 name: "exp",
                 description: "a library f32 exponential over an array (out[i] = e^x[i]: x, out, n; in place allowed) that finishes maps yielding math.exp, e.g. acc_vexp; empty: loops",
                 kind: acc_pass::OptionKind::String,

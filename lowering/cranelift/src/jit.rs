@@ -71,7 +71,7 @@ extern "C" fn pow(x: f64, y: f64) -> f64 {
 }
 
 /// The runtime symbols generated code may import.
-fn runtime_symbols() -> [(&'static str, *const u8); 30] {
+fn runtime_symbols() -> [(&'static str, *const u8); 31] {
     [
         ("acc_alloc", acc_alloc as *const u8),
         ("acc_free", acc_free as *const u8),
@@ -99,6 +99,10 @@ fn runtime_symbols() -> [(&'static str, *const u8); 30] {
             acc_runtime::sgemm::acc_sgemm_strided as *const u8,
         ),
         ("acc_vexp", acc_runtime::elementwise::acc_vexp as *const u8),
+        (
+            "acc_spool2d_nchw16c",
+            acc_runtime::pool::acc_spool2d_nchw16c as *const u8,
+        ),
         (
             "acc_vexpneg",
             acc_runtime::elementwise::acc_vexpneg as *const u8,

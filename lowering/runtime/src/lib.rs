@@ -10,6 +10,7 @@ pub mod blocked_depthwise;
 pub mod conv;
 pub mod depthwise;
 pub mod elementwise;
+pub mod pool;
 pub mod sgemm;
 pub mod threads;
 

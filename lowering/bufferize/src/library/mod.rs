@@ -56,6 +56,9 @@ pub(crate) struct Library {
     /// strides: (a, b, c, m, n, k, a_rs, a_cs, b_rs, b_cs, c_rs, c_cs, accumulate),
     /// for products reading transposes in place or overwriting a zero init.
     pub(crate) strided_gemm: Option<String>,
+    /// A max or average pool of f32 NCHW16c buffers: (x, out, blocks, h, w, oh, ow,
+    /// kh, kw, sh, sw, dh, dw, pad top, pad left, average, count_include_pad).
+    pub(crate) blocked_pool: Option<String>,
     /// out[i] = e^x[i] on f32 arrays: (x, out, n), x and out possibly the same.
     pub(crate) exp: Option<String>,
     /// out[i] = e^-x[i], as `exp`: a map of exactly `exp(negf(x))` of an input.
@@ -89,6 +92,7 @@ impl Library {
             blocked_nchw_input: name("blocked-nchw-input"),
             packed_gemm: name("packed-gemm"),
             strided_gemm: name("strided-gemm"),
+            blocked_pool: name("blocked-pool"),
             exp: name("exp"),
             exp_neg: name("exp-neg"),
             erf: name("erf"),

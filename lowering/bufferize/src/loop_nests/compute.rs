@@ -119,6 +119,16 @@ impl Bufferizer<'_> {
             })
     }
 
+    /// Whether buffer `b` is a whole buffer (a memref without a layout: row-major,
+    /// contiguous), as library kernels read them.
+    fn identity_layout(&self, b: ValueId) -> bool {
+        let ty = self.ir.body(self.body).value_type(b);
+        matches!(
+            self.ctx.type_data(ty),
+            acc_ir::TypeData::MemRef { layout: None, .. }
+        )
+    }
+
     pub(crate) fn broadcast(&mut self, op: OpId) -> Result<ValueId, String> {
         let dims = self.ints(op, tensor::Broadcast::ATTR_DIMENSIONS);
         // The input's dimensions are the init's not in `dimensions`.
@@ -593,6 +603,37 @@ impl Bufferizer<'_> {
         let shape = self.shape(init)?;
         let sx = self.shape(x)?;
         let elem = self.element(x);
+        let f32t = self.ctx.float_type(acc_ir::FloatKind::F32);
+        if let Some(callee) = self.library.blocked_pool.clone()
+            && blocked
+            && (max || avg)
+            && elem == f32t
+            && sx.first() == Some(&1)
+            && self.identity_layout(bx)
+            && self.identity_layout(dest)
+        {
+            // Batch 1, f32, both buffers whole: the library's blocked pool.
+            let sizes = [
+                sx[1],
+                sx[2],
+                sx[3],
+                shape[2],
+                shape[3],
+                window[0],
+                window[1],
+                strides[0],
+                strides[1],
+                dilations[0],
+                dilations[1],
+                pads[0],
+                pads[1],
+                i64::from(avg),
+                i64::from(include_pad),
+            ];
+            let mut e = self.emitter(op);
+            call_library(&mut e, &callee, &[bx, dest], &sizes, None)?;
+            return Ok(dest);
+        }
         // Integers are max pooled from the least value of their type (signless ones
         // compared as signed, as the interpreter does).
         let (start_max, max_op) = match self.ctx.type_data(elem) {

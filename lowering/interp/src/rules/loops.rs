@@ -550,6 +550,90 @@ pub(super) fn verf(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     library_function(r, libm::erf)
 }
 
+/// `hw.intrinsic "acc_spool2d_nchw16c"(%x, %out, %blocks, %h, %w, %oh, %ow, %kh,
+/// %kw, %sh, %sw, %dh, %dw, %pt, %pl, %average, %count_include_pad)`: a max (IEEE
+/// `maximum` from -inf, as `arith.maximumf`) or average (a sum from zero in window
+/// order, divided by the positions inside the input, or by kh x kw with
+/// count_include_pad) pool of batch-1 f32 NCHW16c buffers, output (y, x) reading
+/// input row y*sh + i*dh - pt and column x*sw + j*dw - pl, positions outside
+/// skipped; computed in f32, operation by operation.
+pub(super) fn spool2d_nchw16c(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let dims = sizes(r, 2)?;
+    let [
+        blocks,
+        h,
+        w,
+        oh,
+        ow,
+        kh,
+        kw,
+        sh,
+        sw,
+        dh,
+        dw,
+        pt,
+        pl,
+        average,
+        include_pad,
+    ] = <[usize; 15]>::try_from(dims.as_slice()).map_err(|_| "expects x, out and 15 sizes")?;
+    const LANES: usize = 16;
+    let x = Flat::new(r.operand(0)?, blocks * h * w * LANES)?;
+    let tap = |o: usize, k: usize, stride: usize, dilation: usize, pad: usize, size: usize| {
+        (o * stride + k * dilation)
+            .checked_sub(pad)
+            .filter(|at| *at < size)
+    };
+    let maximum = |a: f32, b: f32| {
+        if a.is_nan() || b.is_nan() {
+            f32::NAN
+        } else if a == b {
+            f32::from_bits(a.to_bits() & b.to_bits())
+        } else {
+            a.max(b)
+        }
+    };
+    let mut values = Vec::with_capacity(blocks * oh * ow * LANES);
+    for b in 0..blocks {
+        for y in 0..oh {
+            for ox in 0..ow {
+                for lane in 0..LANES {
+                    let mut acc = if average != 0 {
+                        0f32
+                    } else {
+                        f32::NEG_INFINITY
+                    };
+                    let mut count = 0f32;
+                    for i in 0..kh {
+                        let Some(iy) = tap(y, i, sh, dh, pt, h) else {
+                            continue;
+                        };
+                        for j in 0..kw {
+                            let Some(ix) = tap(ox, j, sw, dw, pl, w) else {
+                                continue;
+                            };
+                            let v = x.read(((b * h + iy) * w + ix) * LANES + lane)? as f32;
+                            acc = if average != 0 {
+                                acc + v
+                            } else {
+                                maximum(acc, v)
+                            };
+                            count += 1.0;
+                        }
+                    }
+                    let divisor = if include_pad != 0 {
+                        (kh * kw) as f32
+                    } else {
+                        count
+                    };
+                    values.push(f64::from(if average != 0 { acc / divisor } else { acc }));
+                }
+            }
+        }
+    }
+    Flat::new(r.operand(1)?, blocks * oh * ow * LANES)?.write_all(values)?;
+    Ok(Vec::new())
+}
+
 /// out[i] = f(x[i]) over buffers of n elements, every x read before out is written.
 fn library_function(r: &RuleInput<'_>, f: fn(f64) -> f64) -> Result<Vec<Tensor>, String> {
     let dims = sizes(r, 2)?;

@@ -230,6 +230,7 @@ const KERNELS: &[(&str, RuleFn)] = &[
     ),
     ("acc_sdwconv2d_nchw16c", loops::sdwconv2d_nchw16c),
     ("acc_sdwconv2d_nchw16c_bias", loops::sdwconv2d_nchw16c_bias),
+    ("acc_spool2d_nchw16c", loops::spool2d_nchw16c),
 ];
 
 /// The kernel whose C symbol is `symbol`.
