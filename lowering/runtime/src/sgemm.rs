@@ -545,28 +545,28 @@ mod tests {
         out
     }
 
+    /// C0 + A x B by acc_sgemm (B row-major) and by acc_sgemm_nk48n (B packed).
+    fn both_entries(a: &[f32], b: &[f32], c0: &[f32], [m, n, k]: [usize; 3]) -> [Vec<f32>; 2] {
+        let packed = panels(b, n, k);
+        [
+            (acc_sgemm as unsafe extern "C" fn(_, _, _, _, _, _), b),
+            (acc_sgemm_nk48n, &packed[..]),
+        ]
+        .map(|(entry, b)| {
+            let mut c = c0.to_vec();
+            let [m, n, k] = [m, n, k].map(|d| d as i64);
+            // SAFETY: the vectors hold the sizes the entry points read and write.
+            unsafe { entry(a.as_ptr(), b.as_ptr(), c.as_mut_ptr(), m, n, k) };
+            c
+        })
+    }
+
     /// acc_sgemm, and acc_sgemm_nk48n on B packed, against the reference.
     fn check(m: usize, n: usize, k: usize) {
         let (a, b) = (random(m * k, 1), random(k * n, 2));
         let c0 = random(m * n, 3);
         let want = reference(&a, &b, &c0, m, n, k);
-        let packed = panels(&b, n, k);
-        for (entry, b) in [
-            (acc_sgemm as unsafe extern "C" fn(_, _, _, _, _, _), &b),
-            (acc_sgemm_nk48n, &packed),
-        ] {
-            let mut c = c0.clone();
-            // SAFETY: the vectors hold the sizes the entry points read and write.
-            unsafe {
-                entry(
-                    a.as_ptr(),
-                    b.as_ptr(),
-                    c.as_mut_ptr(),
-                    m as i64,
-                    n as i64,
-                    k as i64,
-                )
-            };
+        for c in both_entries(&a, &b, &c0, [m, n, k]) {
             for (i, (&got, &want)) in c.iter().zip(&want).enumerate() {
                 let tolerance = 1e-5 * (k as f64).sqrt() * (1.0 + want.abs());
                 assert!(
@@ -628,23 +628,7 @@ mod tests {
             let want: Vec<f32> = (0..n)
                 .map(|j| (0..k).fold(c0[j], |s, t| a[t].mul_add(b[t * n + j], s)))
                 .collect();
-            let packed = panels(&b, n, k);
-            for (entry, b) in [
-                (acc_sgemm as unsafe extern "C" fn(_, _, _, _, _, _), &b),
-                (acc_sgemm_nk48n, &packed),
-            ] {
-                let mut c = c0.clone();
-                // SAFETY: the vectors hold the sizes the entry points read and write.
-                unsafe {
-                    entry(
-                        a.as_ptr(),
-                        b.as_ptr(),
-                        c.as_mut_ptr(),
-                        1,
-                        n as i64,
-                        k as i64,
-                    )
-                };
+            for c in both_entries(&a, &b, &c0, [1, n, k]) {
                 assert_eq!(c, want, "1x{n}x{k}");
             }
         }

@@ -583,14 +583,14 @@ pub(super) fn spool2d_nchw16c(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> 
             .checked_sub(pad)
             .filter(|at| *at < size)
     };
+    // arith.maximumf's rule, on f32 values (exact in f64).
     let maximum = |a: f32, b: f32| {
-        if a.is_nan() || b.is_nan() {
-            f32::NAN
-        } else if a == b {
-            f32::from_bits(a.to_bits() & b.to_bits())
-        } else {
-            a.max(b)
-        }
+        acc_dialects::hooks::arith::float_eval(
+            acc_dialects::ops::arith::Op::Maximumf,
+            a.into(),
+            b.into(),
+        )
+        .map_or(f32::NAN, |m| m as f32)
     };
     let mut values = Vec::with_capacity(blocks * oh * ow * LANES);
     for b in 0..blocks {
