@@ -224,7 +224,17 @@ impl Layouts<'_> {
                 self.assign(op, row).map_err(|m| (Some(op), m))?;
             }
         }
-        loop {
+        // Every round moves some pack up or unpack down, towards the ends of the
+        // body, so it settles within a few rounds per op; the bound turns a rule
+        // pair that undid each other into an error instead of a hang.
+        let rounds = 4 * self.top_ops().len() + 16;
+        for round in 0.. {
+            if round == rounds {
+                return Err((
+                    None,
+                    format!("the propagation did not settle in {rounds} rounds"),
+                ));
+            }
             let mut changed = false;
             for op in self.top_ops() {
                 if self.ir.body(self.body).is_erased(op) {
