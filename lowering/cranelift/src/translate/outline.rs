@@ -65,14 +65,7 @@ pub(super) fn split(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Option<Sp
     let n = operands.len() / 3;
     let constant =
         |v: ValueId| constant_index(ctx, ir, body, v).and_then(|c| i64::try_from(c).ok());
-    let trips = |d: usize| -> Option<i64> {
-        let (lower, upper, step) = (
-            constant(operands[d])?,
-            constant(operands[n + d])?,
-            constant(operands[2 * n + d])?,
-        );
-        trip_count(lower, upper, step)
-    };
+    let trips = |d: usize| dim_trips(&constant, &operands, n, d);
     let mut dim = None;
     for d in 0..n {
         match trips(d)? {
@@ -183,17 +176,7 @@ fn block_work(ctx: &Context, ir: &Ir, body: BodyId, blk: acc_ir::BlockId) -> i64
                     1
                 };
                 (0..n)
-                    .map(|d| {
-                        match (
-                            constant(operands[d]),
-                            constant(operands[n + d]),
-                            constant(operands[2 * n + d]),
-                        ) {
-                            (Some(l), Some(u), Some(s)) => trip_count(l, u, s),
-                            _ => None,
-                        }
-                        .unwrap_or(UNKNOWN_TRIPS)
-                    })
+                    .map(|d| dim_trips(&constant, &operands, n, d).unwrap_or(UNKNOWN_TRIPS))
                     .fold(1i64, |a, t| a.saturating_mul(t))
             }
             _ => 1,
@@ -203,6 +186,22 @@ fn block_work(ctx: &Context, ir: &Ir, body: BodyId, blk: acc_ir::BlockId) -> i64
             .saturating_add(trips.saturating_mul(inner));
     }
     work
+}
+
+/// The iterations of dimension `d` of a loop whose `n` lower bounds, `n` upper
+/// bounds and `n` steps lead its operands, when all three are constants.
+fn dim_trips(
+    constant: &impl Fn(ValueId) -> Option<i64>,
+    operands: &[ValueId],
+    n: usize,
+    d: usize,
+) -> Option<i64> {
+    let (lower, upper, step) = (
+        constant(operands[d])?,
+        constant(operands[n + d])?,
+        constant(operands[2 * n + d])?,
+    );
+    trip_count(lower, upper, step)
 }
 
 /// The iterations of a loop from `lower` to `upper` by `step` (`None` for a step

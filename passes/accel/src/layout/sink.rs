@@ -107,30 +107,29 @@ impl Layouts<'_> {
     fn sink_map(&mut self, map: OpId) -> Result<bool, String> {
         let operands = self.operands(map);
         let (inputs, _init) = operands.split_at(operands.len() - 1);
+        let unpacked: Vec<Option<(ValueId, Tiling)>> =
+            inputs.iter().map(|v| self.unpacked(*v)).collect();
+        let result = self.result(map);
+        let result_ty = self.ir.body(self.body).value_type(result);
         let mut seen: Option<(Tiling, TypeId)> = None;
-        for v in inputs {
-            match self.unpacked(*v) {
+        for (v, u) in inputs.iter().zip(&unpacked) {
+            match u {
                 Some((source, t)) => {
-                    let ty = self.ir.body(self.body).value_type(source);
+                    let ty = self.ir.body(self.body).value_type(*source);
                     match &seen {
                         Some(s) if *s != (t.clone(), ty) => return Ok(false),
-                        _ => seen = Some((t, ty)),
+                        _ => seen = Some((t.clone(), ty)),
                     }
                 }
-                None if self.def(*v).is_some_and(|d| self.is_constant(d)) => {}
+                // A constant of the result's type, packed below.
+                None if self.def(*v).is_some_and(|d| self.is_constant(d))
+                    && self.ir.body(self.body).value_type(*v) == result_ty => {}
                 None => return Ok(false),
             }
         }
         let Some((tiling, input_ty)) = seen else {
             return Ok(false);
         };
-        let result = self.result(map);
-        let result_ty = self.ir.body(self.body).value_type(result);
-        if inputs.iter().any(|v| {
-            self.unpacked(*v).is_none() && self.ir.body(self.body).value_type(*v) != result_ty
-        }) {
-            return Ok(false);
-        }
         // The blocked shape of the inputs, the element type of the map's result.
         let (Some((blocked_shape, _)), Some((_, element))) =
             (self.shape_of_type(input_ty), self.shape(result))
@@ -139,8 +138,8 @@ impl Layouts<'_> {
         };
         let blocked_ty = tensor_type(self.ctx, &blocked_shape, element);
         let mut blocked = Vec::new();
-        for v in inputs {
-            blocked.push(match self.unpacked(*v) {
+        for (v, u) in inputs.iter().zip(unpacked) {
+            blocked.push(match u {
                 Some((source, _)) => source,
                 None => self.pack(map, *v, &tiling)?,
             });
