@@ -211,8 +211,14 @@ fn rows_kernel(kernels: Kernels, stride: usize) -> RowsKernel {
     portable_rows
 }
 
-/// A kernel computing the output rows in a range (the source covering every tap).
-type RowsKernel = unsafe fn(*const f32, *const f32, *mut f32, &Blocked, Fused, Range<usize>);
+/// A kernel computing the output rows in a range of the output blocks in a range
+/// (the source covering every tap).
+type RowsKernel =
+    unsafe fn(*const f32, *const f32, *mut f32, &Blocked, Fused, Range<usize>, Range<usize>);
+
+/// Output blocks per unit of the split among threads (the AVX-512 kernel's tiles
+/// span two blocks).
+const SPLIT_BLOCKS: usize = 2;
 
 /// Runs `rows` over every output row: with a thread pool ([`crate::threads`]) and
 /// enough work, one contiguous range of rows per thread (each output the same sum).
@@ -230,15 +236,33 @@ unsafe fn split_rows(
 ) {
     let [oh, ow] = g.output;
     let shared = crate::threads::Unshared((source, filter, output, *g, fused));
-    let part = |range: Range<usize>| {
+    // Unit u is row u % oh of the output blocks of pair u / oh.
+    let part = |units: Range<usize>| {
         let (source, filter, output, g, fused) = shared.get();
-        // SAFETY: the caller's contract; parts write disjoint output rows and only
-        // read the source and the filter.
-        unsafe { rows(source, filter, output, &g, fused, range) };
+        let mut u = units.start;
+        while u < units.end {
+            let pair = u / oh;
+            let end = units.end.min((pair + 1) * oh);
+            let blocks = pair * SPLIT_BLOCKS..((pair + 1) * SPLIT_BLOCKS).min(g.out_blocks);
+            // SAFETY: the caller's contract; parts write disjoint output rows and only
+            // read the source and the filter.
+            unsafe {
+                rows(
+                    source,
+                    filter,
+                    output,
+                    &g,
+                    fused,
+                    blocks,
+                    u - pair * oh..end - pair * oh,
+                )
+            };
+            u = end;
+        }
     };
     let [kh, kw] = g.kernel;
     let work = g.out_blocks * BLOCK * oh * ow * g.in_blocks * g.in_block * kh * kw;
-    crate::threads::split(oh, work, &part);
+    crate::threads::split(g.out_blocks.div_ceil(SPLIT_BLOCKS) * oh, work, &part);
 }
 
 /// Output pixels per tile of the portable sums: 4 pixels of a 16-channel block are,
@@ -256,10 +280,11 @@ unsafe fn portable_rows(
     output: *mut f32,
     g: &Blocked,
     fused: Fused,
+    blocks: Range<usize>,
     rows: Range<usize>,
 ) {
     // SAFETY: the caller's contract.
-    unsafe { tiled_rows(source, filter, output, g, fused, rows) }
+    unsafe { tiled_rows(source, filter, output, g, fused, blocks, rows) }
 }
 
 /// [`tiled_rows`] compiled for AVX2: the same sums in the same order, so the same
@@ -275,10 +300,11 @@ unsafe fn avx2_rows(
     output: *mut f32,
     g: &Blocked,
     fused: Fused,
+    blocks: Range<usize>,
     rows: Range<usize>,
 ) {
     // SAFETY: the caller's contract.
-    unsafe { tiled_rows(source, filter, output, g, fused, rows) }
+    unsafe { tiled_rows(source, filter, output, g, fused, blocks, rows) }
 }
 
 /// The output rows in `rows`, by tiles of [`TILE_PIXELS`] pixels of one block (then
@@ -293,10 +319,11 @@ unsafe fn tiled_rows(
     output: *mut f32,
     g: &Blocked,
     fused: Fused,
+    blocks: Range<usize>,
     rows: Range<usize>,
 ) {
     let ow = g.output[1];
-    for m in 0..g.out_blocks {
+    for m in blocks {
         for y in rows.clone() {
             let mut x = 0;
             while x + TILE_PIXELS <= ow {
@@ -431,11 +458,12 @@ mod avx512 {
         output: *mut f32,
         g: &Blocked,
         fused: Fused,
+        blocks: std::ops::Range<usize>,
         rows: std::ops::Range<usize>,
     ) {
         let [oh, ow] = g.output;
-        for m in (0..g.out_blocks).step_by(BLOCKS) {
-            let blocks = BLOCKS.min(g.out_blocks - m);
+        for m in blocks.clone().step_by(BLOCKS) {
+            let blocks = BLOCKS.min(blocks.end - m);
             for y in rows.clone() {
                 for x in (0..ow).step_by(PIXELS) {
                     let pixels = PIXELS.min(ow - x);

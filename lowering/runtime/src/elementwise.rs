@@ -122,6 +122,35 @@ fn erf(x: f32) -> f32 {
 /// `x` holds `n` readable floats and `out` `n` writable ones; the two are the same
 /// array or do not overlap.
 pub unsafe fn apply(f: Function, x: *const f32, out: *mut f32, n: usize) {
+    let chunks = n.div_ceil(CHUNK);
+    let shared = crate::threads::Unshared((x, out));
+    let part = |range: std::ops::Range<usize>| {
+        let (x, out) = shared.get();
+        let start = range.start * CHUNK;
+        let len = (range.end * CHUNK).min(n) - start;
+        // SAFETY: the caller's contract; parts read and write disjoint elements.
+        unsafe { apply_here(f, x.add(start), out.add(start), len) };
+    };
+    crate::threads::split_from(
+        chunks,
+        n * WORK_PER_ELEMENT,
+        crate::threads::PARALLEL_LOOP_WORK,
+        &part,
+    );
+}
+
+/// Elements per unit of [`apply`]'s split among threads (whole cache lines).
+const CHUNK: usize = 64;
+
+/// About the operations one element costs (a polynomial and its reduction), for
+/// the threshold of splitting.
+const WORK_PER_ELEMENT: usize = 16;
+
+/// [`apply`] on the calling thread.
+///
+/// # Safety
+/// As [`apply`].
+unsafe fn apply_here(f: Function, x: *const f32, out: *mut f32, n: usize) {
     #[cfg(target_arch = "x86_64")]
     if crate::avx512() {
         // SAFETY: the CPU has AVX-512F; the caller vouches for the arrays.

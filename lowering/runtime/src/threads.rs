@@ -1,32 +1,48 @@
-//! How many threads the runtime's kernels use, and the pool they run on.
+//! How many threads the runtime's kernels use, and the team they run on.
 //!
 //! One thread by default. [`set_threads`] (`acc_set_threads` from C, `acc-run
-//! --threads N`) builds a pool of N threads; the matrix products, blocked
-//! convolutions and blocked depthwise convolutions then split their outputs among
-//! them ([`split`]), and so do the large loop nests of JIT-compiled code
-//! ([`acc_parallel_for`]). Every output is summed in the same order on any number
-//! of threads, so results do not depend on it. Generated code runs best as one of
-//! the pool's threads ([`call_on_pool`]), or, for short runs, alone
-//! ([`call_alone`]).
+//! --threads N`) starts a team of N - 1 helper threads; the matrix products,
+//! blocked convolutions, pools and blocked depthwise convolutions then split their
+//! outputs among the calling thread and the helpers ([`split`]), and so do the
+//! large loop nests of JIT-compiled code ([`acc_parallel_for`]). Every output is
+//! summed in the same order on any number of threads, so results do not depend on
+//! it.
+//!
+//! The helpers busy-wait for work while a run is under way ([`call_on_pool`]) and
+//! for a short while after each split, and sleep otherwise. A model's run is a
+//! chain of short parallel steps (often tens of microseconds each) with serial
+//! work between them; waking a sleeping thread for each step costs as much as the
+//! step on a virtual machine, and a thread woken on the busy core runs after its
+//! partner instead of beside it. onnxruntime's pool spins the same way.
+//!
+//! Invariant: at most one split uses the team at a time (the `busy` flag); any
+//! other split, and any split made inside a part, runs whole on its own thread.
+//! Every helper takes part in every job, so a job's description (on the splitting
+//! thread's stack) is not read after the splitting thread has seen all helpers
+//! finish it.
 
-use std::sync::{Arc, RwLock};
+use std::cell::Cell;
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, RwLock};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
-static POOL: RwLock<Option<Arc<rayon::ThreadPool>>> = RwLock::new(None);
+static TEAM: RwLock<Option<Arc<Team>>> = RwLock::new(None);
 
 /// Uses `n` threads from now on (1 or 0: the caller's thread only). An error when
 /// the threads cannot be started.
 pub fn set_threads(n: usize) -> Result<(), String> {
-    let pool = if n > 1 {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .thread_name(|i| format!("acc-runtime-{i}"))
-            .build()
-            .map_err(|e| format!("cannot start {n} threads: {e}"))?;
-        Some(Arc::new(pool))
+    let team = if n > 1 {
+        Some(Arc::new(
+            Team::start(n - 1).map_err(|e| format!("cannot start {n} threads: {e}"))?,
+        ))
     } else {
         None
     };
-    *POOL.write().unwrap_or_else(|e| e.into_inner()) = pool;
+    let old = std::mem::replace(&mut *TEAM.write().unwrap_or_else(|e| e.into_inner()), team);
+    // The old team stops when its last split (holding a reference) ends.
+    drop(old);
     Ok(())
 }
 
@@ -40,91 +56,82 @@ pub extern "C" fn acc_set_threads(n: i64) -> i32 {
     }
 }
 
-/// The pool, when more than one thread is to be used.
-pub(crate) fn pool() -> Option<Arc<rayon::ThreadPool>> {
-    POOL.read().unwrap_or_else(|e| e.into_inner()).clone()
+/// The team, when more than one thread is to be used.
+fn team() -> Option<Arc<Team>> {
+    TEAM.read().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
-/// From this many multiply-adds on, a kernel call is split among the pool's threads.
-pub(crate) const PARALLEL_WORK: usize = 1 << 20;
+/// The number of threads splits use: the helpers and the calling thread.
+pub fn threads() -> usize {
+    team().map_or(1, |t| t.helpers.len() + 1)
+}
+
+/// From this many multiply-adds on, a kernel call is split among the threads.
+pub(crate) const PARALLEL_WORK: usize = 1 << 17;
 
 /// From this many operations (an estimate: iterations times the ops of the body), a
-/// generated loop nest is split among the pool's threads ([`acc_parallel_for`]).
+/// generated loop nest is split among the threads ([`acc_parallel_for`]).
 pub const PARALLEL_LOOP_WORK: usize = 1 << 15;
 
-/// Runs `part` on `0..count` cut into one contiguous range per thread of the pool
-/// (the first on the calling thread when that is one of the pool's, else the
-/// calling thread waits), or on the whole range on the calling thread when there is
-/// no pool, one unit, fewer than [`PARALLEL_WORK`] multiply-adds in all, or the
-/// call is inside [`call_alone`]. The parts must touch disjoint outputs.
-pub(crate) fn split(count: usize, work: usize, part: &(dyn Fn(std::ops::Range<usize>) + Sync)) {
+/// Runs `part` on `0..count` cut into one contiguous range per thread (the first
+/// on the calling thread, the others on the helpers, the calling thread waiting
+/// for them), or on the whole range on the calling thread when there is no team,
+/// one unit, fewer than [`PARALLEL_WORK`] multiply-adds in all, the team is busy
+/// with another split, or the call is inside a part or inside [`call_alone`]. The
+/// parts must touch disjoint outputs.
+pub(crate) fn split(count: usize, work: usize, part: &(dyn Fn(Range<usize>) + Sync)) {
     split_from(count, work, PARALLEL_WORK, part);
 }
 
 /// [`split`] with `least` units of work as the threshold.
-fn split_from(
+pub(crate) fn split_from(
     count: usize,
     work: usize,
     least: usize,
-    part: &(dyn Fn(std::ops::Range<usize>) + Sync),
+    part: &(dyn Fn(Range<usize>) + Sync),
 ) {
-    let worth_it = count >= 2 && work >= least && !ALONE.with(std::cell::Cell::get);
-    let Some(pool) = worth_it.then(pool).flatten() else {
-        part(0..count);
-        return;
-    };
-    let per_part = count.div_ceil(pool.current_num_threads().min(count));
-    let run = || {
-        rayon::scope(|scope| {
-            // The first part runs here, the others on the pool's other threads.
-            for first in (per_part..count).step_by(per_part) {
-                scope.spawn(move |_| part(first..(first + per_part).min(count)));
-            }
-            part(0..per_part);
-        })
-    };
-    if pool.current_thread_index().is_some() {
-        // Already on the pool (see `call_on_pool`).
-        run();
-    } else {
-        pool.install(run);
+    let worth_it = count >= 2 && work >= least && !SERIAL.with(Cell::get);
+    match worth_it.then(team).flatten() {
+        Some(team) => team.run(count, part),
+        None => part(0..count),
     }
 }
 
 thread_local! {
-    /// Set during [`call_alone`]: nothing is split among the threads.
-    static ALONE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Set during [`call_alone`], on helpers, and while a thread runs its own part
+    /// of a split: nothing more is split among the threads.
+    static SERIAL: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` with [`SERIAL`] set, restoring it afterwards.
+fn serially<R>(f: impl FnOnce() -> R) -> R {
+    let before = SERIAL.with(|s| s.replace(true));
+    let r = f();
+    SERIAL.with(|s| s.set(before));
+    r
 }
 
 /// Calls `f(arg)` (a generated function's packed wrapper) on the calling thread with
-/// all of its work there: for runs too short to repay waking the pool's threads.
+/// all of its work there: for runs too short to repay the helpers.
 ///
 /// # Safety
 /// `f` must be safe to call with `arg`.
 pub unsafe fn call_alone(f: unsafe extern "C" fn(*mut *mut u8), arg: *mut *mut u8) {
-    let before = ALONE.with(|a| a.replace(true));
     // SAFETY: the caller's contract.
-    unsafe { f(arg) };
-    ALONE.with(|a| a.set(before));
+    serially(|| unsafe { f(arg) });
 }
 
-/// Calls `f(arg)` (a generated function's packed wrapper) on one of the pool's
-/// threads while the calling thread waits, or on the calling thread when there is
-/// no pool. The generated code then is one of the pool's N threads: the work it
-/// splits goes to itself and N - 1 others, and no other thread spins waiting for
-/// work beside it while it computes alone (on a machine with N cores, such a thread
-/// would take a core from it).
+/// Calls `f(arg)` (a generated function's packed wrapper) on the calling thread,
+/// the helpers busy-waiting for its splits until it returns, so each split starts
+/// on all threads at once. With no team, just calls it.
 ///
 /// # Safety
-/// `f` must be safe to call with `arg` from another thread.
+/// `f` must be safe to call with `arg`.
 pub unsafe fn call_on_pool(f: unsafe extern "C" fn(*mut *mut u8), arg: *mut *mut u8) {
-    let arg = Unshared(arg);
-    match pool() {
-        // SAFETY: the caller's contract.
-        Some(pool) => pool.install(move || unsafe { f(arg.get()) }),
-        // SAFETY: as above.
-        None => unsafe { f(arg.get()) },
-    }
+    let team = team();
+    let _run = team.as_deref().map(Team::begin_run);
+    // SAFETY: the caller's contract.
+    unsafe { f(arg) };
 }
 
 /// The body of a generated loop nest split among threads: called with the nest's
@@ -132,8 +139,8 @@ pub unsafe fn call_on_pool(f: unsafe extern "C" fn(*mut *mut u8), arg: *mut *mut
 /// iterations of the dimension it is split on, `first..end`.
 pub type LoopBody = unsafe extern "C" fn(env: *const u8, first: i64, end: i64);
 
-/// Runs the iterations `0..count` of a generated `loop.parallel` nest: on the pool's
-/// threads in one contiguous part each when there is a pool and about `work`
+/// Runs the iterations `0..count` of a generated `loop.parallel` nest: on the
+/// threads in one contiguous part each when there is a team and about `work`
 /// operations in all are worth it ([`PARALLEL_LOOP_WORK`]), else at once on the
 /// calling thread. The iterations of a `loop.parallel` write disjoint elements (its
 /// contract), so the results do not depend on the split.
@@ -147,7 +154,7 @@ pub unsafe extern "C" fn acc_parallel_for(body: LoopBody, env: *const u8, count:
         return;
     };
     let env = Unshared(env);
-    let part = |r: std::ops::Range<usize>| {
+    let part = |r: Range<usize>| {
         if !r.is_empty() {
             // SAFETY: the caller's contract.
             unsafe { body(env.get(), r.start as i64, r.end as i64) }
@@ -161,6 +168,223 @@ pub unsafe extern "C" fn acc_parallel_for(body: LoopBody, env: *const u8, count:
     );
 }
 
+/// How long helpers keep busy-waiting after a job when no run is under way.
+const LINGER: Duration = Duration::from_micros(100);
+
+/// The helper threads and what they share with the splitting thread.
+struct Team {
+    shared: Arc<Shared>,
+    helpers: Vec<JoinHandle<()>>,
+}
+
+/// One split's description, on the splitting thread's stack while helpers read it.
+struct Job<'a> {
+    part: &'a (dyn Fn(Range<usize>) + Sync),
+    count: usize,
+    per_part: usize,
+    /// Helpers that have not finished their part yet.
+    pending: AtomicUsize,
+    /// Set when a helper's part panicked.
+    panicked: AtomicBool,
+}
+
+/// The state the helpers watch.
+struct Shared {
+    /// Bumped for each job (a helper runs a job when it sees a new value).
+    epoch: AtomicU64,
+    /// The current job (a `Job` of the splitting thread, valid until `pending` is 0).
+    job: AtomicPtr<Job<'static>>,
+    /// Set (once) when the helpers are to exit.
+    stop: AtomicBool,
+    /// Runs under way ([`call_on_pool`]): while above 0, helpers do not sleep.
+    runs: AtomicUsize,
+    /// Held by the split using the team.
+    busy: AtomicBool,
+    /// Helpers asleep, and the lock and signal they sleep on.
+    sleepers: AtomicUsize,
+    lock: Mutex<()>,
+    wake: Condvar,
+}
+
+impl Team {
+    /// Starts `helpers` threads.
+    fn start(helpers: usize) -> std::io::Result<Team> {
+        let shared = Arc::new(Shared {
+            epoch: AtomicU64::new(0),
+            job: AtomicPtr::new(std::ptr::null_mut()),
+            stop: AtomicBool::new(false),
+            runs: AtomicUsize::new(0),
+            busy: AtomicBool::new(false),
+            sleepers: AtomicUsize::new(0),
+            lock: Mutex::new(()),
+            wake: Condvar::new(),
+        });
+        let mut team = Team {
+            shared: shared.clone(),
+            helpers: Vec::with_capacity(helpers),
+        };
+        for index in 1..=helpers {
+            let shared = shared.clone();
+            let handle = std::thread::Builder::new()
+                .name(format!("acc-runtime-{index}"))
+                .spawn(move || shared.serve(index))?;
+            // On an error, dropping `team` stops the helpers started so far.
+            team.helpers.push(handle);
+        }
+        Ok(team)
+    }
+
+    /// Keeps the helpers awake until the returned guard drops.
+    fn begin_run(&self) -> RunGuard<'_> {
+        self.shared.runs.fetch_add(1, Ordering::SeqCst);
+        self.shared.wake_sleepers();
+        RunGuard(&self.shared)
+    }
+
+    /// Runs `part` over `0..count` split among the calling thread and the helpers
+    /// (whole on the calling thread when another split holds the team).
+    fn run(&self, count: usize, part: &(dyn Fn(Range<usize>) + Sync)) {
+        let shared = &*self.shared;
+        if shared
+            .busy
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            return serially(|| part(0..count));
+        }
+        let threads = self.helpers.len() + 1;
+        let job = Job {
+            part,
+            count,
+            per_part: count.div_ceil(threads.min(count)),
+            pending: AtomicUsize::new(self.helpers.len()),
+            panicked: AtomicBool::new(false),
+        };
+        // SAFETY (lifetime): helpers read the job only until they lower `pending`,
+        // and this function returns only once `pending` is 0.
+        let ptr = (&job as *const Job<'_>).cast::<Job<'static>>().cast_mut();
+        shared.job.store(ptr, Ordering::Relaxed);
+        shared.epoch.fetch_add(1, Ordering::SeqCst);
+        shared.wake_sleepers();
+        let mine = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            serially(|| part(0..job.per_part.min(count)))
+        }));
+        wait_until(|| job.pending.load(Ordering::Acquire) == 0);
+        shared.job.store(std::ptr::null_mut(), Ordering::Relaxed);
+        shared.busy.store(false, Ordering::Release);
+        if let Err(payload) = mine {
+            std::panic::resume_unwind(payload);
+        }
+        assert!(
+            !job.panicked.load(Ordering::Relaxed),
+            "a part of a split kernel panicked on a helper thread"
+        );
+    }
+}
+
+impl Drop for Team {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::SeqCst);
+        self.shared.wake_sleepers();
+        for handle in self.helpers.drain(..) {
+            let _ = handle.join();
+        }
+    }
+}
+
+/// Ends a run of [`Team::begin_run`].
+struct RunGuard<'a>(&'a Shared);
+
+impl Drop for RunGuard<'_> {
+    fn drop(&mut self) {
+        self.0.runs.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl Shared {
+    /// A helper's loop: runs the part `index` of each new job until told to stop.
+    fn serve(&self, index: usize) {
+        SERIAL.with(|s| s.set(true));
+        let mut seen = 0;
+        let mut last_job = Instant::now();
+        loop {
+            let epoch = self.epoch.load(Ordering::Acquire);
+            if epoch != seen {
+                seen = epoch;
+                self.run_part(index);
+                last_job = Instant::now();
+                continue;
+            }
+            if self.stop.load(Ordering::Acquire) {
+                return;
+            }
+            if self.runs.load(Ordering::Acquire) > 0 || last_job.elapsed() < LINGER {
+                // Watch the epoch closely for a while before the next look at
+                // the clock.
+                for _ in 0..1024 {
+                    if self.epoch.load(Ordering::Relaxed) != seen {
+                        break;
+                    }
+                    std::hint::spin_loop();
+                }
+                continue;
+            }
+            self.sleep_unless_woken(seen);
+            last_job = Instant::now();
+        }
+    }
+
+    /// Runs part `index` of the current job and reports it done.
+    fn run_part(&self, index: usize) {
+        // SAFETY: a new epoch is published after its job (SeqCst), and the job
+        // stays valid until this helper lowers `pending`.
+        let job = unsafe { &*self.job.load(Ordering::Acquire) };
+        let start = index * job.per_part;
+        if start < job.count {
+            let range = start..(start + job.per_part).min(job.count);
+            let part = job.part;
+            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| part(range))).is_err() {
+                job.panicked.store(true, Ordering::Relaxed);
+            }
+        }
+        job.pending.fetch_sub(1, Ordering::Release);
+    }
+
+    /// Sleeps until a new job (an epoch other than `seen`), a run or a stop.
+    fn sleep_unless_woken(&self, seen: u64) {
+        let mut guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.sleepers.fetch_add(1, Ordering::SeqCst);
+        while self.epoch.load(Ordering::SeqCst) == seen
+            && self.runs.load(Ordering::SeqCst) == 0
+            && !self.stop.load(Ordering::SeqCst)
+        {
+            guard = self.wake.wait(guard).unwrap_or_else(|e| e.into_inner());
+        }
+        self.sleepers.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// Wakes sleeping helpers (after a change they wait for, made SeqCst).
+    fn wake_sleepers(&self) {
+        if self.sleepers.load(Ordering::SeqCst) > 0 {
+            let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+            self.wake.notify_all();
+        }
+    }
+}
+
+/// Busy-waits until `done()`, yielding the core now and then (a helper may be off
+/// its core when there are more threads than cores).
+fn wait_until(done: impl Fn() -> bool) {
+    let mut spins = 0u32;
+    while !done() {
+        if spins < 4096 {
+            std::hint::spin_loop();
+            spins += 1;
+        } else {
+            std::thread::yield_now();
+        }
+    }
+}
 /// Raw pointers (or anything else) shared by the threads of one kernel call, which
 /// read its inputs and write disjoint parts of its output.
 pub(crate) struct Unshared<T>(pub T);
@@ -184,7 +408,7 @@ pub(crate) fn with_threads<R>(threads: usize, f: impl FnOnce() -> R) -> R {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     set_threads(threads).expect("threads");
-    assert_eq!(pool().is_some(), threads > 1);
+    assert_eq!(team().is_some(), threads > 1);
     let r = f();
     set_threads(1).expect("threads");
     r
@@ -203,4 +427,108 @@ pub(crate) fn assert_same_bits_on_threads(run: impl Fn() -> Vec<f32>) {
             .all(|(p, q)| p.to_bits() == q.to_bits())
     );
     assert!(one.iter().any(|v| *v != 0.0));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    /// Splits `0..count` with plenty of work: how often each index ran, and the
+    /// threads that ran parts.
+    fn run_split(count: usize) -> (Vec<usize>, HashSet<std::thread::ThreadId>) {
+        let seen: Vec<AtomicUsize> = (0..count).map(|_| AtomicUsize::new(0)).collect();
+        let threads = Mutex::new(HashSet::new());
+        split(count, usize::MAX, &|r: Range<usize>| {
+            threads.lock().unwrap().insert(std::thread::current().id());
+            for i in r {
+                seen[i].fetch_add(1, Ordering::Relaxed);
+            }
+        });
+        let seen = seen.into_iter().map(AtomicUsize::into_inner).collect();
+        (seen, threads.into_inner().unwrap())
+    }
+
+    #[test]
+    fn every_index_runs_once_and_every_thread_takes_a_part() {
+        for threads in [1, 2, 3, 5] {
+            with_threads(threads, || {
+                for count in [0, 1, 2, 3, 7, 100] {
+                    let (seen, ran) = run_split(count);
+                    assert!(seen.iter().all(|n| *n == 1), "{threads} threads, {count}");
+                    // Parts of ceil(count / threads) indices, or one call.
+                    let parts = if count < 2 {
+                        1
+                    } else {
+                        count.div_ceil(count.div_ceil(threads.min(count)))
+                    };
+                    assert_eq!(ran.len(), parts, "{threads} threads, {count}");
+                }
+            });
+        }
+    }
+
+    #[test]
+    fn a_split_inside_a_part_runs_on_its_thread() {
+        with_threads(2, || {
+            let inner = Mutex::new(Vec::new());
+            split(2, usize::MAX, &|_| {
+                let (seen, ran) = run_split(10);
+                inner
+                    .lock()
+                    .unwrap()
+                    .push((seen, ran, std::thread::current().id()));
+            });
+            for (seen, ran, outer) in inner.into_inner().unwrap() {
+                assert!(seen.iter().all(|n| *n == 1));
+                assert_eq!(ran, HashSet::from([outer]));
+            }
+        });
+    }
+
+    #[test]
+    fn splits_from_several_threads_at_once_all_finish() {
+        with_threads(2, || {
+            std::thread::scope(|s| {
+                for _ in 0..4 {
+                    s.spawn(|| {
+                        for count in 0..200 {
+                            let (seen, _) = run_split(count);
+                            assert!(seen.iter().all(|n| *n == 1));
+                        }
+                    });
+                }
+            });
+        });
+    }
+
+    #[test]
+    fn a_panic_in_a_helpers_part_reaches_the_caller_and_the_team_goes_on() {
+        with_threads(2, || {
+            let result = std::panic::catch_unwind(|| {
+                split(4, usize::MAX, &|r: Range<usize>| {
+                    assert!(!r.contains(&3), "part with 3");
+                });
+            });
+            assert!(result.is_err());
+            let (seen, ran) = run_split(8);
+            assert!(seen.iter().all(|n| *n == 1));
+            assert_eq!(ran.len(), 2);
+        });
+    }
+
+    #[test]
+    fn runs_keep_the_helpers_awake_and_end() {
+        with_threads(3, || {
+            let team = team().expect("a team");
+            {
+                let _run = team.begin_run();
+                assert_eq!(team.shared.runs.load(Ordering::SeqCst), 1);
+                let (seen, ran) = run_split(9);
+                assert!(seen.iter().all(|n| *n == 1));
+                assert_eq!(ran.len(), 3);
+            }
+            assert_eq!(team.shared.runs.load(Ordering::SeqCst), 0);
+        });
+    }
 }
