@@ -356,7 +356,7 @@ fn encode(t: &Tensor) -> Result<Aligned, CodegenError> {
 
 /// A run shorter than this on one thread is not worth the runtime's threads
 /// ([`Frame::time`]).
-const SHORT_RUN: Duration = Duration::from_millis(1);
+const SHORT_RUN: Duration = Duration::from_micros(100);
 
 /// A prepared call: argument and result buffers, ready to run.
 pub struct Frame {

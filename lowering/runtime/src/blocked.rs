@@ -188,17 +188,17 @@ unsafe fn blocked_output(
     // SAFETY: the caller vouches for the input.
     let border = unsafe { bordered(input, shape, &g) };
     let source = border.as_ref().map_or(input, |b| b.as_ptr());
-    let rows = rows_kernel(kernels, shape.stride[1]);
+    let rows = rows_kernel(kernels);
     // SAFETY: the CPU has the chosen kernel's instructions; the source covers every
     // tap; the caller vouches for the rest.
     unsafe { split_rows(source, filter, output, &g, fused, rows) };
 }
 
-/// The kernel `kernels` allows on this CPU for a column stride of `stride`.
-fn rows_kernel(kernels: Kernels, stride: usize) -> RowsKernel {
+/// The kernel `kernels` allows on this CPU.
+fn rows_kernel(kernels: Kernels) -> RowsKernel {
     #[cfg(target_arch = "x86_64")]
     {
-        if kernels == Kernels::Best && stride <= 2 && crate::avx512() {
+        if kernels == Kernels::Best && crate::avx512() {
             return avx512::run_rows;
         }
         if kernels != Kernels::Portable && std::arch::is_x86_feature_detected!("avx2") {
@@ -207,7 +207,7 @@ fn rows_kernel(kernels: Kernels, stride: usize) -> RowsKernel {
     }
     // Only x86-64 has kernels to choose from.
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (kernels, stride);
+    let _ = kernels;
     portable_rows
 }
 
@@ -486,18 +486,26 @@ mod avx512 {
         }
     }
 
-    /// The tile kernel for `pixels` x `blocks`, a column stride of 1 or 2 and an
-    /// input block of 16 or 1 channels.
+    /// The column stride parameter of [`tile`] that stands for `g.stride[1]` read at
+    /// run time (1 and 2, the common ones, are constants).
+    const ANY_STRIDE: usize = 0;
+
+    /// The tile kernel for `pixels` x `blocks`, a column stride and an input block
+    /// of 16 or 1 channels.
     fn kernel(pixels: usize, blocks: usize, stride: usize, in_block: usize) -> Kernel {
         match (blocks, stride, in_block) {
             (1, 1, 1) => by_pixels::<1, 1, 1>(pixels),
-            (1, _, 1) => by_pixels::<1, 2, 1>(pixels),
+            (1, 2, 1) => by_pixels::<1, 2, 1>(pixels),
+            (1, _, 1) => by_pixels::<1, ANY_STRIDE, 1>(pixels),
             (_, 1, 1) => by_pixels::<2, 1, 1>(pixels),
-            (_, _, 1) => by_pixels::<2, 2, 1>(pixels),
+            (_, 2, 1) => by_pixels::<2, 2, 1>(pixels),
+            (_, _, 1) => by_pixels::<2, ANY_STRIDE, 1>(pixels),
             (1, 1, _) => by_pixels::<1, 1, BLOCK>(pixels),
-            (1, _, _) => by_pixels::<1, 2, BLOCK>(pixels),
+            (1, 2, _) => by_pixels::<1, 2, BLOCK>(pixels),
+            (1, _, _) => by_pixels::<1, ANY_STRIDE, BLOCK>(pixels),
             (_, 1, _) => by_pixels::<2, 1, BLOCK>(pixels),
-            _ => by_pixels::<2, 2, BLOCK>(pixels),
+            (_, 2, _) => by_pixels::<2, 2, BLOCK>(pixels),
+            _ => by_pixels::<2, ANY_STRIDE, BLOCK>(pixels),
         }
     }
 
@@ -520,8 +528,9 @@ mod avx512 {
         }
     }
 
-    /// One tile of P pixels (S source columns apart) by Q output blocks, the input
-    /// in blocks of IB channels.
+    /// One tile of P pixels (S source columns apart, or the column stride of `g`
+    /// when S is [`ANY_STRIDE`]) by Q output blocks, the input in blocks of IB
+    /// channels.
     ///
     /// # Safety
     /// The CPU has AVX-512F; the tile lies inside the buffers of `g`.
@@ -532,6 +541,7 @@ mod avx512 {
         bounds: Bounds,
     ) {
         let [kh, kw] = g.kernel;
+        let stride = if S == ANY_STRIDE { g.stride[1] } else { S };
         let out_plane = g.output_plane();
         let filter_block = g.filter_block();
         let mut acc = [[_mm512_setzero_ps(); Q]; P];
@@ -559,7 +569,7 @@ mod avx512 {
                                 _mm512_loadu_ps(w.add(q * filter_block + ic * BLOCK))
                             });
                             for (p, row) in acc.iter_mut().enumerate() {
-                                let b = _mm512_set1_ps(*x.add(p * S * IB + ic));
+                                let b = _mm512_set1_ps(*x.add(p * stride * IB + ic));
                                 for (a, w) in row.iter_mut().zip(&wv) {
                                     *a = _mm512_fmadd_ps(b, *w, *a);
                                 }
@@ -991,8 +1001,11 @@ mod tests {
     }
 
     #[test]
-    fn strides_past_two_and_dilations_run_portably() {
+    fn strides_past_two_and_dilations() {
         check(shape(16, 13, 16, 3, 3, 1), false, Bounds::NONE);
+        // Patch embeddings: a ViT's 16 x 16 / 16 and ConvNeXt's 4 x 4 / 4 stems.
+        check(shape(3, 32, 24, 16, 16, 0), true, Bounds::NONE);
+        check(shape(3, 16, 40, 4, 4, 0), false, Bounds { lo: 0.0, hi: 6.0 });
         let mut s = shape(16, 12, 16, 3, 1, 2);
         s.dilation = [2, 2];
         check(s, true, Bounds::NONE);
