@@ -71,7 +71,7 @@ pub(crate) const PARALLEL_WORK: usize = 1 << 17;
 
 /// From this many operations (an estimate: iterations times the ops of the body), a
 /// generated loop nest is split among the threads ([`acc_parallel_for`]).
-pub const PARALLEL_LOOP_WORK: usize = 1 << 15;
+pub const PARALLEL_LOOP_WORK: usize = 1 << 13;
 
 /// Runs `part` on `0..count` cut into one contiguous range per thread (the first
 /// on the calling thread, the others on the helpers, the calling thread waiting
