@@ -67,8 +67,18 @@ pub(crate) unsafe fn sgemm(
         // disjoint columns of C and only read A and B.
         unsafe { columns(a, b, c, fused, initial, columns_of) };
     };
-    crate::threads::split(n.div_ceil(TILE_COLUMNS), m * n * k, &tiles);
+    let least = if m == 1 {
+        ONE_ROW_PARALLEL_WORK
+    } else {
+        crate::threads::PARALLEL_WORK
+    };
+    crate::threads::split_from(n.div_ceil(TILE_COLUMNS), m * n * k, least, &tiles);
 }
+
+/// From this many multiply-adds on (128 KiB of B), a one-row product is split among
+/// the threads: it reads each element of B once, at the speed of the cache holding
+/// B, and split, each core reads (and keeps in its own cache) part of B.
+const ONE_ROW_PARALLEL_WORK: usize = 1 << 15;
 
 /// [`sgemm`] on the columns in `range` of C (starting at a multiple of
 /// [`TILE_COLUMNS`]).
