@@ -27,6 +27,7 @@ use crate::target::Features;
 use crate::types::{MemrefLayout, Repr, repr};
 
 mod arith;
+mod flatten;
 mod hoist;
 mod loops;
 mod outline;

@@ -477,3 +477,78 @@ fn large_nests_run_on_threads_and_match_the_interpreter() {
         }
     }
 }
+
+/// Nests walking whole contiguous buffers in order run as one flat loop
+/// (`translate/flatten.rs`): 4-lane vectors over blocked buffers, alone and split
+/// among threads, and a gathering vload; beside them nests that must keep their
+/// loops (a broadcast operand indexed by part of the induction variables, a buffer
+/// of another shape). All match the interpreter bit for bit on 1 and 2 threads.
+#[test]
+fn flat_and_nested_loops_match_the_interpreter() {
+    let text = r#"
+func.func @flat(%x: memref<1x3x8x16xf32>, %b: memref<3x16xf32>, %t: memref<8x16xf32>, %s: f32) -> (memref<1x3x8x16xf32>, memref<1x3x8x16xf32>, memref<8x16xf32>, memref<1x40x32x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c40 = arith.constant 40 : index
+  %y = loop.alloc() : memref<1x3x8x16xf32>
+  loop.parallel (%n, %c, %h, %l) = (%c0, %c0, %c0, %c0) to (%c1, %c3, %c8, %c16) step (%c1, %c1, %c1, %c4) {
+    %v = loop.vload %x[%n, %c, %h, %l] : memref<1x3x8x16xf32>, vector<4xf32>
+    %k = loop.splat %s : vector<4xf32>
+    %m = arith.mulf %v, %k : vector<4xf32>
+    %z = arith.maximumf %m, %v : vector<4xf32>
+    loop.vstore %z, %y[%n, %c, %h, %l] : memref<1x3x8x16xf32>, vector<4xf32>
+    loop.yield
+  }
+  %w = loop.alloc() : memref<1x3x8x16xf32>
+  loop.parallel (%n, %c, %h, %l) = (%c0, %c0, %c0, %c0) to (%c1, %c3, %c8, %c16) step (%c1, %c1, %c1, %c4) {
+    %v = loop.vload %y[%n, %c, %h, %l] : memref<1x3x8x16xf32>, vector<4xf32>
+    %bv = loop.vload %b[%c, %l] : memref<3x16xf32>, vector<4xf32>
+    %a = arith.addf %v, %bv : vector<4xf32>
+    loop.vstore %a, %w[%n, %c, %h, %l] : memref<1x3x8x16xf32>, vector<4xf32>
+    loop.yield
+  }
+  %u = loop.alloc() : memref<8x16xf32>
+  loop.parallel (%i, %j) = (%c0, %c0) to (%c8, %c16) step (%c1, %c4) {
+    %f0 = arith.constant 0.0 : f32
+    %z = loop.splat %f0 : vector<4xf32>
+    loop.vstore %z, %u[%i, %j] : memref<8x16xf32>, vector<4xf32>
+    loop.yield
+  }
+  loop.parallel (%i, %j) = (%c0, %c0) to (%c8, %c16) step (%c1, %c8) {
+    %v = loop.vload %t[%i, %j] {stride = 2 : i64} : memref<8x16xf32>, vector<4xf32>
+    loop.vstore %v, %u[%i, %j] : memref<8x16xf32>, vector<4xf32>
+    loop.yield
+  }
+  %big = loop.alloc() : memref<1x40x32x16xf32>
+  loop.parallel (%n, %c, %h, %l) = (%c0, %c0, %c0, %c0) to (%c1, %c40, %c32, %c16) step (%c1, %c1, %c1, %c4) {
+    %v = loop.vload %x[%c0, %c1, %c4, %l] : memref<1x3x8x16xf32>, vector<4xf32>
+    %k = loop.splat %s : vector<4xf32>
+    %a = arith.addf %v, %k : vector<4xf32>
+    loop.vstore %a, %big[%n, %c, %h, %l] : memref<1x40x32x16xf32>, vector<4xf32>
+    loop.yield
+  }
+  return %y, %w, %u, %big : memref<1x3x8x16xf32>, memref<1x3x8x16xf32>, memref<8x16xf32>, memref<1x40x32x16xf32>
+}
+"#;
+    let types = [
+        "memref<1x3x8x16xf32>",
+        "memref<3x16xf32>",
+        "memref<8x16xf32>",
+        "f32",
+    ];
+    for threads in [1, 2] {
+        acc_runtime::threads::set_threads(threads).expect("threads");
+        let (got, want) = both(text, "flat", &types, threads as u64);
+        acc_runtime::threads::set_threads(1).expect("threads");
+        assert_eq!(got.len(), 4);
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!(g.shape, w.shape);
+            assert_eq!(g.data, w.data, "on {threads} threads");
+        }
+    }
+}

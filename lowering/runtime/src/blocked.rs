@@ -1005,7 +1005,11 @@ mod tests {
         check(shape(16, 13, 16, 3, 3, 1), false, Bounds::NONE);
         // Patch embeddings: a ViT's 16 x 16 / 16 and ConvNeXt's 4 x 4 / 4 stems.
         check(shape(3, 32, 24, 16, 16, 0), true, Bounds::NONE);
-        check(shape(3, 16, 40, 4, 4, 0), false, Bounds { lo: 0.0, hi: 6.0 });
+        check(
+            shape(3, 16, 40, 4, 4, 0),
+            false,
+            Bounds { lo: 0.0, hi: 6.0 },
+        );
         let mut s = shape(16, 12, 16, 3, 1, 2);
         s.dilation = [2, 2];
         check(s, true, Bounds::NONE);

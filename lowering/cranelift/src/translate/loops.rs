@@ -495,19 +495,22 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                 ))
             })
             .collect::<Result<_, CodegenError>>()?;
-        self.parallel_nest(id, operands, &bounds)
+        self.parallel_nest(id, operands, &bounds, None)
     }
 
     /// The loops of `loop.parallel` `id` with the machine bounds `bounds` (lower,
     /// upper, step per dimension, outermost first), as loops on this thread. Each op
     /// of the body is translated in the outermost loop where its operands are known
     /// ([`super::hoist`]), so invariant loads and address arithmetic leave the inner
-    /// loops.
+    /// loops. A nest walking whole contiguous buffers in order is one loop
+    /// ([`super::flatten`]). `split`: the dimension whose bounds are a part's range
+    /// in a nest split among threads.
     pub(super) fn parallel_nest(
         &mut self,
         id: OpId,
         operands: &[ValueId],
         bounds: &[(Value, Value, Value)],
+        split: Option<usize>,
     ) -> Result<(), CodegenError> {
         let op = self.ir.op(self.body, id);
         let n = operands.len() / 3;
@@ -525,6 +528,14 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
             matches!((constant(operands[d]), constant(operands[n + d])), (Some(l), Some(u)) if l < u)
         });
         let levels = super::hoist::levels(self.ctx, self.ir, self.body, blk, n, runs);
+        if runs {
+            let ops: Vec<OpId> = levels.iter().map(|(o, _)| *o).collect();
+            if let Some(flat) = self.flat_accesses(operands, &params, &ops, split)? {
+                let dim = split.unwrap_or(0);
+                let (lower, upper, _) = bounds[dim];
+                return self.flat_loop(id, flat, dim, (lower, upper), &levels, n);
+            }
+        }
         let mut exits = Vec::new();
         let mut ended = None;
         for (d, (lb, ub, step)) in bounds.iter().enumerate() {

@@ -396,7 +396,7 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                 )
             });
         }
-        self.parallel_nest(id, &operands, &bounds)?;
+        self.parallel_nest(id, &operands, &bounds, Some(split.dim))?;
         self.b.ins().return_(&[]);
         self.b.seal_all_blocks();
         self.b.finalize(self.shared.config);
