@@ -466,11 +466,17 @@ fn large_nests_run_on_threads_and_match_the_interpreter() {
     let jit = JitModule::compile(&ctx, &ir).unwrap_or_else(|e| panic!("compile: {}", e.message));
     assert_eq!(jit.threaded_nests("threaded"), 1);
     let types = ["memref<1x48x32x32xf32>", "f32"];
-    for threads in [1, 3] {
+    assert_same_on_threads(THREADED, "threaded", &types, 2, 3);
+}
+
+/// Runs `entry` of `text` on 1 and on `threads` threads: each time its `results`
+/// results match the interpreter's bit for bit.
+fn assert_same_on_threads(text: &str, entry: &str, types: &[&str], results: usize, threads: usize) {
+    for threads in [1, threads] {
         acc_runtime::threads::set_threads(threads).expect("threads");
-        let (got, want) = both(THREADED, "threaded", &types, threads as u64);
+        let (got, want) = both(text, entry, types, threads as u64);
         acc_runtime::threads::set_threads(1).expect("threads");
-        assert_eq!(got.len(), 2);
+        assert_eq!(got.len(), results);
         for (g, w) in got.iter().zip(&want) {
             assert_eq!(g.shape, w.shape);
             assert_eq!(g.data, w.data, "on {threads} threads");
@@ -541,14 +547,5 @@ func.func @flat(%x: memref<1x3x8x16xf32>, %b: memref<3x16xf32>, %t: memref<8x16x
         "memref<8x16xf32>",
         "f32",
     ];
-    for threads in [1, 2] {
-        acc_runtime::threads::set_threads(threads).expect("threads");
-        let (got, want) = both(text, "flat", &types, threads as u64);
-        acc_runtime::threads::set_threads(1).expect("threads");
-        assert_eq!(got.len(), 4);
-        for (g, w) in got.iter().zip(&want) {
-            assert_eq!(g.shape, w.shape);
-            assert_eq!(g.data, w.data, "on {threads} threads");
-        }
-    }
+    assert_same_on_threads(text, "flat", &types, 4, 2);
 }

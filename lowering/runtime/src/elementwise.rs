@@ -133,7 +133,7 @@ pub unsafe fn apply(f: Function, x: *const f32, out: *mut f32, n: usize) {
     };
     crate::threads::split_from(
         chunks,
-        n * WORK_PER_ELEMENT,
+        n.saturating_mul(WORK_PER_ELEMENT),
         crate::threads::PARALLEL_LOOP_WORK,
         &part,
     );

@@ -61,11 +61,6 @@ fn team() -> Option<Arc<Team>> {
     TEAM.read().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
-/// The number of threads splits use: the helpers and the calling thread.
-pub fn threads() -> usize {
-    team().map_or(1, |t| t.helpers.len() + 1)
-}
-
 /// From this many multiply-adds on, a kernel call is split among the threads.
 pub(crate) const PARALLEL_WORK: usize = 1 << 17;
 
