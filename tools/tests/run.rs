@@ -379,6 +379,98 @@ fn blocked_convolutions_agree_between_native_code_and_the_interpreter() {
     native_code_agrees_with_the_interpreter(&s, &args, 600, 1e-4);
 }
 
+/// Activations the blocked convolutions apply as they store (their gates): a stem
+/// from 3 channels with SiLU (`graph.sigmoid` times its input), a 1x1 convolution
+/// with HardSwish as the ONNX importer expands it (x * clip(x / 6 + 1/2, 0, 1)), a
+/// depthwise one with SiLU.
+const GATED: &str = r#"
+func.func @gated(%x: tensor<1x3x10x10xf32>, %w1: tensor<32x3x3x3xf32>, %w2: tensor<32x32x1x1xf32>, %b2: tensor<32xf32>, %w3: tensor<32x1x3x3xf32>) -> tensor<1x32x10x10xf32> {
+  %c1 = graph.conv2d %x, %w1 {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x10x10xf32>, tensor<32x3x3x3xf32>) -> tensor<1x32x10x10xf32>
+  %s1 = graph.sigmoid %c1 : tensor<1x32x10x10xf32>
+  %y1 = graph.mul %c1, %s1 : (tensor<1x32x10x10xf32>, tensor<1x32x10x10xf32>) -> tensor<1x32x10x10xf32>
+  %c2 = graph.conv2d %y1, %w2, %b2 : (tensor<1x32x10x10xf32>, tensor<32x32x1x1xf32>, tensor<32xf32>) -> tensor<1x32x10x10xf32>
+  %sixth = graph.constant dense<0.166666672> : tensor<f32>
+  %half = graph.constant dense<0.5> : tensor<f32>
+  %t = graph.mul %c2, %sixth : (tensor<1x32x10x10xf32>, tensor<f32>) -> tensor<1x32x10x10xf32>
+  %u = graph.add %t, %half : (tensor<1x32x10x10xf32>, tensor<f32>) -> tensor<1x32x10x10xf32>
+  %g = graph.clip %u {max = 1.000000e+00 : f32, min = 0.000000e+00 : f32} : tensor<1x32x10x10xf32>
+  %y2 = graph.mul %c2, %g : (tensor<1x32x10x10xf32>, tensor<1x32x10x10xf32>) -> tensor<1x32x10x10xf32>
+  %c3 = graph.conv2d %y2, %w3 {pads = array<i64: 1, 1, 1, 1>, groups = 32} : (tensor<1x32x10x10xf32>, tensor<32x1x3x3xf32>) -> tensor<1x32x10x10xf32>
+  %s3 = graph.sigmoid %c3 : tensor<1x32x10x10xf32>
+  %y3 = graph.mul %s3, %c3 : (tensor<1x32x10x10xf32>, tensor<1x32x10x10xf32>) -> tensor<1x32x10x10xf32>
+  return %y3 : tensor<1x32x10x10xf32>
+}
+"#;
+
+#[test]
+fn gated_convolutions_agree_between_native_code_and_the_interpreter() {
+    let s = Setup::new();
+    std::fs::write(s.path("gated.mlir"), GATED).expect("write IR");
+    npy_f32(&s.path("x.npy"), &[1, 3, 10, 10], &wave(300, 0.37));
+    npy_f32(&s.path("w1.npy"), &[32, 3, 3, 3], &wave(32 * 27, 0.71));
+    npy_f32(&s.path("w2.npy"), &[32, 32, 1, 1], &wave(32 * 32, 0.53));
+    npy_f32(&s.path("b2.npy"), &[32], &wave(32, 1.9));
+    npy_f32(&s.path("w3.npy"), &[32, 1, 3, 3], &wave(32 * 9, 1.3));
+    let text = lower(
+        &s,
+        "graph-to-tensor,layout,bufferize{blocked=acc_sconv2d_nchw16c blocked-depthwise=acc_sdwconv2d_nchw16c blocked-nchw-input=acc_sconv2d_nchw_nchw16c}",
+        "gated.mlir",
+    );
+    // Each call ends with its gate: code 2 (SiLU) or 1 (HardSwish, with its 1/6 and
+    // 1/2); no map of the activations is left.
+    let gates: Vec<(String, Vec<String>)> = text
+        .lines()
+        .filter(|l| l.contains("hw.intrinsic \"acc_s"))
+        .map(|l| {
+            let callee = l.split('"').nth(1).expect("a callee").to_string();
+            let operands = l.split_once("(").expect("operands").1;
+            let operands = operands.split_once(")").expect("operands").0;
+            let names: Vec<&str> = operands.split(", ").collect();
+            let tail = names[names.len() - 3..]
+                .iter()
+                .map(|n| constant_value(&text, n))
+                .collect();
+            (callee, tail)
+        })
+        .collect();
+    let expected = [
+        (
+            "acc_sconv2d_nchw_nchw16c",
+            ["2", "0.000000e+00", "0.000000e+00"],
+        ),
+        (
+            "acc_sconv2d_nchw16c_bias",
+            ["1", "1.6666667e-1", "5.000000e-01"],
+        ),
+        (
+            "acc_sdwconv2d_nchw16c",
+            ["2", "0.000000e+00", "0.000000e+00"],
+        ),
+    ];
+    assert_eq!(gates.len(), expected.len(), "{text}");
+    for ((callee, tail), (want_callee, want_tail)) in gates.iter().zip(expected) {
+        assert_eq!(callee, want_callee, "{text}");
+        assert_eq!(tail, &want_tail, "{callee}: {text}");
+    }
+    for absorbed in ["math.exp", "arith.minimumf", "arith.divf", "arith.mulf"] {
+        assert!(!text.contains(absorbed), "{absorbed} left: {text}");
+    }
+    let args = [
+        "loops.mlir",
+        "--input",
+        "0=x.npy",
+        "--input",
+        "1=w1.npy",
+        "--input",
+        "2=w2.npy",
+        "--input",
+        "3=b2.npy",
+        "--input",
+        "4=w3.npy",
+    ];
+    native_code_agrees_with_the_interpreter(&s, &args, 3200, 1e-4);
+}
+
 /// A max pool (3x3, stride 2, padding 1) then an average pool (3x3, padding 1, the
 /// padding not counted) in NCHW16c, both calls of the host library's blocked pool.
 const BLOCKED_POOLS: &str = r#"
@@ -432,6 +524,18 @@ fn native_code_agrees_with_the_interpreter(s: &Setup, args: &[&str], len: usize,
             "element {i}: interpreter {w}, native code {g}"
         );
     }
+}
+
+/// The value of `name`'s `arith.constant` in `text` (its first line defining it).
+fn constant_value(text: &str, name: &str) -> String {
+    let prefix = format!("{name} = arith.constant ");
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with(&prefix))
+        .unwrap_or_else(|| panic!("{name} is no constant"));
+    let value = &line[prefix.len()..];
+    value.split(" : ").next().expect("a value").to_string()
 }
 
 /// `n` values of sin(i k): deterministic inputs spread over [-1, 1].

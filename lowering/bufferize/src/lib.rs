@@ -99,13 +99,13 @@ pub fn info() -> PassInfo {
             },
             acc_pass::PassOption {
                 name: "blocked",
-                description: "a library f32 convolution in blocked layouts (x and out NCHW16c, w OIHW16i16o; arguments as for conv, channel counts in whole blocks), e.g. acc_sconv2d_nchw16c; empty: blocked convolutions are refused",
+                description: "a library f32 convolution in blocked layouts (x and out NCHW16c, w OIHW16i16o; arguments as for conv, channel counts in whole blocks, then a gate: code 0 none, 1 x * clamp(x * scale + shift) as HardSwish, 2 x * clamp(sigmoid(x)) as SiLU, then scale and shift), e.g. acc_sconv2d_nchw16c; empty: blocked convolutions are refused",
                 kind: acc_pass::OptionKind::String,
                 default: "",
             },
             acc_pass::PassOption {
                 name: "blocked-depthwise",
-                description: "a library f32 depthwise convolution in blocked layouts (x and out NCHW16c, w OIHW16o; arguments as for depthwise, the channel count in whole blocks), e.g. acc_sdwconv2d_nchw16c; empty: blocked depthwise convolutions are refused",
+                description: "a library f32 depthwise convolution in blocked layouts (x and out NCHW16c, w OIHW16o; arguments as for depthwise, the channel count in whole blocks, then a gate as for blocked), e.g. acc_sdwconv2d_nchw16c; empty: blocked depthwise convolutions are refused",
                 kind: acc_pass::OptionKind::String,
                 default: "",
             },

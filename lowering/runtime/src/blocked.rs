@@ -390,7 +390,7 @@ unsafe fn tile<const P: usize>(
         }
         for (p, a) in acc.iter().enumerate() {
             for (o, v) in a.iter().enumerate() {
-                *out.add(p * BLOCK + o) = fused.bounds.apply_scalar(*v);
+                *out.add(p * BLOCK + o) = fused.activate(*v);
             }
         }
     }
@@ -424,7 +424,7 @@ pub unsafe fn sconv2d_nchw16c_portable(
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
     use super::{BLOCK, Blocked};
-    use crate::{Bounds, Fused};
+    use crate::{Bounds, Fused, Gate};
     use std::arch::x86_64::*;
 
     /// Output pixels per tile (along a row) and output channel blocks per tile.
@@ -443,7 +443,7 @@ mod avx512 {
         bias: Option<*const f32>,
     }
 
-    type Kernel = unsafe fn(&Tile, &Blocked, Bounds);
+    type Kernel = unsafe fn(&Tile, &Blocked, Fused);
 
     /// The output rows in `rows`, by tiles of up to [`PIXELS`] pixels by [`BLOCKS`]
     /// output blocks.
@@ -480,7 +480,7 @@ mod avx512 {
                     };
                     let kernel = kernel(pixels, blocks, g.stride[1], g.in_block);
                     // SAFETY: the CPU has AVX-512F; the tile is inside the buffers.
-                    unsafe { kernel(&tile, g, fused.bounds) };
+                    unsafe { kernel(&tile, g, fused) };
                 }
             }
         }
@@ -538,7 +538,7 @@ mod avx512 {
     unsafe fn tile<const P: usize, const Q: usize, const S: usize, const IB: usize>(
         t: &Tile,
         g: &Blocked,
-        bounds: Bounds,
+        fused: Fused,
     ) {
         let [kh, kw] = g.kernel;
         let stride = if S == ANY_STRIDE { g.stride[1] } else { S };
@@ -578,6 +578,13 @@ mod avx512 {
                     }
                 }
             }
+            // A gate is applied to the stored tile by a separate function: inlined
+            // here, its constants would take the accumulators' registers.
+            let bounds = if fused.gate == Gate::None {
+                fused.bounds
+            } else {
+                Bounds::NONE
+            };
             let (lo, hi) = (_mm512_set1_ps(bounds.lo), _mm512_set1_ps(bounds.hi));
             for (p, row) in acc.iter().enumerate() {
                 for (q, a) in row.iter().enumerate() {
@@ -589,13 +596,20 @@ mod avx512 {
                     _mm512_storeu_ps(t.output.add(q * out_plane + p * BLOCK), v);
                 }
             }
+            if fused.gate != Gate::None {
+                for q in 0..Q {
+                    crate::epilogue::gate_vectors(t.output.add(q * out_plane), P, fused);
+                }
+            }
         }
     }
 }
 
-/// The C entry point: out = clamp(out + conv(input, filter), lo, hi) by
+/// The C entry point: out = activation(out + conv(input, filter)) by
 /// [`sconv2d_nchw16c`], with the sizes of [`crate::conv::acc_sconv2d`] (channel
-/// counts rounded up to whole blocks).
+/// counts rounded up to whole blocks), then the clamp bounds `lo`, `hi` and a gate
+/// (its code and parameters: [`crate::Gate::of_call`]). With gate 0 the activation
+/// is clamp(x, lo, hi); else x * clamp(g(x), lo, hi) ([`crate::Fused::activate`]).
 ///
 /// # Safety
 /// As [`sconv2d_nchw16c`].
@@ -621,6 +635,9 @@ pub unsafe extern "C" fn acc_sconv2d_nchw16c(
     pad_left: i64,
     lo: f32,
     hi: f32,
+    gate: i64,
+    gate_scale: f32,
+    gate_shift: f32,
 ) {
     // SAFETY: the caller vouches for the buffers; no bias.
     unsafe {
@@ -645,6 +662,9 @@ pub unsafe extern "C" fn acc_sconv2d_nchw16c(
             pad_left,
             lo,
             hi,
+            gate,
+            gate_scale,
+            gate_shift,
         )
     }
 }
@@ -677,6 +697,9 @@ pub unsafe extern "C" fn acc_sconv2d_nchw16c_bias(
     pad_left: i64,
     lo: f32,
     hi: f32,
+    gate: i64,
+    gate_scale: f32,
+    gate_shift: f32,
 ) {
     let shape = Conv2d::from_sizes(
         [channels, height, width],
@@ -686,7 +709,7 @@ pub unsafe extern "C" fn acc_sconv2d_nchw16c_bias(
         [dilation_h, dilation_w],
         [pad_top, pad_left],
     );
-    let fused = Fused::of_call(bias, lo, hi);
+    let fused = Fused::of_gated_call(bias, lo, hi, gate, gate_scale, gate_shift);
     // SAFETY: the caller vouches for the buffers.
     unsafe { sconv2d_nchw16c(input, filter, output, shape, fused) }
 }
@@ -720,6 +743,9 @@ pub unsafe extern "C" fn acc_sconv2d_nchw_nchw16c_bias(
     pad_left: i64,
     lo: f32,
     hi: f32,
+    gate: i64,
+    gate_scale: f32,
+    gate_shift: f32,
 ) {
     let shape = Conv2d::from_sizes(
         [channels, height, width],
@@ -729,7 +755,7 @@ pub unsafe extern "C" fn acc_sconv2d_nchw_nchw16c_bias(
         [dilation_h, dilation_w],
         [pad_top, pad_left],
     );
-    let fused = Fused::of_call(bias, lo, hi);
+    let fused = Fused::of_gated_call(bias, lo, hi, gate, gate_scale, gate_shift);
     // SAFETY: the caller vouches for the buffers.
     unsafe { sconv2d_nchw_nchw16c(input, filter, output, shape, fused) }
 }
@@ -760,6 +786,9 @@ pub unsafe extern "C" fn acc_sconv2d_nchw_nchw16c(
     pad_left: i64,
     lo: f32,
     hi: f32,
+    gate: i64,
+    gate_scale: f32,
+    gate_shift: f32,
 ) {
     // SAFETY: the caller vouches for the buffers; no bias.
     unsafe {
@@ -784,6 +813,9 @@ pub unsafe extern "C" fn acc_sconv2d_nchw_nchw16c(
             pad_left,
             lo,
             hi,
+            gate,
+            gate_scale,
+            gate_shift,
         )
     }
 }
@@ -791,8 +823,8 @@ pub unsafe extern "C" fn acc_sconv2d_nchw_nchw16c(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Bounds;
     use crate::test_data::{random, reference_conv};
+    use crate::{Bounds, Gate};
 
     /// A plain NCHW tensor of `c` channels in NCHW16c (padded channels zero).
     fn block_input(x: &[f32], c: usize, plane: usize) -> Vec<f32> {
@@ -838,12 +870,17 @@ mod tests {
     }
 
     fn check(shape: Conv2d, fused_bias: bool, bounds: Bounds) {
-        check_input(shape, fused_bias, bounds, false);
-        check_input(shape, fused_bias, bounds, true);
+        check_gated(shape, fused_bias, bounds, Gate::None);
     }
 
-    /// Compares with the reference; `plain_input`: the NCHW-input kernel.
-    fn check_input(shape: Conv2d, fused_bias: bool, bounds: Bounds, plain_input: bool) {
+    fn check_gated(shape: Conv2d, fused_bias: bool, bounds: Bounds, gate: Gate) {
+        check_input(shape, fused_bias, bounds, gate, false);
+        check_input(shape, fused_bias, bounds, gate, true);
+    }
+
+    /// Compares with the reference (its sums rounded to f32, then activated);
+    /// `plain_input`: the NCHW-input kernel.
+    fn check_input(shape: Conv2d, fused_bias: bool, bounds: Bounds, gate: Gate, plain_input: bool) {
         let ([c, h, w], [m, kh, kw], [oh, ow]) = (shape.input, shape.filter, shape.output);
         let x = random(c * h * w, 1);
         let f = random(m * c * kh * kw, 2);
@@ -860,8 +897,13 @@ mod tests {
         } else {
             reference_conv(&x, &f, &start, shape, false)
         };
+        let fused = Fused {
+            bias: None,
+            bounds,
+            gate,
+        };
         for v in &mut want {
-            *v = (*v).max(bounds.lo as f64).min(bounds.hi as f64);
+            *v = fused.activate(*v as f32) as f64;
         }
         let (xb, fb) = if plain_input {
             (x.clone(), block_filter_plain_input(&f, m, c, kh * kw))
@@ -872,7 +914,7 @@ mod tests {
         bias_blocked.resize(m.div_ceil(BLOCK) * BLOCK, 0.0);
         let fused = Fused {
             bias: fused_bias.then_some(bias_blocked.as_ptr()),
-            bounds,
+            ..fused
         };
         for portable in [false, true] {
             let mut out = block_input(&start, m, oh * ow);
@@ -952,6 +994,7 @@ mod tests {
                 let fused = Fused {
                     bias: Some(bias.as_ptr()),
                     bounds: Bounds { lo: -0.5, hi: 6.0 },
+                    gate: Gate::None,
                 };
                 let run = |kernels| {
                     let mut out = vec![0f32; m.div_ceil(BLOCK) * BLOCK * oh * ow];
@@ -1013,5 +1056,21 @@ mod tests {
         let mut s = shape(16, 12, 16, 3, 1, 2);
         s.dilation = [2, 2];
         check(s, true, Bounds::NONE);
+    }
+
+    #[test]
+    fn gates_each_result_as_it_stores_it() {
+        let (hard_swish, unit) = Gate::HARD_SWISH;
+        // Both kernel shapes (two blocks, one block), with and without a bias, and
+        // the plain-input kernel of a stem (check_gated runs both inputs).
+        check_gated(shape(16, 9, 32, 3, 1, 1), true, unit, hard_swish);
+        check_gated(shape(32, 7, 16, 1, 1, 0), false, unit, hard_swish);
+        check_gated(shape(3, 12, 32, 3, 2, 1), true, Bounds::NONE, Gate::Sigmoid);
+        check_gated(
+            shape(16, 8, 48, 1, 1, 0),
+            false,
+            Bounds::NONE,
+            Gate::Sigmoid,
+        );
     }
 }

@@ -159,7 +159,7 @@ unsafe fn sums(
                 }
                 for (l, a) in acc.iter().enumerate() {
                     // SAFETY: as above.
-                    unsafe { *out.add(l) = fused.bounds.apply_scalar(*a) };
+                    unsafe { *out.add(l) = fused.activate(*a) };
                 }
             }
         }
@@ -170,7 +170,7 @@ unsafe fn sums(
 mod avx512 {
     use super::BLOCK;
     use crate::conv::{Conv2d, inside};
-    use crate::{Bounds, Fused};
+    use crate::{Bounds, Fused, Gate};
     use std::arch::x86_64::*;
 
     /// Sixteen zeros: what a pixel reads for a tap left or right of the input.
@@ -253,10 +253,10 @@ mod avx512 {
                     // SAFETY: the CPU has AVX-512F; the tile lies inside the buffers.
                     unsafe {
                         match pixels {
-                            8 => tile::<8>(&t, s, fused.bounds, checked),
-                            4 => tile::<4>(&t, s, fused.bounds, checked),
-                            2 => tile::<2>(&t, s, fused.bounds, checked),
-                            _ => tile::<1>(&t, s, fused.bounds, checked),
+                            8 => tile::<8>(&t, s, fused, checked),
+                            4 => tile::<4>(&t, s, fused, checked),
+                            2 => tile::<2>(&t, s, fused, checked),
+                            _ => tile::<1>(&t, s, fused, checked),
                         }
                     };
                     x += pixels;
@@ -271,7 +271,7 @@ mod avx512 {
     /// # Safety
     /// The CPU has AVX-512F; the tile lies inside the buffers.
     #[target_feature(enable = "avx512f")]
-    unsafe fn tile<const P: usize>(t: &Tile, s: &Conv2d, bounds: Bounds, checked: bool) {
+    unsafe fn tile<const P: usize>(t: &Tile, s: &Conv2d, fused: Fused, checked: bool) {
         let ([_, h, w], [_, kh, kw]) = (s.input, s.filter);
         let mut acc = [_mm512_setzero_ps(); P];
         // SAFETY (block): every address is inside the tile's buffers, or ZEROS.
@@ -303,6 +303,13 @@ mod avx512 {
                     }
                 }
             }
+            // A gate is applied to the stored vectors by a separate function (its
+            // constants would take the accumulators' registers).
+            let bounds = if fused.gate == Gate::None {
+                fused.bounds
+            } else {
+                Bounds::NONE
+            };
             let (lo, hi) = (_mm512_set1_ps(bounds.lo), _mm512_set1_ps(bounds.hi));
             for (p, a) in acc.iter().enumerate() {
                 let v = if bounds == Bounds::NONE {
@@ -312,13 +319,17 @@ mod avx512 {
                 };
                 _mm512_storeu_ps(t.output.add(p * BLOCK), v);
             }
+            if fused.gate != Gate::None {
+                crate::epilogue::gate_vectors(t.output, P, fused);
+            }
         }
     }
 }
 
-/// The C entry point: out = clamp(out + depthwise_conv(input, filter), lo, hi) by
+/// The C entry point: out = activation(out + depthwise_conv(input, filter)) by
 /// [`sdwconv2d_nchw16c`], with the sizes of [`crate::depthwise::acc_sdwconv2d`] (the
-/// channel count rounded up to whole blocks).
+/// channel count rounded up to whole blocks), then the activation's arguments as
+/// for [`crate::blocked::acc_sconv2d_nchw16c`] (`lo`, `hi`, the gate).
 ///
 /// # Safety
 /// As [`sdwconv2d_nchw16c`].
@@ -343,6 +354,9 @@ pub unsafe extern "C" fn acc_sdwconv2d_nchw16c(
     pad_left: i64,
     lo: f32,
     hi: f32,
+    gate: i64,
+    gate_scale: f32,
+    gate_shift: f32,
 ) {
     // SAFETY: the caller vouches for the buffers; no bias.
     unsafe {
@@ -366,6 +380,9 @@ pub unsafe extern "C" fn acc_sdwconv2d_nchw16c(
             pad_left,
             lo,
             hi,
+            gate,
+            gate_scale,
+            gate_shift,
         )
     }
 }
@@ -397,6 +414,9 @@ pub unsafe extern "C" fn acc_sdwconv2d_nchw16c_bias(
     pad_left: i64,
     lo: f32,
     hi: f32,
+    gate: i64,
+    gate_scale: f32,
+    gate_shift: f32,
 ) {
     let shape = Conv2d::from_sizes(
         [channels, height, width],
@@ -406,7 +426,7 @@ pub unsafe extern "C" fn acc_sdwconv2d_nchw16c_bias(
         [dilation_h, dilation_w],
         [pad_top, pad_left],
     );
-    let fused = Fused::of_call(bias, lo, hi);
+    let fused = Fused::of_gated_call(bias, lo, hi, gate, gate_scale, gate_shift);
     // SAFETY: the caller vouches for the buffers.
     unsafe { sdwconv2d_nchw16c(input, filter, output, shape, fused) }
 }
@@ -414,8 +434,8 @@ pub unsafe extern "C" fn acc_sdwconv2d_nchw16c_bias(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Bounds;
     use crate::test_data::{random, reference_conv};
+    use crate::{Bounds, Gate};
 
     /// A plain `[c][plane]` array in blocks of 16 channels (padding lanes zero).
     fn block(x: &[f32], c: usize, plane: usize) -> Vec<f32> {
@@ -429,6 +449,18 @@ mod tests {
     }
 
     fn check(c: usize, hw: usize, k: usize, stride: usize, pad: usize, bias: bool, bounds: Bounds) {
+        check_gated(c, hw, [k, stride, pad], bias, bounds, Gate::None);
+    }
+
+    /// Compares with the reference (its sums rounded to f32, then activated).
+    fn check_gated(
+        c: usize,
+        hw: usize,
+        [k, stride, pad]: [usize; 3],
+        bias: bool,
+        bounds: Bounds,
+        gate: Gate,
+    ) {
         let out = (hw + 2 * pad - k) / stride + 1;
         let shape = Conv2d {
             input: [c, hw, hw],
@@ -452,16 +484,17 @@ mod tests {
         } else {
             reference_conv(&x, &f, &start, shape, true)
         };
-        for v in &mut want {
-            *v = v.max(bounds.lo as f64).min(bounds.hi as f64);
-        }
-        let (xb, fb) = (block(&x, c, hw * hw), block(&f, c, k * k));
         let mut bb = b.clone();
         bb.resize(c.div_ceil(BLOCK) * BLOCK, 0.0);
         let fused = Fused {
             bias: bias.then_some(bb.as_ptr()),
             bounds,
+            gate,
         };
+        for v in &mut want {
+            *v = fused.activate(*v as f32) as f64;
+        }
+        let (xb, fb) = (block(&x, c, hw * hw), block(&f, c, k * k));
         for portable in [false, true] {
             let mut got = block(&start, c, out * out);
             // SAFETY: the vectors hold the blocked buffers of `shape`.
@@ -543,6 +576,7 @@ mod tests {
         let fused = Fused {
             bias: Some(bias.as_ptr()),
             bounds: Bounds { lo: 0.0, hi: 6.0 },
+            gate: Gate::None,
         };
         let run = |avx2: bool| {
             let mut out = vec![0f32; c.div_ceil(BLOCK) * BLOCK * 36];
@@ -578,5 +612,14 @@ mod tests {
                 hi: f32::INFINITY,
             },
         );
+    }
+
+    #[test]
+    fn gates_each_result_as_it_stores_it() {
+        let (hard_swish, unit) = Gate::HARD_SWISH;
+        check_gated(32, 9, [3, 1, 1], true, unit, hard_swish);
+        check_gated(16, 12, [5, 2, 2], false, unit, hard_swish);
+        check_gated(48, 10, [3, 2, 1], true, Bounds::NONE, Gate::Sigmoid);
+        check_gated(16, 7, [3, 1, 1], false, Bounds::NONE, Gate::Sigmoid);
     }
 }

@@ -379,7 +379,7 @@ unsafe fn without_taps(output: *mut f32, shape: Conv2d, fused: Fused) {
         // SAFETY: the caller vouches for the bias.
         unsafe { fused.start(values, channel) };
     }
-    fused.bounds.apply_all(out);
+    fused.activate_all(out);
 }
 
 /// A convolution as the matrix product output += filter x patches.
@@ -428,7 +428,7 @@ impl Product {
             )
         };
         // SAFETY: as above.
-        fused.bounds.apply_all(unsafe {
+        fused.activate_all(unsafe {
             std::slice::from_raw_parts_mut(self.output.ptr, self.output.rows * plane)
         });
     }
@@ -565,7 +565,7 @@ mod tests {
         }
         let fused = Fused {
             bias: biased.then_some(bias.as_ptr()),
-            bounds,
+            ..Fused::of_call(std::ptr::null(), bounds.lo, bounds.hi)
         };
         // SAFETY: the vectors hold the shape's buffers.
         unsafe { convolution(x.as_ptr(), f.as_ptr(), out.as_mut_ptr(), shape, fused) };
@@ -698,7 +698,7 @@ mod tests {
             let mut out = start.clone();
             let fused = Fused {
                 bias: bias.map(|b| b.as_ptr()),
-                bounds: relu,
+                ..Fused::of_call(std::ptr::null(), relu.lo, relu.hi)
             };
             let b = bias.map_or(std::ptr::null(), |b| b.as_ptr());
             let (o, p) = (out.as_mut_ptr(), f.as_ptr());

@@ -78,7 +78,7 @@ pub unsafe fn sdwconv2d_portable(
                     Some(bias) => unsafe { *bias.add(ch) },
                     None => *out,
                 };
-                *out = fused.bounds.apply_scalar(start + sum);
+                *out = fused.activate(start + sum);
             }
         }
     }
@@ -183,7 +183,7 @@ mod avx512 {
                 // SAFETY: as above.
                 unsafe { fused.start(plane, ch) };
             }
-            fused.bounds.apply_all(out);
+            fused.activate_all(out);
             return;
         }
         let mut plane = Padded::new(shape);
@@ -229,7 +229,7 @@ mod avx512 {
                         shape,
                         Fused {
                             bias: fused.bias.map(|b| b.add(ch)),
-                            bounds: fused.bounds,
+                            ..fused
                         },
                         slots,
                     )
@@ -469,7 +469,7 @@ mod tests {
             }
             let fused = Fused {
                 bias: biased.then_some(bias.as_ptr()),
-                bounds,
+                ..Fused::of_call(std::ptr::null(), bounds.lo, bounds.hi)
             };
             // SAFETY: the vectors hold the shape's buffers.
             unsafe { convolution(x.as_ptr(), f.as_ptr(), out.as_mut_ptr(), shape, fused) };

@@ -17,6 +17,17 @@
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 
+/// e^-x on sixteen lanes, the bits of [`Function::ExpNeg`] (for kernels' epilogues).
+///
+/// # Safety
+/// The CPU has AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub(crate) fn exp_neg_vector(x: std::arch::x86_64::__m512) -> std::arch::x86_64::__m512 {
+    avx512::exp(avx512::negate(x))
+}
+
 /// `x` is clamped to this range before e^x is computed: below it e^x is zero in f32,
 /// above it +inf (the scaling by 2^n gives both).
 const EXP_RANGE: (f32, f32) = (-104.0, 89.0);

@@ -10,9 +10,12 @@ pub mod blocked_depthwise;
 pub mod conv;
 pub mod depthwise;
 pub mod elementwise;
+pub mod epilogue;
 pub mod pool;
 pub mod sgemm;
 pub mod threads;
+
+pub use epilogue::{Bounds, Fused, Gate};
 
 /// Whether the AVX-512 kernels run: the host has AVX-512F and the environment does
 /// not set `ACC_RUNTIME_NO_AVX512` (read once), which makes the runtime take the
@@ -25,96 +28,6 @@ pub(crate) fn avx512() -> bool {
         std::arch::is_x86_feature_detected!("avx512f")
             && std::env::var_os("ACC_RUNTIME_NO_AVX512").is_none()
     })
-}
-
-/// What a convolution kernel fuses around its sums: the bias each output channel
-/// starts from (else the output's own contents, which the sums are added to) and the
-/// clamp of what it stores.
-#[derive(Clone, Copy, Debug)]
-pub struct Fused {
-    /// One value per output channel (per row of a matrix product's C).
-    pub bias: Option<*const f32>,
-    pub bounds: Bounds,
-}
-
-impl Fused {
-    /// Accumulate onto the output, no clamp.
-    pub const NONE: Fused = Fused {
-        bias: None,
-        bounds: Bounds::NONE,
-    };
-
-    /// What a C entry point's `bias` (null for none), `lo` and `hi` ask for.
-    pub fn of_call(bias: *const f32, lo: f32, hi: f32) -> Fused {
-        Fused {
-            bias: (!bias.is_null()).then_some(bias),
-            bounds: Bounds { lo, hi },
-        }
-    }
-
-    /// Starts `len` outputs of channel `channel` from its bias, if there is one.
-    ///
-    /// # Safety
-    /// `out` holds `len` floats; a bias holds more than `channel` values.
-    pub(crate) unsafe fn start(self, out: &mut [f32], channel: usize) {
-        if let Some(bias) = self.bias {
-            // SAFETY: the caller vouches for the bias.
-            out.fill(unsafe { *bias.add(channel) });
-        }
-    }
-}
-
-/// The clamp a kernel applies to each result as it stores it: `min(max(x, lo),
-/// hi)`, the fused activation of a convolution (ReLU: lo = 0; ReLU6 / Clip: lo =
-/// 0, hi = 6). A NaN result stays NaN.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Bounds {
-    pub lo: f32,
-    pub hi: f32,
-}
-
-impl Bounds {
-    /// No clamp.
-    pub const NONE: Bounds = Bounds {
-        lo: f32::NEG_INFINITY,
-        hi: f32::INFINITY,
-    };
-
-    /// One value clamped (NaN stays NaN).
-    pub fn apply_scalar(self, x: f32) -> f32 {
-        if x.is_nan() {
-            x
-        } else {
-            x.max(self.lo).min(self.hi)
-        }
-    }
-
-    /// Clamps a vector, `lo` and `hi` the bounds splatted.
-    ///
-    /// # Safety
-    /// The CPU has AVX-512F.
-    #[cfg(target_arch = "x86_64")]
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    pub(crate) fn apply(
-        self,
-        lo: std::arch::x86_64::__m512,
-        hi: std::arch::x86_64::__m512,
-        x: std::arch::x86_64::__m512,
-    ) -> std::arch::x86_64::__m512 {
-        use std::arch::x86_64::{_mm512_max_ps, _mm512_min_ps};
-        // max_ps / min_ps give their second operand when either is NaN: the value.
-        _mm512_min_ps(hi, _mm512_max_ps(lo, x))
-    }
-
-    /// Clamps every element of `values`.
-    pub fn apply_all(self, values: &mut [f32]) {
-        if self != Bounds::NONE {
-            for x in values {
-                *x = self.apply_scalar(*x);
-            }
-        }
-    }
 }
 
 /// Inputs for the kernels' tests.

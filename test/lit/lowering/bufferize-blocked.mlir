@@ -1,8 +1,8 @@
 // bufferize{blocked=NAME}: convolutions in NCHW16c / OIHW16i16o (from the layout
 // pass) become calls to the host's blocked convolution, with the channel counts in
 // whole blocks (blocks x 16) and otherwise the operands of bufferize{conv=...}: the
-// zero pad is read in place, the ReLU becomes the clamp, the bias broadcast (blocks x
-// 16) makes it the NAME_bias call. tensor.pack and tensor.unpack become loop nests
+// zero pad is read in place, the ReLU becomes the clamp (gate 0: none), the bias
+// broadcast (blocks x 16) makes it the NAME_bias call. tensor.pack and tensor.unpack become loop nests
 // (positions past a partial block's end take the padding value). Checked against the
 // interpreter, which runs the call's semantics.
 // RUN: acc-opt --check-semantics --pass 'layout,bufferize{blocked=acc_sconv2d_nchw16c}' %s | FileCheck %s
@@ -29,7 +29,10 @@
 // CHECK-NEXT: %[[M:.*]] = arith.constant 32 : index
 // CHECK: %[[LO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT: %[[HI:.*]] = arith.constant 0x7F800000 : f32
-// CHECK-NEXT: hw.intrinsic "acc_sconv2d_nchw16c_bias"(%[[XB]], %{{[0-9]+}}, %{{[0-9]+}}, %[[OUT]], %[[C]], %{{[0-9]+}}, %{{[0-9]+}}, %[[M]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %[[LO]], %[[HI]])
+// CHECK-NEXT: %[[GATE:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[SCALE:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[SHIFT:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: hw.intrinsic "acc_sconv2d_nchw16c_bias"(%[[XB]], %{{[0-9]+}}, %{{[0-9]+}}, %[[OUT]], %[[C]], %{{[0-9]+}}, %{{[0-9]+}}, %[[M]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %[[LO]], %[[HI]], %[[GATE]], %[[SCALE]], %[[SHIFT]])
 // The unpack: over the blocked result, its whole block and then the 8 real lanes
 // of the last, each lane stored at channel block * 16 + lane.
 // CHECK: %[[Y:.*]] = loop.alloc() : memref<1x24x5x5xf32>

@@ -6,7 +6,10 @@
 //! bias broadcast into its init, a clamp after it), weights packed at compile time, and
 //! the calls themselves. An op no kernel computes becomes loops (`crate::loop_nests`).
 
+mod activation;
 mod strided;
+
+pub(crate) use activation::{Activation, Gate};
 
 pub(crate) use strided::window;
 
@@ -110,22 +113,31 @@ pub(crate) fn call_gemm(
     call_library(e, gemm, &buffers, &[m, n, k], None)
 }
 
-/// `hw.intrinsic "callee"(buffers..., sizes...)`, the sizes as index constants.
+/// `hw.intrinsic "callee"(buffers..., sizes...)`, the sizes as index constants,
+/// then a convolution's activation: its clamp bounds (f32), and when `gated` the
+/// gate's code (index) and two parameters (f32).
 pub(crate) fn call_library(
     e: &mut Builder<'_>,
     callee: &str,
     buffers: &[ValueId],
     sizes: &[i64],
-    bounds: Option<[f64; 2]>,
+    activation: Option<(&Activation, bool)>,
 ) -> Result<(), String> {
     let mut operands = buffers.to_vec();
     for &size in sizes {
         operands.push(e.index(size)?);
     }
-    if let Some(bounds) = bounds {
+    if let Some((activation, gated)) = activation {
         let f32t = e.ctx.float_type(acc_ir::FloatKind::F32);
-        for bound in bounds {
+        for bound in activation.bounds {
             operands.push(e.scalar(f32t, bound)?);
+        }
+        if gated {
+            let (code, params) = activation.gate.operands();
+            operands.push(e.index(code)?);
+            for p in params {
+                operands.push(e.scalar(f32t, p)?);
+            }
         }
     }
     e.intrinsic_call(callee, &operands)
@@ -461,73 +473,6 @@ impl Bufferizer<'_> {
             _ => return None,
         }
         Some(input)
-    }
-
-    /// The clamp a library convolution can apply to its result: the result's only
-    /// user is a `tensor.map` of it alone into a `tensor.empty` not yet bufferized
-    /// (used by nothing else), whose region is a chain of `arith.maximumf` /
-    /// `arith.minimumf` with constants (ReLU, ReLU6, Clip). Gives the map, its
-    /// init and the bounds [lo, hi] of the equivalent min(max(x, lo), hi).
-    pub(crate) fn absorbable_clamp(&self, conv: OpId) -> Option<(OpId, ValueId, [f64; 2])> {
-        let b = self.ir.body(self.body);
-        let result = b.results(conv).next()?;
-        let mut users = b.value_users(result);
-        let map = users.next()?;
-        if users.next().is_some() || !tensor::Map::is(self.ctx, self.ir.op(self.body, map)) {
-            return None;
-        }
-        let [input, init] = <[ValueId; 2]>::try_from(b.operands(map).collect::<Vec<_>>()).ok()?;
-        let map_result = b.results(map).next()?;
-        let empty_init = match b.value(init).def {
-            acc_ir::ValueDef::Result(def, _) => {
-                tensor::Empty::is(self.ctx, self.ir.op(self.body, def))
-            }
-            _ => false,
-        };
-        if input != result
-            || !empty_init
-            || b.value_users(init).count() != 1
-            || self.buffers.contains_key(&init)
-            || b.value_type(map_result) != b.value_type(result)
-        {
-            return None;
-        }
-        let block = b.op_regions(map).first().and_then(|r| b.entry_block(*r))?;
-        let [arg] = b.block_args(block) else {
-            return None;
-        };
-        // min(max(x, lo), hi), composed op by op: max(., a) raises both bounds to
-        // at least a, min(., c) lowers the upper one to at most c.
-        let (mut value, mut lo, mut hi) = (*arg, f64::NEG_INFINITY, f64::INFINITY);
-        for op in b.block_ops(block) {
-            let r = self.ir.op(self.body, op);
-            let (arith_op, tensor_op) = (arith::Op::of(self.ctx, r), tensor::Op::of(self.ctx, r));
-            let operands: Vec<ValueId> = b.operands(op).collect();
-            match (arith_op, tensor_op, operands.as_slice()) {
-                (Some(arith::Op::Constant), _, _) => {}
-                (Some(arith::Op::Maximumf | arith::Op::Minimumf), _, [x, y]) => {
-                    let other = if *x == value {
-                        *y
-                    } else if *y == value {
-                        *x
-                    } else {
-                        return None;
-                    };
-                    let c = self.float_constant(other)?;
-                    if arith_op == Some(arith::Op::Maximumf) {
-                        (lo, hi) = (lo.max(c), hi.max(c));
-                    } else {
-                        hi = hi.min(c);
-                    }
-                    value = b.results(op).next()?;
-                }
-                (_, Some(tensor::Op::Yield), [v]) if *v == value => {
-                    return Some((map, init, [lo, hi]));
-                }
-                _ => return None,
-            }
-        }
-        None
     }
 
     /// The value of a float `arith.constant` (a NaN refuses: no clamp by NaN).

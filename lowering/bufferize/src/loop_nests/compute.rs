@@ -6,7 +6,9 @@ use acc_dialects::ops::{arith, loops, tensor};
 use acc_ir::{OpId, TypeId, ValueId};
 
 use crate::library::window;
-use crate::library::{ConvKind, LibraryFunction, call_gemm, call_library, conv_as_gemm};
+use crate::library::{
+    Activation, ConvKind, Gate, LibraryFunction, call_gemm, call_library, conv_as_gemm,
+};
 use crate::loop_nests::build::{
     clamp, convert, for_range, in_range, index_add, index_op, multiply_add, parallel,
     parallel_range, pos,
@@ -498,14 +500,28 @@ impl Bufferizer<'_> {
                 ]
                 .concat(),
             };
-            // A clamp of the result (its only use) done by the call as it stores.
-            let clamp = self.absorbable_clamp(op);
-            let bounds = clamp.map_or([f64::NEG_INFINITY, f64::INFINITY], |(_, _, b)| b);
+            // The activation of the result (the maps that are its only uses) done
+            // by the call as it stores: a clamp, or for blocked calls a gate too.
+            let gated = matches!(
+                kind,
+                ConvKind::Blocked | ConvKind::BlockedDepthwise | ConvKind::BlockedOutput
+            );
+            let activation = self.absorbable_activation(op, gated).unwrap_or(Activation {
+                maps: Vec::new(),
+                bounds: [f64::NEG_INFINITY, f64::INFINITY],
+                gate: Gate::None,
+            });
             // A per-channel bias broadcast into the init: the call starts from it.
             let (callee, buffers) = self.biased_call(init, callee, &[bx, bw], dest)?;
             let mut e = self.emitter(op);
-            call_library(&mut e, &callee, &buffers, &sizes, Some(bounds))?;
-            if let Some((map, empty, _)) = clamp {
+            call_library(
+                &mut e,
+                &callee,
+                &buffers,
+                &sizes,
+                Some((&activation, gated)),
+            )?;
+            for (map, empty) in activation.maps {
                 self.absorbed_maps.insert(map, dest);
                 self.absorbed_empties.insert(empty);
             }

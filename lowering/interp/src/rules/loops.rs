@@ -676,41 +676,48 @@ pub(super) fn sdwconv2d_bias(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     depthwise_conv(r, true)
 }
 
-/// `hw.intrinsic "acc_sconv2d_nchw16c"(%x, %w, %out, sizes..., %lo, %hi)`: as
-/// `acc_sconv2d` in blocked layouts: x and out NCHW16c, w OIHW16i16o, the channel
-/// counts `c` and `m` multiples of 16 (the blocked extents).
+/// `hw.intrinsic "acc_sconv2d_nchw16c"(%x, %w, %out, sizes..., %lo, %hi, %gate,
+/// %scale, %shift)`: as `acc_sconv2d` in blocked layouts: x and out NCHW16c, w
+/// OIHW16i16o, the channel counts `c` and `m` multiples of 16 (the blocked
+/// extents); gate 0 stores clamp(x, lo, hi), gate 1 x * clamp(x * scale + shift,
+/// lo, hi) (HardSwish) and gate 2 x * clamp(1 / (1 + e^-x), lo, hi) (SiLU), each
+/// operation in f32.
 pub(super) fn sconv2d_nchw16c(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     library_conv(r, Kind::Blocked, false)
 }
 
-/// `hw.intrinsic "acc_sconv2d_nchw16c_bias"(%x, %w, %bias, %out, sizes..., %lo, %hi)`:
-/// as `acc_sconv2d_nchw16c`, each output channel starting from its bias.
+/// `hw.intrinsic "acc_sconv2d_nchw16c_bias"(%x, %w, %bias, %out, sizes..., %lo, %hi,
+/// %gate, %scale, %shift)`: as `acc_sconv2d_nchw16c`, each output channel starting
+/// from its bias.
 pub(super) fn sconv2d_nchw16c_bias(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     library_conv(r, Kind::Blocked, true)
 }
 
-/// `hw.intrinsic "acc_sconv2d_nchw_nchw16c"(%x, %w, %out, sizes..., %lo, %hi)`: as
-/// `acc_sconv2d_nchw16c` with x plain NCHW (any channel count) and w OIHW16o
+/// `hw.intrinsic "acc_sconv2d_nchw_nchw16c"(%x, %w, %out, sizes..., %lo, %hi, %gate,
+/// %scale, %shift)`: as `acc_sconv2d_nchw16c` with x plain NCHW (any channel count) and w OIHW16o
 /// (`[m/16][c][kh][kw][16]`).
 pub(super) fn sconv2d_nchw_nchw16c(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     library_conv(r, Kind::BlockedOutput, false)
 }
 
 /// `hw.intrinsic "acc_sconv2d_nchw_nchw16c_bias"(%x, %w, %bias, %out, sizes..., %lo,
-/// %hi)`: as `acc_sconv2d_nchw_nchw16c`, each output channel starting from its bias.
+/// %hi, %gate, %scale, %shift)`: as `acc_sconv2d_nchw_nchw16c`, each output channel
+/// starting from its bias.
 pub(super) fn sconv2d_nchw_nchw16c_bias(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     library_conv(r, Kind::BlockedOutput, true)
 }
 
-/// `hw.intrinsic "acc_sdwconv2d_nchw16c"(%x, %w, %out, sizes..., %lo, %hi)`: as
-/// `acc_sdwconv2d` in blocked layouts: x and out NCHW16c, w `[c/16][1][kh][kw][16]`,
-/// the channel count `c` a multiple of 16.
+/// `hw.intrinsic "acc_sdwconv2d_nchw16c"(%x, %w, %out, sizes..., %lo, %hi, %gate,
+/// %scale, %shift)`: as `acc_sdwconv2d` in blocked layouts: x and out NCHW16c, w
+/// `[c/16][1][kh][kw][16]`, the channel count `c` a multiple of 16; the activation
+/// as `acc_sconv2d_nchw16c`'s.
 pub(super) fn sdwconv2d_nchw16c(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     library_conv(r, Kind::BlockedDepthwise, false)
 }
 
 /// `hw.intrinsic "acc_sdwconv2d_nchw16c_bias"(%x, %w, %bias, %out, sizes..., %lo,
-/// %hi)`: as `acc_sdwconv2d_nchw16c`, each channel starting from its bias.
+/// %hi, %gate, %scale, %shift)`: as `acc_sdwconv2d_nchw16c`, each channel starting
+/// from its bias.
 pub(super) fn sdwconv2d_nchw16c_bias(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     library_conv(r, Kind::BlockedDepthwise, true)
 }
@@ -740,12 +747,16 @@ const BLOCK: usize = 16;
 
 /// A library convolution call: its buffers (a bias after the filter when `bias`),
 /// its sizes (without the output channels when depthwise: there are as many as
-/// input channels) and clamp bounds.
+/// input channels), clamp bounds and, for the blocked kinds, a gate.
 fn library_conv(r: &RuleInput<'_>, kind: Kind, bias: bool) -> Result<Vec<Tensor>, String> {
     let depthwise = matches!(kind, Kind::Depthwise | Kind::BlockedDepthwise);
+    let gated = matches!(
+        kind,
+        Kind::Blocked | Kind::BlockedDepthwise | Kind::BlockedOutput
+    );
     let buffers = if bias { 4 } else { 3 };
     let count = if depthwise { 13 } else { 14 };
-    let (mut dims, bounds) = sizes_and_bounds(r, buffers, count)?;
+    let (mut dims, bounds, gate) = sizes_and_activation(r, buffers, count, gated)?;
     if depthwise {
         // The output channels are the input channels.
         dims.insert(3, dims[0]);
@@ -760,6 +771,7 @@ fn library_conv(r: &RuleInput<'_>, kind: Kind, bias: bool) -> Result<Vec<Tensor>
         dilation: [dh, dw],
         padding: [pt, pl],
         bounds,
+        gate,
     };
     let bad_blocks = match kind {
         Kind::Blocked | Kind::BlockedDepthwise => c % BLOCK != 0 || m % BLOCK != 0,
@@ -774,16 +786,61 @@ fn library_conv(r: &RuleInput<'_>, kind: Kind, bias: bool) -> Result<Vec<Tensor>
     window.convolve(r, m, kind, bias)
 }
 
+/// The gate of a blocked library convolution, after its clamp bounds: `x * clamp(g(x),
+/// lo, hi)` stored instead of `clamp(x, lo, hi)`, each operation in f32 (the
+/// runtime's `Gate`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Gate {
+    /// Code 0: the clamp alone.
+    None,
+    /// Code 1: g(x) = x * scale + shift, the product and the sum each rounded
+    /// (HardSwish).
+    Hard { scale: f32, shift: f32 },
+    /// Code 2: g(x) = 1 / (1 + e^-x), e^-x as `acc_vexpneg` gives it (SiLU).
+    Sigmoid,
+}
+
+impl Gate {
+    /// The stored value of the sum `x` (rounded to f32 first).
+    fn apply(self, x: f64, [lo, hi]: [f64; 2]) -> f64 {
+        let clamp = |v: f32| {
+            if v.is_nan() {
+                v
+            } else {
+                v.max(lo as f32).min(hi as f32)
+            }
+        };
+        let x32 = x as f32;
+        let stored = match self {
+            Gate::None => return if x.is_nan() { x } else { x.max(lo).min(hi) },
+            Gate::Hard { scale, shift } => x32 * clamp(x32 * scale + shift),
+            Gate::Sigmoid => {
+                let e = (-(x32 as f64)).exp() as f32;
+                x32 * clamp(1.0 / (1.0 + e))
+            }
+        };
+        stored as f64
+    }
+}
+
 /// A library convolution's `count` sizes (the operands after its `buffers`
-/// buffers) and the clamp bounds after them.
-fn sizes_and_bounds(
+/// buffers), the clamp bounds after them and, when `gated`, the gate after those
+/// (code, scale, shift).
+fn sizes_and_activation(
     r: &RuleInput<'_>,
     buffers: usize,
     count: usize,
-) -> Result<(Vec<usize>, [f64; 2]), String> {
-    if r.operands.len() != buffers + count + 2 {
+    gated: bool,
+) -> Result<(Vec<usize>, [f64; 2], Gate), String> {
+    let activation = if gated { 5 } else { 2 };
+    if r.operands.len() != buffers + count + activation {
         return Err(format!(
-            "expects {buffers} buffers, {count} sizes and 2 bounds, not {} operands",
+            "expects {buffers} buffers, {count} sizes and {}, not {} operands",
+            if gated {
+                "2 bounds, a gate and its 2 parameters"
+            } else {
+                "2 bounds"
+            },
             r.operands.len()
         ));
     }
@@ -791,15 +848,30 @@ fn sizes_and_bounds(
         .iter()
         .map(index)
         .collect::<Result<_, _>>()?;
-    let bound = |t: &Tensor| match t.data.as_slice() {
+    let float = |t: &Tensor, what: &str| match t.data.as_slice() {
         [Scalar::Float(f)] => Ok(*f),
-        _ => Err("a clamp bound is not a float".to_string()),
+        _ => Err(format!("{what} is not a float")),
     };
-    let (lo, hi) = (
-        &r.operands[buffers + count],
-        &r.operands[buffers + count + 1],
-    );
-    Ok((dims, [bound(lo)?, bound(hi)?]))
+    let at = buffers + count;
+    let bounds = [
+        float(&r.operands[at], "a clamp bound")?,
+        float(&r.operands[at + 1], "a clamp bound")?,
+    ];
+    let gate = if gated {
+        let (scale, shift) = (
+            float(&r.operands[at + 3], "the gate's scale")? as f32,
+            float(&r.operands[at + 4], "the gate's shift")? as f32,
+        );
+        match index(&r.operands[at + 2])? {
+            0 => Gate::None,
+            1 => Gate::Hard { scale, shift },
+            2 => Gate::Sigmoid,
+            other => return Err(format!("gate code {other} is not 0, 1 or 2")),
+        }
+    } else {
+        Gate::None
+    };
+    Ok((dims, bounds, gate))
 }
 
 /// The windows of a library convolution.
@@ -812,6 +884,8 @@ struct Window {
     padding: [usize; 2],
     /// The clamp of each result: low and high bound (NaN stays NaN).
     bounds: [f64; 2],
+    /// The gate the clamp applies within (none: the result itself is clamped).
+    gate: Gate,
 }
 
 impl Window {
@@ -898,11 +972,7 @@ impl Window {
                             }
                         }
                     }
-                    values[out_at(o, y, xx)] = if acc.is_nan() {
-                        acc
-                    } else {
-                        acc.max(self.bounds[0]).min(self.bounds[1])
-                    };
+                    values[out_at(o, y, xx)] = self.gate.apply(acc, self.bounds);
                 }
             }
         }

@@ -62,14 +62,14 @@ fn clamp(x: __m512, lo: f32, hi: f32) -> __m512 {
 /// -x: the sign bit flipped, as `arith.negf` does (NaN included).
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn negate(x: __m512) -> __m512 {
+pub(super) fn negate(x: __m512) -> __m512 {
     let sign = _mm512_set1_epi32(i32::MIN);
     _mm512_castsi512_ps(_mm512_xor_si512(_mm512_castps_si512(x), sign))
 }
 
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn exp(x: __m512) -> __m512 {
+pub(super) fn exp(x: __m512) -> __m512 {
     let x = clamp(x, EXP_RANGE.0, EXP_RANGE.1);
     let scaled = _mm512_mul_ps(x, _mm512_set1_ps(std::f32::consts::LOG2_E));
     let n = _mm512_roundscale_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(scaled);

@@ -1,0 +1,350 @@
+//! What a convolution kernel does around its sums: the bias they start from, and
+//! the activation applied to each result as it is stored (a clamp, or a gate: the
+//! HardSwish or SiLU a network applies right after the convolution), so that no
+//! separate pass over the output is needed.
+//!
+//! Every kernel version computes an activation the same way, operation by
+//! operation in f32 (no fused multiply-adds), as the loops of the unfused
+//! `tensor.map`s would: the only approximation is the sigmoid's e^-x, which is the
+//! one of [`crate::elementwise`] (`acc_vexpneg`).
+
+use crate::elementwise::Function;
+
+/// What a convolution kernel fuses around its sums: the bias each output channel
+/// starts from (else the output's own contents, which the sums are added to) and the
+/// activation of what it stores, `gate` with `bounds`.
+#[derive(Clone, Copy, Debug)]
+pub struct Fused {
+    /// One value per output channel (per row of a matrix product's C).
+    pub bias: Option<*const f32>,
+    pub bounds: Bounds,
+    pub gate: Gate,
+}
+
+impl Fused {
+    /// Accumulate onto the output, no activation.
+    pub const NONE: Fused = Fused {
+        bias: None,
+        bounds: Bounds::NONE,
+        gate: Gate::None,
+    };
+
+    /// What a C entry point's `bias` (null for none), `lo` and `hi` ask for, with no
+    /// gate.
+    pub fn of_call(bias: *const f32, lo: f32, hi: f32) -> Fused {
+        Fused {
+            bias: (!bias.is_null()).then_some(bias),
+            bounds: Bounds { lo, hi },
+            gate: Gate::None,
+        }
+    }
+
+    /// [`Fused::of_call`] with a gate, from the code and parameters of
+    /// [`Gate::of_call`].
+    pub fn of_gated_call(
+        bias: *const f32,
+        lo: f32,
+        hi: f32,
+        gate: i64,
+        scale: f32,
+        shift: f32,
+    ) -> Fused {
+        Fused {
+            gate: Gate::of_call(gate, scale, shift),
+            ..Fused::of_call(bias, lo, hi)
+        }
+    }
+
+    /// Starts `len` outputs of channel `channel` from its bias, if there is one.
+    ///
+    /// # Safety
+    /// `out` holds `len` floats; a bias holds more than `channel` values.
+    pub(crate) unsafe fn start(self, out: &mut [f32], channel: usize) {
+        if let Some(bias) = self.bias {
+            // SAFETY: the caller vouches for the bias.
+            out.fill(unsafe { *bias.add(channel) });
+        }
+    }
+
+    /// Whether storing a sum changes it (a clamp or a gate).
+    pub fn activates(self) -> bool {
+        self.bounds != Bounds::NONE || self.gate != Gate::None
+    }
+
+    /// The value stored for the sum `x`: the gate's definition with the bounds.
+    #[inline(always)]
+    pub fn activate(self, x: f32) -> f32 {
+        match self.gate {
+            Gate::None => self.bounds.apply_scalar(x),
+            Gate::Hard { scale, shift } => x * self.bounds.apply_scalar(x * scale + shift),
+            Gate::Sigmoid => {
+                let e = Function::ExpNeg.scalar(x);
+                x * self.bounds.apply_scalar(1.0 / (1.0 + e))
+            }
+        }
+    }
+
+    /// [`Fused::activate`] on every element of `values`.
+    pub fn activate_all(self, values: &mut [f32]) {
+        if self.activates() {
+            for x in values {
+                *x = self.activate(*x);
+            }
+        }
+    }
+
+    /// [`Fused::activate`] on sixteen lanes, the same bits.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F.
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(crate) fn activate_vector(self, x: std::arch::x86_64::__m512) -> std::arch::x86_64::__m512 {
+        use std::arch::x86_64::*;
+        let clamp = |v| {
+            let (lo, hi) = (
+                _mm512_set1_ps(self.bounds.lo),
+                _mm512_set1_ps(self.bounds.hi),
+            );
+            // max_ps / min_ps give their second operand when either is NaN: the value.
+            _mm512_min_ps(hi, _mm512_max_ps(lo, v))
+        };
+        match self.gate {
+            Gate::None if self.bounds == Bounds::NONE => x,
+            Gate::None => clamp(x),
+            Gate::Hard { scale, shift } => {
+                let t = _mm512_add_ps(
+                    _mm512_mul_ps(x, _mm512_set1_ps(scale)),
+                    _mm512_set1_ps(shift),
+                );
+                _mm512_mul_ps(x, clamp(t))
+            }
+            Gate::Sigmoid => {
+                let e = crate::elementwise::exp_neg_vector(x);
+                let one = _mm512_set1_ps(1.0);
+                let g = _mm512_div_ps(one, _mm512_add_ps(one, e));
+                _mm512_mul_ps(x, clamp(g))
+            }
+        }
+    }
+}
+
+/// Applies `fused`'s activation to `count` vectors of sixteen floats stored from
+/// `at` on: the gate of an AVX-512 kernel's tile, once it is stored (inlined into
+/// the kernel, the gate's constants would take the accumulators' registers).
+///
+/// # Safety
+/// The CPU has AVX-512F; `at` holds `count * 16` floats.
+#[cfg(target_arch = "x86_64")]
+#[inline(never)]
+#[target_feature(enable = "avx512f")]
+pub(crate) unsafe fn gate_vectors(at: *mut f32, count: usize, fused: Fused) {
+    use std::arch::x86_64::{_mm512_loadu_ps, _mm512_storeu_ps};
+    for v in 0..count {
+        // SAFETY: vector v is inside the caller's floats.
+        unsafe {
+            let x = at.add(v * 16);
+            _mm512_storeu_ps(x, fused.activate_vector(_mm512_loadu_ps(x)));
+        }
+    }
+}
+
+/// A gate: the stored value is the sum times a function of it, clamped by the
+/// kernel's [`Bounds`] (`x * min(max(g(x), lo), hi)`); with no gate the sum itself
+/// is clamped. Each operation rounds to f32.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Gate {
+    /// `min(max(x, lo), hi)`: ReLU, ReLU6, Clip.
+    None,
+    /// `x * min(max(x * scale + shift, lo), hi)`, the product and the sum each
+    /// rounded: HardSwish (scale 1/6, shift 1/2, bounds [0, 1]).
+    Hard { scale: f32, shift: f32 },
+    /// `x * min(max(1 / (1 + e^-x), lo), hi)`: SiLU (Swish) with unbounded clamps.
+    Sigmoid,
+}
+
+impl Gate {
+    /// HardSwish, x * min(max(x / 6 + 1/2, 0), 1): the gate and its bounds.
+    pub const HARD_SWISH: (Gate, Bounds) = (
+        Gate::Hard {
+            scale: 1.0 / 6.0,
+            shift: 0.5,
+        },
+        Bounds { lo: 0.0, hi: 1.0 },
+    );
+
+    /// The gate a C entry point's `gate` code asks for: 0 none, 1 [`Gate::Hard`] with
+    /// `scale` and `shift`, 2 [`Gate::Sigmoid`]; the parameters of the others are
+    /// unread. Code generation passes only these codes; any other is taken as 0.
+    pub fn of_call(code: i64, scale: f32, shift: f32) -> Gate {
+        match code {
+            1 => Gate::Hard { scale, shift },
+            2 => Gate::Sigmoid,
+            _ => Gate::None,
+        }
+    }
+}
+
+/// The clamp of a kernel's results: `min(max(x, lo), hi)`, the fused activation of a
+/// convolution (ReLU: lo = 0; ReLU6 / Clip: lo = 0, hi = 6). A NaN result stays NaN.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bounds {
+    pub lo: f32,
+    pub hi: f32,
+}
+
+impl Bounds {
+    /// No clamp.
+    pub const NONE: Bounds = Bounds {
+        lo: f32::NEG_INFINITY,
+        hi: f32::INFINITY,
+    };
+
+    /// One value clamped (NaN stays NaN).
+    pub fn apply_scalar(self, x: f32) -> f32 {
+        if x.is_nan() {
+            x
+        } else {
+            x.max(self.lo).min(self.hi)
+        }
+    }
+
+    /// Clamps a vector, `lo` and `hi` the bounds splatted.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F.
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    pub(crate) fn apply(
+        self,
+        lo: std::arch::x86_64::__m512,
+        hi: std::arch::x86_64::__m512,
+        x: std::arch::x86_64::__m512,
+    ) -> std::arch::x86_64::__m512 {
+        use std::arch::x86_64::{_mm512_max_ps, _mm512_min_ps};
+        // max_ps / min_ps give their second operand when either is NaN: the value.
+        _mm512_min_ps(hi, _mm512_max_ps(lo, x))
+    }
+
+    /// Clamps every element of `values`.
+    pub fn apply_all(self, values: &mut [f32]) {
+        if self != Bounds::NONE {
+            for x in values {
+                *x = self.apply_scalar(*x);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inputs() -> Vec<f32> {
+        let mut v: Vec<f32> = (-400..=400).map(|i| i as f32 * 0.037).collect();
+        v.extend([
+            0.0,
+            -0.0,
+            f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            -200.0,
+            120.0,
+            3.0,
+            -3.0,
+        ]);
+        v
+    }
+
+    fn gated(gate: Gate, lo: f32, hi: f32) -> Fused {
+        Fused {
+            bias: None,
+            bounds: Bounds { lo, hi },
+            gate,
+        }
+    }
+
+    #[test]
+    fn hard_swish_is_its_definition_op_by_op() {
+        let (gate, bounds) = Gate::HARD_SWISH;
+        let f = gated(gate, bounds.lo, bounds.hi);
+        for x in inputs() {
+            let want = x * (x * (1.0f32 / 6.0) + 0.5).clamp(0.0, 1.0);
+            let got = f.activate(x);
+            assert!(
+                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                "hardswish({x}) = {got}, want {want}"
+            );
+        }
+        assert_eq!(f.activate(-3.0), -0.0);
+        assert_eq!(f.activate(3.0), 3.0);
+        assert_eq!(f.activate(1.5), 1.5 * 0.75);
+    }
+
+    #[test]
+    fn silu_follows_the_exponential_within_its_error() {
+        let f = gated(Gate::Sigmoid, f32::NEG_INFINITY, f32::INFINITY);
+        for x in inputs().into_iter().filter(|x| x.is_finite()) {
+            let want = x as f64 / (1.0 + (-(x as f64)).exp());
+            let got = f.activate(x) as f64;
+            assert!(
+                (got - want).abs() <= 1e-6 * want.abs().max(1e-30) + 1e-37,
+                "silu({x}) = {got}, want {want}"
+            );
+        }
+        assert!(f.activate(f32::NAN).is_nan());
+        assert_eq!(f.activate(f32::INFINITY), f32::INFINITY);
+        // e^-x is +inf: x times a zero gate.
+        assert_eq!(f.activate(-200.0), -0.0);
+    }
+
+    #[test]
+    fn unknown_gate_codes_are_none() {
+        assert_eq!(Gate::of_call(7, 1.0, 2.0), Gate::None);
+        assert_eq!(Gate::of_call(2, 1.0, 2.0), Gate::Sigmoid);
+        assert_eq!(
+            Gate::of_call(1, 0.25, 0.5),
+            Gate::Hard {
+                scale: 0.25,
+                shift: 0.5
+            }
+        );
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn vectors_give_the_scalar_bits() {
+        if !std::arch::is_x86_feature_detected!("avx512f") {
+            return;
+        }
+        let (hard, _) = Gate::HARD_SWISH;
+        for f in [
+            gated(Gate::None, 0.0, 6.0),
+            gated(Gate::None, f32::NEG_INFINITY, f32::INFINITY),
+            gated(hard, 0.0, 1.0),
+            gated(Gate::Sigmoid, f32::NEG_INFINITY, f32::INFINITY),
+            gated(Gate::Sigmoid, 0.25, 0.75),
+        ] {
+            for chunk in inputs().chunks(16) {
+                let mut lanes = [0f32; 16];
+                lanes[..chunk.len()].copy_from_slice(chunk);
+                let mut got = [0f32; 16];
+                // SAFETY: the CPU has AVX-512F; both arrays hold 16 floats.
+                unsafe {
+                    use std::arch::x86_64::*;
+                    let v = f.activate_vector(_mm512_loadu_ps(lanes.as_ptr()));
+                    _mm512_storeu_ps(got.as_mut_ptr(), v);
+                }
+                for (x, g) in lanes.iter().zip(got) {
+                    let want = f.activate(*x);
+                    assert!(
+                        g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()),
+                        "{f:?} of {x}: vector {g}, scalar {want}"
+                    );
+                }
+            }
+        }
+    }
+}
