@@ -98,6 +98,15 @@ fn ints<T: Into<i128>>(v: Vec<T>) -> Vec<Scalar> {
 /// which numpy lacks), i1 as bool, other integers in the smallest numpy type of their
 /// width and signedness.
 pub fn write(t: &Tensor, w: &mut dyn Write) -> std::io::Result<()> {
+    // npyz writes element by element: unbuffered, a file would take a system call
+    // per element.
+    let mut buffered = std::io::BufWriter::new(w);
+    write_elements(t, &mut buffered)?;
+    buffered.flush()
+}
+
+/// [`write`] into a buffered writer.
+fn write_elements(t: &Tensor, w: &mut dyn Write) -> std::io::Result<()> {
     let shape: Vec<u64> = t.shape.iter().map(|d| *d as u64).collect();
     let float = |v: &Scalar| match v {
         Scalar::Float(f) => *f,
