@@ -254,7 +254,7 @@ impl Target {
 
 /// The calling conventions of host kernels that acc's lowering can call, with what
 /// each computes (docs/codegen.md gives the arguments).
-pub const HOST_INTERFACES: [(&str, &str); 12] = [
+pub const HOST_INTERFACES: [(&str, &str); 13] = [
     ("gemm", "f32 C += A x B, row-major"),
     (
         "packed-gemm",
@@ -282,6 +282,7 @@ pub const HOST_INTERFACES: [(&str, &str); 12] = [
     ("exp", "f32 e^x over an array"),
     ("exp-neg", "f32 e^-x over an array"),
     ("erf", "f32 erf(x) over an array"),
+    ("tanh", "f32 tanh(x) over an array"),
 ];
 
 /// The targets of one compilation, in the order they were given (`--target FILE`,

@@ -152,6 +152,12 @@ pub fn info() -> PassInfo {
                 default: "",
             },
             acc_pass::PassOption {
+                name: "tanh",
+                description: "a library f32 hyperbolic tangent over an array (out[i] = tanh(x[i]): x, out, n; in place allowed) that finishes maps yielding math.tanh, e.g. acc_vtanh; empty: loops",
+                kind: acc_pass::OptionKind::String,
+                default: "",
+            },
+            acc_pass::PassOption {
                 name: "depthwise",
                 description: "a library f32 depthwise convolution (out += conv(x, w), groups = channels, batch 1, NCHW: x, w, out, c, h, w, kh, kw, oh, ow, sh, sw, dh, dw, pad top, pad left, clamp lo, clamp hi; NAME_bias as for conv), e.g. acc_sdwconv2d; empty: loops",
                 kind: acc_pass::OptionKind::String,

@@ -71,7 +71,7 @@ extern "C" fn pow(x: f64, y: f64) -> f64 {
 }
 
 /// The runtime symbols generated code may import.
-fn runtime_symbols() -> [(&'static str, *const u8); 31] {
+fn runtime_symbols() -> [(&'static str, *const u8); 32] {
     [
         ("acc_alloc", acc_alloc as *const u8),
         ("acc_free", acc_free as *const u8),
@@ -112,6 +112,10 @@ fn runtime_symbols() -> [(&'static str, *const u8); 31] {
             acc_runtime::threads::acc_parallel_for as *const u8,
         ),
         ("acc_verf", acc_runtime::elementwise::acc_verf as *const u8),
+        (
+            "acc_vtanh",
+            acc_runtime::elementwise::acc_vtanh as *const u8,
+        ),
         ("acc_sconv2d", acc_runtime::conv::acc_sconv2d as *const u8),
         (
             "acc_sdwconv2d",

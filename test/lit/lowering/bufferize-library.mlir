@@ -1,10 +1,11 @@
-// bufferize{exp=NAME erf=NAME}: a map whose region ends in f32 math.exp / math.erf
+// bufferize{exp=NAME erf=NAME tanh=NAME}: a map whose region ends in f32 math.exp /
+// math.erf / math.tanh
 // stores the function's argument and the library function is applied to the whole
 // buffer in place (a map of the function alone is only the call).
 // bufferize{packed-gemm=NAME}: a matrix product whose B is a constant used by such
 // products only takes B packed at compile time into 48-column panels (NK48n).
 // Checked against the interpreter, which runs the calls' semantics.
-// RUN: acc-opt --check-semantics --pass 'bufferize{exp=acc_vexp erf=acc_verf packed-gemm=acc_sgemm_nk48n gemm=acc_sgemm}' %s | FileCheck %s
+// RUN: acc-opt --check-semantics --pass 'bufferize{exp=acc_vexp erf=acc_verf tanh=acc_vtanh packed-gemm=acc_sgemm_nk48n gemm=acc_sgemm}' %s | FileCheck %s
 // RUN: acc-opt --pass 'bufferize' %s | FileCheck %s --check-prefix=LOOPS
 
 // CHECK-LABEL: func.func @alone(
@@ -23,6 +24,29 @@ func.func @alone(%x: tensor<3x5xf32>) -> tensor<3x5xf32> {
     tensor.yield %r : f32
   }
   return %y : tensor<3x5xf32>
+}
+
+// A recurrent cell's tanh of a sum: the sum in the loop, tanh in the call, in place.
+// CHECK-LABEL: func.func @cell(
+// CHECK: %[[OUT:.*]] = loop.alloc() : memref<1x128xf32>
+// CHECK: loop.parallel
+// CHECK: %[[S:.*]] = arith.addf
+// CHECK-NOT: math.tanh
+// CHECK: loop.store %[[S]], %[[OUT]]
+// CHECK: %[[N:.*]] = arith.constant 128 : index
+// CHECK-NEXT: hw.intrinsic "acc_vtanh"(%[[OUT]], %[[OUT]], %[[N]])
+// LOOPS-LABEL: func.func @cell(
+// LOOPS: math.tanh
+// LOOPS-NOT: hw.intrinsic
+func.func @cell(%x: tensor<1x128xf32>, %h: tensor<1x128xf32>) -> tensor<1x128xf32> {
+  %e = tensor.empty() : tensor<1x128xf32>
+  %y = tensor.map ins(%x, %h : tensor<1x128xf32>, tensor<1x128xf32>) outs(%e : tensor<1x128xf32>) -> tensor<1x128xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    %t = math.tanh %s : f32
+    tensor.yield %t : f32
+  }
+  return %y : tensor<1x128xf32>
 }
 
 // The subtraction runs in the loop, the exponential in the call, in place.

@@ -23,6 +23,7 @@
 // CHECK-NEXT: {{^}}      exp{{ +}}a library f32 exponential over an array (out[i] = e^x[i]: x, out, n; in place allowed) that finishes maps yielding math.exp, e.g. acc_vexp; empty: loops (string, default ){{$}}
 // CHECK-NEXT: {{^}}      exp-neg{{ +}}a library f32 exponential of the negation over an array (out[i] = e^-x[i]: x, out, n) that computes maps of exactly exp(-x) of an input (a sigmoid's first half) from the input, e.g. acc_vexpneg; empty: exp (string, default ){{$}}
 // CHECK-NEXT: {{^}}      erf{{ +}}a library f32 error function over an array (out[i] = erf(x[i]): x, out, n; in place allowed) that finishes maps yielding math.erf, e.g. acc_verf; empty: loops (string, default ){{$}}
+// CHECK-NEXT: {{^}}      tanh{{ +}}a library f32 hyperbolic tangent over an array (out[i] = tanh(x[i]): x, out, n; in place allowed) that finishes maps yielding math.tanh, e.g. acc_vtanh; empty: loops (string, default ){{$}}
 // CHECK-NEXT: {{^}}      depthwise{{ +}}a library f32 depthwise convolution (out += conv(x, w), groups = channels, batch 1, NCHW: x, w, out, c, h, w, kh, kw, oh, ow, sh, sw, dh, dw, pad top, pad left, clamp lo, clamp hi; NAME_bias as for conv), e.g. acc_sdwconv2d; empty: loops (string, default ){{$}}
 // CHECK-NEXT: {{^}}  calibrate{{ +}}Make a float model a QDQ model from the ranges its values take on sample inputs (then `quantize` folds it) (runs on builtin.module){{$}}
 // CHECK-NEXT: {{^}}      samples{{ +}}a .npy file of inputs of the module's first function (one, or several stacked on a leading dimension) (string, default ){{$}}

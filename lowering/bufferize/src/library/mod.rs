@@ -68,6 +68,8 @@ pub(crate) struct Library {
     pub(crate) exp_neg: Option<String>,
     /// out[i] = erf(x[i]), as `exp`.
     pub(crate) erf: Option<String>,
+    /// out[i] = tanh(x[i]), as `exp`.
+    pub(crate) tanh: Option<String>,
 }
 
 /// A library function that finishes a `tensor.map`: the region's `math` op it
@@ -99,6 +101,7 @@ impl Library {
             exp: name("exp"),
             exp_neg: name("exp-neg"),
             erf: name("erf"),
+            tanh: name("tanh"),
         }
     }
 }
@@ -309,6 +312,7 @@ impl Bufferizer<'_> {
         let callee = match math::Op::of(self.ctx, self.ir.op(self.body, f)) {
             Some(math::Op::Exp) => self.library.exp.clone()?,
             Some(math::Op::Erf) => self.library.erf.clone()?,
+            Some(math::Op::Tanh) => self.library.tanh.clone()?,
             _ => return None,
         };
         let f32t = self.ctx.float_type(acc_ir::FloatKind::F32);

@@ -550,6 +550,11 @@ pub(super) fn verf(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     library_function(r, libm::erf)
 }
 
+/// `hw.intrinsic "acc_vtanh"(%x, %out, %n)`: out[i] = tanh(x[i]), as `acc_vexp`.
+pub(super) fn vtanh(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    library_function(r, f64::tanh)
+}
+
 /// `hw.intrinsic "acc_spool2d_nchw16c"(%x, %out, %blocks, %h, %w, %oh, %ow, %kh,
 /// %kw, %sh, %sw, %dh, %dw, %pt, %pl, %average, %count_include_pad)`: a max (IEEE
 /// `maximum` from -inf, as `arith.maximumf`) or average (a sum from zero in window

@@ -217,6 +217,7 @@ const KERNELS: &[(&str, RuleFn)] = &[
     ("acc_vexp", loops::vexp),
     ("acc_vexpneg", loops::vexpneg),
     ("acc_verf", loops::verf),
+    ("acc_vtanh", loops::vtanh),
     ("acc_sconv2d", loops::sconv2d),
     ("acc_sdwconv2d", loops::sdwconv2d),
     ("acc_sconv2d_bias", loops::sconv2d_bias),

@@ -1,7 +1,10 @@
 //! The AVX-512 elementwise functions: sixteen lanes at a time, the last partial
 //! vector under a lane mask (no element past `n` is read or written).
 
-use super::{ERF_LIMIT, ERF_P, ERF_Q, EXP_P, EXP_RANGE, Function, LN2_HI, LN2_LO};
+use super::{
+    ERF_LIMIT, ERF_P, ERF_Q, EXP_P, EXP_RANGE, Function, LN2_HI, LN2_LO, TANH_LIMIT, TANH_P,
+    TANH_Q, TANH_TINY,
+};
 use std::arch::x86_64::*;
 
 const LANES: usize = 16;
@@ -17,6 +20,7 @@ pub(super) unsafe fn apply(f: Function, x: *const f32, out: *mut f32, n: usize) 
         Function::Exp => unsafe { each_vector(x, out, n, |v| exp(v)) },
         Function::ExpNeg => unsafe { each_vector(x, out, n, |v| exp(negate(v))) },
         Function::Erf => unsafe { each_vector(x, out, n, |v| erf(v)) },
+        Function::Tanh => unsafe { each_vector(x, out, n, |v| tanh(v)) },
     }
 }
 
@@ -88,4 +92,20 @@ fn erf(x: __m512) -> __m512 {
     let x2 = _mm512_mul_ps(x, x);
     let p = _mm512_mul_ps(x, horner(x2, &ERF_P));
     _mm512_div_ps(p, horner(x2, &ERF_Q))
+}
+
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn tanh(x: __m512) -> __m512 {
+    let c = clamp(x, -TANH_LIMIT, TANH_LIMIT);
+    let c2 = _mm512_mul_ps(c, c);
+    let p = _mm512_mul_ps(c, horner(c2, &TANH_P));
+    let y = _mm512_div_ps(p, horner(c2, &TANH_Q));
+    // |x| below the tiny bound (false for NaN): x itself.
+    let magnitude = _mm512_castsi512_ps(_mm512_and_si512(
+        _mm512_castps_si512(x),
+        _mm512_set1_epi32(i32::MAX),
+    ));
+    let tiny = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(magnitude, _mm512_set1_ps(TANH_TINY));
+    _mm512_mask_blend_ps(tiny, y, x)
 }
