@@ -1,7 +1,9 @@
 // A blocked library convolution applies the activation that follows it as it stores
 // its results (its gate): HardSwish as the ONNX importer expands it (x * clip(x / 6
 // + 1/2, 0, 1)) is gate 1 with the scale and shift read from the maps, SiLU
-// (sigmoid times the input) gate 2; the maps are gone. Where the convolution's
+// (sigmoid times the input) gate 2, HardSwish as PaddlePaddle writes it (x *
+// clip(x + 3, 0, 6), then / 6) gate 1 with scale 1, shift 3 and bounds [0, 6], the
+// division left to a loop; the maps are gone. Where the convolution's
 // result has another user, the maps stay and the call stores the sums alone
 // (gate 0). Checked against the interpreter after every pass.
 // RUN: acc-opt --check-semantics --target %S/../../../lowering/runtime/host.acc --pipeline host-pipeline %s | FileCheck %s
@@ -45,6 +47,32 @@ func.func @gates(%x: tensor<1x16x8x8xf32>) -> tensor<1x32x8x8xf32> {
   %s = graph.sigmoid %d : tensor<1x32x8x8xf32>
   %y = graph.mul %d, %s : (tensor<1x32x8x8xf32>, tensor<1x32x8x8xf32>) -> tensor<1x32x8x8xf32>
   return %y : tensor<1x32x8x8xf32>
+}
+
+// CHECK-LABEL: func.func @paddle(
+// CHECK: arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: arith.constant 6.000000e+00 : f32
+// CHECK-NEXT: %[[HS:.*]] = arith.constant 1 : index
+// CHECK-NEXT: %[[SCALE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[SHIFT:.*]] = arith.constant 3.000000e+00 : f32
+// CHECK-NEXT: hw.intrinsic "acc_sconv2d_nchw16c_bias"(
+// CHECK-SAME: , %[[HS]], %[[SCALE]], %[[SHIFT]])
+// CHECK: loop.parallel
+// CHECK-NOT: arith.maximumf
+// CHECK: arith.divf
+// CHECK-NOT: arith.maximumf
+// CHECK: return
+func.func @paddle(%x: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
+  %w = graph.constant dense<0.125> : tensor<16x16x1x1xf32>
+  %b = graph.constant dense<0.5> : tensor<16xf32>
+  %c = graph.conv2d %x, %w, %b : (tensor<1x16x8x8xf32>, tensor<16x16x1x1xf32>, tensor<16xf32>) -> tensor<1x16x8x8xf32>
+  %three = graph.constant dense<3.0> : tensor<f32>
+  %six = graph.constant dense<6.0> : tensor<f32>
+  %t = graph.add %c, %three : (tensor<1x16x8x8xf32>, tensor<f32>) -> tensor<1x16x8x8xf32>
+  %g = graph.clip %t {max = 6.000000e+00 : f32, min = 0.000000e+00 : f32} : tensor<1x16x8x8xf32>
+  %h = graph.mul %c, %g : (tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
+  %y = graph.div %h, %six : (tensor<1x16x8x8xf32>, tensor<f32>) -> tensor<1x16x8x8xf32>
+  return %y : tensor<1x16x8x8xf32>
 }
 
 // CHECK-LABEL: func.func @shared(

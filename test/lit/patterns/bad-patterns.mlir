@@ -9,7 +9,7 @@
 // CHECK-DAG: bad-patterns.acc:7:10
 // CHECK-DAG: error: argument of 'constant' must be a value (%name)
 // CHECK-DAG: bad-patterns.acc:14:9
-// CHECK-DAG: error: unknown constraint 'sometimes': acc provides constant, not_constant, one_use, same_type, equal, inverse_permutations
+// CHECK-DAG: error: unknown constraint 'sometimes': acc provides constant, not_constant, one_use, single_element, same_type, equal, inverse_permutations
 // CHECK-DAG: bad-patterns.acc:14:23
 // CHECK-DAG: error: '%z' is not defined
 // CHECK-DAG: bad-patterns.acc:20:26

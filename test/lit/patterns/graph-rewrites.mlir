@@ -1,7 +1,8 @@
 // The graph canonicalization patterns acc ships (dialects/defs/graph-rewrites.acc):
 // relu(relu(x)), inverse transposes, matmul + bias as gemm, division by powers of two as
-// multiplication, and batch_norm folded into conv2d with the new
-// weights computed at compile time by constant folding.
+// multiplication, batch_norm and a one-element scale and shift (a learnable affine
+// block) folded into conv2d with the new weights computed at compile time by
+// constant folding.
 // RUN: acc-opt --pass canonicalize %s | FileCheck %s
 
 // CHECK-LABEL: func.func @relu_relu
@@ -87,6 +88,49 @@ func.func @conv_bn_no_bias(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
   %c = graph.conv2d %x, %w : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
   %y = graph.batch_norm %c, %scale, %shift, %mean, %var {epsilon = 1.0 : f32} : (tensor<1x2x4x4xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
   return %y : tensor<1x2x4x4xf32>
+}
+
+// conv * k + c with one-element constants: w' = w * 0.5, b' = b * 0.5 + 2.
+// CHECK-LABEL: func.func @conv_affine(
+// CHECK-DAG: %[[W:.*]] = graph.constant dense<{{\[\[\[\[}}5.000000e-01]], {{\[\[}}1.000000e+00]]], {{\[\[\[}}1.500000e+00]], {{\[\[}}2.000000e+00]]]]> : tensor<2x2x1x1xf32>
+// CHECK-DAG: %[[B:.*]] = graph.constant dense<[2.250000e+00, 1.500000e+00]> : tensor<2xf32>
+// CHECK: %[[C:.*]] = graph.conv2d %arg0, %[[W]], %[[B]] :
+// CHECK-NEXT: return %[[C]]
+func.func @conv_affine(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %w = graph.constant dense<[[[[1.0]], [[2.0]]], [[[3.0]], [[4.0]]]]> : tensor<2x2x1x1xf32>
+  %b = graph.constant dense<[0.5, -1.0]> : tensor<2xf32>
+  %k = graph.constant dense<[0.5]> : tensor<1xf32>
+  %c = graph.constant dense<2.0> : tensor<f32>
+  %0 = graph.conv2d %x, %w, %b : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  %1 = graph.mul %0, %k : (tensor<1x2x4x4xf32>, tensor<1xf32>) -> tensor<1x2x4x4xf32>
+  %2 = graph.add %1, %c : (tensor<1x2x4x4xf32>, tensor<f32>) -> tensor<1x2x4x4xf32>
+  return %2 : tensor<1x2x4x4xf32>
+}
+
+// Without a bias the scale folds into the filter; the shift, with no bias to go
+// to, stays. A scale per channel, or one the convolution's result also feeds
+// elsewhere, stays too.
+// CHECK-LABEL: func.func @conv_affine_kept(
+// CHECK: %[[C:.*]] = graph.conv2d %arg0, %{{.*}} :
+// CHECK-NEXT: graph.add %[[C]]
+// CHECK: %[[D:.*]] = graph.conv2d %arg0, %{{.*}}, %{{.*}} :
+// CHECK-NEXT: graph.mul %[[D]]
+// CHECK: %[[E:.*]] = graph.conv2d %arg0, %{{.*}}, %{{.*}} :
+// CHECK-NEXT: graph.mul %[[E]]
+func.func @conv_affine_kept(%x: tensor<1x2x4x4xf32>) -> (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) {
+  %w = graph.constant dense<1.0> : tensor<2x2x1x1xf32>
+  %b = graph.constant dense<[0.5, -1.0]> : tensor<2xf32>
+  %k = graph.constant dense<[0.5]> : tensor<1xf32>
+  %kc = graph.constant dense<[[[0.5]], [[2.0]]]> : tensor<2x1x1xf32>
+  %c = graph.constant dense<[2.0]> : tensor<1xf32>
+  %0 = graph.conv2d %x, %w : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %1 = graph.mul %0, %k : (tensor<1x2x4x4xf32>, tensor<1xf32>) -> tensor<1x2x4x4xf32>
+  %2 = graph.add %1, %c : (tensor<1x2x4x4xf32>, tensor<1xf32>) -> tensor<1x2x4x4xf32>
+  %3 = graph.conv2d %x, %w, %b : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  %4 = graph.mul %3, %kc : (tensor<1x2x4x4xf32>, tensor<2x1x1xf32>) -> tensor<1x2x4x4xf32>
+  %5 = graph.conv2d %x, %w, %b : (tensor<1x2x4x4xf32>, tensor<2x2x1x1xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  %6 = graph.mul %5, %k : (tensor<1x2x4x4xf32>, tensor<1xf32>) -> tensor<1x2x4x4xf32>
+  return %2, %4, %6, %5 : tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>
 }
 
 // Weights that are function arguments are not constants: nothing folds.

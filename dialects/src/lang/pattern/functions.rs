@@ -55,7 +55,7 @@ pub struct Function<F> {
 use ArgKind::{Attr as A, Value as V};
 
 /// The constraints, by name.
-pub const CONSTRAINTS: [Function<ConstraintFn>; 6] = [
+pub const CONSTRAINTS: [Function<ConstraintFn>; 7] = [
     Function {
         name: "constant",
         args: &[V],
@@ -73,6 +73,20 @@ pub const CONSTRAINTS: [Function<ConstraintFn>; 6] = [
         args: &[V],
         summary: "the value has exactly one use",
         run: |s, a| value(a, 0).is_some_and(|v| s.ir.body(s.body).value_users(v).count() == 1),
+    },
+    Function {
+        name: "single_element",
+        args: &[V],
+        summary: "the value is a tensor of one element and rank 0 or 1 (it broadcasts against any shape without changing it)",
+        run: |s, a| {
+            value(a, 0).is_some_and(|v| {
+                let ty = s.ir.body(s.body).value_type(v);
+                s.ctx
+                    .type_data(ty)
+                    .shape()
+                    .is_some_and(|shape| shape.len() <= 1 && shape.iter().all(|d| *d == 1))
+            })
+        },
     },
     Function {
         name: "same_type",

@@ -7,8 +7,8 @@
 //! f32. The maps are read as `graph-to-tensor` lowers these activations: a chain of
 //! one-input maps of the result (a clamp), or such a chain computing a gate g
 //! followed by a map multiplying the result by g (HardSwish: x * 1/6, + 1/2, max 0,
-//! min 1; SiLU: -x, e^, 1 +, 1 /), the constants read from the maps. A chain may
-//! also sit in one map's region.
+//! min 1, or as Paddle writes it x + 3, max 0, min 6; SiLU: -x, e^, 1 +, 1 /), the
+//! constants read from the maps. A chain may also sit in one map's region.
 
 use acc_dialects::ops::{arith, math, tensor};
 use acc_ir::{OpId, ValueDef, ValueId};
@@ -260,6 +260,13 @@ impl Bufferizer<'_> {
                 (Some(arith::Op::Mulf), Form::IDENTITY, Some(_)) => {
                     Form::Scaled { scale: constant? }
                 }
+                // x + c is x * 1 + c: the product is exact.
+                (Some(arith::Op::Addf), Form::IDENTITY, Some(_)) => Form::Affine {
+                    scale: 1.0,
+                    shift: constant?,
+                    lo: f64::NEG_INFINITY,
+                    hi: f64::INFINITY,
+                },
                 (Some(arith::Op::Addf), Form::Scaled { scale }, Some(_)) => Form::Affine {
                     scale,
                     shift: constant?,
