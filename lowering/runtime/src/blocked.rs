@@ -578,13 +578,7 @@ mod avx512 {
                     }
                 }
             }
-            // A gate is applied to the stored tile by a separate function: inlined
-            // here, its constants would take the accumulators' registers.
-            let bounds = if fused.gate == Gate::None {
-                fused.bounds
-            } else {
-                Bounds::NONE
-            };
+            let bounds = fused.bounds_as_stored();
             let (lo, hi) = (_mm512_set1_ps(bounds.lo), _mm512_set1_ps(bounds.hi));
             for (p, row) in acc.iter().enumerate() {
                 for (q, a) in row.iter().enumerate() {

@@ -303,13 +303,7 @@ mod avx512 {
                     }
                 }
             }
-            // A gate is applied to the stored vectors by a separate function (its
-            // constants would take the accumulators' registers).
-            let bounds = if fused.gate == Gate::None {
-                fused.bounds
-            } else {
-                Bounds::NONE
-            };
+            let bounds = fused.bounds_as_stored();
             let (lo, hi) = (_mm512_set1_ps(bounds.lo), _mm512_set1_ps(bounds.hi));
             for (p, a) in acc.iter().enumerate() {
                 let v = if bounds == Bounds::NONE {

@@ -84,6 +84,18 @@ impl Fused {
         }
     }
 
+    /// The clamp an AVX-512 tile applies as it stores its sums: the bounds without a
+    /// gate; with one, none (the stored tile is gated by [`gate_vectors`], whose
+    /// constants, inlined into the tile, would take the accumulators' registers).
+    #[cfg(target_arch = "x86_64")]
+    pub(crate) fn bounds_as_stored(self) -> Bounds {
+        if self.gate == Gate::None {
+            self.bounds
+        } else {
+            Bounds::NONE
+        }
+    }
+
     /// [`Fused::activate`] on every element of `values`.
     pub fn activate_all(self, values: &mut [f32]) {
         if self.activates() {
