@@ -11,7 +11,10 @@
 //!
 //! Loads and stores whose last index is a lane index and whose other indices are uniform
 //! become `loop.vload` (with a `stride` when `s` > 1) / `loop.vstore` (consecutive
-//! elements only); arithmetic on vector data takes vector types
+//! elements only); a load outside `loop.for` loops whose lane index is at an earlier
+//! dimension, the later indices uniform, reads the buffer with those dimensions as
+//! one (`loop.reshape`) by a strided `loop.vload` (the transposes between NCHW and
+//! NCHW16c); arithmetic on vector data takes vector types
 //! (uniform operands are splat once; a select of a uniform condition keeps it
 //! scalar); `loop.for` loops inside carry vectors. Anything
 //! else (a gathered access, a strided store, a comparison of vector data, an op with a region
@@ -137,6 +140,9 @@ struct Analysis<'a> {
     /// (buffer, indices, class of the access) of every load and store.
     loads: Vec<(ValueId, Vec<ValueId>, Class)>,
     stores: Vec<(ValueId, Vec<ValueId>)>,
+    /// The `loop.for` loops around the op being classified: a gathered load inside
+    /// one is left scalar (a reduction along a row reads it consecutively instead).
+    loops: usize,
 }
 
 impl<'a> Analysis<'a> {
@@ -150,6 +156,7 @@ impl<'a> Analysis<'a> {
             width: None,
             loads: Vec::new(),
             stores: Vec::new(),
+            loops: 0,
         }
     }
 
@@ -219,7 +226,14 @@ impl<'a> Analysis<'a> {
         match kind {
             (Some(loops::Op::Yield), _) => Some(()),
             (Some(loops::Op::Load), _) => {
-                let c = self.access(&operands[1..])?;
+                let c = match self.access(&operands[1..]) {
+                    Some(c) => c,
+                    None if self.loops == 0 => {
+                        gather_dimension(self.ctx, b.value_type(operands[0]), &classes[1..])?;
+                        Class::Vector
+                    }
+                    None => return None,
+                };
                 if c == Class::Vector {
                     self.vector_of(b.value_type(results[0]))?;
                 }
@@ -356,7 +370,10 @@ impl<'a> Analysis<'a> {
             for (a, c) in args[1..].iter().zip(&carried) {
                 self.class.insert(*a, *c);
             }
-            self.block(block)?;
+            self.loops += 1;
+            let inside = self.block(block);
+            self.loops -= 1;
+            inside?;
             let next: Vec<Class> = self
                 .ir
                 .body(self.body)
@@ -397,6 +414,34 @@ impl<'a> Analysis<'a> {
             })
         })
     }
+}
+
+/// Where a load of a buffer of type `memref` with index classes `classes` gathers
+/// across its later dimensions: the one dimension `d` before the last whose index is
+/// a lane index (stride `s`) when every other index is uniform, and the buffer has a
+/// static shape and the identity layout (so dimensions `d..` are one contiguous
+/// dimension to `loop.reshape`).
+fn gather_dimension(ctx: &Context, memref: TypeId, classes: &[Class]) -> Option<(usize, i64)> {
+    let TypeData::MemRef {
+        shape,
+        layout: None,
+        ..
+    } = ctx.type_data(memref)
+    else {
+        return None;
+    };
+    if shape.len() != classes.len() || shape.iter().any(|d| *d <= 0) {
+        return None;
+    }
+    let mut lane = None;
+    for (d, c) in classes.iter().enumerate() {
+        match c {
+            Class::Uniform => {}
+            Class::Lane(s) if lane.is_none() && d + 1 < classes.len() => lane = Some((d, *s)),
+            _ => return None,
+        }
+    }
+    lane
 }
 
 /// Whether `nest` can be vectorized, and how.
@@ -580,6 +625,15 @@ impl Rewriter<'_> {
         let operands: Vec<ValueId> = b.operands(op).collect();
         let results: Vec<ValueId> = b.results(op).collect();
         match kind {
+            Some(loops::Op::Load)
+                if self.of(results[0]) == Class::Vector
+                    && !matches!(operands.last().map(|v| self.of(*v)), Some(Class::Lane(_))) =>
+            {
+                let v = self.tail_gather(op, &operands)?;
+                self.loaded.insert(v);
+                self.ir.body_mut(self.body).replace_all_uses(results[0], v);
+                self.ir.body_mut(self.body).erase_op(op);
+            }
             Some(loops::Op::Load) if self.of(results[0]) == Class::Vector => {
                 let ty = self.vector_type(b.value_type(results[0]));
                 let stride = match operands.last().map(|v| self.of(*v)) {
@@ -621,6 +675,59 @@ impl Rewriter<'_> {
             _ => {}
         }
         Ok(())
+    }
+
+    /// A load whose lane index `i` (stride `s`) is at dimension `d` before the last,
+    /// the later indices uniform: the buffer seen with its dimensions from `d` on as
+    /// one (`loop.reshape`, a contiguous identity layout), read from element `i * P
+    /// + tail` of that dimension by a `loop.vload` of stride `s * P`, `P` the product
+    /// of the sizes after `d`. Transposes between NCHW and NCHW16c read so.
+    fn tail_gather(&mut self, op: OpId, operands: &[ValueId]) -> Result<ValueId, String> {
+        let b = self.ir.body(self.body);
+        let (memref, indices) = (operands[0], &operands[1..]);
+        let classes: Vec<Class> = indices.iter().map(|v| self.of(*v)).collect();
+        let memref_ty = b.value_type(memref);
+        let (d, s) = gather_dimension(self.ctx, memref_ty, &classes)
+            .ok_or("a gathered load without a lane index before uniform ones")?;
+        let (shape, element) = acc_dialects::build::shape_of(self.ctx, memref_ty)?;
+        let vector = self.vector_type(element);
+        let tail: i64 = shape[d + 1..].iter().product();
+        let mut collapsed = shape[..d].to_vec();
+        collapsed.push(shape[d..].iter().product());
+        let collapsed_ty = acc_dialects::build::memref_type(self.ctx, &collapsed, element);
+        let index_ty = self.ctx.index_type();
+        let loc = self.ir.op(self.body, op).loc();
+        let mut e = Builder::new(
+            self.ctx,
+            &mut *self.ir,
+            self.body,
+            InsertPoint::Before(op),
+            loc,
+        );
+        let view = e.op(loops::Reshape::NAME, &[memref], &[collapsed_ty], &[])?[0];
+        // i * P + the tail's row-major offset.
+        let mut at = {
+            let p = e.index(tail)?;
+            e.op(arith::Muli::NAME, &[indices[d], p], &[index_ty], &[])?[0]
+        };
+        let mut weight = tail;
+        for (k, index) in indices.iter().enumerate().skip(d + 1) {
+            weight /= shape[k];
+            let w = e.index(weight)?;
+            let term = e.op(arith::Muli::NAME, &[*index, w], &[index_ty], &[])?[0];
+            at = e.op(arith::Addi::NAME, &[at, term], &[index_ty], &[])?[0];
+        }
+        let mut vload_operands = vec![view];
+        vload_operands.extend_from_slice(&indices[..d]);
+        vload_operands.push(at);
+        let stride = acc_dialects::build::i64_attr(self.ctx, s * tail);
+        let out = e.op(
+            loops::Vload::NAME,
+            &vload_operands,
+            &[vector],
+            &[(loops::Vload::ATTR_STRIDE, stride)],
+        )?;
+        Ok(out[0])
     }
 
     /// Creates `name(operands)` before `op`; its result, if it has one.

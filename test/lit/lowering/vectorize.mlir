@@ -73,6 +73,42 @@ func.func @strided_window(%x: memref<18xf32>, %w: memref<3xf32>, %y: memref<8xf3
 // Left alone: a transposed read (not along the last index), a read of the buffer
 // being written elsewhere than the element written, and a nest of fewer iterations
 // than lanes.
+// A transpose reads across rows: the lane index is in an earlier dimension than
+// the last, whose index is uniform. The buffer is seen with those dimensions as one
+// and read with a stride of their product: y[i, j..j+3] = x[j..j+3, i], and the
+// NCHW16c -> NCHW unpack, out[c, h, w..] = in[c / 16, h, w.., c % 16].
+// CHECK-LABEL: func.func @transpose_gather(
+// CHECK: loop.parallel (%[[I:[a-z0-9]+]], %[[J:[a-z0-9]+]])
+// CHECK: %[[V:.*]] = loop.reshape %arg0 : memref<8x8xf32> to memref<64xf32>
+// CHECK: %[[AT:.*]] = arith.muli %[[J]], %{{[0-9]+}} : index
+// CHECK: loop.vload %[[V]][%{{[0-9]+}}] {stride = 8 : i64} : memref<64xf32>, vector<4xf32>
+// CHECK: loop.vstore %{{[0-9]+}}, %arg1[%[[I]], %[[J]]]
+// CHECK: loop.parallel (%[[C:[a-z0-9]+]], %[[H:[a-z0-9]+]], %[[W:[a-z0-9]+]])
+// CHECK: %[[B:.*]] = loop.reshape %arg2 : memref<2x3x8x16xf32> to memref<2x3x128xf32>
+// CHECK: loop.vload %[[B]][%{{[0-9]+}}, %[[H]], %{{[0-9]+}}] {stride = 16 : i64} : memref<2x3x128xf32>, vector<4xf32>
+// CHECK: loop.vstore %{{[0-9]+}}, %arg3[%[[C]], %[[H]], %[[W]]] : memref<20x3x8xf32>, vector<4xf32>
+func.func @transpose_gather(%x: memref<8x8xf32>, %y: memref<8x8xf32>, %b: memref<2x3x8x16xf32>, %u: memref<20x3x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c20 = arith.constant 20 : index
+  loop.parallel (%i, %j) = (%c0, %c0) to (%c8, %c8) step (%c1, %c1) {
+    %a = loop.load %x[%j, %i] : memref<8x8xf32>
+    loop.store %a, %y[%i, %j] : memref<8x8xf32>
+    loop.yield
+  }
+  loop.parallel (%c, %h, %w) = (%c0, %c0, %c0) to (%c20, %c3, %c8) step (%c1, %c1, %c1) {
+    %blk = arith.divui %c, %c16 : index
+    %lane = arith.remui %c, %c16 : index
+    %a = loop.load %b[%blk, %h, %w, %lane] : memref<2x3x8x16xf32>
+    loop.store %a, %u[%c, %h, %w] : memref<20x3x8xf32>
+    loop.yield
+  }
+  return
+}
+
 // CHECK-LABEL: func.func @left_alone(
 // CHECK-NOT: vector
 // CHECK: return
@@ -81,11 +117,6 @@ func.func @left_alone(%x: memref<8x8xf32>, %y: memref<8x8xf32>, %z: memref<3xf32
   %c1 = arith.constant 1 : index
   %c3 = arith.constant 3 : index
   %c8 = arith.constant 8 : index
-  loop.parallel (%i, %j) = (%c0, %c0) to (%c8, %c8) step (%c1, %c1) {
-    %a = loop.load %x[%j, %i] : memref<8x8xf32>
-    loop.store %a, %y[%i, %j] : memref<8x8xf32>
-    loop.yield
-  }
   loop.parallel (%i, %j) = (%c0, %c0) to (%c8, %c8) step (%c1, %c1) {
     %a = loop.load %y[%i, %c0] : memref<8x8xf32>
     loop.store %a, %y[%i, %j] : memref<8x8xf32>
