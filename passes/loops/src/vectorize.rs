@@ -430,14 +430,30 @@ fn gather_dimension(ctx: &Context, memref: TypeId, classes: &[Class]) -> Option<
     else {
         return None;
     };
-    if shape.len() != classes.len() || shape.iter().any(|d| *d <= 0) {
+    // Sizes whose product (the collapsed dimension) overflows are left alone.
+    if shape.len() != classes.len()
+        || shape.iter().any(|d| *d <= 0)
+        || shape
+            .iter()
+            .try_fold(1i64, |p, d| p.checked_mul(*d))
+            .is_none()
+    {
         return None;
     }
     let mut lane = None;
     for (d, c) in classes.iter().enumerate() {
         match c {
             Class::Uniform => {}
-            Class::Lane(s) if lane.is_none() && d + 1 < classes.len() => lane = Some((d, *s)),
+            Class::Lane(s)
+                if lane.is_none()
+                    && d + 1 < classes.len()
+                    && shape[d + 1..]
+                        .iter()
+                        .try_fold(*s, |p, d| p.checked_mul(*d))
+                        .is_some() =>
+            {
+                lane = Some((d, *s))
+            }
             _ => return None,
         }
     }
@@ -696,14 +712,8 @@ impl Rewriter<'_> {
         collapsed.push(shape[d..].iter().product());
         let collapsed_ty = acc_dialects::build::memref_type(self.ctx, &collapsed, element);
         let index_ty = self.ctx.index_type();
-        let loc = self.ir.op(self.body, op).loc();
-        let mut e = Builder::new(
-            self.ctx,
-            &mut *self.ir,
-            self.body,
-            InsertPoint::Before(op),
-            loc,
-        );
+        let stride = acc_dialects::build::i64_attr(self.ctx, s * tail);
+        let mut e = self.before(op);
         let view = e.op(loops::Reshape::NAME, &[memref], &[collapsed_ty], &[])?[0];
         // i * P + the tail's row-major offset.
         let mut at = {
@@ -720,7 +730,6 @@ impl Rewriter<'_> {
         let mut vload_operands = vec![view];
         vload_operands.extend_from_slice(&indices[..d]);
         vload_operands.push(at);
-        let stride = acc_dialects::build::i64_attr(self.ctx, s * tail);
         let out = e.op(
             loops::Vload::NAME,
             &vload_operands,
@@ -739,16 +748,22 @@ impl Rewriter<'_> {
         result: Option<TypeId>,
         props: &[(&str, acc_ir::AttrId)],
     ) -> Result<ValueId, String> {
+        let out = self
+            .before(op)
+            .op(name, operands, result.as_slice(), props)?;
+        Ok(out.first().copied().unwrap_or(operands[0]))
+    }
+
+    /// A builder inserting before `op`, at its location.
+    fn before(&mut self, op: OpId) -> Builder<'_> {
         let loc = self.ir.op(self.body, op).loc();
-        let mut e = Builder::new(
+        Builder::new(
             self.ctx,
             &mut *self.ir,
             self.body,
             InsertPoint::Before(op),
             loc,
-        );
-        let out = e.op(name, operands, result.as_slice(), props)?;
-        Ok(out.first().copied().unwrap_or(operands[0]))
+        )
     }
 
     /// A loop carrying vectors: the inits, the block arguments, the yielded values and
