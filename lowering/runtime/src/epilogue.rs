@@ -114,14 +114,11 @@ impl Fused {
     #[target_feature(enable = "avx512f")]
     pub(crate) fn activate_vector(self, x: std::arch::x86_64::__m512) -> std::arch::x86_64::__m512 {
         use std::arch::x86_64::*;
-        let clamp = |v| {
-            let (lo, hi) = (
-                _mm512_set1_ps(self.bounds.lo),
-                _mm512_set1_ps(self.bounds.hi),
-            );
-            // max_ps / min_ps give their second operand when either is NaN: the value.
-            _mm512_min_ps(hi, _mm512_max_ps(lo, v))
-        };
+        let (lo, hi) = (
+            _mm512_set1_ps(self.bounds.lo),
+            _mm512_set1_ps(self.bounds.hi),
+        );
+        let clamp = |v| self.bounds.apply(lo, hi, v);
         match self.gate {
             Gate::None if self.bounds == Bounds::NONE => x,
             Gate::None => clamp(x),
@@ -238,15 +235,6 @@ impl Bounds {
         use std::arch::x86_64::{_mm512_max_ps, _mm512_min_ps};
         // max_ps / min_ps give their second operand when either is NaN: the value.
         _mm512_min_ps(hi, _mm512_max_ps(lo, x))
-    }
-
-    /// Clamps every element of `values`.
-    pub fn apply_all(self, values: &mut [f32]) {
-        if self != Bounds::NONE {
-            for x in values {
-                *x = self.apply_scalar(*x);
-            }
-        }
     }
 }
 
