@@ -606,3 +606,52 @@ fn an_int8_network_on_the_example_accelerator_matches_the_interpreter_bit_for_bi
     let distinct: std::collections::BTreeSet<u32> = got.iter().copied().collect();
     assert!(distinct.len() > 5, "{want:?}");
 }
+
+/// Ops holding the same constant value (a weight packed once per use, as a
+/// recurrent cell's steps do) share one `weights.h` buffer.
+#[test]
+fn ops_with_the_same_constant_value_share_one_buffer() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let loops = dir.path().join("loops.mlir");
+    std::fs::write(
+        &loops,
+        r#"func.func @f(%out: memref<2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %w0 = loop.constant dense<[1.5, 2.5]> : tensor<2xf32> to memref<2xf32>
+  %w1 = loop.constant dense<[1.5, 2.5]> : tensor<2xf32> to memref<2xf32>
+  %w2 = loop.constant dense<[3.5, 2.5]> : tensor<2xf32> to memref<2xf32>
+  %x = loop.load %w0[%c0] : memref<2xf32>
+  %y = loop.load %w1[%c1] : memref<2xf32>
+  %z = loop.load %w2[%c0] : memref<2xf32>
+  %s = arith.addf %x, %y : f32
+  loop.store %s, %out[%c0] : memref<2xf32>
+  loop.store %z, %out[%c1] : memref<2xf32>
+  return
+}
+"#,
+    )
+    .expect("written");
+    run(Command::new(env!("CARGO_BIN_EXE_acc-translate"))
+        .arg("--emit-c")
+        .arg(&loops)
+        .arg("-o")
+        .arg(dir.path().join("c")));
+    let weights = std::fs::read_to_string(dir.path().join("c/weights.h")).expect("weights.h");
+    let definitions: Vec<&str> = weights
+        .lines()
+        .filter(|l| l.starts_with("static const float"))
+        .collect();
+    assert_eq!(definitions.len(), 2, "{weights}");
+    let source = std::fs::read_to_string(dir.path().join("c/model.c")).expect("model.c");
+    assert_eq!(
+        source.matches("(float *)acc_weights_0;").count(),
+        2,
+        "{source}"
+    );
+    assert_eq!(
+        source.matches("(float *)acc_weights_1;").count(),
+        1,
+        "{source}"
+    );
+}

@@ -46,6 +46,9 @@ pub(crate) struct Shared {
     pub externs: Vec<(String, &'static str, Vec<String>)>,
     /// The definitions of the constant buffers.
     pub constants: Vec<String>,
+    /// The name of the buffer holding each constant value defined so far: ops with
+    /// the same (interned) value share one buffer.
+    pub constant_names: std::collections::HashMap<acc_ir::AttrId, String>,
 }
 
 /// A function's declaration (for the header) and definition.
@@ -672,7 +675,35 @@ impl FnEmitter<'_> {
         let value = op
             .attr(self.ctx, loops::Constant::ATTR_VALUE)
             .ok_or_else(|| fail(op, "a constant without a value"))?;
-        let t = acc_interp::Tensor::from_attr(self.ctx, value).map_err(|m| fail(op, m))?;
+        let name = match self.shared.constant_names.get(&value) {
+            Some(name) => name.clone(),
+            None => {
+                let name = self
+                    .define_constant(ty, elem, value)
+                    .map_err(|m| fail(op, m))?;
+                self.shared.constant_names.insert(value, name.clone());
+                name
+            }
+        };
+        self.bind_memref(
+            result,
+            elem,
+            shape,
+            strides,
+            &format!("({} *){name}", elem.name()),
+        );
+        Ok(())
+    }
+
+    /// Defines a `weights.h` buffer holding `value` (of buffer type `ty`) and returns
+    /// its name.
+    fn define_constant(
+        &mut self,
+        ty: TypeId,
+        elem: CType,
+        value: acc_ir::AttrId,
+    ) -> Result<String, String> {
+        let t = acc_interp::Tensor::from_attr(self.ctx, value)?;
         let name = format!("acc_weights_{}", self.shared.constants.len());
         let mut text = format!(
             "/* {} */\nstatic const {} {name}[{}] __attribute__((aligned(64))) = {{",
@@ -689,14 +720,7 @@ impl FnEmitter<'_> {
         }
         text.push_str("\n};\n");
         self.shared.constants.push(text);
-        self.bind_memref(
-            result,
-            elem,
-            shape,
-            strides,
-            &format!("({} *){name}", elem.name()),
-        );
-        Ok(())
+        Ok(name)
     }
 
     fn subview(

@@ -102,6 +102,7 @@ pub fn compile<M: Module>(
     }
     let mut cctx = module.make_context();
     let mut fctx = FunctionBuilderContext::new();
+    let mut constants = FxHashMap::default();
     for ((_, body, op), c) in funcs.iter().zip(compiled.iter_mut()) {
         let r = ir.op(*body, *op);
         let inner = ir
@@ -121,6 +122,7 @@ pub fn compile<M: Module>(
             features,
             config,
             outlined: &mut c.outlined,
+            constants: &mut constants,
         };
         FnTranslator::new(ctx, ir, inner, b, shared, c.abi.clone()).run(region)?;
         module.define_function(c.id, &mut cctx).map_err(|e| {

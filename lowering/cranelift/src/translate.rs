@@ -58,6 +58,10 @@ pub(crate) struct Shared<'m, M: Module> {
     pub config: TargetFrontendConfig,
     /// The bodies of threaded nests generated so far (`translate/outline.rs`).
     pub outlined: &'m mut Vec<OutlinedBody>,
+    /// The read-only data object of each constant value defined so far: ops with
+    /// the same (interned) value share one copy, so a weight read by many ops (a
+    /// recurrent cell's, once per step) is one object in memory and in the cache.
+    pub constants: &'m mut FxHashMap<acc_ir::AttrId, cranelift_module::DataId>,
 }
 
 /// Translates one function body into `b`.

@@ -328,3 +328,33 @@ func.func @v(%x: memref<4xf32>) -> f32 {
     );
     assert!(acc_cranelift::object::emit(&ctx, &ir, "aarch64", "v").is_ok());
 }
+
+/// A function reading `copies` `loop.constant` ops of one 16 KiB value.
+fn reads_of_one_constant(copies: usize) -> String {
+    let mut body = String::new();
+    let mut sum = "%zero".to_string();
+    for i in 0..copies {
+        body.push_str(&format!(
+            "  %w{i} = loop.constant dense<1.5> : tensor<4096xf32> to memref<4096xf32>\n  %x{i} = loop.load %w{i}[%c0] : memref<4096xf32>\n  %s{i} = arith.addf {sum}, %x{i} : f32\n"
+        ));
+        sum = format!("%s{i}");
+    }
+    format!(
+        "func.func @f() -> f32 {{\n  %c0 = arith.constant 0 : index\n  %zero = arith.constant 0.0 : f32\n{body}  return {sum} : f32\n}}\n"
+    )
+}
+
+#[test]
+fn ops_with_the_same_constant_value_share_one_copy_of_its_data() {
+    let size = |copies: usize| {
+        let mut ctx = acc_dialects::new_context();
+        let ir = parse(&mut ctx, &reads_of_one_constant(copies));
+        let o = acc_cranelift::object::emit(&ctx, &ir, "x86_64", "f")
+            .unwrap_or_else(|e| panic!("{}", e.message));
+        o.bytes.len()
+    };
+    let (one, three) = (size(1), size(3));
+    assert!(one > 16384, "the data is in the object: {one} bytes");
+    // Two more reads add code and relocations, not two more 16 KiB copies.
+    assert!(three < one + 4096, "1 read: {one} bytes, 3 reads: {three}");
+}

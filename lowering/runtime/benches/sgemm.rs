@@ -2,7 +2,7 @@
 //! kernel) and of the portable `matrixmultiply` path on the matrix products of the
 //! benchmark models (convolutions as im2col products, transformer matmuls).
 
-use acc_runtime::sgemm::{Matrix, matrix, portable, sgemm};
+use acc_runtime::sgemm::{Matrix, Panels, matrix, portable, sgemm, sgemm_panels};
 use std::time::Instant;
 
 /// (name, m, n, k): C is m x n, the depth k.
@@ -19,7 +19,26 @@ const SHAPES: &[(&str, usize, usize, usize)] = &[
     ("L1 rows", 64, 48, 256),
     ("one panel, many rows", 512, 48, 256),
     ("one panel, many rows, k=128", 1024, 48, 128),
+    ("recurrent step 128 -> 4x128", 1, 512, 128),
 ];
+
+/// Products whose B is a layer's weights, packed at compile time (`acc_sgemm_nk48n`).
+const PACKED_SHAPES: &[(&str, usize, usize, usize)] = &[
+    ("recurrent step 128 -> 4x128", 1, 512, 128),
+    ("transformer qkv 197x192 @ 192x576", 197, 576, 192),
+];
+
+/// [`sgemm_panels`] with B's k x n row-major values read as panels: the same work,
+/// another order of B's elements in memory.
+unsafe fn panels(a: Matrix<*const f32>, b: Matrix<*const f32>, c: Matrix<*mut f32>) {
+    let panels = Panels {
+        ptr: b.ptr,
+        rows: b.rows,
+        cols: b.cols,
+    };
+    // SAFETY: B holds k x n floats, as many as its panels (n a multiple of 48).
+    unsafe { sgemm_panels(a, panels, c, None) }
+}
 
 type Kernel = unsafe fn(Matrix<*const f32>, Matrix<*const f32>, Matrix<*mut f32>);
 
@@ -64,4 +83,13 @@ fn main() {
         );
     }
     println!("(GFLOP/s, best of 5 batches, one thread)");
+    println!();
+    println!("{:<52} {:>10}", "B packed in 48-column panels", "acc_sgemm");
+    for &(name, m, n, k) in PACKED_SHAPES {
+        println!(
+            "{:<52} {:>10.1}",
+            format!("{name} ({m}x{n}x{k})"),
+            gflops(panels, m, n, k)
+        );
+    }
 }

@@ -636,23 +636,31 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
         Ok(streams)
     }
 
-    /// A read-only data object holding `op`'s `value`, and its address.
+    /// The address of a read-only data object holding `op`'s `value`: one object
+    /// per distinct value in the module.
     pub(super) fn constant_data(&mut self, op: OpRef<'_>) -> Result<Value, CodegenError> {
         let value = op
             .attr(self.ctx, loops::Constant::ATTR_VALUE)
             .ok_or_else(|| err(op, "a constant without a value"))?;
-        let bytes = constant_bytes(self.ctx, value).map_err(|m| err(op, m))?;
-        let module = &mut *self.shared.module;
-        let id = module
-            .declare_anonymous_data(false, false)
-            .map_err(|e| err(op, format!("cannot declare the constant: {e}")))?;
-        let mut data = cranelift_module::DataDescription::new();
-        data.define(bytes.into_boxed_slice());
-        data.set_align(64);
-        module
-            .define_data(id, &data)
-            .map_err(|e| err(op, format!("cannot define the constant: {e}")))?;
-        let gv = module.declare_data_in_func(id, self.b.func);
+        let id = match self.shared.constants.get(&value) {
+            Some(id) => *id,
+            None => {
+                let bytes = constant_bytes(self.ctx, value).map_err(|m| err(op, m))?;
+                let module = &mut *self.shared.module;
+                let id = module
+                    .declare_anonymous_data(false, false)
+                    .map_err(|e| err(op, format!("cannot declare the constant: {e}")))?;
+                let mut data = cranelift_module::DataDescription::new();
+                data.define(bytes.into_boxed_slice());
+                data.set_align(64);
+                module
+                    .define_data(id, &data)
+                    .map_err(|e| err(op, format!("cannot define the constant: {e}")))?;
+                self.shared.constants.insert(value, id);
+                id
+            }
+        };
+        let gv = self.shared.module.declare_data_in_func(id, self.b.func);
         let p = self.pointer();
         Ok(self.b.ins().symbol_value(p, gv))
     }

@@ -318,6 +318,7 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                 features: self.shared.features,
                 config: self.shared.config,
                 outlined: &mut *self.shared.outlined,
+                constants: &mut *self.shared.constants,
             };
             let mut inner =
                 FnTranslator::new(self.ctx, self.ir, self.body, b, shared, self.abi.clone());
