@@ -684,6 +684,26 @@ mod tests {
     }
 
     #[test]
+    fn threads_split_few_columns_by_rows_with_the_same_bits() {
+        // A 7x7 output (2 column tiles) of 90 channels: the threads take groups of
+        // rows (output channels), each with its share of the bias.
+        let shape = conv([70, 9, 9], [90, 3, 3], [7, 7], [1, 1], [1, 1], [0, 0]);
+        let relu6 = Bounds { lo: 0.0, hi: 6.0 };
+        check_with(sconv2d, shape, relu6, true);
+        let (x, f, bias) = (random(70 * 81, 31), random(90 * 70 * 9, 32), random(90, 33));
+        crate::threads::assert_same_bits_on_threads(|| {
+            let mut out = vec![0f32; 90 * 49];
+            let fused = Fused {
+                bias: Some(bias.as_ptr()),
+                ..Fused::of_call(std::ptr::null(), relu6.lo, relu6.hi)
+            };
+            // SAFETY: the vectors hold the shape's buffers.
+            unsafe { sconv2d(x.as_ptr(), f.as_ptr(), out.as_mut_ptr(), shape, fused) };
+            out
+        });
+    }
+
+    #[test]
     fn the_c_entry_points_agree_with_the_kernel() {
         // 3 channels 6x6 -> 4 channels 3x3 (stride 2, padding 1), ReLU, with and
         // without a bias (a null bias is no bias).

@@ -27,6 +27,30 @@ pub fn matrix<P>(ptr: P, rows: usize, cols: usize) -> Matrix<P> {
     }
 }
 
+impl<T> Matrix<*const T> {
+    /// The rows `range` of the matrix (inside it: `range.end <= rows`).
+    pub(crate) fn rows(self, range: std::ops::Range<usize>) -> Self {
+        debug_assert!(range.start <= range.end && range.end <= self.rows);
+        Matrix {
+            ptr: self.ptr.wrapping_add(range.start * self.row_stride),
+            rows: range.len(),
+            ..self
+        }
+    }
+}
+
+impl<T> Matrix<*mut T> {
+    /// The rows `range` of the matrix (inside it: `range.end <= rows`).
+    pub(crate) fn rows(self, range: std::ops::Range<usize>) -> Self {
+        debug_assert!(range.start <= range.end && range.end <= self.rows);
+        Matrix {
+            ptr: self.ptr.wrapping_add(range.start * self.row_stride),
+            rows: range.len(),
+            ..self
+        }
+    }
+}
+
 /// Where the kernel takes the rows of B from: a matrix in memory, or a view
 /// computed on the fly (a convolution's patches).
 pub(crate) trait PanelSource {
@@ -758,22 +782,26 @@ mod tests {
 
     #[test]
     fn threads_give_the_same_bits() {
-        // Enough work to be split: 5 column tiles among 3 threads (2, 2, 1 tiles).
-        let (m, n, k) = (130, 200, 300);
-        let (a, b) = (random(m * k, 21), random(k * n, 22));
-        let c0 = random(m * n, 23);
-        crate::threads::assert_same_bits_on_threads(|| {
-            let mut c = c0.clone();
-            // SAFETY: the vectors hold the matrices.
-            unsafe {
-                sgemm(
-                    matrix(a.as_ptr(), m, k),
-                    matrix(b.as_ptr(), k, n),
-                    matrix(c.as_mut_ptr(), m, n),
-                )
-            };
-            c
-        });
+        // Enough work to be split: 5 column tiles (4.2 tiles' work) among 3 threads
+        // balance worse than 17 groups of rows, so rows are split; 7 column tiles
+        // among 3 threads (3, 3, 1) balance better than 3 groups of rows.
+        for (m, n, k) in [(130, 200, 300), (20, 6 * 48 + 40, 300)] {
+            let (a, b) = (random(m * k, 21), random(k * n, 22));
+            let c0 = random(m * n, 23);
+            crate::threads::assert_same_bits_on_threads(|| {
+                let mut c = c0.clone();
+                // SAFETY: the vectors hold the matrices.
+                unsafe {
+                    sgemm(
+                        matrix(a.as_ptr(), m, k),
+                        matrix(b.as_ptr(), k, n),
+                        matrix(c.as_mut_ptr(), m, n),
+                    )
+                };
+                c
+            });
+            check(m, n, k);
+        }
     }
 
     #[test]

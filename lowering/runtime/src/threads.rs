@@ -61,6 +61,14 @@ fn team() -> Option<Arc<Team>> {
     TEAM.read().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
+/// How many threads a split uses (1 without a team).
+pub(crate) fn threads() -> usize {
+    TEAM.read()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+        .map_or(1, |team| team.helpers.len() + 1)
+}
+
 /// From this many multiply-adds on, a kernel call is split among the threads.
 pub(crate) const PARALLEL_WORK: usize = 1 << 17;
 

@@ -89,15 +89,32 @@ func.func @reused(%x: tensor<4xf32>) -> tensor<4xf32> {
 // columns 48 and 49 and then zeros. Its element (t, j) sits at
 // ((j / 48) * 3 + t) * 48 + j % 48.
 // The packed constant starts with row 0's columns 0, 1, 2 (0.0, 1.0, 2.0).
+// The init, a splat constant, becomes a bias of 50 values the call starts from:
+// the result is neither filled nor read first.
 // CHECK-LABEL: func.func @weights(
 // CHECK: %[[W:[0-9]+]] = loop.constant dense<"0x000000000000803F00000040
 // CHECK-SAME: : tensor<2x3x48xf32> to memref<2x3x48xf32>
-// CHECK: hw.intrinsic "acc_sgemm_nk48n"(%arg0, %[[W]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}) : (memref<2x3xf32>, memref<2x3x48xf32>, memref<2x50xf32>, index, index, index) -> ()
+// CHECK-NEXT: %[[B:[0-9]+]] = loop.constant dense<5.000000e-01> : tensor<50xf32> to memref<50xf32>
+// CHECK-NEXT: %[[C:[0-9]+]] = loop.alloc() : memref<2x50xf32>
+// CHECK-NOT: loop.copy
+// CHECK: hw.intrinsic "acc_sgemm_nk48n_bias"(%arg0, %[[W]], %[[B]], %[[C]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}) : (memref<2x3xf32>, memref<2x3x48xf32>, memref<50xf32>, memref<2x50xf32>, index, index, index) -> ()
 // CHECK-NOT: tensor<3x50xf32>
 // CHECK: return
 func.func @weights(%x: tensor<2x3xf32>) -> tensor<2x50xf32> {
   %w = arith.constant dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0, 32.0, 33.0, 34.0, 35.0, 36.0, 37.0, 38.0, 39.0, 40.0, 41.0, 42.0, 43.0, 44.0, 45.0, 46.0, 47.0, 48.0, 49.0], [1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 2.0, -2.0], [0.5, 0.25, 0.125, 0.5, 0.25, 0.125, 0.5, 0.25, 0.125, 0.5, 0.25, 0.125, 0.5, 0.25, 0.125, 0.5, 0.25, 0.125, 0.5, 0.25, 0.125, 0.5, 0.25, 0.125, 0.5, 0.25, 0.125, 0.5, 0.25, 0.125, 0.5, 0.25, 0.125, 0.5, 0.25, 0.125, 0.5, 0.25, 0.125, 0.5, 0.25, 0.125, 0.5, 0.25, 0.125, 0.5, 0.25, 0.125, 3.0, 4.0]]> : tensor<3x50xf32>
   %z = arith.constant dense<0.5> : tensor<2x50xf32>
+  %y = tensor.matmul ins(%x, %w : tensor<2x3xf32>, tensor<3x50xf32>) outs(%z : tensor<2x50xf32>) -> tensor<2x50xf32>
+  return %y : tensor<2x50xf32>
+}
+
+// An init that is not a constant: the call accumulates onto a copy of it.
+// CHECK-LABEL: func.func @accumulates(
+// CHECK: %[[C:[0-9]+]] = loop.alloc() : memref<2x50xf32>
+// CHECK-NEXT: loop.copy %arg1, %[[C]]
+// CHECK: hw.intrinsic "acc_sgemm_nk48n"(%arg0, %{{[0-9]+}}, %[[C]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}) : (memref<2x3xf32>, memref<2x3x48xf32>, memref<2x50xf32>, index, index, index) -> ()
+// CHECK-NEXT: return
+func.func @accumulates(%x: tensor<2x3xf32>, %z: tensor<2x50xf32>) -> tensor<2x50xf32> {
+  %w = arith.constant dense<0.25> : tensor<3x50xf32>
   %y = tensor.matmul ins(%x, %w : tensor<2x3xf32>, tensor<3x50xf32>) outs(%z : tensor<2x50xf32>) -> tensor<2x50xf32>
   return %y : tensor<2x50xf32>
 }

@@ -297,6 +297,35 @@ impl Bufferizer<'_> {
             .result()
     }
 
+    /// For an `init` that is an f32 splat constant, a `loop.constant` of `n` copies
+    /// of its value: the per-column bias a packed product starts from instead.
+    pub(crate) fn splat_bias(
+        &mut self,
+        op: OpId,
+        init: ValueId,
+        n: i64,
+    ) -> Result<Option<ValueId>, String> {
+        let f32t = self.ctx.float_type(acc_ir::FloatKind::F32);
+        let Some((bytes, true)) = dense_bytes(self.ctx, self.ir, self.body, init) else {
+            return Ok(None);
+        };
+        if self.element(init) != f32t || bytes.len() != 4 {
+            return Ok(None);
+        }
+        let ty = acc_dialects::build::tensor_type(self.ctx, &[n], f32t);
+        let value = self
+            .ctx
+            .intern_attr(acc_ir::attrs::AttrData::DenseElements {
+                ty,
+                data: acc_ir::attrs::DenseData::Splat(bytes.into()),
+            });
+        let buffer = buffer_type(self.ctx, ty);
+        loops::Constant::build(&mut self.emitter(op), buffer)
+            .value(value)
+            .result()
+            .map(Some)
+    }
+
     /// The library function that can finish map `op`: its region yields an f32
     /// `math.exp` / `math.erf` result used nowhere else, and the library has that
     /// function.

@@ -358,18 +358,28 @@ impl Bufferizer<'_> {
     pub(crate) fn matmul(&mut self, op: OpId) -> Result<ValueId, String> {
         let operands: Vec<ValueId> = self.ir.body(self.body).operands(op).collect();
         let (a, b, init) = (operands[0], operands[1], operands[2]);
-        let dest = self.destination(op, init, true)?;
         if self.packed_weights.contains(&b) {
             let (sa, sb) = (self.shape(a)?, self.shape(b)?);
             let panels = self.packed_constant(op, b)?;
             let ba = self.buffers.get(&a).copied().ok_or("A has no buffer")?;
             let callee = self.library.packed_gemm.clone().ok_or("no packed-gemm")?;
+            // A constant init (a product from zero, as MatMul imports): the call
+            // starts each column from its value, and C is neither filled nor read.
+            let splat = match self.absorbed_biases.contains_key(&init) {
+                true => None,
+                false => self.splat_bias(op, init, sb[1])?,
+            };
+            let dest = self.destination(op, init, splat.is_none())?;
             // A bias broadcast into the init: the call starts each column from it.
-            let (callee, buffers) = self.biased_call(init, callee, &[ba, panels], dest)?;
+            let (callee, buffers) = match splat {
+                Some(bias) => (format!("{callee}_bias"), vec![ba, panels, bias, dest]),
+                None => self.biased_call(init, callee, &[ba, panels], dest)?,
+            };
             let mut e = self.emitter(op);
             call_library(&mut e, &callee, &buffers, &[sa[0], sb[1], sa[1]], None)?;
             return Ok(dest);
         }
+        let dest = self.destination(op, init, true)?;
         if let Some(gemm) = self.library_gemm(&[a, b, init])? {
             let (sa, sb) = (self.shape(a)?, self.shape(b)?);
             if sa.len() == 2 {

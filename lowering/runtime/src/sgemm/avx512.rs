@@ -48,8 +48,9 @@ pub(crate) enum Initial {
 /// bias holds c.cols values.
 ///
 /// With a thread pool ([`crate::threads`]) and enough work, the column tiles are
-/// split into one contiguous range per thread; each element's sum runs in the same
-/// order either way.
+/// split into one contiguous range per thread, or the groups of [`ROWS`] rows when
+/// that balances the threads' work better (few column tiles: attention's products
+/// with 64 or 197 columns); each element's sum runs in the same order either way.
 #[target_feature(enable = "avx512f")]
 pub(crate) unsafe fn sgemm(
     a: Matrix<*const f32>,
@@ -60,6 +61,36 @@ pub(crate) unsafe fn sgemm(
 ) {
     let (m, n, k) = (c.rows, c.cols, a.cols);
     let shared = Unshared((a, b, c, fused, initial));
+    let threads = crate::threads::threads();
+    let column_tiles = n.div_ceil(TILE_COLUMNS);
+    let row_groups = m.div_ceil(ROWS);
+    let by_rows = m > 1
+        && threads > 1
+        && balance(m as f64 / ROWS as f64, row_groups, threads)
+            > 1.15 * balance(n as f64 / TILE_COLUMNS as f64, column_tiles, threads);
+    if by_rows {
+        let groups = |range: std::ops::Range<usize>| {
+            let (a, b, c, fused, initial) = shared.get();
+            let rows = range.start * ROWS..(range.end * ROWS).min(m);
+            // SAFETY: this CPU has AVX-512F (the caller's contract); the rows lie
+            // inside A, C and a row bias; parts write disjoint rows of C and only
+            // read A and B.
+            unsafe {
+                let fused = Fused {
+                    bias: fused.bias.map(|bias| bias.add(rows.start)),
+                    ..fused
+                };
+                columns(a.rows(rows.clone()), b, c.rows(rows), fused, initial, 0..n)
+            };
+        };
+        crate::threads::split_from(
+            row_groups,
+            m * n * k,
+            crate::threads::PARALLEL_WORK,
+            &groups,
+        );
+        return;
+    }
     let tiles = |range: std::ops::Range<usize>| {
         let (a, b, c, fused, initial) = shared.get();
         let columns_of = range.start * TILE_COLUMNS..(range.end * TILE_COLUMNS).min(n);
@@ -72,7 +103,15 @@ pub(crate) unsafe fn sgemm(
     } else {
         crate::threads::PARALLEL_WORK
     };
-    crate::threads::split_from(n.div_ceil(TILE_COLUMNS), m * n * k, least, &tiles);
+    crate::threads::split_from(column_tiles, m * n * k, least, &tiles);
+}
+
+/// How close the busiest of `threads` comes to an equal share when `units` units
+/// (`whole` of them in full units' work: the last may be partial) are split into
+/// contiguous parts of ceil(units / threads): 1 for a perfect balance.
+fn balance(whole: f64, units: usize, threads: usize) -> f64 {
+    let per_part = units.div_ceil(threads.min(units).max(1)).max(1);
+    whole / threads as f64 / per_part as f64
 }
 
 /// From this many multiply-adds on (128 KiB of B), a one-row product is split among
