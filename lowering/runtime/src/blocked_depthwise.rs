@@ -33,35 +33,17 @@ pub unsafe fn sdwconv2d_nchw16c(
     #[cfg(target_arch = "x86_64")]
     if crate::avx512() {
         // SAFETY: the CPU has AVX-512F; the caller vouches for the memory.
-        unsafe { avx512::run(input, filter, output, &shape, fused) };
+        unsafe { run(input, filter, output, &shape, fused, &avx512::TILES) };
         return;
     }
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2; the caller vouches for the memory.
-        unsafe { sums_avx2(input, filter, output, shape, fused) };
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has AVX2 and FMA; the caller vouches for the memory.
+        unsafe { run(input, filter, output, &shape, fused, &avx2::TILES) };
         return;
     }
     // SAFETY: as above.
     unsafe { sdwconv2d_nchw16c_portable(input, filter, output, shape, fused) }
-}
-
-/// The portable sums compiled for AVX2 (each pixel's 16 lanes in two 256-bit
-/// registers): the same bits as [`sdwconv2d_nchw16c_portable`].
-///
-/// # Safety
-/// The CPU has AVX2; as [`sdwconv2d_nchw16c`].
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn sums_avx2(
-    input: *const f32,
-    filter: *const f32,
-    output: *mut f32,
-    shape: Conv2d,
-    fused: Fused,
-) {
-    // SAFETY: the caller's contract.
-    unsafe { sums(input, filter, output, shape, fused) }
 }
 
 /// The input position of output coordinate `o`'s tap `k` along an axis, if inside.
@@ -166,104 +148,114 @@ unsafe fn sums(
     }
 }
 
+/// Sixteen zeros: what a pixel reads for a tap left or right of the input.
 #[cfg(target_arch = "x86_64")]
-mod avx512 {
-    use super::BLOCK;
-    use crate::conv::{Conv2d, inside};
-    use crate::{Bounds, Fused, Gate};
-    use std::arch::x86_64::*;
+static ZEROS: [f32; BLOCK] = [0.0; BLOCK];
 
-    /// Sixteen zeros: what a pixel reads for a tap left or right of the input.
-    static ZEROS: [f32; BLOCK] = [0.0; BLOCK];
+/// Where one tile reads and writes: its channel block's input plane, filter and
+/// bias, its first output pixel and its output row and column.
+#[cfg(target_arch = "x86_64")]
+struct Tile {
+    input: *const f32,
+    filter: *const f32,
+    bias: Option<*const f32>,
+    output: *mut f32,
+    y: usize,
+    x: usize,
+}
 
-    /// Where one tile reads and writes: its channel block's input plane, filter and
-    /// bias, its first output pixel and its output row and column.
-    struct Tile {
-        input: *const f32,
-        filter: *const f32,
-        bias: Option<*const f32>,
-        output: *mut f32,
-        y: usize,
-        x: usize,
-    }
+/// An instruction set's tile kernels for 8, 4, 2 and 1 pixels of a row: each takes
+/// the tile, the shape, the activation and whether some tap of some pixel lies left
+/// or right of the input (it reads zeros).
+#[cfg(target_arch = "x86_64")]
+type Tiles = [unsafe fn(&Tile, &Conv2d, Fused, bool); 4];
 
-    /// Runs every channel block, row and tile of up to 8 pixels.
-    ///
-    /// # Safety
-    /// The CPU has AVX-512F; the buffers hold the blocked sizes of `s`.
-    ///
-    /// With a thread pool ([`crate::threads`]) and enough work, the channel blocks
-    /// are split into one contiguous range per thread.
-    #[target_feature(enable = "avx512f")]
-    pub(super) unsafe fn run(
-        input: *const f32,
-        filter: *const f32,
-        output: *mut f32,
-        s: &Conv2d,
-        fused: Fused,
-    ) {
-        let ([c, _, _], [_, kh, kw], [oh, ow]) = (s.input, s.filter, s.output);
-        let shared = crate::threads::Unshared((input, filter, output, *s, fused));
-        let blocks = |range: std::ops::Range<usize>| {
-            let (input, filter, output, s, fused) = shared.get();
-            // SAFETY: this CPU has AVX-512F (the caller's contract); parts write
-            // disjoint channel blocks and only read the input and the filter.
-            unsafe { run_blocks(input, filter, output, &s, fused, range) };
-        };
-        crate::threads::split(c.div_ceil(BLOCK), c * oh * ow * kh * kw, &blocks);
-    }
+/// Runs every channel block, row and tile of up to 8 pixels with `tiles`.
+///
+/// # Safety
+/// The CPU can run `tiles`; the buffers hold the blocked sizes of `s`.
+///
+/// With a thread pool ([`crate::threads`]) and enough work, the channel blocks are
+/// split into one contiguous range per thread.
+#[cfg(target_arch = "x86_64")]
+unsafe fn run(
+    input: *const f32,
+    filter: *const f32,
+    output: *mut f32,
+    s: &Conv2d,
+    fused: Fused,
+    tiles: &'static Tiles,
+) {
+    let ([c, _, _], [_, kh, kw], [oh, ow]) = (s.input, s.filter, s.output);
+    let shared = crate::threads::Unshared((input, filter, output, *s, fused));
+    let blocks = |range: std::ops::Range<usize>| {
+        let (input, filter, output, s, fused) = shared.get();
+        // SAFETY: the CPU can run `tiles` (the caller's contract); parts write
+        // disjoint channel blocks and only read the input and the filter.
+        unsafe { run_blocks(input, filter, output, &s, fused, tiles, range) };
+    };
+    crate::threads::split(c.div_ceil(BLOCK), c * oh * ow * kh * kw, &blocks);
+}
 
-    /// [`run`] on the channel blocks in `blocks`.
-    ///
-    /// # Safety
-    /// As [`run`]; the blocks lie inside the buffers.
-    #[target_feature(enable = "avx512f")]
-    unsafe fn run_blocks(
-        input: *const f32,
-        filter: *const f32,
-        output: *mut f32,
-        s: &Conv2d,
-        fused: Fused,
-        blocks: std::ops::Range<usize>,
-    ) {
-        let ([_, h, w], [_, kh, kw], [oh, ow]) = (s.input, s.filter, s.output);
-        // The output columns whose taps all lie inside the input: no checks there.
-        let first = -(s.padding[1] as isize);
-        let (lo, hi) = inside(first, s.stride[1], ow, w);
-        let last_tap = ((kw.max(1) - 1) * s.dilation[1]) as isize;
-        let (_, hi_last) = inside(first + last_tap, s.stride[1], ow, w);
-        let (safe_lo, safe_hi) = (lo, hi.min(hi_last).max(lo));
-        for cb in blocks {
-            for y in 0..oh {
-                let mut x = 0;
-                while x < ow {
-                    let pixels = [8, 4, 2, 1].into_iter().find(|p| x + p <= ow).unwrap_or(1);
-                    let checked = x < safe_lo || x + pixels > safe_hi;
-                    // SAFETY (block): the offsets stay inside the blocked buffers.
-                    let t = unsafe {
-                        Tile {
-                            input: input.add(cb * h * w * BLOCK),
-                            filter: filter.add(cb * kh * kw * BLOCK),
-                            bias: fused.bias.map(|b| b.add(cb * BLOCK)),
-                            output: output.add(((cb * oh + y) * ow + x) * BLOCK),
-                            y,
-                            x,
-                        }
-                    };
-                    // SAFETY: the CPU has AVX-512F; the tile lies inside the buffers.
-                    unsafe {
-                        match pixels {
-                            8 => tile::<8>(&t, s, fused, checked),
-                            4 => tile::<4>(&t, s, fused, checked),
-                            2 => tile::<2>(&t, s, fused, checked),
-                            _ => tile::<1>(&t, s, fused, checked),
-                        }
-                    };
-                    x += pixels;
-                }
+/// [`run`] on the channel blocks in `blocks`.
+///
+/// # Safety
+/// As [`run`]; the blocks lie inside the buffers.
+#[cfg(target_arch = "x86_64")]
+unsafe fn run_blocks(
+    input: *const f32,
+    filter: *const f32,
+    output: *mut f32,
+    s: &Conv2d,
+    fused: Fused,
+    tiles: &Tiles,
+    blocks: std::ops::Range<usize>,
+) {
+    let ([_, h, w], [_, kh, kw], [oh, ow]) = (s.input, s.filter, s.output);
+    // The output columns whose taps all lie inside the input: no checks there.
+    let first = -(s.padding[1] as isize);
+    let (lo, hi) = crate::conv::inside(first, s.stride[1], ow, w);
+    let last_tap = ((kw.max(1) - 1) * s.dilation[1]) as isize;
+    let (_, hi_last) = crate::conv::inside(first + last_tap, s.stride[1], ow, w);
+    let (safe_lo, safe_hi) = (lo, hi.min(hi_last).max(lo));
+    for cb in blocks {
+        for y in 0..oh {
+            let mut x = 0;
+            while x < ow {
+                let (pixels, tile) = [8, 4, 2, 1]
+                    .into_iter()
+                    .zip(tiles)
+                    .find(|(p, _)| x + p <= ow)
+                    .unwrap_or((1, &tiles[3]));
+                let checked = x < safe_lo || x + pixels > safe_hi;
+                // SAFETY (block): the offsets stay inside the blocked buffers.
+                let t = unsafe {
+                    Tile {
+                        input: input.add(cb * h * w * BLOCK),
+                        filter: filter.add(cb * kh * kw * BLOCK),
+                        bias: fused.bias.map(|b| b.add(cb * BLOCK)),
+                        output: output.add(((cb * oh + y) * ow + x) * BLOCK),
+                        y,
+                        x,
+                    }
+                };
+                // SAFETY: the CPU can run the tile; it lies inside the buffers.
+                unsafe { tile(&t, s, fused, checked) };
+                x += pixels;
             }
         }
     }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use super::{BLOCK, Tile, Tiles, ZEROS};
+    use crate::conv::Conv2d;
+    use crate::{Bounds, Fused, Gate};
+    use std::arch::x86_64::*;
+
+    /// The AVX-512 tiles (one 16-lane accumulator per pixel).
+    pub(super) static TILES: Tiles = [tile::<8>, tile::<4>, tile::<2>, tile::<1>];
 
     /// P output pixels of one row and channel block; `checked`: some tap of some
     /// pixel lies left or right of the input (it reads zeros).
@@ -315,6 +307,75 @@ mod avx512 {
             }
             if fused.gate != Gate::None {
                 crate::epilogue::gate_vectors(t.output, P, fused);
+            }
+        }
+    }
+}
+
+/// The AVX2 and FMA tiles: each pixel's 16 lanes in two 8-lane accumulators, the
+/// same sums in the same order as the AVX-512 tiles'.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::{BLOCK, Tile, Tiles, ZEROS};
+    use crate::conv::Conv2d;
+    use crate::{Fused, Gate};
+    use std::arch::x86_64::*;
+
+    pub(super) static TILES: Tiles = [tile::<8>, tile::<4>, tile::<2>, tile::<1>];
+
+    /// P output pixels of one row and channel block; `checked`: some tap of some
+    /// pixel lies left or right of the input (it reads zeros).
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and FMA; the tile lies inside the buffers.
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn tile<const P: usize>(t: &Tile, s: &Conv2d, fused: Fused, checked: bool) {
+        const HALF: usize = BLOCK / 2;
+        let ([_, h, w], [_, kh, kw]) = (s.input, s.filter);
+        // SAFETY (block): every address is inside the tile's buffers, or ZEROS.
+        unsafe {
+            let mut acc: [[__m256; 2]; P] = std::array::from_fn(|p| {
+                std::array::from_fn(|l| match t.bias {
+                    Some(b) => _mm256_loadu_ps(b.add(l * HALF)),
+                    None => _mm256_loadu_ps(t.output.add(p * BLOCK + l * HALF)),
+                })
+            });
+            for i in 0..kh {
+                let iy = (t.y * s.stride[0] + i * s.dilation[0]) as isize - s.padding[0] as isize;
+                if iy < 0 || iy >= h as isize {
+                    continue;
+                }
+                let row = t.input.add(iy as usize * w * BLOCK);
+                for j in 0..kw {
+                    let taps = t.filter.add((i * kw + j) * BLOCK);
+                    let (w0, w1) = (_mm256_loadu_ps(taps), _mm256_loadu_ps(taps.add(HALF)));
+                    let first =
+                        (t.x * s.stride[1] + j * s.dilation[1]) as isize - s.padding[1] as isize;
+                    for (p, a) in acc.iter_mut().enumerate() {
+                        let ix = first + (p * s.stride[1]) as isize;
+                        let source = if !checked || (ix >= 0 && ix < w as isize) {
+                            row.wrapping_offset(ix * BLOCK as isize)
+                        } else {
+                            ZEROS.as_ptr()
+                        };
+                        a[0] = _mm256_fmadd_ps(_mm256_loadu_ps(source), w0, a[0]);
+                        a[1] = _mm256_fmadd_ps(_mm256_loadu_ps(source.add(HALF)), w1, a[1]);
+                    }
+                }
+            }
+            // max/min give their second operand when either is NaN: the sum, as
+            // `Bounds::apply_scalar` keeps it.
+            let bounds = fused.bounds_as_stored();
+            let (lo, hi) = (_mm256_set1_ps(bounds.lo), _mm256_set1_ps(bounds.hi));
+            for (p, a) in acc.iter().enumerate() {
+                for (l, v) in a.iter().enumerate() {
+                    let v = _mm256_min_ps(hi, _mm256_max_ps(lo, *v));
+                    _mm256_storeu_ps(t.output.add(p * BLOCK + l * HALF), v);
+                }
+            }
+            if fused.gate != Gate::None {
+                let stored = std::slice::from_raw_parts_mut(t.output, P * BLOCK);
+                crate::epilogue::activate_all_fma(fused, stored);
             }
         }
     }
@@ -549,10 +610,15 @@ mod tests {
     }
 
     /// The AVX2 version adds the same products in the same order as the portable one.
+    /// The AVX2 tiles multiply-add in the AVX-512 tiles' order (the same bits) and
+    /// agree with the portable sums within rounding, with padding, a stride, a
+    /// clamp and a gate.
     #[cfg(target_arch = "x86_64")]
     #[test]
-    fn avx2_gives_the_portable_bits() {
-        if !std::arch::is_x86_feature_detected!("avx2") {
+    fn avx2_gives_the_avx512_bits() {
+        if !(std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("fma"))
+        {
             return;
         }
         let (c, hw) = (40, 11);
@@ -567,25 +633,37 @@ mod tests {
         let xb = block(&random(c * hw * hw, 11), c, hw * hw);
         let fb = block(&random(c * 9, 12), c, 9);
         let bias = random(c.div_ceil(BLOCK) * BLOCK, 13);
-        let fused = Fused {
-            bias: Some(bias.as_ptr()),
-            bounds: Bounds { lo: 0.0, hi: 6.0 },
-            gate: Gate::None,
-        };
-        let run = |avx2: bool| {
-            let mut out = vec![0f32; c.div_ceil(BLOCK) * BLOCK * 36];
-            let (x, f, y) = (xb.as_ptr(), fb.as_ptr(), out.as_mut_ptr());
-            // SAFETY: the vectors hold the blocked buffers of `shape`; the CPU has AVX2.
-            unsafe {
-                if avx2 {
-                    sums_avx2(x, f, y, shape, fused)
-                } else {
-                    sdwconv2d_nchw16c_portable(x, f, y, shape, fused)
-                }
+        for gate in [Gate::None, Gate::Sigmoid] {
+            let fused = Fused {
+                bias: Some(bias.as_ptr()),
+                bounds: Bounds { lo: 0.0, hi: 6.0 },
+                gate,
             };
-            out.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
-        };
-        assert_eq!(run(true), run(false));
+            let run = |tiles: Option<&'static Tiles>| {
+                let mut out = vec![0f32; c.div_ceil(BLOCK) * BLOCK * 36];
+                let (x, f, y) = (xb.as_ptr(), fb.as_ptr(), out.as_mut_ptr());
+                // SAFETY: the vectors hold the blocked buffers of `shape`; the CPU
+                // can run the tiles.
+                unsafe {
+                    match tiles {
+                        Some(tiles) => super::run(x, f, y, &shape, fused, tiles),
+                        None => sdwconv2d_nchw16c_portable(x, f, y, shape, fused),
+                    }
+                };
+                out
+            };
+            let (fast, portable) = (run(Some(&avx2::TILES)), run(None));
+            for (a, b) in fast.iter().zip(&portable) {
+                assert!(
+                    (a - b).abs() <= 1e-5 * (1.0 + b.abs()),
+                    "{gate:?}: {a} vs {b}"
+                );
+            }
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                let bits = |v: Vec<f32>| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(fast), bits(run(Some(&avx512::TILES))), "{gate:?}");
+            }
+        }
     }
 
     #[test]

@@ -32,6 +32,40 @@ pub(crate) fn exp_neg_vector(x: std::arch::x86_64::__m512) -> std::arch::x86_64:
     avx512::exp(avx512::negate(x))
 }
 
+/// e^-x on eight lanes with AVX2 and FMA, the bits of [`Function::ExpNeg`] (the
+/// scalar steps, lane by lane).
+///
+/// # Safety
+/// The CPU has AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+pub(crate) fn exp_neg_avx2(x: std::arch::x86_64::__m256) -> std::arch::x86_64::__m256 {
+    use std::arch::x86_64::*;
+    let x = _mm256_xor_ps(x, _mm256_set1_ps(-0.0));
+    // max / min give their second operand when either is NaN: NaN passes.
+    let x = _mm256_min_ps(
+        _mm256_set1_ps(EXP_RANGE.1),
+        _mm256_max_ps(_mm256_set1_ps(EXP_RANGE.0), x),
+    );
+    const NEAREST: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    let n = _mm256_round_ps::<NEAREST>(_mm256_mul_ps(x, _mm256_set1_ps(std::f32::consts::LOG2_E)));
+    let r = _mm256_fnmadd_ps(n, _mm256_set1_ps(LN2_HI), x);
+    let r = _mm256_fnmadd_ps(n, _mm256_set1_ps(LN2_LO), r);
+    let p = EXP_P.iter().rev().fold(_mm256_setzero_ps(), |acc, k| {
+        _mm256_fmadd_ps(acc, r, _mm256_set1_ps(*k))
+    });
+    let y = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), r);
+    let y = _mm256_add_ps(y, _mm256_set1_ps(1.0));
+    let h = _mm256_round_ps::<NEAREST>(_mm256_mul_ps(n, _mm256_set1_ps(0.5)));
+    // 2^k for integral k in [-126, 127]: the exponent field k + 127.
+    let pow2 = |k: __m256| {
+        let bits = _mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127));
+        _mm256_castsi256_ps(_mm256_slli_epi32::<23>(bits))
+    };
+    _mm256_mul_ps(_mm256_mul_ps(y, pow2(h)), pow2(_mm256_sub_ps(n, h)))
+}
+
 /// `x` is clamped to this range before e^x is computed: below it e^x is zero in f32,
 /// above it +inf (the scaling by 2^n gives both).
 const EXP_RANGE: (f32, f32) = (-104.0, 89.0);

@@ -96,7 +96,9 @@ impl Fused {
         }
     }
 
-    /// [`Fused::activate`] on every element of `values`.
+    /// [`Fused::activate`] on every element of `values` (inlined: compiled with the
+    /// caller's instruction set).
+    #[inline(always)]
     pub fn activate_all(self, values: &mut [f32]) {
         if self.activates() {
             for x in values {
@@ -139,6 +141,41 @@ impl Fused {
     }
 }
 
+impl Fused {
+    /// [`Fused::activate`] on eight lanes with AVX2 and FMA, the same bits.
+    ///
+    /// # Safety
+    /// The CPU has AVX2 and FMA.
+    #[cfg(target_arch = "x86_64")]
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    pub(crate) fn activate_avx2(self, x: std::arch::x86_64::__m256) -> std::arch::x86_64::__m256 {
+        use std::arch::x86_64::*;
+        let (lo, hi) = (
+            _mm256_set1_ps(self.bounds.lo),
+            _mm256_set1_ps(self.bounds.hi),
+        );
+        // max / min give their second operand when either is NaN: NaN passes.
+        let clamp = |v| _mm256_min_ps(hi, _mm256_max_ps(lo, v));
+        match self.gate {
+            Gate::None => clamp(x),
+            Gate::Hard { scale, shift } => {
+                let t = _mm256_add_ps(
+                    _mm256_mul_ps(x, _mm256_set1_ps(scale)),
+                    _mm256_set1_ps(shift),
+                );
+                _mm256_mul_ps(x, clamp(t))
+            }
+            Gate::Sigmoid => {
+                let e = crate::elementwise::exp_neg_avx2(x);
+                let one = _mm256_set1_ps(1.0);
+                let g = _mm256_div_ps(one, _mm256_add_ps(one, e));
+                _mm256_mul_ps(x, clamp(g))
+            }
+        }
+    }
+}
+
 /// Applies `fused`'s activation to `count` vectors of sixteen floats stored from
 /// `at` on: the gate of an AVX-512 kernel's tile, once it is stored (inlined into
 /// the kernel, the gate's constants would take the accumulators' registers).
@@ -157,6 +194,31 @@ pub(crate) unsafe fn gate_vectors(at: *mut f32, count: usize, fused: Fused) {
             _mm512_storeu_ps(x, fused.activate_vector(_mm512_loadu_ps(x)));
         }
     }
+}
+
+/// [`Fused::activate_all`] compiled for AVX2 and FMA: the gate of an AVX2 kernel's
+/// stored tile, whose exponential's fused multiply-adds are then instructions rather
+/// than calls to the C library's `fmaf` (the same bits).
+///
+/// # Safety
+/// The CPU has AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[inline(never)]
+#[target_feature(enable = "avx2,fma")]
+pub(crate) unsafe fn activate_all_fma(fused: Fused, values: &mut [f32]) {
+    use std::arch::x86_64::{_mm256_loadu_ps, _mm256_storeu_ps};
+    if !fused.activates() {
+        return;
+    }
+    let mut lanes = values.chunks_exact_mut(8);
+    for chunk in &mut lanes {
+        // SAFETY: the chunk holds eight floats.
+        unsafe {
+            let x = _mm256_loadu_ps(chunk.as_ptr());
+            _mm256_storeu_ps(chunk.as_mut_ptr(), fused.activate_avx2(x));
+        }
+    }
+    fused.activate_all(lanes.into_remainder());
 }
 
 /// A gate: the stored value is the sum times a function of it, clamped by the
@@ -314,8 +376,36 @@ mod tests {
     }
 
     #[cfg(target_arch = "x86_64")]
+    /// [`Fused::activate_avx2`] and the AVX2 tile gate against [`Fused::activate`].
+    #[cfg(target_arch = "x86_64")]
+    fn avx2_gives_the_scalar_bits() {
+        let (hard, _) = Gate::HARD_SWISH;
+        for f in [
+            gated(Gate::None, 0.0, 6.0),
+            gated(hard, 0.0, 1.0),
+            gated(Gate::Sigmoid, f32::NEG_INFINITY, f32::INFINITY),
+            gated(Gate::Sigmoid, 0.25, 0.75),
+        ] {
+            let x = inputs();
+            let mut got = x.clone();
+            // SAFETY: the CPU has AVX2 and FMA (checked by the caller).
+            unsafe { activate_all_fma(f, &mut got) };
+            for (x, g) in x.iter().zip(got) {
+                let want = f.activate(*x);
+                assert!(
+                    g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()),
+                    "AVX2 {f:?} of {x}: {g}, scalar {want}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn vectors_give_the_scalar_bits() {
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            avx2_gives_the_scalar_bits();
+        }
         if !std::arch::is_x86_feature_detected!("avx512f") {
             return;
         }

@@ -1,0 +1,159 @@
+//! The blocked convolution on AVX2 with FMA: tiles of up to [`PIXELS`] output pixels
+//! along a row of one 16-channel output block, each pixel's block two 8-lane
+//! accumulators (12 in all, with the block's two filter vectors and a broadcast
+//! input: 15 of the 16 ymm registers). Each step of the sums loads the filter row
+//! of one input channel once for all of the tile's pixels and multiply-adds it into
+//! them, so the tile runs at the two FMA units' rate. Every output's sum runs over
+//! the input blocks, taps and channels in the portable kernel's order; the fused
+//! multiply-adds round once per step where the portable kernel rounds twice, as the
+//! AVX-512 kernel's do.
+
+use super::{BLOCK, Blocked};
+use crate::{Fused, Gate};
+use std::arch::x86_64::*;
+
+/// Output pixels per tile.
+const PIXELS: usize = 6;
+
+/// The column stride parameter of [`tile`] that stands for `g.stride[1]` read at run
+/// time (1 and 2, the common ones, are constants).
+const ANY_STRIDE: usize = 0;
+
+/// Where a tile reads and writes.
+struct Tile {
+    /// The source at the tile's first tap of input block 0.
+    source: *const f32,
+    /// The filter at the tile's output block, input block 0, tap (0, 0).
+    filter: *const f32,
+    /// The output at the tile's first pixel.
+    output: *mut f32,
+    /// The bias of the tile's output block, if any.
+    bias: Option<*const f32>,
+}
+
+type Kernel = unsafe fn(&Tile, &Blocked, Fused);
+
+/// The output rows in `rows` of the output blocks in `blocks`, by tiles of up to
+/// [`PIXELS`] pixels.
+///
+/// # Safety
+/// The CPU has AVX2 and FMA; the source covers every tap; the blocks and rows lie
+/// inside the output.
+#[target_feature(enable = "avx2,fma")]
+pub(super) unsafe fn run_rows(
+    source: *const f32,
+    filter: *const f32,
+    output: *mut f32,
+    g: &Blocked,
+    fused: Fused,
+    blocks: std::ops::Range<usize>,
+    rows: std::ops::Range<usize>,
+) {
+    let [oh, ow] = g.output;
+    for m in blocks {
+        for y in rows.clone() {
+            for x in (0..ow).step_by(PIXELS) {
+                let pixels = PIXELS.min(ow - x);
+                // SAFETY: the offsets stay inside the buffers of `g`.
+                let tile = unsafe {
+                    Tile {
+                        source: source
+                            .add((y * g.stride[0] * g.source[1] + x * g.stride[1]) * g.in_block),
+                        filter: filter.add(m * g.filter_block()),
+                        output: output.add(((m * oh + y) * ow + x) * BLOCK),
+                        bias: fused.bias.map(|b| b.add(m * BLOCK)),
+                    }
+                };
+                // SAFETY: the CPU has AVX2 and FMA; the tile is inside the buffers.
+                unsafe { kernel(pixels, g.stride[1], g.in_block)(&tile, g, fused) };
+            }
+        }
+    }
+}
+
+/// The tile kernel for `pixels`, a column stride and an input block of 16 or 1
+/// channels.
+fn kernel(pixels: usize, stride: usize, in_block: usize) -> Kernel {
+    match (stride, in_block) {
+        (1, 1) => by_pixels::<1, 1>(pixels),
+        (2, 1) => by_pixels::<2, 1>(pixels),
+        (_, 1) => by_pixels::<ANY_STRIDE, 1>(pixels),
+        (1, _) => by_pixels::<1, BLOCK>(pixels),
+        (2, _) => by_pixels::<2, BLOCK>(pixels),
+        _ => by_pixels::<ANY_STRIDE, BLOCK>(pixels),
+    }
+}
+
+fn by_pixels<const S: usize, const IB: usize>(pixels: usize) -> Kernel {
+    match pixels {
+        1 => tile::<1, S, IB>,
+        2 => tile::<2, S, IB>,
+        3 => tile::<3, S, IB>,
+        4 => tile::<4, S, IB>,
+        5 => tile::<5, S, IB>,
+        _ => tile::<6, S, IB>,
+    }
+}
+
+/// One tile of P pixels (S source columns apart, or the column stride of `g` when S
+/// is [`ANY_STRIDE`]) of one output block, the input in blocks of IB channels: each
+/// pixel starts from the bias (else the output's contents), adds input times filter
+/// over every input channel and tap, and is activated as it is stored.
+///
+/// # Safety
+/// The CPU has AVX2 and FMA; the tile lies inside the buffers of `g`.
+#[target_feature(enable = "avx2,fma")]
+unsafe fn tile<const P: usize, const S: usize, const IB: usize>(
+    t: &Tile,
+    g: &Blocked,
+    fused: Fused,
+) {
+    const HALF: usize = BLOCK / 2;
+    let [kh, kw] = g.kernel;
+    let stride = if S == ANY_STRIDE { g.stride[1] } else { S };
+    // SAFETY (block): the tile's outputs, bias, taps and filter lie inside the
+    // buffers (the caller's contract).
+    unsafe {
+        let mut acc: [[__m256; 2]; P] = std::array::from_fn(|p| {
+            std::array::from_fn(|h| match t.bias {
+                Some(b) => _mm256_loadu_ps(b.add(h * HALF)),
+                None => _mm256_loadu_ps(t.output.add(p * BLOCK + h * HALF)),
+            })
+        });
+        for c in 0..g.in_blocks {
+            for i in 0..kh {
+                let row = t
+                    .source
+                    .add(c * g.source_plane() + i * g.dilation[0] * g.source[1] * IB);
+                for j in 0..kw {
+                    let x = row.add(j * g.dilation[1] * IB);
+                    let w = t.filter.add(((c * kh + i) * kw + j) * IB * BLOCK);
+                    for ic in 0..IB {
+                        let w0 = _mm256_loadu_ps(w.add(ic * BLOCK));
+                        let w1 = _mm256_loadu_ps(w.add(ic * BLOCK + HALF));
+                        for (p, a) in acc.iter_mut().enumerate() {
+                            let b = _mm256_broadcast_ss(&*x.add(p * stride * IB + ic));
+                            a[0] = _mm256_fmadd_ps(b, w0, a[0]);
+                            a[1] = _mm256_fmadd_ps(b, w1, a[1]);
+                        }
+                    }
+                }
+            }
+        }
+        // The clamp alone is applied to the vectors (max/min give their second
+        // operand when either is NaN: the sum, as `Bounds::apply_scalar` keeps it);
+        // a gate to the stored values.
+        let bounds = fused.bounds_as_stored();
+        let (lo, hi) = (_mm256_set1_ps(bounds.lo), _mm256_set1_ps(bounds.hi));
+        for (p, a) in acc.iter().enumerate() {
+            for (h, v) in a.iter().enumerate() {
+                let v = _mm256_min_ps(hi, _mm256_max_ps(lo, *v));
+                _mm256_storeu_ps(t.output.add(p * BLOCK + h * HALF), v);
+            }
+        }
+        if fused.gate != Gate::None {
+            let stored = std::slice::from_raw_parts_mut(t.output, P * BLOCK);
+            crate::epilogue::activate_all_fma(fused, stored);
+        }
+    }
+}
