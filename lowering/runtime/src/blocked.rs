@@ -407,9 +407,71 @@ pub unsafe fn sconv2d_nchw16c_portable(
     }
 }
 
+/// Where a tile of a vector kernel reads and writes.
+#[cfg(target_arch = "x86_64")]
+struct Tile {
+    /// The source at the tile's first tap of input block 0.
+    source: *const f32,
+    /// The filter at the tile's first output block, input block 0, tap (0, 0).
+    filter: *const f32,
+    /// The output at the tile's first pixel of its first block.
+    output: *mut f32,
+    /// The bias of the tile's first block, if any.
+    bias: Option<*const f32>,
+}
+
+/// A vector kernel's tile function.
+#[cfg(target_arch = "x86_64")]
+type Kernel = unsafe fn(&Tile, &Blocked, Fused);
+
+/// The output rows in `rows` of the blocks in `blocks`, by tiles of up to
+/// `[pixels, blocks]` pixels of a row by output blocks, each run by the kernel
+/// `kernel(pixels, blocks, column stride, input block)` chooses.
+///
+/// # Safety
+/// The CPU can run the chosen kernels; the source covers every tap; the blocks and
+/// rows lie inside the output.
+#[cfg(target_arch = "x86_64")]
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn by_tiles(
+    source: *const f32,
+    filter: *const f32,
+    output: *mut f32,
+    g: &Blocked,
+    fused: Fused,
+    blocks: Range<usize>,
+    rows: Range<usize>,
+    [tile_pixels, tile_blocks]: [usize; 2],
+    kernel: fn(usize, usize, usize, usize) -> Kernel,
+) {
+    let [oh, ow] = g.output;
+    for m in blocks.clone().step_by(tile_blocks) {
+        let count = tile_blocks.min(blocks.end - m);
+        for y in rows.clone() {
+            for x in (0..ow).step_by(tile_pixels) {
+                let pixels = tile_pixels.min(ow - x);
+                // SAFETY: the offsets stay inside the buffers of `g`.
+                let tile = unsafe {
+                    Tile {
+                        source: source
+                            .add((y * g.stride[0] * g.source[1] + x * g.stride[1]) * g.in_block),
+                        filter: filter.add(m * g.filter_block()),
+                        output: output.add(((m * oh + y) * ow + x) * BLOCK),
+                        bias: fused.bias.map(|b| b.add(m * BLOCK)),
+                    }
+                };
+                let run = kernel(pixels, count, g.stride[1], g.in_block);
+                // SAFETY: the CPU can run the kernel; the tile is inside the buffers.
+                unsafe { run(&tile, g, fused) };
+            }
+        }
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod avx512 {
-    use super::{BLOCK, Blocked};
+    use super::{BLOCK, Blocked, Kernel, Tile};
     use crate::{Bounds, Fused, Gate};
     use std::arch::x86_64::*;
 
@@ -417,26 +479,12 @@ mod avx512 {
     const PIXELS: usize = 14;
     const BLOCKS: usize = 2;
 
-    /// Where a tile reads and writes.
-    struct Tile {
-        /// The source at the tile's first tap of input block 0.
-        source: *const f32,
-        /// The filter at output block `m`, input block 0, tap (0, 0).
-        filter: *const f32,
-        /// The output at the tile's first pixel of block `m`.
-        output: *mut f32,
-        /// The bias of block `m`, if any.
-        bias: Option<*const f32>,
-    }
-
-    type Kernel = unsafe fn(&Tile, &Blocked, Fused);
-
     /// The output rows in `rows`, by tiles of up to [`PIXELS`] pixels by [`BLOCKS`]
     /// output blocks.
     ///
     /// # Safety
-    /// The CPU has AVX-512F; the column stride is 1 or 2; the source covers every
-    /// tap; the rows lie inside the output.
+    /// The CPU has AVX-512F; the source covers every tap; the rows lie inside the
+    /// output.
     #[target_feature(enable = "avx512f")]
     pub(super) unsafe fn run_rows(
         source: *const f32,
@@ -447,28 +495,12 @@ mod avx512 {
         blocks: std::ops::Range<usize>,
         rows: std::ops::Range<usize>,
     ) {
-        let [oh, ow] = g.output;
-        for m in blocks.clone().step_by(BLOCKS) {
-            let blocks = BLOCKS.min(blocks.end - m);
-            for y in rows.clone() {
-                for x in (0..ow).step_by(PIXELS) {
-                    let pixels = PIXELS.min(ow - x);
-                    // SAFETY: the offsets stay inside the buffers of `g`.
-                    let tile = unsafe {
-                        Tile {
-                            source: source.add(
-                                (y * g.stride[0] * g.source[1] + x * g.stride[1]) * g.in_block,
-                            ),
-                            filter: filter.add(m * g.filter_block()),
-                            output: output.add(((m * oh + y) * ow + x) * BLOCK),
-                            bias: fused.bias.map(|b| b.add(m * BLOCK)),
-                        }
-                    };
-                    let kernel = kernel(pixels, blocks, g.stride[1], g.in_block);
-                    // SAFETY: the CPU has AVX-512F; the tile is inside the buffers.
-                    unsafe { kernel(&tile, g, fused) };
-                }
-            }
+        let shape = [PIXELS, BLOCKS];
+        // SAFETY: the caller's contract; the kernels need AVX-512F, which it has.
+        unsafe {
+            super::by_tiles(
+                source, filter, output, g, fused, blocks, rows, shape, kernel,
+            )
         }
     }
 

@@ -8,7 +8,7 @@
 //! multiply-adds round once per step where the portable kernel rounds twice, as the
 //! AVX-512 kernel's do.
 
-use super::{BLOCK, Blocked};
+use super::{BLOCK, Blocked, Kernel, Tile};
 use crate::{Fused, Gate};
 use std::arch::x86_64::*;
 
@@ -18,20 +18,6 @@ const PIXELS: usize = 6;
 /// The column stride parameter of [`tile`] that stands for `g.stride[1]` read at run
 /// time (1 and 2, the common ones, are constants).
 const ANY_STRIDE: usize = 0;
-
-/// Where a tile reads and writes.
-struct Tile {
-    /// The source at the tile's first tap of input block 0.
-    source: *const f32,
-    /// The filter at the tile's output block, input block 0, tap (0, 0).
-    filter: *const f32,
-    /// The output at the tile's first pixel.
-    output: *mut f32,
-    /// The bias of the tile's output block, if any.
-    bias: Option<*const f32>,
-}
-
-type Kernel = unsafe fn(&Tile, &Blocked, Fused);
 
 /// The output rows in `rows` of the output blocks in `blocks`, by tiles of up to
 /// [`PIXELS`] pixels.
@@ -49,31 +35,18 @@ pub(super) unsafe fn run_rows(
     blocks: std::ops::Range<usize>,
     rows: std::ops::Range<usize>,
 ) {
-    let [oh, ow] = g.output;
-    for m in blocks {
-        for y in rows.clone() {
-            for x in (0..ow).step_by(PIXELS) {
-                let pixels = PIXELS.min(ow - x);
-                // SAFETY: the offsets stay inside the buffers of `g`.
-                let tile = unsafe {
-                    Tile {
-                        source: source
-                            .add((y * g.stride[0] * g.source[1] + x * g.stride[1]) * g.in_block),
-                        filter: filter.add(m * g.filter_block()),
-                        output: output.add(((m * oh + y) * ow + x) * BLOCK),
-                        bias: fused.bias.map(|b| b.add(m * BLOCK)),
-                    }
-                };
-                // SAFETY: the CPU has AVX2 and FMA; the tile is inside the buffers.
-                unsafe { kernel(pixels, g.stride[1], g.in_block)(&tile, g, fused) };
-            }
-        }
+    let shape = [PIXELS, 1];
+    // SAFETY: the caller's contract; the kernels need AVX2 and FMA, which it has.
+    unsafe {
+        super::by_tiles(
+            source, filter, output, g, fused, blocks, rows, shape, kernel,
+        )
     }
 }
 
-/// The tile kernel for `pixels`, a column stride and an input block of 16 or 1
-/// channels.
-fn kernel(pixels: usize, stride: usize, in_block: usize) -> Kernel {
+/// The tile kernel for `pixels` (of one output block), a column stride and an input
+/// block of 16 or 1 channels.
+fn kernel(pixels: usize, _blocks: usize, stride: usize, in_block: usize) -> Kernel {
     match (stride, in_block) {
         (1, 1) => by_pixels::<1, 1>(pixels),
         (2, 1) => by_pixels::<2, 1>(pixels),
