@@ -61,13 +61,15 @@ pub(crate) unsafe fn sgemm(
 ) {
     let (m, n, k) = (c.rows, c.cols, a.cols);
     let shared = Unshared((a, b, c, fused, initial));
-    let threads = crate::threads::threads();
     let column_tiles = n.div_ceil(TILE_COLUMNS);
     let row_groups = m.div_ceil(ROWS);
-    let by_rows = m > 1
-        && threads > 1
-        && balance(m as f64 / ROWS as f64, row_groups, threads)
-            > 1.15 * balance(n as f64 / TILE_COLUMNS as f64, column_tiles, threads);
+    // (A one-row product, a recurrent cell's step, never asks for the team's size.)
+    let by_rows = m > 1 && {
+        let threads = crate::threads::threads();
+        threads > 1
+            && balance(m as f64 / ROWS as f64, row_groups, threads)
+                > 1.15 * balance(n as f64 / TILE_COLUMNS as f64, column_tiles, threads)
+    };
     if by_rows {
         let groups = |range: std::ops::Range<usize>| {
             let (a, b, c, fused, initial) = shared.get();
