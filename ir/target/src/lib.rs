@@ -254,7 +254,7 @@ impl Target {
 
 /// The calling conventions of host kernels that acc's lowering can call, with what
 /// each computes (docs/codegen.md gives the arguments).
-pub const HOST_INTERFACES: [(&str, &str); 13] = [
+pub const HOST_INTERFACES: [(&str, &str); 14] = [
     ("gemm", "f32 C += A x B, row-major"),
     (
         "packed-gemm",
@@ -273,6 +273,10 @@ pub const HOST_INTERFACES: [(&str, &str); 13] = [
         "f32 depthwise convolution, batch 1, NCHW, with a clamp",
     ),
     ("blocked", "conv in NCHW16c / OIHW16i16o"),
+    (
+        "blocked-grouped",
+        "grouped conv in NCHW16c / OIHW16i16o, whole blocks per group",
+    ),
     ("blocked-depthwise", "depthwise in NCHW16c / OIHW16o"),
     ("blocked-pool", "f32 max or average pool in NCHW16c"),
     (

@@ -110,6 +110,12 @@ pub fn info() -> PassInfo {
                 default: "",
             },
             acc_pass::PassOption {
+                name: "blocked-grouped",
+                description: "a library f32 grouped convolution in blocked layouts, each group whole blocks of input and output channels (w OIHW16i16o over a group's input channels; arguments as for blocked with the groups after the padding), e.g. acc_sgconv2d_nchw16c; empty: such convolutions are refused",
+                kind: acc_pass::OptionKind::String,
+                default: "",
+            },
+            acc_pass::PassOption {
                 name: "blocked-nchw-input",
                 description: "a library f32 convolution from a plain NCHW input into NCHW16c (w OIHW16o; arguments as for blocked), e.g. acc_sconv2d_nchw_nchw16c; empty: such convolutions are refused",
                 kind: acc_pass::OptionKind::String,

@@ -71,7 +71,7 @@ extern "C" fn pow(x: f64, y: f64) -> f64 {
 }
 
 /// The runtime symbols generated code may import.
-fn runtime_symbols() -> [(&'static str, *const u8); 32] {
+fn runtime_symbols() -> [(&'static str, *const u8); 34] {
     [
         ("acc_alloc", acc_alloc as *const u8),
         ("acc_free", acc_free as *const u8),
@@ -136,6 +136,14 @@ fn runtime_symbols() -> [(&'static str, *const u8); 32] {
         (
             "acc_sconv2d_nchw16c_bias",
             acc_runtime::blocked::acc_sconv2d_nchw16c_bias as *const u8,
+        ),
+        (
+            "acc_sgconv2d_nchw16c",
+            acc_runtime::blocked::acc_sgconv2d_nchw16c as *const u8,
+        ),
+        (
+            "acc_sgconv2d_nchw16c_bias",
+            acc_runtime::blocked::acc_sgconv2d_nchw16c_bias as *const u8,
         ),
         (
             "acc_sconv2d_nchw_nchw16c",

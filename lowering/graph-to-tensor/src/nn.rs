@@ -134,14 +134,6 @@ pub(super) fn conv2d(
         }
         None => filled(e, out, 0.0)?,
     };
-    let groups = attrs
-        .number(graph::Conv2d::ATTR_GROUPS)
-        .map_or(1, |g| g as i64);
-    let (sx, _) = shape_of(e.ctx, e.type_of(xp))?;
-    let per_group = if groups > 0 { sx[1] / groups } else { 0 };
-    if groups > 1 && per_group >= MIN_GROUP_WIDTH && groups <= MAX_SPLIT_GROUPS {
-        return grouped_conv_by_groups(e, xp, p.operands[1], init, out, groups, attrs);
-    }
     let mut conv = tensor::Conv2d::build(e, &[xp, p.operands[1]], init, out);
     if let Some(a) = attrs.get(graph::Conv2d::ATTR_STRIDES) {
         conv = conv.strides(a);
@@ -153,72 +145,6 @@ pub(super) fn conv2d(
         conv = conv.groups(a);
     }
     conv.result()
-}
-
-/// Grouped convolutions with at least this many input channels per group are
-/// written as one dense convolution per group (RegNet's groups of 16), which the
-/// library's dense kernels run; narrower groups (depthwise) stay one op.
-const MIN_GROUP_WIDTH: i64 = 8;
-
-/// ... and at most this many groups (each becomes an op).
-const MAX_SPLIT_GROUPS: i64 = 64;
-
-/// A grouped convolution of the padded `xp` by `w` into `init` as one dense
-/// `tensor.conv2d` per group over its slices of the input channels, weights and
-/// output channels, each inserted into the result: the same sums in the same order.
-fn grouped_conv_by_groups(
-    e: &mut Builder<'_>,
-    xp: ValueId,
-    w: ValueId,
-    init: ValueId,
-    out: TypeId,
-    groups: i64,
-    attrs: &AttrValues<'_>,
-) -> Result<ValueId, String> {
-    let (sx, elem) = shape_of(e.ctx, e.type_of(xp))?;
-    let (sw, _) = shape_of(e.ctx, e.type_of(w))?;
-    let (so, _) = shape_of(e.ctx, out)?;
-    let (cg, mg) = (sx[1] / groups, so[1] / groups);
-    let slice = |e: &mut Builder<'_>, v: ValueId, offsets: [i64; 4], sizes: [i64; 4]| {
-        let ty = tensor_type(e.ctx, &sizes, elem);
-        let (o, s, st) = (
-            i64s(e.ctx, &offsets),
-            i64s(e.ctx, &sizes),
-            i64s(e.ctx, &[1; 4]),
-        );
-        tensor::ExtractSlice::build(e, v, &[], &[], &[], ty)
-            .static_offsets(o)
-            .static_sizes(s)
-            .static_strides(st)
-            .result()
-    };
-    let mut result = init;
-    for g in 0..groups {
-        let xs = slice(e, xp, [0, g * cg, 0, 0], [sx[0], cg, sx[2], sx[3]])?;
-        let ws = slice(e, w, [g * mg, 0, 0, 0], [mg, sw[1], sw[2], sw[3]])?;
-        let part = [so[0], mg, so[2], so[3]];
-        let is = slice(e, init, [0, g * mg, 0, 0], part)?;
-        let part_ty = tensor_type(e.ctx, &part, elem);
-        let mut conv = tensor::Conv2d::build(e, &[xs, ws], is, part_ty);
-        if let Some(a) = attrs.get(graph::Conv2d::ATTR_STRIDES) {
-            conv = conv.strides(a);
-        }
-        if let Some(a) = attrs.get(graph::Conv2d::ATTR_DILATIONS) {
-            conv = conv.dilations(a);
-        }
-        let c = conv.result()?;
-        let (o, s, st) = (
-            i64s(e.ctx, &[0, g * mg, 0, 0]),
-            i64s(e.ctx, &part),
-            i64s(e.ctx, &[1; 4]),
-        );
-        result = tensor::InsertSlice::build(e, c, result, &[], &[], &[], out)
-            .static_offsets(o)
-            .static_sizes(s)
-            .static_strides(st)
-            .result()?;
-    }
-    Ok(result)
 }
 
 /// `x` (NCHW) padded by [top, left, bottom, right] with `value`.

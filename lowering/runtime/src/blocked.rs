@@ -1,10 +1,14 @@
-//! `acc_sconv2d_nchw16c`: a batch-1, ungrouped f32 convolution in blocked layouts, the
-//! host's convolution for the `layout` pass's NCHW16c preference (onnxruntime's and
-//! oneDNN's NCHWc scheme): channels in the lanes of a 16-float vector.
+//! `acc_sconv2d_nchw16c`: a batch-1 f32 convolution in blocked layouts, the host's
+//! convolution for the `layout` pass's NCHW16c preference (onnxruntime's and
+//! oneDNN's NCHWc scheme): channels in the lanes of a 16-float vector. Ungrouped, or
+//! (`acc_sgconv2d_nchw16c`) grouped with whole blocks per group (RegNet's groups of
+//! 16 channels).
 //!
-//! Layouts (`B` = [`BLOCK`] = 16; `C`, `M` the channel counts rounded up to whole blocks):
+//! Layouts (`B` = [`BLOCK`] = 16; `C`, `M` the channel counts rounded up to whole
+//! blocks, `G` the groups, 1 when ungrouped):
 //! - input NCHW16c: `[C/B][H][W][B]`;
-//! - filter OIHW16i16o: `[M/B][C/B][KH][KW][B input channels][B output channels]`;
+//! - filter OIHW16i16o: `[M/B][C/G/B][KH][KW][B input channels][B output channels]`:
+//!   output block `m` reads the `C/G/B` input blocks of its group, `m / (M/G/B)`;
 //! - output NCHW16c: `[M/B][OH][OW][B]`; a bias holds `M` floats.
 //!
 //! A direct convolution: no patches are gathered. Each output tile (up to 14 pixels
@@ -29,9 +33,15 @@ pub const BLOCK: usize = 16;
 struct Blocked {
     /// Channels per input block: [`BLOCK`], or 1 for a plain NCHW input.
     in_block: usize,
-    /// Input and output channel blocks.
+    /// Input channel blocks each output block reads: those of its group (all of
+    /// them when ungrouped).
     in_blocks: usize,
+    /// Output channel blocks, in all groups and in each.
     out_blocks: usize,
+    group_out_blocks: usize,
+    /// The groups (1: ungrouped); each has `in_blocks` input blocks and
+    /// `group_out_blocks` output blocks.
+    groups: usize,
     kernel: [usize; 2],
     output: [usize; 2],
     stride: [usize; 2],
@@ -41,7 +51,9 @@ struct Blocked {
 }
 
 impl Blocked {
-    fn new(shape: Conv2d, in_block: usize) -> Self {
+    /// The geometry of `shape` in `groups` groups, each a whole number of input and
+    /// output blocks (the caller's contract; 1 group always is).
+    fn new(shape: Conv2d, in_block: usize, groups: usize) -> Self {
         let [_, kh, kw] = shape.filter;
         let rows_needed = |o: usize, k: usize, s: usize, d: usize| {
             if o == 0 || k == 0 {
@@ -52,10 +64,14 @@ impl Blocked {
         };
         let [h, w] = [shape.input[1], shape.input[2]];
         let [pt, pl] = shape.padding;
+        let groups = groups.max(1);
+        let out_blocks = shape.filter[0].div_ceil(BLOCK);
         Blocked {
             in_block,
-            in_blocks: shape.input[0].div_ceil(in_block),
-            out_blocks: shape.filter[0].div_ceil(BLOCK),
+            in_blocks: (shape.input[0] / groups).div_ceil(in_block),
+            out_blocks,
+            group_out_blocks: (out_blocks / groups).max(1),
+            groups,
             kernel: [kh, kw],
             output: shape.output,
             stride: shape.stride,
@@ -80,6 +96,16 @@ impl Blocked {
     fn output_plane(&self) -> usize {
         self.output[0] * self.output[1] * BLOCK
     }
+
+    /// Where the input blocks of output block `m`'s group start in the source.
+    fn group_source(&self, m: usize) -> usize {
+        (m / self.group_out_blocks) * self.in_blocks * self.source_plane()
+    }
+
+    /// The output block after the last of `m`'s group.
+    fn group_end(&self, m: usize) -> usize {
+        (m / self.group_out_blocks + 1) * self.group_out_blocks
+    }
 }
 
 /// The input with its zero border, when the convolution pads (or reads past the
@@ -94,8 +120,8 @@ unsafe fn bordered(input: *const f32, shape: Conv2d, g: &Blocked) -> Option<Vec<
         return None;
     }
     let b = g.in_block;
-    let mut out = vec![0f32; g.in_blocks * g.source_plane()];
-    for c in 0..g.in_blocks {
+    let mut out = vec![0f32; g.groups * g.in_blocks * g.source_plane()];
+    for c in 0..g.groups * g.in_blocks {
         for y in 0..h {
             let to = (c * g.source[0] + y + pt) * g.source[1] + pl;
             // SAFETY: row y of block c of the input holds w * b floats.
@@ -121,7 +147,44 @@ pub unsafe fn sconv2d_nchw16c(
     fused: Fused,
 ) {
     // SAFETY: the caller's contract.
-    unsafe { blocked_output(input, filter, output, shape, fused, BLOCK, Kernels::Best) }
+    unsafe { blocked_output(input, filter, output, shape, 1, fused, BLOCK, Kernels::Best) }
+}
+
+/// out = clamp(out + conv(input, filter)) or from a bias, as [`sconv2d_nchw16c`], in
+/// `groups` groups: output channel `o` reads the input channels of group `o / (M/G)`
+/// only, the filter `[M/B][C/G/B][KH][KW][B][B]`.
+///
+/// # Safety
+/// As [`sconv2d_nchw16c`]; `groups` divides both channel counts into whole blocks
+/// ([`grouping_fits`]).
+pub unsafe fn sgconv2d_nchw16c(
+    input: *const f32,
+    filter: *const f32,
+    output: *mut f32,
+    shape: Conv2d,
+    groups: usize,
+    fused: Fused,
+) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        blocked_output(
+            input,
+            filter,
+            output,
+            shape,
+            groups,
+            fused,
+            BLOCK,
+            Kernels::Best,
+        )
+    }
+}
+
+/// Whether `groups` groups divide the channels of `shape` into whole blocks each
+/// (what [`sgconv2d_nchw16c`] takes).
+pub fn grouping_fits(shape: &Conv2d, groups: usize) -> bool {
+    let whole = |channels: usize| groups > 0 && channels % (groups * BLOCK) == 0;
+    groups == 1 || (whole(shape.input[0]) && whole(shape.filter[0]))
 }
 
 /// out = clamp(out + conv(input, filter)) or from a bias, as [`sconv2d_nchw16c`],
@@ -140,7 +203,7 @@ pub unsafe fn sconv2d_nchw_nchw16c(
     fused: Fused,
 ) {
     // SAFETY: the caller's contract.
-    unsafe { blocked_output(input, filter, output, shape, fused, 1, Kernels::Best) }
+    unsafe { blocked_output(input, filter, output, shape, 1, fused, 1, Kernels::Best) }
 }
 
 /// [`sconv2d_nchw_nchw16c`] on any CPU: the portable sums, in tiles of four pixels.
@@ -155,7 +218,7 @@ pub unsafe fn sconv2d_nchw_nchw16c_portable(
     fused: Fused,
 ) {
     // SAFETY: the caller's contract.
-    unsafe { blocked_output(input, filter, output, shape, fused, 1, Kernels::Portable) }
+    unsafe { blocked_output(input, filter, output, shape, 1, fused, 1, Kernels::Portable) }
 }
 
 /// Which kernels a blocked convolution may use.
@@ -170,21 +233,24 @@ enum Kernels {
     Portable,
 }
 
-/// The blocked-output convolution with `in_block` channels per input block, by the
-/// kernels `kernels` allows.
+/// The blocked-output convolution in `groups` groups with `in_block` channels per
+/// input block, by the kernels `kernels` allows.
 ///
 /// # Safety
-/// As [`sconv2d_nchw16c`] (`in_block` 16) or [`sconv2d_nchw_nchw16c`] (1).
+/// As [`sconv2d_nchw16c`] (`in_block` 16), [`sgconv2d_nchw16c`] (16, groups) or
+/// [`sconv2d_nchw_nchw16c`] (1, one group).
+#[allow(clippy::too_many_arguments)]
 unsafe fn blocked_output(
     input: *const f32,
     filter: *const f32,
     output: *mut f32,
     shape: Conv2d,
+    groups: usize,
     fused: Fused,
     in_block: usize,
     kernels: Kernels,
 ) {
-    let g = Blocked::new(shape, in_block);
+    let g = Blocked::new(shape, in_block, groups);
     if g.out_blocks * g.output[0] * g.output[1] == 0 {
         return;
     }
@@ -310,6 +376,8 @@ unsafe fn tiled_rows(
 ) {
     let ow = g.output[1];
     for m in blocks {
+        // SAFETY: the group's input blocks lie inside the source.
+        let source = unsafe { source.add(g.group_source(m)) };
         for y in rows.clone() {
             let mut x = 0;
             while x + TILE_PIXELS <= ow {
@@ -325,9 +393,10 @@ unsafe fn tiled_rows(
     }
 }
 
-/// `P` output pixels of block `m` from pixel (y, x): each starts from the bias (else
-/// the output's contents), adds input times filter over every input channel and
-/// tap in order, and is clamped as it is stored.
+/// `P` output pixels of block `m` from pixel (y, x), `source` at its group's first
+/// input block: each starts from the bias (else the output's contents), adds input
+/// times filter over every input channel of the group and tap in order, and is
+/// clamped as it is stored.
 ///
 /// # Safety
 /// As [`portable_rows`]; the pixels lie inside the output.
@@ -400,6 +469,7 @@ pub unsafe fn sconv2d_nchw16c_portable(
             filter,
             output,
             shape,
+            1,
             fused,
             BLOCK,
             Kernels::Portable,
@@ -446,8 +516,12 @@ unsafe fn by_tiles(
     kernel: fn(usize, usize, usize, usize) -> Kernel,
 ) {
     let [oh, ow] = g.output;
-    for m in blocks.clone().step_by(tile_blocks) {
-        let count = tile_blocks.min(blocks.end - m);
+    let mut m = blocks.start;
+    while m < blocks.end {
+        // A tile's blocks share their input blocks: one group's.
+        let count = tile_blocks.min(blocks.end - m).min(g.group_end(m) - m);
+        // SAFETY: the group's input blocks lie inside the source.
+        let source = unsafe { source.add(g.group_source(m)) };
         for y in rows.clone() {
             for x in (0..ow).step_by(tile_pixels) {
                 let pixels = tile_pixels.min(ow - x);
@@ -466,6 +540,7 @@ unsafe fn by_tiles(
                 unsafe { run(&tile, g, fused) };
             }
         }
+        m += count;
     }
 }
 
@@ -724,6 +799,123 @@ pub unsafe extern "C" fn acc_sconv2d_nchw16c_bias(
     let fused = Fused::of_gated_call(bias, lo, hi, gate, gate_scale, gate_shift);
     // SAFETY: the caller vouches for the buffers.
     unsafe { sconv2d_nchw16c(input, filter, output, shape, fused) }
+}
+
+/// The C entry point of [`sgconv2d_nchw16c`]: the operands of
+/// [`acc_sconv2d_nchw16c_bias`] (a null bias is none) with the groups after
+/// `pad_left`. Groups that do not divide both channel counts into whole blocks are
+/// refused: the process aborts with a message (the caller broke the contract).
+///
+/// # Safety
+/// As [`sgconv2d_nchw16c`].
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn acc_sgconv2d_nchw16c_bias(
+    input: *const f32,
+    filter: *const f32,
+    bias: *const f32,
+    output: *mut f32,
+    channels: i64,
+    height: i64,
+    width: i64,
+    out_channels: i64,
+    kernel_h: i64,
+    kernel_w: i64,
+    out_h: i64,
+    out_w: i64,
+    stride_h: i64,
+    stride_w: i64,
+    dilation_h: i64,
+    dilation_w: i64,
+    pad_top: i64,
+    pad_left: i64,
+    groups: i64,
+    lo: f32,
+    hi: f32,
+    gate: i64,
+    gate_scale: f32,
+    gate_shift: f32,
+) {
+    let shape = Conv2d::from_sizes(
+        [channels, height, width],
+        [out_channels, kernel_h, kernel_w],
+        [out_h, out_w],
+        [stride_h, stride_w],
+        [dilation_h, dilation_w],
+        [pad_top, pad_left],
+    );
+    let groups = usize::try_from(groups).unwrap_or(0);
+    if !grouping_fits(&shape, groups) {
+        eprintln!(
+            "acc_sgconv2d_nchw16c: {groups} groups do not divide {channels} input and {out_channels} output channels into whole blocks of {BLOCK}"
+        );
+        std::process::abort();
+    }
+    let fused = Fused::of_gated_call(bias, lo, hi, gate, gate_scale, gate_shift);
+    // SAFETY: the caller vouches for the buffers; the groups fit.
+    unsafe { sgconv2d_nchw16c(input, filter, output, shape, groups, fused) }
+}
+
+/// [`acc_sgconv2d_nchw16c_bias`] without a bias: the output accumulated onto.
+///
+/// # Safety
+/// As [`sgconv2d_nchw16c`].
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn acc_sgconv2d_nchw16c(
+    input: *const f32,
+    filter: *const f32,
+    output: *mut f32,
+    channels: i64,
+    height: i64,
+    width: i64,
+    out_channels: i64,
+    kernel_h: i64,
+    kernel_w: i64,
+    out_h: i64,
+    out_w: i64,
+    stride_h: i64,
+    stride_w: i64,
+    dilation_h: i64,
+    dilation_w: i64,
+    pad_top: i64,
+    pad_left: i64,
+    groups: i64,
+    lo: f32,
+    hi: f32,
+    gate: i64,
+    gate_scale: f32,
+    gate_shift: f32,
+) {
+    // SAFETY: the caller vouches for the buffers; no bias.
+    unsafe {
+        acc_sgconv2d_nchw16c_bias(
+            input,
+            filter,
+            std::ptr::null(),
+            output,
+            channels,
+            height,
+            width,
+            out_channels,
+            kernel_h,
+            kernel_w,
+            out_h,
+            out_w,
+            stride_h,
+            stride_w,
+            dilation_h,
+            dilation_w,
+            pad_top,
+            pad_left,
+            groups,
+            lo,
+            hi,
+            gate,
+            gate_scale,
+            gate_shift,
+        )
+    }
 }
 
 /// The C entry point of [`sconv2d_nchw_nchw16c`]: the operands of
@@ -1021,6 +1213,7 @@ mod tests {
                             f.as_ptr(),
                             out.as_mut_ptr(),
                             s,
+                            1,
                             fused,
                             in_block,
                             kernels,
@@ -1038,6 +1231,89 @@ mod tests {
                 }
                 assert!(portable.iter().any(|v| *v != 0.0));
             }
+        }
+    }
+
+    /// A grouped convolution: each group the dense convolution of its own input
+    /// channels by its own filters (the reference run group by group), by every
+    /// kernel, with one and two output blocks per group, and on threads.
+    #[test]
+    fn groups_convolve_their_own_channels() {
+        let cases = [
+            (2, shape(32, 9, 32, 3, 1, 1), true),
+            (4, shape(64, 7, 64, 3, 2, 1), false),
+            (3, shape(48, 8, 96, 1, 1, 0), true),
+            (24, shape(384, 7, 384, 3, 1, 1), true),
+        ];
+        for (groups, s, with_bias) in cases {
+            let ([c, h, w], [m, kh, kw], [oh, ow]) = (s.input, s.filter, s.output);
+            assert!(grouping_fits(&s, groups));
+            let (cg, mg) = (c / groups, m / groups);
+            let x = random(c * h * w, 11);
+            let f = random(m * cg * kh * kw, 12);
+            let start = random(m * oh * ow, 13);
+            let bias = random(m, 14);
+            let bounds = Bounds { lo: -0.5, hi: 6.0 };
+            let part = Conv2d {
+                input: [cg, h, w],
+                filter: [mg, kh, kw],
+                ..s
+            };
+            let mut want = Vec::with_capacity(m * oh * ow);
+            for group in 0..groups {
+                let plane = mg * oh * ow;
+                let from = if with_bias {
+                    (0..plane)
+                        .map(|i| bias[group * mg + i / (oh * ow)])
+                        .collect()
+                } else {
+                    start[group * plane..(group + 1) * plane].to_vec()
+                };
+                want.extend(reference_conv(
+                    &x[group * cg * h * w..(group + 1) * cg * h * w],
+                    &f[group * mg * cg * kh * kw..(group + 1) * mg * cg * kh * kw],
+                    &from,
+                    part,
+                    false,
+                ));
+            }
+            let (xb, fb) = (block_input(&x, c, h * w), block_filter(&f, m, cg, kh * kw));
+            let fused = Fused {
+                bias: with_bias.then_some(bias.as_ptr()),
+                bounds,
+                gate: Gate::None,
+            };
+            let run = |kernels| {
+                let mut out = block_input(&start, m, oh * ow);
+                // SAFETY: the buffers have the blocked sizes of `s`; the groups fit.
+                unsafe {
+                    blocked_output(
+                        xb.as_ptr(),
+                        fb.as_ptr(),
+                        out.as_mut_ptr(),
+                        s,
+                        groups,
+                        fused,
+                        BLOCK,
+                        kernels,
+                    )
+                };
+                out
+            };
+            for kernels in [Kernels::Best, Kernels::Avx2, Kernels::Portable] {
+                let out = run(kernels);
+                for o in 0..m {
+                    for p in 0..oh * ow {
+                        let got = out[((o / BLOCK) * oh * ow + p) * BLOCK + o % BLOCK] as f64;
+                        let w = want[o * oh * ow + p].clamp(-0.5, 6.0);
+                        assert!(
+                            (got - w).abs() <= 1e-4 * (1.0 + w.abs()),
+                            "{groups} groups of {s:?}: channel {o} pixel {p}: {got} vs {w}"
+                        );
+                    }
+                }
+            }
+            crate::threads::assert_same_bits_on_threads(|| run(Kernels::Best));
         }
     }
 

@@ -1,5 +1,7 @@
 //! `layout`: data layouts for tensor ops from a preference table.
 //!
+//! 0. **Split.** A grouped convolution no row takes, whose groups are at least 8
+//!    channels wide, becomes one convolution per group ([`groups`]).
 //! 1. **Assign.** Each op the table has a row for, and whose operands meet the row's
 //!    conditions, takes the row's layouts: its operands are packed into them
 //!    (`tensor.pack`), it runs on the blocked tensors, and its result is unpacked
@@ -52,6 +54,7 @@ use acc_dialects::build::{Builder, i64s, shape_of, tensor_type};
 use acc_dialects::ops::{arith, func, tensor};
 
 mod constants;
+mod groups;
 mod padding;
 mod propagate;
 mod sink;
@@ -71,13 +74,16 @@ pub struct Preference {
     pub max_channels: i64,
     /// Whether the op must have batch 1 (what the host's kernel takes).
     pub batch_one: bool,
-    /// Which convolutions: depthwise ones (one filter per channel), else ungrouped.
+    /// Which convolutions: depthwise ones (one filter per channel), else ungrouped
+    /// ones and grouped ones whose groups are whole blocks of input and output
+    /// channels.
     pub depthwise: bool,
 }
 
 /// The host's table: f32 convolutions of batch 1 produce NCHW16c, channels in the
 /// lanes of an AVX-512 vector: ungrouped ones with at least 16 input channels read
-/// NCHW16c with OIHW16i16o filters (`acc_sconv2d_nchw16c`), those with fewer (a
+/// NCHW16c with OIHW16i16o filters (`acc_sconv2d_nchw16c`; grouped ones of whole
+/// blocks per group `acc_sgconv2d_nchw16c`), those with fewer (a
 /// network's first) read NCHW with OIHW16o filters (`acc_sconv2d_nchw_nchw16c`),
 /// depthwise ones read NCHW16c with OIHW16o filters (`acc_sdwconv2d_nchw16c`).
 /// Everything else keeps its layout.
@@ -215,6 +221,7 @@ struct Layouts<'a> {
 
 impl Layouts<'_> {
     fn run(&mut self, table: &[Preference]) -> Result<(), Failure> {
+        self.split_groups(table).map_err(|m| (None, m))?;
         for op in self.top_ops() {
             let kind = self.kind(op);
             if let Some(row) = table
@@ -356,8 +363,8 @@ impl Layouts<'_> {
             && (!row.batch_one || sx[0] == 1)
     }
 
-    /// Whether a convolution's groups are the row's: one (ungrouped), or one filter
-    /// per channel (depthwise).
+    /// Whether a convolution's groups are the row's: one (ungrouped) or whole blocks
+    /// of input and output channels each, or one filter per channel (depthwise).
     fn grouping_fits(&self, op: OpId, row: &Preference, sx: &[i64], sw: &[i64]) -> bool {
         let groups = self
             .attrs(op)
@@ -368,7 +375,8 @@ impl Layouts<'_> {
         if row.depthwise {
             groups == sx[1] && sw[0] == sx[1] && sw[1] == 1
         } else {
-            groups == 1
+            let whole_blocks = |channels: i64| channels % (groups * row.block) == 0;
+            groups == 1 || (groups > 1 && whole_blocks(sx[1]) && whole_blocks(sw[0]))
         }
     }
 

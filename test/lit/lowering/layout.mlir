@@ -80,14 +80,14 @@ func.func @partial(%x: tensor<1x24x4x4xf32>) -> tensor<1x24x4x4xf32> {
 }
 
 // Fewer than 16 input channels (a network's first convolution): the input stays
-// NCHW, the filter is OIHW16o, the output NCHW16c. Left alone: groups other than one
-// or the channel count, batch 2.
+// NCHW, the filter is OIHW16o, the output NCHW16c. Left alone: groups of fewer than
+// 8 channels that are not depthwise, batch 2.
 // CHECK-LABEL: func.func @first(
 // CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<1x8x4x4xf32>
 // CHECK: %[[C:.*]] = tensor.conv2d {filter_layout = #tensor.layout<"OIHW16o">, output_layout = #tensor.layout<"NCHW16c">} ins(%[[X]], %{{[0-9]+}} : tensor<1x8x4x4xf32>, tensor<1x8x1x1x16xf32>) outs(%{{[0-9]+}} : tensor<1x1x4x4x16xf32>)
 // CHECK: tensor.unpack %[[C]]
 // CHECK-NOT: tensor.pack
-// CHECK: tensor.conv2d {groups = 2 : i64} ins(%{{.*}} : tensor<1x16x4x4xf32>, tensor<16x8x1x1xf32>)
+// CHECK: tensor.conv2d {groups = 4 : i64} ins(%{{.*}} : tensor<1x16x4x4xf32>, tensor<16x4x1x1xf32>)
 // CHECK-NOT: tensor.pack
 // CHECK: tensor.conv2d ins(%{{.*}} : tensor<2x16x4x4xf32>, tensor<16x16x1x1xf32>)
 func.func @first(%x: tensor<1x8x4x4xf32>, %y: tensor<2x16x4x4xf32>) -> (tensor<1x16x4x4xf32>, tensor<1x16x4x4xf32>, tensor<2x16x4x4xf32>) {
@@ -96,7 +96,8 @@ func.func @first(%x: tensor<1x8x4x4xf32>, %y: tensor<2x16x4x4xf32>) -> (tensor<1
   %w16 = tensor.broadcast ins(%w : tensor<8x1x1xf32>) outs(%we : tensor<16x8x1x1xf32>) dimensions = [0] -> tensor<16x8x1x1xf32>
   %z = arith.constant dense<0.0> : tensor<1x16x4x4xf32>
   %c = tensor.conv2d ins(%x, %w16 : tensor<1x8x4x4xf32>, tensor<16x8x1x1xf32>) outs(%z : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
-  %g = tensor.conv2d {groups = 2 : i64} ins(%c, %w16 : tensor<1x16x4x4xf32>, tensor<16x8x1x1xf32>) outs(%z : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  %w4 = arith.constant dense<0.25> : tensor<16x4x1x1xf32>
+  %g = tensor.conv2d {groups = 4 : i64} ins(%c, %w4 : tensor<1x16x4x4xf32>, tensor<16x4x1x1xf32>) outs(%z : tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
   %w2 = arith.constant dense<0.5> : tensor<16x16x1x1xf32>
   %z2 = arith.constant dense<0.0> : tensor<2x16x4x4xf32>
   %c2 = tensor.conv2d ins(%y, %w2 : tensor<2x16x4x4xf32>, tensor<16x16x1x1xf32>) outs(%z2 : tensor<2x16x4x4xf32>) -> tensor<2x16x4x4xf32>

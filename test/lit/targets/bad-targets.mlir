@@ -7,7 +7,7 @@
 // CHECK-DAG: bad-target.acc:3:3
 // CHECK-DAG: error: two kernels implement 'gemm'
 // CHECK-DAG: bad-target.acc:5:3
-// CHECK-DAG: error: unknown kernel interface 'fft': acc's host lowering calls gemm, packed-gemm, strided-gemm, conv, depthwise, blocked, blocked-depthwise, blocked-pool, blocked-nchw-input, exp, exp-neg, erf, tanh
+// CHECK-DAG: error: unknown kernel interface 'fft': acc's host lowering calls gemm, packed-gemm, strided-gemm, conv, depthwise, blocked, blocked-grouped, blocked-depthwise, blocked-pool, blocked-nchw-input, exp, exp-neg, erf, tanh
 // CHECK-DAG: bad-target.acc:6:3
 // TWO: error: a target file declares exactly one target (`target NAME { ... }`), not 2
 // MISSING: no-such-file.acc

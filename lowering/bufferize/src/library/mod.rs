@@ -47,6 +47,9 @@ pub(crate) struct Library {
     /// As `depthwise`, in blocked layouts: x and out NCHW16c, w OIHW16o (one input
     /// channel per group), the channel count passed as blocks x 16.
     pub(crate) blocked_depthwise: Option<String>,
+    /// As `blocked`, grouped: each group whole blocks of input and output channels,
+    /// w `[M/16][C/G/16][kh][kw][16][16]`, the groups after the padding.
+    pub(crate) blocked_grouped: Option<String>,
     /// As `blocked`, the input plain NCHW (any channel count) and the filter OIHW16o.
     pub(crate) blocked_nchw_input: Option<String>,
     /// As `gemm` with a constant B packed at compile time into panels of
@@ -94,6 +97,7 @@ impl Library {
             depthwise: name("depthwise"),
             blocked: name("blocked"),
             blocked_depthwise: name("blocked-depthwise"),
+            blocked_grouped: name("blocked-grouped"),
             blocked_nchw_input: name("blocked-nchw-input"),
             packed_gemm: name("packed-gemm"),
             strided_gemm: name("strided-gemm"),
@@ -206,6 +210,8 @@ pub(crate) enum ConvKind {
     Depthwise,
     /// Ungrouped in NCHW16c / OIHW16i16o.
     Blocked,
+    /// Grouped in NCHW16c / OIHW16i16o, whole blocks per group.
+    BlockedGrouped,
     /// Depthwise in NCHW16c / OIHW16o.
     BlockedDepthwise,
     /// Ungrouped from NCHW into NCHW16c, the filter OIHW16o.
@@ -403,10 +409,20 @@ impl Bufferizer<'_> {
             return None;
         }
         if in_layouts(["NCHW16c", "OIHW16i16o", "NCHW16c"]) {
-            return (groups == 1)
-                .then(|| self.library.blocked.clone())
+            if groups == 1 {
+                return Some((self.library.blocked.clone()?, ConvKind::Blocked));
+            }
+            // Whole input and output blocks per group.
+            let whole = sx.len() == 5
+                && sw.len() == 6
+                && groups > 1
+                && sx[1] % groups == 0
+                && sw[0] % groups == 0
+                && sw[1] * groups == sx[1];
+            return whole
+                .then(|| self.library.blocked_grouped.clone())
                 .flatten()
-                .map(|callee| (callee, ConvKind::Blocked));
+                .map(|callee| (callee, ConvKind::BlockedGrouped));
         }
         if in_layouts(["NCHW", "OIHW16o", "NCHW16c"]) {
             return (groups == 1 && sx.len() == 4)

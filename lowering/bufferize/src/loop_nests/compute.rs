@@ -451,7 +451,10 @@ impl Bufferizer<'_> {
                 library,
                 Some((
                     _,
-                    ConvKind::Blocked | ConvKind::BlockedDepthwise | ConvKind::BlockedOutput
+                    ConvKind::Blocked
+                        | ConvKind::BlockedGrouped
+                        | ConvKind::BlockedDepthwise
+                        | ConvKind::BlockedOutput
                 ))
             );
             if !l.is_empty() && !l.contains(&format!("\"{plain}\"")) && !blocked_call {
@@ -501,6 +504,13 @@ impl Bufferizer<'_> {
                     &window,
                 ]
                 .concat(),
+                // The groups after the padding.
+                ConvKind::BlockedGrouped => [
+                    &[sx[1] * sx[4], sx[2], sx[3], sw[0] * sw[5], sw[2], sw[3]][..],
+                    &window,
+                    &[groups],
+                ]
+                .concat(),
                 ConvKind::BlockedDepthwise => {
                     [&[sx[1] * sx[4], sx[2], sx[3], sw[2], sw[3]][..], &window].concat()
                 }
@@ -512,10 +522,7 @@ impl Bufferizer<'_> {
             };
             // The activation of the result (the maps that are its only uses) done
             // by the call as it stores: a clamp, or for blocked calls a gate too.
-            let gated = matches!(
-                kind,
-                ConvKind::Blocked | ConvKind::BlockedDepthwise | ConvKind::BlockedOutput
-            );
+            let gated = kind != ConvKind::Full && kind != ConvKind::Depthwise;
             let activation = self.absorbable_activation(op, gated).unwrap_or(Activation {
                 maps: Vec::new(),
                 bounds: [f64::NEG_INFINITY, f64::INFINITY],

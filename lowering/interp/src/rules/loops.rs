@@ -698,6 +698,21 @@ pub(super) fn sconv2d_nchw16c_bias(r: &RuleInput<'_>) -> Result<Vec<Tensor>, Str
     library_conv(r, Kind::Blocked, true)
 }
 
+/// `hw.intrinsic "acc_sgconv2d_nchw16c"(%x, %w, %out, sizes..., %groups, %lo, %hi,
+/// %gate, %scale, %shift)`: as `acc_sconv2d_nchw16c` in `groups` groups, each whole
+/// blocks of input and output channels: output channel o reads the `c / groups`
+/// input channels of group o / (m / groups), w `[m/16][c/groups/16][kh][kw][16][16]`.
+pub(super) fn sgconv2d_nchw16c(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    library_conv(r, Kind::BlockedGrouped, false)
+}
+
+/// `hw.intrinsic "acc_sgconv2d_nchw16c_bias"(%x, %w, %bias, %out, sizes..., %groups,
+/// %lo, %hi, %gate, %scale, %shift)`: as `acc_sgconv2d_nchw16c`, each output channel
+/// starting from its bias.
+pub(super) fn sgconv2d_nchw16c_bias(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    library_conv(r, Kind::BlockedGrouped, true)
+}
+
 /// `hw.intrinsic "acc_sconv2d_nchw_nchw16c"(%x, %w, %out, sizes..., %lo, %hi, %gate,
 /// %scale, %shift)`: as `acc_sconv2d_nchw16c` with x plain NCHW (any channel count) and w OIHW16o
 /// (`[m/16][c][kh][kw][16]`).
@@ -736,13 +751,14 @@ fn depthwise_conv(r: &RuleInput<'_>, bias: bool) -> Result<Vec<Tensor>, String> 
 }
 
 /// Which library convolution: NCHW / OIHW, depthwise NCHW, blocked (NCHW16c /
-/// OIHW16i16o), blocked depthwise (NCHW16c / OIHW16o) or blocked output (NCHW /
-/// OIHW16o into NCHW16c).
+/// OIHW16i16o; grouped with whole blocks per group), blocked depthwise (NCHW16c /
+/// OIHW16o) or blocked output (NCHW / OIHW16o into NCHW16c).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Full,
     Depthwise,
     Blocked,
+    BlockedGrouped,
     BlockedDepthwise,
     BlockedOutput,
 }
@@ -755,19 +771,30 @@ const BLOCK: usize = 16;
 /// input channels), clamp bounds and, for the blocked kinds, a gate.
 fn library_conv(r: &RuleInput<'_>, kind: Kind, bias: bool) -> Result<Vec<Tensor>, String> {
     let depthwise = matches!(kind, Kind::Depthwise | Kind::BlockedDepthwise);
-    let gated = matches!(
-        kind,
-        Kind::Blocked | Kind::BlockedDepthwise | Kind::BlockedOutput
-    );
+    let gated = !matches!(kind, Kind::Full | Kind::Depthwise);
     let buffers = if bias { 4 } else { 3 };
-    let count = if depthwise { 13 } else { 14 };
+    let count = match kind {
+        Kind::Depthwise | Kind::BlockedDepthwise => 13,
+        Kind::BlockedGrouped => 15,
+        _ => 14,
+    };
     let (mut dims, bounds, gate) = sizes_and_activation(r, buffers, count, gated)?;
     if depthwise {
         // The output channels are the input channels.
         dims.insert(3, dims[0]);
     }
+    let groups = if kind == Kind::BlockedGrouped {
+        dims.pop().unwrap_or(0)
+    } else {
+        1
+    };
     let [c, h, wd, m, kh, kw, oh, ow, sh, sw, dh, dw, pt, pl] =
         <[usize; 14]>::try_from(dims.as_slice()).map_err(|_| format!("expects {count} sizes"))?;
+    if groups == 0 || c % groups != 0 || m % groups != 0 {
+        return Err(format!(
+            "{groups} groups do not divide {c} input and {m} output channels"
+        ));
+    }
     let window = Window {
         input: [c, h, wd],
         kernel: [kh, kw],
@@ -775,11 +802,13 @@ fn library_conv(r: &RuleInput<'_>, kind: Kind, bias: bool) -> Result<Vec<Tensor>
         stride: [sh, sw],
         dilation: [dh, dw],
         padding: [pt, pl],
+        groups,
         bounds,
         gate,
     };
     let bad_blocks = match kind {
         Kind::Blocked | Kind::BlockedDepthwise => c % BLOCK != 0 || m % BLOCK != 0,
+        Kind::BlockedGrouped => c % (groups * BLOCK) != 0 || m % (groups * BLOCK) != 0,
         Kind::BlockedOutput => m % BLOCK != 0,
         Kind::Full | Kind::Depthwise => false,
     };
@@ -887,6 +916,9 @@ struct Window {
     stride: [usize; 2],
     dilation: [usize; 2],
     padding: [usize; 2],
+    /// Groups (1 but for a grouped kind): output channel o reads the c / groups
+    /// input channels of group o / (m / groups).
+    groups: usize,
     /// The clamp of each result: low and high bound (NaN stays NaN).
     bounds: [f64; 2],
     /// The gate the clamp applies within (none: the result itself is clamped).
@@ -915,8 +947,11 @@ impl Window {
     ) -> Result<Vec<Tensor>, String> {
         let ([c, h, wd], [kh, kw], [oh, ow]) = (self.input, self.kernel, self.output);
         let depthwise = matches!(kind, Kind::Depthwise | Kind::BlockedDepthwise);
-        let taps = if depthwise { 1 } else { c };
-        let blocked_input = matches!(kind, Kind::Blocked | Kind::BlockedDepthwise);
+        let taps = if depthwise { 1 } else { c / self.groups };
+        let blocked_input = matches!(
+            kind,
+            Kind::Blocked | Kind::BlockedGrouped | Kind::BlockedDepthwise
+        );
         let blocked = blocked_input || kind == Kind::BlockedOutput;
         // Flat positions of input (channel, row, column), filter (output channel,
         // input channel, row, column) and output (channel, row, column).
@@ -931,7 +966,7 @@ impl Window {
             if (blocked && depthwise) || kind == Kind::BlockedOutput {
                 (((o / BLOCK * taps + t) * kh + i) * kw + j) * BLOCK + o % BLOCK
             } else if blocked {
-                ((((o / BLOCK) * (c / BLOCK) + t / BLOCK) * kh + i) * kw + j) * BLOCK * BLOCK
+                ((((o / BLOCK) * (taps / BLOCK) + t / BLOCK) * kh + i) * kw + j) * BLOCK * BLOCK
                     + (t % BLOCK) * BLOCK
                     + o % BLOCK
             } else {
@@ -964,7 +999,11 @@ impl Window {
                         None => out.read(out_at(o, y, xx))?,
                     };
                     for t in 0..taps {
-                        let ci = if depthwise { o } else { t };
+                        let ci = if depthwise {
+                            o
+                        } else {
+                            o / (m / self.groups) * taps + t
+                        };
                         for i in 0..kh {
                             let Some(iy) = self.tap(0, y, i) else {
                                 continue;

@@ -224,6 +224,8 @@ const KERNELS: &[(&str, RuleFn)] = &[
     ("acc_sdwconv2d_bias", loops::sdwconv2d_bias),
     ("acc_sconv2d_nchw16c", loops::sconv2d_nchw16c),
     ("acc_sconv2d_nchw16c_bias", loops::sconv2d_nchw16c_bias),
+    ("acc_sgconv2d_nchw16c", loops::sgconv2d_nchw16c),
+    ("acc_sgconv2d_nchw16c_bias", loops::sgconv2d_nchw16c_bias),
     ("acc_sconv2d_nchw_nchw16c", loops::sconv2d_nchw_nchw16c),
     (
         "acc_sconv2d_nchw_nchw16c_bias",
