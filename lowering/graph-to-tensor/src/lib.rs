@@ -42,6 +42,7 @@ use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 
 use acc_dialects::build::{Builder, i64s, is_float, reassociation, shape_of, tensor_type};
 
+mod bias;
 mod data;
 mod gather;
 mod nms;
@@ -111,7 +112,8 @@ fn lower_body(ctx: &Context, ir: &mut Ir, body: BodyId) -> Result<(), Diagnostic
         }
         ir.erase_op(body, op);
     }
-    Ok(())
+    bias::fold_matmul_biases(ctx, ir, body)
+        .map_err(|m| Diagnostic::error(DiagLoc::Unknown, format!("graph-to-tensor: {m}")))
 }
 
 /// The operands, result types and attributes of the op being lowered.

@@ -26,6 +26,10 @@ const SHAPES: &[(&str, usize, usize, usize)] = &[
 const PACKED_SHAPES: &[(&str, usize, usize, usize)] = &[
     ("recurrent step 128 -> 4x128", 1, 512, 128),
     ("transformer qkv 197x192 @ 192x576", 197, 576, 192),
+    ("convnext mlp 56x56 96 -> 384", 3136, 384, 96),
+    ("convnext mlp 56x56 384 -> 96", 3136, 96, 384),
+    ("convnext mlp 14x14 384 -> 1536", 196, 1536, 384),
+    ("convnext mlp 7x7 3072 -> 768", 49, 768, 3072),
 ];
 
 /// [`sgemm_panels`] with B's k x n row-major values read as panels: the same work,
