@@ -183,7 +183,7 @@ pub unsafe fn sgconv2d_nchw16c(
 /// Whether `groups` groups divide the channels of `shape` into whole blocks each
 /// (what [`sgconv2d_nchw16c`] takes).
 pub fn grouping_fits(shape: &Conv2d, groups: usize) -> bool {
-    let whole = |channels: usize| groups > 0 && channels % (groups * BLOCK) == 0;
+    let whole = |channels: usize| groups > 0 && channels.is_multiple_of(groups * BLOCK);
     groups == 1 || (whole(shape.input[0]) && whole(shape.filter[0]))
 }
 
