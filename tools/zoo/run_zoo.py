@@ -135,31 +135,47 @@ def run_model(name, zoo, args, tmp):
 
     native_ok = ok
     for t in args.threads:
-        if native_ok:
-            out = os.path.join(tmp, f"{name}.native{t}.npy")
-            ok_n, stdout, err, _ = run(
-                [os.path.join(BIN, "acc-run"), onnx_path, "--mode", "jit", "--pipeline", args.pipeline,
-                 "--target", TARGET, "--input", f"0={in_path}", "-o", out,
-                 "--repeat", str(args.repeat), "--threads", str(t)], 2 * args.timeout)
-            if ok_n:
-                n = {}
-                m = re.search(r"compile_ms=([0-9.]+)", stdout)
-                n["compile_ms"] = float(m.group(1)) if m else None
-                m = re.search(r"latency_ms median=([0-9.]+)", stdout)
-                n["ms"] = float(m.group(1)) if m else None
-                n["err"], msg = rel_err(out, ref)
-                if msg:
-                    r["errors"][f"native t{t}"] = msg
-                r["native"][t] = n
-            else:
-                r["errors"][f"native t{t}"] = err
-                # The compilation fails (or times out) the same way at any thread count.
-                native_ok = False
-        try:
-            r["ort"][t] = ort_latency(onnx_path, x, t, args.repeat)
-        except Exception as e:
-            r["errors"][f"onnxruntime t{t}"] = first_error(str(e))
+        # Rounds alternate the two tools, so that a slow spell of a shared machine
+        # falls on both; each tool's figure is the median of its round medians.
+        acc_ms, ort_ms = [], []
+        for _ in range(args.rounds):
+            if native_ok:
+                native_ok = run_native(name, onnx_path, in_path, ref, t, args, tmp, r)
+                if native_ok and r["native"][t].get("ms") is not None:
+                    acc_ms.append(r["native"][t]["ms"])
+            try:
+                ort_ms.append(ort_latency(onnx_path, x, t, args.repeat))
+            except Exception as e:
+                r["errors"][f"onnxruntime t{t}"] = first_error(str(e))
+                break
+        if acc_ms:
+            r["native"][t]["ms"] = float(np.median(acc_ms))
+        if ort_ms:
+            r["ort"][t] = float(np.median(ort_ms))
     return r
+
+
+def run_native(name, onnx_path, in_path, ref, t, args, tmp, r):
+    """One native run on `t` threads into r["native"][t] (its compile time, median
+    latency and error); False when it fails (at any thread count alike)."""
+    out = os.path.join(tmp, f"{name}.native{t}.npy")
+    ok_n, stdout, err, _ = run(
+        [os.path.join(BIN, "acc-run"), onnx_path, "--mode", "jit", "--pipeline", args.pipeline,
+         "--target", TARGET, "--input", f"0={in_path}", "-o", out,
+         "--repeat", str(args.repeat), "--threads", str(t)], 2 * args.timeout)
+    if not ok_n:
+        r["errors"][f"native t{t}"] = err
+        return False
+    n = {}
+    m = re.search(r"compile_ms=([0-9.]+)", stdout)
+    n["compile_ms"] = float(m.group(1)) if m else None
+    m = re.search(r"latency_ms median=([0-9.]+)", stdout)
+    n["ms"] = float(m.group(1)) if m else None
+    n["err"], msg = rel_err(out, ref)
+    if msg:
+        r["errors"][f"native t{t}"] = msg
+    r["native"][t] = n
+    return True
 
 
 def fmt_err(e):
@@ -220,6 +236,9 @@ def main():
     parser.add_argument("zoo_dir")
     parser.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
     parser.add_argument("--repeat", type=int, default=20, help="timed runs per measurement (default 20)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="measurements per tool and thread count, alternating acc and onnxruntime; "
+                             "the median of their medians is reported (default 1)")
     parser.add_argument("--only", help="comma-separated model names")
     parser.add_argument("--no-interp", action="store_true", help="skip the reference interpreter")
     parser.add_argument("--timeout", type=int, default=300, help="seconds per command (native: twice)")
