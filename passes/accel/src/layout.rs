@@ -35,7 +35,10 @@
 //!    made only when the tiled dimensions divide into whole blocks, or, for the
 //!    cancellation, when the padding lanes are provably zeros ([`padding`];
 //!    `assume-finite` lets convolutions keep them zero).
-//! 3. Unused tensor ops are erased. What is left: one pack where a plain value enters
+//! 3. A transpose next to a pack or unpack, moving the tiled dimension to or from the
+//!    last position, becomes one transpose of the blocked tensor and a reshape
+//!    ([`transpose`]: ConvNeXt's NCHW16c <-> NHWC).
+//! 4. Unused tensor ops are erased. What is left: one pack where a plain value enters
 //!    a run of blocked ops, one unpack where a blocked value leaves it.
 //!
 //! The result computes the same values as the input (`--check-semantics`).
@@ -58,6 +61,7 @@ mod groups;
 mod padding;
 mod propagate;
 mod sink;
+mod transpose;
 
 /// One row of a preference table: the layouts an op runs fastest in, and when.
 #[derive(Clone, Copy, Debug)]
@@ -266,6 +270,7 @@ impl Layouts<'_> {
                 break;
             }
         }
+        self.fuse_transposes().map_err(|m| (None, m))?;
         self.erase_unused();
         Ok(())
     }

@@ -51,7 +51,7 @@ impl Layouts<'_> {
 
     /// The unpack of a single tiled dimension that defines `v`: the blocked value,
     /// the tiled position and the tile.
-    fn unpacked_once(&self, v: ValueId) -> Option<(ValueId, usize, i64)> {
+    pub(super) fn unpacked_once(&self, v: ValueId) -> Option<(ValueId, usize, i64)> {
         let (blocked, tiling) = self.unpacked(v)?;
         match (&tiling.positions[..], &tiling.tiles[..]) {
             ([p], [t]) if *p >= 0 && *t > 0 => Some((blocked, *p as usize, *t)),
