@@ -83,6 +83,12 @@ impl Layouts<'_> {
 
     /// `pack(transpose(y))` as `transpose(expand(y))` (see the module).
     fn pack_of_transpose(&mut self, pack: OpId) -> Result<bool, String> {
+        if !self
+            .ints(pack, tensor::Pack::ATTR_OUTER_DIMS_PERM)
+            .is_empty()
+        {
+            return Ok(false);
+        }
         let (tiling, t, _) = self.pack_parts(pack);
         let ([d], [tile]) = (&tiling.positions[..], &tiling.tiles[..]) else {
             return Ok(false);
