@@ -123,7 +123,7 @@ pub fn info() -> PassInfo {
             },
             acc_pass::PassOption {
                 name: "packed-gemm",
-                description: "a library f32 matrix product whose B, a constant, is packed at compile time into 48-column panels (layout NK48n: ceil(n/48) panels of k rows of 48 floats, zero-padded; arguments as for gemm; NAME_bias takes a per-column bias after b and starts from it), e.g. acc_sgemm_nk48n; empty: gemm",
+                description: "a library f32 matrix product whose B, a constant, is packed at compile time into 48-column panels (layout NK48n: ceil(n/48) panels of k rows of 48 floats, zero-padded; arguments as for gemm; NAME_bias takes a per-column bias after b and starts from it, NAME_bias_act then the clamp bounds and gate of the blocked convolutions), e.g. acc_sgemm_nk48n; empty: gemm",
                 kind: acc_pass::OptionKind::String,
                 default: "",
             },

@@ -71,7 +71,7 @@ extern "C" fn pow(x: f64, y: f64) -> f64 {
 }
 
 /// The runtime symbols generated code may import.
-fn runtime_symbols() -> [(&'static str, *const u8); 34] {
+fn runtime_symbols() -> [(&'static str, *const u8); 35] {
     [
         ("acc_alloc", acc_alloc as *const u8),
         ("acc_free", acc_free as *const u8),
@@ -93,6 +93,10 @@ fn runtime_symbols() -> [(&'static str, *const u8); 34] {
         (
             "acc_sgemm_nk48n_bias",
             acc_runtime::sgemm::acc_sgemm_nk48n_bias as *const u8,
+        ),
+        (
+            "acc_sgemm_nk48n_bias_act",
+            acc_runtime::sgemm::acc_sgemm_nk48n_bias_act as *const u8,
         ),
         (
             "acc_sgemm_strided",

@@ -41,7 +41,7 @@ unsafe fn panels(a: Matrix<*const f32>, b: Matrix<*const f32>, c: Matrix<*mut f3
         cols: b.cols,
     };
     // SAFETY: B holds k x n floats, as many as its panels (n a multiple of 48).
-    unsafe { sgemm_panels(a, panels, c, None) }
+    unsafe { sgemm_panels(a, panels, c, None, acc_runtime::Fused::NONE) }
 }
 
 type Kernel = unsafe fn(Matrix<*const f32>, Matrix<*const f32>, Matrix<*mut f32>);

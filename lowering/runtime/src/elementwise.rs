@@ -32,6 +32,18 @@ pub(crate) fn exp_neg_vector(x: std::arch::x86_64::__m512) -> std::arch::x86_64:
     avx512::exp(avx512::negate(x))
 }
 
+/// erf(x) on sixteen lanes, the bits of [`Function::Erf`] (for kernels' epilogues: a
+/// GELU gate).
+///
+/// # Safety
+/// The CPU has AVX-512F.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f")]
+pub(crate) fn erf_vector(x: std::arch::x86_64::__m512) -> std::arch::x86_64::__m512 {
+    avx512::erf(x)
+}
+
 /// e^-x on eight lanes with AVX2 and FMA, the bits of [`Function::ExpNeg`] (the
 /// scalar steps, lane by lane).
 ///

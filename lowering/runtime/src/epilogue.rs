@@ -1,12 +1,12 @@
-//! What a convolution kernel does around its sums: the bias they start from, and
-//! the activation applied to each result as it is stored (a clamp, or a gate: the
-//! HardSwish or SiLU a network applies right after the convolution), so that no
-//! separate pass over the output is needed.
+//! What a convolution or matrix product kernel does around its sums: the bias they
+//! start from, and the activation applied to each result as it is stored (a clamp,
+//! or a gate: the HardSwish, SiLU or GELU a network applies right after the
+//! convolution or linear layer), so that no separate pass over the output is needed.
 //!
 //! Every kernel version computes an activation the same way, operation by
 //! operation in f32 (no fused multiply-adds), as the loops of the unfused
-//! `tensor.map`s would: the only approximation is the sigmoid's e^-x, which is the
-//! one of [`crate::elementwise`] (`acc_vexpneg`).
+//! `tensor.map`s would: the only approximations are the sigmoid's e^-x and GELU's
+//! erf, which are those of [`crate::elementwise`] (`acc_vexpneg`, `acc_verf`).
 
 use crate::elementwise::Function;
 
@@ -81,6 +81,10 @@ impl Fused {
                 let e = Function::ExpNeg.scalar(x);
                 x * self.bounds.apply_scalar(1.0 / (1.0 + e))
             }
+            Gate::Erf { divisor, scale } => {
+                let e = Function::Erf.scalar(x / divisor);
+                x * self.bounds.apply_scalar(e + 1.0) * scale
+            }
         }
     }
 
@@ -137,6 +141,11 @@ impl Fused {
                 let g = _mm512_div_ps(one, _mm512_add_ps(one, e));
                 _mm512_mul_ps(x, clamp(g))
             }
+            Gate::Erf { divisor, scale } => {
+                let t = _mm512_div_ps(x, _mm512_set1_ps(divisor));
+                let g = _mm512_add_ps(crate::elementwise::erf_vector(t), _mm512_set1_ps(1.0));
+                _mm512_mul_ps(_mm512_mul_ps(x, clamp(g)), _mm512_set1_ps(scale))
+            }
         }
     }
 }
@@ -172,6 +181,17 @@ impl Fused {
                 let g = _mm256_div_ps(one, _mm256_add_ps(one, e));
                 _mm256_mul_ps(x, clamp(g))
             }
+            // Lane by lane (erf's fused multiply-adds are instructions here).
+            Gate::Erf { .. } => {
+                let mut lanes = [0f32; 8];
+                // SAFETY: the array holds eight floats.
+                unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), x) };
+                for v in &mut lanes {
+                    *v = self.activate(*v);
+                }
+                // SAFETY: as above.
+                unsafe { _mm256_loadu_ps(lanes.as_ptr()) }
+            }
         }
     }
 }
@@ -192,6 +212,30 @@ pub(crate) unsafe fn gate_vectors(at: *mut f32, count: usize, fused: Fused) {
         unsafe {
             let x = at.add(v * 16);
             _mm512_storeu_ps(x, fused.activate_vector(_mm512_loadu_ps(x)));
+        }
+    }
+}
+
+/// Applies `fused`'s activation to the `len` floats from `at` on (a row of a matrix
+/// product's tile once it is stored), the last partial vector under a lane mask.
+///
+/// # Safety
+/// The CPU has AVX-512F; `at` holds `len` floats.
+#[cfg(target_arch = "x86_64")]
+#[inline(never)]
+#[target_feature(enable = "avx512f")]
+pub(crate) unsafe fn gate_floats(at: *mut f32, len: usize, fused: Fused) {
+    use std::arch::x86_64::{_mm512_mask_storeu_ps, _mm512_maskz_loadu_ps};
+    // SAFETY: the whole vectors lie inside the caller's floats.
+    unsafe { gate_vectors(at, len / 16, fused) };
+    let tail = len % 16;
+    if tail > 0 {
+        let mask = ((1u32 << tail) - 1) as u16;
+        // SAFETY: the masked lanes are the last `tail` floats of the caller's.
+        unsafe {
+            let x = at.add(len - tail);
+            let y = fused.activate_vector(_mm512_maskz_loadu_ps(mask, x));
+            _mm512_mask_storeu_ps(x, mask, y);
         }
     }
 }
@@ -233,6 +277,9 @@ pub enum Gate {
     Hard { scale: f32, shift: f32 },
     /// `x * min(max(1 / (1 + e^-x), lo), hi)`: SiLU (Swish) with unbounded clamps.
     Sigmoid,
+    /// `(x * min(max(erf(x / divisor) + 1, lo), hi)) * scale`, each operation
+    /// rounded: GELU as exporters write it (divisor sqrt 2, scale 1/2, no bounds).
+    Erf { divisor: f32, scale: f32 },
 }
 
 impl Gate {
@@ -245,16 +292,28 @@ impl Gate {
         Bounds { lo: 0.0, hi: 1.0 },
     );
 
-    /// The gate a C entry point's `gate` code asks for: 0 none, 1 [`Gate::Hard`] with
-    /// `scale` and `shift`, 2 [`Gate::Sigmoid`]; the parameters of the others are
-    /// unread. Code generation passes only these codes; any other is taken as 0.
-    pub fn of_call(code: i64, scale: f32, shift: f32) -> Gate {
+    /// The gate a C entry point's `gate` code and its two parameters ask for: 0 none,
+    /// 1 [`Gate::Hard`] (`scale`, `shift`), 2 [`Gate::Sigmoid`] (parameters unread),
+    /// 3 [`Gate::Erf`] (`divisor`, `scale`). Code generation passes only these codes;
+    /// any other is taken as 0.
+    pub fn of_call(code: i64, p: f32, q: f32) -> Gate {
         match code {
-            1 => Gate::Hard { scale, shift },
+            1 => Gate::Hard { scale: p, shift: q },
             2 => Gate::Sigmoid,
+            3 => Gate::Erf {
+                divisor: p,
+                scale: q,
+            },
             _ => Gate::None,
         }
     }
+
+    /// GELU as torch exports it, `x * (erf(x / sqrt 2) + 1) * 0.5`: the gate (the
+    /// divisor is the f32 nearest sqrt 2, as in the exported graph).
+    pub const GELU: Gate = Gate::Erf {
+        divisor: std::f32::consts::SQRT_2,
+        scale: 0.5,
+    };
 }
 
 /// The clamp of a kernel's results: `min(max(x, lo), hi)`, the fused activation of a
@@ -363,9 +422,55 @@ mod tests {
     }
 
     #[test]
+    fn gelu_is_its_definition_op_by_op() {
+        let f = gated(Gate::GELU, f32::NEG_INFINITY, f32::INFINITY);
+        for x in inputs() {
+            let e = Function::Erf.scalar(x / std::f32::consts::SQRT_2);
+            let want = x * (e + 1.0) * 0.5;
+            let got = f.activate(x);
+            assert!(
+                got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                "gelu({x}) = {got}, want {want}"
+            );
+            // (erf itself is checked over its whole range in `elementwise`.)
+            if x.abs() < 4.0 {
+                let exact = x as f64 * 0.5 * (1.0 + series_erf(x as f64 / 2f64.sqrt()));
+                // erf's absolute error (below 5e-7) scaled by x / 2, and rounding.
+                let bound = 3e-7 * (x as f64).abs() + 1e-6 * exact.abs() + 1e-30;
+                assert!(
+                    (got as f64 - exact).abs() <= bound,
+                    "gelu({x}) = {got}, want {exact}"
+                );
+            }
+        }
+        // erf is clamped at -4: 1 + erf(-4) is one ulp of 1 / 2^24 or so, not 0.
+        assert!(f.activate(-200.0).abs() < 2e-5);
+        assert_eq!(f.activate(f32::INFINITY), f32::INFINITY);
+        assert!(f.activate(f32::NAN).is_nan());
+    }
+
+    /// erf by its Maclaurin series, accurate in f64 for |x| < 3.
+    fn series_erf(x: f64) -> f64 {
+        let (mut term, mut sum, mut n) = (x, x, 0.0);
+        while term.abs() > 1e-17 {
+            n += 1.0;
+            term *= -x * x / n;
+            sum += term / (2.0 * n + 1.0);
+        }
+        sum * 2.0 / std::f64::consts::PI.sqrt()
+    }
+
+    #[test]
     fn unknown_gate_codes_are_none() {
         assert_eq!(Gate::of_call(7, 1.0, 2.0), Gate::None);
         assert_eq!(Gate::of_call(2, 1.0, 2.0), Gate::Sigmoid);
+        assert_eq!(
+            Gate::of_call(3, 1.5, 0.5),
+            Gate::Erf {
+                divisor: 1.5,
+                scale: 0.5
+            }
+        );
         assert_eq!(
             Gate::of_call(1, 0.25, 0.5),
             Gate::Hard {
@@ -385,6 +490,7 @@ mod tests {
             gated(hard, 0.0, 1.0),
             gated(Gate::Sigmoid, f32::NEG_INFINITY, f32::INFINITY),
             gated(Gate::Sigmoid, 0.25, 0.75),
+            gated(Gate::GELU, f32::NEG_INFINITY, f32::INFINITY),
         ] {
             let x = inputs();
             let mut got = x.clone();
@@ -416,6 +522,8 @@ mod tests {
             gated(hard, 0.0, 1.0),
             gated(Gate::Sigmoid, f32::NEG_INFINITY, f32::INFINITY),
             gated(Gate::Sigmoid, 0.25, 0.75),
+            gated(Gate::GELU, f32::NEG_INFINITY, f32::INFINITY),
+            gated(Gate::GELU, 0.5, 1.5),
         ] {
             for chunk in inputs().chunks(16) {
                 let mut lanes = [0f32; 16];

@@ -329,7 +329,9 @@ fn check_shapes(name: &str, a: Matrix<*const f32>, b: (usize, usize), c: Matrix<
 }
 
 /// C += A x B with B in packed panels; with a `bias` (one value per column of C),
-/// C = bias[col] + A x B (C's contents unread).
+/// C = bias[col] + A x B (C's contents unread). Each result is stored through
+/// `activation`'s clamp and gate (its row bias must be none: [`Activation::NONE`]
+/// for the product alone).
 ///
 /// # Safety
 /// As [`sgemm`], B's panels holding ceil(n / 48) * k * 48 floats, a bias c.cols.
@@ -338,25 +340,50 @@ pub unsafe fn sgemm_panels(
     b: Panels,
     c: Matrix<*mut f32>,
     bias: Option<*const f32>,
+    activation: Activation,
 ) {
     check_shapes("sgemm_panels", a, (b.rows, b.cols), c);
+    assert!(activation.bias.is_none(), "sgemm_panels: a row bias");
     if c.rows == 0 || c.cols == 0 {
         return;
     }
     #[cfg(target_arch = "x86_64")]
     if crate::avx512() && a.cols > 0 {
-        // SAFETY: the CPU has AVX-512F; the caller vouches for the memory.
         let initial = bias.map_or(avx512::Initial::Output, avx512::Initial::Columns);
         // SAFETY: the CPU has AVX-512F; the caller vouches for the memory.
-        unsafe { avx512::sgemm(a, &b, c, crate::Fused::NONE, initial) };
+        unsafe { avx512::sgemm(a, &b, c, activation, initial) };
         return;
     }
     // SAFETY: as above.
     unsafe { portable_panels(a, b, c, bias) };
+    activate_rows(c, activation);
+}
+
+/// The clamp and gate a packed product's results are stored through: a
+/// [`crate::Fused`] without a row bias.
+pub type Activation = crate::Fused;
+
+/// Applies `activation` to every element of C (after a product that did not).
+fn activate_rows(c: Matrix<*mut f32>, activation: Activation) {
+    if !activation.activates() {
+        return;
+    }
+    for i in 0..c.rows {
+        // SAFETY: row i of C holds c.cols floats (the caller's contract).
+        let row = unsafe { std::slice::from_raw_parts_mut(c.ptr.add(i * c.row_stride), c.cols) };
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the CPU has AVX2 and FMA.
+            unsafe { crate::epilogue::activate_all_fma(activation, row) };
+            continue;
+        }
+        activation.activate_all(row);
+    }
 }
 
 /// [`sgemm_panels`] as one `matrixmultiply` product per panel (any CPU), C first
-/// filled with the bias, if any.
+/// filled with the bias, if any (no activation).
 ///
 /// # Safety
 /// As [`sgemm_panels`].
@@ -494,7 +521,7 @@ pub unsafe extern "C" fn acc_sgemm_nk48n(
     k: i64,
 ) {
     // SAFETY: the caller vouches for the buffers.
-    unsafe { panels_entry(a, b, None, c, [m, n, k]) }
+    unsafe { panels_entry(a, b, None, c, [m, n, k], Activation::NONE) }
 }
 
 /// The C entry points' product on packed B: sizes from i64 (negative as zero).
@@ -507,6 +534,7 @@ unsafe fn panels_entry(
     bias: Option<*const f32>,
     c: *mut f32,
     sizes: [i64; 3],
+    activation: Activation,
 ) {
     let [m, n, k] = sizes.map(|s| s.max(0) as usize);
     let b = Panels {
@@ -515,7 +543,7 @@ unsafe fn panels_entry(
         cols: n,
     };
     // SAFETY: the caller vouches for the buffers.
-    unsafe { sgemm_panels(matrix(a, m, k), b, matrix(c, m, n), bias) }
+    unsafe { sgemm_panels(matrix(a, m, k), b, matrix(c, m, n), bias, activation) }
 }
 
 /// As [`acc_sgemm_nk48n`], C = bias[col] + A x B: each column starts from its bias
@@ -534,7 +562,35 @@ pub unsafe extern "C" fn acc_sgemm_nk48n_bias(
     k: i64,
 ) {
     // SAFETY: the caller vouches for the buffers.
-    unsafe { panels_entry(a, b, Some(bias), c, [m, n, k]) }
+    unsafe { panels_entry(a, b, Some(bias), c, [m, n, k], Activation::NONE) }
+}
+
+/// As [`acc_sgemm_nk48n_bias`], each result stored through an activation: clamped to
+/// [lo, hi], or with a gate (code and parameters as [`crate::Gate::of_call`]) x *
+/// clamp(g(x), lo, hi), as the blocked convolutions store theirs (a linear layer's
+/// ReLU, SiLU or GELU in the product's epilogue instead of passes of their own).
+///
+/// # Safety
+/// As [`acc_sgemm_nk48n_bias`].
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn acc_sgemm_nk48n_bias_act(
+    a: *const f32,
+    b: *const f32,
+    bias: *const f32,
+    c: *mut f32,
+    m: i64,
+    n: i64,
+    k: i64,
+    lo: f32,
+    hi: f32,
+    gate: i64,
+    p: f32,
+    q: f32,
+) {
+    let activation = Activation::of_gated_call(std::ptr::null(), lo, hi, gate, p, q);
+    // SAFETY: the caller vouches for the buffers.
+    unsafe { panels_entry(a, b, Some(bias), c, [m, n, k], activation) }
 }
 
 #[cfg(test)]
@@ -636,7 +692,7 @@ mod tests {
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn one_row_sums_in_order() {
-        if !std::arch::is_x86_feature_detected!("avx512f") {
+        if !crate::avx512() {
             return;
         }
         for (n, k) in [
@@ -671,6 +727,82 @@ mod tests {
         }
     }
 
+    /// acc_sgemm_nk48n_bias_act stores exactly the activation of what
+    /// acc_sgemm_nk48n_bias computes, element by element (scalar `Fused::activate`),
+    /// for each gate, across depth blocks, one-row products, partial vectors and
+    /// thread counts.
+    #[test]
+    fn activated_products_store_the_activation_of_each_sum() {
+        let (hard, unit) = crate::Gate::HARD_SWISH;
+        let activations = [
+            (0, 0.0, 6.0, [0.0, 0.0]),
+            (1, unit.lo, unit.hi, [1.0 / 6.0, 0.5]),
+            (2, f32::NEG_INFINITY, f32::INFINITY, [0.0, 0.0]),
+            (
+                3,
+                f32::NEG_INFINITY,
+                f32::INFINITY,
+                [std::f32::consts::SQRT_2, 0.5],
+            ),
+            (3, 0.25, 1.75, [1.5, 2.0]),
+        ];
+        assert_eq!(crate::Gate::of_call(1, 1.0 / 6.0, 0.5), hard);
+        for (m, n, k) in [
+            (1, 100, 37),
+            (9, 100, 37),
+            (17, 48, 300),
+            (130, 49, 5),
+            (40, 200, 129),
+        ] {
+            let (a, b, bias) = (random(m * k, 31), random(k * n, 32), random(n, 33));
+            let packed = panels(&b, n, k);
+            let mut sums = vec![f32::NAN; m * n];
+            // SAFETY: the vectors hold the sizes the entry points read and write.
+            unsafe {
+                acc_sgemm_nk48n_bias(
+                    a.as_ptr(),
+                    packed.as_ptr(),
+                    bias.as_ptr(),
+                    sums.as_mut_ptr(),
+                    m as i64,
+                    n as i64,
+                    k as i64,
+                )
+            };
+            for (gate, lo, hi, [p, q]) in activations {
+                let fused = Activation::of_gated_call(std::ptr::null(), lo, hi, gate, p, q);
+                let want: Vec<f32> = sums.iter().map(|&x| fused.activate(x)).collect();
+                crate::threads::assert_same_bits_on_threads(|| {
+                    let mut c = vec![f32::NAN; m * n];
+                    // SAFETY: as above.
+                    unsafe {
+                        acc_sgemm_nk48n_bias_act(
+                            a.as_ptr(),
+                            packed.as_ptr(),
+                            bias.as_ptr(),
+                            c.as_mut_ptr(),
+                            m as i64,
+                            n as i64,
+                            k as i64,
+                            lo,
+                            hi,
+                            gate,
+                            p,
+                            q,
+                        )
+                    };
+                    for (i, (got, want)) in c.iter().zip(&want).enumerate() {
+                        assert!(
+                            got.to_bits() == want.to_bits(),
+                            "{m}x{n}x{k}, gate {gate}: element {i} is {got}, want {want}"
+                        );
+                    }
+                    c
+                });
+            }
+        }
+    }
+
     #[test]
     fn packed_panels_agree_on_every_cpu_path() {
         let (m, n, k) = (9, 100, 37);
@@ -688,7 +820,13 @@ mod tests {
             // SAFETY: the vectors hold the matrices and the bias.
             unsafe {
                 let a = matrix(a.as_ptr(), m, k);
-                sgemm_panels(a, panels, matrix(fast.as_mut_ptr(), m, n), bias);
+                sgemm_panels(
+                    a,
+                    panels,
+                    matrix(fast.as_mut_ptr(), m, n),
+                    bias,
+                    Activation::NONE,
+                );
                 portable_panels(a, panels, matrix(slow.as_mut_ptr(), m, n), bias);
             }
             for (x, y) in fast.iter().zip(&slow) {

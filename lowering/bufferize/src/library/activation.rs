@@ -1,14 +1,16 @@
-//! The activation a library convolution applies as it stores its results, in place
-//! of the `tensor.map`s that follow it: a clamp (ReLU, ReLU6, Clip) for every
-//! library convolution, and for the blocked ones a gate too (HardSwish, SiLU), the
-//! runtime's `Gate` (`acc_runtime::epilogue`).
+//! The activation a library convolution or packed matrix product applies as it
+//! stores its results, in place of the `tensor.map`s that follow it: a clamp (ReLU,
+//! ReLU6, Clip) for every library convolution, and for the blocked ones and the
+//! packed products a gate too (HardSwish, SiLU, GELU), the runtime's `Gate`
+//! (`acc_runtime::epilogue`).
 //!
 //! What is absorbed must be exactly what the maps compute, operation by operation in
 //! f32. The maps are read as `graph-to-tensor` lowers these activations: a chain of
 //! one-input maps of the result (a clamp), or such a chain computing a gate g
 //! followed by a map multiplying the result by g (HardSwish: x * 1/6, + 1/2, max 0,
-//! min 1, or as Paddle writes it x + 3, max 0, min 6; SiLU: -x, e^, 1 +, 1 /), the
-//! constants read from the maps. A chain may also sit in one map's region.
+//! min 1, or as Paddle writes it x + 3, max 0, min 6; SiLU: -x, e^, 1 +, 1 /; GELU:
+//! / sqrt 2, erf, + 1, the product then times 1/2), the constants read from the
+//! maps. A chain may also sit in one map's region.
 
 use acc_dialects::ops::{arith, math, tensor};
 use acc_ir::{OpId, ValueDef, ValueId};
@@ -34,6 +36,8 @@ pub(crate) enum Gate {
     Hard { scale: f64, shift: f64 },
     /// `x * min(max(1 / (1 + e^-x), lo), hi)`: SiLU, no bounds.
     Sigmoid,
+    /// `(x * min(max(erf(x / divisor) + 1, lo), hi)) * scale`: GELU (sqrt 2, 1/2).
+    Erf { divisor: f64, scale: f64 },
 }
 
 impl Gate {
@@ -43,6 +47,7 @@ impl Gate {
             Gate::None => (0, [0.0, 0.0]),
             Gate::Hard { scale, shift } => (1, [scale, shift]),
             Gate::Sigmoid => (2, [0.0, 0.0]),
+            Gate::Erf { divisor, scale } => (3, [divisor, scale]),
         }
     }
 }
@@ -77,6 +82,12 @@ enum Form {
     OnePlusNegExp,
     /// `min(max(1 / (1 + e^-x), lo), hi)`.
     Sigmoid { lo: f64, hi: f64 },
+    /// `x / divisor`.
+    Divided { divisor: f64 },
+    /// `erf(x / divisor)`.
+    ErfOf { divisor: f64 },
+    /// `min(max(erf(x / divisor) + 1, lo), hi)`.
+    ErfGate { divisor: f64, lo: f64, hi: f64 },
 }
 
 impl Form {
@@ -119,6 +130,10 @@ impl Form {
                 let (lo, hi) = bound(lo, hi);
                 Form::Sigmoid { lo, hi }
             }
+            Form::ErfGate { divisor, lo, hi } => {
+                let (lo, hi) = bound(lo, hi);
+                Form::ErfGate { divisor, lo, hi }
+            }
             _ => return None,
         })
     }
@@ -147,6 +162,13 @@ impl Form {
                 hi,
             } => Some(([lo, hi], Gate::Hard { scale, shift })),
             Form::Sigmoid { lo, hi } => Some(([lo, hi], Gate::Sigmoid)),
+            Form::ErfGate { divisor, lo, hi } => Some((
+                [lo, hi],
+                Gate::Erf {
+                    divisor,
+                    scale: 1.0,
+                },
+            )),
             _ => None,
         }
     }
@@ -158,8 +180,35 @@ impl Bufferizer<'_> {
     /// init used by nothing else and not yet bufferized; the result and every
     /// intermediate value are used by the absorbed maps only.
     pub(crate) fn absorbable_activation(&self, conv: OpId, gates: bool) -> Option<Activation> {
+        let result = self.ir.body(self.body).results(conv).next()?;
+        self.activation_of(result, gates)
+    }
+
+    /// The activation a packed matrix product's call can apply: of its result, or of
+    /// that result reshaped by a `tensor.collapse_shape` then a `tensor.expand_shape`
+    /// (each its operand's only user: a linear layer's rows back in the network's
+    /// shape), with the value the maps read (the call's output seen in its shape).
+    pub(crate) fn product_activation(&self, product: OpId) -> Option<(ValueId, Activation)> {
         let b = self.ir.body(self.body);
-        let result = b.results(conv).next()?;
+        let result = b.results(product).next()?;
+        let reshaped = || {
+            let collapse = single_user(self, result)?;
+            let collapsed = b.results(collapse).next()?;
+            let expand = single_user(self, collapsed)?;
+            let is = |op: OpId, kind: tensor::Op| {
+                tensor::Op::of(self.ctx, self.ir.op(self.body, op)) == Some(kind)
+            };
+            (is(collapse, tensor::Op::CollapseShape) && is(expand, tensor::Op::ExpandShape))
+                .then(|| b.results(expand).next())
+                .flatten()
+        };
+        let x = reshaped().unwrap_or(result);
+        Some((x, self.activation_of(x, true)?))
+    }
+
+    /// The activation of `result` its maps compute (see [`Self::absorbable_activation`]).
+    fn activation_of(&self, result: ValueId, gates: bool) -> Option<Activation> {
+        let b = self.ir.body(self.body);
         let users: Vec<OpId> = b.value_users(result).collect();
         let activation = match users.as_slice() {
             [map] => self.clamp_chain(result, *map)?,
@@ -225,6 +274,23 @@ impl Bufferizer<'_> {
             && self.is_yield_of(yield_op, b.results(multiply).next()?))
         .then_some(())?;
         maps.push((product, init));
+        // GELU's product is then scaled (by 1/2): a map of the product alone
+        // multiplying it by a constant.
+        let mut gate = gate;
+        if let Gate::Erf { divisor, .. } = gate {
+            let product_value = b.results(product).next()?;
+            let scaled = single_user(self, product_value).and_then(|next| {
+                let init = self.absorbable_map(next, &[product_value])?;
+                match self.region_form(next, Form::IDENTITY, false)? {
+                    Form::Scaled { scale } => Some((next, init, scale)),
+                    _ => None,
+                }
+            });
+            if let Some((next, init, scale)) = scaled {
+                maps.push((next, init));
+                gate = Gate::Erf { divisor, scale };
+            }
+        }
         Some(Activation { maps, bounds, gate })
     }
 
@@ -254,6 +320,7 @@ impl Bufferizer<'_> {
             };
             let constant = other.and_then(|o| self.float_constant(o));
             let is_math_exp = math::Op::of(self.ctx, r) == Some(math::Op::Exp);
+            let is_math_erf = math::Op::of(self.ctx, r) == Some(math::Op::Erf);
             form = match (arith_op, form, other) {
                 (Some(arith::Op::Maximumf), _, Some(_)) => form.clamped(true, constant?)?,
                 (Some(arith::Op::Minimumf), _, Some(_)) => form.clamped(false, constant?)?,
@@ -289,6 +356,20 @@ impl Bufferizer<'_> {
                     hi,
                 },
                 (Some(arith::Op::Negf), Form::IDENTITY, None) => Form::Negated,
+                // x / c: the running value is the dividend.
+                (Some(arith::Op::Divf), Form::IDENTITY, Some(o)) if operands == [value, o] => {
+                    Form::Divided { divisor: constant? }
+                }
+                (None, Form::Divided { divisor }, None) if is_math_erf => Form::ErfOf { divisor },
+                (Some(arith::Op::Addf), Form::ErfOf { divisor }, Some(_))
+                    if constant == Some(1.0) =>
+                {
+                    Form::ErfGate {
+                        divisor,
+                        lo: f64::NEG_INFINITY,
+                        hi: f64::INFINITY,
+                    }
+                }
                 (None, Form::Negated, None) if is_math_exp => Form::NegExp,
                 (Some(arith::Op::Addf), Form::NegExp, Some(_)) if constant == Some(1.0) => {
                     Form::OnePlusNegExp

@@ -375,8 +375,32 @@ impl Bufferizer<'_> {
                 Some(bias) => (format!("{callee}_bias"), vec![ba, panels, bias, dest]),
                 None => self.biased_call(init, callee, &[ba, panels], dest)?,
             };
+            // The activation of the result (maps that are its only uses, possibly
+            // after a reshape), applied by the call as it stores: `NAME_bias_act`.
+            let activation = callee
+                .ends_with("_bias")
+                .then(|| self.product_activation(op))
+                .flatten();
+            let sizes = [sa[0], sb[1], sa[1]];
+            let Some((x, activation)) = activation else {
+                call_library(&mut self.emitter(op), &callee, &buffers, &sizes, None)?;
+                return Ok(dest);
+            };
             let mut e = self.emitter(op);
-            call_library(&mut e, &callee, &buffers, &[sa[0], sb[1], sa[1]], None)?;
+            let callee = format!("{callee}_act");
+            call_library(&mut e, &callee, &buffers, &sizes, Some((&activation, true)))?;
+            // The maps' result: the output, seen in their shape.
+            let result = self.ir.body(self.body).results(op).next();
+            let view = if Some(x) == result {
+                dest
+            } else {
+                let ty = buffer_type(self.ctx, self.ir.body(self.body).value_type(x));
+                loops::Reshape::build(&mut self.emitter(op), dest, ty).result()?
+            };
+            for (map, empty) in activation.maps {
+                self.absorbed_maps.insert(map, view);
+                self.absorbed_empties.insert(empty);
+            }
             return Ok(dest);
         }
         let dest = self.destination(op, init, true)?;

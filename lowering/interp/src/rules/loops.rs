@@ -443,6 +443,27 @@ pub(super) fn sgemm_nk48n_bias(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String>
     library_gemm([a?, b?, c?], &dims, Some(48))
 }
 
+/// `hw.intrinsic "acc_sgemm_nk48n_bias_act"(%a, %b, %bias, %c, %m, %n, %k, %lo, %hi,
+/// %gate, %p, %q)`: as `acc_sgemm_nk48n_bias`, each result then stored through the
+/// clamp and gate of the blocked convolutions (`acc_sconv2d_nchw16c`).
+pub(super) fn sgemm_nk48n_bias_act(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let (dims, bounds, gate) = sizes_and_activation(r, 4, 3, true)?;
+    let [m, n, _] = <[usize; 3]>::try_from(dims.as_slice()).map_err(|_| "expects m, n and k")?;
+    let bias = Flat::new(r.operand(2)?, n)?;
+    let start = (0..m * n)
+        .map(|i| bias.read(i % n))
+        .collect::<Result<Vec<_>, _>>()?;
+    Flat::new(r.operand(3)?, m * n)?.write_all(start)?;
+    let [a, b, c] = [0, 1, 3].map(|i| r.operand(i));
+    library_gemm([a?, b?, c?], &dims, Some(48))?;
+    let mut c = Flat::new(r.operand(3)?, m * n)?;
+    let stored = (0..m * n)
+        .map(|i| Ok(gate.apply(c.read(i)?, bounds)))
+        .collect::<Result<Vec<_>, String>>()?;
+    c.write_all(stored)?;
+    Ok(Vec::new())
+}
+
 /// `hw.intrinsic "acc_sgemm_strided"(%a, %b, %c, %m, %n, %k, %a_rs, %a_cs, %b_rs,
 /// %b_cs, %c_rs, %c_cs, %accumulate)`: C += A x B, or C = A x B (C unread) when
 /// `accumulate` is 0, on f32 matrices A m x k, B k x n and C m x n whose element
@@ -685,8 +706,9 @@ pub(super) fn sdwconv2d_bias(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 /// %scale, %shift)`: as `acc_sconv2d` in blocked layouts: x and out NCHW16c, w
 /// OIHW16i16o, the channel counts `c` and `m` multiples of 16 (the blocked
 /// extents); gate 0 stores clamp(x, lo, hi), gate 1 x * clamp(x * scale + shift,
-/// lo, hi) (HardSwish) and gate 2 x * clamp(1 / (1 + e^-x), lo, hi) (SiLU), each
-/// operation in f32.
+/// lo, hi) (HardSwish), gate 2 x * clamp(1 / (1 + e^-x), lo, hi) (SiLU) and gate 3,
+/// its parameters a divisor and a scale, x * clamp(erf(x / divisor) + 1, lo, hi) *
+/// scale (GELU), each operation in f32.
 pub(super) fn sconv2d_nchw16c(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     library_conv(r, Kind::Blocked, false)
 }
@@ -832,6 +854,9 @@ enum Gate {
     Hard { scale: f32, shift: f32 },
     /// Code 2: g(x) = 1 / (1 + e^-x), e^-x as `acc_vexpneg` gives it (SiLU).
     Sigmoid,
+    /// Code 3: g(x) = erf(x / divisor) + 1, erf as `acc_verf` gives it, the stored
+    /// product x * g then times `scale` (GELU: divisor sqrt 2, scale 1/2).
+    Erf { divisor: f32, scale: f32 },
 }
 
 impl Gate {
@@ -852,6 +877,10 @@ impl Gate {
                 let e = (-(x32 as f64)).exp() as f32;
                 x32 * clamp(1.0 / (1.0 + e))
             }
+            Gate::Erf { divisor, scale } => {
+                let e = libm::erf((x32 / divisor) as f64) as f32;
+                x32 * clamp(e + 1.0) * scale
+            }
         };
         stored as f64
     }
@@ -859,7 +888,7 @@ impl Gate {
 
 /// A library convolution's `count` sizes (the operands after its `buffers`
 /// buffers), the clamp bounds after them and, when `gated`, the gate after those
-/// (code, scale, shift).
+/// (code and two parameters).
 fn sizes_and_activation(
     r: &RuleInput<'_>,
     buffers: usize,
@@ -892,15 +921,19 @@ fn sizes_and_activation(
         float(&r.operands[at + 1], "a clamp bound")?,
     ];
     let gate = if gated {
-        let (scale, shift) = (
-            float(&r.operands[at + 3], "the gate's scale")? as f32,
-            float(&r.operands[at + 4], "the gate's shift")? as f32,
+        let (p, q) = (
+            float(&r.operands[at + 3], "the gate's first parameter")? as f32,
+            float(&r.operands[at + 4], "the gate's second parameter")? as f32,
         );
         match index(&r.operands[at + 2])? {
             0 => Gate::None,
-            1 => Gate::Hard { scale, shift },
+            1 => Gate::Hard { scale: p, shift: q },
             2 => Gate::Sigmoid,
-            other => return Err(format!("gate code {other} is not 0, 1 or 2")),
+            3 => Gate::Erf {
+                divisor: p,
+                scale: q,
+            },
+            other => return Err(format!("gate code {other} is not 0, 1, 2 or 3")),
         }
     } else {
         Gate::None

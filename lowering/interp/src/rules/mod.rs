@@ -213,6 +213,7 @@ const KERNELS: &[(&str, RuleFn)] = &[
     ("acc_sgemm", loops::sgemm),
     ("acc_sgemm_nk48n", loops::sgemm_nk48n),
     ("acc_sgemm_nk48n_bias", loops::sgemm_nk48n_bias),
+    ("acc_sgemm_nk48n_bias_act", loops::sgemm_nk48n_bias_act),
     ("acc_sgemm_strided", loops::sgemm_strided),
     ("acc_vexp", loops::vexp),
     ("acc_vexpneg", loops::vexpneg),

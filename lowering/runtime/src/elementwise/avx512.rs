@@ -87,7 +87,7 @@ pub(super) fn exp(x: __m512) -> __m512 {
 
 #[inline]
 #[target_feature(enable = "avx512f")]
-fn erf(x: __m512) -> __m512 {
+pub(super) fn erf(x: __m512) -> __m512 {
     let x = clamp(x, -ERF_LIMIT, ERF_LIMIT);
     let x2 = _mm512_mul_ps(x, x);
     let p = _mm512_mul_ps(x, horner(x2, &ERF_P));

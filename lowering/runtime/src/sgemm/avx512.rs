@@ -13,6 +13,7 @@
 //! matrices is read or written.
 
 use super::{Matrix, PanelSource};
+use crate::epilogue::gate_floats;
 use crate::threads::Unshared;
 use crate::{Bounds, Fused};
 use std::arch::x86_64::*;
@@ -38,9 +39,10 @@ pub(crate) enum Initial {
     Columns(*const f32),
 }
 
-/// C = clamp(C + A x B, bounds) (shapes checked by the caller), or with a bias
-/// clamp(bias[row] + A x B) (C's contents unread); `Fused::NONE`: C += A x B.
-/// Without a row bias, the sums start from `initial`.
+/// C = activate(C + A x B) (shapes checked by the caller), or with a bias
+/// activate(bias[row] + A x B) (C's contents unread), `fused`'s clamp or gate
+/// applied as each tile is stored; `Fused::NONE`: C += A x B. Without a row bias,
+/// the sums start from `initial`.
 ///
 /// # Safety
 /// The CPU has AVX-512F; the matrices are valid as [`super::sgemm`] requires, and
@@ -197,11 +199,17 @@ unsafe fn columns(
                         (None, Initial::Zero) => Start::Zero,
                         (None, Initial::Output) => Start::Output,
                     },
-                    bounds: (k0 + depth == k).then_some(fused.bounds),
+                    bounds: (k0 + depth == k).then_some(fused.bounds_as_stored()),
                 };
                 // SAFETY: the tile covers `rows` rows and `width` columns inside A
                 // and C, and depth rows of its panel.
                 unsafe { kernel(rows, vectors)(&tile) };
+                if k0 + depth == k && fused.gate != crate::Gate::None {
+                    for r in 0..rows {
+                        // SAFETY: row i + r of C holds the tile's `width` columns.
+                        unsafe { gate_floats(tile.c.add(r * tile.ldc), width, fused) };
+                    }
+                }
             }
         }
     }
@@ -265,7 +273,7 @@ unsafe fn one_row(
                 (None, Initial::Zero) => Start::Zero,
                 (None, Initial::Output) => Start::Output,
             },
-            bounds: fused.bounds,
+            bounds: fused.bounds_as_stored(),
         };
         // SAFETY: the group's panels cover `width` columns of B and C.
         unsafe {
@@ -275,6 +283,10 @@ unsafe fn one_row(
                 3 => row.run::<3>(),
                 _ => row.run::<4>(),
             }
+        }
+        if fused.gate != crate::Gate::None {
+            // SAFETY: as above.
+            unsafe { gate_floats(row.c, width, fused) };
         }
     }
     true
