@@ -19,6 +19,8 @@
 
 use crate::Fused;
 use crate::conv::Conv2d;
+use crate::scratch::Scratch;
+use crate::threads::Unshared;
 use std::ops::Range;
 
 #[cfg(target_arch = "x86_64")]
@@ -109,27 +111,48 @@ impl Blocked {
 }
 
 /// The input with its zero border, when the convolution pads (or reads past the
-/// input's end): `[C/B][rows][cols][B]`.
+/// input's end): `[C/B][rows][cols][B]`, in a reused buffer ([`Scratch`]) whose
+/// every element is written (the border zeros, the rest the input), the blocks
+/// split among the threads.
 ///
 /// # Safety
 /// `input` holds the blocked input of `shape`.
-unsafe fn bordered(input: *const f32, shape: Conv2d, g: &Blocked) -> Option<Vec<f32>> {
+unsafe fn bordered(input: *const f32, shape: Conv2d, g: &Blocked) -> Option<Scratch> {
     let [_, h, w] = shape.input;
     let [pt, pl] = shape.padding;
     if [pt, pl] == [0, 0] && g.source == [h, w] {
         return None;
     }
-    let b = g.in_block;
-    let mut out = vec![0f32; g.groups * g.in_blocks * g.source_plane()];
-    for c in 0..g.groups * g.in_blocks {
-        for y in 0..h {
-            let to = (c * g.source[0] + y + pt) * g.source[1] + pl;
-            // SAFETY: row y of block c of the input holds w * b floats.
-            let row = unsafe { std::slice::from_raw_parts(input.add((c * h + y) * w * b), w * b) };
-            out[to * b..(to + w) * b].copy_from_slice(row);
+    let (b, plane) = (g.in_block, g.source_plane());
+    let blocks = g.groups * g.in_blocks;
+    let mut scratch = Scratch::take(blocks * plane);
+    let shared = Unshared((input, scratch.as_mut_slice().as_mut_ptr()));
+    let [rows, cols] = g.source;
+    let part = |range: Range<usize>| {
+        let (input, out) = shared.get();
+        for c in range {
+            // SAFETY: block c of the bordered copy is `plane` floats inside the
+            // scratch buffer; parts write disjoint blocks.
+            let block = unsafe { std::slice::from_raw_parts_mut(out.add(c * plane), plane) };
+            let (top, rest) = block.split_at_mut(pt * cols * b);
+            top.fill(0.0);
+            let (middle, bottom) = rest.split_at_mut(h * cols * b);
+            bottom.fill(0.0);
+            for (y, line) in middle.chunks_exact_mut(cols * b).enumerate() {
+                let (left, rest) = line.split_at_mut(pl * b);
+                let (inner, right) = rest.split_at_mut(w * b);
+                left.fill(0.0);
+                right.fill(0.0);
+                // SAFETY: row y of block c of the input holds w * b floats.
+                inner.copy_from_slice(unsafe {
+                    std::slice::from_raw_parts(input.add((c * h + y) * w * b), w * b)
+                });
+            }
+            debug_assert!(rows >= h + pt && cols >= w + pl);
         }
-    }
-    Some(out)
+    };
+    crate::threads::split(blocks, blocks * plane, &part);
+    Some(scratch)
 }
 
 /// out = clamp(out + conv(input, filter)), or with a bias clamp(bias[channel] +

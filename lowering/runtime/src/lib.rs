@@ -12,6 +12,7 @@ pub mod depthwise;
 pub mod elementwise;
 pub mod epilogue;
 pub mod pool;
+mod scratch;
 pub mod sgemm;
 pub mod threads;
 

@@ -133,7 +133,10 @@ mod avx512 {
         _mm512_mask_mov_ps(m, unordered, _mm512_set1_ps(f32::NAN))
     }
 
-    /// [`super::pool_row`] a vector per output pixel.
+    /// [`super::pool_row`] a vector per output pixel: [`GROUP`] pixels at a time
+    /// where every window column is inside the input (their chains of maxima or
+    /// sums run side by side), one at a time at the edges. Each pixel's window is
+    /// taken in the same order either way.
     ///
     /// # Safety
     /// The CPU has AVX-512F; as [`super::pool_row`].
@@ -145,36 +148,86 @@ mod avx512 {
         block: usize,
         y: usize,
     ) {
+        let ow = p.output[1];
+        // Pixels whose window columns all lie inside the input.
+        let first = p.pad[1].div_ceil(p.stride[1]).min(ow);
+        let reach = (p.window[1] - 1) * p.dilation[1];
+        let end = if p.input[1] + p.pad[1] > reach {
+            ((p.input[1] + p.pad[1] - reach - 1) / p.stride[1] + 1).clamp(first, ow)
+        } else {
+            first
+        };
+        let mut ox = 0;
+        while ox < ow {
+            if ox >= first && ox + GROUP <= end {
+                // SAFETY: pixels ox..ox + GROUP have every window column inside.
+                unsafe { pixels::<GROUP>(x, out, p, block, y, ox) };
+                ox += GROUP;
+            } else {
+                // SAFETY: as this function's.
+                unsafe { pixels::<1>(x, out, p, block, y, ox) };
+                ox += 1;
+            }
+        }
+    }
+
+    /// Output pixels computed side by side.
+    const GROUP: usize = 8;
+
+    /// Output pixels ox..ox + G of row (`block`, `y`); with G > 1 every window
+    /// column of each lies inside the input.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512F; as [`super::pool_row`], the pixels inside the output.
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    unsafe fn pixels<const G: usize>(
+        x: *const f32,
+        out: *mut f32,
+        p: &Pool2d,
+        block: usize,
+        y: usize,
+        ox: usize,
+    ) {
         let [h, w] = p.input;
         let [oh, ow] = p.output;
         let start = if p.average { 0.0 } else { f32::NEG_INFINITY };
-        for ox in 0..ow {
-            let mut acc = _mm512_set1_ps(start);
-            let mut count = 0f32;
-            for i in 0..p.window[0] {
-                let Some(iy) = p.tap(0, y, i) else { continue };
-                for j in 0..p.window[1] {
-                    let Some(ix) = p.tap(1, ox, j) else { continue };
-                    // SAFETY: (block, iy, ix) lies inside the input.
-                    let v = unsafe { _mm512_loadu_ps(x.add(((block * h + iy) * w + ix) * BLOCK)) };
-                    acc = if p.average {
-                        _mm512_add_ps(acc, v)
-                    } else {
-                        maximum(acc, v)
-                    };
-                    count += 1.0;
+        let mut acc = [_mm512_set1_ps(start); G];
+        let mut count = 0f32;
+        for i in 0..p.window[0] {
+            let Some(iy) = p.tap(0, y, i) else { continue };
+            let row = (block * h + iy) * w;
+            for j in 0..p.window[1] {
+                if G == 1 && p.tap(1, ox, j).is_none() {
+                    continue;
                 }
+                for (g, a) in acc.iter_mut().enumerate() {
+                    // Inside the input (checked above for one pixel, by the
+                    // caller's range for a group).
+                    let ix = (ox + g) * p.stride[1] + j * p.dilation[1] - p.pad[1];
+                    // SAFETY: (block, iy, ix) lies inside the input.
+                    let v = unsafe { _mm512_loadu_ps(x.add((row + ix) * BLOCK)) };
+                    *a = if p.average {
+                        _mm512_add_ps(*a, v)
+                    } else {
+                        maximum(*a, v)
+                    };
+                }
+                count += 1.0;
             }
+        }
+        for (g, a) in acc.iter().enumerate() {
+            let mut v = *a;
             if p.average {
                 let divisor = if p.count_include_pad {
                     (p.window[0] * p.window[1]) as f32
                 } else {
                     count
                 };
-                acc = _mm512_div_ps(acc, _mm512_set1_ps(divisor));
+                v = _mm512_div_ps(v, _mm512_set1_ps(divisor));
             }
-            // SAFETY: (block, y, ox) lies inside the output.
-            unsafe { _mm512_storeu_ps(out.add(((block * oh + y) * ow + ox) * BLOCK), acc) };
+            // SAFETY: (block, y, ox + g) lies inside the output.
+            unsafe { _mm512_storeu_ps(out.add(((block * oh + y) * ow + ox + g) * BLOCK), v) };
         }
     }
 }
@@ -264,28 +317,43 @@ mod tests {
 
     #[test]
     fn pools_as_defined_bit_for_bit() {
-        let mut x = crate::test_data::random(2 * 7 * 9 * BLOCK, 5);
+        let mut x = crate::test_data::random(2 * 6 * 40 * BLOCK, 5);
         // A NaN, and a +0 / -0 pair in one window.
         x[3] = f32::NAN;
         x[BLOCK + 1] = -0.0;
         x[2 * BLOCK + 1] = 0.0;
-        for (average, count_include_pad) in [(false, false), (true, false), (true, true)] {
+        // Narrow rows (every pixel at an edge), and wide ones whose inner pixels
+        // go in groups: padded, and with the last window past the input's end (as
+        // `ceil_mode` gives), dilated.
+        let geometries = [
+            ([7, 9], [4, 5], [3, 3], [2, 2], [1, 1], [1, 1]),
+            ([5, 37], [3, 19], [3, 3], [2, 2], [1, 1], [1, 1]),
+            ([5, 36], [2, 18], [3, 3], [2, 2], [1, 1], [0, 0]),
+            ([6, 40], [4, 34], [3, 3], [1, 1], [1, 2], [0, 1]),
+        ];
+        let modes = [(false, false), (true, false), (true, true)];
+        for ((input, output, window, stride, dilation, pad), (average, count_include_pad)) in
+            geometries
+                .into_iter()
+                .flat_map(|g| modes.into_iter().map(move |m| (g, m)))
+        {
+            let x = &x[..2 * input[0] * input[1] * BLOCK];
             let p = Pool2d {
                 blocks: 2,
-                input: [7, 9],
-                output: [4, 5],
-                window: [3, 3],
-                stride: [2, 2],
-                dilation: [1, 1],
-                pad: [1, 1],
+                input,
+                output,
+                window,
+                stride,
+                dilation,
+                pad,
                 average,
                 count_include_pad,
             };
-            let mut out = vec![f32::NAN; 2 * 4 * 5 * BLOCK];
+            let mut out = vec![f32::NAN; 2 * output[0] * output[1] * BLOCK];
             // SAFETY: the vectors hold the sizes of p.
             unsafe { spool2d_nchw16c(x.as_ptr(), out.as_mut_ptr(), p) };
             let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
-            let want = reference(&x, &p);
+            let want = reference(x, &p);
             let canonical = |v: &[f32]| {
                 bits(v)
                     .into_iter()
@@ -293,9 +361,13 @@ mod tests {
                     .map(|(b, f)| if f.is_nan() { u32::MAX } else { b })
                     .collect::<Vec<_>>()
             };
-            assert_eq!(canonical(&out), canonical(&want), "average {average}");
+            assert_eq!(canonical(&out), canonical(&want), "{p:?}");
             assert!(!average || !out.iter().all(|v| v.is_nan()));
-            assert!(average || out[3].is_nan(), "the NaN wins its windows");
+            // (Pixel 0's window holds input pixel 0 unless dilated.)
+            assert!(
+                average || dilation != [1, 1] || out[3].is_nan(),
+                "the NaN wins its windows"
+            );
         }
     }
 }
