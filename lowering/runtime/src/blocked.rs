@@ -316,7 +316,8 @@ type RowsKernel =
 const SPLIT_BLOCKS: usize = 2;
 
 /// Runs `rows` over every output row: with a thread pool ([`crate::threads`]) and
-/// enough work, one contiguous range of rows per thread (each output the same sum).
+/// enough work, contiguous ranges of rows among the threads (each output the same
+/// sum).
 ///
 /// # Safety
 /// The CPU can run `rows`; the source covers every tap; the buffers hold the sizes

@@ -176,7 +176,7 @@ type Tiles = [unsafe fn(&Tile, &Conv2d, Fused, bool); 4];
 /// The CPU can run `tiles`; the buffers hold the blocked sizes of `s`.
 ///
 /// With a thread pool ([`crate::threads`]) and enough work, the channel blocks are
-/// split into one contiguous range per thread.
+/// split into contiguous parts among the threads ([`crate::threads`]).
 #[cfg(target_arch = "x86_64")]
 unsafe fn run(
     input: *const f32,

@@ -15,15 +15,21 @@
 //! step on a virtual machine, and a thread woken on the busy core runs after its
 //! partner instead of beside it. onnxruntime's pool spins the same way.
 //!
+//! A split cuts its range into [`SLICES`] contiguous parts per thread; each thread
+//! runs its own parts first, then any part no thread has claimed yet: a helper that
+//! starts late (woken from sleep, or off its core on a busy virtual machine) leaves
+//! its parts to the others instead of making them wait for it.
+//!
 //! Invariant: at most one split uses the team at a time (the `busy` flag); any
 //! other split, and any split made inside a part, runs whole on its own thread.
-//! Every helper takes part in every job, so a job's description (on the splitting
-//! thread's stack) is not read after the splitting thread has seen all helpers
-//! finish it.
+//! A job is shared (`Arc`) with the helpers; the splitting thread returns only once
+//! every part is claimed and finished, so the part function (on its stack) is
+//! called only while it is alive: a helper that sees the job afterwards finds
+//! nothing left to claim.
 
 use std::cell::Cell;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, RwLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -76,9 +82,9 @@ pub(crate) const PARALLEL_WORK: usize = 1 << 17;
 /// generated loop nest is split among the threads ([`acc_parallel_for`]).
 pub const PARALLEL_LOOP_WORK: usize = 1 << 13;
 
-/// Runs `part` on `0..count` cut into one contiguous range per thread (the first
-/// on the calling thread, the others on the helpers, the calling thread waiting
-/// for them), or on the whole range on the calling thread when there is no team,
+/// Runs `part` on `0..count` cut into contiguous parts, [`SLICES`] per thread when
+/// there are enough indices (each thread runs its own, then any not yet taken; the
+/// calling thread waits until all are done), or on the whole range on the calling thread when there is no team,
 /// one unit, fewer than [`PARALLEL_WORK`] multiply-adds in all, the team is busy
 /// with another split, or the call is inside a part or inside [`call_alone`]. The
 /// parts must touch disjoint outputs.
@@ -143,7 +149,7 @@ pub unsafe fn call_on_pool(f: unsafe extern "C" fn(*mut *mut u8), arg: *mut *mut
 pub type LoopBody = unsafe extern "C" fn(env: *const u8, first: i64, end: i64);
 
 /// Runs the iterations `0..count` of a generated `loop.parallel` nest: on the
-/// threads in one contiguous part each when there is a team and about `work`
+/// threads in contiguous parts ([`split`]) when there is a team and about `work`
 /// operations in all are worth it ([`PARALLEL_LOOP_WORK`]), else at once on the
 /// calling thread. The iterations of a `loop.parallel` write disjoint elements (its
 /// contract), so the results do not depend on the split.
@@ -180,23 +186,72 @@ struct Team {
     helpers: Vec<JoinHandle<()>>,
 }
 
-/// One split's description, on the splitting thread's stack while helpers read it.
-struct Job<'a> {
-    part: &'a (dyn Fn(Range<usize>) + Sync),
+/// Parts per thread in a split: the share a thread that starts late can lose to
+/// the others.
+const SLICES: usize = 4;
+
+/// One split's description, shared with the helpers.
+struct Job {
+    /// The splitting thread's part function: called only for a claimed part, and
+    /// every claimed part finishes before the splitting thread returns.
+    part: *const (dyn Fn(Range<usize>) + Sync + 'static),
     count: usize,
+    /// Parts (at most 64) of `per_part` indices; thread t's own parts are
+    /// `t * slices..(t + 1) * slices`.
+    parts: usize,
     per_part: usize,
-    /// Helpers that have not finished their part yet.
-    pending: AtomicUsize,
+    slices: usize,
+    /// Bit p set once part p is taken by a thread.
+    claimed: AtomicU64,
+    /// Parts run to their end (or panicked).
+    finished: AtomicUsize,
     /// Set when a helper's part panicked.
     panicked: AtomicBool,
+}
+
+// SAFETY: `part` is a `Sync` function called only as the invariant above allows;
+// the other fields are atomics or read-only.
+unsafe impl Send for Job {}
+// SAFETY: as above.
+unsafe impl Sync for Job {}
+
+impl Job {
+    /// Runs thread `thread`'s own parts, then every part not yet claimed. A panic
+    /// of a part is caught and recorded (`panicked`, before the part counts as
+    /// finished); the first payload is returned.
+    fn work(&self, thread: usize) -> Option<Box<dyn std::any::Any + Send>> {
+        let own = thread * self.slices..((thread + 1) * self.slices).min(self.parts);
+        let mut payload = None;
+        for p in own.chain(0..self.parts) {
+            let bit = 1u64 << p;
+            if self.claimed.fetch_or(bit, Ordering::AcqRel) & bit != 0 {
+                continue;
+            }
+            let range =
+                (p * self.per_part).min(self.count)..((p + 1) * self.per_part).min(self.count);
+            if !range.is_empty() {
+                // SAFETY: part p is claimed and not finished, so the splitting
+                // thread is still waiting in `Team::run`, and `part` alive.
+                let part = unsafe { &*self.part };
+                if let Err(e) =
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| part(range)))
+                {
+                    self.panicked.store(true, Ordering::Relaxed);
+                    payload.get_or_insert(e);
+                }
+            }
+            self.finished.fetch_add(1, Ordering::Release);
+        }
+        payload
+    }
 }
 
 /// The state the helpers watch.
 struct Shared {
     /// Bumped for each job (a helper runs a job when it sees a new value).
     epoch: AtomicU64,
-    /// The current job (a `Job` of the splitting thread, valid until `pending` is 0).
-    job: AtomicPtr<Job<'static>>,
+    /// The current job.
+    job: Mutex<Option<Arc<Job>>>,
     /// Set (once) when the helpers are to exit.
     stop: AtomicBool,
     /// Runs under way ([`call_on_pool`]): while above 0, helpers do not sleep.
@@ -214,7 +269,7 @@ impl Team {
     fn start(helpers: usize) -> std::io::Result<Team> {
         let shared = Arc::new(Shared {
             epoch: AtomicU64::new(0),
-            job: AtomicPtr::new(std::ptr::null_mut()),
+            job: Mutex::new(None),
             stop: AtomicBool::new(false),
             runs: AtomicUsize::new(0),
             busy: AtomicBool::new(false),
@@ -256,26 +311,40 @@ impl Team {
             return serially(|| part(0..count));
         }
         let threads = self.helpers.len() + 1;
-        let job = Job {
+        // SLICES parts per thread when there are enough indices, else one.
+        let slices = if count >= threads * SLICES && threads * SLICES <= 64 {
+            SLICES
+        } else {
+            1
+        };
+        let parts = count.min(threads * slices).min(64);
+        // SAFETY (lifetime): the function is called only for claimed parts, and
+        // this function returns only once every part is claimed and finished.
+        let part: *const (dyn Fn(Range<usize>) + Sync + '_) = part;
+        let part = unsafe {
+            std::mem::transmute::<
+                *const (dyn Fn(Range<usize>) + Sync + '_),
+                *const (dyn Fn(Range<usize>) + Sync + 'static),
+            >(part)
+        };
+        let job = Arc::new(Job {
             part,
             count,
-            per_part: count.div_ceil(threads.min(count)),
-            pending: AtomicUsize::new(self.helpers.len()),
+            parts,
+            per_part: count.div_ceil(parts),
+            slices,
+            claimed: AtomicU64::new(0),
+            finished: AtomicUsize::new(0),
             panicked: AtomicBool::new(false),
-        };
-        // SAFETY (lifetime): helpers read the job only until they lower `pending`,
-        // and this function returns only once `pending` is 0.
-        let ptr = (&job as *const Job<'_>).cast::<Job<'static>>().cast_mut();
-        shared.job.store(ptr, Ordering::Relaxed);
+        });
+        *shared.job.lock().unwrap_or_else(|e| e.into_inner()) = Some(job.clone());
         shared.epoch.fetch_add(1, Ordering::SeqCst);
         shared.wake_sleepers();
-        let mine = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            serially(|| part(0..job.per_part.min(count)))
-        }));
-        wait_until(|| job.pending.load(Ordering::Acquire) == 0);
-        shared.job.store(std::ptr::null_mut(), Ordering::Relaxed);
+        let mine = serially(|| job.work(0));
+        wait_until(|| job.finished.load(Ordering::Acquire) == parts);
+        *shared.job.lock().unwrap_or_else(|e| e.into_inner()) = None;
         shared.busy.store(false, Ordering::Release);
-        if let Err(payload) = mine {
+        if let Some(payload) = mine {
             std::panic::resume_unwind(payload);
         }
         assert!(
@@ -337,20 +406,16 @@ impl Shared {
         }
     }
 
-    /// Runs part `index` of the current job and reports it done.
+    /// Runs this helper's parts of the current job, and any left unclaimed (none
+    /// when the job is over).
     fn run_part(&self, index: usize) {
-        // SAFETY: a new epoch is published after its job (SeqCst), and the job
-        // stays valid until this helper lowers `pending`.
-        let job = unsafe { &*self.job.load(Ordering::Acquire) };
-        let start = index * job.per_part;
-        if start < job.count {
-            let range = start..(start + job.per_part).min(job.count);
-            let part = job.part;
-            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| part(range))).is_err() {
-                job.panicked.store(true, Ordering::Relaxed);
-            }
+        // A new epoch is published after its job (SeqCst); a job already over
+        // (replaced or gone) has every part claimed.
+        let job = self.job.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        if let Some(job) = job {
+            // A panic is recorded in the job for the splitting thread.
+            let _ = job.work(index);
         }
-        job.pending.fetch_sub(1, Ordering::Release);
     }
 
     /// Sleeps until a new job (an epoch other than `seen`), a run or a stop.
@@ -438,11 +503,15 @@ mod tests {
     use std::collections::HashSet;
 
     /// Splits `0..count` with plenty of work: how often each index ran, and the
-    /// threads that ran parts.
-    fn run_split(count: usize) -> (Vec<usize>, HashSet<std::thread::ThreadId>) {
+    /// threads that ran parts; each part first sleeps `nap`.
+    fn run_split_napping(
+        count: usize,
+        nap: std::time::Duration,
+    ) -> (Vec<usize>, HashSet<std::thread::ThreadId>) {
         let seen: Vec<AtomicUsize> = (0..count).map(|_| AtomicUsize::new(0)).collect();
         let threads = Mutex::new(HashSet::new());
         split(count, usize::MAX, &|r: Range<usize>| {
+            std::thread::sleep(nap);
             threads.lock().unwrap().insert(std::thread::current().id());
             for i in r {
                 seen[i].fetch_add(1, Ordering::Relaxed);
@@ -452,36 +521,82 @@ mod tests {
         (seen, threads.into_inner().unwrap())
     }
 
-    /// [`run_split`] until the split runs in `parts` parts (at most 500 tries, each
-    /// checking that every index ran once): a kernel test running at the same time
-    /// may hold the team, and then a split runs whole on its caller.
-    fn run_split_in_parts(count: usize, parts: usize) -> HashSet<std::thread::ThreadId> {
-        for _ in 0..500 {
-            let (seen, ran) = run_split(count);
+    fn run_split(count: usize) -> (Vec<usize>, HashSet<std::thread::ThreadId>) {
+        run_split_napping(count, std::time::Duration::ZERO)
+    }
+
+    /// A split of `count` parts long enough (each naps 20 ms) for every helper to
+    /// wake and take its own parts, until it runs on `threads` threads (at most 50
+    /// tries, each checking that every index ran once): a kernel test running at
+    /// the same time may hold the team, and then a split runs whole on its caller.
+    fn run_split_on(count: usize, threads: usize) {
+        for _ in 0..50 {
+            let (seen, ran) = run_split_napping(count, std::time::Duration::from_millis(20));
             assert!(seen.iter().all(|n| *n == 1), "{count}");
-            if ran.len() == parts {
-                return ran;
+            if ran.len() == threads {
+                return;
             }
-            std::thread::sleep(std::time::Duration::from_millis(1));
         }
-        panic!("{count} indices never ran in {parts} parts");
+        panic!("{count} indices never ran on {threads} threads");
     }
 
     #[test]
-    fn every_index_runs_once_and_every_thread_takes_a_part() {
+    fn every_index_runs_once_on_at_most_the_team() {
         for threads in [1, 2, 3, 5] {
             with_threads(threads, || {
-                for count in [0usize, 1, 2, 3, 7, 100] {
-                    // Parts of ceil(count / threads) indices, or one call.
-                    let parts = if count < 2 {
-                        1
-                    } else {
-                        count.div_ceil(count.div_ceil(threads.min(count)))
-                    };
-                    run_split_in_parts(count, parts);
+                for count in [0usize, 1, 2, 3, 7, 100, 129] {
+                    let (seen, ran) = run_split(count);
+                    assert!(seen.iter().all(|n| *n == 1), "{count} on {threads}");
+                    assert!(ran.len() <= threads.max(1));
                 }
             });
         }
+    }
+
+    #[test]
+    fn every_thread_takes_its_parts_of_long_work() {
+        for threads in [2, 3] {
+            with_threads(threads, || {
+                run_split_on(threads, threads);
+                run_split_on(2 * threads + 1, threads);
+            });
+        }
+    }
+
+    /// A job whose helpers never come: the splitting thread runs every part, each
+    /// once, in the parts' ranges.
+    #[test]
+    fn parts_no_helper_claims_run_on_the_splitting_thread() {
+        let seen: Vec<AtomicUsize> = (0..10).map(|_| AtomicUsize::new(0)).collect();
+        let part = |r: Range<usize>| {
+            for i in r {
+                seen[i].fetch_add(1, Ordering::Relaxed);
+            }
+        };
+        let part: &(dyn Fn(Range<usize>) + Sync) = &part;
+        // SAFETY: the job is run here, while `part` is alive.
+        let part = unsafe {
+            std::mem::transmute::<
+                *const (dyn Fn(Range<usize>) + Sync + '_),
+                *const (dyn Fn(Range<usize>) + Sync + 'static),
+            >(part)
+        };
+        let job = Job {
+            part,
+            count: 10,
+            parts: 6,
+            per_part: 2,
+            slices: 2,
+            claimed: AtomicU64::new(0),
+            finished: AtomicUsize::new(0),
+            panicked: AtomicBool::new(false),
+        };
+        assert!(job.work(1).is_none());
+        assert_eq!(job.finished.load(Ordering::Relaxed), 6);
+        assert!(seen.iter().all(|n| n.load(Ordering::Relaxed) == 1));
+        // Nothing is left for a helper that comes afterwards.
+        assert!(job.work(0).is_none());
+        assert!(seen.iter().all(|n| n.load(Ordering::Relaxed) == 1));
     }
 
     #[test]
@@ -527,7 +642,7 @@ mod tests {
                 });
             });
             assert!(result.is_err());
-            run_split_in_parts(8, 2);
+            run_split_on(8, 2);
         });
     }
 
@@ -538,7 +653,7 @@ mod tests {
             {
                 let _run = team.begin_run();
                 assert_eq!(team.shared.runs.load(Ordering::SeqCst), 1);
-                run_split_in_parts(9, 3);
+                run_split_on(9, 3);
             }
             assert_eq!(team.shared.runs.load(Ordering::SeqCst), 0);
         });

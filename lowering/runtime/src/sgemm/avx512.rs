@@ -50,7 +50,7 @@ pub(crate) enum Initial {
 /// bias holds c.cols values.
 ///
 /// With a thread pool ([`crate::threads`]) and enough work, the column tiles are
-/// split into one contiguous range per thread, or the groups of [`ROWS`] rows when
+/// split into contiguous parts among the threads, or the groups of [`ROWS`] rows when
 /// that balances the threads' work better (few column tiles: attention's products
 /// with 64 or 197 columns); each element's sum runs in the same order either way.
 #[target_feature(enable = "avx512f")]
