@@ -84,10 +84,10 @@ pub const PARALLEL_LOOP_WORK: usize = 1 << 13;
 
 /// Runs `part` on `0..count` cut into contiguous parts, [`SLICES`] per thread when
 /// there are enough indices (each thread runs its own, then any not yet taken; the
-/// calling thread waits until all are done), or on the whole range on the calling thread when there is no team,
-/// one unit, fewer than [`PARALLEL_WORK`] multiply-adds in all, the team is busy
-/// with another split, or the call is inside a part or inside [`call_alone`]. The
-/// parts must touch disjoint outputs.
+/// calling thread waits until all are done), or on the whole range on the calling
+/// thread when there is no team, one unit, fewer than [`PARALLEL_WORK`]
+/// multiply-adds in all, the team is busy with another split, or the call is
+/// inside a part or inside [`call_alone`]. The parts must touch disjoint outputs.
 pub(crate) fn split(count: usize, work: usize, part: &(dyn Fn(Range<usize>) + Sync)) {
     split_from(count, work, PARALLEL_WORK, part);
 }
