@@ -432,15 +432,20 @@ pub(super) fn sgemm_nk48n(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 /// `hw.intrinsic "acc_sgemm_nk48n_bias"(%a, %b, %bias, %c, %m, %n, %k)`: as
 /// `acc_sgemm_nk48n`, C = bias[col] + A x B (C's contents unread).
 pub(super) fn sgemm_nk48n_bias(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
-    let dims = sizes(r, 4)?;
-    let [m, n, _] = <[usize; 3]>::try_from(dims.as_slice()).map_err(|_| "expects m, n and k")?;
+    packed_gemm_from_bias(r, &sizes(r, 4)?)
+}
+
+/// C = bias[col] + A x B for the packed products with a bias (operands a, b, bias,
+/// c): the product's m x n values written to C.
+fn packed_gemm_from_bias(r: &RuleInput<'_>, dims: &[usize]) -> Result<Vec<Tensor>, String> {
+    let [m, n, _] = <[usize; 3]>::try_from(dims).map_err(|_| "expects m, n and k")?;
     let bias = Flat::new(r.operand(2)?, n)?;
     let start = (0..m * n)
         .map(|i| bias.read(i % n))
         .collect::<Result<Vec<_>, _>>()?;
     Flat::new(r.operand(3)?, m * n)?.write_all(start)?;
     let [a, b, c] = [0, 1, 3].map(|i| r.operand(i));
-    library_gemm([a?, b?, c?], &dims, Some(48))
+    library_gemm([a?, b?, c?], dims, Some(48))
 }
 
 /// `hw.intrinsic "acc_sgemm_nk48n_bias_act"(%a, %b, %bias, %c, %m, %n, %k, %lo, %hi,
@@ -449,13 +454,7 @@ pub(super) fn sgemm_nk48n_bias(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String>
 pub(super) fn sgemm_nk48n_bias_act(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     let (dims, bounds, gate) = sizes_and_activation(r, 4, 3, true)?;
     let [m, n, _] = <[usize; 3]>::try_from(dims.as_slice()).map_err(|_| "expects m, n and k")?;
-    let bias = Flat::new(r.operand(2)?, n)?;
-    let start = (0..m * n)
-        .map(|i| bias.read(i % n))
-        .collect::<Result<Vec<_>, _>>()?;
-    Flat::new(r.operand(3)?, m * n)?.write_all(start)?;
-    let [a, b, c] = [0, 1, 3].map(|i| r.operand(i));
-    library_gemm([a?, b?, c?], &dims, Some(48))?;
+    packed_gemm_from_bias(r, &dims)?;
     let mut c = Flat::new(r.operand(3)?, m * n)?;
     let stored = (0..m * n)
         .map(|i| Ok(gate.apply(c.read(i)?, bounds)))
