@@ -657,13 +657,11 @@ mod tests {
         }
     }
 
-    /// acc_sgemm_nk48n_bias: C = bias[col] + A x B, C's contents (NaN) unread.
-    fn check_bias(m: usize, n: usize, k: usize) {
-        let (a, b, bias) = (random(m * k, 1), random(k * n, 2), random(n, 4));
-        let start: Vec<f32> = (0..m * n).map(|i| bias[i % n]).collect();
-        let want = reference(&a, &b, &start, m, n, k);
-        let packed = panels(&b, n, k);
+    /// C = bias[col] + A x B by acc_sgemm_nk48n_bias (B packed), C starting as NaN
+    /// (unread).
+    fn bias_product(a: &[f32], packed: &[f32], bias: &[f32], [m, n, k]: [usize; 3]) -> Vec<f32> {
         let mut c = vec![f32::NAN; m * n];
+        assert!(a.len() == m * k && bias.len() == n && packed.len() >= k * n);
         // SAFETY: the vectors hold the sizes the entry point reads and writes.
         unsafe {
             acc_sgemm_nk48n_bias(
@@ -676,6 +674,15 @@ mod tests {
                 k as i64,
             )
         };
+        c
+    }
+
+    /// acc_sgemm_nk48n_bias: C = bias[col] + A x B, C's contents (NaN) unread.
+    fn check_bias(m: usize, n: usize, k: usize) {
+        let (a, b, bias) = (random(m * k, 1), random(k * n, 2), random(n, 4));
+        let start: Vec<f32> = (0..m * n).map(|i| bias[i % n]).collect();
+        let want = reference(&a, &b, &start, m, n, k);
+        let c = bias_product(&a, &panels(&b, n, k), &bias, [m, n, k]);
         for (i, (&got, &want)) in c.iter().zip(&want).enumerate() {
             let tolerance = 1e-5 * (k as f64 + 1.0).sqrt() * (1.0 + want.abs());
             assert!(
@@ -756,25 +763,14 @@ mod tests {
         ] {
             let (a, b, bias) = (random(m * k, 31), random(k * n, 32), random(n, 33));
             let packed = panels(&b, n, k);
-            let mut sums = vec![f32::NAN; m * n];
-            // SAFETY: the vectors hold the sizes the entry points read and write.
-            unsafe {
-                acc_sgemm_nk48n_bias(
-                    a.as_ptr(),
-                    packed.as_ptr(),
-                    bias.as_ptr(),
-                    sums.as_mut_ptr(),
-                    m as i64,
-                    n as i64,
-                    k as i64,
-                )
-            };
+            let sums = bias_product(&a, &packed, &bias, [m, n, k]);
             for (gate, lo, hi, [p, q]) in activations {
                 let fused = Activation::of_gated_call(std::ptr::null(), lo, hi, gate, p, q);
                 let want: Vec<f32> = sums.iter().map(|&x| fused.activate(x)).collect();
                 crate::threads::assert_same_bits_on_threads(|| {
                     let mut c = vec![f32::NAN; m * n];
-                    // SAFETY: as above.
+                    // SAFETY: the vectors hold the sizes the entry point reads and
+                    // writes.
                     unsafe {
                         acc_sgemm_nk48n_bias_act(
                             a.as_ptr(),
