@@ -293,10 +293,7 @@ fn rows_kernel(kernels: Kernels) -> RowsKernel {
         if kernels == Kernels::Best && crate::avx512() {
             return avx512::run_rows;
         }
-        if kernels != Kernels::Portable
-            && std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("fma")
-        {
+        if kernels != Kernels::Portable && crate::avx2_fma() {
             return avx2::run_rows;
         }
     }

@@ -37,7 +37,7 @@ pub unsafe fn sdwconv2d_nchw16c(
         return;
     }
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+    if crate::avx2_fma() {
         // SAFETY: the CPU has AVX2 and FMA; the caller vouches for the memory.
         unsafe { run(input, filter, output, &shape, fused, &avx2::TILES) };
         return;

@@ -324,17 +324,17 @@ pub unsafe fn sconv2d(
         unsafe { without_taps(output, shape, fused) };
         return;
     };
-    #[cfg(target_arch = "x86_64")]
-    if crate::avx512() {
-        // SAFETY: the CPU has AVX-512F; the caller vouches for the memory and the
-        // patches cover depth x plane.
+    if let Some(kernels) = crate::sgemm::tiled::host() {
+        // SAFETY: the CPU runs the kernels; the caller vouches for the memory and
+        // the patches cover depth x plane.
         unsafe {
-            crate::sgemm::avx512::sgemm(
+            crate::sgemm::tiled::sgemm(
+                kernels,
                 product.filter,
                 &product.patches,
                 product.output,
                 fused,
-                crate::sgemm::avx512::Initial::Output,
+                crate::sgemm::tiled::Initial::Output,
             )
         };
         return;

@@ -15,9 +15,11 @@
 //!   ulps.
 //!
 //! On x86-64 with AVX-512 sixteen lanes are computed at a time with fused
-//! multiply-adds (`vscalefps` does the scaling); elsewhere the same formulas run per
-//! element. The input and output may be the same array (the kernels work in place).
+//! multiply-adds (`vscalefps` does the scaling), with AVX2 and FMA eight; elsewhere
+//! the same formulas run per element. All three give the same bits. The input and output may be the same array (the kernels work in place).
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 
@@ -44,8 +46,7 @@ pub(crate) fn erf_vector(x: std::arch::x86_64::__m512) -> std::arch::x86_64::__m
     avx512::erf(x)
 }
 
-/// e^-x on eight lanes with AVX2 and FMA, the bits of [`Function::ExpNeg`] (the
-/// scalar steps, lane by lane).
+/// e^-x on eight lanes with AVX2 and FMA, the bits of [`Function::ExpNeg`].
 ///
 /// # Safety
 /// The CPU has AVX2 and FMA.
@@ -53,29 +54,19 @@ pub(crate) fn erf_vector(x: std::arch::x86_64::__m512) -> std::arch::x86_64::__m
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 pub(crate) fn exp_neg_avx2(x: std::arch::x86_64::__m256) -> std::arch::x86_64::__m256 {
-    use std::arch::x86_64::*;
-    let x = _mm256_xor_ps(x, _mm256_set1_ps(-0.0));
-    // max / min give their second operand when either is NaN: NaN passes.
-    let x = _mm256_min_ps(
-        _mm256_set1_ps(EXP_RANGE.1),
-        _mm256_max_ps(_mm256_set1_ps(EXP_RANGE.0), x),
-    );
-    const NEAREST: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
-    let n = _mm256_round_ps::<NEAREST>(_mm256_mul_ps(x, _mm256_set1_ps(std::f32::consts::LOG2_E)));
-    let r = _mm256_fnmadd_ps(n, _mm256_set1_ps(LN2_HI), x);
-    let r = _mm256_fnmadd_ps(n, _mm256_set1_ps(LN2_LO), r);
-    let p = EXP_P.iter().rev().fold(_mm256_setzero_ps(), |acc, k| {
-        _mm256_fmadd_ps(acc, r, _mm256_set1_ps(*k))
-    });
-    let y = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), r);
-    let y = _mm256_add_ps(y, _mm256_set1_ps(1.0));
-    let h = _mm256_round_ps::<NEAREST>(_mm256_mul_ps(n, _mm256_set1_ps(0.5)));
-    // 2^k for integral k in [-126, 127]: the exponent field k + 127.
-    let pow2 = |k: __m256| {
-        let bits = _mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127));
-        _mm256_castsi256_ps(_mm256_slli_epi32::<23>(bits))
-    };
-    _mm256_mul_ps(_mm256_mul_ps(y, pow2(h)), pow2(_mm256_sub_ps(n, h)))
+    avx2::exp(avx2::negate(x))
+}
+
+/// erf(x) on eight lanes with AVX2 and FMA, the bits of [`Function::Erf`] (a GELU
+/// gate).
+///
+/// # Safety
+/// The CPU has AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+pub(crate) fn erf_avx2(x: std::arch::x86_64::__m256) -> std::arch::x86_64::__m256 {
+    avx2::erf(x)
 }
 
 /// `x` is clamped to this range before e^x is computed: below it e^x is zero in f32,
@@ -252,27 +243,13 @@ unsafe fn apply_here(f: Function, x: *const f32, out: *mut f32, n: usize) {
         return;
     }
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+    if crate::avx2_fma() {
         // SAFETY: the CPU has AVX2 and FMA; as above.
-        unsafe { with_fma(f, x, out, n) };
+        unsafe { avx2::apply(f, x, out, n) };
         return;
     }
     // SAFETY: as above.
     unsafe { portable(f, x, out, n) };
-}
-
-/// [`portable`] compiled for AVX2 and FMA: the fused multiply-adds and roundings are
-/// instructions rather than library calls (the same bits).
-///
-/// # Safety
-/// The CPU has AVX2 and FMA; as [`apply`].
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn with_fma(f: Function, x: *const f32, out: *mut f32, n: usize) {
-    for i in 0..n {
-        // SAFETY: i < n; element i is read before it is written.
-        unsafe { *out.add(i) = f.scalar(*x.add(i)) };
-    }
 }
 
 /// [`apply`] one element at a time (any CPU).
@@ -474,15 +451,11 @@ mod tests {
         value.copysign(x)
     }
 
-    /// The AVX2 and FMA version computes the portable bits.
+    /// The AVX2 and AVX-512 versions compute the portable bits, at every tail
+    /// length.
     #[cfg(target_arch = "x86_64")]
     #[test]
-    fn fma_version_gives_the_portable_bits() {
-        if !(std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("fma"))
-        {
-            return;
-        }
+    fn vector_versions_give_the_portable_bits() {
         let x = inputs();
         for f in [
             Function::Exp,
@@ -490,14 +463,28 @@ mod tests {
             Function::Erf,
             Function::Tanh,
         ] {
-            let (mut fast, mut slow) = (vec![0f32; x.len()], vec![0f32; x.len()]);
-            // SAFETY: the arrays hold x.len() floats; the CPU has AVX2 and FMA.
-            unsafe {
-                with_fma(f, x.as_ptr(), fast.as_mut_ptr(), x.len());
-                portable(f, x.as_ptr(), slow.as_mut_ptr(), x.len());
-            }
+            let mut slow = vec![0f32; x.len()];
+            // SAFETY: the arrays hold x.len() floats.
+            unsafe { portable(f, x.as_ptr(), slow.as_mut_ptr(), x.len()) };
             let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&fast), bits(&slow), "{f:?}");
+            for len in [x.len(), x.len() - 1, x.len() - 5, 3] {
+                let mut versions = vec![];
+                if crate::avx2_fma() {
+                    let mut fast = vec![0f32; len];
+                    // SAFETY: the arrays hold len floats; the CPU has AVX2 and FMA.
+                    unsafe { avx2::apply(f, x.as_ptr(), fast.as_mut_ptr(), len) };
+                    versions.push(("AVX2", fast));
+                }
+                if crate::avx512() {
+                    let mut fast = vec![0f32; len];
+                    // SAFETY: the arrays hold len floats; the CPU has AVX-512F.
+                    unsafe { avx512::apply(f, x.as_ptr(), fast.as_mut_ptr(), len) };
+                    versions.push(("AVX-512", fast));
+                }
+                for (name, fast) in versions {
+                    assert_eq!(bits(&fast), bits(&slow[..len]), "{f:?} {name} {len}");
+                }
+            }
         }
     }
 

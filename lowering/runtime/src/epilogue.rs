@@ -181,16 +181,10 @@ impl Fused {
                 let g = _mm256_div_ps(one, _mm256_add_ps(one, e));
                 _mm256_mul_ps(x, clamp(g))
             }
-            // Lane by lane (erf's fused multiply-adds are instructions here).
-            Gate::Erf { .. } => {
-                let mut lanes = [0f32; 8];
-                // SAFETY: the array holds eight floats.
-                unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), x) };
-                for v in &mut lanes {
-                    *v = self.activate(*v);
-                }
-                // SAFETY: as above.
-                unsafe { _mm256_loadu_ps(lanes.as_ptr()) }
+            Gate::Erf { divisor, scale } => {
+                let t = _mm256_div_ps(x, _mm256_set1_ps(divisor));
+                let g = _mm256_add_ps(crate::elementwise::erf_avx2(t), _mm256_set1_ps(1.0));
+                _mm256_mul_ps(_mm256_mul_ps(x, clamp(g)), _mm256_set1_ps(scale))
             }
         }
     }

@@ -31,6 +31,15 @@ pub(crate) fn avx512() -> bool {
     })
 }
 
+/// Whether the host has AVX2 and FMA, the AVX2 kernels' instructions (read once).
+#[cfg(target_arch = "x86_64")]
+pub(crate) fn avx2_fma() -> bool {
+    static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ENABLED.get_or_init(|| {
+        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+    })
+}
+
 /// Inputs for the kernels' tests.
 #[cfg(test)]
 mod test_data {

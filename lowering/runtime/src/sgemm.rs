@@ -1,12 +1,16 @@
 //! `acc_sgemm`: C += A x B on f32 matrices with row strides, the host's matrix product
 //! behind `hw.intrinsic "acc_sgemm"` (matmuls, and convolutions as matrix products).
 //!
-//! On x86-64 with AVX-512 a register-blocked kernel of this crate runs
-//! ([`avx512`]); elsewhere the `matrixmultiply` crate does. Neither copies the
-//! operands into packed panels: weights and im2col patches are read where they are.
+//! On x86-64 with AVX-512, or AVX2 and FMA, this crate's register-tiled product runs
+//! ([`tiled`], with the [`avx512`] or [`avx2`] kernels); elsewhere the
+//! `matrixmultiply` crate does. Neither copies the operands into packed panels:
+//! weights and im2col patches are read where they are.
 
 #[cfg(target_arch = "x86_64")]
-pub(crate) mod avx512;
+mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+pub(crate) mod tiled;
 
 /// A row-major f32 matrix in memory: element (i, j) is at `ptr + i * row_stride + j`.
 #[derive(Clone, Copy, Debug)]
@@ -221,7 +225,7 @@ impl<P: Copy> Strided<P> {
 }
 
 /// C += A x B when `accumulate`, else C = A x B (C's contents unread), on
-/// matrices with any strides. The AVX-512 kernel runs when A and C have contiguous
+/// matrices with any strides. The tiled kernels run when A and C have contiguous
 /// rows and B contiguous rows or columns; `matrixmultiply` otherwise.
 ///
 /// # Safety
@@ -247,18 +251,17 @@ pub unsafe fn sgemm_strided(
     if c.rows == 0 || c.cols == 0 {
         return;
     }
-    #[cfg(target_arch = "x86_64")]
-    if crate::avx512() && a.cols > 0 {
+    if let Some(kernels) = tiled::host().filter(|_| a.cols > 0) {
         let initial = if accumulate {
-            avx512::Initial::Output
+            tiled::Initial::Output
         } else {
-            avx512::Initial::Zero
+            tiled::Initial::Zero
         };
         if let (Some(ma), Some(mc)) = (a.rows_contiguous(), c.rows_contiguous()) {
             let none = crate::Fused::NONE;
             if let Some(mb) = b.rows_contiguous() {
-                // SAFETY: the CPU has AVX-512F; the caller vouches for the memory.
-                unsafe { avx512::sgemm(ma, &mb, mc, none, initial) };
+                // SAFETY: the CPU runs the kernels; the caller vouches for the memory.
+                unsafe { tiled::sgemm(kernels, ma, &mb, mc, none, initial) };
                 return;
             }
             if b.row_stride == 1 && b.col_stride >= 0 {
@@ -267,7 +270,7 @@ pub unsafe fn sgemm_strided(
                     col_stride: b.col_stride as usize,
                 };
                 // SAFETY: as above.
-                unsafe { avx512::sgemm(ma, &columns, mc, none, initial) };
+                unsafe { tiled::sgemm(kernels, ma, &columns, mc, none, initial) };
                 return;
             }
         }
@@ -304,10 +307,10 @@ pub unsafe fn sgemm(a: Matrix<*const f32>, b: Matrix<*const f32>, c: Matrix<*mut
     if c.rows == 0 || c.cols == 0 || a.cols == 0 {
         return;
     }
-    #[cfg(target_arch = "x86_64")]
-    if crate::avx512() {
-        // SAFETY: the CPU has AVX-512F; the caller vouches for the memory.
-        unsafe { avx512::sgemm(a, &b, c, crate::Fused::NONE, avx512::Initial::Output) };
+    if let Some(kernels) = tiled::host() {
+        let (none, initial) = (crate::Fused::NONE, tiled::Initial::Output);
+        // SAFETY: the CPU runs the kernels; the caller vouches for the memory.
+        unsafe { tiled::sgemm(kernels, a, &b, c, none, initial) };
         return;
     }
     // SAFETY: as above.
@@ -347,11 +350,10 @@ pub unsafe fn sgemm_panels(
     if c.rows == 0 || c.cols == 0 {
         return;
     }
-    #[cfg(target_arch = "x86_64")]
-    if crate::avx512() && a.cols > 0 {
-        let initial = bias.map_or(avx512::Initial::Output, avx512::Initial::Columns);
-        // SAFETY: the CPU has AVX-512F; the caller vouches for the memory.
-        unsafe { avx512::sgemm(a, &b, c, activation, initial) };
+    if let Some(kernels) = tiled::host().filter(|_| a.cols > 0) {
+        let initial = bias.map_or(tiled::Initial::Output, tiled::Initial::Columns);
+        // SAFETY: the CPU runs the kernels; the caller vouches for the memory.
+        unsafe { tiled::sgemm(kernels, a, &b, c, activation, initial) };
         return;
     }
     // SAFETY: as above.
@@ -372,8 +374,7 @@ fn activate_rows(c: Matrix<*mut f32>, activation: Activation) {
         // SAFETY: row i of C holds c.cols floats (the caller's contract).
         let row = unsafe { std::slice::from_raw_parts_mut(c.ptr.add(i * c.row_stride), c.cols) };
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
+        if crate::avx2_fma() {
             // SAFETY: the CPU has AVX2 and FMA.
             unsafe { crate::epilogue::activate_all_fma(activation, row) };
             continue;
@@ -693,13 +694,12 @@ mod tests {
     }
 
     /// One row of C (a vector times a matrix) is summed over the whole depth in
-    /// order with fused multiply-adds, whatever the width: on AVX-512 the values
-    /// are exactly those of the sequential sums the tiles compute, B in memory or
-    /// packed.
-    #[cfg(target_arch = "x86_64")]
+    /// order with fused multiply-adds, whatever the width: with the tiled kernels
+    /// the values are exactly those of the sequential sums the tiles compute, B in
+    /// memory or packed.
     #[test]
     fn one_row_sums_in_order() {
-        if !crate::avx512() {
+        if tiled::host().is_none() {
             return;
         }
         for (n, k) in [
@@ -795,6 +795,84 @@ mod tests {
                     }
                     c
                 });
+            }
+        }
+    }
+
+    /// The AVX2 and AVX-512 kernels store the same bits (each sum in order, one
+    /// fused multiply-add per step) over tiles, partial tiles, depth blocks, one-row
+    /// products, B in memory (copied or read in place) or packed, each start, clamps
+    /// and gates.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_gives_the_avx512_bits() {
+        if !(crate::avx512() && crate::avx2_fma()) {
+            return;
+        }
+        let (hard, unit) = crate::Gate::HARD_SWISH;
+        for (m, n, k) in [
+            (1, 1, 1),
+            (1, 100, 37),
+            (1, 200, 300),
+            (3, 47, 5),
+            (9, 100, 130),
+            (40, 49, 129),
+            (40, 96, 64),
+        ] {
+            let (a, b, c0) = (random(m * k, 41), random(k * n, 42), random(m * n, 43));
+            let (rows, columns) = (random(m, 44), random(n, 45));
+            let packed = panels(&b, n, k);
+            let fused = [
+                crate::Fused::NONE,
+                crate::Fused {
+                    bias: Some(rows.as_ptr()),
+                    bounds: crate::Bounds { lo: -0.5, hi: 0.75 },
+                    gate: crate::Gate::None,
+                },
+                crate::Fused {
+                    bias: None,
+                    bounds: unit,
+                    gate: hard,
+                },
+                crate::Fused {
+                    bias: None,
+                    bounds: crate::Bounds::NONE,
+                    gate: crate::Gate::Sigmoid,
+                },
+            ];
+            let initial = [
+                tiled::Initial::Output,
+                tiled::Initial::Zero,
+                tiled::Initial::Columns(columns.as_ptr()),
+            ];
+            for (fused, initial) in fused.iter().flat_map(|f| initial.map(|i| (*f, i))) {
+                let run = |kernels: &'static tiled::Kernels, packed_b: bool| {
+                    let mut c = c0.clone();
+                    let (a, c_m) = (matrix(a.as_ptr(), m, k), matrix(c.as_mut_ptr(), m, n));
+                    // SAFETY: this CPU runs both kernel sets; the vectors hold the
+                    // matrices, the biases m and n values.
+                    unsafe {
+                        if packed_b {
+                            let b = Panels {
+                                ptr: packed.as_ptr(),
+                                rows: k,
+                                cols: n,
+                            };
+                            tiled::sgemm(kernels, a, &b, c_m, fused, initial);
+                        } else {
+                            let b = matrix(b.as_ptr(), k, n);
+                            tiled::sgemm(kernels, a, &b, c_m, fused, initial);
+                        }
+                    }
+                    c.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+                };
+                for packed_b in [false, true] {
+                    assert_eq!(
+                        run(&avx2::KERNELS, packed_b),
+                        run(&avx512::KERNELS, packed_b),
+                        "{m}x{n}x{k}, packed {packed_b}, {fused:?}"
+                    );
+                }
             }
         }
     }
