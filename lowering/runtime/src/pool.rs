@@ -81,6 +81,12 @@ unsafe fn pool_row(x: *const f32, out: *mut f32, p: &Pool2d, block: usize, y: us
         unsafe { avx512::pool_row(x, out, p, block, y) };
         return;
     }
+    #[cfg(target_arch = "x86_64")]
+    if crate::avx2_fma() {
+        // SAFETY: the CPU has AVX2; the caller vouches for the rest.
+        unsafe { avx2::pool_row(x, out, p, block, y) };
+        return;
+    }
     let [h, w] = p.input;
     let [oh, ow] = p.output;
     for ox in 0..ow {
@@ -111,6 +117,30 @@ unsafe fn pool_row(x: *const f32, out: *mut f32, p: &Pool2d, block: usize, y: us
             unsafe { *out.add(at + lane) = v };
         }
     }
+}
+
+/// An output row's pixels in order, as (first pixel, whether it starts a group of
+/// `group` pixels whose window columns all lie inside the input) : the vector
+/// kernels compute such groups side by side and the other pixels one at a time.
+fn groups(p: &Pool2d, group: usize) -> impl Iterator<Item = (usize, bool)> {
+    let ow = p.output[1];
+    // Pixels whose window columns all lie inside the input.
+    let first = p.pad[1].div_ceil(p.stride[1]).min(ow);
+    let reach = (p.window[1] - 1) * p.dilation[1];
+    let end = if p.input[1] + p.pad[1] > reach {
+        ((p.input[1] + p.pad[1] - reach - 1) / p.stride[1] + 1).clamp(first, ow)
+    } else {
+        first
+    };
+    let mut ox = 0;
+    std::iter::from_fn(move || {
+        (ox < ow).then(|| {
+            let grouped = ox >= first && ox + group <= end;
+            let at = ox;
+            ox += if grouped { group } else { 1 };
+            (at, grouped)
+        })
+    })
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -148,25 +178,15 @@ mod avx512 {
         block: usize,
         y: usize,
     ) {
-        let ow = p.output[1];
-        // Pixels whose window columns all lie inside the input.
-        let first = p.pad[1].div_ceil(p.stride[1]).min(ow);
-        let reach = (p.window[1] - 1) * p.dilation[1];
-        let end = if p.input[1] + p.pad[1] > reach {
-            ((p.input[1] + p.pad[1] - reach - 1) / p.stride[1] + 1).clamp(first, ow)
-        } else {
-            first
-        };
-        let mut ox = 0;
-        while ox < ow {
-            if ox >= first && ox + GROUP <= end {
-                // SAFETY: pixels ox..ox + GROUP have every window column inside.
-                unsafe { pixels::<GROUP>(x, out, p, block, y, ox) };
-                ox += GROUP;
-            } else {
-                // SAFETY: as this function's.
-                unsafe { pixels::<1>(x, out, p, block, y, ox) };
-                ox += 1;
+        for (ox, group) in super::groups(p, GROUP) {
+            // SAFETY: as this function's; a group's pixels have every window column
+            // inside the input.
+            unsafe {
+                if group {
+                    pixels::<GROUP>(x, out, p, block, y, ox)
+                } else {
+                    pixels::<1>(x, out, p, block, y, ox)
+                }
             }
         }
     }
@@ -228,6 +248,119 @@ mod avx512 {
             }
             // SAFETY: (block, y, ox + g) lies inside the output.
             unsafe { _mm512_storeu_ps(out.add(((block * oh + y) * ow + ox + g) * BLOCK), v) };
+        }
+    }
+}
+
+/// The AVX2 pool: each 16-channel vector of [`avx512`] as two 8-lane halves.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::{BLOCK, Pool2d};
+    use std::arch::x86_64::*;
+
+    const HALF: usize = BLOCK / 2;
+
+    /// IEEE 754 `maximum` of each lane, as [`super::maximum`].
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn maximum(a: __m256, b: __m256) -> __m256 {
+        let m = _mm256_max_ps(a, b);
+        let equal = _mm256_cmp_ps::<_CMP_EQ_OQ>(a, b);
+        let m = _mm256_blendv_ps(m, _mm256_and_ps(a, b), equal);
+        let unordered = _mm256_cmp_ps::<_CMP_UNORD_Q>(a, b);
+        _mm256_blendv_ps(m, _mm256_set1_ps(f32::NAN), unordered)
+    }
+
+    /// [`super::pool_row`] two vectors per output pixel: [`GROUP`] pixels at a time
+    /// where every window column is inside the input, one at a time at the edges,
+    /// each pixel's window in the same order either way.
+    ///
+    /// # Safety
+    /// The CPU has AVX2; as [`super::pool_row`].
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn pool_row(
+        x: *const f32,
+        out: *mut f32,
+        p: &Pool2d,
+        block: usize,
+        y: usize,
+    ) {
+        for (ox, group) in super::groups(p, GROUP) {
+            // SAFETY: as this function's; a group's pixels have every window column
+            // inside the input.
+            unsafe {
+                if group {
+                    pixels::<GROUP>(x, out, p, block, y, ox)
+                } else {
+                    pixels::<1>(x, out, p, block, y, ox)
+                }
+            }
+        }
+    }
+
+    /// Output pixels computed side by side (12 of the 16 ymm registers).
+    const GROUP: usize = 6;
+
+    /// Output pixels ox..ox + G of row (`block`, `y`); with G > 1 every window
+    /// column of each lies inside the input.
+    ///
+    /// # Safety
+    /// The CPU has AVX2; as [`super::pool_row`], the pixels inside the output.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn pixels<const G: usize>(
+        x: *const f32,
+        out: *mut f32,
+        p: &Pool2d,
+        block: usize,
+        y: usize,
+        ox: usize,
+    ) {
+        let [h, w] = p.input;
+        let [oh, ow] = p.output;
+        let start = if p.average { 0.0 } else { f32::NEG_INFINITY };
+        let mut acc = [[_mm256_set1_ps(start); 2]; G];
+        let mut count = 0f32;
+        for i in 0..p.window[0] {
+            let Some(iy) = p.tap(0, y, i) else { continue };
+            let row = (block * h + iy) * w;
+            for j in 0..p.window[1] {
+                if G == 1 && p.tap(1, ox, j).is_none() {
+                    continue;
+                }
+                for (g, a) in acc.iter_mut().enumerate() {
+                    // Inside the input (checked above for one pixel, by the
+                    // caller's range for a group).
+                    let ix = (ox + g) * p.stride[1] + j * p.dilation[1] - p.pad[1];
+                    for (half, a) in a.iter_mut().enumerate() {
+                        // SAFETY: (block, iy, ix) lies inside the input.
+                        let v = unsafe { _mm256_loadu_ps(x.add((row + ix) * BLOCK + half * HALF)) };
+                        *a = if p.average {
+                            _mm256_add_ps(*a, v)
+                        } else {
+                            maximum(*a, v)
+                        };
+                    }
+                }
+                count += 1.0;
+            }
+        }
+        let divisor = if p.count_include_pad {
+            (p.window[0] * p.window[1]) as f32
+        } else {
+            count
+        };
+        for (g, a) in acc.iter().enumerate() {
+            for (half, v) in a.iter().enumerate() {
+                let v = if p.average {
+                    _mm256_div_ps(*v, _mm256_set1_ps(divisor))
+                } else {
+                    *v
+                };
+                let at = ((block * oh + y) * ow + ox + g) * BLOCK + half * HALF;
+                // SAFETY: (block, y, ox + g) lies inside the output.
+                unsafe { _mm256_storeu_ps(out.add(at), v) };
+            }
         }
     }
 }
@@ -318,7 +451,11 @@ mod tests {
     #[test]
     fn pools_as_defined_bit_for_bit() {
         let mut x = crate::test_data::random(2 * 6 * 40 * BLOCK, 5);
-        // A NaN, and a +0 / -0 pair in one window.
+        // A NaN, and a -0 / +0 pair in one window whose other values in that lane
+        // are all negative (its maximum is +0, -0 where the window holds only -0).
+        for v in x.iter_mut().skip(1).step_by(BLOCK) {
+            *v = -v.abs() - 0.5;
+        }
         x[3] = f32::NAN;
         x[BLOCK + 1] = -0.0;
         x[2 * BLOCK + 1] = 0.0;
@@ -362,6 +499,16 @@ mod tests {
                     .collect::<Vec<_>>()
             };
             assert_eq!(canonical(&out), canonical(&want), "{p:?}");
+            // The AVX2 rows too, where this CPU dispatches to AVX-512.
+            #[cfg(target_arch = "x86_64")]
+            if crate::avx2_fma() {
+                let mut rows = vec![f32::NAN; out.len()];
+                for (block, y) in (0..2).flat_map(|b| (0..output[0]).map(move |y| (b, y))) {
+                    // SAFETY: the CPU has AVX2; the vectors hold the sizes of p.
+                    unsafe { avx2::pool_row(x.as_ptr(), rows.as_mut_ptr(), &p, block, y) };
+                }
+                assert_eq!(canonical(&rows), canonical(&want), "AVX2 {p:?}");
+            }
             assert!(!average || !out.iter().all(|v| v.is_nan()));
             // (Pixel 0's window holds input pixel 0 unless dilated.)
             assert!(
