@@ -543,9 +543,13 @@ unsafe fn by_tiles(
         let count = tile_blocks.min(blocks.end - m).min(g.group_end(m) - m);
         // SAFETY: the group's input blocks lie inside the source.
         let source = unsafe { source.add(g.group_source(m)) };
+        // A row's pixels in tiles of near-equal widths (7: 4 + 3, not 6 + 1): a
+        // narrow tile has too few accumulators to hide the multiply-adds' latency.
+        let tiles = ow.div_ceil(tile_pixels);
         for y in rows.clone() {
-            for x in (0..ow).step_by(tile_pixels) {
-                let pixels = tile_pixels.min(ow - x);
+            for t in 0..tiles {
+                let x = t * ow / tiles;
+                let pixels = (t + 1) * ow / tiles - x;
                 // SAFETY: the offsets stay inside the buffers of `g`.
                 let tile = unsafe {
                     Tile {
