@@ -132,7 +132,7 @@ impl AttrKind {
         match self {
             AttrKind::Any => true,
             AttrKind::Int(width) => match data {
-                AttrData::Integer { ty, .. } => match width {
+                AttrData::Integer { ty, .. } | AttrData::WideInteger { ty, .. } => match width {
                     None => matches!(ctx.type_data(*ty), TypeData::Index),
                     Some(w) => int_width(*ty) == Some(*w),
                 },
@@ -156,6 +156,7 @@ impl AttrKind {
             AttrKind::Typed => matches!(
                 data,
                 AttrData::Integer { .. }
+                    | AttrData::WideInteger { .. }
                     | AttrData::Float { .. }
                     | AttrData::DenseElements { .. }
                     | AttrData::DenseResource { .. }

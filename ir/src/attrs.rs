@@ -83,6 +83,15 @@ pub enum AttrData {
         /// Its type.
         ty: TypeId,
     },
+    /// An integer of an integer type wider than 128 bits: its two's complement
+    /// little-endian bytes, `element_bytes(width)` of them, the bits above the width
+    /// sign-extended (signless, signed) or zero (unsigned) ([`crate::wide_int`]).
+    WideInteger {
+        /// The value's bytes.
+        bytes: Box<[u8]>,
+        /// Its type.
+        ty: TypeId,
+    },
     /// A float of a float type: the IEEE bit pattern in the low bits.
     Float {
         /// Bit pattern.

@@ -44,6 +44,7 @@ pub mod types;
 mod uniquer;
 pub mod verifier;
 pub mod weight;
+pub mod wide_int;
 
 pub use attr_kind::AttrKind;
 pub use attrs::{AttrData, AttrId, DenseData, Location};

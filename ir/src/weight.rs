@@ -71,9 +71,10 @@ fn type_children(data: &TypeData) -> (Vec<TypeId>, Vec<AttrId>) {
 /// The children of an attribute.
 fn attr_children(data: &AttrData) -> (Vec<TypeId>, Vec<AttrId>) {
     match data {
-        AttrData::Integer { ty, .. } | AttrData::Float { ty, .. } | AttrData::Type(ty) => {
-            (vec![*ty], vec![])
-        }
+        AttrData::Integer { ty, .. }
+        | AttrData::WideInteger { ty, .. }
+        | AttrData::Float { ty, .. }
+        | AttrData::Type(ty) => (vec![*ty], vec![]),
         AttrData::String { ty, .. } | AttrData::Dialect { ty, .. } => {
             (ty.iter().copied().collect(), vec![])
         }

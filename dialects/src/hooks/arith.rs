@@ -31,7 +31,9 @@ pub(crate) fn infer_constant(
         .attr(ctx, arith::Constant::ATTR_VALUE)
         .ok_or("requires attribute 'value'")?;
     let ty = match ctx.attr_data(value) {
-        AttrData::Integer { ty, .. } | AttrData::Float { ty, .. } => *ty,
+        AttrData::Integer { ty, .. }
+        | AttrData::WideInteger { ty, .. }
+        | AttrData::Float { ty, .. } => *ty,
         AttrData::DenseElements { ty, .. }
         | AttrData::DenseResource { ty, .. }
         | AttrData::Sparse { ty, .. } => *ty,

@@ -11,10 +11,8 @@ use crate::intern::Sym;
 use crate::ir::Ir;
 use crate::types::{DYNAMIC, FloatKind, Signedness, TypeData, TypeId};
 
-/// Widest integer type whose values attributes can hold (types of any width exist).
-const MAX_INT_ATTR_WIDTH: u32 = 64;
-/// The widest integer type of a scalar integer attribute (`1 : i128`): its value is an
-/// `i128`, so a literal must fit one.
+/// The widest integer type whose values are `i128`s ([`AttrData::Integer`], dense
+/// elements read through 128 bits); wider ones go through [`crate::wide_int`].
 const MAX_SCALAR_INT_WIDTH: u32 = 128;
 
 /// A literal inside `dense<...>` or `array<...>`, before its type is known.
@@ -527,6 +525,10 @@ impl<'s> Parser<'s, '_> {
             }
         };
         match self.scalar_kind(ty) {
+            Some(ScalarKind::Int { width, signedness }) if width > MAX_SCALAR_INT_WIDTH => {
+                let bytes = self.wide_int_bytes(&lit, width, signedness)?;
+                Ok(self.ctx.intern_attr(AttrData::WideInteger { bytes, ty }))
+            }
             Some(ScalarKind::Int { width, signedness }) => {
                 let value = self.int_value(&lit, width, signedness)?;
                 Ok(self.ctx.intern_attr(AttrData::Integer { value, ty }))
@@ -554,6 +556,24 @@ impl<'s> Parser<'s, '_> {
             }),
             TypeData::Float(k) => Some(ScalarKind::Float(*k)),
             _ => None,
+        }
+    }
+
+    /// The stored bytes of an integer literal for a type wider than
+    /// [`MAX_SCALAR_INT_WIDTH`] bits ([`crate::wide_int::parse`]).
+    fn wide_int_bytes(
+        &mut self,
+        lit: &Lit<'s>,
+        width: u32,
+        signedness: Signedness,
+    ) -> PResult<Box<[u8]>> {
+        match lit {
+            Lit::Int { neg, text, span } => crate::wide_int::parse(*neg, text, width, signedness)
+                .or_else(|message| self.err_at(span.clone(), message)),
+            Lit::Float { span, .. } => {
+                self.err_at(span.clone(), "expected integer literal for an integer type")
+            }
+            _ => self.err_at(self.tok_span(), "expected integer literal"),
         }
     }
 
@@ -1003,6 +1023,9 @@ impl<'s> Parser<'s, '_> {
 
     fn push_scalar(&mut self, out: &mut Vec<u8>, lit: &Lit<'s>, kind: ScalarKind) -> PResult<()> {
         match kind {
+            ScalarKind::Int { width, signedness } if width > MAX_SCALAR_INT_WIDTH => {
+                out.extend_from_slice(&self.wide_int_bytes(lit, width, signedness)?);
+            }
             ScalarKind::Int { width, signedness } => {
                 let v = self.int_value(lit, width, signedness)?;
                 out.extend_from_slice(&v.to_le_bytes()[..element_bytes(width)]);
@@ -1035,14 +1058,6 @@ impl<'s> Parser<'s, '_> {
             ScalarKind::Int { width, .. } => width,
             ScalarKind::Float(k) => k.width(),
         };
-        if matches!(kind, ScalarKind::Int { .. }) && width > MAX_INT_ATTR_WIDTH {
-            return self.err_at(
-                span,
-                format!(
-                    "integer attributes wider than {MAX_INT_ATTR_WIDTH} bits are not supported"
-                ),
-            );
-        }
         let elem_bytes = element_bytes(width) * if complex { 2 } else { 1 };
         let data = match lit {
             Lit::Str(s) => self.dense_hex_bytes(s, count, elem_bytes, width, span)?,

@@ -231,9 +231,19 @@ pub fn write_bare_value(out: &mut String, ctx: &Context, a: AttrId, resources: &
                 let _ = write!(out, "{value}");
             }
         },
+        AttrData::WideInteger { bytes, ty } => write_wide_int(out, ctx, bytes, *ty),
         AttrData::Float { bits, ty } => write_float(out, float_kind(ctx, *ty), *bits),
         _ => write_attr(out, ctx, a, resources),
     }
+}
+
+/// An integer wider than 128 bits in decimal, signed unless its type is unsigned.
+fn write_wide_int(out: &mut String, ctx: &Context, bytes: &[u8], ty: TypeId) {
+    let (width, signedness) = match ctx.type_data(ty) {
+        TypeData::Integer { width, signedness } => (*width, *signedness),
+        _ => (bytes.len() as u32 * 8, Signedness::Signless),
+    };
+    out.push_str(&crate::wide_int::to_decimal(bytes, width, signedness));
 }
 
 fn write_quant_param(out: &mut String, (scale, zero_point): (u64, i64)) {
@@ -373,6 +383,11 @@ pub fn write_attr(out: &mut String, ctx: &Context, a: AttrId, resources: &mut Ve
                 let _ = write!(out, "{value} : ");
                 write_type(out, ctx, *ty, resources);
             }
+        }
+        AttrData::WideInteger { bytes, ty } => {
+            write_wide_int(out, ctx, bytes, *ty);
+            out.push_str(" : ");
+            write_type(out, ctx, *ty, resources);
         }
         AttrData::Float { bits, ty } => {
             let kind = float_kind(ctx, *ty);
@@ -641,6 +656,12 @@ fn scalar_info(ctx: &Context, ty: TypeId) -> (u32, Scalar) {
 }
 
 fn write_scalar(out: &mut String, kind: Scalar, bytes: &[u8]) {
+    if let Scalar::Int(signedness, w) = kind
+        && w > 128
+    {
+        out.push_str(&crate::wide_int::to_decimal(bytes, w, signedness));
+        return;
+    }
     let mut raw = [0u8; 16];
     let n = bytes.len().min(16);
     raw[..n].copy_from_slice(&bytes[..n]);

@@ -65,6 +65,7 @@ pub fn constant_value(ctx: &Context, ir: &Ir, body: BodyId, v: ValueId) -> Optio
 pub fn attr_type(ctx: &Context, a: AttrId) -> Option<TypeId> {
     match ctx.attr_data(a) {
         AttrData::Integer { ty, .. }
+        | AttrData::WideInteger { ty, .. }
         | AttrData::Float { ty, .. }
         | AttrData::DenseElements { ty, .. }
         | AttrData::DenseResource { ty, .. }

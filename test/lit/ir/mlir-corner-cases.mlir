@@ -1,6 +1,7 @@
 // MLIR's own text that acc reads and prints back unchanged: i0, integer attributes
-// wider than 64 bits (up to 128: their value is an i128; 2^128 - 1 : i128 prints as -1,
-// as in MLIR), and distinct attributes
+// of any width (2^128 - 1 : i128 prints as -1, as in MLIR; past 128 bits, in scalars
+// and dense elements, the values are kept as bytes: acc/wide_int.rs), and distinct
+// attributes
 // (a unit one printed `distinct[N]<>`, as MLIR does), quantized types MLIR accepts.
 // tools/tests/mlir_interop.rs
 // also feeds this file to mlir-opt and reads its output back.
@@ -23,6 +24,28 @@ func.func @wide(%a: i128, %b: i67, %z: i0) -> i128 {
   %all = arith.constant 340282366920938463463374607431768211455 : i128
   %s = arith.addi %a, %max : i128
   return %s : i128
+}
+
+// Wider than 128 bits: signless values print signed (a hex bit pattern of all ones is
+// -1), unsigned ones unsigned; dense elements of 100 and 200 bits.
+// CHECK-LABEL: func.func @wider(
+// CHECK-SAME: %arg0: i256) -> (i256, i1000, tensor<2xi200>, tensor<3xi100>, tensor<1xi128>, i129)
+// CHECK-SAME: attributes {s = -340282366920938463463374607431768211456 : si129, u = 1361129467683753853853498429727072845823 : ui130}
+// CHECK: arith.constant 340282366920938463463374607431768211457 : i256
+// CHECK: arith.constant -5 : i1000
+// CHECK: arith.constant dense<[1, -340282366920938463463374607431768211457]> : tensor<2xi200>
+// CHECK: arith.constant dense<[7, -8, 633825300114114700748351602687]> : tensor<3xi100>
+// CHECK: arith.constant dense<-1> : tensor<1xi128>
+// CHECK: arith.constant -1 : i129
+func.func @wider(%a: i256) -> (i256, i1000, tensor<2xi200>, tensor<3xi100>, tensor<1xi128>, i129) attributes {u = 1361129467683753853853498429727072845823 : ui130, s = -340282366920938463463374607431768211456 : si129} {
+  %c = arith.constant 340282366920938463463374607431768211457 : i256
+  %s = arith.addi %a, %c : i256
+  %m = arith.constant -5 : i1000
+  %d = arith.constant dense<[1, -340282366920938463463374607431768211457]> : tensor<2xi200>
+  %e = arith.constant dense<[7, -8, 633825300114114700748351602687]> : tensor<3xi100>
+  %h = arith.constant dense<"0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF"> : tensor<1xi128>
+  %x = arith.constant 0x1ffffffffffffffffffffffffffffffff : i129
+  return %s, %m, %d, %e, %h, %x : i256, i1000, tensor<2xi200>, tensor<3xi100>, tensor<1xi128>, i129
 }
 
 // CHECK-LABEL: func.func @distinct(

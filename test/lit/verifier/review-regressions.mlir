@@ -7,12 +7,6 @@
 
 // -----
 
-// Integer attributes are at most 64 bits wide (types may be wider).
-// expected-error @+1 {{integer attributes wider than 64 bits are not supported}}
-"t.op"() {a = dense<"0x00000000000000000000000000000000"> : tensor<1xi128>} : () -> ()
-
-// -----
-
 // expected-error @+1 {{shaped type has too many elements}}
 "t.op"() {a = dense<"0x00"> : tensor<9223372036854775807x9223372036854775807xi8>} : () -> ()
 
