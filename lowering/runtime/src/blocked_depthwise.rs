@@ -7,7 +7,7 @@
 //! input channel per group, `[C/B][1][KH][KW][B]`; a bias `C` floats.
 //!
 //! With channels in the lanes every filter tap is one vector multiply-add per output
-//! pixel: the kernel keeps up to 8 pixels of a row in registers and loads each tap's
+//! pixel: the kernel keeps up to 8 pixels (6 with AVX2) of a row in registers and loads each tap's
 //! filter vector once for them. Zero padding is read as zeros: rows outside the input
 //! are skipped, and a pixel whose column is outside reads a zero vector.
 
@@ -164,13 +164,16 @@ struct Tile {
     x: usize,
 }
 
-/// An instruction set's tile kernels for 8, 4, 2 and 1 pixels of a row: each takes
-/// the tile, the shape, the activation and whether some tap of some pixel lies left
-/// or right of the input (it reads zeros).
+/// An instruction set's tile kernels for runs of `pixels` pixels of a row, widest
+/// first, the last for one: each takes the tile, the shape, the activation and
+/// whether some tap of some pixel lies left or right of the input (it reads zeros).
 #[cfg(target_arch = "x86_64")]
-type Tiles = [unsafe fn(&Tile, &Conv2d, Fused, bool); 4];
+struct Tiles {
+    pixels: [usize; 4],
+    kernels: [unsafe fn(&Tile, &Conv2d, Fused, bool); 4],
+}
 
-/// Runs every channel block, row and tile of up to 8 pixels with `tiles`.
+/// Runs every channel block, row and tile of pixels with `tiles`.
 ///
 /// # Safety
 /// The CPU can run `tiles`; the buffers hold the blocked sizes of `s`.
@@ -222,11 +225,12 @@ unsafe fn run_blocks(
         for y in 0..oh {
             let mut x = 0;
             while x < ow {
-                let (pixels, tile) = [8, 4, 2, 1]
+                let (pixels, tile) = tiles
+                    .pixels
                     .into_iter()
-                    .zip(tiles)
+                    .zip(&tiles.kernels)
                     .find(|(p, _)| x + p <= ow)
-                    .unwrap_or((1, &tiles[3]));
+                    .unwrap_or((1, &tiles.kernels[3]));
                 let checked = x < safe_lo || x + pixels > safe_hi;
                 // SAFETY (block): the offsets stay inside the blocked buffers.
                 let t = unsafe {
@@ -255,7 +259,10 @@ mod avx512 {
     use std::arch::x86_64::*;
 
     /// The AVX-512 tiles (one 16-lane accumulator per pixel).
-    pub(super) static TILES: Tiles = [tile::<8>, tile::<4>, tile::<2>, tile::<1>];
+    pub(super) static TILES: Tiles = Tiles {
+        pixels: [8, 4, 2, 1],
+        kernels: [tile::<8>, tile::<4>, tile::<2>, tile::<1>],
+    };
 
     /// P output pixels of one row and channel block; `checked`: some tap of some
     /// pixel lies left or right of the input (it reads zeros).
@@ -321,7 +328,13 @@ mod avx2 {
     use crate::{Fused, Gate};
     use std::arch::x86_64::*;
 
-    pub(super) static TILES: Tiles = [tile::<8>, tile::<4>, tile::<2>, tile::<1>];
+    /// The AVX2 tiles (two 8-lane accumulators per pixel): at most 6 pixels, whose
+    /// 12 accumulators and two filter vectors fit the 16 ymm registers (8 pixels
+    /// spilled accumulators).
+    pub(super) static TILES: Tiles = Tiles {
+        pixels: [6, 4, 2, 1],
+        kernels: [tile::<6>, tile::<4>, tile::<2>, tile::<1>],
+    };
 
     /// P output pixels of one row and channel block; `checked`: some tap of some
     /// pixel lies left or right of the input (it reads zeros).
