@@ -88,10 +88,10 @@ impl Fused {
         }
     }
 
-    /// The clamp an AVX-512 tile applies as it stores its sums: the bounds without a
-    /// gate; with one, none (the stored tile is gated by [`gate_vectors`], whose
-    /// constants, inlined into the tile, would take the accumulators' registers).
-    #[cfg(target_arch = "x86_64")]
+    /// The clamp a vector tile applies as it stores its sums: the bounds without a
+    /// gate; with one, none (the stored tile is gated afterwards, as by
+    /// [`gate_vectors`], whose constants, inlined into the tile, would take the
+    /// accumulators' registers).
     pub(crate) fn bounds_as_stored(self) -> Bounds {
         if self.gate == Gate::None {
             self.bounds
@@ -500,6 +500,7 @@ mod tests {
         }
     }
 
+    #[cfg(target_arch = "x86_64")]
     #[test]
     fn vectors_give_the_scalar_bits() {
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")

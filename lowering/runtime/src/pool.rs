@@ -122,6 +122,7 @@ unsafe fn pool_row(x: *const f32, out: *mut f32, p: &Pool2d, block: usize, y: us
 /// An output row's pixels in order, as (first pixel, whether it starts a group of
 /// `group` pixels whose window columns all lie inside the input) : the vector
 /// kernels compute such groups side by side and the other pixels one at a time.
+#[cfg(target_arch = "x86_64")]
 fn groups(p: &Pool2d, group: usize) -> impl Iterator<Item = (usize, bool)> {
     let ow = p.output[1];
     // Pixels whose window columns all lie inside the input.

@@ -10,6 +10,8 @@
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+// Only x86-64 has kernels for it yet (elsewhere `tiled::host()` is None).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) mod tiled;
 
 /// A row-major f32 matrix in memory: element (i, j) is at `ptr + i * row_stride + j`.

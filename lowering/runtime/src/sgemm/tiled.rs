@@ -82,6 +82,20 @@ pub(crate) enum Start {
     Columns(*const f32),
 }
 
+impl Start {
+    /// Where the sums of the tile at (`row`, `column`) of C start in the first depth
+    /// block: `fused`'s row bias, else `initial`.
+    fn first(fused: Fused, initial: Initial, row: usize, column: usize) -> Start {
+        match (fused.bias, initial) {
+            // A row bias holds a value per row of C, a column bias one per column.
+            (Some(rows), _) => Start::Rows(rows.wrapping_add(row)),
+            (None, Initial::Columns(columns)) => Start::Columns(columns.wrapping_add(column)),
+            (None, Initial::Zero) => Start::Zero,
+            (None, Initial::Output) => Start::Output,
+        }
+    }
+}
+
 /// One tile of C: its first row in A, its B panel (copied, or B in place) and its
 /// first element in C.
 pub(crate) struct Tile {
@@ -277,16 +291,10 @@ unsafe fn columns(
                     columns: width,
                     // Started from the bias in the first depth block, clamped once
                     // the sum is complete: after the last.
-                    // SAFETY: a row bias holds a value per row of C, a column
-                    // bias one per column.
-                    start: match (fused.bias, initial) {
-                        _ if k0 > 0 => Start::Output,
-                        (Some(rows), _) => Start::Rows(unsafe { rows.add(i) }),
-                        (None, Initial::Columns(columns)) => {
-                            Start::Columns(unsafe { columns.add(j) })
-                        }
-                        (None, Initial::Zero) => Start::Zero,
-                        (None, Initial::Output) => Start::Output,
+                    start: if k0 > 0 {
+                        Start::Output
+                    } else {
+                        Start::first(fused, initial, i, j)
                     },
                     bounds: (k0 + depth == k).then_some(fused.bounds_as_stored()),
                 };
@@ -346,13 +354,7 @@ unsafe fn one_row(
             c: unsafe { c.ptr.add(j) },
             depth: a.cols,
             columns: width,
-            // SAFETY: a row bias holds C's one value, a column bias one per column.
-            start: match (fused.bias, initial) {
-                (Some(rows), _) => Start::Rows(rows),
-                (None, Initial::Columns(columns)) => Start::Columns(unsafe { columns.add(j) }),
-                (None, Initial::Zero) => Start::Zero,
-                (None, Initial::Output) => Start::Output,
-            },
+            start: Start::first(fused, initial, 0, j),
             bounds: fused.bounds_as_stored(),
         };
         // SAFETY: the group's panels cover `width` columns of B and C; the CPU runs
