@@ -95,6 +95,8 @@ impl Blocked {
         self.in_blocks * self.kernel[0] * self.kernel[1] * self.in_block * BLOCK
     }
 
+    /// Floats in one output block of the output.
+    #[cfg(target_arch = "x86_64")]
     fn output_plane(&self) -> usize {
         self.output[0] * self.output[1] * BLOCK
     }
@@ -104,7 +106,9 @@ impl Blocked {
         (m / self.group_out_blocks) * self.in_blocks * self.source_plane()
     }
 
-    /// The output block after the last of `m`'s group.
+    /// The output block after the last of `m`'s group (the vector kernels' tiles
+    /// never span two groups).
+    #[cfg(target_arch = "x86_64")]
     fn group_end(&self, m: usize) -> usize {
         (m / self.group_out_blocks + 1) * self.group_out_blocks
     }

@@ -1,17 +1,22 @@
 //! `acc_sgemm`: C += A x B on f32 matrices with row strides, the host's matrix product
 //! behind `hw.intrinsic "acc_sgemm"` (matmuls, and convolutions as matrix products).
 //!
-//! On x86-64 with AVX-512, or AVX2 and FMA, this crate's register-tiled product runs
-//! ([`tiled`], with the [`avx512`] or [`avx2`] kernels); elsewhere the
-//! `matrixmultiply` crate does. Neither copies the operands into packed panels:
+//! On x86-64 with AVX-512, or AVX2 and FMA, and on AArch64, this crate's
+//! register-tiled product runs ([`tiled`], with the `avx512`, `avx2` or `neon`
+//! kernels); elsewhere the `matrixmultiply` crate does. Neither copies the operands into packed panels:
 //! weights and im2col patches are read where they are.
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
-// Only x86-64 has kernels for it yet (elsewhere `tiled::host()` is None).
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[cfg(target_arch = "aarch64")]
+mod neon;
+// Only x86-64 and AArch64 have kernels for it (elsewhere `tiled::host()` is None).
+#[cfg_attr(
+    not(any(target_arch = "x86_64", target_arch = "aarch64")),
+    allow(dead_code)
+)]
 pub(crate) mod tiled;
 
 /// A row-major f32 matrix in memory: element (i, j) is at `ptr + i * row_stride + j`.

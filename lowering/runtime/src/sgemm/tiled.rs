@@ -45,18 +45,27 @@ pub(crate) struct Kernels {
     pub gate: unsafe fn(at: *mut f32, len: usize, fused: Fused),
 }
 
-/// The kernels this CPU runs (AVX-512, else AVX2 with FMA), none elsewhere.
+/// The kernels this CPU runs: AVX-512, else AVX2 with FMA, on x86-64; NEON on
+/// AArch64; none elsewhere.
 pub(crate) fn host() -> Option<&'static Kernels> {
+    #[cfg(target_arch = "aarch64")]
+    {
+        Some(&super::neon::KERNELS)
+    }
     #[cfg(target_arch = "x86_64")]
     {
         if crate::avx512() {
-            return Some(&super::avx512::KERNELS);
-        }
-        if crate::avx2_fma() {
-            return Some(&super::avx2::KERNELS);
+            Some(&super::avx512::KERNELS)
+        } else if crate::avx2_fma() {
+            Some(&super::avx2::KERNELS)
+        } else {
+            None
         }
     }
-    None
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        None
+    }
 }
 
 /// What C's sums start from when `fused` has no (row) bias.
