@@ -6,7 +6,8 @@
 //! (unsigned): one value, one byte string, so equal values intern to one attribute.
 
 use crate::Signedness;
-use num_bigint::{BigInt, Sign};
+pub use num_bigint::BigInt;
+use num_bigint::Sign;
 
 /// The stored bytes of the literal `text` (decimal, or hex after `0x`), negated when
 /// `neg`, for an integer type of `width` bits (over 128) and `signedness`; the
@@ -38,16 +39,34 @@ pub fn parse(
             "integer constant out of range for {width}-bit type"
         ));
     }
+    Ok(wrapped(&value, width, signedness))
+}
+
+/// The stored bytes of `value` wrapped to `width` bits (its value modulo 2^width),
+/// as a result of integer arithmetic at that width is.
+pub fn wrapped(value: &BigInt, width: u32, signedness: Signedness) -> Box<[u8]> {
+    let modulus = BigInt::from(1) << width;
     // The bit pattern, in [0, 2^width).
-    let pattern = if value.sign() == Sign::Minus {
-        value + power(width)
-    } else {
-        value
-    };
+    let mut pattern = value % &modulus;
+    if pattern.sign() == Sign::Minus {
+        pattern += modulus;
+    }
     let mut bytes = pattern.to_bytes_le().1;
     bytes.resize(crate::attrs::element_bytes(width), 0);
     normalize(&mut bytes, width, signedness);
-    Ok(bytes.into())
+    bytes.into()
+}
+
+/// The value of `width` bits stored in `bytes` (only the low `width` bits are read),
+/// signed unless `signedness` is unsigned.
+pub fn value(bytes: &[u8], width: u32, signedness: Signedness) -> BigInt {
+    let mut bytes = bytes.to_vec();
+    bytes.resize(crate::attrs::element_bytes(width), 0);
+    normalize(&mut bytes, width, signedness);
+    match signedness {
+        Signedness::Unsigned => BigInt::from_bytes_le(Sign::Plus, &bytes),
+        _ => BigInt::from_signed_bytes_le(&bytes),
+    }
 }
 
 /// Sets the bits of the last byte above `width` as the storage convention says.
@@ -69,13 +88,7 @@ fn normalize(bytes: &mut [u8], width: u32, signedness: Signedness) {
 /// a dense hex blob's padding bits may be anything) in decimal, signed unless
 /// `signedness` is unsigned.
 pub fn to_decimal(bytes: &[u8], width: u32, signedness: Signedness) -> String {
-    let mut bytes = bytes.to_vec();
-    bytes.resize(crate::attrs::element_bytes(width), 0);
-    normalize(&mut bytes, width, signedness);
-    match signedness {
-        Signedness::Unsigned => BigInt::from_bytes_le(Sign::Plus, &bytes).to_string(),
-        _ => BigInt::from_signed_bytes_le(&bytes).to_string(),
-    }
+    value(bytes, width, signedness).to_string()
 }
 
 #[cfg(test)]
@@ -126,6 +139,24 @@ mod tests {
         );
         assert_eq!(to_decimal(&[0xff; 17], 129, Signedness::Signed), "-1");
         assert_eq!(parse(true, "1", 130, Signedness::Signless).unwrap(), bytes);
+    }
+
+    #[test]
+    fn arithmetic_wraps_at_the_width() {
+        let max = (BigInt::from(1) << 129u32) - 1;
+        let bytes = wrapped(&(&max + 1), 130, Signedness::Signless);
+        let min = -(BigInt::from(1) << 129u32);
+        assert_eq!(
+            to_decimal(&bytes, 130, Signedness::Signless),
+            min.to_string()
+        );
+        let minus_one = wrapped(&BigInt::from(-1), 200, Signedness::Unsigned);
+        let all_ones = (BigInt::from(1) << 200u32) - 1;
+        assert_eq!(value(&minus_one, 200, Signedness::Unsigned), all_ones);
+        assert_eq!(
+            value(&minus_one, 200, Signedness::Signless),
+            BigInt::from(-1)
+        );
     }
 
     #[test]

@@ -179,6 +179,11 @@ pub(crate) fn fold_int_binary(
 ) -> Option<Vec<FoldResult>> {
     let kind = kind_of(op, ctx);
     let result_ty = op.result_types().first().copied()?;
+    if let TypeData::Integer { width, signedness } = ctx.type_data(result_ty)
+        && *width > 128
+    {
+        return fold_wide_int_binary(op, consts, ctx, kind?, (*width, *signedness));
+    }
     let (width, _) = int_info(ctx, result_ty)?;
     let lhs = op.operands().next()?;
     let rhs = op.operands().nth(1)?;
@@ -206,6 +211,55 @@ pub(crate) fn fold_int_binary(
         _ => return None,
     };
     Some(vec![result])
+}
+
+/// [`fold_int_binary`] on scalar integers wider than 128 bits (attributes
+/// [`AttrData::WideInteger`]): two constants under `addi`, `subi`, `muli`, `andi`,
+/// `ori`, `xori`, `maxsi`, `minsi` give their result wrapped to the width; `x + 0`,
+/// `x - 0`, `x | 0`, `x ^ 0` and `x * 1` give `x`. Other ops are left.
+fn fold_wide_int_binary(
+    op: OpRef<'_>,
+    consts: &[Option<AttrId>],
+    ctx: &Context,
+    kind: arith::Op,
+    (width, signedness): (u32, Signedness),
+) -> Option<Vec<FoldResult>> {
+    use acc_ir::wide_int::{self, BigInt};
+    use arith::Op as K;
+    let result_ty = op.result_types().first().copied()?;
+    let value = |c: Option<AttrId>| match c.map(|c| ctx.attr_data(c)) {
+        Some(AttrData::WideInteger { bytes, .. }) => {
+            Some(wide_int::value(bytes, width, signedness))
+        }
+        _ => None,
+    };
+    let (a, b) = (value(consts[0]), value(consts[1])?);
+    if let Some(a) = a {
+        let result = match kind {
+            K::Addi => a + b,
+            K::Subi => a - b,
+            K::Muli => a * b,
+            K::Andi => a & b,
+            K::Ori => a | b,
+            K::Xori => a ^ b,
+            K::Maxsi => a.max(b),
+            K::Minsi => a.min(b),
+            _ => return None,
+        };
+        let bytes = wide_int::wrapped(&result, width, signedness);
+        let folded = ctx.intern_attr(AttrData::WideInteger {
+            bytes,
+            ty: result_ty,
+        });
+        return Some(vec![FoldResult::Attr(folded)]);
+    }
+    let keeps_lhs = match kind {
+        K::Addi | K::Subi | K::Ori | K::Xori => b == BigInt::from(0),
+        K::Muli => b == BigInt::from(1),
+        _ => false,
+    };
+    let lhs = op.operands().next()?;
+    keeps_lhs.then(|| vec![FoldResult::Value(lhs)])
 }
 
 /// Evaluates a float op (`addf`, `maximumf`, ...); the caller rounds the result to
