@@ -6,7 +6,7 @@
 //! matrices is touched. Each sum runs in the AVX-512 kernels' order with the same
 //! fused multiply-adds: the same bits.
 
-use super::tiled::{Kernels, RowTile, Start, TILE_COLUMNS, Tile};
+use super::tiled::{Kernels, RowTile, Start, TILE_COLUMNS, Tile, lanes_of};
 use crate::Fused;
 use std::arch::x86_64::*;
 
@@ -41,11 +41,6 @@ static MASK_TABLE: [i32; 16] = [-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0
 unsafe fn lane_mask(lanes: usize) -> __m256i {
     // SAFETY: 8 - min(lanes, 8) + 8 <= 16 entries.
     unsafe { _mm256_loadu_si256(MASK_TABLE.as_ptr().add(LANES - lanes.min(LANES)).cast()) }
-}
-
-/// The lanes of vector `v` among `columns` columns, 0..=8.
-fn lanes_of(columns: usize, v: usize) -> usize {
-    columns.saturating_sub(v * LANES).min(LANES)
 }
 
 /// `fused`'s gate on `len` stored floats.
@@ -89,7 +84,7 @@ unsafe fn tile<const R: usize, const V: usize, const PARTIAL: bool>(t: &Tile) {
     // SAFETY (whole body): offsets stay inside the tile the caller vouches for;
     // the last vector of a partial tile is accessed under its mask only.
     unsafe {
-        let last = lane_mask(lanes_of(t.columns, V - 1));
+        let last = lane_mask(lanes_of(t.columns, V - 1, LANES));
         let load = |at: *const f32, v: usize| {
             if PARTIAL && v == V - 1 {
                 _mm256_maskload_ps(at, last)
@@ -172,7 +167,8 @@ unsafe fn row<const P: usize, const PARTIAL: bool>(t: &RowTile) {
     // vouches for; the last panel of a partial row is accessed under masks only.
     unsafe {
         let tail = t.columns - (P - 1) * TILE_COLUMNS;
-        let masks: [__m256i; VECTORS] = std::array::from_fn(|v| lane_mask(lanes_of(tail, v)));
+        let masks: [__m256i; VECTORS] =
+            std::array::from_fn(|v| lane_mask(lanes_of(tail, v, LANES)));
         let masked = |p: usize| PARTIAL && p == P - 1;
         let load = |from: *const f32, p: usize, v: usize| {
             if masked(p) {

@@ -2,7 +2,7 @@
 //! to 8 rows by three 16-lane vectors (24 zmm accumulators for a full tile), and one
 //! row across four panels (12 accumulators); partial tiles under lane masks.
 
-use super::tiled::{Kernels, RowTile, Start, TILE_COLUMNS, Tile};
+use super::tiled::{Kernels, RowTile, Start, TILE_COLUMNS, Tile, lanes_of};
 use std::arch::x86_64::*;
 
 const LANES: usize = 16;
@@ -29,7 +29,7 @@ pub(crate) static KERNELS: Kernels = Kernels {
 /// The lane masks of `columns` (at most [`TILE_COLUMNS`]) split into vectors.
 fn lane_masks(columns: usize) -> [__mmask16; VECTORS] {
     std::array::from_fn(|v| {
-        let lanes = columns.saturating_sub(v * LANES).min(LANES);
+        let lanes = lanes_of(columns, v, LANES);
         ((1u32 << lanes) - 1) as __mmask16
     })
 }

@@ -5,7 +5,7 @@
 //! buffer, lane by lane, so no element outside the matrices is touched. Each sum runs
 //! in the x86 kernels' order with the same fused multiply-adds (`fmla`).
 
-use super::tiled::{Kernels, RowTile, Start, TILE_COLUMNS, Tile};
+use super::tiled::{Kernels, RowTile, Start, TILE_COLUMNS, Tile, lanes_of};
 use crate::Fused;
 use std::arch::aarch64::*;
 
@@ -32,11 +32,6 @@ pub(crate) static KERNELS: Kernels = Kernels {
 unsafe fn gate(at: *mut f32, len: usize, fused: Fused) {
     // SAFETY: the caller's contract.
     fused.activate_all(unsafe { std::slice::from_raw_parts_mut(at, len) });
-}
-
-/// The lanes of vector `v` among `columns` columns, 0..=4.
-fn lanes_of(columns: usize, v: usize) -> usize {
-    columns.saturating_sub(v * LANES).min(LANES)
 }
 
 /// `lanes` floats from `at` (the rest zero).
@@ -109,7 +104,7 @@ fn tile_rows<const V: usize>(rows: usize, partial: bool) -> unsafe fn(&Tile) {
 unsafe fn tile<const R: usize, const V: usize, const PARTIAL: bool>(t: &Tile) {
     let lanes = |v: usize| {
         if PARTIAL {
-            lanes_of(t.columns, v)
+            lanes_of(t.columns, v, LANES)
         } else {
             LANES
         }
@@ -186,7 +181,7 @@ unsafe fn row<const P: usize, const PARTIAL: bool>(t: &RowTile) {
     let tail = t.columns - (P - 1) * TILE_COLUMNS;
     let lanes = |p: usize, v: usize| {
         if PARTIAL && p == P - 1 {
-            lanes_of(tail, v)
+            lanes_of(tail, v, LANES)
         } else {
             LANES
         }

@@ -29,6 +29,12 @@ const PACK_ROWS: usize = 32;
 /// The most panels a one-row kernel takes at once.
 pub(crate) const MAX_ROW_PANELS: usize = 4;
 
+/// The lanes of vector `v` (of `lanes` lanes each) that `columns` columns fill,
+/// 0..=`lanes`: what a kernel masks its last, partial vector to.
+pub(crate) fn lanes_of(columns: usize, v: usize, lanes: usize) -> usize {
+    columns.saturating_sub(v * lanes).min(lanes)
+}
+
 /// One instruction set's kernels.
 pub(crate) struct Kernels {
     /// The most rows of a tile.
