@@ -5,11 +5,13 @@
 //! Conventions, as the parser stores them: an integer of a signless or signed type
 //! `iN` is held sign-extended, of an unsigned type zero-extended, and `i1` as 0 or 1;
 //! `index` is a 64-bit signless integer. Floats are held as `f64`, which represents
-//! every `f16`, `bf16` and `f32` value exactly; wider formats (`f80`, `f128`) and
+//! every `f16`, `bf16`, `f32` and small-float (`f8*`, `f6*`, `f4E2M1FN`) value
+//! exactly; wider formats (`f80`, `f128`) and
 //! complex elements are not supported here.
 
 use crate::attrs::{AttrData, AttrId, DenseData, element_bytes};
 use crate::context::{Context, ResourceValue};
+use crate::minifloat::MiniFloat;
 use crate::types::{FloatKind, Signedness, TypeData, TypeId};
 
 /// One number.
@@ -41,6 +43,7 @@ impl ElementKind {
             TypeData::Float(
                 k @ (FloatKind::F16 | FloatKind::BF16 | FloatKind::F32 | FloatKind::F64),
             ) => Some(ElementKind::Float(*k)),
+            TypeData::Float(k) if MiniFloat::of(*k).is_some() => Some(ElementKind::Float(*k)),
             _ => None,
         }
     }
@@ -151,7 +154,7 @@ pub fn round_float(f: f64, kind: FloatKind) -> f64 {
         FloatKind::F16 => half::f16::from_f64(f).to_f64(),
         FloatKind::BF16 => half::bf16::from_f64(f).to_f64(),
         FloatKind::F32 => f as f32 as f64,
-        _ => f,
+        small => MiniFloat::of(small).map_or(f, |m| m.round(f)),
     }
 }
 
@@ -161,7 +164,10 @@ pub fn float_from_bits(bits: u128, kind: FloatKind) -> f64 {
         FloatKind::F16 => half::f16::from_bits(bits as u16).to_f64(),
         FloatKind::BF16 => half::bf16::from_bits(bits as u16).to_f64(),
         FloatKind::F32 => f32::from_bits(bits as u32) as f64,
-        _ => f64::from_bits(bits as u64),
+        small => match MiniFloat::of(small) {
+            Some(m) => m.decode(bits as u32),
+            None => f64::from_bits(bits as u64),
+        },
     }
 }
 
@@ -171,7 +177,10 @@ pub fn float_to_bits(f: f64, kind: FloatKind) -> u128 {
         FloatKind::F16 => u128::from(half::f16::from_f64(f).to_bits()),
         FloatKind::BF16 => u128::from(half::bf16::from_f64(f).to_bits()),
         FloatKind::F32 => u128::from((f as f32).to_bits()),
-        _ => u128::from(f.to_bits()),
+        small => match MiniFloat::of(small) {
+            Some(m) => u128::from(m.encode(f, false)),
+            None => u128::from(f.to_bits()),
+        },
     }
 }
 

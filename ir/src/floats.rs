@@ -1,11 +1,16 @@
 //! Float bit patterns of every [`FloatKind`]: conversion from decimal literals and back
 //! to `f64` for printing. Values are kept as raw bits so every pattern round-trips.
 
+use crate::minifloat::MiniFloat;
 use crate::types::FloatKind;
 
 /// Bits of `value` rounded to `kind`. f80 and f128 are exact widenings of the f64.
-/// `None` for kinds with no decimal conversion (tf32 and the f8 types: use hex).
+/// The small formats round to nearest even ([`crate::minifloat`]). `None` for tf32,
+/// which has no decimal conversion here (use hex).
 pub fn bits_from_f64(kind: FloatKind, value: f64) -> Option<u128> {
+    if let Some(small) = MiniFloat::of(kind) {
+        return Some(u128::from(small.encode(value, false)));
+    }
     Some(match kind {
         FloatKind::F16 => half::f16::from_f64(value).to_bits() as u128,
         FloatKind::BF16 => half::bf16::from_f64(value).to_bits() as u128,
@@ -13,7 +18,7 @@ pub fn bits_from_f64(kind: FloatKind, value: f64) -> Option<u128> {
         FloatKind::F64 => value.to_bits() as u128,
         FloatKind::F128 => widen(value, 15, 112, false),
         FloatKind::F80 => widen(value, 15, 63, true),
-        FloatKind::TF32 | FloatKind::F8E5M2 | FloatKind::F8E4M3FN => return None,
+        _ => return None,
     })
 }
 
@@ -27,6 +32,9 @@ pub fn bits_from_decimal(kind: FloatKind, text: &str) -> Option<u128> {
 
 /// The value of `bits` as an f64, when `kind` converts exactly or by rounding.
 pub fn to_f64(kind: FloatKind, bits: u128) -> Option<f64> {
+    if let Some(small) = MiniFloat::of(kind) {
+        return Some(small.decode(bits as u32));
+    }
     Some(match kind {
         FloatKind::F16 => half::f16::from_bits(bits as u16).to_f64(),
         FloatKind::BF16 => half::bf16::from_bits(bits as u16).to_f64(),

@@ -35,6 +35,7 @@ pub mod floats;
 pub mod intern;
 pub mod ir;
 pub mod layout;
+pub mod minifloat;
 pub mod parser;
 pub mod printer;
 pub mod registry;

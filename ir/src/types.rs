@@ -46,15 +46,34 @@ pub enum FloatKind {
     F128,
     /// `tf32` (parse and print only).
     TF32,
-    /// `f8E5M2` (parse and print only).
+    /// `f8E5M2`: IEEE-like float8 (OCP, ONNX FLOAT8E5M2). The small formats are
+    /// described in [`crate::minifloat`].
     F8E5M2,
-    /// `f8E4M3FN` (parse and print only).
+    /// `f8E4M3FN`: float8 without infinity (OCP, ONNX FLOAT8E4M3FN).
     F8E4M3FN,
+    /// `f8E4M3`: IEEE-like float8.
+    F8E4M3,
+    /// `f8E3M4`: IEEE-like float8.
+    F8E3M4,
+    /// `f8E5M2FNUZ`: float8 without infinity or negative zero (ONNX FLOAT8E5M2FNUZ).
+    F8E5M2FNUZ,
+    /// `f8E4M3FNUZ`: float8 without infinity or negative zero (ONNX FLOAT8E4M3FNUZ).
+    F8E4M3FNUZ,
+    /// `f8E4M3B11FNUZ`: as `f8E4M3FNUZ` with bias 11.
+    F8E4M3B11FNUZ,
+    /// `f8E8M0FNU`: an unsigned power of two (OCP MX scales, ONNX FLOAT8E8M0).
+    F8E8M0FNU,
+    /// `f6E2M3FN`: float6 without infinity or NaN.
+    F6E2M3FN,
+    /// `f6E3M2FN`: float6 without infinity or NaN.
+    F6E3M2FN,
+    /// `f4E2M1FN`: float4 without infinity or NaN (ONNX FLOAT4E2M1).
+    F4E2M1FN,
 }
 
 impl FloatKind {
     /// All kinds with their keywords.
-    pub const ALL: [(FloatKind, &'static str); 9] = [
+    pub const ALL: [(FloatKind, &'static str); 18] = [
         (FloatKind::F16, "f16"),
         (FloatKind::BF16, "bf16"),
         (FloatKind::F32, "f32"),
@@ -64,6 +83,15 @@ impl FloatKind {
         (FloatKind::TF32, "tf32"),
         (FloatKind::F8E5M2, "f8E5M2"),
         (FloatKind::F8E4M3FN, "f8E4M3FN"),
+        (FloatKind::F8E4M3, "f8E4M3"),
+        (FloatKind::F8E3M4, "f8E3M4"),
+        (FloatKind::F8E5M2FNUZ, "f8E5M2FNUZ"),
+        (FloatKind::F8E4M3FNUZ, "f8E4M3FNUZ"),
+        (FloatKind::F8E4M3B11FNUZ, "f8E4M3B11FNUZ"),
+        (FloatKind::F8E8M0FNU, "f8E8M0FNU"),
+        (FloatKind::F6E2M3FN, "f6E2M3FN"),
+        (FloatKind::F6E3M2FN, "f6E3M2FN"),
+        (FloatKind::F4E2M1FN, "f4E2M1FN"),
     ];
 
     /// The keyword naming this kind.
@@ -88,7 +116,7 @@ impl FloatKind {
             FloatKind::F64 => 64,
             FloatKind::F80 => 80,
             FloatKind::F128 => 128,
-            FloatKind::F8E5M2 | FloatKind::F8E4M3FN => 8,
+            small => crate::minifloat::MiniFloat::of(small).map_or(8, |f| f.width()),
         }
     }
 }

@@ -27,7 +27,7 @@ from onnx import numpy_helper
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ACC_RUN = os.path.join(ROOT, "target", "release", "acc-run")
 HOST = os.path.join(ROOT, "lowering", "runtime", "host.acc")
-NEEDS_CONSTANT = re.compile(r"\(input \d+, '([^']+)'\) must be a constant")
+NEEDS_CONSTANT = re.compile(r"'([^']+)'\)? must be a constant")
 
 
 def tensor(path):

@@ -107,11 +107,19 @@ pub fn unsigned(v: i128, width: u32) -> u128 {
     }
 }
 
+/// `v` as a signed value of `width` bits: the held value itself, except that an `i1`
+/// (held as 0 or 1) that is true is -1 to signed ops, as in MLIR (`maxsi` of true and
+/// false is false, `cmpi slt` of true and false is true).
+fn signed_view(v: i128, width: u32) -> i128 {
+    if width == 1 { -(v & 1) } else { v }
+}
+
 /// Evaluates an integer op (`addi`, `divsi`, ...) on two values of `width` bits;
 /// `None` when undefined (division by zero, overflowing division, oversized shift)
 /// and for kinds that are not integer binary ops.
 pub fn int_eval(op: arith::Op, a: i128, b: i128, width: u32) -> Option<i128> {
     let (ua, ub) = (unsigned(a, width), unsigned(b, width));
+    let (a, b) = (signed_view(a, width), signed_view(b, width));
     // The least signed value (i128's own at 128 bits; 0 for i0).
     let min = match width {
         0 => 0,
@@ -180,7 +188,7 @@ pub(crate) fn fold_int_binary(
     let kind = kind_of(op, ctx);
     let result_ty = op.result_types().first().copied()?;
     if let TypeData::Integer { width, signedness } = ctx.type_data(result_ty)
-        && *width > 128
+        && *width > 64
     {
         return fold_wide_int_binary(op, consts, ctx, kind?, (*width, *signedness));
     }
@@ -213,10 +221,11 @@ pub(crate) fn fold_int_binary(
     Some(vec![result])
 }
 
-/// [`fold_int_binary`] on scalar integers wider than 128 bits (attributes
-/// [`AttrData::WideInteger`]): two constants under `addi`, `subi`, `muli`, `andi`,
-/// `ori`, `xori`, `maxsi`, `minsi` give their result wrapped to the width; `x + 0`,
-/// `x - 0`, `x | 0`, `x ^ 0` and `x * 1` give `x`. Other ops are left.
+/// [`fold_int_binary`] on scalar integers wider than 64 bits (up to 128 held as
+/// [`AttrData::Integer`], wider as [`AttrData::WideInteger`]), in arbitrary
+/// precision: two constants under any integer op of [`wide_int_eval`] give their
+/// result wrapped to the width (left alone where MLIR leaves it: a division by zero, a
+/// shift by the width or more); `x + 0`, `x - 0`, `x | 0`, `x ^ 0`, `x * 1` give `x`.
 fn fold_wide_int_binary(
     op: OpRef<'_>,
     consts: &[Option<AttrId>],
@@ -224,34 +233,18 @@ fn fold_wide_int_binary(
     kind: arith::Op,
     (width, signedness): (u32, Signedness),
 ) -> Option<Vec<FoldResult>> {
-    use acc_ir::wide_int::{self, BigInt};
+    use acc_ir::wide_int::BigInt;
     use arith::Op as K;
     let result_ty = op.result_types().first().copied()?;
-    let value = |c: Option<AttrId>| match c.map(|c| ctx.attr_data(c)) {
-        Some(AttrData::WideInteger { bytes, .. }) => {
-            Some(wide_int::value(bytes, width, signedness))
-        }
-        _ => None,
-    };
-    let (a, b) = (value(consts[0]), value(consts[1])?);
+    let (a, b) = (
+        wide_value(ctx, consts[0], width),
+        wide_value(ctx, consts[1], width)?,
+    );
     if let Some(a) = a {
-        let result = match kind {
-            K::Addi => a + b,
-            K::Subi => a - b,
-            K::Muli => a * b,
-            K::Andi => a & b,
-            K::Ori => a | b,
-            K::Xori => a ^ b,
-            K::Maxsi => a.max(b),
-            K::Minsi => a.min(b),
-            _ => return None,
-        };
-        let bytes = wide_int::wrapped(&result, width, signedness);
-        let folded = ctx.intern_attr(AttrData::WideInteger {
-            bytes,
-            ty: result_ty,
-        });
-        return Some(vec![FoldResult::Attr(folded)]);
+        let result = wide_int_eval(kind, &a, &b, width)?;
+        return Some(vec![FoldResult::Attr(wide_attr(
+            ctx, &result, result_ty, width, signedness,
+        ))]);
     }
     let keeps_lhs = match kind {
         K::Addi | K::Subi | K::Ori | K::Xori => b == BigInt::from(0),
@@ -260,6 +253,93 @@ fn fold_wide_int_binary(
     };
     let lhs = op.operands().next()?;
     keeps_lhs.then(|| vec![FoldResult::Value(lhs)])
+}
+
+/// The bit pattern of a scalar integer constant of more than 64 bits, in
+/// [0, 2^width).
+fn wide_value(ctx: &Context, c: Option<AttrId>, width: u32) -> Option<acc_ir::wide_int::BigInt> {
+    use acc_ir::wide_int::{self, BigInt};
+    let v = match ctx.attr_data(c?) {
+        AttrData::Integer { value, .. } => BigInt::from(*value),
+        AttrData::WideInteger { bytes, .. } => wide_int::value(bytes, width, Signedness::Unsigned),
+        _ => return None,
+    };
+    Some(wide_unsigned(&v, width))
+}
+
+/// `v` modulo 2^width, in [0, 2^width).
+fn wide_unsigned(v: &acc_ir::wide_int::BigInt, width: u32) -> acc_ir::wide_int::BigInt {
+    use acc_ir::wide_int::BigInt;
+    let modulus = BigInt::from(1) << width;
+    let r = v % &modulus;
+    if r < BigInt::from(0) { r + modulus } else { r }
+}
+
+/// The signed value of the `width`-bit pattern `u` (in [0, 2^width)).
+fn wide_signed(u: &acc_ir::wide_int::BigInt, width: u32) -> acc_ir::wide_int::BigInt {
+    use acc_ir::wide_int::BigInt;
+    if width > 0 && *u >= BigInt::from(1) << (width - 1) {
+        u - (BigInt::from(1) << width)
+    } else {
+        u.clone()
+    }
+}
+
+/// An integer op on two `width`-bit patterns (in [0, 2^width)), as [`int_eval`] on
+/// narrower ones: the result before wrapping; `None` when undefined or not an integer
+/// binary op (`ceildivsi` and `floordivsi` are left too).
+fn wide_int_eval(
+    op: arith::Op,
+    a: &acc_ir::wide_int::BigInt,
+    b: &acc_ir::wide_int::BigInt,
+    width: u32,
+) -> Option<acc_ir::wide_int::BigInt> {
+    use acc_ir::wide_int::BigInt;
+    use arith::Op as K;
+    let (sa, sb) = (wide_signed(a, width), wide_signed(b, width));
+    let zero = BigInt::from(0);
+    let shift = || u32::try_from(b).ok().filter(|s| *s < width);
+    let least = -(BigInt::from(1) << (width - 1));
+    let signed_division = *b != zero && !(sa == least && sb == BigInt::from(-1));
+    Some(match op {
+        K::Addi => a + b,
+        K::Subi => a - b,
+        K::Muli => a * b,
+        K::Andi => a & b,
+        K::Ori => a | b,
+        K::Xori => a ^ b,
+        K::Maxsi => sa.max(sb),
+        K::Minsi => sa.min(sb),
+        K::Maxui => a.max(b).clone(),
+        K::Minui => a.min(b).clone(),
+        K::Shli => a << shift()?,
+        K::Shrui => a >> shift()?,
+        K::Shrsi => sa >> shift()?,
+        K::Divui if *b != zero => a / b,
+        K::Remui if *b != zero => a % b,
+        // num-bigint's division truncates toward zero, as MLIR's.
+        K::Divsi if signed_division => sa / sb,
+        K::Remsi if signed_division => sa % sb,
+        _ => return None,
+    })
+}
+
+/// A scalar integer attribute of type `ty` holding `v` wrapped to `width` bits.
+fn wide_attr(
+    ctx: &Context,
+    v: &acc_ir::wide_int::BigInt,
+    ty: TypeId,
+    width: u32,
+    signedness: Signedness,
+) -> AttrId {
+    let bytes = acc_ir::wide_int::wrapped(v, width, signedness);
+    if width > 128 {
+        return ctx.intern_attr(AttrData::WideInteger { bytes, ty });
+    }
+    let mut raw = [0u8; 16];
+    raw[..bytes.len().min(16)].copy_from_slice(&bytes[..bytes.len().min(16)]);
+    let value = elements::normalize_int(u128::from_le_bytes(raw) as i128, width, signedness);
+    ctx.intern_attr(AttrData::Integer { value, ty })
 }
 
 /// Evaluates a float op (`addf`, `maximumf`, ...); the caller rounds the result to
@@ -354,6 +434,7 @@ pub fn predicate(op: OpRef<'_>, ctx: &Context, enum_name: &str) -> Option<String
 /// Compares two integers of `width` bits by an `arith.cmpi` predicate name.
 pub fn cmpi_eval(pred: &str, a: i128, b: i128, width: u32) -> Option<bool> {
     let (ua, ub) = (unsigned(a, width), unsigned(b, width));
+    let (a, b) = (signed_view(a, width), signed_view(b, width));
     Some(match pred {
         "eq" => a == b,
         "ne" => a != b,
@@ -381,6 +462,34 @@ pub(crate) fn fold_cmpi(
     let pred = predicate(op, ctx, arith::enums::CMPI_PREDICATE)?;
     let result_ty = op.result_types().first().copied()?;
     let operand_ty = op.operand_types().first().copied()?;
+    if let TypeData::Integer { width, .. } = *ctx.type_data(operand_ty)
+        && width > 64
+    {
+        // Scalars only, in arbitrary precision.
+        let (a, b) = (
+            wide_value(ctx, consts[0], width)?,
+            wide_value(ctx, consts[1], width)?,
+        );
+        let (sa, sb) = (wide_signed(&a, width), wide_signed(&b, width));
+        let r = match pred.as_str() {
+            "eq" => a == b,
+            "ne" => a != b,
+            "slt" => sa < sb,
+            "sle" => sa <= sb,
+            "sgt" => sa > sb,
+            "sge" => sa >= sb,
+            "ult" => a < b,
+            "ule" => a <= b,
+            "ugt" => a > b,
+            "uge" => a >= b,
+            _ => return None,
+        };
+        return Some(vec![FoldResult::Attr(splat_like(
+            ctx,
+            result_ty,
+            bool_scalar(r),
+        )?)]);
+    }
     let (width, _) = int_info(ctx, operand_ty)?;
     let (lhs, rhs) = (op.operands().next()?, op.operands().nth(1)?);
     if lhs == rhs {

@@ -4,6 +4,7 @@
 //! zero, and division by zero is left unfolded).
 
 use acc_ir::elements::{self, DenseBuilder, DenseView, ElementKind, Scalar};
+use acc_ir::minifloat::MiniFloat;
 use acc_ir::{AttrId, Context, FoldResult, OpRef, TypeId};
 
 use crate::ops::graph;
@@ -31,6 +32,7 @@ pub fn unary_eval(op: graph::Op, v: Scalar) -> Option<Scalar> {
             graph::Op::Sqrt => x.sqrt(),
             graph::Op::Floor => x.floor(),
             graph::Op::Ceil => x.ceil(),
+            graph::Op::Round => x.round_ties_even(),
             graph::Op::Exp => x.exp(),
             graph::Op::Log => x.ln(),
             graph::Op::Tanh => x.tanh(),
@@ -379,6 +381,43 @@ pub(crate) fn fold_transpose(
         .collect();
     let attr = elements::dense_attr(ctx, out, &values)?;
     Some(vec![FoldResult::Attr(attr)])
+}
+
+/// `graph.cast` of `x` to the small float `kind` (f8, f4; see [`MiniFloat`]), as ONNX's
+/// Cast computes it: rounded to nearest even, beyond the range to the format's
+/// infinity or NaN, or with `saturate` to its largest finite value; to `f8E8M0FNU`,
+/// ONNX's exponent rule with `rounding`. `None` when `kind` is not a small float.
+pub fn cast_to_small_float(
+    x: f64,
+    kind: acc_ir::FloatKind,
+    saturate: bool,
+    rounding: acc_ir::minifloat::ScaleRounding,
+) -> Option<f64> {
+    let format = MiniFloat::of(kind)?;
+    let bits = if kind == acc_ir::FloatKind::F8E8M0FNU {
+        acc_ir::minifloat::e8m0_from_f32(x as f32, rounding, saturate)
+    } else {
+        format.encode(x, saturate)
+    };
+    Some(format.decode(bits))
+}
+
+/// The `round_mode` of a `graph.cast` (ONNX's default, up, when absent).
+pub fn cast_rounding(ctx: &Context, op: OpRef<'_>) -> acc_ir::minifloat::ScaleRounding {
+    use acc_ir::minifloat::ScaleRounding;
+    match op.attr(ctx, graph::Cast::ATTR_ROUND_MODE) {
+        Some(a) => {
+            let text = acc_ir::printer::attr_to_string(ctx, a);
+            if text.contains("nearest") {
+                ScaleRounding::Nearest
+            } else if text.contains("down") {
+                ScaleRounding::Down
+            } else {
+                ScaleRounding::Up
+            }
+        }
+        None => ScaleRounding::Up,
+    }
 }
 
 #[cfg(test)]

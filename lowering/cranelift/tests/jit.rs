@@ -307,6 +307,76 @@ func.func @round() -> (memref<8xf32>, memref<8xf32>, memref<8xf32>, memref<4xf32
     assert_same(text, "round", &[]);
 }
 
+/// Conversions between f32 and 8- and 16-bit integers, which Cranelift does not do
+/// directly (before, an f32 to i16 conversion stopped the code generator).
+#[test]
+fn narrow_integer_conversions_match_the_interpreter() {
+    let text = r#"
+func.func @narrow() -> (memref<6xi8>, memref<6xi16>, memref<6xf32>, memref<6xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %x = loop.constant dense<[1.7, -2.5, 100.9, 0.0, -128.0, 127.0]> : tensor<6xf32> to memref<6xf32>
+  %y = loop.constant dense<[-128, 5, 127, -1, 0, 77]> : tensor<6xi8> to memref<6xi8>
+  %z = loop.constant dense<[-32768, 300, 32767, -1, 0, 1000]> : tensor<6xi16> to memref<6xi16>
+  %a = loop.alloc() : memref<6xi8>
+  %b = loop.alloc() : memref<6xi16>
+  %c = loop.alloc() : memref<6xf32>
+  %d = loop.alloc() : memref<6xf32>
+  loop.for %i = %c0 to %c6 step %c1 {
+    %v = loop.load %x[%i] : memref<6xf32>
+    %s8 = arith.fptosi %v : f32 to i8
+    %s16 = arith.fptosi %v : f32 to i16
+    loop.store %s8, %a[%i] : memref<6xi8>
+    loop.store %s16, %b[%i] : memref<6xi16>
+    %w = loop.load %y[%i] : memref<6xi8>
+    %f8 = arith.sitofp %w : i8 to f32
+    loop.store %f8, %c[%i] : memref<6xf32>
+    %u = loop.load %z[%i] : memref<6xi16>
+    %f16 = arith.sitofp %u : i16 to f32
+    loop.store %f16, %d[%i] : memref<6xf32>
+    loop.yield
+  }
+  return %a, %b, %c, %d : memref<6xi8>, memref<6xi16>, memref<6xf32>, memref<6xf32>
+}
+"#;
+    assert_same(text, "narrow", &[]);
+}
+
+/// Signed ops on i1, where true is -1 (MLIR's semantics): maxsi is "and", minsi is
+/// "or", and true is less than false.
+#[test]
+fn signed_boolean_ops_match_the_interpreter() {
+    let text = r#"
+func.func @bools() -> (memref<4xi1>, memref<4xi1>, memref<4xi1>, memref<4xi1>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %x = loop.constant dense<[true, true, false, false]> : tensor<4xi1> to memref<4xi1>
+  %y = loop.constant dense<[true, false, true, false]> : tensor<4xi1> to memref<4xi1>
+  %mx = loop.alloc() : memref<4xi1>
+  %mn = loop.alloc() : memref<4xi1>
+  %lt = loop.alloc() : memref<4xi1>
+  %ge = loop.alloc() : memref<4xi1>
+  loop.for %i = %c0 to %c4 step %c1 {
+    %a = loop.load %x[%i] : memref<4xi1>
+    %b = loop.load %y[%i] : memref<4xi1>
+    %p = arith.maxsi %a, %b : i1
+    %q = arith.minsi %a, %b : i1
+    %r = arith.cmpi slt, %a, %b : i1
+    %s = arith.cmpi sge, %a, %b : i1
+    loop.store %p, %mx[%i] : memref<4xi1>
+    loop.store %q, %mn[%i] : memref<4xi1>
+    loop.store %r, %lt[%i] : memref<4xi1>
+    loop.store %s, %ge[%i] : memref<4xi1>
+    loop.yield
+  }
+  return %mx, %mn, %lt, %ge : memref<4xi1>, memref<4xi1>, memref<4xi1>, memref<4xi1>
+}
+"#;
+    assert_same(text, "bools", &[]);
+}
+
 #[test]
 fn constant_buffers_and_reshapes_match_the_interpreter() {
     let text = r#"

@@ -13,18 +13,37 @@ use acc_dialects::build::{i64s, index_op, is_float, shape_of, tensor_type};
 
 /// `cast`: one conversion per element (`extf`/`truncf`, `sitofp`/`uitofp`,
 /// `fptosi`/`fptoui`, `extsi`/`extui`/`trunci` by the types). With `wrap`, a float
-/// goes through i64 and is truncated to the result's width.
+/// goes through i64 and is truncated to the result's width. With `saturate`, a float
+/// is clamped to the small float result's largest finite value before `truncf`
+/// (`minimumf`/`maximumf`, which keep NaN).
 pub(super) fn cast(
     e: &mut Builder<'_>,
     x: ValueId,
     out: TypeId,
     wrap: bool,
+    saturate: bool,
 ) -> Result<ValueId, String> {
     let (_, from) = shape_of(e.ctx, e.type_of(x))?;
     let (_, to) = shape_of(e.ctx, out)?;
     if from == to {
         return Ok(x);
     }
+    let small = match e.ctx.type_data(to) {
+        TypeData::Float(k) => acc_ir::minifloat::MiniFloat::of(*k).map(|f| (*k, f)),
+        _ => None,
+    };
+    if let Some((kind, _)) = small
+        && kind == acc_ir::FloatKind::F8E8M0FNU
+    {
+        return Err("ONNX's conversion to f8E8M0FNU has no lowering yet".into());
+    }
+    let bound = match (saturate, small, e.ctx.type_data(from)) {
+        (true, Some((_, format)), TypeData::Float(_)) => Some(format.max()),
+        (true, Some(_), _) => {
+            return Err("saturating casts of integers have no lowering yet".into());
+        }
+        _ => None,
+    };
     let int = |t: TypeId| match e.ctx.type_data(t) {
         TypeData::Integer { width, signedness } => {
             Some((*width, *signedness == acc_ir::Signedness::Unsigned))
@@ -46,6 +65,12 @@ pub(super) fn cast(
             (_, _, Some(a), Some(b)) => {
                 if a < b {
                     arith::Extf::build(e, v, to).result()
+                } else if let Some(max) = bound {
+                    let high = e.scalar(from, max)?;
+                    let low = e.scalar(from, -max)?;
+                    let v = arith::Minimumf::build(e, v, high, from).result()?;
+                    let v = arith::Maximumf::build(e, v, low, from).result()?;
+                    arith::Truncf::build(e, v, to).result()
                 } else {
                     arith::Truncf::build(e, v, to).result()
                 }
@@ -359,10 +384,15 @@ pub(super) fn reduce(
     } else {
         (x, elem)
     };
+    // Booleans are 0 and 1 (ONNX's max is "or", min is "and"): compared unsigned,
+    // since the signed i1 `true` is -1.
+    let boolean = !float && width == 1;
     let bound = |high: bool| -> Scalar {
         match (float, high) {
             (true, false) => Scalar::Float(f64::NEG_INFINITY),
             (true, true) => Scalar::Float(f64::INFINITY),
+            (false, false) if boolean => Scalar::Int(0),
+            (false, true) if boolean => Scalar::Int(1),
             (false, false) => Scalar::Int(-(1i128 << (width - 1))),
             (false, true) => Scalar::Int((1i128 << (width - 1)) - 1),
         }
@@ -380,6 +410,8 @@ pub(super) fn reduce(
             (arith::Op::Addf, arith::Op::Addi, number(0.0))
         }
         graph::Op::ReduceProd => (arith::Op::Mulf, arith::Op::Muli, number(1.0)),
+        graph::Op::ReduceMax if boolean => (arith::Op::Maxnumf, arith::Op::Maxui, bound(false)),
+        graph::Op::ReduceMin if boolean => (arith::Op::Minnumf, arith::Op::Minui, bound(true)),
         graph::Op::ReduceMax => (arith::Op::Maxnumf, arith::Op::Maxsi, bound(false)),
         graph::Op::ReduceMin => (arith::Op::Minnumf, arith::Op::Minsi, bound(true)),
         other => {

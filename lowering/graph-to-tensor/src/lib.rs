@@ -174,6 +174,7 @@ fn lower_op(e: &mut Builder<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, S
             | G::Abs
             | G::Floor
             | G::Ceil
+            | G::Round
             | G::Erf
             | G::Gelu
             | G::Clip),
@@ -252,7 +253,13 @@ fn lower_op(e: &mut Builder<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, S
         Some(G::Softmax) => softmax(e, p.operands[0], out, &attrs)?,
         Some(G::BatchNorm) => batch_norm(e, &p.operands, out, &attrs)?,
         Some(G::LayerNorm) => layer_norm(e, &p.operands, out, &attrs)?,
-        Some(G::Cast) => data::cast(e, p.operands[0], out, a.flag(graph::Cast::ATTR_WRAP))?,
+        Some(G::Cast) => data::cast(
+            e,
+            p.operands[0],
+            out,
+            a.flag(graph::Cast::ATTR_WRAP),
+            a.flag(graph::Cast::ATTR_SATURATE),
+        )?,
         Some(G::Concat) => data::concat(e, &p.operands, out, &a)?,
         Some(G::Slice) => data::slice(e, p.operands[0], out, &a)?,
         Some(G::Pad) => {
@@ -659,6 +666,7 @@ fn element(
                 G::Sqrt => math_op(e, math::Op::Sqrt, x, elem),
                 G::Floor => math_op(e, math::Op::Floor, x, elem),
                 G::Ceil => math_op(e, math::Op::Ceil, x, elem),
+                G::Round => math_op(e, math::Op::Roundeven, x, elem),
                 G::Erf => math_op(e, math::Op::Erf, x, elem),
                 G::Gelu => {
                     let half = e.scalar(elem, 0.5)?;

@@ -180,7 +180,7 @@ fn op(
 
 /// Elementwise and other ops that map one to one, without attributes (no op: the
 /// node forwards its input).
-const DIRECT: [(&str, Option<graph::Op>, usize); 31] = [
+const DIRECT: [(&str, Option<graph::Op>, usize); 32] = [
     ("Relu", Some(graph::Op::Relu), 1),
     ("Equal", Some(graph::Op::Equal), 2),
     ("Less", Some(graph::Op::Less), 2),
@@ -194,6 +194,7 @@ const DIRECT: [(&str, Option<graph::Op>, usize); 31] = [
     ("Where", Some(graph::Op::Where), 3),
     ("Floor", Some(graph::Op::Floor), 1),
     ("Ceil", Some(graph::Op::Ceil), 1),
+    ("Round", Some(graph::Op::Round), 1),
     ("Sigmoid", Some(graph::Op::Sigmoid), 1),
     ("Tanh", Some(graph::Op::Tanh), 1),
     ("Erf", Some(graph::Op::Erf), 1),
@@ -275,8 +276,18 @@ pub fn lower(n: &Node<'_>) -> Result<Lowered, String> {
         }
         if op_type == "Dropout" && n.has_input(2) {
             let training = n.const_ints(2, "training_mode")?;
-            if training.iter().any(|t| *t != 0) {
-                return Err("training-mode Dropout (random) is not supported".into());
+            // Training with a ratio of 0 drops nothing: the output is the input and
+            // the mask all true, as in inference.
+            let ratio = if n.has_input(1) {
+                n.const_floats(1, "ratio")?
+            } else {
+                vec![0.5]
+            };
+            if training.iter().any(|t| *t != 0) && ratio.iter().any(|r| *r != 0.0) {
+                return Err(
+                    "training-mode Dropout with a non-zero ratio (random masks) is not supported"
+                        .into(),
+                );
             }
         }
         return op(*name, (0..*arity).collect(), Vec::new());
@@ -451,13 +462,34 @@ pub fn lower(n: &Node<'_>) -> Result<Lowered, String> {
             op(graph::Op::MaxPool, vec![0], attrs)
         }
         "Reshape" => {
-            let shape = n.const_ints(1, "shape")?;
-            // allowzero = 1 makes a 0 a size rather than a copy: the same without
-            // zeros.
+            let mut shape = n.const_ints(1, "shape")?;
+            // allowzero = 1 makes a 0 a size rather than a copy (an empty result, of
+            // an empty input). ONNX forbids a -1 beside it, so one such 0 is the
+            // dimension `graph.reshape` infers from the others: a -1.
             if n.int("allowzero").unwrap_or(0) != 0 && shape.contains(&0) {
-                return Err(
-                    "allowzero = 1 with a 0 in the shape (an empty tensor) is not supported".into(),
-                );
+                let zeros = shape.iter().filter(|d| **d == 0).count();
+                if zeros > 1 || shape.contains(&-1) {
+                    return Err(
+                        "allowzero = 1 with several 0s, or a 0 and a -1, in the shape is not supported"
+                            .into(),
+                    );
+                }
+                let input_shape = n
+                    .types
+                    .first()
+                    .copied()
+                    .flatten()
+                    .and_then(|t| n.ctx.type_data(t).shape().map(<[i64]>::to_vec))
+                    .ok_or("its input must be a ranked tensor")?;
+                if !input_shape.contains(&0) {
+                    return Err(format!(
+                        "a 0 in the shape (allowzero = 1) makes an empty tensor, but the input has shape {input_shape:?}"
+                    ));
+                }
+                shape = shape
+                    .iter()
+                    .map(|d| if *d == 0 { -1 } else { *d })
+                    .collect();
             }
             op(
                 graph::Op::Reshape,
@@ -627,11 +659,29 @@ pub fn lower(n: &Node<'_>) -> Result<Lowered, String> {
                 n.ctx.type_data(element),
                 acc_ir::TypeData::Integer { width, .. } if *width < 8 && *width > 1
             );
-            let attrs = if from_float && sub_byte {
+            let mut attrs = if from_float && sub_byte {
                 vec![(graph::Cast::ATTR_WRAP, n.bool_attr(true))]
             } else {
                 Vec::new()
             };
+            // ONNX saturates casts to float8 unless told not to; float4 always does.
+            let small_float = match n.ctx.type_data(element) {
+                acc_ir::TypeData::Float(k) => acc_ir::minifloat::MiniFloat::of(*k).is_some(),
+                _ => false,
+            };
+            if small_float {
+                if n.int("saturate").unwrap_or(1) != 0 {
+                    attrs.push((graph::Cast::ATTR_SATURATE, n.bool_attr(true)));
+                }
+                let mode = n.string("round_mode").unwrap_or_else(|| "up".into());
+                if !matches!(mode.as_str(), "up" | "down" | "nearest") {
+                    return Err(format!("round_mode '{mode}' is not supported"));
+                }
+                attrs.push((
+                    graph::Cast::ATTR_ROUND_MODE,
+                    n.enum_attr("cast_rounding", &mode),
+                ));
+            }
             let mut lowered = op(graph::Op::Cast, vec![0], attrs)?;
             lowered.result_types = Some(vec![crate::tensors::tensor_type(n.ctx, &shape, element)]);
             Ok(lowered)

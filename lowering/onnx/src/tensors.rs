@@ -26,6 +26,12 @@ pub fn element_type(ctx: &Context, data_type: i32) -> Result<TypeId, String> {
         Ok(DataType::Double) => ctx.float_type(FloatKind::F64),
         Ok(DataType::Float16) => ctx.float_type(FloatKind::F16),
         Ok(DataType::Bfloat16) => ctx.float_type(FloatKind::BF16),
+        Ok(DataType::Float8e4m3fn) => ctx.float_type(FloatKind::F8E4M3FN),
+        Ok(DataType::Float8e4m3fnuz) => ctx.float_type(FloatKind::F8E4M3FNUZ),
+        Ok(DataType::Float8e5m2) => ctx.float_type(FloatKind::F8E5M2),
+        Ok(DataType::Float8e5m2fnuz) => ctx.float_type(FloatKind::F8E5M2FNUZ),
+        Ok(DataType::Float8e8m0) => ctx.float_type(FloatKind::F8E8M0FNU),
+        Ok(DataType::Float4e2m1) => ctx.float_type(FloatKind::F4E2M1FN),
         Ok(DataType::Int8) => ctx.int_type(8),
         Ok(DataType::Int16) => ctx.int_type(16),
         Ok(DataType::Int32) => ctx.int_type(32),
@@ -58,6 +64,12 @@ pub fn data_type(ctx: &Context, element: TypeId) -> Option<i32> {
         TypeData::Float(FloatKind::F64) => T::Double,
         TypeData::Float(FloatKind::F16) => T::Float16,
         TypeData::Float(FloatKind::BF16) => T::Bfloat16,
+        TypeData::Float(FloatKind::F8E4M3FN) => T::Float8e4m3fn,
+        TypeData::Float(FloatKind::F8E4M3FNUZ) => T::Float8e4m3fnuz,
+        TypeData::Float(FloatKind::F8E5M2) => T::Float8e5m2,
+        TypeData::Float(FloatKind::F8E5M2FNUZ) => T::Float8e5m2fnuz,
+        TypeData::Float(FloatKind::F8E8M0FNU) => T::Float8e8m0,
+        TypeData::Float(FloatKind::F4E2M1FN) => T::Float4e2m1,
         TypeData::Integer { width, signedness } => {
             let unsigned = *signedness == Signedness::Unsigned;
             match (width, unsigned) {
@@ -125,6 +137,12 @@ fn values(t: &TensorProto, kind: ElementKind, n: usize) -> Result<Vec<Scalar>, S
     if let ElementKind::Int(width @ (2 | 4), signedness) = kind {
         return sub_byte_values(t, width, signedness, n);
     }
+    if kind == ElementKind::Float(FloatKind::F4E2M1FN) {
+        return Ok(packed_bits(t, 4, n)?
+            .into_iter()
+            .map(|bits| Scalar::Float(elements::float_from_bits(bits.into(), FloatKind::F4E2M1FN)))
+            .collect());
+    }
     if let Some(raw) = &t.raw_data {
         let size = kind.bytes();
         if Some(raw.len()) != n.checked_mul(size) {
@@ -149,7 +167,8 @@ fn values(t: &TensorProto, kind: ElementKind, n: usize) -> Result<Vec<Scalar>, S
             .iter()
             .map(|v| Scalar::Float((*v).into()))
             .collect(),
-        // float16 and bfloat16 are stored as their bits in int32_data.
+        // float16, bfloat16 and the float8 types are stored as their bits in
+        // int32_data.
         ElementKind::Float(k) => t
             .int32_data
             .iter()
@@ -188,7 +207,7 @@ fn values(t: &TensorProto, kind: ElementKind, n: usize) -> Result<Vec<Scalar>, S
 fn stored_raw_bytes(t: &TensorProto, kind: ElementKind, n: usize) -> Option<&[u8]> {
     let whole_bytes = match kind {
         ElementKind::Int(w, _) => matches!(w, 8 | 16 | 32 | 64),
-        ElementKind::Float(_) => true,
+        ElementKind::Float(k) => k.width() >= 8,
     };
     let raw = t.raw_data.as_deref()?;
     // Booleans (data type 9) are i1, not whole bytes already; the test is kept so
@@ -205,6 +224,16 @@ fn sub_byte_values(
     signedness: Signedness,
     n: usize,
 ) -> Result<Vec<Scalar>, String> {
+    Ok(packed_bits(t, width, n)?
+        .into_iter()
+        .map(|bits| Scalar::Int(elements::normalize_int(bits.into(), width, signedness)))
+        .collect())
+}
+
+/// The bit patterns of `n` elements of `width` (4 or 2) bits packed from the low bits
+/// up (INT4, UINT4, INT2, UINT2, FLOAT4E2M1), in `raw_data` or one byte per
+/// `int32_data` entry.
+fn packed_bits(t: &TensorProto, width: u32, n: usize) -> Result<Vec<u8>, String> {
     let bytes: Vec<u8> = match &t.raw_data {
         Some(raw) => raw.clone(),
         None => t.int32_data.iter().map(|v| *v as u8).collect(),
@@ -218,10 +247,7 @@ fn sub_byte_values(
     }
     let mask = (1u8 << width) - 1;
     Ok((0..n)
-        .map(|i| {
-            let bits = (bytes[i / per_byte] >> ((i % per_byte) as u32 * width)) & mask;
-            Scalar::Int(elements::normalize_int(bits.into(), width, signedness))
-        })
+        .map(|i| (bytes[i / per_byte] >> ((i % per_byte) as u32 * width)) & mask)
         .collect())
 }
 

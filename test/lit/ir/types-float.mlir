@@ -1,4 +1,5 @@
-// Float types, including the ones acc only parses and prints (f80, f128, tf32, f8).
+// Float types, including the ones acc only parses and prints (f80, f128, tf32); the
+// small floats are in types-small-floats.mlir.
 // RUN: acc-opt --allow-unregistered-dialect %s | FileCheck %s
 // RUN: acc-opt --allow-unregistered-dialect --print-generic %s | acc-opt --allow-unregistered-dialect | FileCheck %s
 

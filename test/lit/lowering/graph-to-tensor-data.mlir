@@ -19,6 +19,34 @@ func.func @cast_back(%x: tensor<5xi64>) -> tensor<5xf32> {
   return %r : tensor<5xf32>
 }
 
+// A saturating cast to a float8 type clamps to its largest finite value (448), then
+// rounds; without saturation a value past it becomes NaN.
+// CHECK-LABEL: func.func @cast_float8(
+// CHECK: arith.constant 4.480000e+02 : f32
+// CHECK: arith.constant -4.480000e+02 : f32
+// CHECK: arith.minimumf
+// CHECK: arith.maximumf
+// CHECK: arith.truncf %{{.*}} : f32 to f8E4M3FN
+// CHECK-LABEL: func.func @cast_float8_back(
+// CHECK: arith.extf %{{.*}} : f8E5M2 to f32
+func.func @cast_float8(%x: tensor<2x3xf32>) -> (tensor<2x3xf8E4M3FN>, tensor<2x3xf8E4M3FN>) {
+  %s = graph.cast %x {saturate = true} : tensor<2x3xf32> to tensor<2x3xf8E4M3FN>
+  %n = graph.cast %x : tensor<2x3xf32> to tensor<2x3xf8E4M3FN>
+  return %s, %n : tensor<2x3xf8E4M3FN>, tensor<2x3xf8E4M3FN>
+}
+func.func @cast_float8_back(%x: tensor<4xf8E5M2>) -> tensor<4xf32> {
+  %r = graph.cast %x : tensor<4xf8E5M2> to tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// ONNX Round: halves to even.
+// CHECK-LABEL: func.func @round(
+// CHECK: math.roundeven %{{.*}} : f32
+func.func @round(%x: tensor<7xf32>) -> tensor<7xf32> {
+  %r = graph.round %x : tensor<7xf32>
+  return %r : tensor<7xf32>
+}
+
 // Each input inserted at its offset along the axis.
 // CHECK-LABEL: func.func @concat(
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<2x5xf32>

@@ -94,3 +94,19 @@ func.func @transposes() -> (tensor<4x2x3xi32>, tensor<2x3x4xi32>, tensor<3x2xf32
   %u = graph.transpose %s : (tensor<2x3xf32>) -> tensor<3x2xf32>
   return %t, %i, %u : tensor<4x2x3xi32>, tensor<2x3x4xi32>, tensor<3x2xf32>
 }
+
+// Signed ops see an i1 true as -1, as mlir-opt folds them: maxsi is "and", minsi is
+// "or", true < false.
+// CHECK-LABEL: func.func @signed_booleans(
+// CHECK-DAG: %[[T:.*]] = arith.constant true
+// CHECK-DAG: %[[F:.*]] = arith.constant false
+// CHECK: return %[[F]], %[[T]], %[[T]], %[[F]] : i1, i1, i1, i1
+func.func @signed_booleans() -> (i1, i1, i1, i1) {
+  %t = arith.constant true
+  %f = arith.constant false
+  %a = arith.maxsi %t, %f : i1
+  %b = arith.minsi %t, %f : i1
+  %c = arith.cmpi slt, %t, %f : i1
+  %d = arith.cmpi sgt, %t, %f : i1
+  return %a, %b, %c, %d : i1, i1, i1, i1
+}

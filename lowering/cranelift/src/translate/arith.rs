@@ -89,13 +89,23 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                 let (a, c) = (x(0)?, x(1)?);
                 self.ins().ushr(a, c)
             }
+            // An i1 held as 0 or 1 is -1 when true to signed ops: its signed max is
+            // the unsigned min, and the other way round.
             arith::Op::Maxsi => {
                 let (a, c) = (x(0)?, x(1)?);
-                self.ins().smax(a, c)
+                if bool_result {
+                    self.ins().umin(a, c)
+                } else {
+                    self.ins().smax(a, c)
+                }
             }
             arith::Op::Minsi => {
                 let (a, c) = (x(0)?, x(1)?);
-                self.ins().smin(a, c)
+                if bool_result {
+                    self.ins().umax(a, c)
+                } else {
+                    self.ins().smin(a, c)
+                }
             }
             arith::Op::Maxui => {
                 let (a, c) = (x(0)?, x(1)?);
@@ -148,8 +158,18 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
             }
             arith::Op::Cmpi => {
                 let (a, c) = (x(0)?, x(1)?);
-                let cc = int_cc(self.predicate(op, arith::Cmpi::ATTR_PREDICATE)?)
+                let mut cc = int_cc(self.predicate(op, arith::Cmpi::ATTR_PREDICATE)?)
                     .ok_or_else(|| err(op, "unknown cmpi predicate"))?;
+                if is_bool(self.ctx, self.ir.body(self.body).value_type(operands[0])) {
+                    // Signed order of 0 and -1 is the unsigned order of 1 and 0 reversed.
+                    cc = match cc {
+                        IntCC::SignedLessThan => IntCC::UnsignedGreaterThan,
+                        IntCC::SignedLessThanOrEqual => IntCC::UnsignedGreaterThanOrEqual,
+                        IntCC::SignedGreaterThan => IntCC::UnsignedLessThan,
+                        IntCC::SignedGreaterThanOrEqual => IntCC::UnsignedLessThanOrEqual,
+                        other => other,
+                    };
+                }
                 self.ins().icmp(cc, a, c)
             }
             arith::Op::Cmpf => {
@@ -202,21 +222,57 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                 let a = x(0)?;
                 self.ins().fdemote(t, a)
             }
-            arith::Op::Sitofp => {
-                let a = x(0)?;
-                self.ins().fcvt_from_sint(t, a)
+            // Cranelift converts between floats and 32- or 64-bit integers only:
+            // narrower integers go through i32 (extended first, or saturated to their
+            // own range and reduced after).
+            arith::Op::Sitofp | arith::Op::Uitofp => {
+                let mut a = x(0)?;
+                let from = self.b.func.dfg.value_type(a);
+                let signed = kind == arith::Op::Sitofp;
+                if !from.is_vector() && from.bits() < 32 {
+                    a = if signed {
+                        self.ins().sextend(types::I32, a)
+                    } else {
+                        self.ins().uextend(types::I32, a)
+                    };
+                }
+                if signed {
+                    self.ins().fcvt_from_sint(t, a)
+                } else {
+                    self.ins().fcvt_from_uint(t, a)
+                }
             }
-            arith::Op::Uitofp => {
+            arith::Op::Fptosi | arith::Op::Fptoui => {
                 let a = x(0)?;
-                self.ins().fcvt_from_uint(t, a)
-            }
-            arith::Op::Fptosi => {
-                let a = x(0)?;
-                self.ins().fcvt_to_sint_sat(t, a)
-            }
-            arith::Op::Fptoui => {
-                let a = x(0)?;
-                self.ins().fcvt_to_uint_sat(t, a)
+                let signed = kind == arith::Op::Fptosi;
+                if t.is_vector() || t.bits() >= 32 {
+                    if signed {
+                        self.ins().fcvt_to_sint_sat(t, a)
+                    } else {
+                        self.ins().fcvt_to_uint_sat(t, a)
+                    }
+                } else {
+                    let bits = t.bits();
+                    let (lo, hi) = if signed {
+                        (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+                    } else {
+                        (0, (1i64 << bits) - 1)
+                    };
+                    let wide = if signed {
+                        self.ins().fcvt_to_sint_sat(types::I32, a)
+                    } else {
+                        self.ins().fcvt_to_uint_sat(types::I32, a)
+                    };
+                    let lo = self.ins().iconst(types::I32, lo);
+                    let hi = self.ins().iconst(types::I32, hi);
+                    let clamped = if signed {
+                        let c = self.ins().smax(wide, lo);
+                        self.ins().smin(c, hi)
+                    } else {
+                        self.ins().umin(wide, hi)
+                    };
+                    self.ins().ireduce(t, clamped)
+                }
             }
             arith::Op::Bitcast => {
                 let a = x(0)?;

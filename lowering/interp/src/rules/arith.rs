@@ -233,7 +233,23 @@ pub(super) fn cast(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
         }
         (false, ..) => arith_kind(r.name),
     };
-    let wrap = acc_dialects::hooks::attr_read::Attrs::of_op(r.ctx, r.op).flag("wrap");
+    let attrs = acc_dialects::hooks::attr_read::Attrs::of_op(r.ctx, r.op);
+    if let (true, ElementKind::Float(small)) = (onnx, to)
+        && acc_ir::minifloat::MiniFloat::of(small).is_some()
+    {
+        let saturate = attrs.flag("saturate");
+        let rounding = acc_dialects::hooks::graph_fold::cast_rounding(r.ctx, r.op);
+        return elementwise(r, |v| {
+            let x = match v[0] {
+                Scalar::Float(x) => x,
+                Scalar::Int(i) => i as f64,
+            };
+            acc_dialects::hooks::graph_fold::cast_to_small_float(x, small, saturate, rounding)
+                .map(Scalar::Float)
+                .ok_or_else(|| "not a small float".to_string())
+        });
+    }
+    let wrap = attrs.flag("wrap");
     if let (true, ElementKind::Float(_), ElementKind::Int(..)) = (wrap, from, to) {
         // Truncated toward zero, then wrapped by the result's normalization.
         return elementwise(r, |v| match v[0] {

@@ -2,7 +2,7 @@
 //! one by one: activations (HardSigmoid, HardSwish, LeakyRelu, PRelu, Elu, Selu, Celu,
 //! Softplus, Softsign, Mish), LRN, LogSoftmax, the reductions ReduceL1, ReduceL2,
 //! ReduceSumSquare, ReduceLogSum and ReduceLogSumExp, InstanceNormalization,
-//! GroupNormalization, Split,
+//! GroupNormalization, BatchNormalization in training mode, Split,
 //! Tile, Expand and Gather (a few known indices) of a computed tensor, ConvTranspose (a convolution of the input with
 //! zeros inserted), LSTM, GRU and RNN (unrolled over a static sequence length:
 //! `recurrent`), 1-D convolution and pooling (as 2-D), and 3-D pooling (as two
@@ -12,15 +12,18 @@
 //! graph dialect then runs them as it runs their parts.
 //!
 //! Invariant: an expansion's last node writes the original node's output (its
-//! outputs, for Split); intermediate names start with the output's name and `::`,
-//! which no ONNX name the exporters write contains.
+//! outputs, for Split and a training BatchNormalization, the last nodes);
+//! intermediate names start with the output's name and `::`, which no ONNX name the
+//! exporters write contains (an expansion that another one writes to the same output,
+//! a 3-D Conv, adds a further `3d::`).
 
 use crate::proto::{AttributeProto, NodeProto, TensorProto, attribute_proto, tensor_proto};
 
 mod recurrent;
 
 /// The op types [`decompose`] may expand.
-pub(super) const DECOMPOSED: [&str; 27] = [
+pub(super) const DECOMPOSED: [&str; 28] = [
+    "BatchNormalization",
     "ConvTranspose",
     "GroupNormalization",
     "LSTM",
@@ -69,7 +72,15 @@ pub(super) fn computes_in_f32(op: &str) -> bool {
     DECOMPOSED.contains(&op)
         && !matches!(
             op,
-            "Split" | "Tile" | "Expand" | "Gather" | "ConvTranspose" | "LSTM" | "GRU" | "RNN"
+            "Split"
+                | "Tile"
+                | "Expand"
+                | "Gather"
+                | "ConvTranspose"
+                | "LSTM"
+                | "GRU"
+                | "RNN"
+                | "BatchNormalization"
         )
 }
 
@@ -108,10 +119,24 @@ pub(super) fn decompose(
             Ok(one_d_as_2d(node, x))
         });
     }
+    if op == "MaxPool"
+        && node.output.get(1).is_some_and(|o| !o.is_empty())
+        && x.shape.as_ref().is_some_and(|s| s.len() == 4)
+    {
+        return Some(max_pool_with_indices(node, x));
+    }
+    if op == "Conv" && x.shape.as_ref().is_some_and(|s| s.len() == 5) {
+        return Some(three_d_conv(node, x));
+    }
     if matches!(op, "MaxPool" | "AveragePool") && x.shape.as_ref().is_some_and(|s| s.len() == 5) {
         return Some(three_d_pool(node, x));
     }
     if !DECOMPOSED.contains(&op) {
+        return None;
+    }
+    let training = attr(node, "training_mode").and_then(|a| a.i).unwrap_or(0) != 0;
+    if op == "BatchNormalization" && !training {
+        // Inference: `graph.batch_norm`.
         return None;
     }
     if op == "Gather" && !gather_as_slices(node, x, known) {
@@ -286,6 +311,48 @@ pub(super) fn decompose(
                 w.node_to("Div", &[&x_name, &denominator], vec![], &out);
             }
             "ConvTranspose" => conv_transpose(node, x, &mut w)?,
+            "BatchNormalization" => {
+                // Training mode (opset 14+): normalized with the batch's statistics
+                // over every dimension but the channels (population variance), and
+                // the running statistics updated as
+                // `running * momentum + batch * (1 - momentum)`.
+                let rank = x
+                    .shape
+                    .as_ref()
+                    .map(Vec::len)
+                    .ok_or("it needs a ranked input")?;
+                if rank < 2 {
+                    return Err("its input must have at least 2 dimensions".into());
+                }
+                let axes: Vec<i64> = std::iter::once(0).chain(2..rank as i64).collect();
+                let keep = vec![ints("axes", &axes), int("keepdims", 1)];
+                let mean = w.node("ReduceMean", &[&x_name], keep.clone());
+                let d = w.node("Sub", &[&x_name, &mean], vec![]);
+                let sq = w.node("Mul", &[&d, &d], vec![]);
+                let var = w.node("ReduceMean", &[&sq], keep);
+                let eps = w.scalar(f("epsilon", 1e-5));
+                let ve = w.node("Add", &[&var, &eps], vec![]);
+                let sd = w.node("Sqrt", &[&ve], vec![]);
+                let normal = w.node("Div", &[&d, &sd], vec![]);
+                // scale and bias are [C]: as [C, 1, ...] they broadcast over N and space.
+                let trailing: Vec<i64> = (1..rank as i64 - 1).collect();
+                let scale = w.node("Unsqueeze", &[&input(1)], vec![ints("axes", &trailing)]);
+                let bias = w.node("Unsqueeze", &[&input(2)], vec![ints("axes", &trailing)]);
+                let scaled = w.node("Mul", &[&normal, &scale], vec![]);
+                w.node_to("Add", &[&scaled, &bias], vec![], &out);
+                let momentum = f("momentum", 0.9);
+                let (keep_old, take_new) = (w.scalar(momentum), w.scalar(1.0 - momentum));
+                for (i, (running, batch)) in [(input(3), mean), (input(4), var)].iter().enumerate()
+                {
+                    let Some(name) = node.output.get(i + 1).filter(|o| !o.is_empty()) else {
+                        continue;
+                    };
+                    let flat = w.node("Squeeze", &[batch], vec![ints("axes", &axes)]);
+                    let old = w.node("Mul", &[running, &keep_old], vec![]);
+                    let new = w.node("Mul", &[&flat, &take_new], vec![]);
+                    w.node_to("Add", &[&old, &new], vec![], name);
+                }
+            }
             "GroupNormalization" => {
                 // Each group of C / G channels normalized over its channels and space:
                 // x as [N, G, rest], then scale and bias per channel (opset 21) or per
@@ -506,63 +573,13 @@ fn three_d_pool(node: &NodeProto, x: &Operand) -> Result<Expansion, String> {
         return Err("MaxPool's indices output is not supported".into());
     }
     let shape = x.shape.as_ref().ok_or("it needs a static input shape")?;
-    let list = |name: &str, default: i64| -> Result<Vec<i64>, String> {
-        match attr(node, name) {
-            Some(a) if a.ints.len() == 3 => Ok(a.ints.clone()),
-            Some(a) => Err(format!(
-                "{name} {:?} is not for 3 spatial dimensions",
-                a.ints
-            )),
-            None => Ok(vec![default; 3]),
-        }
-    };
-    let kernel = list("kernel_shape", 0)?;
-    let strides = list("strides", 1)?;
-    let dilations = list("dilations", 1)?;
-    if kernel
-        .iter()
-        .chain(&strides)
-        .chain(&dilations)
-        .any(|v| *v < 1)
-    {
-        return Err("kernel_shape, strides and dilations must be positive".into());
-    }
-    let auto_pad = attr(node, "auto_pad")
-        .and_then(|a| a.s.clone())
-        .map(|s| String::from_utf8_lossy(&s).into_owned())
-        .unwrap_or_else(|| "NOTSET".into());
-    let pads = match auto_pad.as_str() {
-        "NOTSET" => match attr(node, "pads") {
-            Some(a) if a.ints.len() == 6 => a.ints.clone(),
-            Some(a) => {
-                return Err(format!(
-                    "pads {:?} are not for 3 spatial dimensions",
-                    a.ints
-                ));
-            }
-            None => vec![0; 6],
-        },
-        "VALID" => vec![0; 6],
-        "SAME_UPPER" | "SAME_LOWER" => {
-            let mut p = vec![0; 6];
-            for d in 0..3 {
-                let size = shape[2 + d];
-                let out = (size + strides[d] - 1) / strides[d];
-                let span = (kernel[d] - 1) * dilations[d] + 1;
-                let total = ((out - 1) * strides[d] + span - size).max(0);
-                let small = total / 2;
-                let (begin, end) = if auto_pad == "SAME_UPPER" {
-                    (small, total - small)
-                } else {
-                    (total - small, small)
-                };
-                p[d] = begin;
-                p[3 + d] = end;
-            }
-            p
-        }
-        other => return Err(format!("auto_pad '{other}' is not known")),
-    };
+    let geometry = PoolGeometry::of(node, shape)?;
+    let PoolGeometry {
+        kernel,
+        strides,
+        dilations,
+        pads,
+    } = &geometry;
     let out = node.output.first().cloned().unwrap_or_default();
     let mut w = Writer {
         prefix: out.clone(),
@@ -596,25 +613,7 @@ fn three_d_pool(node: &NodeProto, x: &Operand) -> Result<Expansion, String> {
     );
     // The pooled plane's size, as the 2-D pool computes it.
     let ceil = attr(node, "ceil_mode").and_then(|a| a.i).unwrap_or(0) != 0;
-    let pooled = |size: i64, d: usize| -> Result<i64, String> {
-        let span = (kernel[d] - 1) * dilations[d] + 1;
-        let room = size + pads[d] + pads[3 + d] - span;
-        if room < 0 {
-            return Err(format!(
-                "a window of {span} does not fit in {size} elements"
-            ));
-        }
-        let mut o = if ceil {
-            (room + strides[d] - 1) / strides[d] + 1
-        } else {
-            room / strides[d] + 1
-        };
-        // A last window starting in the end padding is dropped (ceil_mode).
-        if ceil && (o - 1) * strides[d] >= size + pads[d] {
-            o -= 1;
-        }
-        Ok(o)
-    };
+    let pooled = |size: i64, d: usize| geometry.output_size(size, d, ceil);
     let (h2, w2) = (pooled(h, 1)?, pooled(wd, 2)?);
     let depth_first = w.ints(&[n, c, depth, h2 * w2]);
     let lines = w.node("Reshape", &[&plane_pool, &depth_first], vec![]);
@@ -632,6 +631,316 @@ fn three_d_pool(node: &NodeProto, x: &Operand) -> Result<Expansion, String> {
     let result = w.ints(&[n, c, d2, h2, w2]);
     w.node_to("Reshape", &[&depth_pool, &result], vec![], &out);
     Ok(w.e)
+}
+
+/// A 3-D Conv as kD 2-D convolutions, one per depth tap of the kernel: the input
+/// (depth-padded) as [N, D, C, H, W]; for tap k the depths k dD, k dD + sD, ...
+/// (one per output depth) folded into the batch, [N OD, C, H, W], convolved with the
+/// weights' slice [M, C/g, kH, kW] (the bias with the first tap only), the kD results
+/// summed, and [N OD, M, OH, OW] put back as [N, M, OD, OH, OW]. The work is the 3-D
+/// convolution's; groups, strides, dilations, pads and `auto_pad` carry over per
+/// dimension.
+fn three_d_conv(node: &NodeProto, x: &Operand) -> Result<Expansion, String> {
+    let shape = x
+        .shape
+        .as_ref()
+        .ok_or("a 3-D convolution needs a static input shape")?;
+    let weights = x
+        .second_shape
+        .as_ref()
+        .filter(|s| s.len() == 5)
+        .ok_or("a 3-D convolution needs weights of a static 5-D shape")?;
+    // Conv and the pools share their window attributes; the kernel may come from the
+    // weights.
+    let mut with_kernel = node.clone();
+    if attr(node, "kernel_shape").is_none() {
+        with_kernel
+            .attribute
+            .push(ints("kernel_shape", &weights[2..]));
+    }
+    let g = PoolGeometry::of(&with_kernel, shape)?;
+    let [n, c, d, h, wd] = shape[..] else {
+        unreachable!("a 5-D shape")
+    };
+    let out = node.output.first().cloned().unwrap_or_default();
+    let input = |i: usize| node.input.get(i).cloned().unwrap_or_default();
+    let mut w = Writer {
+        // Not the output's name alone: a ConvTranspose expands into this Conv with
+        // its own output name, and the two expansions' names must differ.
+        prefix: format!("{out}::3d"),
+        data_type: x.data_type,
+        e: Expansion::default(),
+    };
+    let (od, oh, ow) = (
+        g.output_size(d, 0, false)?,
+        g.output_size(h, 1, false)?,
+        g.output_size(wd, 2, false)?,
+    );
+    let (front, back) = (g.pads[0], g.pads[3]);
+    let padded = if front + back > 0 {
+        let pads = w.ints(&[0, 0, front, 0, 0, 0, 0, back, 0, 0]);
+        w.node("Pad", &[&input(0), &pads], vec![])
+    } else {
+        input(0)
+    };
+    let depth_major = w.node(
+        "Transpose",
+        &[&padded],
+        vec![ints("perm", &[0, 2, 1, 3, 4])],
+    );
+    let taps = g.kernel[0];
+    let (stride, dilation) = (g.strides[0], g.dilations[0]);
+    let axis_1 = w.ints(&[1]);
+    let axis_2 = w.ints(&[2]);
+    let steps = w.ints(&[stride]);
+    let batch = w.ints(&[n * od, c, h, wd]);
+    let conv_attrs = vec![
+        ints("kernel_shape", &g.kernel[1..]),
+        ints("strides", &g.strides[1..]),
+        ints("dilations", &g.dilations[1..]),
+        ints("pads", &[g.pads[1], g.pads[2], g.pads[4], g.pads[5]]),
+        int("group", attr(node, "group").and_then(|a| a.i).unwrap_or(1)),
+    ];
+    let mut partial: Option<String> = None;
+    for k in 0..taps {
+        let first = k * dilation;
+        let (start, end) = (w.ints(&[first]), w.ints(&[first + (od - 1) * stride + 1]));
+        let planes = w.node(
+            "Slice",
+            &[&depth_major, &start, &end, &axis_1, &steps],
+            vec![],
+        );
+        let folded = w.node("Reshape", &[&planes, &batch], vec![]);
+        let (tap, next) = (w.ints(&[k]), w.ints(&[k + 1]));
+        let kernel = w.node("Slice", &[&input(1), &tap, &next, &axis_2], vec![]);
+        let kernel = w.node("Squeeze", &[&kernel], vec![ints("axes", &[2])]);
+        let bias = input(2);
+        let mut operands = vec![folded.as_str(), kernel.as_str()];
+        if k == 0 && !bias.is_empty() {
+            operands.push(&bias);
+        }
+        let y = w.node("Conv", &operands, conv_attrs.clone());
+        partial = Some(match partial {
+            None => y,
+            Some(sum) => w.node("Add", &[&sum, &y], vec![]),
+        });
+    }
+    let sum = partial.ok_or("the kernel has no depth")?;
+    let unfolded = w.ints(&[n, od, weights[0], oh, ow]);
+    let grouped = w.node("Reshape", &[&sum, &unfolded], vec![]);
+    w.node_to(
+        "Transpose",
+        &[&grouped],
+        vec![ints("perm", &[0, 2, 1, 3, 4])],
+        &out,
+    );
+    Ok(w.e)
+}
+
+/// A 2-D MaxPool with its indices output: the values by the pool itself; the indices
+/// as the first maximum, in the window's row-major order, of the K windows' elements
+/// stacked on a fifth axis (each a strided Slice of the input padded with -inf),
+/// ArgMax over them, and the chosen element's flat index in the input: row-major
+/// (`n c h w`), or with `storage_order = 1` column-major within a plane
+/// (`(n C + c) H W + w H + h`). A window whose real elements are all -inf may name
+/// a padding cell.
+fn max_pool_with_indices(node: &NodeProto, x: &Operand) -> Result<Expansion, String> {
+    use tensor_proto::DataType as T;
+    if !matches!(
+        T::try_from(x.data_type),
+        Ok(T::Float | T::Double | T::Float16 | T::Bfloat16)
+    ) {
+        return Err("MaxPool's indices output is supported for float inputs".into());
+    }
+    let shape = x
+        .shape
+        .as_ref()
+        .ok_or("its indices need a static input shape")?;
+    let [n, c, h, wd] = shape[..] else {
+        return Err("MaxPool's indices output is supported for 2-D pools".into());
+    };
+    let g = PoolGeometry::of(node, shape)?;
+    let ceil = attr(node, "ceil_mode").and_then(|a| a.i).unwrap_or(0) != 0;
+    let column_major = attr(node, "storage_order").and_then(|a| a.i).unwrap_or(0) != 0;
+    let (oh, ow) = (g.output_size(h, 0, ceil)?, g.output_size(wd, 1, ceil)?);
+    let (kh, kw) = (g.kernel[0], g.kernel[1]);
+    let (sh, sw) = (g.strides[0], g.strides[1]);
+    let (dh, dw) = (g.dilations[0], g.dilations[1]);
+    let (top, left) = (g.pads[0], g.pads[1]);
+    let indices_out = node.output[1].clone();
+    let mut w = Writer {
+        prefix: indices_out.clone(),
+        data_type: x.data_type,
+        e: Expansion::default(),
+    };
+    if let Some(values_out) = node.output.first().filter(|o| !o.is_empty()) {
+        let mut pool = node.clone();
+        pool.output = vec![values_out.clone()];
+        w.e.nodes.push(pool);
+    }
+    // The padded extent every window reaches: the begin pads, then as many -inf as
+    // the last window needs past the end.
+    let reach_h = (oh - 1) * sh + (kh - 1) * dh + 1;
+    let reach_w = (ow - 1) * sw + (kw - 1) * dw + 1;
+    let (bottom, right) = ((reach_h - h - top).max(0), (reach_w - wd - left).max(0));
+    let input = node.input[0].clone();
+    let padded = if top + left + bottom + right > 0 {
+        let pads = w.ints(&[0, 0, top, left, 0, 0, bottom, right]);
+        let low = w.scalar(f32::NEG_INFINITY);
+        w.node("Pad", &[&input, &pads, &low], vec![])
+    } else {
+        input
+    };
+    let mut windows = Vec::new();
+    let (axes, steps) = (w.ints(&[2, 3]), w.ints(&[sh, sw]));
+    for i in 0..kh {
+        for j in 0..kw {
+            let starts = w.ints(&[i * dh, j * dw]);
+            let ends = w.ints(&[i * dh + (oh - 1) * sh + 1, j * dw + (ow - 1) * sw + 1]);
+            let slice = w.node("Slice", &[&padded, &starts, &ends, &axes, &steps], vec![]);
+            windows.push(w.node("Unsqueeze", &[&slice], vec![ints("axes", &[4])]));
+        }
+    }
+    let refs: Vec<&str> = windows.iter().map(String::as_str).collect();
+    let stacked = w.node("Concat", &refs, vec![int("axis", 4)]);
+    let k = w.node(
+        "ArgMax",
+        &[&stacked],
+        vec![int("axis", 4), int("keepdims", 0)],
+    );
+    // k = row * kw + column within the window.
+    let width = w.ints(&[kw]);
+    let row = w.node("Div", &[&k, &width], vec![]);
+    let whole_rows = w.node("Mul", &[&row, &width], vec![]);
+    let column = w.node("Sub", &[&k, &whole_rows], vec![]);
+    // Steps of the flat index for one window row and column, and each window's first
+    // element (which may lie in the padding).
+    let (row_step, column_step) = if column_major {
+        (dh, dw * h)
+    } else {
+        (dh * wd, dw)
+    };
+    let planes: Vec<i64> = (0..n * c).map(|p| p * h * wd).collect();
+    let plane = w.int_tensor(&[n, c, 1, 1], &planes);
+    let mut corners = Vec::with_capacity((oh * ow) as usize);
+    for y in 0..oh {
+        for x in 0..ow {
+            let (r, q) = (y * sh - top, x * sw - left);
+            corners.push(if column_major { q * h + r } else { r * wd + q });
+        }
+    }
+    let corner = w.int_tensor(&[1, 1, oh, ow], &corners);
+    let row_step = w.ints(&[row_step]);
+    let column_step = w.ints(&[column_step]);
+    let down = w.node("Mul", &[&row, &row_step], vec![]);
+    let across = w.node("Mul", &[&column, &column_step], vec![]);
+    let within = w.node("Add", &[&down, &across], vec![]);
+    let start = w.node("Add", &[&plane, &corner], vec![]);
+    w.node_to("Add", &[&start, &within], vec![], &indices_out);
+    Ok(w.e)
+}
+
+/// A pool's window: kernel, strides and dilations per spatial dimension, and pads
+/// (all begins, then all ends) with `auto_pad` resolved.
+struct PoolGeometry {
+    kernel: Vec<i64>,
+    strides: Vec<i64>,
+    dilations: Vec<i64>,
+    pads: Vec<i64>,
+}
+
+impl PoolGeometry {
+    /// The window of pool `node` over an input of `shape` (N, C, spatial...).
+    fn of(node: &NodeProto, shape: &[i64]) -> Result<PoolGeometry, String> {
+        let spatial = shape.len().saturating_sub(2);
+        let list = |name: &str, default: i64| -> Result<Vec<i64>, String> {
+            match attr(node, name) {
+                Some(a) if a.ints.len() == spatial => Ok(a.ints.clone()),
+                Some(a) => Err(format!(
+                    "{name} {:?} is not for {spatial} spatial dimensions",
+                    a.ints
+                )),
+                None => Ok(vec![default; spatial]),
+            }
+        };
+        let kernel = list("kernel_shape", 0)?;
+        let strides = list("strides", 1)?;
+        let dilations = list("dilations", 1)?;
+        if kernel
+            .iter()
+            .chain(&strides)
+            .chain(&dilations)
+            .any(|v| *v < 1)
+        {
+            return Err("kernel_shape, strides and dilations must be positive".into());
+        }
+        let auto_pad = attr(node, "auto_pad")
+            .and_then(|a| a.s.clone())
+            .map(|s| String::from_utf8_lossy(&s).into_owned())
+            .unwrap_or_else(|| "NOTSET".into());
+        let pads = match auto_pad.as_str() {
+            "NOTSET" => match attr(node, "pads") {
+                Some(a) if a.ints.len() == 2 * spatial => a.ints.clone(),
+                Some(a) => {
+                    return Err(format!(
+                        "pads {:?} are not for {spatial} spatial dimensions",
+                        a.ints
+                    ));
+                }
+                None => vec![0; 2 * spatial],
+            },
+            "VALID" => vec![0; 2 * spatial],
+            "SAME_UPPER" | "SAME_LOWER" => {
+                let mut p = vec![0; 2 * spatial];
+                for d in 0..spatial {
+                    let size = shape[2 + d];
+                    let out = (size + strides[d] - 1) / strides[d];
+                    let span = (kernel[d] - 1) * dilations[d] + 1;
+                    let total = ((out - 1) * strides[d] + span - size).max(0);
+                    let small = total / 2;
+                    let (begin, end) = if auto_pad == "SAME_UPPER" {
+                        (small, total - small)
+                    } else {
+                        (total - small, small)
+                    };
+                    p[d] = begin;
+                    p[spatial + d] = end;
+                }
+                p
+            }
+            other => return Err(format!("auto_pad '{other}' is not known")),
+        };
+        Ok(PoolGeometry {
+            kernel,
+            strides,
+            dilations,
+            pads,
+        })
+    }
+
+    /// The number of windows along spatial dimension `d` of `size` elements, as ONNX
+    /// counts them (`ceil_mode` included: a last window starting in the end padding is
+    /// dropped).
+    fn output_size(&self, size: i64, d: usize, ceil: bool) -> Result<i64, String> {
+        let spatial = self.kernel.len();
+        let span = (self.kernel[d] - 1) * self.dilations[d] + 1;
+        let room = size + self.pads[d] + self.pads[spatial + d] - span;
+        if room < 0 {
+            return Err(format!(
+                "a window of {span} does not fit in {size} elements"
+            ));
+        }
+        let stride = self.strides[d];
+        let mut o = if ceil {
+            (room + stride - 1) / stride + 1
+        } else {
+            room / stride + 1
+        };
+        if ceil && (o - 1) * stride >= size + self.pads[d] {
+            o -= 1;
+        }
+        Ok(o)
+    }
 }
 
 /// Softmax and LogSoftmax before opset 13 (default axis 1) normalize over the input
@@ -679,18 +988,17 @@ fn coerced_to_2d(node: &NodeProto, x: &Operand, opset: i64) -> Option<Result<Exp
 /// in space. The weights are known, so their rearrangement folds at import.
 fn conv_transpose(node: &NodeProto, x: &Operand, w: &mut Writer) -> Result<(), String> {
     let shape = x.shape.as_ref().ok_or("it needs a static input shape")?;
-    if shape.len() != 4 {
-        return Err(format!(
-            "{}-D ConvTranspose is not supported",
-            shape.len().saturating_sub(2)
-        ));
+    // Spatial dimensions: 2 or 3 (1-D is written as 2-D before this).
+    let nd = shape.len().saturating_sub(2);
+    if !(2..=3).contains(&nd) {
+        return Err(format!("{nd}-D ConvTranspose is not supported"));
     }
     let out = node.output.first().cloned().unwrap_or_default();
-    let list = |name: &str, default: [i64; 2]| -> Vec<i64> {
+    let list = |name: &str, default: i64| -> Vec<i64> {
         attr(node, name)
             .map(|a| a.ints.clone())
             .filter(|v| !v.is_empty())
-            .unwrap_or(default.to_vec())
+            .unwrap_or(vec![default; nd])
     };
     if !x.second_known {
         return Err(must_be_known(node, 1, "weights"));
@@ -704,15 +1012,17 @@ fn conv_transpose(node: &NodeProto, x: &Operand, w: &mut Writer) -> Result<(), S
                 .map(|s| s[2.min(s.len())..].to_vec())
         })
         .ok_or("it needs kernel_shape (weights of unknown shape)")?;
-    let (strides, dilations) = (list("strides", [1, 1]), list("dilations", [1, 1]));
-    let output_padding = list("output_padding", [0, 0]);
+    let (strides, dilations) = (list("strides", 1), list("dilations", 1));
+    let output_padding = list("output_padding", 0);
     let group = attr(node, "group").and_then(|a| a.i).unwrap_or(1);
     let input = |i: usize| node.input.get(i).cloned().unwrap_or_default();
-    if kernel.len() != 2 || strides.len() != 2 || dilations.len() != 2 || output_padding.len() != 2
+    if [&kernel, &strides, &dilations, &output_padding]
+        .iter()
+        .any(|v| v.len() != nd)
     {
-        return Err(
-            "its kernel_shape, strides, dilations and output_padding must have 2 values".into(),
-        );
+        return Err(format!(
+            "its kernel_shape, strides, dilations and output_padding must have {nd} values"
+        ));
     }
     if strides.iter().chain(&dilations).any(|v| *v < 1) || group < 1 {
         return Err("its strides, dilations and group must be positive".into());
@@ -728,7 +1038,7 @@ fn conv_transpose(node: &NodeProto, x: &Operand, w: &mut Writer) -> Result<(), S
         .and_then(|a| a.s.as_ref())
         .map(|s| String::from_utf8_lossy(s).into_owned())
         .unwrap_or_else(|| "NOTSET".into());
-    let full: Vec<i64> = (0..2)
+    let full: Vec<i64> = (0..nd)
         .map(|i| {
             strides[i] * (spatial[i] - 1) + output_padding[i] + (kernel[i] - 1) * dilations[i] + 1
         })
@@ -738,11 +1048,11 @@ fn conv_transpose(node: &NodeProto, x: &Operand, w: &mut Writer) -> Result<(), S
         .filter(|v| !v.is_empty());
     let pads: Vec<(i64, i64)> = if output_shape.is_some() || auto_pad.starts_with("SAME") {
         let wanted: Vec<i64> = match &output_shape {
-            Some(o) if o.len() >= 2 => o[o.len() - 2..].to_vec(),
-            Some(_) => return Err("its output_shape must give both spatial sizes".into()),
-            None => (0..2).map(|i| spatial[i] * strides[i]).collect(),
+            Some(o) if o.len() >= nd => o[o.len() - nd..].to_vec(),
+            Some(_) => return Err("its output_shape must give every spatial size".into()),
+            None => (0..nd).map(|i| spatial[i] * strides[i]).collect(),
         };
-        (0..2)
+        (0..nd)
             .map(|i| {
                 let total = full[i] - wanted[i];
                 if auto_pad == "SAME_LOWER" {
@@ -753,20 +1063,21 @@ fn conv_transpose(node: &NodeProto, x: &Operand, w: &mut Writer) -> Result<(), S
             })
             .collect()
     } else if auto_pad == "VALID" || auto_pad == "NOTSET" {
-        let p = list("pads", [0, 0]);
-        let p = if p.len() == 2 { vec![0; 4] } else { p };
-        if p.len() != 4 {
-            return Err("its pads must have 4 values".into());
+        let p = list("pads", 0);
+        let p = if p.len() == nd { vec![0; 2 * nd] } else { p };
+        if p.len() != 2 * nd {
+            return Err(format!("its pads must have {} values", 2 * nd));
         }
         if auto_pad == "VALID" {
-            vec![(0, 0); 2]
+            vec![(0, 0); nd]
         } else {
-            vec![(p[0], p[2]), (p[1], p[3])]
+            (0..nd).map(|i| (p[i], p[nd + i])).collect()
         }
     } else {
         return Err(format!("auto_pad '{auto_pad}' is not supported"));
     };
-    let whole_tiles = group == 1
+    let whole_tiles = nd == 2
+        && group == 1
         && kernel == strides
         && dilations == [1, 1]
         && output_padding == [0, 0]
@@ -775,7 +1086,9 @@ fn conv_transpose(node: &NodeProto, x: &Operand, w: &mut Writer) -> Result<(), S
         return depth_to_space_transpose(shape, &kernel, &pads, &input, &out, w);
     }
     // 1. Zeros between neighbours: [N, C, H, W] -> [N, C, H, 1, W] padded to s - 1
-    //    more along the new axis, as [N, C, H s, W], then the trailing zeros cut.
+    //    more along the new axis, as [N, C, H s, W], then the trailing zeros cut
+    //    (likewise for a depth).
+    let rank = shape.len();
     let mut current = input(0);
     let mut dims = shape.clone();
     for (axis, &s) in strides.iter().enumerate() {
@@ -785,8 +1098,8 @@ fn conv_transpose(node: &NodeProto, x: &Operand, w: &mut Writer) -> Result<(), S
         let a = 2 + axis;
         let after = w.ints(&[a as i64 + 1]);
         let expanded = w.node("Unsqueeze", &[&current, &after], vec![]);
-        let mut pad = vec![0i64; 10];
-        pad[5 + a + 1] = s - 1;
+        let mut pad = vec![0i64; 2 * (rank + 1)];
+        pad[rank + 1 + a + 1] = s - 1;
         let pads = w.ints(&pad);
         let spread = w.node("Pad", &[&expanded, &pads], vec![]);
         let mut merged = dims.clone();
@@ -803,9 +1116,9 @@ fn conv_transpose(node: &NodeProto, x: &Operand, w: &mut Writer) -> Result<(), S
     }
     // 2. Padding by dilation (kernel - 1) - pad (plus output_padding at the end);
     //    a negative amount crops.
-    let mut pad = vec![0i64; 8];
-    let mut crop: Vec<(i64, i64)> = vec![(0, 0); 2];
-    for axis in 0..2 {
+    let mut pad = vec![0i64; 2 * rank];
+    let mut crop: Vec<(i64, i64)> = vec![(0, 0); nd];
+    for axis in 0..nd {
         let reach = dilations[axis] * (kernel[axis] - 1);
         let (begin, end) = (
             reach - pads[axis].0,
@@ -813,31 +1126,40 @@ fn conv_transpose(node: &NodeProto, x: &Operand, w: &mut Writer) -> Result<(), S
         );
         let a = 2 + axis;
         pad[a] = begin.max(0);
-        pad[4 + a] = end.max(0);
+        pad[rank + a] = end.max(0);
         crop[axis] = ((-begin).max(0), (-end).max(0));
     }
+    let space: Vec<i64> = (2..rank as i64).collect();
     if pad.iter().any(|p| *p != 0) {
         let pads = w.ints(&pad);
         current = w.node("Pad", &[&current, &pads], vec![]);
-        for axis in 0..2 {
-            dims[2 + axis] += pad[2 + axis] + pad[6 + axis];
+        for axis in 0..nd {
+            dims[2 + axis] += pad[2 + axis] + pad[rank + 2 + axis];
         }
     }
     if crop.iter().any(|(b, e)| *b != 0 || *e != 0) {
-        let starts = w.ints(&[crop[0].0, crop[1].0]);
-        let ends = w.ints(&[dims[2] - crop[0].1, dims[3] - crop[1].1]);
-        let axes = w.ints(&[2, 3]);
+        let starts: Vec<i64> = crop.iter().map(|(b, _)| *b).collect();
+        let ends: Vec<i64> = (0..nd).map(|i| dims[2 + i] - crop[i].1).collect();
+        let (starts, ends) = (w.ints(&starts), w.ints(&ends));
+        let axes = w.ints(&space);
         current = w.node("Slice", &[&current, &starts, &ends, &axes], vec![]);
     }
-    // 3. The weights [C, M/g, kH, kW] as [M, C/g, kH, kW], flipped in space.
+    // 3. The weights [C, M/g, k...] as [M, C/g, k...], flipped in space.
     let per_group_in = channels / group;
-    let grouped = w.ints(&[group, per_group_in, -1, kernel[0], kernel[1]]);
+    let grouped: Vec<i64> = [group, per_group_in, -1]
+        .iter()
+        .chain(&kernel)
+        .copied()
+        .collect();
+    let grouped = w.ints(&grouped);
     let wg = w.node("Reshape", &[&input(1), &grouped], vec![]);
-    let swapped = w.node("Transpose", &[&wg], vec![ints("perm", &[0, 2, 1, 3, 4])]);
-    let merged = w.ints(&[-1, per_group_in, kernel[0], kernel[1]]);
+    let perm: Vec<i64> = [0, 2, 1].into_iter().chain(3..rank as i64 + 1).collect();
+    let swapped = w.node("Transpose", &[&wg], vec![ints("perm", &perm)]);
+    let merged: Vec<i64> = [-1, per_group_in].iter().chain(&kernel).copied().collect();
+    let merged = w.ints(&merged);
     let oriented = w.node("Reshape", &[&swapped, &merged], vec![]);
-    let (starts, ends) = (w.ints(&[-1, -1]), w.ints(&[i64::MIN, i64::MIN]));
-    let (axes, steps) = (w.ints(&[2, 3]), w.ints(&[-1, -1]));
+    let (starts, ends) = (w.ints(&vec![-1; nd]), w.ints(&vec![i64::MIN; nd]));
+    let (axes, steps) = (w.ints(&space), w.ints(&vec![-1; nd]));
     let flipped = w.node("Slice", &[&oriented, &starts, &ends, &axes, &steps], vec![]);
     let mut conv_inputs = vec![current.as_str(), flipped.as_str()];
     let bias = input(2);
@@ -1068,6 +1390,19 @@ impl Writer {
             data_type: Some(tensor_proto::DataType::Int64 as i32),
             dims: vec![v.len() as i64],
             int64_data: v.to_vec(),
+            ..Default::default()
+        });
+        name
+    }
+
+    /// An int64 constant of shape `dims` holding `values` (row-major).
+    fn int_tensor(&mut self, dims: &[i64], values: &[i64]) -> String {
+        let name = self.fresh();
+        self.e.constants.push(TensorProto {
+            name: Some(name.clone()),
+            data_type: Some(tensor_proto::DataType::Int64 as i32),
+            dims: dims.to_vec(),
+            int64_data: values.to_vec(),
             ..Default::default()
         });
         name

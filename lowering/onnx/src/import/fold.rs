@@ -11,7 +11,9 @@
 //! an input that is not known, or an operation folding cannot reproduce exactly (a
 //! division by zero, an out-of-range index), is left to run.
 
+use acc_dialects::hooks::graph_fold::cast_to_small_float;
 use acc_ir::elements::{ElementKind, Scalar};
+use acc_ir::minifloat::{MiniFloat, ScaleRounding};
 use acc_ir::{Context, FloatKind, TypeData, TypeId};
 
 use crate::proto::NodeProto;
@@ -42,7 +44,7 @@ pub(super) enum Input {
 pub(super) const MAX_ELEMENTS: usize = 1 << 21;
 
 /// The op types folding may compute.
-pub(super) const FOLDABLE: [&str; 36] = [
+pub(super) const FOLDABLE: [&str; 37] = [
     "Shape",
     "Size",
     "Gather",
@@ -77,6 +79,7 @@ pub(super) const FOLDABLE: [&str; 36] = [
     "Max",
     "Floor",
     "Ceil",
+    "Round",
     "Sqrt",
     "Transpose",
 ];
@@ -249,11 +252,19 @@ pub(super) fn fold(
         }
         "Cast" => {
             let to = crate::tensors::element_type(ctx, attrs.int("to")? as i32).ok()?;
+            let small = SmallFloatCast {
+                saturate: attrs.int("saturate").unwrap_or(1) != 0,
+                rounding: match attrs.string("round_mode").as_deref() {
+                    Some("down") => ScaleRounding::Down,
+                    Some("nearest") => ScaleRounding::Nearest,
+                    _ => ScaleRounding::Up,
+                },
+            };
             // An out-of-range value is the runtime's error to report.
-            return cast(ctx, arg(0)?, to).ok().map(|k| Ok(vec![k]));
+            return cast(ctx, arg(0)?, to, small).ok().map(|k| Ok(vec![k]));
         }
         "Add" | "Sub" | "Mul" | "Div" | "Min" | "Max" => arithmetic(ctx, op, arg(0)?, arg(1)?)?,
-        "Neg" | "Abs" | "Floor" | "Ceil" | "Sqrt" => unary(ctx, op, arg(0)?)?,
+        "Neg" | "Abs" | "Floor" | "Ceil" | "Round" | "Sqrt" => unary(ctx, op, arg(0)?)?,
         _ => return None,
     };
     Some(result.and_then(|k| {
@@ -280,6 +291,11 @@ impl Attrs<'_> {
     }
     fn ints(&self, name: &str) -> Option<Vec<i64>> {
         self.find(name).map(|a| a.ints.clone())
+    }
+    fn string(&self, name: &str) -> Option<String> {
+        self.find(name)
+            .and_then(|a| a.s.as_ref())
+            .map(|s| String::from_utf8_lossy(s).into_owned())
     }
     fn tensor(&self, name: &str) -> Option<&crate::proto::TensorProto> {
         self.find(name).and_then(|a| a.t.as_ref())
@@ -492,7 +508,7 @@ fn arithmetic(ctx: &Context, op: &str, a: &Known, b: &Known) -> Option<Result<Kn
 fn unary(ctx: &Context, op: &str, a: &Known) -> Option<Result<Known, String>> {
     let k = kind(ctx, a.element)?;
     let float = matches!(k, ElementKind::Float(_));
-    if !float && matches!(op, "Floor" | "Ceil" | "Sqrt") {
+    if !float && matches!(op, "Floor" | "Ceil" | "Round" | "Sqrt") {
         return None;
     }
     Some(Ok(map(a, |v| {
@@ -506,6 +522,7 @@ fn unary(ctx: &Context, op: &str, a: &Known) -> Option<Result<Known, String>> {
                 "Abs" => f.abs(),
                 "Floor" => f.floor(),
                 "Ceil" => f.ceil(),
+                "Round" => f.round_ties_even(),
                 _ => f.sqrt(),
             }),
         })
@@ -514,7 +531,14 @@ fn unary(ctx: &Context, op: &str, a: &Known) -> Option<Result<Known, String>> {
 
 /// Cast as the graph dialect defines it: floats to integers round toward zero; a
 /// value out of the target's range, or a NaN, is left to run (where it is an error).
-fn cast(ctx: &Context, x: &Known, to: TypeId) -> Result<Known, String> {
+/// ONNX Cast's options for small float results (see `graph.cast`).
+#[derive(Copy, Clone)]
+struct SmallFloatCast {
+    saturate: bool,
+    rounding: ScaleRounding,
+}
+
+fn cast(ctx: &Context, x: &Known, to: TypeId, small: SmallFloatCast) -> Result<Known, String> {
     let target = kind(ctx, to).ok_or("unsupported cast target")?;
     let bool_target = matches!(ctx.type_data(to), TypeData::Integer { width: 1, .. });
     let mut data = Vec::with_capacity(x.data.len());
@@ -533,6 +557,14 @@ fn cast(ctx: &Context, x: &Known, to: TypeId) -> Result<Known, String> {
                 }
                 (ElementKind::Int(w, s), Scalar::Int(i)) => {
                     Scalar::Int(acc_ir::elements::normalize_int(i, w, s))
+                }
+                (ElementKind::Float(k), v) if MiniFloat::of(k).is_some() => {
+                    let x = match v {
+                        Scalar::Float(f) => f,
+                        Scalar::Int(i) => i as f64,
+                    };
+                    let y = cast_to_small_float(x, k, small.saturate, small.rounding);
+                    Scalar::Float(y.ok_or("not a small float")?)
                 }
                 (k, v) => k.normalize(v),
             }
@@ -933,9 +965,13 @@ mod tests {
             data: vec![Scalar::Float(300.0)],
             splat: false,
         };
-        assert!(cast(&ctx, &big, ctx.int_type(8)).is_err());
+        let plain = SmallFloatCast {
+            saturate: true,
+            rounding: ScaleRounding::Up,
+        };
+        assert!(cast(&ctx, &big, ctx.int_type(8), plain).is_err());
         assert_eq!(
-            values(&cast(&ctx, &big, ctx.int_type(16)).expect("cast")),
+            values(&cast(&ctx, &big, ctx.int_type(16), plain).expect("cast")),
             vec![300]
         );
     }

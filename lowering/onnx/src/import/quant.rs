@@ -61,9 +61,6 @@ impl Importer<'_> {
                 .iter()
                 .find(|a| a.name.as_deref() == Some(name))
         };
-        if attr("block_size").and_then(|a| a.i).is_some_and(|b| b != 0) {
-            return Err("blocked quantization is not supported (acc's quantized types are per tensor or per axis)".into());
-        }
         if attr("precision").and_then(|a| a.i).is_some_and(|p| p != 0) {
             return Err("a 'precision' attribute is not supported".into());
         }
@@ -77,6 +74,19 @@ impl Importer<'_> {
         };
         let axis = attr("axis").and_then(|a| a.i).unwrap_or(1);
         let out = node.output.first().cloned().unwrap_or_default();
+        let saturate = attr("saturate").and_then(|a| a.i).unwrap_or(1) != 0;
+        let block_size = attr("block_size").and_then(|a| a.i).unwrap_or(0);
+        if block_size != 0 {
+            let result = self.blocked_quantization(body, block, node, &types, axis, block_size)?;
+            self.values.insert(out, result);
+            return Ok(());
+        }
+        if let Some(result) =
+            self.small_float_quantization(body, block, node, &types, axis, saturate)?
+        {
+            self.values.insert(out, result);
+            return Ok(());
+        }
         let result = match node.op_type.as_deref().unwrap_or("") {
             "QuantizeLinear" => {
                 let x = ty(0)?;
@@ -120,6 +130,322 @@ impl Importer<'_> {
         };
         self.values.insert(out, result);
         Ok(())
+    }
+
+    /// QuantizeLinear to, or DequantizeLinear from, a small float (float8, float4):
+    /// plain graph arithmetic, as ONNX defines it, with the scale (and zero point) as
+    /// values: `cast(x / scale [+ zero])` (saturating as asked) and
+    /// `(cast(x) [- zero]) * scale`. A float8 zero point must be zero, so it is not
+    /// added (ONNX's reference ignores it too). `None` for integer quantization.
+    fn small_float_quantization(
+        &mut self,
+        body: BodyId,
+        block: BlockId,
+        node: &NodeProto,
+        types: &[Option<TypeId>],
+        axis: i64,
+        saturate: bool,
+    ) -> Result<Option<ValueId>, String> {
+        let quantize = match node.op_type.as_deref() {
+            Some("QuantizeLinear") => true,
+            Some("DequantizeLinear") => false,
+            _ => return Ok(None),
+        };
+        let input = |i: usize| node.input.get(i).map(String::as_str).unwrap_or("");
+        let ty = |i: usize| types.get(i).copied().flatten();
+        let output_dtype = node
+            .attribute
+            .iter()
+            .find(|a| a.name.as_deref() == Some("output_dtype"))
+            .and_then(|a| a.i)
+            .filter(|t| *t != 0);
+        // The small float: the stored values' type, named by the zero point, the
+        // output type or the dequantized input.
+        let stored = if quantize {
+            match (input(2).is_empty(), output_dtype) {
+                (false, _) => ty(2).map(|t| element_of(self, t)),
+                (true, Some(t)) => Some(crate::tensors::element_type(self.ctx, t as i32)?),
+                (true, None) => None,
+            }
+        } else {
+            ty(0).map(|t| element_of(self, t))
+        };
+        let Some(stored) = stored else {
+            return Ok(None);
+        };
+        let acc_ir::TypeData::Float(kind) = *self.ctx.type_data(stored) else {
+            return Ok(None);
+        };
+        if acc_ir::minifloat::MiniFloat::of(kind).is_none() {
+            return Ok(None);
+        }
+        let x_type = ty(0).ok_or("input 0 has no known type")?;
+        let scale_type = ty(1).ok_or("input 1 has no known type")?;
+        let shape = self
+            .ctx
+            .type_data(x_type)
+            .shape()
+            .ok_or("quantized values must be ranked tensors")?
+            .to_vec();
+        let float = element_of(self, if quantize { x_type } else { scale_type });
+        let float_x = crate::tensors::tensor_type(self.ctx, &shape, float);
+        let with_zero = !input(2).is_empty() && kind == acc_ir::FloatKind::F4E2M1FN;
+        let x = self.operand(body, block, input(0))?;
+        let scale = self.operand(body, block, input(1))?;
+        let scale = self.along_axis(body, block, scale, scale_type, shape.len(), axis)?;
+        let zero = if with_zero {
+            let z = self.operand(body, block, input(2))?;
+            let zt = ty(2).ok_or("input 2 has no known type")?;
+            let z = self.along_axis(body, block, z, zt, shape.len(), axis)?;
+            let z_shape = self
+                .ctx
+                .type_data(self.ir.body(body).value_type(z))
+                .shape()
+                .unwrap_or(&[])
+                .to_vec();
+            let float_z = crate::tensors::tensor_type(self.ctx, &z_shape, float);
+            Some(self.create(body, block, &plain(graph::Op::Cast, float_z), &[z])?[0])
+        } else {
+            None
+        };
+        let binary = |this: &mut Self, op, a, b| -> Result<ValueId, String> {
+            Ok(this.create(body, block, &plain(op, float_x), &[a, b])?[0])
+        };
+        let result = if quantize {
+            let mut y = binary(self, graph::Op::Div, x, scale)?;
+            if let Some(z) = zero {
+                y = binary(self, graph::Op::Add, y, z)?;
+            }
+            let mut cast = plain(
+                graph::Op::Cast,
+                crate::tensors::tensor_type(self.ctx, &shape, stored),
+            );
+            if saturate {
+                cast.attrs.push((
+                    graph::Cast::ATTR_SATURATE,
+                    crate::nodes::bool_attr(self.ctx, true),
+                ));
+            }
+            self.create(body, block, &cast, &[y])?[0]
+        } else {
+            let mut y = self.create(body, block, &plain(graph::Op::Cast, float_x), &[x])?[0];
+            if let Some(z) = zero {
+                y = binary(self, graph::Op::Sub, y, z)?;
+            }
+            binary(self, graph::Op::Mul, y, scale)?
+        };
+        Ok(Some(result))
+    }
+
+    /// QuantizeLinear or DequantizeLinear with `block_size` (ONNX's blocked
+    /// quantization: one scale and zero point per `block_size` consecutive indices of
+    /// dimension `axis`), to integers, as graph arithmetic: the scale and zero point
+    /// repeated to the input's shape, then
+    /// `cast(clip(round_half_even(x / scale) + zero, storage range))` or
+    /// `(cast(x) - zero) * scale`. acc's quantized types are per tensor or per axis.
+    fn blocked_quantization(
+        &mut self,
+        body: BodyId,
+        block: BlockId,
+        node: &NodeProto,
+        types: &[Option<TypeId>],
+        axis: i64,
+        block_size: i64,
+    ) -> Result<ValueId, String> {
+        let quantize = node.op_type.as_deref() == Some("QuantizeLinear");
+        let input = |i: usize| node.input.get(i).map(String::as_str).unwrap_or("");
+        let ty = |i: usize| {
+            types
+                .get(i)
+                .copied()
+                .flatten()
+                .ok_or_else(|| format!("input {i} has no known type"))
+        };
+        if block_size < 1 {
+            return Err(format!("block_size {block_size} is not positive"));
+        }
+        let x_type = ty(0)?;
+        let shape =
+            static_shape(self, x_type).ok_or("blocked quantization needs a static input shape")?;
+        let rank = shape.len() as i64;
+        let a = if axis < 0 { axis + rank } else { axis };
+        if !(0..rank).contains(&a) {
+            return Err(format!("axis {axis} is out of range for rank {rank}"));
+        }
+        let a = a as usize;
+        let storage = if quantize {
+            match (
+                input(2).is_empty(),
+                node.attribute
+                    .iter()
+                    .find(|t| t.name.as_deref() == Some("output_dtype"))
+                    .and_then(|t| t.i)
+                    .filter(|t| *t != 0),
+            ) {
+                (false, _) => element_of(self, ty(2)?),
+                (true, Some(t)) => crate::tensors::element_type(self.ctx, t as i32)?,
+                (true, None) => self.unsigned8(),
+            }
+        } else {
+            element_of(self, x_type)
+        };
+        let (width, signedness) = match self.ctx.type_data(storage) {
+            TypeData::Integer { width, signedness } if *width <= 32 => (*width, *signedness),
+            _ => {
+                return Err(format!(
+                    "blocked quantization to {} is not supported (integers of up to 32 bits are)",
+                    acc_ir::printer::type_to_string(self.ctx, storage)
+                ));
+            }
+        };
+        let scale_type = ty(1)?;
+        let float = element_of(self, if quantize { x_type } else { scale_type });
+        let float_x = crate::tensors::tensor_type(self.ctx, &shape, float);
+        let scale = self.operand(body, block, input(1))?;
+        let scale = self.repeat_blocks(body, block, scale, scale_type, &shape, a, block_size)?;
+        let zero = if input(2).is_empty() {
+            None
+        } else {
+            let z = self.operand(body, block, input(2))?;
+            let z = self.repeat_blocks(body, block, z, ty(2)?, &shape, a, block_size)?;
+            Some(self.create(body, block, &plain(graph::Op::Cast, float_x), &[z])?[0])
+        };
+        let binary = |this: &mut Self, op, a, b| -> Result<ValueId, String> {
+            Ok(this.create(body, block, &plain(op, float_x), &[a, b])?[0])
+        };
+        if quantize {
+            let x = self.operand(body, block, input(0))?;
+            let q = binary(self, graph::Op::Div, x, scale)?;
+            let mut y = self.create(body, block, &plain(graph::Op::Round, float_x), &[q])?[0];
+            if let Some(z) = zero {
+                y = binary(self, graph::Op::Add, y, z)?;
+            }
+            let (lo, hi) = QuantUniform::full_range(width, signedness != Signedness::Unsigned);
+            let f32_type = self.ctx.float_type(acc_ir::FloatKind::F32);
+            let bound = |v: i64| {
+                acc_ir::elements::scalar_attr(self.ctx, f32_type, Scalar::Float(v as f64))
+                    .ok_or("a bound cannot be represented")
+            };
+            let mut clip = plain(graph::Op::Clip, float_x);
+            clip.attrs = vec![
+                (graph::Clip::ATTR_MIN, bound(lo)?),
+                (graph::Clip::ATTR_MAX, bound(hi)?),
+            ];
+            let clipped = self.create(body, block, &clip, &[y])?[0];
+            let stored = crate::tensors::tensor_type(self.ctx, &shape, storage);
+            Ok(self.create(body, block, &plain(graph::Op::Cast, stored), &[clipped])?[0])
+        } else {
+            let x = self.operand(body, block, input(0))?;
+            let mut y = self.create(body, block, &plain(graph::Op::Cast, float_x), &[x])?[0];
+            if let Some(z) = zero {
+                y = binary(self, graph::Op::Sub, y, z)?;
+            }
+            binary(self, graph::Op::Mul, y, scale)
+        }
+    }
+
+    /// `v` (a blocked scale or zero point: `shape` but for ceil(n / `block`) at `axis`)
+    /// with each index along `axis` repeated `block` times, cut to `shape`.
+    #[allow(clippy::too_many_arguments)]
+    fn repeat_blocks(
+        &mut self,
+        body: BodyId,
+        block: BlockId,
+        v: ValueId,
+        ty: TypeId,
+        shape: &[i64],
+        axis: usize,
+        block_size: i64,
+    ) -> Result<ValueId, String> {
+        let blocks = (shape[axis] + block_size - 1) / block_size;
+        let mut expected = shape.to_vec();
+        expected[axis] = blocks;
+        if static_shape(self, ty).as_deref() != Some(&expected[..]) {
+            return Err(format!(
+                "its blocked scales and zero points must have shape {expected:?}"
+            ));
+        }
+        let element = element_of(self, ty);
+        let tensor =
+            |this: &Self, dims: &[i64]| crate::tensors::tensor_type(this.ctx, dims, element);
+        let reshape = |this: &mut Self, v: ValueId, dims: &[i64]| -> Result<ValueId, String> {
+            let mut r = plain(graph::Op::Reshape, tensor(this, dims));
+            r.attrs.push((
+                graph::Reshape::ATTR_SHAPE,
+                crate::nodes::i64s_attr(this.ctx, dims),
+            ));
+            Ok(this.create(body, block, &r, &[v])?[0])
+        };
+        // [.., blocks, 1, ..] times ones of [.., blocks, block, ..], as [.., blocks * block, ..].
+        let mut split = expected.clone();
+        split.insert(axis + 1, 1);
+        let column = reshape(self, v, &split)?;
+        split[axis + 1] = block_size;
+        let one = match self.ctx.type_data(element) {
+            TypeData::Float(_) => Scalar::Float(1.0),
+            _ => Scalar::Int(1),
+        };
+        let ones_type = tensor(self, &split);
+        let ones = self.constant(body, block, ones_type, one)?;
+        let repeated = self.create(
+            body,
+            block,
+            &plain(graph::Op::Mul, ones_type),
+            &[column, ones],
+        )?[0];
+        let mut whole = expected.clone();
+        whole[axis] = blocks * block_size;
+        let flat = reshape(self, repeated, &whole)?;
+        if whole[axis] == shape[axis] {
+            return Ok(flat);
+        }
+        let mut slice = plain(graph::Op::Slice, tensor(self, shape));
+        slice.attrs = vec![
+            (
+                graph::Slice::ATTR_STARTS,
+                crate::nodes::i64s_attr(self.ctx, &[0]),
+            ),
+            (
+                graph::Slice::ATTR_ENDS,
+                crate::nodes::i64s_attr(self.ctx, &[shape[axis]]),
+            ),
+            (
+                graph::Slice::ATTR_AXES,
+                crate::nodes::i64s_attr(self.ctx, &[axis as i64]),
+            ),
+        ];
+        Ok(self.create(body, block, &slice, &[flat])?[0])
+    }
+
+    /// A scale or zero point `v` of type `ty` shaped to broadcast against a rank-`rank`
+    /// tensor: a scalar or a one-element vector as it is, a vector of one value per
+    /// index of dimension `axis` reshaped to run along it.
+    fn along_axis(
+        &mut self,
+        body: BodyId,
+        block: BlockId,
+        v: ValueId,
+        ty: TypeId,
+        rank: usize,
+        axis: i64,
+    ) -> Result<ValueId, String> {
+        let shape = self.ctx.type_data(ty).shape().unwrap_or(&[]).to_vec();
+        match shape.as_slice() {
+            [] | [1] => Ok(v),
+            [n] => {
+                let a = if axis < 0 { axis + rank as i64 } else { axis };
+                if !(0..rank as i64).contains(&a) {
+                    return Err(format!("axis {axis} is out of range for rank {rank}"));
+                }
+                let mut dims = vec![1; rank];
+                dims[a as usize] = *n;
+                let element = element_of(self, ty);
+                let mut reshape = plain(graph::Op::Reshape, crate::tensors::tensor_type(self.ctx, &dims, element));
+                reshape.attrs.push((graph::Reshape::ATTR_SHAPE, crate::nodes::i64s_attr(self.ctx, &dims)));
+                Ok(self.create(body, block, &reshape, &[v])?[0])
+            }
+            _ => Err("blocked quantization is not supported (acc's quantized types are per tensor or per axis)".into()),
+        }
     }
 
     /// QLinearConv (`conv`) or QLinearMatMul: inputs (a, a_scale, a_zero, b, b_scale,
@@ -345,6 +671,15 @@ impl Importer<'_> {
 }
 
 /// The element type of a tensor type (the type itself for a scalar).
+/// The shape of `ty` when every dimension is known.
+fn static_shape(i: &Importer<'_>, ty: TypeId) -> Option<Vec<i64>> {
+    i.ctx
+        .type_data(ty)
+        .shape()
+        .filter(|s| s.iter().all(|d| *d >= 0))
+        .map(<[i64]>::to_vec)
+}
+
 fn element_of(i: &Importer<'_>, ty: TypeId) -> TypeId {
     i.ctx.type_data(ty).element_type().unwrap_or(ty)
 }
