@@ -433,15 +433,24 @@ pub fn predicate(op: OpRef<'_>, ctx: &Context, enum_name: &str) -> Option<String
 
 /// Compares two integers of `width` bits by an `arith.cmpi` predicate name.
 pub fn cmpi_eval(pred: &str, a: i128, b: i128, width: u32) -> Option<bool> {
-    let (ua, ub) = (unsigned(a, width), unsigned(b, width));
-    let (a, b) = (signed_view(a, width), signed_view(b, width));
+    let unsigned_pair = (unsigned(a, width), unsigned(b, width));
+    compare(
+        pred,
+        (signed_view(a, width), signed_view(b, width)),
+        unsigned_pair,
+    )
+}
+
+/// The `cmpi` predicate `pred` on two integers given by their signed and unsigned
+/// values (`None` for an unknown predicate).
+fn compare<S: Ord, U: Ord>(pred: &str, (sa, sb): (S, S), (ua, ub): (U, U)) -> Option<bool> {
     Some(match pred {
-        "eq" => a == b,
-        "ne" => a != b,
-        "slt" => a < b,
-        "sle" => a <= b,
-        "sgt" => a > b,
-        "sge" => a >= b,
+        "eq" => ua == ub,
+        "ne" => ua != ub,
+        "slt" => sa < sb,
+        "sle" => sa <= sb,
+        "sgt" => sa > sb,
+        "sge" => sa >= sb,
         "ult" => ua < ub,
         "ule" => ua <= ub,
         "ugt" => ua > ub,
@@ -470,20 +479,8 @@ pub(crate) fn fold_cmpi(
             wide_value(ctx, consts[0], width)?,
             wide_value(ctx, consts[1], width)?,
         );
-        let (sa, sb) = (wide_signed(&a, width), wide_signed(&b, width));
-        let r = match pred.as_str() {
-            "eq" => a == b,
-            "ne" => a != b,
-            "slt" => sa < sb,
-            "sle" => sa <= sb,
-            "sgt" => sa > sb,
-            "sge" => sa >= sb,
-            "ult" => a < b,
-            "ule" => a <= b,
-            "ugt" => a > b,
-            "uge" => a >= b,
-            _ => return None,
-        };
+        let signed = (wide_signed(&a, width), wide_signed(&b, width));
+        let r = compare(&pred, signed, (a, b))?;
         return Some(vec![FoldResult::Attr(splat_like(
             ctx,
             result_ty,
