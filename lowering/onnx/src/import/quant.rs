@@ -153,24 +153,7 @@ impl Importer<'_> {
         };
         let input = |i: usize| node.input.get(i).map(String::as_str).unwrap_or("");
         let ty = |i: usize| types.get(i).copied().flatten();
-        let output_dtype = node
-            .attribute
-            .iter()
-            .find(|a| a.name.as_deref() == Some("output_dtype"))
-            .and_then(|a| a.i)
-            .filter(|t| *t != 0);
-        // The small float: the stored values' type, named by the zero point, the
-        // output type or the dequantized input.
-        let stored = if quantize {
-            match (input(2).is_empty(), output_dtype) {
-                (false, _) => ty(2).map(|t| element_of(self, t)),
-                (true, Some(t)) => Some(crate::tensors::element_type(self.ctx, t as i32)?),
-                (true, None) => None,
-            }
-        } else {
-            ty(0).map(|t| element_of(self, t))
-        };
-        let Some(stored) = stored else {
+        let Some(stored) = self.stored_type(node, types, quantize)? else {
             return Ok(None);
         };
         let acc_ir::TypeData::Float(kind) = *self.ctx.type_data(stored) else {
@@ -237,6 +220,40 @@ impl Importer<'_> {
         Ok(Some(result))
     }
 
+    /// The element type of the stored (quantized) values of a QuantizeLinear
+    /// (`quantize`: its zero point's, else its `output_dtype`; `None` when neither
+    /// says, ONNX's default uint8) or DequantizeLinear (its input's).
+    fn stored_type(
+        &self,
+        node: &NodeProto,
+        types: &[Option<TypeId>],
+        quantize: bool,
+    ) -> Result<Option<TypeId>, String> {
+        let element = |i: usize| {
+            types
+                .get(i)
+                .copied()
+                .flatten()
+                .map(|t| Some(element_of(self, t)))
+                .ok_or_else(|| format!("input {i} has no known type"))
+        };
+        if !quantize {
+            return element(0);
+        }
+        if node.input.get(2).is_some_and(|z| !z.is_empty()) {
+            return element(2);
+        }
+        let output_dtype = node
+            .attribute
+            .iter()
+            .find(|a| a.name.as_deref() == Some("output_dtype"))
+            .and_then(|a| a.i)
+            .filter(|t| *t != 0);
+        output_dtype
+            .map(|t| crate::tensors::element_type(self.ctx, t as i32))
+            .transpose()
+    }
+
     /// QuantizeLinear or DequantizeLinear with `block_size` (ONNX's blocked
     /// quantization: one scale and zero point per `block_size` consecutive indices of
     /// dimension `axis`), to integers, as graph arithmetic: the scale and zero point
@@ -273,21 +290,9 @@ impl Importer<'_> {
             return Err(format!("axis {axis} is out of range for rank {rank}"));
         }
         let a = a as usize;
-        let storage = if quantize {
-            match (
-                input(2).is_empty(),
-                node.attribute
-                    .iter()
-                    .find(|t| t.name.as_deref() == Some("output_dtype"))
-                    .and_then(|t| t.i)
-                    .filter(|t| *t != 0),
-            ) {
-                (false, _) => element_of(self, ty(2)?),
-                (true, Some(t)) => crate::tensors::element_type(self.ctx, t as i32)?,
-                (true, None) => self.unsigned8(),
-            }
-        } else {
-            element_of(self, x_type)
+        let storage = match self.stored_type(node, types, quantize)? {
+            Some(t) => t,
+            None => self.unsigned8(),
         };
         let (width, signedness) = match self.ctx.type_data(storage) {
             TypeData::Integer { width, signedness } if *width <= 32 => (*width, *signedness),
