@@ -46,15 +46,16 @@ pub(crate) fn erf_vector(x: std::arch::x86_64::__m512) -> std::arch::x86_64::__m
     avx512::erf(x)
 }
 
-/// e^-x on eight lanes with AVX2 and FMA, the bits of [`Function::ExpNeg`].
+/// The logistic function 1 / (1 + e^-x) on eight lanes with AVX2 and FMA, the bits
+/// of `1.0 / (1.0 + Function::ExpNeg.scalar(x))` (a SiLU gate).
 ///
 /// # Safety
 /// The CPU has AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx2,fma")]
-pub(crate) fn exp_neg_avx2(x: std::arch::x86_64::__m256) -> std::arch::x86_64::__m256 {
-    avx2::exp(avx2::negate(x))
+pub(crate) fn logistic_avx2(x: std::arch::x86_64::__m256) -> std::arch::x86_64::__m256 {
+    avx2::logistic(x)
 }
 
 /// erf(x) on eight lanes with AVX2 and FMA, the bits of [`Function::Erf`] (a GELU
@@ -145,10 +146,14 @@ impl Function {
     }
 }
 
-/// `c[0] + x (c[1] + x (c[2] + ...))` with fused multiply-adds.
+/// `c[0] + x (c[1] + x (c[2] + ...))` with fused multiply-adds, from the highest
+/// coefficient down (`c` is not empty). Every caller's `x` is finite or NaN (each
+/// function clamps its argument first), for which this is the fold from 0: 0 x + c
+/// is exactly c, and NaN stays NaN. The vector versions start the same way.
 #[inline(always)]
 fn horner(x: f32, c: &[f32]) -> f32 {
-    c.iter().rev().fold(0.0, |acc, k| acc.mul_add(x, *k))
+    let (top, rest) = c.split_last().expect("a polynomial has a coefficient");
+    rest.iter().rev().fold(*top, |acc, k| acc.mul_add(x, *k))
 }
 
 #[inline(always)]

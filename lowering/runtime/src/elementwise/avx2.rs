@@ -49,11 +49,13 @@ unsafe fn each_vector(x: *const f32, out: *mut f32, n: usize, f: impl Fn(__m256)
     }
 }
 
-/// `c[0] + x (c[1] + x (c[2] + ...))` with fused multiply-adds.
+/// `c[0] + x (c[1] + x (c[2] + ...))` with fused multiply-adds, from the highest
+/// coefficient down, as the portable `horner`.
 #[inline]
 #[target_feature(enable = "avx2,fma")]
 fn horner(x: __m256, c: &[f32]) -> __m256 {
-    c.iter().rev().fold(_mm256_setzero_ps(), |acc, k| {
+    let (top, rest) = c.split_last().expect("a polynomial has a coefficient");
+    rest.iter().rev().fold(_mm256_set1_ps(*top), |acc, k| {
         _mm256_fmadd_ps(acc, x, _mm256_set1_ps(*k))
     })
 }
@@ -92,6 +94,34 @@ pub(super) fn exp(x: __m256) -> __m256 {
         _mm256_castsi256_ps(_mm256_slli_epi32::<23>(bits))
     };
     _mm256_mul_ps(_mm256_mul_ps(y, pow2(h)), pow2(_mm256_sub_ps(n, h)))
+}
+
+/// The lower clamp of the logistic's exponent: e^-86 (about 4.4e-38) is far below
+/// 2^-24, so wherever the clamp changes e^t, 1 + e^t is 1 in f32 either way.
+const LOGISTIC_EXP_LOW: f32 = -86.0;
+
+/// 1 / (1 + e^-x), the bits of `1.0 / (1.0 + Function::ExpNeg.scalar(x))` with half
+/// the scaling work: e^t (t = -x) by the portable steps, but t clamped below at
+/// [`LOGISTIC_EXP_LOW`] rather than -104. That changes e^t only where 1 + e^t is 1
+/// regardless, and keeps n >= -124, so y 2^n is y 2^(n-1) (a normal, exact product
+/// for y in [0.7, 1.42] and n <= 128) doubled: the one rounding of the portable
+/// kernel's two exact factors, overflow to +inf included.
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+pub(super) fn logistic(x: __m256) -> __m256 {
+    const NEAREST: i32 = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
+    let t = clamp(negate(x), LOGISTIC_EXP_LOW, EXP_RANGE.1);
+    let n = _mm256_round_ps::<NEAREST>(_mm256_mul_ps(t, _mm256_set1_ps(std::f32::consts::LOG2_E)));
+    let r = _mm256_fnmadd_ps(n, _mm256_set1_ps(LN2_HI), t);
+    let r = _mm256_fnmadd_ps(n, _mm256_set1_ps(LN2_LO), r);
+    let y = _mm256_fmadd_ps(horner(r, &EXP_P), _mm256_mul_ps(r, r), r);
+    let y = _mm256_add_ps(y, _mm256_set1_ps(1.0));
+    // 2^(n-1): the exponent field n - 1 + 127, in [3, 254].
+    let bits = _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(126));
+    let half = _mm256_mul_ps(y, _mm256_castsi256_ps(_mm256_slli_epi32::<23>(bits)));
+    let e = _mm256_add_ps(half, half);
+    let one = _mm256_set1_ps(1.0);
+    _mm256_div_ps(one, _mm256_add_ps(one, e))
 }
 
 #[inline]

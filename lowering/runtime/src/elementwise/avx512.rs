@@ -46,11 +46,13 @@ unsafe fn each_vector(x: *const f32, out: *mut f32, n: usize, f: impl Fn(__m512)
     }
 }
 
-/// `c[0] + x (c[1] + x (c[2] + ...))` with fused multiply-adds.
+/// `c[0] + x (c[1] + x (c[2] + ...))` with fused multiply-adds, from the highest
+/// coefficient down, as the portable `horner`.
 #[inline]
 #[target_feature(enable = "avx512f")]
 fn horner(x: __m512, c: &[f32]) -> __m512 {
-    c.iter().rev().fold(_mm512_setzero_ps(), |acc, k| {
+    let (top, rest) = c.split_last().expect("a polynomial has a coefficient");
+    rest.iter().rev().fold(_mm512_set1_ps(*top), |acc, k| {
         _mm512_fmadd_ps(acc, x, _mm512_set1_ps(*k))
     })
 }
