@@ -64,7 +64,7 @@ fn host_pipeline() -> PipelineInfo {
         ],
         expand: |o| {
             format!(
-                "canonicalize,graph-to-tensor,layout{{assume-finite={}}},{},fuse-parallel,math-approximation,unroll,vectorize,buffer-deallocation,{}",
+                "canonicalize,graph-to-tensor,layout{{assume-finite={}}},{},fuse-parallel,math-approximation,unroll,collapse-parallel,vectorize,buffer-deallocation,{}",
                 o.get("assume-finite"),
                 with_target("bufferize", o),
                 with_target("memory-plan", o)

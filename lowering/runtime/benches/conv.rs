@@ -1,6 +1,7 @@
 //! `cargo bench -p acc-runtime --bench conv`: GFLOP/s of `acc_sconv2d` and
 //! `acc_sdwconv2d` on the convolutions of the benchmark models (ResNet-18's and
-//! MobileNetV2's layer shapes, padding read in place), one thread.
+//! MobileNetV2's layer shapes and some of YOLO's, ShuffleNet's and EfficientNet's,
+//! padding read in place), one thread.
 
 use acc_runtime::Fused;
 use acc_runtime::blocked::{BLOCK, sconv2d_nchw_nchw16c, sconv2d_nchw16c};
@@ -91,6 +92,47 @@ const LAYERS: &[Layer] = &[
         false,
         [160, 7, 7],
         960,
+        1,
+        1,
+        0,
+    ),
+    (
+        "yolo stem 6x6/2 3->16 640",
+        false,
+        [3, 640, 640],
+        16,
+        6,
+        2,
+        2,
+    ),
+    ("yolo 3x3/2 16->32 320", false, [16, 320, 320], 32, 3, 2, 1),
+    ("yolo 3x3/2 64->128 80", false, [64, 80, 80], 128, 3, 2, 1),
+    ("yolo 3x3 16->16 160", false, [16, 160, 160], 16, 3, 1, 1),
+    ("yolo 1x1 64->255 80", false, [64, 80, 80], 255, 1, 1, 0),
+    ("shufflenet 1x1 58->58 28", false, [58, 28, 28], 58, 1, 1, 0),
+    (
+        "shufflenet 1x1 116->116 14",
+        false,
+        [116, 14, 14],
+        116,
+        1,
+        1,
+        0,
+    ),
+    (
+        "shufflenet 1x1 232->232 7",
+        false,
+        [232, 7, 7],
+        232,
+        1,
+        1,
+        0,
+    ),
+    (
+        "efficientnet 1x1 40->240 28",
+        false,
+        [40, 28, 28],
+        240,
         1,
         1,
         0,

@@ -3,7 +3,7 @@
 // pools made 400k ops and 46 s of code generation); small ones stay pools. Checked
 // against the interpreter by --check-semantics, through the host pipeline too.
 // RUN: acc-opt --check-semantics --pass graph-to-tensor %s | FileCheck %s
-// RUN: acc-opt --check-semantics --pass canonicalize,graph-to-tensor,layout,bufferize,fuse-parallel,unroll,vectorize,buffer-deallocation,memory-plan %s | FileCheck %s --check-prefix=LOOPS
+// RUN: acc-opt --check-semantics --pass canonicalize,graph-to-tensor,layout,bufferize,fuse-parallel,unroll,collapse-parallel,vectorize,buffer-deallocation,memory-plan %s | FileCheck %s --check-prefix=LOOPS
 
 // CHECK-LABEL: func.func @large_avg(
 // CHECK-NOT: tensor.pool

@@ -2,7 +2,7 @@
 // Where, ...), checked against the interpreter by --check-semantics on seeded inputs;
 // then the whole host pipeline, checked the same way after every pass.
 // RUN: acc-opt --check-semantics --pass graph-to-tensor %s | FileCheck %s
-// RUN: acc-opt --check-semantics --pass canonicalize,graph-to-tensor,layout,bufferize,fuse-parallel,unroll,vectorize,buffer-deallocation,memory-plan %s | FileCheck %s --check-prefix=LOOPS
+// RUN: acc-opt --check-semantics --pass canonicalize,graph-to-tensor,layout,bufferize,fuse-parallel,unroll,collapse-parallel,vectorize,buffer-deallocation,memory-plan %s | FileCheck %s --check-prefix=LOOPS
 
 // Floats compare ordered (a NaN is never less); the smaller operand is broadcast.
 // CHECK-LABEL: func.func @less(

@@ -3,7 +3,7 @@
 // --check-semantics on seeded inputs; then the whole host pipeline, checked the same
 // way after every pass.
 // RUN: acc-opt --check-semantics --pass graph-to-tensor %s | FileCheck %s
-// RUN: acc-opt --threads 2 --check-semantics --pass canonicalize,graph-to-tensor,layout,bufferize,fuse-parallel,unroll,vectorize,buffer-deallocation,memory-plan %s | FileCheck %s --check-prefix=LOOPS
+// RUN: acc-opt --threads 2 --check-semantics --pass canonicalize,graph-to-tensor,layout,bufferize,fuse-parallel,unroll,collapse-parallel,vectorize,buffer-deallocation,memory-plan %s | FileCheck %s --check-prefix=LOOPS
 
 // CHECK-LABEL: func.func @cast(
 // CHECK: tensor.map ins(%arg0 : tensor<2x3xf32>)

@@ -4,7 +4,7 @@
 // others are clamped); then the whole host pipeline, checked the same way after every
 // pass (a loop.for inside a generate reads its tensors as loads).
 // RUN: acc-opt --check-semantics --pass graph-to-tensor %s | FileCheck %s
-// RUN: acc-opt --check-semantics --pass canonicalize,graph-to-tensor,layout,bufferize,fuse-parallel,unroll,vectorize,buffer-deallocation,memory-plan %s | FileCheck %s --check-prefix=LOOPS
+// RUN: acc-opt --check-semantics --pass canonicalize,graph-to-tensor,layout,bufferize,fuse-parallel,unroll,collapse-parallel,vectorize,buffer-deallocation,memory-plan %s | FileCheck %s --check-prefix=LOOPS
 
 // An index is read, wrapped when negative, clamped, then the input read there.
 // CHECK-LABEL: func.func @gather(

@@ -5,7 +5,7 @@
 // arithmetic is the interpreter's, so results agree exactly), then through the whole
 // host pipeline, where a bitcast is a view of the same buffer.
 // RUN: acc-opt --check-semantics --pass graph-to-tensor %s | FileCheck %s
-// RUN: acc-opt --check-semantics --pass canonicalize,graph-to-tensor,layout,bufferize,fuse-parallel,unroll,vectorize,buffer-deallocation,memory-plan %s | FileCheck %s --check-prefix=LOOPS
+// RUN: acc-opt --check-semantics --pass canonicalize,graph-to-tensor,layout,bufferize,fuse-parallel,unroll,collapse-parallel,vectorize,buffer-deallocation,memory-plan %s | FileCheck %s --check-prefix=LOOPS
 
 // x / scale in f64 rounded to f32, half to even, plus the zero point, saturated; NaN
 // gives the zero point.

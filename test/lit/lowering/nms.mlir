@@ -4,7 +4,7 @@
 // says so in loop.result_sizes. Checked against the interpreter by
 // --check-semantics on seeded inputs (many tied scores) after every pass.
 // RUN: acc-opt --check-semantics --pass graph-to-tensor %s | FileCheck %s
-// RUN: acc-opt --check-semantics --pass canonicalize,graph-to-tensor,layout,bufferize,fuse-parallel,unroll,vectorize,buffer-deallocation,memory-plan %s | FileCheck %s --check-prefix=LOOPS
+// RUN: acc-opt --check-semantics --pass canonicalize,graph-to-tensor,layout,bufferize,fuse-parallel,unroll,collapse-parallel,vectorize,buffer-deallocation,memory-plan %s | FileCheck %s --check-prefix=LOOPS
 
 // CHECK-LABEL: func.func @nms(
 // CHECK: %[[E:.*]] = tensor.empty() : tensor<6x3xi64>

@@ -4,7 +4,7 @@
 // count_include_pad). Checked against the interpreter by --check-semantics, through
 // graph-to-tensor and the host pipeline.
 // RUN: acc-opt --check-semantics --pass graph-to-tensor %s | FileCheck %s
-// RUN: acc-opt --check-semantics --pass canonicalize,graph-to-tensor,layout,bufferize,fuse-parallel,unroll,vectorize,buffer-deallocation,memory-plan %s | FileCheck %s --check-prefix=LOOPS
+// RUN: acc-opt --check-semantics --pass canonicalize,graph-to-tensor,layout,bufferize,fuse-parallel,unroll,collapse-parallel,vectorize,buffer-deallocation,memory-plan %s | FileCheck %s --check-prefix=LOOPS
 
 // A 3x3 window at stride 2 over 8 positions: 4 windows in ceil mode (3 in floor
 // mode), the last reaching one position past the input.

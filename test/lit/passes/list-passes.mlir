@@ -33,6 +33,7 @@
 // CHECK-NEXT: {{^}}      max-iterations{{ +}}sweeps over the IR before giving up (int, default 10){{$}}
 // CHECK-NEXT: {{^}}      max-num-rewrites{{ +}}rewrites before giving up (-1: no limit) (int, default -1){{$}}
 // CHECK-NEXT: {{^}}      test-convergence{{ +}}fail when the limits stop it before a fixed point (bool, default false){{$}}
+// CHECK-NEXT: {{^}}  collapse-parallel{{ +}}Merge the trailing dimensions of loop.parallel nests that every access walks contiguously (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  cse{{ +}}Eliminate common subexpressions (runs on any op){{$}}
 // CHECK-NEXT: {{^}}  dce{{ +}}Erase ops without side effects whose results are unused (runs on any op){{$}}
 // CHECK-NEXT: {{^}}  fold{{ +}}Fold ops with constant operands (whole constant tensors included) and erase dead ops (runs on any op){{$}}
@@ -68,7 +69,7 @@
 // CHECK-NEXT: {{^}}  host-pipeline{{ +}}A graph-level network to vectorized loops for the host CPU, calling the host target's kernels: what acc-run --mode jit and acc-translate --emit-object compile{{$}}
 // CHECK-NEXT: {{^}}      assume-finite{{ +}}assume no infinity or NaN reaches a convolution (layout's option: blocked results keep zero padding channels) (bool, default false){{$}}
 // CHECK-NEXT: {{^}}      target{{ +}}the target its passes consult, by name (empty: the compilation's first) (string, default ){{$}}
-// CHECK-NEXT: {{^}}      = canonicalize,graph-to-tensor,layout{assume-finite=false},bufferize,fuse-parallel,math-approximation,unroll,vectorize,buffer-deallocation,memory-plan{{$}}
+// CHECK-NEXT: {{^}}      = canonicalize,graph-to-tensor,layout{assume-finite=false},bufferize,fuse-parallel,math-approximation,unroll,collapse-parallel,vectorize,buffer-deallocation,memory-plan{{$}}
 // CHECK-NEXT: {{^}}  quantize-pipeline{{ +}}Quantize a model: a QDQ model's groups folded into integer ops, or a float model calibrated on sample inputs first{{$}}
 // CHECK-NEXT: {{^}}      samples{{ +}}a .npy file of sample inputs: calibrate the float model on them first (empty: the model is a QDQ model already) (string, default ){{$}}
 // CHECK-NEXT: {{^}}      bits{{ +}}storage bits of activations and weights when calibrating: 8, 4 or 2 (int, default 8){{$}}

@@ -25,12 +25,12 @@
 // LIST: = quantize-pipeline,partition,tensorize,weight-prep,graph-to-tensor,bufferize,fuse-parallel,math-approximation,buffer-deallocation,memory-plan
 // LIST: host-pipeline
 // LIST: assume-finite
-// LIST: = canonicalize,graph-to-tensor,layout{assume-finite=false},bufferize,fuse-parallel,math-approximation,unroll,vectorize,buffer-deallocation,memory-plan
+// LIST: = canonicalize,graph-to-tensor,layout{assume-finite=false},bufferize,fuse-parallel,math-approximation,unroll,collapse-parallel,vectorize,buffer-deallocation,memory-plan
 // LIST: quantize-pipeline
 // LIST: = canonicalize,quantize
 
-// HOST: Pass Manager with 10 passes:
-// HOST-NEXT: builtin.module(func.func(canonicalize{{.*}},graph-to-tensor,layout{table=host assume-finite=true}),bufferize{target="" {{.*}}},func.func(fuse-parallel,math-approximation,unroll{{.*}},vectorize,buffer-deallocation,memory-plan{target=""}))
+// HOST: Pass Manager with 11 passes:
+// HOST-NEXT: builtin.module(func.func(canonicalize{{.*}},graph-to-tensor,layout{table=host assume-finite=true}),bufferize{target="" {{.*}}},func.func(fuse-parallel,math-approximation,unroll{{.*}},collapse-parallel,vectorize,buffer-deallocation,memory-plan{target=""}))
 
 // TARGET: Pass Manager with 11 passes:
 // TARGET-NEXT: builtin.module(func.func(canonicalize{{.*}},quantize,partition{target=""},tensorize{target=""},weight-prep,graph-to-tensor),bufferize{{.*}},func.func(fuse-parallel,math-approximation,buffer-deallocation,memory-plan{target=""}))

@@ -22,7 +22,6 @@
 
 use acc_dialects::ops::loops;
 use acc_ir::{OpId, ValueId};
-use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{BlockArg, InstBuilder, Value};
 use cranelift_module::Module;
 
@@ -141,13 +140,15 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
 
     /// The flat nest `flat` as one loop over the elements `lower * stride ..
     /// upper * stride` of dimension `dim` (`bounds`: that dimension's machine
-    /// bounds), the body's ops of `levels` below `n` translated before it.
+    /// bounds; `split`: whether they are a part's range of a nest split among
+    /// threads), the body's ops of `levels` below `n` translated before it.
     pub(super) fn flat_loop(
         &mut self,
         id: OpId,
         flat: Flat,
         dim: usize,
         (lower, upper): (Value, Value),
+        split: bool,
         levels: &[(OpId, usize)],
         n: usize,
     ) -> Result<(), CodegenError> {
@@ -170,17 +171,12 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
             })
             .collect();
         let carried = vec![self.pointer(); starts.len()];
-        let (header, body, exit) = self.loop_blocks(&carried);
-        let mut entry: Vec<BlockArg> = vec![first.into()];
-        entry.extend(starts.iter().map(|s| BlockArg::from(*s)));
-        self.b.ins().jump(header, &entry);
-        self.b.switch_to_block(header);
+        // A whole nest (not a part's range) runs at least once: its loop tests at
+        // the end.
+        let rotated = !split;
+        let (header, exit) = self.loop_start((first, end), &starts, &carried, rotated);
         let header_params = self.b.block_params(header).to_vec();
         let iv = header_params[0];
-        let c = self.b.ins().icmp(IntCC::SignedLessThan, iv, end);
-        let passed: Vec<BlockArg> = header_params[1..].iter().map(|v| (*v).into()).collect();
-        self.b.ins().brif(c, body, &[], exit, &passed);
-        self.b.switch_to_block(body);
         for ((o, _, _), address) in flat.accesses.iter().zip(&header_params[1..]) {
             self.streams.insert(*o, *address);
         }
@@ -193,13 +189,13 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
         if !matches!(ended, Some(Ended::Yield(_))) {
             return Err(err(op, "its region must end with a yield"));
         }
-        let mut back: Vec<BlockArg> = vec![self.b.ins().iadd_imm_s(iv, flat.step).into()];
+        let next = self.b.ins().iadd_imm_s(iv, flat.step);
+        let mut back: Vec<BlockArg> = vec![next.into()];
         for ((o, _, bytes), address) in flat.accesses.iter().zip(&header_params[1..]) {
             self.streams.remove(o);
             back.push(self.b.ins().iadd_imm_s(*address, flat.step * bytes).into());
         }
-        self.b.ins().jump(header, &back);
-        self.b.switch_to_block(exit);
+        self.loop_end((header, exit), (next, end), &back, rotated);
         Ok(())
     }
 }

@@ -533,7 +533,7 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
             if let Some(flat) = self.flat_accesses(operands, &params, &ops, split)? {
                 let dim = split.unwrap_or(0);
                 let (lower, upper, _) = bounds[dim];
-                return self.flat_loop(id, flat, dim, (lower, upper), &levels, n);
+                return self.flat_loop(id, flat, dim, (lower, upper), split.is_some(), &levels, n);
             }
         }
         let mut exits = Vec::new();
@@ -546,22 +546,25 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                 Vec::new()
             };
             let carried = vec![self.pointer(); streams.len()];
-            let (header, body, exit) = self.loop_blocks(&carried);
-            let mut entry: Vec<BlockArg> = vec![(*lb).into()];
-            entry.extend(streams.iter().map(|s| BlockArg::from(s.start)));
-            self.b.ins().jump(header, &entry);
-            self.b.switch_to_block(header);
+            // A loop known to run (constant bounds; not a part's range) tests at its
+            // end: one branch per iteration.
+            let rotated = runs && split != Some(d);
+            let starts: Vec<Value> = streams.iter().map(|s| s.start).collect();
+            let (header, exit) = self.loop_start((*lb, *ub), &starts, &carried, rotated);
             let header_params = self.b.block_params(header).to_vec();
             let iv = header_params[0];
-            let c = self.b.ins().icmp(IntCC::SignedLessThan, iv, *ub);
-            let passed: Vec<BlockArg> = header_params[1..].iter().map(|v| (*v).into()).collect();
-            self.b.ins().brif(c, body, &[], exit, &passed);
-            self.b.switch_to_block(body);
             self.values.insert(params[d], Val::Scalar(iv));
             for (s, address) in streams.iter().zip(&header_params[1..]) {
                 self.streams.insert(s.op, *address);
             }
-            exits.push((header, exit, iv, *step, streams, header_params));
+            exits.push((
+                header,
+                exit,
+                iv,
+                (*step, *ub, rotated),
+                streams,
+                header_params,
+            ));
             for &(inner, level) in &levels {
                 if level == d + 1 {
                     ended = self.op(inner)?;
@@ -571,16 +574,68 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
         if !matches!(ended, Some(super::Ended::Yield(_))) {
             return Err(err(op, "its region must end with a yield"));
         }
-        for (header, exit, iv, step, streams, header_params) in exits.into_iter().rev() {
-            let mut back: Vec<BlockArg> = vec![self.b.ins().iadd(iv, step).into()];
+        for (header, exit, iv, (step, ub, rotated), streams, header_params) in
+            exits.into_iter().rev()
+        {
+            let next = self.b.ins().iadd(iv, step);
+            let mut back: Vec<BlockArg> = vec![next.into()];
             for (s, address) in streams.iter().zip(&header_params[1..]) {
                 self.streams.remove(&s.op);
                 back.push(self.b.ins().iadd(*address, s.advance).into());
             }
-            self.b.ins().jump(header, &back);
-            self.b.switch_to_block(exit);
+            self.loop_end((header, exit), (next, ub), &back, rotated);
         }
         Ok(())
+    }
+
+    /// Starts a loop over `lower..upper` carrying addresses from `starts` (of types
+    /// `carried`): its header (parameters: the induction variable, then the
+    /// addresses),
+    /// whose body is current once this returns, and its exit block. A `rotated` loop
+    /// (known to run at least once) enters its body directly and [`Self::loop_end`]
+    /// tests; else the header tests before each iteration.
+    pub(super) fn loop_start(
+        &mut self,
+        (lower, upper): (Value, Value),
+        starts: &[Value],
+        carried: &[Type],
+        rotated: bool,
+    ) -> (Block, Block) {
+        let mut entry: Vec<BlockArg> = vec![lower.into()];
+        entry.extend(starts.iter().map(|s| BlockArg::from(*s)));
+        let (header, body, exit) = self.loop_blocks(carried);
+        self.b.ins().jump(header, &entry);
+        self.b.switch_to_block(header);
+        if rotated {
+            // The body block is not used: an empty block is never laid out.
+            return (header, exit);
+        }
+        let params = self.b.block_params(header).to_vec();
+        let c = self.b.ins().icmp(IntCC::SignedLessThan, params[0], upper);
+        let passed: Vec<BlockArg> = params[1..].iter().map(|v| (*v).into()).collect();
+        self.b.ins().brif(c, body, &[], exit, &passed);
+        self.b.switch_to_block(body);
+        (header, exit)
+    }
+
+    /// Ends a loop begun by [`Self::loop_start`]: `back` (the next induction
+    /// variable `next`, then the next addresses) goes back to `header`;
+    /// a `rotated` loop first tests `next` against `upper` (the exit taking the
+    /// addresses). The exit block is current once this returns.
+    pub(super) fn loop_end(
+        &mut self,
+        (header, exit): (Block, Block),
+        (next, upper): (Value, Value),
+        back: &[BlockArg],
+        rotated: bool,
+    ) {
+        if rotated {
+            let c = self.b.ins().icmp(IntCC::SignedLessThan, next, upper);
+            self.b.ins().brif(c, header, back, exit, &back[1..]);
+        } else {
+            self.b.ins().jump(header, back);
+        }
+        self.b.switch_to_block(exit);
     }
 
     /// The loads and stores of an innermost loop (`level` n in `levels`) whose
