@@ -15,13 +15,16 @@
 //!   ulps.
 //!
 //! On x86-64 with AVX-512 sixteen lanes are computed at a time with fused
-//! multiply-adds (`vscalefps` does the scaling), with AVX2 and FMA eight; elsewhere
-//! the same formulas run per element. All three give the same bits. The input and output may be the same array (the kernels work in place).
+//! multiply-adds (`vscalefps` does the scaling), with AVX2 and FMA eight, on AArch64
+//! four with NEON; elsewhere the same formulas run per element. All give the same
+//! bits. The input and output may be the same array (the kernels work in place).
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+#[cfg(target_arch = "aarch64")]
+mod neon;
 
 /// e^-x on sixteen lanes, the bits of [`Function::ExpNeg`] (for kernels' epilogues).
 ///
@@ -253,8 +256,16 @@ unsafe fn apply_here(f: Function, x: *const f32, out: *mut f32, n: usize) {
         unsafe { avx2::apply(f, x, out, n) };
         return;
     }
+    #[cfg(target_arch = "aarch64")]
+    {
+        // SAFETY: every AArch64 CPU has NEON; the caller vouches for the arrays.
+        unsafe { neon::apply(f, x, out, n) };
+    }
+    #[cfg(not(target_arch = "aarch64"))]
     // SAFETY: as above.
-    unsafe { portable(f, x, out, n) };
+    unsafe {
+        portable(f, x, out, n)
+    };
 }
 
 /// [`apply`] one element at a time (any CPU).
@@ -454,6 +465,34 @@ mod tests {
             1.0 - (-a * a).exp() / std::f64::consts::PI.sqrt() / fraction
         };
         value.copysign(x)
+    }
+
+    /// The NEON version computes the portable bits (NaN payloads aside, which the
+    /// hardware propagates), at every tail length. Runs under qemu-aarch64:
+    /// docs/testing.md.
+    #[cfg(target_arch = "aarch64")]
+    #[test]
+    fn neon_gives_the_portable_bits() {
+        let x = inputs();
+        for f in [
+            Function::Exp,
+            Function::ExpNeg,
+            Function::Erf,
+            Function::Tanh,
+        ] {
+            let mut slow = vec![0f32; x.len()];
+            // SAFETY: the arrays hold x.len() floats.
+            unsafe { portable(f, x.as_ptr(), slow.as_mut_ptr(), x.len()) };
+            for len in [x.len(), x.len() - 1, x.len() - 5, 3] {
+                let mut fast = vec![0f32; len];
+                // SAFETY: the arrays hold len floats.
+                unsafe { neon::apply(f, x.as_ptr(), fast.as_mut_ptr(), len) };
+                for (i, (a, b)) in fast.iter().zip(&slow[..len]).enumerate() {
+                    let same = a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+                    assert!(same, "{f:?} NEON {len}: {a} for {}, portable {b}", x[i]);
+                }
+            }
+        }
     }
 
     /// The AVX2 and AVX-512 versions compute the portable bits, at every tail
