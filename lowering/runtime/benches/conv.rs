@@ -1,6 +1,7 @@
 //! `cargo bench -p acc-runtime --bench conv`: GFLOP/s of `acc_sconv2d` and
 //! `acc_sdwconv2d` on the convolutions of the benchmark models (ResNet-18's and
-//! MobileNetV2's layer shapes and some of YOLO's, ShuffleNet's and EfficientNet's,
+//! MobileNetV2's layer shapes and some of YOLO's, ShuffleNet's, EfficientNet's and
+//! SqueezeNet's,
 //! padding read in place), one thread.
 
 use acc_runtime::Fused;
@@ -136,6 +137,27 @@ const LAYERS: &[Layer] = &[
         1,
         1,
         0,
+    ),
+    (
+        "squeezenet stem 3x3/2 3->64 224",
+        false,
+        [3, 224, 224],
+        64,
+        3,
+        2,
+        0,
+    ),
+    ("squeezenet 1x1 64->16 55", false, [64, 55, 55], 16, 1, 1, 0),
+    ("squeezenet 1x1 16->64 55", false, [16, 55, 55], 64, 1, 1, 0),
+    ("squeezenet 3x3 16->64 55", false, [16, 55, 55], 64, 3, 1, 1),
+    (
+        "squeezenet 3x3 64->256 13",
+        false,
+        [64, 13, 13],
+        256,
+        3,
+        1,
+        1,
     ),
     (
         "mobilenetv2 dw 3x3 32 112",
