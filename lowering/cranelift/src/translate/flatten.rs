@@ -139,21 +139,21 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
     }
 
     /// The flat nest `flat` as one loop over the elements `lower * stride ..
-    /// upper * stride` of dimension `dim` (`bounds`: that dimension's machine
-    /// bounds; `split`: whether they are a part's range of a nest split among
-    /// threads), the body's ops of `levels` below `n` translated before it.
+    /// upper * stride` of dimension `split` (the dimension whose range a part of a
+    /// nest split among threads takes; else 0, the whole nest), `bounds` that
+    /// dimension's machine bounds, the body's ops of `levels` below `n` translated
+    /// before it.
     pub(super) fn flat_loop(
         &mut self,
         id: OpId,
         flat: Flat,
-        dim: usize,
+        split: Option<usize>,
         (lower, upper): (Value, Value),
-        split: bool,
         levels: &[(OpId, usize)],
         n: usize,
     ) -> Result<(), CodegenError> {
         let op = self.ir.op(self.body, id);
-        let stride = flat.strides[dim];
+        let stride = flat.strides[split.unwrap_or(0)];
         let first = self.b.ins().imul_imm_s(lower, stride);
         let end = self.b.ins().imul_imm_s(upper, stride);
         // Ops of the body independent of the induction variables run once, before.
@@ -173,7 +173,7 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
         let carried = vec![self.pointer(); starts.len()];
         // A whole nest (not a part's range) runs at least once: its loop tests at
         // the end.
-        let rotated = !split;
+        let rotated = split.is_none();
         let (header, exit) = self.loop_start((first, end), &starts, &carried, rotated);
         let header_params = self.b.block_params(header).to_vec();
         let iv = header_params[0];

@@ -531,9 +531,8 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
         if runs {
             let ops: Vec<OpId> = levels.iter().map(|(o, _)| *o).collect();
             if let Some(flat) = self.flat_accesses(operands, &params, &ops, split)? {
-                let dim = split.unwrap_or(0);
-                let (lower, upper, _) = bounds[dim];
-                return self.flat_loop(id, flat, dim, (lower, upper), split.is_some(), &levels, n);
+                let (lower, upper, _) = bounds[split.unwrap_or(0)];
+                return self.flat_loop(id, flat, split, (lower, upper), &levels, n);
             }
         }
         let mut exits = Vec::new();
@@ -590,10 +589,9 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
 
     /// Starts a loop over `lower..upper` carrying addresses from `starts` (of types
     /// `carried`): its header (parameters: the induction variable, then the
-    /// addresses),
-    /// whose body is current once this returns, and its exit block. A `rotated` loop
-    /// (known to run at least once) enters its body directly and [`Self::loop_end`]
-    /// tests; else the header tests before each iteration.
+    /// addresses), whose body is current once this returns, and its exit block. A
+    /// `rotated` loop (known to run at least once) enters its body directly and
+    /// [`Self::loop_end`] tests; else the header tests before each iteration.
     pub(super) fn loop_start(
         &mut self,
         (lower, upper): (Value, Value),

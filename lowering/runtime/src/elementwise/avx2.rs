@@ -116,7 +116,7 @@ pub(super) fn logistic(x: __m256) -> __m256 {
     let r = _mm256_fnmadd_ps(n, _mm256_set1_ps(LN2_LO), r);
     let y = _mm256_fmadd_ps(horner(r, &EXP_P), _mm256_mul_ps(r, r), r);
     let y = _mm256_add_ps(y, _mm256_set1_ps(1.0));
-    // 2^(n-1): the exponent field n - 1 + 127, in [3, 254].
+    // 2^(n-1): the exponent field n - 1 + 127, in [2, 254].
     let bits = _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(126));
     let half = _mm256_mul_ps(y, _mm256_castsi256_ps(_mm256_slli_epi32::<23>(bits)));
     let e = _mm256_add_ps(half, half);
