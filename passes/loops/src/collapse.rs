@@ -54,7 +54,7 @@ pub fn info() -> PassInfo {
 impl Pass for CollapseParallel {
     fn run(&self, t: &mut PassTarget<'_>) -> Result<(), Diagnostic> {
         for (body, _) in t.bodies() {
-            for nest in outermost_nests(t.ctx, t.ir, body) {
+            for nest in crate::outermost_parallel_nests(t.ctx, t.ir, body) {
                 if let Some(plan) = analyze(t.ctx, t.ir, body, nest) {
                     rewrite(t.ctx, t.ir, body, nest, &plan).map_err(|m| {
                         Diagnostic::error(
@@ -67,29 +67,6 @@ impl Pass for CollapseParallel {
         }
         Ok(())
     }
-}
-
-/// The `loop.parallel` ops of a body that no other one contains.
-fn outermost_nests(ctx: &Context, ir: &Ir, body: BodyId) -> Vec<OpId> {
-    let b = ir.body(body);
-    let mut out = Vec::new();
-    let mut stack: Vec<BlockId> = b
-        .top_regions()
-        .iter()
-        .flat_map(|r| b.region_blocks(*r))
-        .collect();
-    while let Some(block) = stack.pop() {
-        for op in b.block_ops(block) {
-            if loops::Parallel::is(ctx, ir.op(body, op)) {
-                out.push(op);
-                continue;
-            }
-            for r in b.op_regions(op) {
-                stack.extend(b.region_blocks(*r));
-            }
-        }
-    }
-    out
 }
 
 /// An access of a collapsed nest: the op, where its buffer operand and its indices

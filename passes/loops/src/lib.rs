@@ -22,7 +22,33 @@ pub mod math_approximation;
 pub mod unroll;
 pub mod vectorize;
 
+use acc_dialects::ops::loops;
+use acc_ir::{BlockId, BodyId, Context, Ir, OpId};
 use acc_pass::PassRegistry;
+
+/// The `loop.parallel` ops of a body that no other one contains (a nest inside
+/// another is part of that one's body).
+pub(crate) fn outermost_parallel_nests(ctx: &Context, ir: &Ir, body: BodyId) -> Vec<OpId> {
+    let b = ir.body(body);
+    let mut out = Vec::new();
+    let mut stack: Vec<BlockId> = b
+        .top_regions()
+        .iter()
+        .flat_map(|r| b.region_blocks(*r))
+        .collect();
+    while let Some(block) = stack.pop() {
+        for op in b.block_ops(block) {
+            if loops::Parallel::is(ctx, ir.op(body, op)) {
+                out.push(op);
+                continue;
+            }
+            for r in b.op_regions(op) {
+                stack.extend(b.region_blocks(*r));
+            }
+        }
+    }
+    out
+}
 
 /// Adds the loop-level passes to `r`.
 pub fn register_all(r: &mut PassRegistry) {

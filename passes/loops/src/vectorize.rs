@@ -60,7 +60,7 @@ pub fn info() -> PassInfo {
 impl Pass for Vectorize {
     fn run(&self, t: &mut PassTarget<'_>) -> Result<(), Diagnostic> {
         for (body, _) in t.bodies() {
-            let nests: Vec<OpId> = parallel_nests(t.ctx, t.ir, body);
+            let nests: Vec<OpId> = crate::outermost_parallel_nests(t.ctx, t.ir, body);
             for nest in nests {
                 let fail = |m: String| {
                     Diagnostic::error(acc_ir::DiagLoc::Unknown, format!("vectorize: {m}"))
@@ -95,30 +95,6 @@ struct Plan {
     class: FxHashMap<ValueId, Class>,
     lanes: i64,
     upper: i64,
-}
-
-/// The `loop.parallel` ops of a body, outermost ones only (a nest inside another is
-/// part of that one's body and left alone).
-fn parallel_nests(ctx: &Context, ir: &Ir, body: BodyId) -> Vec<OpId> {
-    let b = ir.body(body);
-    let mut out = Vec::new();
-    let mut stack: Vec<BlockId> = b
-        .top_regions()
-        .iter()
-        .flat_map(|r| b.region_blocks(*r))
-        .collect();
-    while let Some(block) = stack.pop() {
-        for op in b.block_ops(block) {
-            if loops::Parallel::is(ctx, ir.op(body, op)) {
-                out.push(op);
-                continue;
-            }
-            for r in b.op_regions(op) {
-                stack.extend(b.region_blocks(*r));
-            }
-        }
-    }
-    out
 }
 
 /// The bit width of a scalar type (`None` for index and non-scalars).
