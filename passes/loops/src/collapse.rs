@@ -180,7 +180,9 @@ fn try_collapse(
     let run = bounds[1..]
         .iter()
         .try_fold(1i64, |p, (_, u)| p.checked_mul(*u))?;
-    let (lower, upper) = (lb.checked_mul(run)?, ub.checked_mul(run)?);
+    // Index constants are built exactly up to 2^53.
+    let exact = |v: i64| (v.unsigned_abs() <= 1 << 53).then_some(v);
+    let (lower, upper) = (exact(lb.checked_mul(run)?)?, exact(ub.checked_mul(run)?)?);
     let collapsed = &ivs[first..];
     // Each access using a collapsed variable, by op.
     let mut accesses: FxHashMap<OpId, Access> = FxHashMap::default();
@@ -192,6 +194,7 @@ fn try_collapse(
             let ops: Vec<ValueId> = b.operands(user).collect();
             let other = if ops[0] == ivs[first] { ops[1] } else { ops[0] };
             let c = constant_int(ctx, ir, body, other)?;
+            exact(c.checked_mul(run)?)?;
             offsets.insert(b.results(user).next()?, (user, c));
         }
     }
@@ -343,7 +346,8 @@ fn rewrite(
         let at = match a.offset {
             None => merged,
             Some((_, c)) => {
-                let shift = e.index(c.checked_mul(plan.run).ok_or("an offset overflows")?)?;
+                // (In range: checked by the analysis.)
+                let shift = e.index(c * plan.run)?;
                 e.op(arith::Addi::NAME, &[merged, shift], &[index_ty], &[])?[0]
             }
         };
