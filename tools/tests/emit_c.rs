@@ -273,6 +273,86 @@ fn narrow_integers_match_the_interpreter_bit_for_bit() {
     }
 }
 
+/// Unsigned integers (ONNX's uint8..uint64) where signed arithmetic would differ:
+/// values of 128 and above divided, compared, max pooled, reduced, averaged and
+/// sorted, with a `ui8` constant. Below the graph level they are signless integers
+/// with the unsigned ops.
+const UNSIGNED: &str = r#"
+func.func @main(%x: tensor<8xf32>) -> tensor<41xf32> {
+  %u = graph.cast %x : tensor<8xf32> to tensor<8xui8>
+  %k = graph.constant dense<[7, 200, 3, 129, 2, 250, 9, 1]> : tensor<8xui8>
+  %q = graph.div %u, %k : (tensor<8xui8>, tensor<8xui8>) -> tensor<8xui8>
+  %mx = graph.max %u, %k : (tensor<8xui8>, tensor<8xui8>) -> tensor<8xui8>
+  %mn = graph.min %u, %k : (tensor<8xui8>, tensor<8xui8>) -> tensor<8xui8>
+  %lt = graph.less %u, %k : (tensor<8xui8>, tensor<8xui8>) -> tensor<8xi1>
+  %l8 = graph.cast %lt : tensor<8xi1> to tensor<8xui8>
+  %u4 = graph.reshape %u {shape = array<i64: 1, 1, 2, 4>} : (tensor<8xui8>) -> tensor<1x1x2x4xui8>
+  %p4 = graph.max_pool %u4 {kernel_shape = array<i64: 2, 2>} : (tensor<1x1x2x4xui8>) -> tensor<1x1x1x3xui8>
+  %p = graph.reshape %p4 {shape = array<i64: 3>} : (tensor<1x1x1x3xui8>) -> tensor<3xui8>
+  %u2 = graph.reshape %u {shape = array<i64: 2, 4>} : (tensor<8xui8>) -> tensor<2x4xui8>
+  %rm = graph.reduce_max %u2 {axes = array<i64: 1>, keepdims = false} : (tensor<2x4xui8>) -> tensor<2xui8>
+  %t:2 = graph.topk %u {k = 3 : i64} : (tensor<8xui8>) -> (tensor<3xui8>, tensor<3xi64>)
+  %mean = graph.reduce_mean %u : (tensor<8xui8>) -> tensor<1xui8>
+  %all = graph.concat %q, %mx, %mn, %l8, %p, %rm, %t#0, %mean {axis = 0 : i64} : (tensor<8xui8>, tensor<8xui8>, tensor<8xui8>, tensor<8xui8>, tensor<3xui8>, tensor<2xui8>, tensor<3xui8>, tensor<1xui8>) -> tensor<41xui8>
+  %y = graph.cast %all : tensor<41xui8> to tensor<41xf32>
+  return %y : tensor<41xf32>
+}
+"#;
+
+#[test]
+fn unsigned_integers_in_c_and_native_code_match_the_interpreter() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let d = dir.path();
+    std::fs::write(d.join("unsigned.mlir"), UNSIGNED).expect("write");
+    run(Command::new(env!("CARGO_BIN_EXE_acc-opt"))
+        .current_dir(d)
+        .args([
+            "--check-semantics",
+            "--pass",
+            C_PIPELINE,
+            "unsigned.mlir",
+            "-o",
+            "loops.mlir",
+        ]));
+    let loops = std::fs::read_to_string(d.join("loops.mlir")).expect("loops");
+    assert!(loops.contains("arith.divui"), "{loops}");
+    run(Command::new(env!("CARGO_BIN_EXE_acc-translate"))
+        .current_dir(d)
+        .args(["--emit-c", "loops.mlir", "-o", "c"]));
+    let x = [200.0f32, 3.0, 130.0, 255.0, 7.0, 128.0, 90.0, 1.0];
+    write_input(d, &[8], &x);
+    run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
+        .current_dir(d)
+        .args(["unsigned.mlir", "--input", "0=x.npy", "-o", "graph.npy"]));
+    let want = floats(&d.join("graph.npy"));
+    // numpy's uint8 results: x // k, maximum, minimum, x < k, the 2x2 max pool, the
+    // row maxima, the three largest, and the mean 814 // 8.
+    let numpy: Vec<f32> = [
+        28, 0, 43, 1, 3, 0, 10, 1, 200, 200, 130, 255, 7, 250, 90, 1, 7, 3, 3, 129, 2, 128, 9, 1,
+        0, 1, 0, 0, 0, 1, 0, 0, 200, 130, 255, 255, 128, 255, 200, 130, 101,
+    ]
+    .iter()
+    .map(|v| *v as f32)
+    .collect();
+    assert_eq!(want, numpy);
+    let got = compile_and_run(d, &driver(8, 41), &[]);
+    assert_eq!(got, bits(&want), "C");
+    run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
+        .current_dir(d)
+        .args([
+            "unsigned.mlir",
+            "--mode",
+            "jit",
+            "--pipeline",
+            "host-pipeline",
+            "--input",
+            "0=x.npy",
+            "-o",
+            "jit.npy",
+        ]));
+    assert_eq!(floats(&d.join("jit.npy")), want, "native code");
+}
+
 /// An int8 network as a QDQ model gives it (quantize, a qconv2d with an i32 bias and
 /// constant weights stored as i8 and cast to their quantized type, a qmatmul,
 /// dequantize), as C: integer code bit for bit equal to the interpreter.

@@ -165,6 +165,33 @@ pub(crate) fn verify_storage_cast(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnosti
     check(op, ctx, result)
 }
 
+/// `tensor.bitcast`: a quantized side and its storage integers (as
+/// `graph.storage_cast`), or integers of one width whose signedness differs (the
+/// function's `ui8` arguments seen as the signless `i8` the lowered code computes
+/// with).
+pub(crate) fn verify_tensor_bitcast(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+    let (Some(&input), Some(&output)) = (op.operand_types().first(), op.result_types().first())
+    else {
+        return Vec::new();
+    };
+    let width = |t: TypeId| {
+        let element = ctx.type_data(t).element_type().unwrap_or(t);
+        match ctx.type_data(element) {
+            TypeData::Integer { width, .. } => Some(*width),
+            _ => None,
+        }
+    };
+    match (width(input), width(output)) {
+        (Some(a), Some(b)) if a == b => Vec::new(),
+        (Some(_), Some(_)) => check(
+            op,
+            ctx,
+            Err("integers on both sides must have one width".into()),
+        ),
+        _ => verify_storage_cast(op, ctx),
+    }
+}
+
 /// `graph.qconv2d` / `graph.qmatmul`: the result has the shape of the float op on the
 /// operands' shapes; weights may be per output channel, activations per tensor.
 pub(crate) fn verify_quantized_result(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {

@@ -502,12 +502,13 @@ pub(crate) fn verify_buffer_reshape(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnos
     let (a, b) = (element(src), element(out));
     let storage = |q: TypeId, i: TypeId| match (ctx.type_data(q), ctx.type_data(i)) {
         (TypeData::QuantUniform(q), TypeData::Integer { width, .. }) => q.storage_width == *width,
+        (TypeData::Integer { width: w, .. }, TypeData::Integer { width, .. }) => w == width,
         _ => false,
     };
     if a != b && !storage(a, b) && !storage(b, a) {
         return vec![Diagnostic::error(
             DiagLoc::Loc(op.loc()),
-            "'loop.reshape' op needs equal element types, or a quantized type and its storage integer",
+            "'loop.reshape' op needs equal element types, a quantized type and its storage integer, or integers of one width",
         )];
     }
     match (count(src), count(out)) {

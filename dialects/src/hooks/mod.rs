@@ -162,6 +162,7 @@ fn add_graph(h: &mut Hooks) {
     h.add_verifier("quantize", Arc::new(graph::verify_quantize));
     h.add_verifier("quantized_result", Arc::new(graph::verify_quantized_result));
     h.add_verifier("storage_cast", Arc::new(graph::verify_storage_cast));
+    h.add_verifier("tensor_bitcast", Arc::new(graph::verify_tensor_bitcast));
     h.add_verifier("lookup", Arc::new(graph::verify_lookup));
     h.add_verifier("buffer_constant", Arc::new(loops::verify_buffer_constant));
     h.add_verifier("buffer_reshape", Arc::new(loops::verify_buffer_reshape));

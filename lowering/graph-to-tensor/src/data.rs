@@ -8,7 +8,7 @@ use acc_dialects::ops::{arith, graph, tensor};
 use acc_ir::elements::Scalar;
 use acc_ir::{TypeData, TypeId, ValueId};
 
-use super::{Builder, arith_op, map_with, reshape};
+use super::{Builder, arith_op, flip_sign_bits, map_with, reshape};
 use acc_dialects::build::{i64s, index_op, is_float, shape_of, tensor_type};
 
 /// `cast`: one conversion per element (`extf`/`truncf`, `sitofp`/`uitofp`,
@@ -104,6 +104,9 @@ pub(super) fn cast(
                     (false, _) => arith::Trunci::build(e, v, to).result(),
                 }
             }
+            // Signed and unsigned integers of one width hold the same bits (ONNX's
+            // cast wraps): signless below the graph level, one value.
+            (Some((a, _)), Some((b, _)), _, _) if a == b => Ok(v),
             _ => Err("no conversion between these element types".into()),
         }
     })
@@ -365,34 +368,34 @@ pub(super) fn reduce(
     }
     let float = is_float(e.ctx, elem);
     let width = match e.ctx.type_data(elem) {
-        TypeData::Integer {
-            signedness: acc_ir::Signedness::Unsigned,
-            ..
-        } => return Err("reductions of unsigned integers have no lowering yet".into()),
         TypeData::Integer { width, .. } => *width,
         _ => 64,
     };
+    // Booleans are 0 and 1 (ONNX's max is "or", min is "and"): compared unsigned,
+    // since the signed i1 `true` is -1.
+    let unsigned = !float && (width == 1 || crate::is_unsigned(e.ctx, elem));
     // An integer mean adds up in i64 (the interpreter's sum does not wrap), divides,
     // then truncates back.
     let (x, elem) = if op == graph::Op::ReduceMean && !float && width < 64 {
         let i64t = e.ctx.int_type(64);
         let wide = tensor_type(e.ctx, &shape, i64t);
         let w = map_with(e, &[x], wide, &mut |inner, args| {
-            arith::Extsi::build(inner, args[0], i64t).result()
+            if unsigned {
+                arith::Extui::build(inner, args[0], i64t).result()
+            } else {
+                arith::Extsi::build(inner, args[0], i64t).result()
+            }
         })?;
         (w, i64t)
     } else {
         (x, elem)
     };
-    // Booleans are 0 and 1 (ONNX's max is "or", min is "and"): compared unsigned,
-    // since the signed i1 `true` is -1.
-    let boolean = !float && width == 1;
     let bound = |high: bool| -> Scalar {
         match (float, high) {
             (true, false) => Scalar::Float(f64::NEG_INFINITY),
             (true, true) => Scalar::Float(f64::INFINITY),
-            (false, false) if boolean => Scalar::Int(0),
-            (false, true) if boolean => Scalar::Int(1),
+            (false, false) if unsigned => Scalar::Int(0),
+            (false, true) if unsigned => Scalar::Int((1i128 << width) - 1),
             (false, false) => Scalar::Int(-(1i128 << (width - 1))),
             (false, true) => Scalar::Int((1i128 << (width - 1)) - 1),
         }
@@ -410,8 +413,8 @@ pub(super) fn reduce(
             (arith::Op::Addf, arith::Op::Addi, number(0.0))
         }
         graph::Op::ReduceProd => (arith::Op::Mulf, arith::Op::Muli, number(1.0)),
-        graph::Op::ReduceMax if boolean => (arith::Op::Maxnumf, arith::Op::Maxui, bound(false)),
-        graph::Op::ReduceMin if boolean => (arith::Op::Minnumf, arith::Op::Minui, bound(true)),
+        graph::Op::ReduceMax if unsigned => (arith::Op::Maxnumf, arith::Op::Maxui, bound(false)),
+        graph::Op::ReduceMin if unsigned => (arith::Op::Minnumf, arith::Op::Minui, bound(true)),
         graph::Op::ReduceMax => (arith::Op::Maxnumf, arith::Op::Maxsi, bound(false)),
         graph::Op::ReduceMin => (arith::Op::Minnumf, arith::Op::Minsi, bound(true)),
         other => {
@@ -450,7 +453,11 @@ pub(super) fn reduce(
             let q = arith_op(
                 inner,
                 arith::Op::Divf,
-                Some(arith::Op::Divsi),
+                Some(if unsigned {
+                    arith::Op::Divui
+                } else {
+                    arith::Op::Divsi
+                }),
                 &[args[0], n],
                 elem,
             )?;
@@ -475,13 +482,10 @@ pub(super) fn sort(
     a: &Attrs<'_>,
 ) -> Result<Vec<ValueId>, String> {
     let (shape, elem) = shape_of(e.ctx, e.type_of(x))?;
-    if let TypeData::Integer {
-        signedness: acc_ir::Signedness::Unsigned,
-        ..
-    } = e.ctx.type_data(elem)
-    {
-        return Err("sorts of unsigned integers have no lowering yet".into());
-    }
+    // `tensor.sort` compares integers as signed: unsigned ones are sorted with their
+    // sign bits flipped, then flipped back.
+    let unsigned = crate::is_unsigned(e.ctx, elem);
+    let x = if unsigned { flip_sign_bits(e, x)? } else { x };
     let ax = axis(a.int(graph::Sort::ATTR_AXIS)?.unwrap_or(-1), shape.len())?;
     let descending = if topk {
         a.get(graph::Topk::ATTR_LARGEST).is_none() || a.flag(graph::Topk::ATTR_LARGEST)
@@ -500,10 +504,13 @@ pub(super) fn sort(
         acc_ir::elements::Scalar::Int(i128::from(descending)),
     )
     .ok_or("cannot make a flag")?;
-    let sorted = tensor::Sort::build(e, x, values_init, indices_init, values_ty, indices_ty)
+    let mut sorted = tensor::Sort::build(e, x, values_init, indices_init, values_ty, indices_ty)
         .dimension(dim)
         .descending(flag)
         .results()?;
+    if unsigned {
+        sorted[0] = flip_sign_bits(e, sorted[0])?;
+    }
     if !topk {
         return Ok(sorted);
     }

@@ -15,7 +15,7 @@ use acc_dialects::build::{
 use acc_dialects::hooks::attr_read::Attrs;
 use acc_dialects::hooks::shape::gather_nd_shape;
 use acc_dialects::ops::{arith, graph, tensor};
-use acc_ir::{TypeData, TypeId, ValueId};
+use acc_ir::{TypeId, ValueId};
 
 use super::data::axis;
 
@@ -147,16 +147,6 @@ pub(super) fn gather_nd(
     })
 }
 
-fn is_unsigned(e: &Builder<'_>, elem: TypeId) -> bool {
-    matches!(
-        e.ctx.type_data(elem),
-        TypeData::Integer {
-            signedness: acc_ir::Signedness::Unsigned,
-            ..
-        }
-    )
-}
-
 /// Whether `c` replaces the best element `b` so far (as `acc_interp`'s arg
 /// reductions decide): strictly better, or as good when the last position is wanted;
 /// a NaN beats every number, and a later NaN an earlier one only for the last position.
@@ -169,7 +159,7 @@ fn better(
     last: bool,
 ) -> Result<ValueId, String> {
     if !is_float(e.ctx, elem) {
-        let unsigned = is_unsigned(e, elem);
+        let unsigned = crate::is_unsigned(e.ctx, elem);
         let predicate = match (max, last, unsigned) {
             (true, false, false) => cmpi::SGT,
             (true, true, false) => cmpi::SGE,

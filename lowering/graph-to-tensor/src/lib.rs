@@ -49,6 +49,7 @@ mod nms;
 mod nn;
 mod quant;
 mod resample;
+mod signless;
 
 use nn::{batch_norm, conv2d, gemm, layer_norm, matmul, pool, softmax};
 
@@ -113,6 +114,7 @@ fn lower_body(ctx: &Context, ir: &mut Ir, body: BodyId) -> Result<(), Diagnostic
         ir.erase_op(body, op);
     }
     bias::fold_matmul_biases(ctx, ir, body)
+        .and_then(|()| signless::make_signless(ctx, ir, body))
         .map_err(|m| Diagnostic::error(DiagLoc::Unknown, format!("graph-to-tensor: {m}")))
 }
 
@@ -440,14 +442,7 @@ fn compare(
         };
         return e.cmpf(predicate, a, b);
     }
-    let unsigned = matches!(
-        e.ctx.type_data(elem),
-        acc_ir::TypeData::Integer {
-            signedness: acc_ir::Signedness::Unsigned,
-            ..
-        }
-    );
-    let predicate = match (k, unsigned) {
+    let predicate = match (k, is_unsigned(e.ctx, elem)) {
         (G::Equal, _) => cmpi::EQ,
         (G::Less, false) => cmpi::SLT,
         (G::Greater, false) => cmpi::SGT,
@@ -459,6 +454,40 @@ fn compare(
         (_, true) => cmpi::UGE,
     };
     e.cmpi(predicate, a, b)
+}
+
+/// True for unsigned integer types (`ui8`..`ui64`): their ops are the unsigned
+/// forms (`divui`, `maxui`, `cmpi ult`, ...) on the signless integers below the graph
+/// level (see [`signless`]).
+pub(crate) fn is_unsigned(ctx: &Context, elem: TypeId) -> bool {
+    matches!(
+        ctx.type_data(elem),
+        acc_ir::TypeData::Integer {
+            signedness: acc_ir::Signedness::Unsigned,
+            ..
+        }
+    )
+}
+
+/// `x` (a tensor of integers) with the sign bit of every element flipped: unsigned
+/// order becomes signed order, for the ops that compare signless integers as signed
+/// (`tensor.pool`'s max, `tensor.sort`). Flipping again gives `x` back.
+pub(crate) fn flip_sign_bits(e: &mut Builder<'_>, x: ValueId) -> Result<ValueId, String> {
+    let ty = e.type_of(x);
+    let (_, elem) = shape_of(e.ctx, ty)?;
+    let acc_ir::TypeData::Integer { width, .. } = *e.ctx.type_data(elem) else {
+        return Err("flips the sign bits of integers only".into());
+    };
+    let bit = acc_ir::elements::scalar_attr(
+        e.ctx,
+        elem,
+        acc_ir::elements::Scalar::Int(1i128 << (width.clamp(1, 64) - 1)),
+    )
+    .ok_or("cannot make the sign bit")?;
+    map_with(e, &[x], ty, &mut |inner, args| {
+        let sign = arith::Constant::build(inner, elem).value(bit).result()?;
+        arith::Xori::build(inner, args[0], sign, elem).result()
+    })
 }
 
 /// Computes one element from the elements of the inputs.
@@ -616,15 +645,22 @@ fn element(
     use arith::Op as A;
     use graph::Op as G;
     let float = is_float(e.ctx, elem);
+    let unsigned = is_unsigned(e.ctx, elem);
+    let (max, min) = if unsigned {
+        (A::Maxui, A::Minui)
+    } else {
+        (A::Maxsi, A::Minsi)
+    };
     match what {
         Elementwise::Binary(op) => {
             let (f, i) = match op {
                 G::Add => (A::Addf, A::Addi),
                 G::Sub => (A::Subf, A::Subi),
                 G::Mul => (A::Mulf, A::Muli),
+                G::Div if unsigned => (A::Divf, A::Divui),
                 G::Div => (A::Divf, A::Divsi),
-                G::Max => (A::Maximumf, A::Maxsi),
-                G::Min => (A::Minimumf, A::Minsi),
+                G::Max => (A::Maximumf, max),
+                G::Min => (A::Minimumf, min),
                 _ => {
                     if !float {
                         return Err("integer pow has no lowering yet".into());
@@ -637,6 +673,8 @@ fn element(
         Elementwise::Unary(op) => {
             let x = args[0];
             match op {
+                // No unsigned integer is below zero.
+                G::Relu | G::Abs if unsigned => Ok(x),
                 G::Relu => {
                     let zero = e.scalar(elem, 0.0)?;
                     arith_op(e, A::Maximumf, Some(A::Maxsi), &[x, zero], elem)
@@ -696,11 +734,11 @@ fn element(
                     let mut y = x;
                     if let Some(lo) = attrs.number(graph::Clip::ATTR_MIN) {
                         let c = e.scalar(elem, lo)?;
-                        y = arith_op(e, A::Maximumf, Some(A::Maxsi), &[y, c], elem)?;
+                        y = arith_op(e, A::Maximumf, Some(max), &[y, c], elem)?;
                     }
                     if let Some(hi) = attrs.number(graph::Clip::ATTR_MAX) {
                         let c = e.scalar(elem, hi)?;
-                        y = arith_op(e, A::Minimumf, Some(A::Minsi), &[y, c], elem)?;
+                        y = arith_op(e, A::Minimumf, Some(min), &[y, c], elem)?;
                     }
                     Ok(y)
                 }

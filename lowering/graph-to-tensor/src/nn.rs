@@ -198,13 +198,13 @@ pub(super) fn pool(
     if global && sx[2..].iter().product::<i64>() > LARGE_GLOBAL_WINDOW && is_float(e.ctx, elem) {
         return global_pool_by_reductions(e, op, x, out);
     }
-    let kind = match op {
+    let kind_name = match op {
         graph::Op::MaxPool | graph::Op::GlobalMaxPool => "max",
         _ => "avg",
     };
     let kind = e.ctx.intern_attr(acc_ir::attrs::AttrData::Dialect {
         dialect: e.ctx.sym("tensor"),
-        body: e.ctx.sym(&format!(".pool_kind<{kind}>")),
+        body: e.ctx.sym(&format!(".pool_kind<{kind_name}>")),
         ty: None,
     });
     // The window, and the attributes taken over from the graph op.
@@ -244,6 +244,12 @@ pub(super) fn pool(
             }
             (w, taken)
         };
+    // `tensor.pool` compares integers as signed: an unsigned max pool runs on the
+    // values with their sign bits flipped, flipped back after.
+    let unsigned = crate::is_unsigned(e.ctx, elem) && kind_name == "max";
+    if unsigned {
+        x = crate::flip_sign_bits(e, x)?;
+    }
     let init = tensor::Empty::build(e, &[], out).result()?;
     let mut pool = tensor::Pool::build(e, &[x], init, out)
         .kind(kind)
@@ -260,7 +266,12 @@ pub(super) fn pool(
     if let Some(a) = count_include_pad {
         pool = pool.count_include_pad(a);
     }
-    pool.result()
+    let pooled = pool.result()?;
+    if unsigned {
+        crate::flip_sign_bits(e, pooled)
+    } else {
+        Ok(pooled)
+    }
 }
 
 /// Global pools over more positions than this are reductions (a pool's window is

@@ -265,7 +265,12 @@ impl Tensor {
         let mut out = Vec::with_capacity(n);
         let mut index = vec![0usize; self.shape.len()];
         for _ in 0..n {
-            out.push(view.buffer.read(view.cell(&self.shape, &index)?)?);
+            // Normalized to this view's kind: a `loop.reshape` may view integers of
+            // one width with another signedness.
+            out.push(
+                self.kind
+                    .normalize(view.buffer.read(view.cell(&self.shape, &index)?)?),
+            );
             for d in (0..index.len()).rev() {
                 index[d] += 1;
                 if index[d] < self.shape[d] {
