@@ -151,10 +151,10 @@ pub fn normalize_int(v: i128, width: u32, signedness: Signedness) -> i128 {
 /// The float of format `kind` nearest to `f`, as an `f64`.
 pub fn round_float(f: f64, kind: FloatKind) -> f64 {
     match kind {
-        FloatKind::F16 => half::f16::from_f64(f).to_f64(),
-        FloatKind::BF16 => half::bf16::from_f64(f).to_f64(),
         FloatKind::F32 => f as f32 as f64,
-        small => MiniFloat::of(small).map_or(f, |m| m.round(f)),
+        small => MiniFloat::of(small)
+            .or_else(|| MiniFloat::sixteen_bit(small))
+            .map_or(f, |m| m.round(f)),
     }
 }
 
@@ -174,8 +174,9 @@ pub fn float_from_bits(bits: u128, kind: FloatKind) -> f64 {
 /// The bit pattern of `f` rounded to `kind`.
 pub fn float_to_bits(f: f64, kind: FloatKind) -> u128 {
     match kind {
-        FloatKind::F16 => u128::from(half::f16::from_f64(f).to_bits()),
-        FloatKind::BF16 => u128::from(half::bf16::from_f64(f).to_bits()),
+        FloatKind::F16 | FloatKind::BF16 => {
+            MiniFloat::sixteen_bit(kind).map_or(0, |m| u128::from(m.encode(f, false)))
+        }
         FloatKind::F32 => u128::from((f as f32).to_bits()),
         small => match MiniFloat::of(small) {
             Some(m) => u128::from(m.encode(f, false)),

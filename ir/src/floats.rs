@@ -8,12 +8,10 @@ use crate::types::FloatKind;
 /// The small formats round to nearest even ([`crate::minifloat`]). `None` for tf32,
 /// which has no decimal conversion here (use hex).
 pub fn bits_from_f64(kind: FloatKind, value: f64) -> Option<u128> {
-    if let Some(small) = MiniFloat::of(kind) {
+    if let Some(small) = MiniFloat::of(kind).or_else(|| MiniFloat::sixteen_bit(kind)) {
         return Some(u128::from(small.encode(value, false)));
     }
     Some(match kind {
-        FloatKind::F16 => half::f16::from_f64(value).to_bits() as u128,
-        FloatKind::BF16 => half::bf16::from_f64(value).to_bits() as u128,
         FloatKind::F32 => (value as f32).to_bits() as u128,
         FloatKind::F64 => value.to_bits() as u128,
         FloatKind::F128 => widen(value, 15, 112, false),

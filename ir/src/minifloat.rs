@@ -68,6 +68,24 @@ impl MiniFloat {
         })
     }
 
+    /// IEEE half precision (`f16`) and `bf16` in the same terms, for conversions from
+    /// `f64` that round once, to nearest even, from every bit of the value (the `half`
+    /// crate's look at the top 32 bits of an `f64` only, so a value just above a tie
+    /// in the low bits rounded as the tie).
+    pub fn sixteen_bit(kind: FloatKind) -> Option<MiniFloat> {
+        let (exponent_bits, mantissa_bits, bias) = match kind {
+            FloatKind::F16 => (5, 10, 15),
+            FloatKind::BF16 => (8, 7, 127),
+            _ => return None,
+        };
+        Some(MiniFloat {
+            exponent_bits,
+            mantissa_bits,
+            bias,
+            non_finite: NonFinite::Ieee,
+        })
+    }
+
     /// Has a sign bit (every format but `f8E8M0FNU`).
     fn signed(self) -> bool {
         self.non_finite != NonFinite::ExponentOnly
@@ -387,5 +405,47 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `f16` and `bf16` from `f32` values as the `half` crate rounds them (its `f32`
+    /// conversions see every bit), and from an `f64` just above a tie in its low bits,
+    /// which rounds up (where `half`'s `f64` conversion rounds as the tie, to even).
+    #[test]
+    fn sixteen_bit_formats_round_once_to_nearest_even() {
+        let f16 = MiniFloat::sixteen_bit(FloatKind::F16).unwrap();
+        let bf16 = MiniFloat::sixteen_bit(FloatKind::BF16).unwrap();
+        let mut seed = 7u64;
+        for i in 0..200_000u32 {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1);
+            // Random bit patterns, and every pattern near 1.0 and near f16's range.
+            let bits = match i % 3 {
+                0 => (seed >> 32) as u32,
+                1 => 0x3f80_0000 + (i & 0xffff) - 0x8000,
+                _ => 0x4780_0000 + (i & 0xffff) - 0x8000,
+            };
+            let x = f32::from_bits(bits);
+            if x.is_nan() {
+                continue;
+            }
+            assert_eq!(
+                f16.encode(f64::from(x), false),
+                u32::from(half::f16::from_f32(x).to_bits()),
+                "{x:e}"
+            );
+            assert_eq!(
+                bf16.encode(f64::from(x), false),
+                u32::from(half::bf16::from_f32(x).to_bits()),
+                "{x:e}"
+            );
+        }
+        // 1 + 2^-11 is the tie between 1 and its successor; one f64 unit above it
+        // rounds up.
+        let above_tie = f64::from_bits((1.0f64 + 2f64.powi(-11)).to_bits() + 1);
+        assert_eq!(f16.encode(above_tie, false), 0x3c01);
+        assert_eq!(f16.encode(1.0 + 2f64.powi(-11), false), 0x3c00);
+        assert_eq!(f16.encode(f64::NAN, false), 0x7e00);
+        assert_eq!(f16.encode(65520.0, false), 0x7c00);
+        assert_eq!(f16.encode(-65519.0, false), 0xfbff);
+        assert_eq!(bf16.encode(f64::NAN, false), 0x7fc0);
     }
 }

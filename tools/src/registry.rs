@@ -64,7 +64,7 @@ fn host_pipeline() -> PipelineInfo {
         ],
         expand: |o| {
             format!(
-                "canonicalize,graph-to-tensor,layout{{assume-finite={}}},{},fuse-parallel,math-approximation,unroll,collapse-parallel,vectorize,buffer-deallocation,{}",
+                "canonicalize,graph-to-tensor,layout{{assume-finite={}}},{},fuse-parallel,emulate-narrow-floats,math-approximation,unroll,collapse-parallel,vectorize,buffer-deallocation,{}",
                 o.get("assume-finite"),
                 with_target("bufferize", o),
                 with_target("memory-plan", o)
@@ -134,7 +134,7 @@ fn accel_pipeline() -> PipelineInfo {
                 ),
             };
             format!(
-                "{front},{},{},weight-prep,graph-to-tensor,{},fuse-parallel,math-approximation,buffer-deallocation,{}",
+                "{front},{},{},weight-prep,graph-to-tensor,{},fuse-parallel,emulate-narrow-floats,math-approximation,buffer-deallocation,{}",
                 with_target("partition", o),
                 with_target("tensorize", o),
                 with_target("bufferize", o),

@@ -167,6 +167,8 @@ fn c_type(ctx: &Context, ty: TypeId) -> (&'static str, bool) {
             (_, false) => "uint32_t",
         },
         TypeData::Float(acc_ir::FloatKind::F64) => "double",
+        // Their bits.
+        TypeData::Float(acc_ir::FloatKind::F16 | acc_ir::FloatKind::BF16) => "uint16_t",
         _ => "float",
     };
     (c, pointer)

@@ -30,6 +30,7 @@ mod arith;
 mod flatten;
 mod hoist;
 mod loops;
+mod narrow;
 mod outline;
 
 pub use outline::OutlinedBody;

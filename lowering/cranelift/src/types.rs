@@ -1,5 +1,5 @@
 //! acc types as Cranelift types: integers (an `i1` is a byte holding 0 or 1), `index`
-//! as a 64-bit integer, `f32`/`f64`, 128-bit vectors, and `memref`s with a static
+//! as a 64-bit integer, `f32`/`f64`, `f16`/`bf16` as their 16 bits, 128-bit vectors, and `memref`s with a static
 //! shape and strides as a pointer.
 
 use acc_dialects::hooks::loops::memref_strides;
@@ -67,6 +67,8 @@ pub fn scalar_type(ctx: &Context, ty: TypeId) -> Result<Type, String> {
         }
         TypeData::Float(FloatKind::F32) => types::F32,
         TypeData::Float(FloatKind::F64) => types::F64,
+        // Their bits: `emulate-narrow-floats` leaves no arithmetic on them.
+        TypeData::Float(FloatKind::F16 | FloatKind::BF16) => types::I16,
         TypeData::Vector { .. } => {
             let shape = ctx.type_data(ty).shape().unwrap_or(&[]);
             let element = ctx.type_data(ty).element_type().unwrap_or(ty);
@@ -113,6 +115,15 @@ pub fn repr(ctx: &Context, ty: TypeId) -> Result<Repr, String> {
         element: scalar_type(ctx, *element)?,
         element_ty: *element,
     }))
+}
+
+/// The format of `ty` (or its element type) when it is `f16` or `bf16`.
+pub fn narrow_float(ctx: &Context, ty: TypeId) -> Option<FloatKind> {
+    let element = ctx.type_data(ty).element_type().unwrap_or(ty);
+    match ctx.type_data(element) {
+        TypeData::Float(k @ (FloatKind::F16 | FloatKind::BF16)) => Some(*k),
+        _ => None,
+    }
 }
 
 /// Whether `ty` is an `i1`.

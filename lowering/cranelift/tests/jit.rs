@@ -619,3 +619,153 @@ func.func @flat(%x: memref<1x3x8x16xf32>, %b: memref<3x16xf32>, %t: memref<8x16x
     ];
     assert_same_on_threads(text, "flat", &types, 4, 2);
 }
+
+/// Values where converting to a 16-bit float of `kind` decides something: every
+/// positive and negative finite value of the format (every `step`-th), the midpoint
+/// to its successor (a tie), and the f64 and f32 neighbours of that midpoint; then
+/// overflow, underflow, infinities, NaN and signed zeros.
+fn narrowing_cases(kind: acc_ir::FloatKind, step: u32) -> Vec<f64> {
+    use acc_ir::elements::float_from_bits;
+    let mut out = Vec::new();
+    for bits in (0..0x7c00u32).step_by(step as usize) {
+        let bits = if kind == acc_ir::FloatKind::BF16 {
+            // The same walk over bf16's exponents (its finite patterns end at 0x7f7f).
+            bits * 0x7f7f / 0x7c00
+        } else {
+            bits
+        };
+        let v = float_from_bits(u128::from(bits), kind);
+        let next = float_from_bits(u128::from(bits + 1), kind);
+        let mid = (v + next) / 2.0;
+        for x in [
+            v,
+            mid,
+            f64::from_bits(mid.to_bits() + 1),
+            f64::from_bits(mid.to_bits() - 1),
+            f64::from(f32::from_bits((mid as f32).to_bits() + 1)),
+            f64::from(f32::from_bits((mid as f32).to_bits() - 1)),
+        ] {
+            out.push(x);
+            out.push(-x);
+        }
+    }
+    out.extend([
+        65504.0,
+        65519.99,
+        65520.0,
+        1e9,
+        3.4e38,
+        f64::from(f32::MAX),
+        1e300,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        0.0,
+        -0.0,
+        1e-8,
+        2.98e-8,
+        1e-40,
+        1e-300,
+        -1e-300,
+    ]);
+    out
+}
+
+/// `f16` and `bf16`, which generated code holds as their bits: every pattern of
+/// both widened to `f32`, and `f32` and `f64` values at every rounding boundary
+/// narrowed (ties to even, one unit either side of a tie, subnormals, overflow to
+/// infinity, NaN), exactly as the interpreter converts them.
+#[test]
+fn half_precision_conversions_match_the_interpreter_exactly() {
+    use acc_ir::FloatKind;
+    let cases = {
+        let mut c = narrowing_cases(FloatKind::F16, 3);
+        c.extend(narrowing_cases(FloatKind::BF16, 3));
+        c
+    };
+    let n = cases.len();
+    let text = format!(
+        r#"
+func.func @widen(%h: memref<65536xf16>, %b: memref<65536xbf16>) -> (memref<65536xf32>, memref<65536xf64>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 65536 : index
+  %hf = loop.alloc() : memref<65536xf32>
+  %bf = loop.alloc() : memref<65536xf64>
+  loop.for %i = %c0 to %n step %c1 {{
+    %x = loop.load %h[%i] : memref<65536xf16>
+    %y = loop.load %b[%i] : memref<65536xbf16>
+    %wx = arith.extf %x : f16 to f32
+    %wy = arith.extf %y : bf16 to f64
+    loop.store %wx, %hf[%i] : memref<65536xf32>
+    loop.store %wy, %bf[%i] : memref<65536xf64>
+    loop.yield
+  }}
+  return %hf, %bf : memref<65536xf32>, memref<65536xf64>
+}}
+func.func @narrow(%x: memref<{n}xf64>) -> (memref<{n}xf16>, memref<{n}xbf16>, memref<{n}xf16>, memref<{n}xbf16>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant {n} : index
+  %a = loop.alloc() : memref<{n}xf16>
+  %b = loop.alloc() : memref<{n}xbf16>
+  %c = loop.alloc() : memref<{n}xf16>
+  %d = loop.alloc() : memref<{n}xbf16>
+  loop.for %i = %c0 to %n step %c1 {{
+    %v = loop.load %x[%i] : memref<{n}xf64>
+    %h = arith.truncf %v : f64 to f16
+    %g = arith.truncf %v : f64 to bf16
+    %s = arith.truncf %v : f64 to f32
+    %hs = arith.truncf %s : f32 to f16
+    %gs = arith.truncf %s : f32 to bf16
+    loop.store %h, %a[%i] : memref<{n}xf16>
+    loop.store %g, %b[%i] : memref<{n}xbf16>
+    loop.store %hs, %c[%i] : memref<{n}xf16>
+    loop.store %gs, %d[%i] : memref<{n}xbf16>
+    loop.yield
+  }}
+  return %a, %b, %c, %d : memref<{n}xf16>, memref<{n}xbf16>, memref<{n}xf16>, memref<{n}xbf16>
+}}
+"#
+    );
+    let mut ctx = acc_dialects::new_context();
+    let ir = parse(&mut ctx, &text);
+    let memref = |ctx: &mut Context, ty: &str, values: Vec<f64>| {
+        let ty = acc_ir::parser::parse_type_str(ctx, ty).expect("a type");
+        Tensor::new(ctx, ty, values.into_iter().map(Scalar::Float).collect()).expect("a value")
+    };
+    let every = |kind| {
+        (0..65536u32)
+            .map(|b| acc_ir::elements::float_from_bits(u128::from(b), kind))
+            .collect::<Vec<f64>>()
+    };
+    let widen_args = vec![
+        memref(&mut ctx, "memref<65536xf16>", every(FloatKind::F16)),
+        memref(&mut ctx, "memref<65536xbf16>", every(FloatKind::BF16)),
+    ];
+    let narrow_args = vec![memref(&mut ctx, &format!("memref<{n}xf64>"), cases)];
+    let jit = JitModule::compile(&ctx, &ir).unwrap_or_else(|e| panic!("compile: {}", e.message));
+    for (entry, args) in [("widen", widen_args), ("narrow", narrow_args)] {
+        let want = Interpreter::new(&ctx, &ir, Limits::default())
+            .call(entry, args.clone())
+            .unwrap_or_else(|e| panic!("interpreter: {}", e.message));
+        let got = jit
+            .call(&ctx, entry, &args)
+            .unwrap_or_else(|e| panic!("jit: {}", e.message));
+        for (r, (g, w)) in got.iter().zip(&want).enumerate() {
+            let (g, w) = (g.values().expect("values"), w.values().expect("values"));
+            for (i, (a, b)) in g.iter().zip(&w).enumerate() {
+                let same = match (a, b) {
+                    (Scalar::Float(a), Scalar::Float(b)) => {
+                        (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
+                    }
+                    _ => a == b,
+                };
+                assert!(
+                    same,
+                    "{entry} result {r}, element {i}: {a:?} instead of {b:?}"
+                );
+            }
+        }
+    }
+}

@@ -99,6 +99,7 @@ fn graph_ops(ctx: &Context, ir: &Ir, body: BodyId) -> Vec<OpId> {
 }
 
 fn lower_body(ctx: &Context, ir: &mut Ir, body: BodyId) -> Result<(), Diagnostic> {
+    widen_narrow_float_sums(ctx, ir, body)?;
     for op in graph_ops(ctx, ir, body) {
         let r = ir.op(body, op);
         let loc = r.loc();
@@ -116,6 +117,70 @@ fn lower_body(ctx: &Context, ir: &mut Ir, body: BodyId) -> Result<(), Diagnostic
     bias::fold_matmul_biases(ctx, ir, body)
         .and_then(|()| signless::make_signless(ctx, ir, body))
         .map_err(|m| Diagnostic::error(DiagLoc::Unknown, format!("graph-to-tensor: {m}")))
+}
+
+/// Matmuls, gemms, convolutions and average pools on `f16` or `bf16` compute in
+/// `f32`: their float operands are cast up and their result cast back (graph casts,
+/// lowered with the rest). Their sums then round once at the end, as the
+/// interpreter's do and as onnxruntime's half-precision kernels accumulate in `f32`;
+/// added up in the narrow type, a long sum loses most of its digits.
+fn widen_narrow_float_sums(ctx: &Context, ir: &mut Ir, body: BodyId) -> Result<(), Diagnostic> {
+    use graph::Op as G;
+    let narrow = |t: TypeId| {
+        let e = ctx.type_data(t).element_type().unwrap_or(t);
+        matches!(
+            ctx.type_data(e),
+            acc_ir::TypeData::Float(acc_ir::FloatKind::F16 | acc_ir::FloatKind::BF16)
+        )
+    };
+    let f32t = ctx.float_type(acc_ir::FloatKind::F32);
+    let wide = |t: TypeId| -> Result<TypeId, String> {
+        let (shape, _) = shape_of(ctx, t)?;
+        Ok(tensor_type(ctx, &shape, f32t))
+    };
+    for op in graph_ops(ctx, ir, body) {
+        let r = ir.op(body, op);
+        let loc = r.loc();
+        let sums = matches!(
+            G::of(ctx, r),
+            Some(G::Matmul | G::Gemm | G::Conv2d | G::AvgPool | G::GlobalAvgPool)
+        );
+        let results: Vec<ValueId> = ir.body(body).results(op).collect();
+        let [result] = results[..] else {
+            continue;
+        };
+        let ty = ir.body(body).value_type(result);
+        if !sums || !narrow(ty) {
+            continue;
+        }
+        let fail =
+            |m: String| Diagnostic::error(DiagLoc::Loc(loc), format!("graph-to-tensor: {m}"));
+        let operands: Vec<ValueId> = ir.body(body).operands(op).collect();
+        for (i, v) in operands.into_iter().enumerate() {
+            let t = ir.body(body).value_type(v);
+            if narrow(t) {
+                let to = wide(t).map_err(fail)?;
+                let mut e = Builder::new(ctx, &mut *ir, body, InsertPoint::Before(op), loc);
+                let up = e.op1(graph::Cast::NAME, &[v], to, &[]).map_err(fail)?;
+                ir.body_mut(body).set_operand(op, i, up);
+            }
+        }
+        let next = ir
+            .body(body)
+            .next_op(op)
+            .ok_or_else(|| fail("an op ends its block".into()))?;
+        ir.body_mut(body)
+            .set_value_type(result, wide(ty).map_err(fail)?);
+        let mut e = Builder::new(ctx, &mut *ir, body, InsertPoint::Before(next), loc);
+        let back = e.op1(graph::Cast::NAME, &[result], ty, &[]).map_err(fail)?;
+        let back_op = match ir.body(body).value(back).def {
+            acc_ir::ValueDef::Result(o, _) => o,
+            _ => continue,
+        };
+        ir.body_mut(body).replace_all_uses(result, back);
+        ir.body_mut(body).set_operand(back_op, 0, result);
+    }
+    Ok(())
 }
 
 /// The operands, result types and attributes of the op being lowered.

@@ -4,6 +4,8 @@
 //! what its input computed:
 //!
 //! - [`fuse`] (`fuse-parallel`): elementwise chains of parallel nests as one nest;
+//! - [`emulate_floats`] (`emulate-narrow-floats`): arithmetic on `f16` and `bf16`
+//!   computed in `f32`, for machines that only load and store them;
 //! - [`math_approximation`] (`math-approximation`): f32 `exp` and `erf` as inline
 //!   polynomials that vectorize;
 //! - [`unroll`] (`unroll`): small constant-trip loops as straight-line code;
@@ -17,6 +19,7 @@
 
 pub mod collapse;
 pub mod deallocation;
+pub mod emulate_floats;
 pub mod fuse;
 pub mod math_approximation;
 pub mod unroll;
@@ -53,6 +56,7 @@ pub(crate) fn outermost_parallel_nests(ctx: &Context, ir: &Ir, body: BodyId) -> 
 /// Adds the loop-level passes to `r`.
 pub fn register_all(r: &mut PassRegistry) {
     r.register(fuse::info());
+    r.register(emulate_floats::info());
     r.register(math_approximation::info());
     r.register(unroll::info());
     r.register(collapse::info());

@@ -36,6 +36,7 @@
 // CHECK-NEXT: {{^}}  collapse-parallel{{ +}}Merge the trailing dimensions of loop.parallel nests that every access walks contiguously (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  cse{{ +}}Eliminate common subexpressions (runs on any op){{$}}
 // CHECK-NEXT: {{^}}  dce{{ +}}Erase ops without side effects whose results are unused (runs on any op){{$}}
+// CHECK-NEXT: {{^}}  emulate-narrow-floats{{ +}}Compute arith and math ops on f16 and bf16 in f32, between extf and truncf (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  fold{{ +}}Fold ops with constant operands (whole constant tensors included) and erase dead ops (runs on any op){{$}}
 // CHECK-NEXT: {{^}}  fuse-parallel{{ +}}Fuse a loop.parallel nest into the next one that reads its result elementwise (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  graph-to-tensor{{ +}}Lower graph ops to the tensor dialect's destination-passing ops (runs on func.func){{$}}
@@ -65,11 +66,11 @@
 // CHECK-NEXT: {{^}}      samples{{ +}}a .npy file of sample inputs to calibrate a float model on (empty: quantize a QDQ model as it is) (string, default ){{$}}
 // CHECK-NEXT: {{^}}      bits{{ +}}storage bits when calibrating: 8, 4 or 2 (int, default 8){{$}}
 // CHECK-NEXT: {{^}}      target{{ +}}the target its passes consult, by name (empty: the compilation's first) (string, default ){{$}}
-// CHECK-NEXT: {{^}}      = quantize-pipeline,partition,tensorize,weight-prep,graph-to-tensor,bufferize,fuse-parallel,math-approximation,buffer-deallocation,memory-plan{{$}}
+// CHECK-NEXT: {{^}}      = quantize-pipeline,partition,tensorize,weight-prep,graph-to-tensor,bufferize,fuse-parallel,emulate-narrow-floats,math-approximation,buffer-deallocation,memory-plan{{$}}
 // CHECK-NEXT: {{^}}  host-pipeline{{ +}}A graph-level network to vectorized loops for the host CPU, calling the host target's kernels: what acc-run --mode jit and acc-translate --emit-object compile{{$}}
 // CHECK-NEXT: {{^}}      assume-finite{{ +}}assume no infinity or NaN reaches a convolution (layout's option: blocked results keep zero padding channels) (bool, default false){{$}}
 // CHECK-NEXT: {{^}}      target{{ +}}the target its passes consult, by name (empty: the compilation's first) (string, default ){{$}}
-// CHECK-NEXT: {{^}}      = canonicalize,graph-to-tensor,layout{assume-finite=false},bufferize,fuse-parallel,math-approximation,unroll,collapse-parallel,vectorize,buffer-deallocation,memory-plan{{$}}
+// CHECK-NEXT: {{^}}      = canonicalize,graph-to-tensor,layout{assume-finite=false},bufferize,fuse-parallel,emulate-narrow-floats,math-approximation,unroll,collapse-parallel,vectorize,buffer-deallocation,memory-plan{{$}}
 // CHECK-NEXT: {{^}}  quantize-pipeline{{ +}}Quantize a model: a QDQ model's groups folded into integer ops, or a float model calibrated on sample inputs first{{$}}
 // CHECK-NEXT: {{^}}      samples{{ +}}a .npy file of sample inputs: calibrate the float model on them first (empty: the model is a QDQ model already) (string, default ){{$}}
 // CHECK-NEXT: {{^}}      bits{{ +}}storage bits of activations and weights when calibrating: 8, 4 or 2 (int, default 8){{$}}

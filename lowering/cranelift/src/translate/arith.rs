@@ -9,7 +9,7 @@ use cranelift_frontend::FunctionBuilder;
 use cranelift_module::Module;
 
 use super::{CodegenError, FnTranslator, Val, err};
-use crate::types::{is_bool, scalar_type};
+use crate::types::{is_bool, narrow_float, scalar_type};
 
 impl<M: Module> FnTranslator<'_, '_, '_, M> {
     // ----- arith -----
@@ -33,6 +33,15 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
         }
         if kind == arith::Op::Constant {
             return self.constant(op, ty, t).map(Val::Scalar);
+        }
+        let narrow_from = operands
+            .first()
+            .and_then(|v| narrow_float(self.ctx, self.ir.body(self.body).value_type(*v)));
+        let narrow_to = narrow_float(self.ctx, ty);
+        if narrow_from.is_some() || narrow_to.is_some() {
+            return self
+                .narrow_float_op(op, kind, operands, t, narrow_from, narrow_to)
+                .map(Val::Scalar);
         }
         let x = |i: usize| self.scalar(op, operands[i]);
         let bool_result = is_bool(self.ctx, ty);
@@ -310,6 +319,15 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
         kind: math::Op,
         operands: &[ValueId],
     ) -> Result<Value, CodegenError> {
+        if narrow_float(self.ctx, self.ir.body(self.body).value_type(operands[0])).is_some() {
+            return Err(err(
+                op,
+                format!(
+                    "'{}' on f16 or bf16 has no code generation (run emulate-narrow-floats first)",
+                    kind.name()
+                ),
+            ));
+        }
         let x = self.scalar(op, operands[0])?;
         let t = self.b.func.dfg.value_type(x);
         match kind {
@@ -379,6 +397,64 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
         Ok(out)
     }
 
+    /// An op on `f16`/`bf16` values, held as their bits: conversions to and from
+    /// them, `select` and `bitcast`; any other is an error (`emulate-narrow-floats`
+    /// computes them in `f32`).
+    fn narrow_float_op(
+        &mut self,
+        op: OpRef<'_>,
+        kind: arith::Op,
+        operands: &[ValueId],
+        t: Type,
+        from: Option<acc_ir::FloatKind>,
+        to: Option<acc_ir::FloatKind>,
+    ) -> Result<Value, CodegenError> {
+        let a = self.scalar(op, operands[0])?;
+        Ok(match (kind, from, to) {
+            (arith::Op::Extf, Some(k), None) => {
+                let f = self.narrow_to_f32(a, k);
+                if t == types::F64 {
+                    self.ins().fpromote(types::F64, f)
+                } else {
+                    f
+                }
+            }
+            (arith::Op::Truncf, None, Some(k)) => {
+                let wide = if self.b.func.dfg.value_type(a) == types::F32 {
+                    self.ins().fpromote(types::F64, a)
+                } else {
+                    a
+                };
+                self.f64_to_narrow(wide, k)
+            }
+            (arith::Op::Extf | arith::Op::Truncf, Some(a_kind), Some(b_kind))
+                if a_kind == b_kind =>
+            {
+                a
+            }
+            (arith::Op::Extf | arith::Op::Truncf, Some(k), Some(to)) => {
+                let f = self.narrow_to_f32(a, k);
+                let wide = self.ins().fpromote(types::F64, f);
+                self.f64_to_narrow(wide, to)
+            }
+            (arith::Op::Bitcast, _, _) if self.b.func.dfg.value_type(a) == t => a,
+            (arith::Op::Bitcast, _, _) => self.ins().bitcast(t, MemFlagsData::new(), a),
+            (arith::Op::Select, _, _) => {
+                let (c, d) = (self.scalar(op, operands[1])?, self.scalar(op, operands[2])?);
+                self.ins().select(a, c, d)
+            }
+            _ => {
+                return Err(err(
+                    op,
+                    format!(
+                        "'{}' on f16 or bf16 has no code generation (run emulate-narrow-floats first)",
+                        kind.name()
+                    ),
+                ));
+            }
+        })
+    }
+
     /// The integer predicate of a comparison (its attribute `name`).
     pub(super) fn predicate(&self, op: OpRef<'_>, name: &str) -> Result<i128, CodegenError> {
         match op
@@ -410,8 +486,12 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
         };
         let lane = t.lane_type();
         let bool_ty = is_bool(self.ctx, ty);
+        let narrow = narrow_float(self.ctx, ty);
         let one = |b: &mut FunctionBuilder<'_>, v: Scalar| -> Value {
             match (v, lane) {
+                (Scalar::Float(f), _) if let Some(k) = narrow => {
+                    b.ins().iconst(lane, elements::float_to_bits(f, k) as i64)
+                }
                 (Scalar::Float(f), types::F32) => b.ins().f32const(f as f32),
                 (Scalar::Float(f), _) if lane.is_float() => b.ins().f64const(f),
                 (Scalar::Int(i), _) if lane.is_float() => b.ins().f64const(i as f64),

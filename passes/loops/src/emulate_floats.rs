@@ -1,0 +1,168 @@
+//! `emulate-narrow-floats`: `arith` and `math` on `f16` and `bf16` computed in `f32`
+//! (MLIR's `arith-emulate-unsupported-floats`), for back ends whose machines hold
+//! these types only in memory.
+//!
+//! Each op that computes on a narrow float (an operand or a result of type `f16`,
+//! `bf16` or a vector of them) takes its narrow operands through `arith.extf` to `f32`
+//! and computes in `f32`; each narrow result comes back through `arith.truncf`. What
+//! stays narrow: constants, `extf` and `truncf` themselves, `bitcast` and `select`
+//! (which move bits and compute nothing), loads and stores.
+//!
+//! The result is the narrow op's, bit for bit up to NaN payloads, for `+ - * /`, the
+//! square root, comparisons and conversions to integers: `f32` carries more than
+//! twice the narrow precision plus two bits, so rounding twice (to `f32`, then to the
+//! narrow type) rounds as once. An integer converted to a narrow float goes through
+//! `f64` (exact for integers up to 2^53; `truncf` from `f64` rounds once). Other
+//! `math` functions are as accurate as their `f32` forms, then rounded.
+
+use acc_dialects::build::{Builder, ops_post_order};
+use acc_dialects::ops::{arith, func, math};
+use acc_ir::{BodyId, Context, Diagnostic, FloatKind, InsertPoint, Ir, OpId, TypeData, TypeId};
+use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
+
+/// The pass.
+pub struct EmulateNarrowFloats;
+
+/// Its registration.
+pub fn info() -> PassInfo {
+    PassInfo {
+        name: "emulate-narrow-floats",
+        title: "EmulateNarrowFloats",
+        summary: "Compute arith and math ops on f16 and bf16 in f32, between extf and truncf",
+        anchor: Some(func::Func::NAME),
+        options: Vec::new(),
+        create: |_: &PassOptions| Ok(Box::new(EmulateNarrowFloats)),
+    }
+}
+
+impl Pass for EmulateNarrowFloats {
+    fn run(&self, t: &mut PassTarget<'_>) -> Result<(), Diagnostic> {
+        for (body, _) in t.bodies() {
+            for op in ops_post_order(t.ir, body) {
+                if needs_emulation(t.ctx, t.ir, body, op) {
+                    emulate(t.ctx, t.ir, body, op).map_err(|m| {
+                        Diagnostic::error(
+                            acc_ir::DiagLoc::Loc(t.ir.op(body, op).loc()),
+                            format!("emulate-narrow-floats: {m}"),
+                        )
+                    })?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// True for `f16` and `bf16`, and vectors of them.
+fn is_narrow(ctx: &Context, ty: TypeId) -> bool {
+    let element = ctx.type_data(ty).element_type().unwrap_or(ty);
+    matches!(
+        ctx.type_data(element),
+        TypeData::Float(FloatKind::F16 | FloatKind::BF16)
+    )
+}
+
+/// `ty` with `wide` for its narrow float (element) type.
+fn widened(ctx: &Context, ty: TypeId, wide: TypeId) -> TypeId {
+    match ctx.type_data(ty) {
+        TypeData::Vector {
+            shape, scalable, ..
+        } => ctx.intern_type(TypeData::Vector {
+            shape: shape.clone(),
+            scalable: scalable.clone(),
+            element: wide,
+        }),
+        _ => wide,
+    }
+}
+
+/// An `arith` or `math` op computing on a narrow float.
+fn needs_emulation(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> bool {
+    let r = ir.op(body, op);
+    let computes = match arith::Op::of(ctx, r) {
+        Some(
+            arith::Op::Constant
+            | arith::Op::Extf
+            | arith::Op::Truncf
+            | arith::Op::Bitcast
+            | arith::Op::Select,
+        ) => false,
+        Some(_) => true,
+        None => math::Op::of(ctx, r).is_some(),
+    };
+    let b = ir.body(body);
+    computes
+        && b.operands(op)
+            .map(|v| b.value_type(v))
+            .chain(r.result_types().iter().copied())
+            .any(|t| is_narrow(ctx, t))
+}
+
+/// Rewrites `op` in place: narrow operands extended, narrow results computed wide
+/// and truncated back for their users.
+fn emulate(ctx: &Context, ir: &mut Ir, body: BodyId, op: OpId) -> Result<(), String> {
+    let loc = ir.op(body, op).loc();
+    let from_integer = matches!(
+        arith::Op::of(ctx, ir.op(body, op)),
+        Some(arith::Op::Sitofp | arith::Op::Uitofp)
+    );
+    let wide = ctx.float_type(if from_integer {
+        FloatKind::F64
+    } else {
+        FloatKind::F32
+    });
+    let f32t = ctx.float_type(FloatKind::F32);
+    let operands: Vec<_> = ir.body(body).operands(op).collect();
+    for (i, v) in operands.into_iter().enumerate() {
+        let ty = ir.body(body).value_type(v);
+        if !is_narrow(ctx, ty) {
+            continue;
+        }
+        let mut e = Builder::new(ctx, ir, body, InsertPoint::Before(op), loc);
+        let ext = arith::Extf::build(&mut e, v, widened(ctx, ty, f32t)).result()?;
+        ir.body_mut(body).set_operand(op, i, ext);
+    }
+    let results: Vec<_> = ir.body(body).results(op).collect();
+    let next = ir
+        .body(body)
+        .next_op(op)
+        .ok_or("an op computing a value ends its block")?;
+    for r in results {
+        let ty = ir.body(body).value_type(r);
+        if !is_narrow(ctx, ty) {
+            continue;
+        }
+        ir.body_mut(body).set_value_type(r, widened(ctx, ty, wide));
+        let mut e = Builder::new(ctx, ir, body, InsertPoint::Before(next), loc);
+        let back = arith::Truncf::build(&mut e, r, ty).result()?;
+        let users: Vec<(OpId, usize)> = uses(ir, body, r)
+            .into_iter()
+            .filter(|(user, _)| !is_op_defining(ir, body, *user, back))
+            .collect();
+        for (user, i) in users {
+            ir.body_mut(body).set_operand(user, i, back);
+        }
+    }
+    Ok(())
+}
+
+/// Every use of `v` as (user, operand index).
+fn uses(ir: &Ir, body: BodyId, v: acc_ir::ValueId) -> Vec<(OpId, usize)> {
+    let b = ir.body(body);
+    let mut users: Vec<OpId> = b.value_users(v).collect();
+    users.dedup();
+    let mut out = Vec::new();
+    for user in users {
+        for (i, o) in b.operands(user).enumerate() {
+            if o == v && !out.contains(&(user, i)) {
+                out.push((user, i));
+            }
+        }
+    }
+    out
+}
+
+/// Whether `op` is the op whose result is `v`.
+fn is_op_defining(ir: &Ir, body: BodyId, op: OpId, v: acc_ir::ValueId) -> bool {
+    matches!(ir.body(body).value(v).def, acc_ir::ValueDef::Result(d, _) if d == op)
+}
