@@ -13,7 +13,7 @@ use support::{bits, compile_and_run, driver, examples, floats, run, write_input}
 
 /// Scalar loops in a static arena, exp/erf/tanh as polynomials: what a
 /// microcontroller without an OS or a math library can run.
-const C_PIPELINE: &str = "canonicalize,graph-to-tensor,bufferize,fuse-parallel,math-approximation,buffer-deallocation,memory-plan";
+const C_PIPELINE: &str = "canonicalize,graph-to-tensor,bufferize,fuse-parallel,emulate-narrow-floats,math-approximation,buffer-deallocation,memory-plan";
 
 #[test]
 fn example_models_as_c_match_the_interpreter_bit_for_bit() {
@@ -351,6 +351,85 @@ fn unsigned_integers_in_c_and_native_code_match_the_interpreter() {
             "jit.npy",
         ]));
     assert_eq!(floats(&d.join("jit.npy")), want, "native code");
+}
+
+/// A half-precision network: an f16 convolution (computed in f32, rounded once), a
+/// SiLU and a multiply in f16, then a bf16 add, between casts from and to f32.
+fn half_model() -> String {
+    let w: Vec<String> = (0..54)
+        .map(|i| format!("{:.3}", (((i * 37) % 29) as f32 - 14.0) / 17.0))
+        .collect();
+    format!(
+        r#"func.func @main(%x: tensor<1x2x5x5xf32>) -> tensor<1x3x3x3xf32> {{
+  %h = graph.cast %x : tensor<1x2x5x5xf32> to tensor<1x2x5x5xf16>
+  %wf = graph.constant dense<[{w}]> : tensor<54xf16>
+  %w = graph.reshape %wf {{shape = array<i64: 3, 2, 3, 3>}} : (tensor<54xf16>) -> tensor<3x2x3x3xf16>
+  %c = graph.conv2d %h, %w : (tensor<1x2x5x5xf16>, tensor<3x2x3x3xf16>) -> tensor<1x3x3x3xf16>
+  %s = graph.sigmoid %c : tensor<1x3x3x3xf16>
+  %m = graph.mul %c, %s : (tensor<1x3x3x3xf16>, tensor<1x3x3x3xf16>) -> tensor<1x3x3x3xf16>
+  %b = graph.cast %m : tensor<1x3x3x3xf16> to tensor<1x3x3x3xbf16>
+  %k = graph.constant dense<0.3> : tensor<1x3x3x3xbf16>
+  %a = graph.add %b, %k : (tensor<1x3x3x3xbf16>, tensor<1x3x3x3xbf16>) -> tensor<1x3x3x3xbf16>
+  %y = graph.cast %a : tensor<1x3x3x3xbf16> to tensor<1x3x3x3xf32>
+  return %y : tensor<1x3x3x3xf32>
+}}
+"#,
+        w = w.join(", ")
+    )
+}
+
+#[test]
+fn half_precision_as_c_and_native_code_matches_the_interpreter() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let d = dir.path();
+    std::fs::write(d.join("half.mlir"), half_model()).expect("write");
+    run(Command::new(env!("CARGO_BIN_EXE_acc-opt"))
+        .current_dir(d)
+        .args([
+            "--check-semantics",
+            "--pass",
+            C_PIPELINE,
+            "half.mlir",
+            "-o",
+            "loops.mlir",
+        ]));
+    let loops = std::fs::read_to_string(d.join("loops.mlir")).expect("loops");
+    assert!(loops.contains(" f16") && loops.contains(" bf16"), "{loops}");
+    assert!(loops.contains("arith.truncf"), "{loops}");
+    run(Command::new(env!("CARGO_BIN_EXE_acc-translate"))
+        .current_dir(d)
+        .args(["--emit-c", "loops.mlir", "-o", "c"]));
+    let x: Vec<f32> = (0..50).map(|i| ((i as f32) * 0.73).sin() * 3.0).collect();
+    write_input(d, &[1, 2, 5, 5], &x);
+    run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
+        .current_dir(d)
+        .args(["loops.mlir", "--input", "0=x.npy", "-o", "loops.npy"]));
+    let want = floats(&d.join("loops.npy"));
+    let got = compile_and_run(d, &driver(50, 27), &[]);
+    assert_eq!(got, bits(&want), "C");
+    // Every result is a bf16 (its low 16 bits zero), and they differ.
+    assert!(got.iter().all(|b| b & 0xffff == 0), "{got:?}");
+    let distinct: std::collections::BTreeSet<u32> = got.iter().copied().collect();
+    assert!(distinct.len() > 10, "{got:?}");
+    let host = Path::new(env!("CARGO_MANIFEST_DIR")).join("../lowering/runtime/host.acc");
+    run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
+        .current_dir(d)
+        .args(["half.mlir", "--mode", "jit", "--pipeline", "host-pipeline"])
+        .arg("--target")
+        .arg(&host)
+        .args(["--input", "0=x.npy", "-o", "jit.npy"]));
+    run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
+        .current_dir(d)
+        .args(["half.mlir", "--input", "0=x.npy", "-o", "graph.npy"]));
+    // The graph rounds its exponential once; the polynomial may end an f16 unit
+    // away, which the bf16 add then rounds away or keeps.
+    let (jit, graph) = (floats(&d.join("jit.npy")), floats(&d.join("graph.npy")));
+    for (a, b) in jit.iter().zip(&graph) {
+        assert!(
+            (a - b).abs() <= 2f32.powi(-6) * (1.0 + b.abs()),
+            "{a} vs {b}"
+        );
+    }
 }
 
 /// An int8 network as a QDQ model gives it (quantize, a qconv2d with an i32 bias and

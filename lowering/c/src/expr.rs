@@ -31,6 +31,9 @@ pub(crate) enum CType {
     F32,
     /// `double`.
     F64,
+    /// `f16` or `bf16`, held as its bits in a `uint16_t`: only moved, selected and
+    /// converted (`emulate-narrow-floats` computes on them in `f32`).
+    Half(FloatKind),
 }
 
 impl CType {
@@ -43,6 +46,7 @@ impl CType {
             TypeData::Index => Ok(CType::Int(64)),
             TypeData::Float(FloatKind::F32) => Ok(CType::F32),
             TypeData::Float(FloatKind::F64) => Ok(CType::F64),
+            TypeData::Float(k @ (FloatKind::F16 | FloatKind::BF16)) => Ok(CType::Half(*k)),
             TypeData::QuantUniform(q) if matches!(q.storage_width, 2 | 4 | 8 | 16 | 32) => {
                 Ok(CType::Int(q.storage_width))
             }
@@ -68,6 +72,7 @@ impl CType {
             CType::Int(_) => "int64_t",
             CType::F32 => "float",
             CType::F64 => "double",
+            CType::Half(_) => "uint16_t",
         }
     }
 
@@ -101,6 +106,7 @@ impl CType {
             CType::Int(w) => w,
             CType::F32 => 32,
             CType::F64 => 64,
+            CType::Half(_) => 16,
         }
     }
 
@@ -152,6 +158,16 @@ pub(crate) fn literal(t: CType, value: Scalar) -> String {
             } else {
                 format!("{x:?}")
             }
+        }
+        (CType::Half(kind), v) => {
+            let x = match v {
+                Scalar::Float(f) => f,
+                Scalar::Int(i) => i as f64,
+            };
+            format!(
+                "((uint16_t)0x{:04x}u)",
+                acc_ir::elements::float_to_bits(x, kind)
+            )
         }
         (CType::Int(w), v) => {
             let i = match v {
@@ -267,6 +283,48 @@ fn narrow_expression(
     })
 }
 
+/// An op on or to `f16`/`bf16` bits: the conversions (prelude.h: exact widening,
+/// narrowing rounded once from a `double`), `select` and `bitcast`.
+fn half_expression(kind: ScalarOp, x: &[String], t: CType, out: CType) -> Result<String, String> {
+    let a = x.first().map(String::as_str).unwrap_or("");
+    let name = |k: FloatKind| if k == FloatKind::BF16 { "bf16" } else { "f16" };
+    let short = match kind {
+        ScalarOp::Arith(k) => k,
+        ScalarOp::Math(k) => {
+            return Err(format!(
+                "'{}' on f16 or bf16 has no C (run emulate-narrow-floats first)",
+                k.name()
+            ));
+        }
+    };
+    Ok(match (short, t, out) {
+        (arith::Op::Extf | arith::Op::Truncf, CType::Half(from), CType::Half(to)) if from == to => {
+            a.to_string()
+        }
+        (arith::Op::Extf | arith::Op::Truncf, CType::Half(from), CType::Half(to)) => format!(
+            "acc_{}_of((double)acc_{}_to_f32({a}))",
+            name(to),
+            name(from)
+        ),
+        (arith::Op::Extf, CType::Half(from), o) => {
+            format!("({})acc_{}_to_f32({a})", o.name(), name(from))
+        }
+        (arith::Op::Truncf, _, CType::Half(to)) => format!("acc_{}_of((double){a})", name(to)),
+        (arith::Op::Select, _, _) => format!(
+            "({a} ? {} : {})",
+            x.get(1).map(String::as_str).unwrap_or(""),
+            x.get(2).map(String::as_str).unwrap_or("")
+        ),
+        (arith::Op::Bitcast, _, o) => format!("({}){a}", o.name()),
+        (other, _, _) => {
+            return Err(format!(
+                "'{}' on f16 or bf16 has no C (run emulate-narrow-floats first)",
+                other.name()
+            ));
+        }
+    })
+}
+
 /// `arith.cmpi` predicates, MLIR's numbering.
 fn cmpi(p: i64, a: &str, b: &str, t: CType) -> Option<String> {
     let u = t.unsigned();
@@ -339,6 +397,9 @@ pub(crate) fn expression(
     };
     if out.narrow() || t.narrow() {
         return narrow_expression(kind, x, ts, out, predicate, libm);
+    }
+    if let (CType::Half(_), _) | (_, CType::Half(_)) = (out, t) {
+        return half_expression(kind, x, t, out);
     }
     let short = match kind {
         ScalarOp::Arith(k) => k,

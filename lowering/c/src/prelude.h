@@ -3,6 +3,35 @@ static inline uint32_t acc_f32_bits(float x) { uint32_t u; memcpy(&u, &x, 4); re
 static inline float acc_f32_of(uint32_t u) { float x; memcpy(&x, &u, 4); return x; }
 static inline uint64_t acc_f64_bits(double x) { uint64_t u; memcpy(&u, &x, 8); return u; }
 static inline double acc_f64_of(uint64_t u) { double x; memcpy(&x, &u, 8); return x; }
+/* f16 and bf16, held as their bits: widened exactly; narrowed from a double to
+ * nearest even in one rounding (every bit of the double counts), a NaN becoming
+ * the format's quiet NaN, as the interpreter converts. */
+static inline float acc_bf16_to_f32(uint16_t h) { return acc_f32_of((uint32_t)h << 16); }
+static inline float acc_f16_to_f32(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, mag = h & 0x7fffu;
+    if (mag >= 0x7c00u) return acc_f32_of(sign | 0x7f800000u | ((mag & 0x3ffu) << 13));
+    if (mag >= 0x0400u) return acc_f32_of(sign | ((mag << 13) + ((uint32_t)(127 - 15) << 23)));
+    /* Zero and subnormals: mag * 2^-24, exact. */
+    return acc_f32_of(sign | acc_f32_bits((float)mag * 5.9604644775390625e-8f));
+}
+static inline uint16_t acc_narrow_float_of(double x, int e_bits, int m_bits) {
+    uint64_t bits = acc_f64_bits(x), sign = (bits >> 48) & 0x8000u;
+    uint64_t abs = bits & 0x7fffffffffffffffull;
+    int64_t all_ones = ((int64_t)1 << e_bits) - 1, bias = all_ones >> 1;
+    uint64_t inf = (uint64_t)all_ones << m_bits;
+    if (abs > 0x7ff0000000000000ull) return (uint16_t)(inf | ((uint64_t)1 << (m_bits - 1)));
+    int64_t de = (int64_t)(abs >> 52) + bias - 1023; /* the narrow biased exponent */
+    if (de >= all_ones) return (uint16_t)(sign | inf);
+    uint64_t full = (abs & 0xfffffffffffffull) | ((uint64_t)1 << 52);
+    int64_t shift = 52 - m_bits + (de < 1 ? 1 - de : 0); /* subnormals shift further */
+    if (shift > 63) shift = 63;
+    uint64_t q = full >> shift, rest = full - (q << shift), half = (uint64_t)1 << (shift - 1);
+    uint64_t up = rest > half || (rest == half && (q & 1u));
+    uint64_t lead = de > 1 ? (uint64_t)(de - 1) << m_bits : 0; /* q adds the leading 1 */
+    return (uint16_t)(sign | (lead + q + up));
+}
+static inline uint16_t acc_f16_of(double x) { return acc_narrow_float_of(x, 5, 10); }
+static inline uint16_t acc_bf16_of(double x) { return acc_narrow_float_of(x, 8, 7); }
 /* IEEE maximum / minimum: NaN wins (the quiet NaN 0x7fc00000, as the interpreter
  * gives), +0 above -0 (arith.maximumf, minimumf). */
 static inline float acc_maximumf(float a, float b) {
