@@ -86,6 +86,18 @@ impl MiniFloat {
         })
     }
 
+    /// The spacing of this format's values at magnitude `x` (its unit in the last
+    /// place; the subnormal spacing below the normal range).
+    pub fn ulp(self, x: f64) -> f64 {
+        let min_exponent = 1 - self.bias;
+        let exponent = if x > 0.0 && x.is_finite() {
+            exponent_of(x).max(min_exponent)
+        } else {
+            min_exponent
+        };
+        pow2(exponent - self.mantissa_bits as i32)
+    }
+
     /// Has a sign bit (every format but `f8E8M0FNU`).
     fn signed(self) -> bool {
         self.non_finite != NonFinite::ExponentOnly

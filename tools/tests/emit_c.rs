@@ -424,10 +424,106 @@ fn half_precision_as_c_and_native_code_matches_the_interpreter() {
     // The graph rounds its exponential once; the polynomial may end an f16 unit
     // away, which the bf16 add then rounds away or keeps.
     let (jit, graph) = (floats(&d.join("jit.npy")), floats(&d.join("graph.npy")));
+    assert_eq!(jit.len(), graph.len());
     for (a, b) in jit.iter().zip(&graph) {
         assert!(
             (a - b).abs() <= 2f32.powi(-6) * (1.0 + b.abs()),
             "{a} vs {b}"
+        );
+    }
+}
+
+/// f32 values at rounding boundaries of f16 and bf16 (every seventh finite value
+/// of each, the tie to its successor and the f32 neighbours of the tie, both signs),
+/// then overflow, underflow, infinities and signed zeros.
+fn half_boundaries() -> Vec<f32> {
+    let mut out = Vec::new();
+    for (kind, last) in [
+        (acc_ir::FloatKind::F16, 0x7bffu32),
+        (acc_ir::FloatKind::BF16, 0x7f7f),
+    ] {
+        for bits in (0..last).step_by(7) {
+            let v = acc_ir::elements::float_from_bits(u128::from(bits), kind) as f32;
+            let next = acc_ir::elements::float_from_bits(u128::from(bits + 1), kind) as f32;
+            // The tie is exact in f32 (at most 12 significant bits).
+            let tie = (f64::from(v) + f64::from(next)) as f32 / 2.0;
+            for x in [
+                v,
+                tie,
+                f32::from_bits(tie.to_bits() + 1),
+                f32::from_bits(tie.to_bits().saturating_sub(1)),
+            ] {
+                out.extend([x, -x]);
+            }
+        }
+    }
+    out.extend([
+        65504.0,
+        65519.996,
+        65520.0,
+        f32::MAX,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        0.0,
+        -0.0,
+        2.9802322e-8,
+        2.9802326e-8,
+        1e-40,
+    ]);
+    out
+}
+
+/// The C conversions to and from f16 and bf16 (prelude.h) on every rounding
+/// boundary: each value narrowed to both formats and widened back, bit-equal to
+/// the interpreter.
+#[test]
+fn half_precision_conversions_in_c_match_the_interpreter_exactly() {
+    let x = half_boundaries();
+    let n = x.len();
+    let text = format!(
+        r#"func.func @main(%x: memref<{n}xf32>) -> memref<{m}xf32> {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant {n} : index
+  %y = loop.alloc() : memref<{m}xf32>
+  loop.for %i = %c0 to %n step %c1 {{
+    %v = loop.load %x[%i] : memref<{n}xf32>
+    %h = arith.truncf %v : f32 to f16
+    %b = arith.truncf %v : f32 to bf16
+    %hw = arith.extf %h : f16 to f32
+    %bw = arith.extf %b : bf16 to f32
+    %j = arith.addi %i, %n : index
+    loop.store %hw, %y[%i] : memref<{m}xf32>
+    loop.store %bw, %y[%j] : memref<{m}xf32>
+    loop.yield
+  }}
+  return %y : memref<{m}xf32>
+}}
+"#,
+        m = 2 * n
+    );
+    let dir = tempfile::tempdir().expect("a directory");
+    let d = dir.path();
+    std::fs::write(d.join("convert.mlir"), text).expect("write");
+    run(Command::new(env!("CARGO_BIN_EXE_acc-translate"))
+        .current_dir(d)
+        .args(["--emit-c", "convert.mlir", "-o", "c"]));
+    write_input(d, &[n], &x);
+    run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
+        .current_dir(d)
+        .args(["convert.mlir", "--input", "0=x.npy", "-o", "want.npy"]));
+    let want = floats(&d.join("want.npy"));
+    assert_eq!(want.len(), 2 * n);
+    let got = compile_and_run(d, &driver(n, 2 * n), &[]);
+    assert_eq!(got.len(), want.len());
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        let same = *g == w.to_bits() || (f32::from_bits(*g).is_nan() && w.is_nan());
+        assert!(
+            same,
+            "element {i} (of {}): {:#x} instead of {:#x}",
+            x[i % n],
+            g,
+            w.to_bits()
         );
     }
 }

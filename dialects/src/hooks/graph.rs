@@ -166,9 +166,8 @@ pub(crate) fn verify_storage_cast(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnosti
 }
 
 /// `tensor.bitcast`: a quantized side and its storage integers (as
-/// `graph.storage_cast`), or integers of one width whose signedness differs (the
-/// function's `ui8` arguments seen as the signless `i8` the lowered code computes
-/// with).
+/// `graph.storage_cast`), or integers of one width (the function's `ui8` arguments
+/// seen as the signless `i8` the lowered code computes with).
 pub(crate) fn verify_tensor_bitcast(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     let (Some(&input), Some(&output)) = (op.operand_types().first(), op.result_types().first())
     else {

@@ -752,8 +752,10 @@ func.func @narrow(%x: memref<{n}xf64>) -> (memref<{n}xf16>, memref<{n}xbf16>, me
         let got = jit
             .call(&ctx, entry, &args)
             .unwrap_or_else(|e| panic!("jit: {}", e.message));
+        assert_eq!(got.len(), want.len(), "{entry}");
         for (r, (g, w)) in got.iter().zip(&want).enumerate() {
             let (g, w) = (g.values().expect("values"), w.values().expect("values"));
+            assert_eq!(g.len(), w.len(), "{entry} result {r}");
             for (i, (a, b)) in g.iter().zip(&w).enumerate() {
                 let same = match (a, b) {
                     (Scalar::Float(a), Scalar::Float(b)) => {

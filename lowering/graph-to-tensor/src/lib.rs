@@ -119,11 +119,13 @@ fn lower_body(ctx: &Context, ir: &mut Ir, body: BodyId) -> Result<(), Diagnostic
         .map_err(|m| Diagnostic::error(DiagLoc::Unknown, format!("graph-to-tensor: {m}")))
 }
 
-/// Matmuls, gemms, convolutions and average pools on `f16` or `bf16` compute in
-/// `f32`: their float operands are cast up and their result cast back (graph casts,
-/// lowered with the rest). Their sums then round once at the end, as the
-/// interpreter's do and as onnxruntime's half-precision kernels accumulate in `f32`;
-/// added up in the narrow type, a long sum loses most of its digits.
+/// The ops that add up many values (matmuls, gemms, convolutions, average pools,
+/// sum, mean and product reductions, softmax, layer and batch normalization) on
+/// `f16` or `bf16` compute in `f32`: their float operands are cast up and their
+/// result cast back (graph casts, lowered with the rest). Their sums then round once
+/// at the end, as the interpreter's do and as onnxruntime's half-precision kernels
+/// accumulate in `f32`; added up in the narrow type, a long sum loses most of its
+/// digits.
 fn widen_narrow_float_sums(ctx: &Context, ir: &mut Ir, body: BodyId) -> Result<(), Diagnostic> {
     use graph::Op as G;
     let narrow = |t: TypeId| {
@@ -143,7 +145,19 @@ fn widen_narrow_float_sums(ctx: &Context, ir: &mut Ir, body: BodyId) -> Result<(
         let loc = r.loc();
         let sums = matches!(
             G::of(ctx, r),
-            Some(G::Matmul | G::Gemm | G::Conv2d | G::AvgPool | G::GlobalAvgPool)
+            Some(
+                G::Matmul
+                    | G::Gemm
+                    | G::Conv2d
+                    | G::AvgPool
+                    | G::GlobalAvgPool
+                    | G::ReduceSum
+                    | G::ReduceMean
+                    | G::ReduceProd
+                    | G::Softmax
+                    | G::LayerNorm
+                    | G::BatchNorm
+            )
         );
         let results: Vec<ValueId> = ir.body(body).results(op).collect();
         let [result] = results[..] else {

@@ -119,6 +119,24 @@ pub(crate) fn make_signless(ctx: &Context, ir: &mut Ir, body: BodyId) -> Result<
     });
     // The types values had before (for the bitcasts back at the boundary).
     let mut before: HashMap<ValueId, TypeId> = HashMap::new();
+    // Arguments of the function's other blocks (branch targets) are computed values.
+    let b = ir.body(body);
+    let mut block_args = Vec::new();
+    for &region in b.top_regions() {
+        let entry = b.entry_block(region);
+        for block in b.region_blocks(region) {
+            if Some(block) != entry {
+                block_args.extend_from_slice(b.block_args(block));
+            }
+        }
+    }
+    for v in block_args {
+        let ty = ir.body(body).value_type(v);
+        if let Some(new) = signless_type(ctx, ty) {
+            ir.body_mut(body).set_value_type(v, new);
+            before.insert(v, ty);
+        }
+    }
     for &op in &ops {
         if is_boundary(ctx, ir, body, op) {
             continue;
@@ -218,9 +236,15 @@ fn bitcast(
     ty: TypeId,
 ) -> Result<ValueId, String> {
     if !matches!(ctx.type_data(ty), TypeData::RankedTensor { .. }) {
+        let from = ir.body(body).value_type(v);
+        let signed = if signless_type(ctx, from).is_some() {
+            from
+        } else {
+            ty
+        };
         return Err(format!(
-            "a {} value at the function's boundary has no lowering yet (only tensors of unsigned integers)",
-            acc_ir::printer::type_to_string(ctx, ty)
+            "{} values at the function's boundary have no lowering yet (only tensors of them)",
+            acc_ir::printer::type_to_string(ctx, signed)
         ));
     }
     let mut e = Builder::new(ctx, ir, body, at, loc);

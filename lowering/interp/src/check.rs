@@ -127,9 +127,9 @@ pub fn defines(ctx: &Context, ir: &Ir, name: &str) -> bool {
 }
 
 /// Where `after` differs from `before`: floats beyond a relative tolerance `tol`
-/// (at least two units in the last place of a float narrower than `f32`, whose
-/// results a reassociated sum may round differently), anything else exactly. `None`
-/// when they agree.
+/// (`f16` and `bf16` also within two units in the last place, as a reassociated sum
+/// may round to a neighbour and their unit is above `tol`), anything else exactly.
+/// `None` when they agree.
 pub fn first_difference(before: &[Tensor], after: &[Tensor], tol: f64) -> Option<String> {
     if before.len() != after.len() {
         return Some(format!(
@@ -145,19 +145,16 @@ pub fn first_difference(before: &[Tensor], after: &[Tensor], tol: f64) -> Option
                 b.shape, a.shape
             ));
         }
-        let fraction_bits = match a.kind {
-            acc_ir::elements::ElementKind::Float(acc_ir::FloatKind::F16) => Some(10),
-            acc_ir::elements::ElementKind::Float(acc_ir::FloatKind::BF16) => Some(7),
-            acc_ir::elements::ElementKind::Float(k) => {
-                acc_ir::minifloat::MiniFloat::of(k).map(|m| m.mantissa_bits as i32)
-            }
+        let half = match a.kind {
+            acc_ir::elements::ElementKind::Float(k) => acc_ir::minifloat::MiniFloat::sixteen_bit(k),
             _ => None,
         };
-        let tol = fraction_bits.map_or(tol, |m| tol.max(2.0 * f64::powi(2.0, -m)));
         for (j, (x, y)) in a.data.iter().zip(&b.data).enumerate() {
             let same = match (x, y) {
                 (Scalar::Float(x), Scalar::Float(y)) => {
-                    (x.is_nan() && y.is_nan()) || (x - y).abs() <= tol * (1.0 + x.abs())
+                    (x.is_nan() && y.is_nan())
+                        || (x - y).abs() <= tol * (1.0 + x.abs())
+                        || half.is_some_and(|h| (x - y).abs() <= 2.0 * h.ulp(x.abs().max(y.abs())))
                 }
                 _ => x == y,
             };

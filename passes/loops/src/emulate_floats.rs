@@ -2,21 +2,23 @@
 //! (MLIR's `arith-emulate-unsupported-floats`), for back ends whose machines hold
 //! these types only in memory.
 //!
-//! Each op that computes on a narrow float (an operand or a result of type `f16`,
-//! `bf16` or a vector of them) takes its narrow operands through `arith.extf` to `f32`
+//! Each op that computes on a narrow float (an `arith` or `math` op, or `loop.fma`,
+//! with an operand or a result of type `f16`, `bf16` or a vector of them) takes its narrow operands through `arith.extf` to `f32`
 //! and computes in `f32`; each narrow result comes back through `arith.truncf`. What
 //! stays narrow: constants, `extf` and `truncf` themselves, `bitcast` and `select`
 //! (which move bits and compute nothing), loads and stores.
 //!
 //! The result is the narrow op's, bit for bit up to NaN payloads, for `+ - * /`, the
-//! square root, comparisons and conversions to integers: `f32` carries more than
-//! twice the narrow precision plus two bits, so rounding twice (to `f32`, then to the
-//! narrow type) rounds as once. An integer converted to a narrow float goes through
-//! `f64` (exact for integers up to 2^53; `truncf` from `f64` rounds once). Other
-//! `math` functions are as accurate as their `f32` forms, then rounded.
+//! square root, comparisons and conversions to integers: `f32`'s 24 bits are at least
+//! twice the narrow precision plus two (11 and 8 bits), so rounding twice (to `f32`,
+//! then to the narrow type) rounds as once. An integer converted to a narrow float
+//! goes through `f64`: exact up to 2^53, then one rounding, as the interpreter
+//! converts (above 2^53 both round twice). Other `math` functions are as accurate as
+//! their `f32` forms, then rounded; a NaN result becomes the format's positive quiet
+//! NaN.
 
 use acc_dialects::build::{Builder, ops_post_order};
-use acc_dialects::ops::{arith, func, math};
+use acc_dialects::ops::{arith, func, loops, math};
 use acc_ir::{BodyId, Context, Diagnostic, FloatKind, InsertPoint, Ir, OpId, TypeData, TypeId};
 use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 
@@ -62,17 +64,21 @@ fn is_narrow(ctx: &Context, ty: TypeId) -> bool {
     )
 }
 
-/// `ty` with `wide` for its narrow float (element) type.
-fn widened(ctx: &Context, ty: TypeId, wide: TypeId) -> TypeId {
+/// `ty` (a narrow float or a vector of them) with `wide` for its narrow float type.
+fn widened(ctx: &Context, ty: TypeId, wide: TypeId) -> Result<TypeId, String> {
     match ctx.type_data(ty) {
         TypeData::Vector {
             shape, scalable, ..
-        } => ctx.intern_type(TypeData::Vector {
+        } => Ok(ctx.intern_type(TypeData::Vector {
             shape: shape.clone(),
             scalable: scalable.clone(),
             element: wide,
-        }),
-        _ => wide,
+        })),
+        TypeData::Float(_) => Ok(wide),
+        _ => Err(format!(
+            "computes on {}, which is neither a scalar nor a vector",
+            acc_ir::printer::type_to_string(ctx, ty)
+        )),
     }
 }
 
@@ -88,7 +94,7 @@ fn needs_emulation(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> bool {
             | arith::Op::Select,
         ) => false,
         Some(_) => true,
-        None => math::Op::of(ctx, r).is_some(),
+        None => math::Op::of(ctx, r).is_some() || loops::Fma::is(ctx, r),
     };
     let b = ir.body(body);
     computes
@@ -119,7 +125,7 @@ fn emulate(ctx: &Context, ir: &mut Ir, body: BodyId, op: OpId) -> Result<(), Str
             continue;
         }
         let mut e = Builder::new(ctx, ir, body, InsertPoint::Before(op), loc);
-        let ext = arith::Extf::build(&mut e, v, widened(ctx, ty, f32t)).result()?;
+        let ext = arith::Extf::build(&mut e, v, widened(ctx, ty, f32t)?).result()?;
         ir.body_mut(body).set_operand(op, i, ext);
     }
     let results: Vec<_> = ir.body(body).results(op).collect();
@@ -132,37 +138,16 @@ fn emulate(ctx: &Context, ir: &mut Ir, body: BodyId, op: OpId) -> Result<(), Str
         if !is_narrow(ctx, ty) {
             continue;
         }
-        ir.body_mut(body).set_value_type(r, widened(ctx, ty, wide));
+        let wide_ty = widened(ctx, ty, wide)?;
+        ir.body_mut(body).set_value_type(r, wide_ty);
         let mut e = Builder::new(ctx, ir, body, InsertPoint::Before(next), loc);
         let back = arith::Truncf::build(&mut e, r, ty).result()?;
-        let users: Vec<(OpId, usize)> = uses(ir, body, r)
-            .into_iter()
-            .filter(|(user, _)| !is_op_defining(ir, body, *user, back))
-            .collect();
-        for (user, i) in users {
-            ir.body_mut(body).set_operand(user, i, back);
-        }
+        let back_op = match ir.body(body).value(back).def {
+            acc_ir::ValueDef::Result(o, _) => o,
+            _ => return Err("a truncf without its op".into()),
+        };
+        ir.body_mut(body).replace_all_uses(r, back);
+        ir.body_mut(body).set_operand(back_op, 0, r);
     }
     Ok(())
-}
-
-/// Every use of `v` as (user, operand index).
-fn uses(ir: &Ir, body: BodyId, v: acc_ir::ValueId) -> Vec<(OpId, usize)> {
-    let b = ir.body(body);
-    let mut users: Vec<OpId> = b.value_users(v).collect();
-    users.dedup();
-    let mut out = Vec::new();
-    for user in users {
-        for (i, o) in b.operands(user).enumerate() {
-            if o == v && !out.contains(&(user, i)) {
-                out.push((user, i));
-            }
-        }
-    }
-    out
-}
-
-/// Whether `op` is the op whose result is `v`.
-fn is_op_defining(ir: &Ir, body: BodyId, op: OpId, v: acc_ir::ValueId) -> bool {
-    matches!(ir.body(body).value(v).def, acc_ir::ValueDef::Result(d, _) if d == op)
 }

@@ -6,18 +6,18 @@
 //! becomes the format's positive quiet NaN (`0x7e00`, `0x7fc0`), as there.
 
 use acc_ir::FloatKind;
+use acc_ir::minifloat::MiniFloat;
 use cranelift_codegen::ir::condcodes::IntCC;
 use cranelift_codegen::ir::{InstBuilder, MemFlagsData, Value, types};
 use cranelift_module::Module;
 
 use super::FnTranslator;
 
-/// The exponent and fraction bits of a narrow float.
+/// The exponent and fraction bits of `f16` or `bf16`.
 fn fields(kind: FloatKind) -> (i64, i64) {
-    match kind {
-        FloatKind::BF16 => (8, 7),
-        _ => (5, 10),
-    }
+    MiniFloat::sixteen_bit(kind).map_or((5, 10), |m| {
+        (i64::from(m.exponent_bits), i64::from(m.mantissa_bits))
+    })
 }
 
 impl<M: Module> FnTranslator<'_, '_, '_, M> {
