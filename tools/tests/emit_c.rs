@@ -273,6 +273,26 @@ fn narrow_integers_match_the_interpreter_bit_for_bit() {
     }
 }
 
+/// Writes `text` as `name` in `d`, lowers it with `C_PIPELINE` under
+/// `--check-semantics` into `loops.mlir`, and writes its C into `d/c`; the loops' IR.
+fn lower_to_c(d: &Path, name: &str, text: &str) -> String {
+    std::fs::write(d.join(name), text).expect("write");
+    run(Command::new(env!("CARGO_BIN_EXE_acc-opt"))
+        .current_dir(d)
+        .args([
+            "--check-semantics",
+            "--pass",
+            C_PIPELINE,
+            name,
+            "-o",
+            "loops.mlir",
+        ]));
+    run(Command::new(env!("CARGO_BIN_EXE_acc-translate"))
+        .current_dir(d)
+        .args(["--emit-c", "loops.mlir", "-o", "c"]));
+    std::fs::read_to_string(d.join("loops.mlir")).expect("loops")
+}
+
 /// Unsigned integers (ONNX's uint8..uint64) where signed arithmetic would differ:
 /// values of 128 and above divided, compared, max pooled, reduced, averaged and
 /// sorted, with a `ui8` constant. Below the graph level they are signless integers
@@ -303,22 +323,8 @@ func.func @main(%x: tensor<8xf32>) -> tensor<41xf32> {
 fn unsigned_integers_in_c_and_native_code_match_the_interpreter() {
     let dir = tempfile::tempdir().expect("a directory");
     let d = dir.path();
-    std::fs::write(d.join("unsigned.mlir"), UNSIGNED).expect("write");
-    run(Command::new(env!("CARGO_BIN_EXE_acc-opt"))
-        .current_dir(d)
-        .args([
-            "--check-semantics",
-            "--pass",
-            C_PIPELINE,
-            "unsigned.mlir",
-            "-o",
-            "loops.mlir",
-        ]));
-    let loops = std::fs::read_to_string(d.join("loops.mlir")).expect("loops");
+    let loops = lower_to_c(d, "unsigned.mlir", UNSIGNED);
     assert!(loops.contains("arith.divui"), "{loops}");
-    run(Command::new(env!("CARGO_BIN_EXE_acc-translate"))
-        .current_dir(d)
-        .args(["--emit-c", "loops.mlir", "-o", "c"]));
     let x = [200.0f32, 3.0, 130.0, 255.0, 7.0, 128.0, 90.0, 1.0];
     write_input(d, &[8], &x);
     run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
@@ -382,23 +388,9 @@ fn half_model() -> String {
 fn half_precision_as_c_and_native_code_matches_the_interpreter() {
     let dir = tempfile::tempdir().expect("a directory");
     let d = dir.path();
-    std::fs::write(d.join("half.mlir"), half_model()).expect("write");
-    run(Command::new(env!("CARGO_BIN_EXE_acc-opt"))
-        .current_dir(d)
-        .args([
-            "--check-semantics",
-            "--pass",
-            C_PIPELINE,
-            "half.mlir",
-            "-o",
-            "loops.mlir",
-        ]));
-    let loops = std::fs::read_to_string(d.join("loops.mlir")).expect("loops");
+    let loops = lower_to_c(d, "half.mlir", &half_model());
     assert!(loops.contains(" f16") && loops.contains(" bf16"), "{loops}");
     assert!(loops.contains("arith.truncf"), "{loops}");
-    run(Command::new(env!("CARGO_BIN_EXE_acc-translate"))
-        .current_dir(d)
-        .args(["--emit-c", "loops.mlir", "-o", "c"]));
     let x: Vec<f32> = (0..50).map(|i| ((i as f32) * 0.73).sin() * 3.0).collect();
     write_input(d, &[1, 2, 5, 5], &x);
     run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
@@ -563,20 +555,7 @@ fn quantized_model() -> String {
 fn a_quantized_network_as_c_matches_the_interpreter_bit_for_bit() {
     let dir = tempfile::tempdir().expect("a directory");
     let d = dir.path();
-    std::fs::write(d.join("q.mlir"), quantized_model()).expect("write");
-    run(Command::new(env!("CARGO_BIN_EXE_acc-opt"))
-        .current_dir(d)
-        .args([
-            "--check-semantics",
-            "--pass",
-            C_PIPELINE,
-            "q.mlir",
-            "-o",
-            "loops.mlir",
-        ]));
-    run(Command::new(env!("CARGO_BIN_EXE_acc-translate"))
-        .current_dir(d)
-        .args(["--emit-c", "loops.mlir", "-o", "c"]));
+    lower_to_c(d, "q.mlir", &quantized_model());
     let x: Vec<f32> = (0..50).map(|i| ((i as f32) * 0.61).sin()).collect();
     write_input(d, &[1, 2, 5, 5], &x);
     run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
@@ -627,20 +606,7 @@ func.func @main(%x: tensor<12xf32>) -> tensor<33xf32> {
 fn gathers_arg_max_and_cumsum_as_c_match_the_interpreter_bit_for_bit() {
     let dir = tempfile::tempdir().expect("a directory");
     let d = dir.path();
-    std::fs::write(d.join("indexing.mlir"), INDEXING).expect("write");
-    run(Command::new(env!("CARGO_BIN_EXE_acc-opt"))
-        .current_dir(d)
-        .args([
-            "--check-semantics",
-            "--pass",
-            C_PIPELINE,
-            "indexing.mlir",
-            "-o",
-            "loops.mlir",
-        ]));
-    run(Command::new(env!("CARGO_BIN_EXE_acc-translate"))
-        .current_dir(d)
-        .args(["--emit-c", "loops.mlir", "-o", "c"]));
+    lower_to_c(d, "indexing.mlir", INDEXING);
     // Indices from -3.9 (wrapping to the end) to 14.2 (clamped); sums that round.
     let x: [f32; 12] = [
         2.5, -3.9, 0.1, 7.7, 14.2, 1.0, 0.3, -1.2, 5.5, 11.0, 3.3, 0.7,
