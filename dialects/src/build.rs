@@ -101,6 +101,8 @@ pub mod cmpf {
     pub const OLT: i64 = 4;
     /// Ordered and less than or equal.
     pub const OLE: i64 = 5;
+    /// Unordered (either is NaN) or not equal.
+    pub const UNE: i64 = 13;
     /// Unordered (either is NaN).
     pub const UNO: i64 = 14;
 }

@@ -11,6 +11,7 @@ pub mod build;
 pub mod docgen;
 pub mod hooks;
 pub mod lang;
+pub mod math_functions;
 pub mod ops;
 pub mod semantics;
 mod syntax;

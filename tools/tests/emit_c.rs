@@ -359,6 +359,100 @@ fn unsigned_integers_in_c_and_native_code_match_the_interpreter() {
     assert_eq!(floats(&d.join("jit.npy")), want, "native code");
 }
 
+/// Remainders (numpy.mod and C's fmod, integers and floats), shifts by amounts at and
+/// beyond the width and negative ones, bit operations on signed and unsigned bytes,
+/// and an integer power: ONNX's Mod, BitShift, Bitwise* and Pow.
+const BITS: &str = r#"
+func.func @main(%x: tensor<8xf32>) -> tensor<88xf32> {
+  %i = graph.cast %x : tensor<8xf32> to tensor<8xi32>
+  %d = graph.constant dense<[3, -3, 4, -5, 2, -7, 9, -1]> : tensor<8xi32>
+  %m = graph.mod %i, %d : (tensor<8xi32>, tensor<8xi32>) -> tensor<8xi32>
+  %f = graph.fmod %i, %d : (tensor<8xi32>, tensor<8xi32>) -> tensor<8xi32>
+  %fd = graph.constant dense<[2.5, -2.5, 3.0, -4.0, 0.5, -1.0, 7.0, 3.0]> : tensor<8xf32>
+  %mf = graph.mod %x, %fd : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %ff = graph.fmod %x, %fd : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %a = graph.cast %x : tensor<8xf32> to tensor<8xi8>
+  %s = graph.constant dense<[1, 7, 8, -1, 3, 0, 1, 2]> : tensor<8xi8>
+  %l = graph.shift_left %a, %s : (tensor<8xi8>, tensor<8xi8>) -> tensor<8xi8>
+  %r = graph.shift_right %a, %s : (tensor<8xi8>, tensor<8xi8>) -> tensor<8xi8>
+  %ax = graph.abs %x : tensor<8xf32>
+  %u = graph.cast %ax : tensor<8xf32> to tensor<8xui8>
+  %su = graph.constant dense<[1, 7, 8, 9, 3, 0, 255, 6]> : tensor<8xui8>
+  %ur = graph.shift_right %u, %su : (tensor<8xui8>, tensor<8xui8>) -> tensor<8xui8>
+  %ux = graph.bitwise_xor %u, %su : (tensor<8xui8>, tensor<8xui8>) -> tensor<8xui8>
+  %n = graph.bitwise_not %a : tensor<8xi8>
+  %an = graph.bitwise_and %a, %s : (tensor<8xi8>, tensor<8xi8>) -> tensor<8xi8>
+  %e = graph.constant dense<[0, 1, 2, 3, 5, 7, 2, 3]> : tensor<8xi32>
+  %p = graph.pow %i, %e : (tensor<8xi32>, tensor<8xi32>) -> tensor<8xi32>
+  %c0 = graph.cast %m : tensor<8xi32> to tensor<8xf32>
+  %c1 = graph.cast %f : tensor<8xi32> to tensor<8xf32>
+  %c4 = graph.cast %l : tensor<8xi8> to tensor<8xf32>
+  %c5 = graph.cast %r : tensor<8xi8> to tensor<8xf32>
+  %c6 = graph.cast %ur : tensor<8xui8> to tensor<8xf32>
+  %c7 = graph.cast %ux : tensor<8xui8> to tensor<8xf32>
+  %c8 = graph.cast %n : tensor<8xi8> to tensor<8xf32>
+  %c9 = graph.cast %an : tensor<8xi8> to tensor<8xf32>
+  %c10 = graph.cast %p : tensor<8xi32> to tensor<8xf32>
+  %y = graph.concat %c0, %c1, %mf, %ff, %c4, %c5, %c6, %c7, %c8, %c9, %c10 {axis = 0 : i64} : (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<88xf32>
+  return %y : tensor<88xf32>
+}
+"#;
+
+#[test]
+fn remainders_shifts_and_bit_operations_in_c_and_native_code_match_numpy() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let d = dir.path();
+    let loops = lower_to_c(d, "bits.mlir", BITS);
+    for op in [
+        "arith.remsi",
+        "arith.remf",
+        "arith.shli",
+        "arith.shrsi",
+        "arith.shrui",
+    ] {
+        assert!(loops.contains(op), "{op}: {loops}");
+    }
+    let x = [-7.0f32, 7.0, -6.5, 13.0, -1.0, 0.0, 100.0, -128.0];
+    write_input(d, &[8], &x);
+    run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
+        .current_dir(d)
+        .args(["bits.mlir", "--input", "0=x.npy", "-o", "graph.npy"]));
+    let want = floats(&d.join("graph.npy"));
+    // numpy's results (int32, float32, int8 and uint8 arrays): mod, fmod, mod and
+    // fmod of floats (signed zeros included), the shifts as ONNX's reference computes
+    // them (an amount at the width or beyond, or negative, shifts every bit out),
+    // xor, invert, and, and power.
+    let numpy: [f32; 88] = [
+        2.0, -2.0, 2.0, -2.0, 1.0, 0.0, 1.0, 0.0, -1.0, 1.0, -2.0, 3.0, -1.0, 0.0, 1.0, 0.0, 0.5,
+        -0.5, 2.5, -3.0, 0.0, -0.0, 2.0, 1.0, -2.0, 2.0, -0.5, 1.0, -0.0, 0.0, 2.0, -2.0, -14.0,
+        -128.0, 0.0, 0.0, -8.0, 0.0, -56.0, 0.0, -4.0, 0.0, -1.0, 0.0, -1.0, 0.0, 50.0, -32.0, 3.0,
+        0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 6.0, 0.0, 14.0, 4.0, 2.0, 0.0, 155.0, 134.0, 6.0, -8.0,
+        5.0, -14.0, 0.0, -1.0, -101.0, 127.0, 1.0, 7.0, 8.0, 13.0, 3.0, 0.0, 0.0, 0.0, 1.0, 7.0,
+        36.0, 2197.0, -1.0, 0.0, 10000.0, -2097152.0,
+    ];
+    assert_eq!(bits(&want), bits(&numpy), "the interpreter");
+    let got = compile_and_run(d, &driver(8, 88), &["-lm"]);
+    assert_eq!(got, bits(&want), "C");
+    run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
+        .current_dir(d)
+        .args([
+            "bits.mlir",
+            "--mode",
+            "jit",
+            "--pipeline",
+            "host-pipeline",
+            "--input",
+            "0=x.npy",
+            "-o",
+            "jit.npy",
+        ]));
+    assert_eq!(
+        bits(&floats(&d.join("jit.npy"))),
+        bits(&want),
+        "native code"
+    );
+}
+
 /// A half-precision network: an f16 convolution (computed in f32, rounded once), a
 /// SiLU and a multiply in f16, then a bf16 add, between casts from and to f32.
 fn half_model() -> String {

@@ -7,6 +7,7 @@ use acc_ir::elements::{self, DenseBuilder, DenseView, ElementKind, Scalar};
 use acc_ir::minifloat::MiniFloat;
 use acc_ir::{AttrId, Context, FoldResult, OpRef, TypeId};
 
+use crate::math_functions::{library_function, math_of_graph};
 use crate::ops::graph;
 
 /// The `graph` kind named by `op`'s name without its dialect: the folders are hooks
@@ -37,13 +38,16 @@ pub fn unary_eval(op: graph::Op, v: Scalar) -> Option<Scalar> {
             graph::Op::Log => x.ln(),
             graph::Op::Tanh => x.tanh(),
             graph::Op::Sigmoid => 1.0 / (1.0 + (-x).exp()),
-            _ => return None,
+            // The trigonometric and hyperbolic functions.
+            _ => (library_function(math_of_graph(op)?)?.eval)(x),
         }),
         Scalar::Int(x) => Scalar::Int(match op {
             graph::Op::Relu => x.max(0),
             graph::Op::Not => i128::from(x == 0),
             graph::Op::Neg => x.checked_neg()?,
             graph::Op::Abs => x.checked_abs()?,
+            // Wrapped to the element type by its normalization.
+            graph::Op::BitwiseNot => !x,
             _ => return None,
         }),
     })
@@ -83,6 +87,20 @@ pub enum BinaryOp {
     Or,
     /// `xor`.
     Xor,
+    /// `mod`: the remainder with the divisor's sign (numpy.mod).
+    Mod,
+    /// `fmod`: the remainder with the dividend's sign (C's fmod).
+    Fmod,
+    /// `bitwise_and`.
+    BitAnd,
+    /// `bitwise_or`.
+    BitOr,
+    /// `bitwise_xor`.
+    BitXor,
+    /// `shift_left` (needs the element width: [`BinaryOp::eval_in`]).
+    ShiftLeft,
+    /// `shift_right` (needs the element width: [`BinaryOp::eval_in`]).
+    ShiftRight,
 }
 
 impl BinaryOp {
@@ -104,12 +122,41 @@ impl BinaryOp {
             graph::Op::And => BinaryOp::And,
             graph::Op::Or => BinaryOp::Or,
             graph::Op::Xor => BinaryOp::Xor,
+            graph::Op::Mod => BinaryOp::Mod,
+            graph::Op::Fmod => BinaryOp::Fmod,
+            graph::Op::BitwiseAnd => BinaryOp::BitAnd,
+            graph::Op::BitwiseOr => BinaryOp::BitOr,
+            graph::Op::BitwiseXor => BinaryOp::BitXor,
+            graph::Op::ShiftLeft => BinaryOp::ShiftLeft,
+            graph::Op::ShiftRight => BinaryOp::ShiftRight,
             _ => return None,
         })
     }
 
+    /// The op on one pair of elements of kind `kind` (the operands' element kind):
+    /// [`BinaryOp::eval`], and the shifts, whose results depend on the width. A shift
+    /// amount is read as unsigned; shifting by the width or more shifts every bit
+    /// out (0, or -1 for a negative signed value shifted right).
+    pub fn eval_in(self, kind: ElementKind, a: Scalar, b: Scalar) -> Option<Scalar> {
+        let (ElementKind::Int(width, _), Scalar::Int(x), Scalar::Int(y)) = (kind, a, b) else {
+            return self.eval(a, b);
+        };
+        let amount = elements::normalize_int(y, width, acc_ir::Signedness::Unsigned);
+        let bits = u32::try_from(amount).ok().filter(|n| *n < width);
+        Some(Scalar::Int(match self {
+            // Wrapped to the width by the element type's normalization.
+            BinaryOp::ShiftLeft => bits.map_or(0, |n| x << n),
+            // `x` is normalized to its type: zero-extended when unsigned, else
+            // sign-extended (signless integers are signed at the graph level, as
+            // ONNX's), so an arithmetic shift of it fills with the right bit.
+            BinaryOp::ShiftRight => x >> bits.unwrap_or(width.min(127)),
+            _ => return self.eval(a, b),
+        }))
+    }
+
     /// The op on one pair of elements; `None` for mixed kinds, integer overflow,
-    /// integer division by zero and integer powers with a negative exponent.
+    /// integer division or remainder by zero, integer powers with a negative
+    /// exponent, and the shifts (see [`BinaryOp::eval_in`]).
     pub fn eval(self, a: Scalar, b: Scalar) -> Option<Scalar> {
         if let Some(holds) = self.compare(a, b) {
             return Some(Scalar::Int(holds.into()));
@@ -123,6 +170,9 @@ impl BinaryOp {
                 BinaryOp::Pow => x.powf(y),
                 BinaryOp::Max => x.max(y),
                 BinaryOp::Min => x.min(y),
+                // Rust's `%` on floats is C's fmod: exact.
+                BinaryOp::Fmod => x % y,
+                BinaryOp::Mod => floored_remainder(x, y),
                 _ => return None,
             }),
             (Scalar::Int(x), Scalar::Int(y)) => Scalar::Int(match self {
@@ -136,6 +186,18 @@ impl BinaryOp {
                 BinaryOp::And => i128::from(x != 0 && y != 0),
                 BinaryOp::Or => i128::from(x != 0 || y != 0),
                 BinaryOp::Xor => i128::from((x != 0) != (y != 0)),
+                BinaryOp::Fmod => x.checked_rem(y)?,
+                BinaryOp::Mod => {
+                    let r = x.checked_rem(y)?;
+                    if r != 0 && (r < 0) != (y < 0) {
+                        r + y
+                    } else {
+                        r
+                    }
+                }
+                BinaryOp::BitAnd => x & y,
+                BinaryOp::BitOr => x | y,
+                BinaryOp::BitXor => x ^ y,
                 _ => return None,
             }),
             _ => return None,
@@ -162,6 +224,16 @@ impl BinaryOp {
             _ => return None,
         })
     }
+}
+
+/// numpy.mod of two floats: C's fmod, moved by one divisor when its sign differs
+/// from the divisor's; a zero remainder takes the divisor's sign.
+fn floored_remainder(x: f64, y: f64) -> f64 {
+    let r = x % y;
+    if r == 0.0 {
+        return 0.0_f64.copysign(y);
+    }
+    if (r < 0.0) != (y < 0.0) { r + y } else { r }
 }
 
 /// Evaluates an elementwise binary graph op (`add`, `div`, ...) on one pair of
@@ -290,7 +362,8 @@ pub(crate) fn fold_binary(
     let kind = ElementKind::of(ctx, ctx.type_data(out).element_type()?)?;
     let a = elements::dense_view(ctx, consts.first().copied()??)?;
     let b = elements::dense_view(ctx, consts.get(1).copied()??)?;
-    let eval = |x: Scalar, y: Scalar| binary.eval(x, y);
+    let operand_kind = a.kind;
+    let eval = |x: Scalar, y: Scalar| binary.eval_in(operand_kind, x, y);
     if a.splat && b.splat {
         let mut result = DenseBuilder::new(kind, 1);
         result.push(eval(a.get(0), b.get(0))?);

@@ -1,5 +1,6 @@
 //! C types, literals and the expression of each scalar `arith` / `math` op.
 
+use acc_dialects::math_functions::library_function;
 use acc_dialects::ops::{arith, math};
 use acc_ir::elements::Scalar;
 use acc_ir::{AttrId, Context, FloatKind, OpRef, TypeData, TypeId};
@@ -406,6 +407,11 @@ pub(crate) fn expression(
         // As the interpreter: computed in double, rounded once to the result type
         // (exact for sqrt, floor, ceil, roundeven and absf anyway).
         ScalarOp::Math(k) => {
+            if let Some(function) = library_function(k) {
+                // The C library's function on doubles.
+                *libm = true;
+                return Ok(format!("({o}){}((double){a})", function.name));
+            }
             return Ok(match k {
                 math::Op::Sqrt => format!("__builtin_sqrt{f}({a})"),
                 math::Op::Rsqrt => format!("({o})(1.0 / __builtin_sqrt((double){a}))"),
@@ -413,24 +419,19 @@ pub(crate) fn expression(
                 math::Op::Floor => format!("acc_floor{f}({a})"),
                 math::Op::Ceil => format!("acc_ceil{f}({a})"),
                 math::Op::Roundeven => format!("acc_roundeven{f}({a})"),
-                math::Op::Exp | math::Op::Log | math::Op::Tanh | math::Op::Erf => {
-                    *libm = true;
-                    // The C library's function of that name.
-                    let function = match k {
-                        math::Op::Exp => "exp",
-                        math::Op::Log => "log",
-                        math::Op::Tanh => "tanh",
-                        _ => "erf",
-                    };
-                    format!("({o}){function}((double){a})")
-                }
                 math::Op::Powf => {
                     *libm = true;
                     format!("({o})pow((double){a}, (double){b})")
                 }
+                other => return Err(format!("'{}' has no C yet", other.name())),
             });
         }
     };
+    if short == arith::Op::Remf {
+        // Exact, as the interpreter's remainder.
+        *libm = true;
+        return Ok(format!("fmod{f}({a}, {b})"));
+    }
     Ok(match short {
         arith::Op::Addi => wrap("+"),
         arith::Op::Subi => wrap("-"),

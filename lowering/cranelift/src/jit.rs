@@ -37,54 +37,69 @@ extern "C" fn acc_free(p: *mut u8) {
     unsafe { free(p.cast()) }
 }
 
-// The C library's functions generated code calls for `math` ops, from Rust's (the
-// JIT resolves them here rather than through the dynamic linker).
-extern "C" fn expf(x: f32) -> f32 {
-    x.exp()
+/// The C library's functions generated code calls for `math` ops and `arith.remf`,
+/// from Rust's (the JIT resolves them here rather than through the dynamic linker):
+/// for each, the float and the double version, and their symbols in [`LIBRARY`].
+macro_rules! library {
+    ($(($f32_name:ident, $f64_name:ident, |$($x:ident),+| $body:expr)),* $(,)?) => {
+        $(
+            extern "C" fn $f32_name($($x: f32),+) -> f32 {
+                $body
+            }
+            extern "C" fn $f64_name($($x: f64),+) -> f64 {
+                $body
+            }
+        )*
+        /// The C library's symbols and their Rust implementations.
+        const LIBRARY: &[(&str, *const u8)] = &[
+            $(
+                (stringify!($f32_name), $f32_name as *const u8),
+                (stringify!($f64_name), $f64_name as *const u8),
+            )*
+        ];
+    };
 }
-extern "C" fn exp(x: f64) -> f64 {
-    x.exp()
+
+library! {
+    (expf, exp, |x| x.exp()),
+    (logf, log, |x| x.ln()),
+    (tanhf, tanh, |x| x.tanh()),
+    (erff, erf, |x| Erf::erf(x)),
+    (sinf, sin, |x| x.sin()),
+    (cosf, cos, |x| x.cos()),
+    (tanf, tan, |x| x.tan()),
+    (asinf, asin, |x| x.asin()),
+    (acosf, acos, |x| x.acos()),
+    (atanf, atan, |x| x.atan()),
+    (sinhf, sinh, |x| x.sinh()),
+    (coshf, cosh, |x| x.cosh()),
+    (asinhf, asinh, |x| x.asinh()),
+    (acoshf, acosh, |x| x.acosh()),
+    (atanhf, atanh, |x| x.atanh()),
+    (powf, pow, |x, y| x.powf(y)),
+    (fmodf, fmod, |x, y| x % y),
 }
-extern "C" fn logf(x: f32) -> f32 {
-    x.ln()
+
+/// The error function of `libm` on either float width.
+trait Erf {
+    fn erf(self) -> Self;
 }
-extern "C" fn log(x: f64) -> f64 {
-    x.ln()
+impl Erf for f32 {
+    fn erf(self) -> f32 {
+        libm::erff(self)
+    }
 }
-extern "C" fn tanhf(x: f32) -> f32 {
-    x.tanh()
-}
-extern "C" fn tanh(x: f64) -> f64 {
-    x.tanh()
-}
-extern "C" fn erff(x: f32) -> f32 {
-    libm::erff(x)
-}
-extern "C" fn erf(x: f64) -> f64 {
-    libm::erf(x)
-}
-extern "C" fn powf(x: f32, y: f32) -> f32 {
-    x.powf(y)
-}
-extern "C" fn pow(x: f64, y: f64) -> f64 {
-    x.powf(y)
+impl Erf for f64 {
+    fn erf(self) -> f64 {
+        libm::erf(self)
+    }
 }
 
 /// The runtime symbols generated code may import.
-fn runtime_symbols() -> [(&'static str, *const u8); 35] {
+fn runtime_symbols() -> [(&'static str, *const u8); 25] {
     [
         ("acc_alloc", acc_alloc as *const u8),
         ("acc_free", acc_free as *const u8),
-        ("expf", expf as *const u8),
-        ("exp", exp as *const u8),
-        ("logf", logf as *const u8),
-        ("log", log as *const u8),
-        ("tanhf", tanhf as *const u8),
-        ("tanh", tanh as *const u8),
-        ("erff", erff as *const u8),
-        ("erf", erf as *const u8),
-        ("powf", powf as *const u8),
-        ("pow", pow as *const u8),
         ("acc_sgemm", acc_runtime::sgemm::acc_sgemm as *const u8),
         (
             "acc_sgemm_nk48n",
@@ -197,7 +212,7 @@ impl JitModule {
         let target = target::host()?;
         let mut builder =
             JITBuilder::with_isa(target.isa, cranelift_module::default_libcall_names());
-        for (name, f) in runtime_symbols() {
+        for &(name, f) in LIBRARY.iter().chain(runtime_symbols().iter()) {
             builder.symbol(name, f);
         }
         let mut module = JITModule::new(builder);

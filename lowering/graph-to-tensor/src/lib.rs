@@ -36,6 +36,7 @@
 
 use acc_dialects::build::BuildExt as _;
 use acc_dialects::hooks::attr_read::Attrs;
+use acc_dialects::math_functions::math_of_graph;
 use acc_dialects::ops::{arith, func, graph, math, tensor};
 use acc_ir::{BodyId, Context, DiagLoc, Diagnostic, InsertPoint, Ir, OpId, TypeId, ValueId};
 use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
@@ -44,6 +45,7 @@ use acc_dialects::build::{Builder, i64s, is_float, reassociation, shape_of, tens
 
 mod bias;
 mod data;
+mod elementwise;
 mod gather;
 mod nms;
 mod nn;
@@ -258,7 +260,19 @@ fn lower_op(e: &mut Builder<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, S
             | G::Round
             | G::Erf
             | G::Gelu
-            | G::Clip),
+            | G::Clip
+            | G::BitwiseNot
+            | G::Sin
+            | G::Cos
+            | G::Tan
+            | G::Asin
+            | G::Acos
+            | G::Atan
+            | G::Sinh
+            | G::Cosh
+            | G::Asinh
+            | G::Acosh
+            | G::Atanh),
         ) => {
             let x = p.operands[0];
             let (_, elem) = shape_of(e.ctx, out)?;
@@ -307,7 +321,22 @@ fn lower_op(e: &mut Builder<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, S
                 arith::Select::build(inner, args[0], args[1], args[2], elem).result()
             })?
         }
-        Some(k @ (G::Add | G::Sub | G::Mul | G::Div | G::Max | G::Min | G::Pow)) => {
+        Some(
+            k @ (G::Add
+            | G::Sub
+            | G::Mul
+            | G::Div
+            | G::Max
+            | G::Min
+            | G::Pow
+            | G::Mod
+            | G::Fmod
+            | G::BitwiseAnd
+            | G::BitwiseOr
+            | G::BitwiseXor
+            | G::ShiftLeft
+            | G::ShiftRight),
+        ) => {
             let a = broadcast_to(e, p.operands[0], &out_shape)?;
             let b = broadcast_to(e, p.operands[1], &out_shape)?;
             map_elements(e, &[a, b], out, Elementwise::Binary(k), &attrs)?
@@ -740,17 +769,28 @@ fn element(
                 G::Div => (A::Divf, A::Divsi),
                 G::Max => (A::Maximumf, max),
                 G::Min => (A::Minimumf, min),
-                _ => {
-                    if !float {
-                        return Err("integer pow has no lowering yet".into());
-                    }
-                    return math::Powf::build(e, args[0], args[1], elem).result();
+                G::Mod | G::Fmod => {
+                    return elementwise::remainder(e, op == G::Mod, args[0], args[1], elem);
                 }
+                G::BitwiseAnd => (A::Andi, A::Andi),
+                G::BitwiseOr => (A::Ori, A::Ori),
+                G::BitwiseXor => (A::Xori, A::Xori),
+                G::ShiftLeft | G::ShiftRight => {
+                    return elementwise::shift(e, op == G::ShiftLeft, args[0], args[1], elem);
+                }
+                _ if float => return math::Powf::build(e, args[0], args[1], elem).result(),
+                _ => return elementwise::integer_power(e, args[0], args[1], elem),
             };
+            if float && matches!(op, G::BitwiseAnd | G::BitwiseOr | G::BitwiseXor) {
+                return Err(format!("'{}' needs integers", op.short_name()));
+            }
             arith_op(e, f, Some(i), args, elem)
         }
         Elementwise::Unary(op) => {
             let x = args[0];
+            if let Some(f) = math_of_graph(op) {
+                return math_op(e, f, x, elem);
+            }
             match op {
                 // No unsigned integer is below zero.
                 G::Relu | G::Abs if unsigned => Ok(x),
@@ -777,14 +817,6 @@ fn element(
                     let d = arith_op(e, A::Addf, None, &[one, ex], elem)?;
                     arith_op(e, A::Divf, None, &[one, d], elem)
                 }
-                G::Tanh => math_op(e, math::Op::Tanh, x, elem),
-                G::Exp => math_op(e, math::Op::Exp, x, elem),
-                G::Log => math_op(e, math::Op::Log, x, elem),
-                G::Sqrt => math_op(e, math::Op::Sqrt, x, elem),
-                G::Floor => math_op(e, math::Op::Floor, x, elem),
-                G::Ceil => math_op(e, math::Op::Ceil, x, elem),
-                G::Round => math_op(e, math::Op::Roundeven, x, elem),
-                G::Erf => math_op(e, math::Op::Erf, x, elem),
                 G::Gelu => {
                     let half = e.scalar(elem, 0.5)?;
                     let one = e.scalar(elem, 1.0)?;
@@ -808,6 +840,7 @@ fn element(
                     let hx = arith_op(e, A::Mulf, None, &[half, x], elem)?;
                     arith_op(e, A::Mulf, None, &[hx, s], elem)
                 }
+                G::BitwiseNot => elementwise::bitwise_not(e, x, elem),
                 G::Clip => {
                     // numpy.clip: max with the lower bound, then min with the upper.
                     let mut y = x;

@@ -54,11 +54,41 @@ pub(super) fn matmul(
         let init = filled(e, ty, 0.0)?;
         tensor::BatchMatmul::build(e, &[a3, b3], init, ty).result()?
     } else {
-        return Err(format!(
-            "batch dimensions {sa:?} x {sb:?} that broadcast have no lowering yet"
-        ));
+        // Batch dimensions that broadcast: both operands broadcast to the result's
+        // batch shape (numpy's rules), then one batched product.
+        let batch_shape = broadcast_batch(&sa[..sa.len() - 2], &sb[..sb.len() - 2])
+            .ok_or_else(|| format!("batch dimensions {sa:?} x {sb:?} do not broadcast"))?;
+        let batch: i64 = batch_shape.iter().product();
+        let full = |rows: i64, columns: i64| {
+            let mut s = batch_shape.clone();
+            s.extend([rows, columns]);
+            s
+        };
+        let a3 = broadcast_to(e, a2, &full(m, k))?;
+        let b3 = broadcast_to(e, b2, &full(k, n))?;
+        let a3 = reshape(e, a3, &[batch, m, k])?;
+        let b3 = reshape(e, b3, &[batch, k, n])?;
+        let ty = tensor_type(e.ctx, &[batch, m, n], elem);
+        let init = filled(e, ty, 0.0)?;
+        tensor::BatchMatmul::build(e, &[a3, b3], init, ty).result()?
     };
     reshape(e, result, &so)
+}
+
+/// numpy's broadcast of two batch shapes (aligned at the right), if they broadcast.
+fn broadcast_batch(a: &[i64], b: &[i64]) -> Option<Vec<i64>> {
+    let rank = a.len().max(b.len());
+    let dim = |s: &[i64], d: usize| {
+        let lead = rank - s.len();
+        if d < lead { 1 } else { s[d - lead] }
+    };
+    (0..rank)
+        .map(|d| match (dim(a, d), dim(b, d)) {
+            (x, y) if x == y || y == 1 => Some(x),
+            (1, y) => Some(y),
+            _ => None,
+        })
+        .collect()
 }
 
 /// `gemm`: alpha * A' * B' + beta * C.

@@ -535,15 +535,21 @@ impl<'c> Importer<'c> {
     /// Folds `node` when its inputs are known ([`fold`]): its outputs become constants.
     /// False when it is left to run.
     fn fold(&mut self, body: BodyId, node: &crate::proto::NodeProto) -> Result<bool, String> {
-        // Only Shape and Size fold from types: any other node with an input that is
-        // not a constant is left to run before its constants are expanded (a Mul of a
-        // large weight by an activation would expand the weight for nothing).
+        // Only Shape and Size (and CastLike's second input) fold from types: any other
+        // node with an input that is not a constant is left to run before its
+        // constants are expanded (a Mul of a large weight by an activation would
+        // expand the weight for nothing).
         let op = node.op_type.as_deref().unwrap_or("");
-        if !matches!(op, "Shape" | "Size")
-            && node
-                .input
-                .iter()
-                .any(|n| !n.is_empty() && !self.constants.contains_key(n))
+        let needed = match op {
+            "Shape" | "Size" => 0,
+            "CastLike" => 1,
+            _ => node.input.len(),
+        };
+        if node
+            .input
+            .iter()
+            .take(needed)
+            .any(|n| !n.is_empty() && !self.constants.contains_key(n))
         {
             return Ok(false);
         }

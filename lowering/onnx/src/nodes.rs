@@ -180,7 +180,7 @@ fn op(
 
 /// Elementwise and other ops that map one to one, without attributes (no op: the
 /// node forwards its input).
-const DIRECT: [(&str, Option<graph::Op>, usize); 32] = [
+const DIRECT: [(&str, Option<graph::Op>, usize); 47] = [
     ("Relu", Some(graph::Op::Relu), 1),
     ("Equal", Some(graph::Op::Equal), 2),
     ("Less", Some(graph::Op::Less), 2),
@@ -191,6 +191,10 @@ const DIRECT: [(&str, Option<graph::Op>, usize); 32] = [
     ("Or", Some(graph::Op::Or), 2),
     ("Xor", Some(graph::Op::Xor), 2),
     ("Not", Some(graph::Op::Not), 1),
+    ("BitwiseAnd", Some(graph::Op::BitwiseAnd), 2),
+    ("BitwiseOr", Some(graph::Op::BitwiseOr), 2),
+    ("BitwiseXor", Some(graph::Op::BitwiseXor), 2),
+    ("BitwiseNot", Some(graph::Op::BitwiseNot), 1),
     ("Where", Some(graph::Op::Where), 3),
     ("Floor", Some(graph::Op::Floor), 1),
     ("Ceil", Some(graph::Op::Ceil), 1),
@@ -202,6 +206,17 @@ const DIRECT: [(&str, Option<graph::Op>, usize); 32] = [
     ("Log", Some(graph::Op::Log), 1),
     ("Sqrt", Some(graph::Op::Sqrt), 1),
     ("Neg", Some(graph::Op::Neg), 1),
+    ("Sin", Some(graph::Op::Sin), 1),
+    ("Cos", Some(graph::Op::Cos), 1),
+    ("Tan", Some(graph::Op::Tan), 1),
+    ("Asin", Some(graph::Op::Asin), 1),
+    ("Acos", Some(graph::Op::Acos), 1),
+    ("Atan", Some(graph::Op::Atan), 1),
+    ("Sinh", Some(graph::Op::Sinh), 1),
+    ("Cosh", Some(graph::Op::Cosh), 1),
+    ("Asinh", Some(graph::Op::Asinh), 1),
+    ("Acosh", Some(graph::Op::Acosh), 1),
+    ("Atanh", Some(graph::Op::Atanh), 1),
     ("Abs", Some(graph::Op::Abs), 1),
     ("Add", Some(graph::Op::Add), 2),
     ("Sub", Some(graph::Op::Sub), 2),
@@ -221,6 +236,8 @@ pub fn supported(op_type: &str) -> bool {
         || matches!(
             op_type,
             "Constant"
+                | "Mod"
+                | "BitShift"
                 | "Max"
                 | "Min"
                 | "Sum"
@@ -611,6 +628,23 @@ pub fn lower(n: &Node<'_>) -> Result<Lowered, String> {
                 attrs.push((graph::Clip::ATTR_MAX, n.f32_attr(n.const_number(2, "max")?)));
             }
             op(graph::Op::Clip, vec![0], attrs)
+        }
+        "Mod" => {
+            let kind = match n.int("fmod").unwrap_or(0) {
+                0 => graph::Op::Mod,
+                1 => graph::Op::Fmod,
+                other => return Err(format!("fmod {other} is not 0 or 1")),
+            };
+            op(kind, vec![0, 1], Vec::new())
+        }
+        "BitShift" => {
+            let kind = match n.string("direction").as_deref() {
+                Some("LEFT") => graph::Op::ShiftLeft,
+                Some("RIGHT") => graph::Op::ShiftRight,
+                Some(other) => return Err(format!("direction '{other}' is not LEFT or RIGHT")),
+                None => return Err("requires 'direction'".into()),
+            };
+            op(kind, vec![0, 1], Vec::new())
         }
         "Gelu" => {
             let approx = n.string("approximate").unwrap_or_else(|| "none".into());

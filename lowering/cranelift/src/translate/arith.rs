@@ -1,5 +1,6 @@
 //! `arith` and `math` ops as instructions (and calls to the C library).
 
+use acc_dialects::math_functions::library_function;
 use acc_dialects::ops::{arith, math};
 use acc_ir::elements::{self, Scalar};
 use acc_ir::{OpRef, ValueId};
@@ -74,6 +75,8 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                 let (a, c) = (x(0)?, x(1)?);
                 self.ins().urem(a, c)
             }
+            // C's fmod: exact, as the interpreter's remainder.
+            arith::Op::Remf => self.library_call(op, "fmod", operands)?,
             arith::Op::Andi => {
                 let (a, c) = (x(0)?, x(1)?);
                 self.ins().band(a, c)
@@ -353,26 +356,36 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
             _ => {}
         }
         // The C library's function (`expf` for f32).
-        let base = match kind {
-            math::Op::Exp => "exp",
-            math::Op::Log => "log",
-            math::Op::Tanh => "tanh",
-            math::Op::Erf => "erf",
-            math::Op::Powf => "pow",
-            other => {
+        let base = match (kind, library_function(kind)) {
+            (_, Some(f)) => f.name,
+            (math::Op::Powf, None) => "pow",
+            (other, None) => {
                 return Err(err(
                     op,
                     format!("no code generation for '{}'", other.name()),
                 ));
             }
         };
+        self.library_call(op, base, operands)
+    }
+
+    /// A call of the C library's function `base` (`expf` for f32, `exp` for f64) on
+    /// `operands` (one or two floats), lane by lane for vectors.
+    fn library_call(
+        &mut self,
+        op: OpRef<'_>,
+        base: &str,
+        operands: &[ValueId],
+    ) -> Result<Value, CodegenError> {
+        let x = self.scalar(op, operands[0])?;
+        let t = self.b.func.dfg.value_type(x);
         let lane = t.lane_type();
         let symbol = if lane == types::F32 {
             format!("{base}f")
         } else {
             base.to_string()
         };
-        let arity = if kind == math::Op::Powf { 2 } else { 1 };
+        let arity = operands.len();
         let f = self.runtime(op, &symbol, &vec![lane; arity], Some(lane))?;
         let y = if arity == 2 {
             Some(self.scalar(op, operands[1])?)

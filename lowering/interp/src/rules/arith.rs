@@ -6,6 +6,7 @@
 use acc_dialects::hooks::arith::{
     cast_eval, cmpf_eval, cmpi_eval, float_eval, int_eval, predicate, unsigned,
 };
+use acc_dialects::math_functions::library_function;
 use acc_dialects::ops::{arith, graph, math};
 use acc_ir::elements::{ElementKind, Scalar};
 
@@ -140,12 +141,12 @@ pub(super) fn float_unary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 /// The `math` dialect's functions of one float.
 pub(super) fn math_unary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     let kind = math_kind(r.name);
+    let library = kind.and_then(library_function);
     elementwise(r, |v| match v[0] {
+        Scalar::Float(x) if library.is_some() => {
+            Ok(Scalar::Float(library.map_or(x, |f| (f.eval)(x))))
+        }
         Scalar::Float(x) => Ok(Scalar::Float(match kind {
-            Some(math::Op::Exp) => x.exp(),
-            Some(math::Op::Log) => x.ln(),
-            Some(math::Op::Tanh) => x.tanh(),
-            Some(math::Op::Erf) => libm::erf(x),
             Some(math::Op::Sqrt) => x.sqrt(),
             Some(math::Op::Rsqrt) => 1.0 / x.sqrt(),
             Some(math::Op::Absf) => x.abs(),

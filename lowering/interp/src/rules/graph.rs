@@ -70,7 +70,7 @@ pub(super) fn binary(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
         .zip(&ib)
         .map(|(i, j)| {
             let (x, y) = (a.data[*i], b.data[*j]);
-            op.eval(x, y)
+            op.eval_in(a.kind, x, y)
                 .ok_or_else(|| format!("undefined for {x:?} and {y:?}"))
         })
         .collect();

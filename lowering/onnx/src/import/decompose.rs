@@ -1,7 +1,9 @@
 //! ONNX ops the importer writes as several simpler ONNX nodes, which it then imports
 //! one by one: activations (HardSigmoid, HardSwish, LeakyRelu, PRelu, Elu, Selu, Celu,
-//! Softplus, Softsign, Mish), LRN, LogSoftmax, the reductions ReduceL1, ReduceL2,
+//! Softplus, Softsign, Mish, Swish, ThresholdedRelu), Reciprocal, Mean, IsNaN, IsInf,
+//! Trilu (a mask of compared row and column indices), LRN, LogSoftmax, the reductions ReduceL1, ReduceL2,
 //! ReduceSumSquare, ReduceLogSum and ReduceLogSumExp, InstanceNormalization,
+//! RMSNormalization,
 //! GroupNormalization, BatchNormalization in training mode, Split,
 //! Tile, Expand and Gather (a few known indices) of a computed tensor, ConvTranspose (a convolution of the input with
 //! zeros inserted), LSTM, GRU and RNN (unrolled over a static sequence length:
@@ -22,7 +24,7 @@ use crate::proto::{AttributeProto, NodeProto, TensorProto, attribute_proto, tens
 mod recurrent;
 
 /// The op types [`decompose`] may expand.
-pub(super) const DECOMPOSED: [&str; 28] = [
+pub(super) const DECOMPOSED: [&str; 36] = [
     "BatchNormalization",
     "ConvTranspose",
     "GroupNormalization",
@@ -48,9 +50,17 @@ pub(super) const DECOMPOSED: [&str; 28] = [
     "ReduceLogSum",
     "ReduceLogSumExp",
     "InstanceNormalization",
+    "RMSNormalization",
     "Split",
     "Tile",
     "Expand",
+    "Reciprocal",
+    "Mean",
+    "Swish",
+    "ThresholdedRelu",
+    "IsNaN",
+    "IsInf",
+    "Trilu",
 ];
 
 /// What expanding a node needs to know of its first input.
@@ -81,6 +91,9 @@ pub(super) fn computes_in_f32(op: &str) -> bool {
                 | "GRU"
                 | "RNN"
                 | "BatchNormalization"
+                | "IsNaN"
+                | "IsInf"
+                | "Trilu"
         )
 }
 
@@ -198,6 +211,68 @@ pub(super) fn decompose(
                     w.node_to("Add", &[&pos, &negative], vec![], &out);
                 }
             }
+            "Reciprocal" => {
+                let one = w.scalar(1.0);
+                w.node_to("Div", &[&one, &x_name], vec![], &out);
+            }
+            "Mean" => {
+                // The sum of the inputs divided by their count, as ONNX's reference.
+                let inputs: Vec<&str> = node.input.iter().map(String::as_str).collect();
+                if inputs.len() == 1 {
+                    w.node_to("Identity", &inputs, vec![], &out);
+                } else {
+                    let sum = w.node("Sum", &inputs, vec![]);
+                    let count = w.scalar(inputs.len() as f32);
+                    w.node_to("Div", &[&sum, &count], vec![], &out);
+                }
+            }
+            "Swish" => {
+                // x * sigmoid(alpha * x)
+                let alpha = f("alpha", 1.0);
+                let scaled = if alpha == 1.0 {
+                    x_name.clone()
+                } else {
+                    let a = w.scalar(alpha);
+                    w.node("Mul", &[&x_name, &a], vec![])
+                };
+                let s = w.node("Sigmoid", &[&scaled], vec![]);
+                w.node_to("Mul", &[&x_name, &s], vec![], &out);
+            }
+            "ThresholdedRelu" => {
+                // x > alpha ? x : 0
+                let alpha = w.scalar(f("alpha", 1.0));
+                let zero = w.scalar(0.0);
+                let above = w.node("Greater", &[&x_name, &alpha], vec![]);
+                w.node_to("Where", &[&above, &x_name, &zero], vec![], &out);
+            }
+            "IsNaN" => {
+                // Only a NaN is unequal to itself.
+                let same = w.node("Equal", &[&x_name, &x_name], vec![]);
+                w.node_to("Not", &[&same], vec![], &out);
+            }
+            "IsInf" => {
+                let flag = |name: &str| attr(node, name).and_then(|a| a.i).unwrap_or(1) != 0;
+                let (negative, positive) = (flag("detect_negative"), flag("detect_positive"));
+                let inf = w.scalar(f32::INFINITY);
+                match (negative, positive) {
+                    (true, true) => {
+                        let a = w.node("Abs", &[&x_name], vec![]);
+                        w.node_to("Equal", &[&a, &inf], vec![], &out);
+                    }
+                    (false, true) => w.node_to("Equal", &[&x_name, &inf], vec![], &out),
+                    (true, false) => {
+                        let minus_inf = w.scalar(f32::NEG_INFINITY);
+                        w.node_to("Equal", &[&x_name, &minus_inf], vec![], &out);
+                    }
+                    (false, false) => {
+                        // Nothing is detected: |x| < 0 holds for no value, NaN included.
+                        let a = w.node("Abs", &[&x_name], vec![]);
+                        let zero = w.scalar(0.0);
+                        w.node_to("Less", &[&a, &zero], vec![], &out);
+                    }
+                }
+            }
+            "Trilu" => trilu(node, x, known, &x_name, &out, &mut w)?,
             "Softplus" => w.softplus(&x_name, &out),
             "Softsign" => {
                 let one = w.scalar(1.0);
@@ -273,6 +348,35 @@ pub(super) fn decompose(
                 let bias = w.node("Unsqueeze", &[&input(2)], vec![ints("axes", &trailing)]);
                 let scaled = w.node("Mul", &[&normal, &scale], vec![]);
                 w.node_to("Add", &[&scaled, &bias], vec![], &out);
+            }
+            "RMSNormalization" => {
+                // x * (1 / sqrt(mean(x^2) + eps)) * scale over the axes from `axis` on,
+                // as ONNX's reference (in f32 for f16 and bf16: `stash_type` 1).
+                let rank = x
+                    .shape
+                    .as_ref()
+                    .map(Vec::len)
+                    .ok_or("it needs a ranked input")? as i64;
+                let stash = attr(node, "stash_type").and_then(|a| a.i).unwrap_or(1);
+                if stash != 1 {
+                    return Err(format!("stash_type {stash} is not supported (1, f32, is)"));
+                }
+                let axis = attr(node, "axis").and_then(|a| a.i).unwrap_or(-1);
+                let axis = if axis < 0 { axis + rank } else { axis };
+                if !(0..rank).contains(&axis) {
+                    return Err(format!("axis {axis} is out of range for rank {rank}"));
+                }
+                let axes: Vec<i64> = (axis..rank).collect();
+                let keep = vec![ints("axes", &axes), int("keepdims", 1)];
+                let sq = w.node("Mul", &[&x_name, &x_name], vec![]);
+                let mean = w.node("ReduceMean", &[&sq], keep);
+                let eps = w.scalar(f("epsilon", 1e-5));
+                let shifted = w.node("Add", &[&mean, &eps], vec![]);
+                let rms = w.node("Sqrt", &[&shifted], vec![]);
+                let one = w.scalar(1.0);
+                let inverse = w.node("Div", &[&one, &rms], vec![]);
+                let normal = w.node("Mul", &[&x_name, &inverse], vec![]);
+                w.node_to("Mul", &[&normal, &input(1)], vec![], &out);
             }
             "LRN" => {
                 // x / (bias + alpha / size * sum of squares over a window of channels)^beta,
@@ -1289,6 +1393,47 @@ fn split(
 
 /// The error for input `i` (a `what`) not being known at import; it names the input,
 /// so that a caller can bind it (as the importer's other "must be a constant" errors).
+/// Trilu: the input where the column index less the row index is at least `k` (the
+/// upper triangle) or at most `k` (the lower one), zero elsewhere. The mask compares a
+/// column of row indices with a row of column indices, broadcast over the last two
+/// dimensions (and any leading ones).
+fn trilu(
+    node: &NodeProto,
+    x: &Operand,
+    known: &dyn Fn(usize) -> Option<Vec<i64>>,
+    x_name: &str,
+    out: &str,
+    w: &mut Writer,
+) -> Result<(), String> {
+    let shape = x.shape.as_ref().ok_or("it needs a static input shape")?;
+    let [.., rows, columns] = shape[..] else {
+        return Err("its input must have at least 2 dimensions".into());
+    };
+    let k = if node.input.get(1).is_some_and(|i| !i.is_empty()) {
+        match known(1).as_deref() {
+            Some([k]) => *k,
+            Some(other) => return Err(format!("k {other:?} is not one integer")),
+            None => return Err(must_be_known(node, 1, "k")),
+        }
+    } else {
+        0
+    };
+    let upper = attr(node, "upper").and_then(|a| a.i).unwrap_or(1) != 0;
+    let row_index = w.int_tensor(&[rows, 1], &(0..rows).collect::<Vec<_>>());
+    let column_index = w.int_tensor(&[1, columns], &(0..columns).collect::<Vec<_>>());
+    let diagonal = w.node("Sub", &[&column_index, &row_index], vec![]);
+    let k = w.int_tensor(&[], &[k]);
+    let compare = if upper {
+        "GreaterOrEqual"
+    } else {
+        "LessOrEqual"
+    };
+    let keep = w.node(compare, &[&diagonal, &k], vec![]);
+    let zero = w.scalar(0.0);
+    w.node_to("Where", &[&keep, x_name, &zero], vec![], out);
+    Ok(())
+}
+
 fn must_be_known(node: &NodeProto, i: usize, what: &str) -> String {
     let name = node.input.get(i).map(String::as_str).unwrap_or("");
     format!("its {what} (input {i}, '{name}') must be a constant")

@@ -11,7 +11,7 @@
 //! an input that is not known, or an operation folding cannot reproduce exactly (a
 //! division by zero, an out-of-range index), is left to run.
 
-use acc_dialects::hooks::graph_fold::cast_to_small_float;
+use acc_dialects::hooks::graph_fold::{BinaryOp, cast_to_small_float};
 use acc_ir::elements::{ElementKind, Scalar};
 use acc_ir::minifloat::{MiniFloat, ScaleRounding};
 use acc_ir::{Context, FloatKind, TypeData, TypeId};
@@ -44,7 +44,7 @@ pub(super) enum Input {
 pub(super) const MAX_ELEMENTS: usize = 1 << 21;
 
 /// The op types folding may compute.
-pub(super) const FOLDABLE: [&str; 37] = [
+pub(super) const FOLDABLE: [&str; 39] = [
     "Shape",
     "Size",
     "Gather",
@@ -69,10 +69,12 @@ pub(super) const FOLDABLE: [&str; 37] = [
     "Or",
     "Xor",
     "Cast",
+    "CastLike",
     "Add",
     "Sub",
     "Mul",
     "Div",
+    "Mod",
     "Neg",
     "Abs",
     "Min",
@@ -148,6 +150,17 @@ pub(super) fn fold(
             data: vec![value],
             splat: true,
         }]));
+    }
+    if op == "CastLike" {
+        // To the second input's element type, which its type alone gives.
+        let to = match inputs.get(1)? {
+            Input::Known(k) => k.element,
+            Input::Typed(t) => ctx.type_data(*t).element_type().unwrap_or(*t),
+            Input::Absent => return None,
+        };
+        return cast(ctx, known(0)?, to, cast_options(&attrs))
+            .ok()
+            .map(|k| Ok(vec![k]));
     }
     // Every other op needs all its given inputs known.
     let mut given = Vec::new();
@@ -252,18 +265,13 @@ pub(super) fn fold(
         }
         "Cast" => {
             let to = crate::tensors::element_type(ctx, attrs.int("to")? as i32).ok()?;
-            let small = SmallFloatCast {
-                saturate: attrs.int("saturate").unwrap_or(1) != 0,
-                rounding: match attrs.string("round_mode").as_deref() {
-                    Some("down") => ScaleRounding::Down,
-                    Some("nearest") => ScaleRounding::Nearest,
-                    _ => ScaleRounding::Up,
-                },
-            };
             // An out-of-range value is the runtime's error to report.
-            return cast(ctx, arg(0)?, to, small).ok().map(|k| Ok(vec![k]));
+            return cast(ctx, arg(0)?, to, cast_options(&attrs))
+                .ok()
+                .map(|k| Ok(vec![k]));
         }
         "Add" | "Sub" | "Mul" | "Div" | "Min" | "Max" => arithmetic(ctx, op, arg(0)?, arg(1)?)?,
+        "Mod" => remainder(ctx, attrs.int("fmod").unwrap_or(0) != 0, arg(0)?, arg(1)?)?,
         "Neg" | "Abs" | "Floor" | "Ceil" | "Round" | "Sqrt" => unary(ctx, op, arg(0)?)?,
         _ => return None,
     };
@@ -503,6 +511,34 @@ fn arithmetic(ctx: &Context, op: &str, a: &Known, b: &Known) -> Option<Result<Kn
         k.normalize(r)
     };
     Some(binary(a, b, a.element, f))
+}
+
+/// How Cast and CastLike round to small floats: `saturate` and `round_mode`.
+fn cast_options(attrs: &Attrs<'_>) -> SmallFloatCast {
+    SmallFloatCast {
+        saturate: attrs.int("saturate").unwrap_or(1) != 0,
+        rounding: match attrs.string("round_mode").as_deref() {
+            Some("down") => ScaleRounding::Down,
+            Some("nearest") => ScaleRounding::Nearest,
+            _ => ScaleRounding::Up,
+        },
+    }
+}
+
+/// Mod (`fmod`: C's fmod, else numpy.mod) as the graph ops compute it; an integer
+/// remainder by zero is left to run.
+fn remainder(ctx: &Context, fmod: bool, a: &Known, b: &Known) -> Option<Result<Known, String>> {
+    if a.element != b.element {
+        return None;
+    }
+    let k = kind(ctx, a.element)?;
+    if matches!(k, ElementKind::Int(..)) && b.data.contains(&Scalar::Int(0)) {
+        return None;
+    }
+    let op = if fmod { BinaryOp::Fmod } else { BinaryOp::Mod };
+    Some(binary(a, b, a.element, |x, y| {
+        k.normalize(op.eval_in(k, x, y).unwrap_or(x))
+    }))
 }
 
 fn unary(ctx: &Context, op: &str, a: &Known) -> Option<Result<Known, String>> {
