@@ -102,6 +102,12 @@ fn sample(name: &str, rule: Rule) -> Sample {
         Rule::Unary if name.ends_with(".not") => {
             (vec!["tensor<2xi1>"], vec!["tensor<2xi1>"], "", &[0.0, 1.0])
         }
+        Rule::Unary if name.ends_with(".bitwise_not") => (
+            vec!["tensor<2xi32>"],
+            vec!["tensor<2xi32>"],
+            "",
+            &[0.0, 5.0],
+        ),
         Rule::Unary => (
             vec!["tensor<2xf32>"],
             vec!["tensor<2xf32>"],
@@ -121,6 +127,19 @@ fn sample(name: &str, rule: Rule) -> Sample {
                 vec!["tensor<2xi1>"],
                 "",
                 &[1.5, 2.0],
+            ),
+            // The bit operations take integers.
+            Some(
+                graph::Op::BitwiseAnd
+                | graph::Op::BitwiseOr
+                | graph::Op::BitwiseXor
+                | graph::Op::ShiftLeft
+                | graph::Op::ShiftRight,
+            ) => (
+                vec!["tensor<2xi32>", "tensor<2xi32>"],
+                vec!["tensor<2xi32>"],
+                "",
+                &[6.0, 2.0],
             ),
             Some(graph::Op::And | graph::Op::Or | graph::Op::Xor) => (
                 vec!["tensor<2xi1>", "tensor<2xi1>"],

@@ -660,6 +660,8 @@ impl<'c> Importer<'c> {
                 .into_iter()
                 .map(|v| match v {
                     Scalar::Int(x) => i64::try_from(x).ok(),
+                    // OneHot's depth may be a float holding a count.
+                    Scalar::Float(f) if f.fract() == 0.0 && f.abs() < 9e15 => Some(f as i64),
                     Scalar::Float(_) => None,
                 })
                 .collect()

@@ -1,16 +1,16 @@
 //! ONNX ops the importer writes as several simpler ONNX nodes, which it then imports
 //! one by one: activations (HardSigmoid, HardSwish, LeakyRelu, PRelu, Elu, Selu, Celu,
 //! Softplus, Softsign, Mish, Swish, ThresholdedRelu), Reciprocal, Mean, IsNaN, IsInf,
-//! Trilu (a mask of compared row and column indices), LRN, LogSoftmax, the reductions ReduceL1, ReduceL2,
-//! ReduceSumSquare, ReduceLogSum and ReduceLogSumExp, InstanceNormalization,
-//! RMSNormalization,
-//! GroupNormalization, BatchNormalization in training mode, Split,
-//! Tile, Expand and Gather (a few known indices) of a computed tensor, ConvTranspose (a convolution of the input with
-//! zeros inserted), LSTM, GRU and RNN (unrolled over a static sequence length:
-//! `recurrent`), 1-D convolution and pooling (as 2-D), and 3-D pooling (as two
-//! 2-D pools). Most are ONNX
-//! functions, and the expansions follow the function bodies of the ONNX standard (or
-//! onnxruntime's kernels, where those compute differently); every level below the
+//! Trilu, EyeLike, Hardmax and OneHot (masks of index positions: `masks`),
+//! LpNormalization, SpaceToDepth and DepthToSpace (reshapes around a transpose), LRN,
+//! LogSoftmax, the reductions ReduceL1, ReduceL2, ReduceSumSquare, ReduceLogSum and
+//! ReduceLogSumExp, InstanceNormalization, RMSNormalization, GroupNormalization,
+//! BatchNormalization in training mode, Split, Tile, Expand and Gather (a few known
+//! indices) of a computed tensor, ConvTranspose (a convolution of the input with zeros
+//! inserted), LSTM, GRU and RNN (unrolled over a static sequence length: `recurrent`),
+//! 1-D convolution and pooling (as 2-D), and 3-D pooling (as two 2-D pools). Most are
+//! ONNX functions, and the expansions follow the function bodies of the ONNX standard
+//! (or onnxruntime's kernels, where those compute differently); every level below the
 //! graph dialect then runs them as it runs their parts.
 //!
 //! Invariant: an expansion's last node writes the original node's output (its
@@ -21,10 +21,11 @@
 
 use crate::proto::{AttributeProto, NodeProto, TensorProto, attribute_proto, tensor_proto};
 
+mod masks;
 mod recurrent;
 
 /// The op types [`decompose`] may expand.
-pub(super) const DECOMPOSED: [&str; 36] = [
+pub(super) const DECOMPOSED: [&str; 42] = [
     "BatchNormalization",
     "ConvTranspose",
     "GroupNormalization",
@@ -61,6 +62,12 @@ pub(super) const DECOMPOSED: [&str; 36] = [
     "IsNaN",
     "IsInf",
     "Trilu",
+    "LpNormalization",
+    "Hardmax",
+    "EyeLike",
+    "OneHot",
+    "SpaceToDepth",
+    "DepthToSpace",
 ];
 
 /// What expanding a node needs to know of its first input.
@@ -94,6 +101,11 @@ pub(super) fn computes_in_f32(op: &str) -> bool {
                 | "IsNaN"
                 | "IsInf"
                 | "Trilu"
+                | "Hardmax"
+                | "EyeLike"
+                | "OneHot"
+                | "SpaceToDepth"
+                | "DepthToSpace"
         )
 }
 
@@ -114,7 +126,7 @@ pub(super) fn decompose(
     opset: i64,
 ) -> Option<Result<Expansion, String>> {
     let op = node.op_type.as_deref().unwrap_or("");
-    if op == "Softmax" || op == "LogSoftmax" {
+    if matches!(op, "Softmax" | "LogSoftmax" | "Hardmax") {
         if let Some(e) = coerced_to_2d(node, x, opset) {
             return Some(e);
         }
@@ -272,7 +284,71 @@ pub(super) fn decompose(
                     }
                 }
             }
-            "Trilu" => trilu(node, x, known, &x_name, &out, &mut w)?,
+            "Trilu" => masks::trilu(node, x, known, &x_name, &out, &mut w)?,
+            "LpNormalization" => {
+                // x / ||x||_p along `axis`, 0 where the norm is 0 (ONNX's reference).
+                let p = attr(node, "p").and_then(|a| a.i).unwrap_or(2);
+                let reduce = match p {
+                    1 => "ReduceL1",
+                    2 => "ReduceL2",
+                    other => return Err(format!("p {other} is not 1 or 2")),
+                };
+                let axis = attr(node, "axis").and_then(|a| a.i).unwrap_or(-1);
+                let keep = vec![ints("axes", &[axis]), int("keepdims", 1)];
+                let norm = w.node(reduce, &[&x_name], keep);
+                let zero = w.scalar(0.0);
+                let is_zero = w.node("Equal", &[&norm, &zero], vec![]);
+                let q = w.node("Div", &[&x_name, &norm], vec![]);
+                w.node_to("Where", &[&is_zero, &zero, &q], vec![], &out);
+            }
+            "Hardmax" => masks::hardmax(node, x, &x_name, &out, &mut w)?,
+            "EyeLike" => masks::eye_like(node, x, &out, &mut w)?,
+            "OneHot" => masks::one_hot(node, x, known, &x_name, &out, &mut w)?,
+            "SpaceToDepth" | "DepthToSpace" => {
+                let shape = x.shape.as_ref().ok_or("it needs a static input shape")?;
+                let &[n, c, h, wd] = &shape[..] else {
+                    return Err("its input must have 4 dimensions".into());
+                };
+                let b = attr(node, "blocksize")
+                    .and_then(|a| a.i)
+                    .ok_or("it needs 'blocksize'")?;
+                if b < 1 {
+                    return Err(format!("blocksize {b} is not positive"));
+                }
+                let crd = attr(node, "mode")
+                    .and_then(|a| a.s.as_deref())
+                    .is_some_and(|m| m == b"CRD");
+                let (split, perm, joined) = if op == "SpaceToDepth" {
+                    if h % b != 0 || wd % b != 0 {
+                        return Err(format!("blocksize {b} does not divide {h}x{wd}"));
+                    }
+                    let split = [n, c, h / b, b, wd / b, b];
+                    let perm = if crd {
+                        [0, 1, 3, 5, 2, 4]
+                    } else {
+                        [0, 3, 5, 1, 2, 4]
+                    };
+                    (split, perm, [n, c * b * b, h / b, wd / b])
+                } else {
+                    if c % (b * b) != 0 {
+                        return Err(format!(
+                            "blocksize {b} squared does not divide {c} channels"
+                        ));
+                    }
+                    let d = c / (b * b);
+                    let (split, perm) = if crd {
+                        ([n, d, b, b, h, wd], [0, 1, 4, 2, 5, 3])
+                    } else {
+                        ([n, b, b, d, h, wd], [0, 3, 4, 1, 5, 2])
+                    };
+                    (split, perm, [n, d, h * b, wd * b])
+                };
+                let split = w.ints(&split);
+                let r = w.node("Reshape", &[&x_name, &split], vec![]);
+                let t = w.node("Transpose", &[&r], vec![ints("perm", &perm)]);
+                let joined = w.ints(&joined);
+                w.node_to("Reshape", &[&t, &joined], vec![], &out);
+            }
             "Softplus" => w.softplus(&x_name, &out),
             "Softsign" => {
                 let one = w.scalar(1.0);
@@ -1393,47 +1469,6 @@ fn split(
 
 /// The error for input `i` (a `what`) not being known at import; it names the input,
 /// so that a caller can bind it (as the importer's other "must be a constant" errors).
-/// Trilu: the input where the column index less the row index is at least `k` (the
-/// upper triangle) or at most `k` (the lower one), zero elsewhere. The mask compares a
-/// column of row indices with a row of column indices, broadcast over the last two
-/// dimensions (and any leading ones).
-fn trilu(
-    node: &NodeProto,
-    x: &Operand,
-    known: &dyn Fn(usize) -> Option<Vec<i64>>,
-    x_name: &str,
-    out: &str,
-    w: &mut Writer,
-) -> Result<(), String> {
-    let shape = x.shape.as_ref().ok_or("it needs a static input shape")?;
-    let [.., rows, columns] = shape[..] else {
-        return Err("its input must have at least 2 dimensions".into());
-    };
-    let k = if node.input.get(1).is_some_and(|i| !i.is_empty()) {
-        match known(1).as_deref() {
-            Some([k]) => *k,
-            Some(other) => return Err(format!("k {other:?} is not one integer")),
-            None => return Err(must_be_known(node, 1, "k")),
-        }
-    } else {
-        0
-    };
-    let upper = attr(node, "upper").and_then(|a| a.i).unwrap_or(1) != 0;
-    let row_index = w.int_tensor(&[rows, 1], &(0..rows).collect::<Vec<_>>());
-    let column_index = w.int_tensor(&[1, columns], &(0..columns).collect::<Vec<_>>());
-    let diagonal = w.node("Sub", &[&column_index, &row_index], vec![]);
-    let k = w.int_tensor(&[], &[k]);
-    let compare = if upper {
-        "GreaterOrEqual"
-    } else {
-        "LessOrEqual"
-    };
-    let keep = w.node(compare, &[&diagonal, &k], vec![]);
-    let zero = w.scalar(0.0);
-    w.node_to("Where", &[&keep, x_name, &zero], vec![], out);
-    Ok(())
-}
-
 fn must_be_known(node: &NodeProto, i: usize, what: &str) -> String {
     let name = node.input.get(i).map(String::as_str).unwrap_or("");
     format!("its {what} (input {i}, '{name}') must be a constant")
@@ -1551,6 +1586,14 @@ impl Writer {
             ..Default::default()
         });
         name
+    }
+
+    /// The int64 positions 0..`n` along dimension `axis` of a `rank`-dimensional
+    /// tensor whose other dimensions are 1 (to compare with broadcasting).
+    fn index_range(&mut self, rank: usize, axis: usize, n: i64) -> String {
+        let mut dims = vec![1; rank];
+        dims[axis] = n;
+        self.int_tensor(&dims, &(0..n).collect::<Vec<_>>())
     }
 
     /// Zeros of the operand's element type and `shape` (a splat): -0.0 for floats,
