@@ -343,20 +343,17 @@ fn unsigned_integers_in_c_and_native_code_match_the_interpreter() {
     assert_eq!(want, numpy);
     let got = compile_and_run(d, &driver(8, 41), &[]);
     assert_eq!(got, bits(&want), "C");
+    assert_eq!(run_jit(d, "unsigned.mlir"), want, "native code");
+}
+
+/// The output of `file` (in `d`) run on `x.npy` as native code: the host pipeline in
+/// JIT mode.
+fn run_jit(d: &Path, file: &str) -> Vec<f32> {
     run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
         .current_dir(d)
-        .args([
-            "unsigned.mlir",
-            "--mode",
-            "jit",
-            "--pipeline",
-            "host-pipeline",
-            "--input",
-            "0=x.npy",
-            "-o",
-            "jit.npy",
-        ]));
-    assert_eq!(floats(&d.join("jit.npy")), want, "native code");
+        .args([file, "--mode", "jit", "--pipeline", "host-pipeline"])
+        .args(["--input", "0=x.npy", "-o", "jit.npy"]));
+    floats(&d.join("jit.npy"))
 }
 
 /// Remainders (numpy.mod and C's fmod, integers and floats), shifts by amounts at and
@@ -433,24 +430,7 @@ fn remainders_shifts_and_bit_operations_in_c_and_native_code_match_numpy() {
     assert_eq!(bits(&want), bits(&numpy), "the interpreter");
     let got = compile_and_run(d, &driver(8, 88), &["-lm"]);
     assert_eq!(got, bits(&want), "C");
-    run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
-        .current_dir(d)
-        .args([
-            "bits.mlir",
-            "--mode",
-            "jit",
-            "--pipeline",
-            "host-pipeline",
-            "--input",
-            "0=x.npy",
-            "-o",
-            "jit.npy",
-        ]));
-    assert_eq!(
-        bits(&floats(&d.join("jit.npy"))),
-        bits(&want),
-        "native code"
-    );
+    assert_eq!(bits(&run_jit(d, "bits.mlir")), bits(&want), "native code");
 }
 
 /// A half-precision network: an f16 convolution (computed in f32, rounded once), a

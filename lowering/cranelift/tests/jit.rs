@@ -263,14 +263,21 @@ func.func @f(%x: f32, %v: memref<4xf32>) -> (f32, f32, f32, f32, f64, memref<4xf
 "#;
     for seed in [4, 5, 6] {
         let (got, want) = both(text, "f", &["f32", "memref<4xf32>"], seed);
-        for (g, w) in got.iter().zip(&want) {
-            for (a, b) in g.data.iter().zip(&w.data) {
-                let (Scalar::Float(a), Scalar::Float(b)) = (a, b) else {
-                    panic!("floats expected");
-                };
-                let close = (a - b).abs() <= 1e-6 * b.abs().max(1.0);
-                assert!(close || (a.is_nan() && b.is_nan()), "{a} vs {b}");
-            }
+        assert_close(&got, &want);
+    }
+}
+
+/// Every float of `got` within a relative 1e-6 of `want`'s (NaN where it is NaN).
+fn assert_close(got: &[Tensor], want: &[Tensor]) {
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(want) {
+        assert_eq!(g.data.len(), w.data.len());
+        for (a, b) in g.data.iter().zip(&w.data) {
+            let (Scalar::Float(a), Scalar::Float(b)) = (a, b) else {
+                panic!("floats expected");
+            };
+            let close = (a - b).abs() <= 1e-6 * b.abs().max(1.0);
+            assert!(close || (a.is_nan() && b.is_nan()), "{a} vs {b}");
         }
     }
 }
@@ -303,16 +310,7 @@ func.func @f(%x: f32, %v: memref<4xf32>) -> (f32, f32, f32, f32, f32, f32, f64, 
 "#;
     for seed in [4, 5, 6] {
         let (got, want) = both(text, "f", &["f32", "memref<4xf32>"], seed);
-        for (g, w) in got.iter().zip(&want) {
-            assert_eq!(g.data.len(), w.data.len());
-            for (a, b) in g.data.iter().zip(&w.data) {
-                let (Scalar::Float(a), Scalar::Float(b)) = (a, b) else {
-                    panic!("floats expected");
-                };
-                let close = (a - b).abs() <= 1e-6 * b.abs().max(1.0);
-                assert!(close || (a.is_nan() && b.is_nan()), "{a} vs {b}");
-            }
-        }
+        assert_close(&got, &want);
         // The remainder is exact.
         assert_eq!(got[8].data, want[8].data);
     }
