@@ -285,6 +285,42 @@ fn bad_models_are_clear_errors() {
         e,
         vec!["node 'Reshape_y' (Reshape): its shape (input 1, 'x') must be a constant".to_string()]
     );
+    // Sizes that would overflow or exhaust memory are errors, not aborts.
+    let graph = GraphProto {
+        node: vec![node(
+            "DepthToSpace",
+            &["x"],
+            "y",
+            vec![int_attr("blocksize", 1 << 32)],
+        )],
+        input: vec![value_info("x", &[1, 4, 2, 2])],
+        output: vec![value_info("y", &[1, 1, 4, 4])],
+        ..Default::default()
+    };
+    let e = acc_onnx::import(&mut ctx, &model(graph), "main").expect_err("an absurd block");
+    assert_eq!(
+        e,
+        vec![
+            "node 'DepthToSpace_y' (DepthToSpace): blocksize 4294967296 is not a positive block size"
+                .to_string()
+        ]
+    );
+    let graph = GraphProto {
+        node: vec![node("OneHot", &["i", "depth", "values"], "y", vec![])],
+        initializer: vec![
+            int_tensor("depth", &[1 << 50]),
+            float_tensor("values", &[2], &[0.0, 1.0]),
+        ],
+        input: vec![value_info("i", &[2])],
+        output: vec![value_info("y", &[2, 1])],
+        ..Default::default()
+    };
+    let e = acc_onnx::import(&mut ctx, &model(graph), "main").expect_err("an absurd depth");
+    assert_eq!(e.len(), 1);
+    assert!(
+        e[0].contains("is not one count of at most 2097152"),
+        "{e:?}"
+    );
 }
 
 /// ConvTranspose by definition: every input pixel adds its kernel, scaled, at its

@@ -312,9 +312,10 @@ pub(super) fn decompose(
                 let b = attr(node, "blocksize")
                     .and_then(|a| a.i)
                     .ok_or("it needs 'blocksize'")?;
-                if b < 1 {
-                    return Err(format!("blocksize {b} is not positive"));
-                }
+                let square = b
+                    .checked_mul(b)
+                    .filter(|_| b >= 1)
+                    .ok_or_else(|| format!("blocksize {b} is not a positive block size"))?;
                 let crd = attr(node, "mode")
                     .and_then(|a| a.s.as_deref())
                     .is_some_and(|m| m == b"CRD");
@@ -328,20 +329,25 @@ pub(super) fn decompose(
                     } else {
                         [0, 3, 5, 1, 2, 4]
                     };
-                    (split, perm, [n, c * b * b, h / b, wd / b])
+                    let depth = c.checked_mul(square).ok_or("its channels overflow")?;
+                    (split, perm, [n, depth, h / b, wd / b])
                 } else {
-                    if c % (b * b) != 0 {
+                    if c % square != 0 {
                         return Err(format!(
                             "blocksize {b} squared does not divide {c} channels"
                         ));
                     }
-                    let d = c / (b * b);
+                    let d = c / square;
                     let (split, perm) = if crd {
                         ([n, d, b, b, h, wd], [0, 1, 4, 2, 5, 3])
                     } else {
                         ([n, b, b, d, h, wd], [0, 3, 4, 1, 5, 2])
                     };
-                    (split, perm, [n, d, h * b, wd * b])
+                    let (tall, wide) = (h.checked_mul(b), wd.checked_mul(b));
+                    let (Some(tall), Some(wide)) = (tall, wide) else {
+                        return Err("its height or width overflows".into());
+                    };
+                    (split, perm, [n, d, tall, wide])
                 };
                 let split = w.ints(&split);
                 let r = w.node("Reshape", &[&x_name, &split], vec![]);

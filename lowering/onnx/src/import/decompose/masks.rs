@@ -7,6 +7,9 @@
 use super::{Operand, Writer, attr, int, ints, must_be_known};
 use crate::proto::{NodeProto, tensor_proto};
 
+/// The largest OneHot depth (its positions are a constant of that many elements).
+const MAX_DEPTH: i64 = 1 << 21;
+
 /// The offsets from the diagonal of a `rows` x `columns` matrix: column index less row
 /// index (an int64 value of that shape, from a column and a row of indices).
 fn diagonal_offsets(w: &mut Writer, rows: i64, columns: i64) -> String {
@@ -117,8 +120,13 @@ pub(super) fn one_hot(
         .ok_or("it needs a static input shape")?
         .len();
     let depth = match known(1).as_deref() {
-        Some([d]) if *d >= 0 => *d,
-        Some(other) => return Err(format!("depth {other:?} is not one count")),
+        // The positions 0..depth become a constant: bounded as folded tensors are.
+        Some([d]) if (0..=MAX_DEPTH).contains(d) => *d,
+        Some(other) => {
+            return Err(format!(
+                "depth {other:?} is not one count of at most {MAX_DEPTH}"
+            ));
+        }
         None => return Err(must_be_known(node, 1, "depth")),
     };
     let axis = axis_in(node, "axis", -1, rank + 1)?;
