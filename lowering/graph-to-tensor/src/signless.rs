@@ -101,6 +101,24 @@ fn signless_dict(ctx: &Context, dict: AttrId) -> Result<Option<AttrId>, String> 
         .map_err(|_| "cannot rebuild an attribute dictionary".to_string())
 }
 
+/// Gives each of `values` of an unsigned integer type its signless type, recording
+/// the type it had in `before`.
+fn retype(
+    ctx: &Context,
+    ir: &mut Ir,
+    body: BodyId,
+    values: Vec<ValueId>,
+    before: &mut HashMap<ValueId, TypeId>,
+) {
+    for v in values {
+        let ty = ir.body(body).value_type(v);
+        if let Some(new) = signless_type(ctx, ty) {
+            ir.body_mut(body).set_value_type(v, new);
+            before.insert(v, ty);
+        }
+    }
+}
+
 /// Ops whose operand and result types are fixed from outside the lowered code: the
 /// function's calls and return, and graph ops left for `bufferize` (placed ops).
 fn is_boundary(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> bool {
@@ -130,13 +148,7 @@ pub(crate) fn make_signless(ctx: &Context, ir: &mut Ir, body: BodyId) -> Result<
             }
         }
     }
-    for v in block_args {
-        let ty = ir.body(body).value_type(v);
-        if let Some(new) = signless_type(ctx, ty) {
-            ir.body_mut(body).set_value_type(v, new);
-            before.insert(v, ty);
-        }
-    }
+    retype(ctx, ir, body, block_args, &mut before);
     for &op in &ops {
         if is_boundary(ctx, ir, body, op) {
             continue;
@@ -148,13 +160,7 @@ pub(crate) fn make_signless(ctx: &Context, ir: &mut Ir, body: BodyId) -> Result<
                 values.extend_from_slice(b.block_args(block));
             }
         }
-        for v in values {
-            let ty = ir.body(body).value_type(v);
-            if let Some(new) = signless_type(ctx, ty) {
-                ir.body_mut(body).set_value_type(v, new);
-                before.insert(v, ty);
-            }
-        }
+        retype(ctx, ir, body, values, &mut before);
         let data = ir.body(body).op(op);
         let (attrs, props) = (data.attrs, data.props);
         if let Some(d) = signless_dict(ctx, attrs)? {
