@@ -265,6 +265,50 @@ impl MiniFloat {
     pub fn round(self, x: f64) -> f64 {
         self.decode(self.encode(x, false))
     }
+
+    /// Values where rounding to this format decides something, for checking a
+    /// conversion against [`MiniFloat::encode`]: every `step`-th positive finite value,
+    /// the midpoint to its successor (a tie) and that midpoint's `f64` and `f32`
+    /// neighbours, each with both signs; then the largest value and past it,
+    /// infinities, NaN, signed zeros and values far below the smallest.
+    pub fn rounding_cases(self, step: usize) -> Vec<f64> {
+        let mut out = Vec::new();
+        let mut bits = 0u32;
+        while bits < self.max_pattern() {
+            let v = self.decode(bits);
+            let mid = (v + self.decode(bits + 1)) / 2.0;
+            let as_f32 = mid as f32;
+            for x in [
+                v,
+                mid,
+                f64::from_bits(mid.to_bits() + 1),
+                f64::from_bits(mid.to_bits().saturating_sub(1)),
+                f64::from(f32::from_bits(as_f32.to_bits() + 1)),
+                f64::from(f32::from_bits(as_f32.to_bits().saturating_sub(1))),
+            ] {
+                out.extend([x, -x]);
+            }
+            bits += step.max(1) as u32;
+        }
+        let max = self.max();
+        out.extend([
+            max,
+            -max,
+            max * 1.01,
+            max * 2.0,
+            -max * 2.0,
+            f64::from(f32::MAX),
+            1e300,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            0.0,
+            -0.0,
+            1e-40,
+            -1e-300,
+        ]);
+        out
+    }
 }
 
 /// How ONNX's Cast rounds a value to `f8E8M0FNU` (its `round_mode`).

@@ -594,6 +594,91 @@ fn half_precision_conversions_in_c_match_the_interpreter_exactly() {
     }
 }
 
+/// The C conversions to and from the floats of 8 bits and fewer (prelude.h): values
+/// at every rounding boundary of each format narrowed to each and widened back, and
+/// every pattern of the formats C can bitcast to (from `i8` and `i4`) widened,
+/// bit-equal to the interpreter.
+#[test]
+fn small_float_conversions_in_c_match_the_interpreter_exactly() {
+    use acc_ir::FloatKind;
+    use acc_ir::minifloat::MiniFloat;
+    let small: Vec<(&str, MiniFloat)> = FloatKind::ALL
+        .iter()
+        .filter_map(|(k, name)| MiniFloat::of(*k).map(|m| (*name, m)))
+        .collect();
+    let x: Vec<f32> = small
+        .iter()
+        .flat_map(|(_, m)| m.rounding_cases(1))
+        .map(|v| v as f32)
+        .collect();
+    let n = x.len();
+    let mut body = String::new();
+    let mut slot = 0;
+    for (name, m) in &small {
+        if m.width() == 8 || m.width() == 4 {
+            // Every pattern (the index's low bits) bitcast and widened.
+            let bits = m.width();
+            body += &format!(
+                "    %p{slot} = arith.trunci %i64 : i64 to i{bits}\n    %k{slot} = arith.bitcast %p{slot} : i{bits} to {name}\n    %w{slot} = arith.extf %k{slot} : {name} to f32\n    %o{slot} = arith.addi %i, %base{slot} : index\n    loop.store %w{slot}, %y[%o{slot}] : memref<{{m}}xf32>\n"
+            );
+            slot += 1;
+        }
+        if m.non_finite == acc_ir::minifloat::NonFinite::ExponentOnly {
+            continue;
+        }
+        body += &format!(
+            "    %t{slot} = arith.truncf %v : f32 to {name}\n    %w{slot} = arith.extf %t{slot} : {name} to f32\n    %o{slot} = arith.addi %i, %base{slot} : index\n    loop.store %w{slot}, %y[%o{slot}] : memref<{{m}}xf32>\n"
+        );
+        slot += 1;
+    }
+    let m = slot * n;
+    let bases: String = (0..slot)
+        .map(|k| format!("  %base{k} = arith.constant {} : index\n", k * n))
+        .collect();
+    let body = body.replace("{m}", &m.to_string());
+    let text = format!(
+        r#"func.func @main(%x: memref<{n}xf32>) -> memref<{m}xf32> {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant {n} : index
+{bases}  %y = loop.alloc() : memref<{m}xf32>
+  loop.for %i = %c0 to %n step %c1 {{
+    %v = loop.load %x[%i] : memref<{n}xf32>
+    %i64 = arith.index_cast %i : index to i64
+{body}    loop.yield
+  }}
+  return %y : memref<{m}xf32>
+}}
+"#
+    );
+    let dir = tempfile::tempdir().expect("a directory");
+    let d = dir.path();
+    std::fs::write(d.join("convert.mlir"), text).expect("write");
+    run(Command::new(env!("CARGO_BIN_EXE_acc-translate"))
+        .current_dir(d)
+        .args(["--emit-c", "convert.mlir", "-o", "c"]));
+    write_input(d, &[n], &x);
+    run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
+        .current_dir(d)
+        .args(["convert.mlir", "--input", "0=x.npy", "-o", "want.npy"]));
+    let want = floats(&d.join("want.npy"));
+    assert_eq!(want.len(), m);
+    let got = compile_and_run(d, &driver(n, m), &[]);
+    assert_eq!(got.len(), want.len());
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        let same = *g == w.to_bits() || (f32::from_bits(*g).is_nan() && w.is_nan());
+        assert!(
+            same,
+            "slot {}, element {} (of {}): {:#x} instead of {:#x}",
+            i / n,
+            i % n,
+            x[i % n],
+            g,
+            w.to_bits()
+        );
+    }
+}
+
 /// An int8 network as a QDQ model gives it (quantize, a qconv2d with an i32 bias and
 /// constant weights stored as i8 and cast to their quantized type, a qmatmul,
 /// dequantize), as C: integer code bit for bit equal to the interpreter.

@@ -3,6 +3,7 @@
 use acc_dialects::math_functions::library_function;
 use acc_dialects::ops::{arith, math};
 use acc_ir::elements::Scalar;
+use acc_ir::minifloat::{MiniFloat, NonFinite};
 use acc_ir::{AttrId, Context, FloatKind, OpRef, TypeData, TypeId};
 
 /// A scalar op C writes as an expression: an `arith` or a `math` op.
@@ -32,8 +33,9 @@ pub(crate) enum CType {
     F32,
     /// `double`.
     F64,
-    /// `f16` or `bf16`, held as its bits in a `uint16_t`: only moved, selected and
-    /// converted (`emulate-narrow-floats` computes on them in `f32`).
+    /// `f16` or `bf16`, held as its bits in a `uint16_t`, or a float of 8 bits or
+    /// fewer (f8, f6, f4) in a `uint8_t`: only moved, selected and converted
+    /// (`emulate-narrow-floats` computes on them in `f32`).
     Half(FloatKind),
 }
 
@@ -48,6 +50,7 @@ impl CType {
             TypeData::Float(FloatKind::F32) => Ok(CType::F32),
             TypeData::Float(FloatKind::F64) => Ok(CType::F64),
             TypeData::Float(k @ (FloatKind::F16 | FloatKind::BF16)) => Ok(CType::Half(*k)),
+            TypeData::Float(k) if MiniFloat::of(*k).is_some() => Ok(CType::Half(*k)),
             TypeData::QuantUniform(q) if matches!(q.storage_width, 2 | 4 | 8 | 16 | 32) => {
                 Ok(CType::Int(q.storage_width))
             }
@@ -73,7 +76,8 @@ impl CType {
             CType::Int(_) => "int64_t",
             CType::F32 => "float",
             CType::F64 => "double",
-            CType::Half(_) => "uint16_t",
+            CType::Half(k) if k.width() > 8 => "uint16_t",
+            CType::Half(_) => "uint8_t",
         }
     }
 
@@ -107,7 +111,7 @@ impl CType {
             CType::Int(w) => w,
             CType::F32 => 32,
             CType::F64 => 64,
-            CType::Half(_) => 16,
+            CType::Half(k) => k.width().max(8),
         }
     }
 
@@ -166,7 +170,8 @@ pub(crate) fn literal(t: CType, value: Scalar) -> String {
                 Scalar::Int(i) => i as f64,
             };
             format!(
-                "((uint16_t)0x{:04x}u)",
+                "(({})0x{:04x}u)",
+                t.name(),
                 acc_ir::elements::float_to_bits(x, kind)
             )
         }
@@ -284,16 +289,16 @@ fn narrow_expression(
     })
 }
 
-/// An op on or to `f16`/`bf16` bits: the conversions (prelude.h: exact widening,
-/// narrowing rounded once from a `double`), `select` and `bitcast`.
+/// An op on or to the bits of a float C has no type for (`f16`, `bf16`, f8, f6, f4):
+/// the conversions (prelude.h: exact widening, narrowing rounded once from a
+/// `double`), `select` and `bitcast`.
 fn half_expression(kind: ScalarOp, x: &[String], t: CType, out: CType) -> Result<String, String> {
     let a = x.first().map(String::as_str).unwrap_or("");
-    let name = |k: FloatKind| if k == FloatKind::BF16 { "bf16" } else { "f16" };
     let short = match kind {
         ScalarOp::Arith(k) => k,
         ScalarOp::Math(k) => {
             return Err(format!(
-                "'{}' on f16 or bf16 has no C (run emulate-narrow-floats first)",
+                "'{}' on a float held as its bits (f16, bf16, f8, f4) has no C (run emulate-narrow-floats first)",
                 k.name()
             ));
         }
@@ -302,15 +307,11 @@ fn half_expression(kind: ScalarOp, x: &[String], t: CType, out: CType) -> Result
         (arith::Op::Extf | arith::Op::Truncf, CType::Half(from), CType::Half(to)) if from == to => {
             a.to_string()
         }
-        (arith::Op::Extf | arith::Op::Truncf, CType::Half(from), CType::Half(to)) => format!(
-            "acc_{}_of((double)acc_{}_to_f32({a}))",
-            name(to),
-            name(from)
-        ),
-        (arith::Op::Extf, CType::Half(from), o) => {
-            format!("({})acc_{}_to_f32({a})", o.name(), name(from))
+        (arith::Op::Extf | arith::Op::Truncf, CType::Half(from), CType::Half(to)) => {
+            narrowed(to, &format!("(double){}", widened(from, a)?))?
         }
-        (arith::Op::Truncf, _, CType::Half(to)) => format!("acc_{}_of((double){a})", name(to)),
+        (arith::Op::Extf, CType::Half(from), o) => format!("({}){}", o.name(), widened(from, a)?),
+        (arith::Op::Truncf, _, CType::Half(to)) => narrowed(to, &format!("(double){a}"))?,
         (arith::Op::Select, _, _) => format!(
             "({a} ? {} : {})",
             x.get(1).map(String::as_str).unwrap_or(""),
@@ -319,11 +320,67 @@ fn half_expression(kind: ScalarOp, x: &[String], t: CType, out: CType) -> Result
         (arith::Op::Bitcast, _, o) => format!("({}){a}", o.name()),
         (other, _, _) => {
             return Err(format!(
-                "'{}' on f16 or bf16 has no C (run emulate-narrow-floats first)",
+                "'{}' on a float held as its bits (f16, bf16, f8, f4) has no C (run emulate-narrow-floats first)",
                 other.name()
             ));
         }
     })
+}
+
+/// The C expression of the `f32` value of `bits`, a `kind` float (prelude.h).
+fn widened(kind: FloatKind, bits: &str) -> Result<String, String> {
+    Ok(match kind {
+        FloatKind::F16 => format!("acc_f16_to_f32({bits})"),
+        FloatKind::BF16 => format!("acc_bf16_to_f32({bits})"),
+        _ => {
+            let m = small_format(kind)?;
+            let rule = match m.non_finite {
+                NonFinite::Ieee => 0,
+                NonFinite::NanOnly => 1,
+                NonFinite::NegativeZeroNan => 2,
+                NonFinite::FiniteOnly => 3,
+                NonFinite::ExponentOnly => 4,
+            };
+            format!(
+                "acc_small_float_to_f32({bits}, {}, {}, {}, {rule})",
+                m.exponent_bits, m.mantissa_bits, m.bias
+            )
+        }
+    })
+}
+
+/// The C expression of the bits of the `kind` float nearest to the `double` `x`, as
+/// `MiniFloat::encode` without saturation.
+fn narrowed(kind: FloatKind, x: &str) -> Result<String, String> {
+    Ok(match kind {
+        FloatKind::F16 => format!("acc_f16_of({x})"),
+        FloatKind::BF16 => format!("acc_bf16_of({x})"),
+        _ => {
+            let m = small_format(kind)?;
+            if m.non_finite == NonFinite::ExponentOnly {
+                return Err(format!(
+                    "truncf to {kind:?} has no C (ONNX's Cast to it lowers to integer ops)"
+                ));
+            }
+            let pattern = |v: f64| m.encode(v, false);
+            format!(
+                "acc_small_float_of({x}, {}, {}, {}, 0x{:x}u, 0x{:x}u, 0x{:x}u, 0x{:x}u, {})",
+                m.exponent_bits,
+                m.mantissa_bits,
+                m.bias,
+                pattern(m.max()),
+                pattern(f64::INFINITY),
+                pattern(f64::NEG_INFINITY),
+                pattern(f64::NAN),
+                u8::from(m.non_finite == NonFinite::NegativeZeroNan)
+            )
+        }
+    })
+}
+
+/// The format of a float of 8 bits or fewer.
+fn small_format(kind: FloatKind) -> Result<MiniFloat, String> {
+    MiniFloat::of(kind).ok_or_else(|| format!("{kind:?} is no small float"))
 }
 
 /// `arith.cmpi` predicates, MLIR's numbering.

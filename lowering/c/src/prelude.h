@@ -32,6 +32,46 @@ static inline uint16_t acc_narrow_float_of(double x, int e_bits, int m_bits) {
 }
 static inline uint16_t acc_f16_of(double x) { return acc_narrow_float_of(x, 5, 10); }
 static inline uint16_t acc_bf16_of(double x) { return acc_narrow_float_of(x, 8, 7); }
+/* The floats of 8 bits and fewer (f8, f6, f4; acc_ir::minifloat), held as their bits
+ * in a uint8_t and described by their fields. `rule`: 0 IEEE (infinity and NaNs), 1
+ * only the all-ones patterns are NaN, 2 negative zero's pattern is the NaN, 3 no NaN,
+ * 4 exponent only (f8E8M0FNU, 2^(h - 127)). Widened exactly; narrowed like f16, then
+ * a value past the largest finite pattern becomes `over_up` or `over_down` (infinity,
+ * NaN or the largest value, by the format), a NaN `nan`; `no_negative_zero` for FNUZ. */
+static inline float acc_small_float_to_f32(uint32_t h, int e_bits, int m_bits, int bias, int rule) {
+    if (rule == 4) return acc_f32_of(h == 0xffu ? 0x7fc00000u : (h ? h << 23 : 0x00400000u));
+    uint32_t sign_bit = 1u << (e_bits + m_bits), top = ((1u << e_bits) - 1u) << m_bits;
+    uint32_t bits = h & (2u * sign_bit - 1u), mag = bits & (sign_bit - 1u);
+    uint32_t sign = (bits & sign_bit) ? 0x80000000u : 0u;
+    if (rule == 0 && mag >= top)
+        return acc_f32_of(sign | 0x7f800000u | ((mag << (23 - m_bits)) & 0x7fffffu));
+    if ((rule == 1 && mag == sign_bit - 1u) || (rule == 2 && bits == sign_bit))
+        return acc_f32_of(0x7fc00000u);
+    if (mag >= (1u << m_bits))
+        return acc_f32_of(sign | ((mag << (23 - m_bits)) + ((uint32_t)(127 - bias) << 23)));
+    /* Zero and subnormals: mag * 2^(1 - bias - m_bits), exact. */
+    float scale = acc_f32_of((uint32_t)(127 + 1 - bias - m_bits) << 23);
+    return acc_f32_of(sign | acc_f32_bits((float)mag * scale));
+}
+static inline uint8_t acc_small_float_of(double x, int e_bits, int m_bits, int bias,
+                                         uint32_t largest, uint32_t over_up,
+                                         uint32_t over_down, uint32_t nan,
+                                         int no_negative_zero) {
+    uint64_t bits = acc_f64_bits(x), sign = (bits >> 63) << (e_bits + m_bits);
+    uint64_t abs = bits & 0x7fffffffffffffffull;
+    if (abs > 0x7ff0000000000000ull) return (uint8_t)nan;
+    int64_t de = (int64_t)(abs >> 52) + bias - 1023; /* the narrow biased exponent */
+    uint64_t full = (abs & 0xfffffffffffffull) | ((uint64_t)1 << 52);
+    int64_t shift = 52 - m_bits + (de < 1 ? 1 - de : 0); /* subnormals shift further */
+    if (shift > 63) shift = 63;
+    uint64_t q = full >> shift, rest = full - (q << shift), half = (uint64_t)1 << (shift - 1);
+    uint64_t up = rest > half || (rest == half && (q & 1u));
+    uint64_t lead = de > 1 ? (uint64_t)(de - 1) << m_bits : 0; /* q adds the leading 1 */
+    uint64_t rounded = lead + q + up;
+    if (rounded > largest) return (uint8_t)(sign ? over_down : over_up);
+    if (rounded == 0 && no_negative_zero) return 0;
+    return (uint8_t)(sign | rounded);
+}
 /* IEEE maximum / minimum: NaN wins (the quiet NaN 0x7fc00000, as the interpreter
  * gives), +0 above -0 (arith.maximumf, minimumf). */
 static inline float acc_maximumf(float a, float b) {

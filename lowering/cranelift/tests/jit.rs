@@ -813,3 +813,190 @@ func.func @narrow(%x: memref<{n}xf64>) -> (memref<{n}xf16>, memref<{n}xbf16>, me
         }
     }
 }
+
+/// The floats of 8 bits and fewer (f8, f6, f4), which generated code holds as their
+/// bits in a byte: every pattern of each widened to `f32`, and `f64` and `f32` values
+/// at every rounding boundary narrowed (ties to even, a unit either side, subnormals,
+/// each format's overflow rule: infinity, NaN or its largest value), exactly as the
+/// interpreter converts them. `f8E8M0FNU` is only widened: ONNX's Cast to it lowers
+/// to integer ops.
+#[test]
+fn small_float_conversions_match_the_interpreter_exactly() {
+    use acc_ir::FloatKind;
+    use acc_ir::minifloat::MiniFloat;
+    let small: Vec<(FloatKind, &str, MiniFloat)> = FloatKind::ALL
+        .iter()
+        .filter_map(|(k, name)| MiniFloat::of(*k).map(|m| (*k, *name, m)))
+        .collect();
+    assert_eq!(small.len(), 11, "every small float format is checked");
+    let mut ctx = acc_dialects::new_context();
+    let mut text = String::new();
+    let mut calls = Vec::new();
+    for (kind, name, m) in &small {
+        let patterns = 1usize << m.width();
+        text += &format!(
+            r#"
+func.func @widen_{name}(%h: memref<{patterns}x{name}>) -> memref<{patterns}xf32> {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant {patterns} : index
+  %w = loop.alloc() : memref<{patterns}xf32>
+  loop.for %i = %c0 to %n step %c1 {{
+    %x = loop.load %h[%i] : memref<{patterns}x{name}>
+    %y = arith.extf %x : {name} to f32
+    loop.store %y, %w[%i] : memref<{patterns}xf32>
+    loop.yield
+  }}
+  return %w : memref<{patterns}xf32>
+}}
+"#
+        );
+        let every: Vec<Scalar> = (0..patterns as u32)
+            .map(|b| Scalar::Float(m.decode(b)))
+            .collect();
+        let ty = acc_ir::parser::parse_type_str(&mut ctx, &format!("memref<{patterns}x{name}>"))
+            .expect("a type");
+        calls.push((
+            format!("widen_{name}"),
+            vec![Tensor::new(&ctx, ty, every).expect("a value")],
+        ));
+        if *kind == FloatKind::F8E8M0FNU {
+            continue;
+        }
+        let cases = m.rounding_cases(1);
+        let n = cases.len();
+        text += &format!(
+            r#"
+func.func @narrow_{name}(%x: memref<{n}xf64>) -> (memref<{n}x{name}>, memref<{n}x{name}>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant {n} : index
+  %a = loop.alloc() : memref<{n}x{name}>
+  %b = loop.alloc() : memref<{n}x{name}>
+  loop.for %i = %c0 to %n step %c1 {{
+    %v = loop.load %x[%i] : memref<{n}xf64>
+    %d = arith.truncf %v : f64 to {name}
+    %s = arith.truncf %v : f64 to f32
+    %f = arith.truncf %s : f32 to {name}
+    loop.store %d, %a[%i] : memref<{n}x{name}>
+    loop.store %f, %b[%i] : memref<{n}x{name}>
+    loop.yield
+  }}
+  return %a, %b : memref<{n}x{name}>, memref<{n}x{name}>
+}}
+"#
+        );
+        let ty =
+            acc_ir::parser::parse_type_str(&mut ctx, &format!("memref<{n}xf64>")).expect("a type");
+        let values = cases.into_iter().map(Scalar::Float).collect();
+        calls.push((
+            format!("narrow_{name}"),
+            vec![Tensor::new(&ctx, ty, values).expect("a value")],
+        ));
+    }
+    let ir = parse(&mut ctx, &text);
+    let jit = JitModule::compile(&ctx, &ir).unwrap_or_else(|e| panic!("compile: {}", e.message));
+    for (entry, args) in calls {
+        let want = Interpreter::new(&ctx, &ir, Limits::default())
+            .call(&entry, args.clone())
+            .unwrap_or_else(|e| panic!("interpreter: {}", e.message));
+        let got = jit
+            .call(&ctx, &entry, &args)
+            .unwrap_or_else(|e| panic!("jit: {}", e.message));
+        assert_eq!(got.len(), want.len(), "{entry}");
+        for (r, (g, w)) in got.iter().zip(&want).enumerate() {
+            let (g, w) = (g.values().expect("values"), w.values().expect("values"));
+            assert_eq!(g.len(), w.len(), "{entry} result {r}");
+            for (i, (a, b)) in g.iter().zip(&w).enumerate() {
+                let same = match (a, b) {
+                    (Scalar::Float(a), Scalar::Float(b)) => {
+                        (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
+                    }
+                    _ => a == b,
+                };
+                assert!(
+                    same,
+                    "{entry} result {r}, element {i}: {a:?} instead of {b:?}"
+                );
+            }
+        }
+    }
+}
+
+/// `i2` and `i4` (held in a byte, sign-extended) through arithmetic that wraps, the
+/// operations that read them unsigned, and conversions, natively as in the
+/// interpreter: every pair of 4-bit values.
+#[test]
+fn sub_byte_integers_compute_as_the_interpreter_does() {
+    let text = r#"
+func.func @main(%a: memref<256xi4>, %b: memref<256xi4>) -> (memref<256xi4>, memref<256xi4>, memref<256xi4>, memref<256xi4>, memref<256xi1>, memref<256xi4>, memref<256xf32>, memref<256xi32>, memref<256xi2>, memref<256xi4>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 256 : index
+  %one = arith.constant 1 : i4
+  %eight = arith.constant 8.0 : f32
+  %add = loop.alloc() : memref<256xi4>
+  %mul = loop.alloc() : memref<256xi4>
+  %divu = loop.alloc() : memref<256xi4>
+  %shr = loop.alloc() : memref<256xi4>
+  %ult = loop.alloc() : memref<256xi1>
+  %maxu = loop.alloc() : memref<256xi4>
+  %tofp = loop.alloc() : memref<256xf32>
+  %ext = loop.alloc() : memref<256xi32>
+  %trunc = loop.alloc() : memref<256xi2>
+  %fromfp = loop.alloc() : memref<256xi4>
+  loop.for %i = %c0 to %n step %c1 {
+    %x = loop.load %a[%i] : memref<256xi4>
+    %y = loop.load %b[%i] : memref<256xi4>
+    %s = arith.addi %x, %y : i4
+    %p = arith.muli %x, %y : i4
+    %ny = arith.ori %y, %one : i4
+    %q = arith.divui %x, %ny : i4
+    %r = arith.shrui %x, %one : i4
+    %l = arith.cmpi ult, %x, %y : i4
+    %m = arith.maxui %x, %y : i4
+    %f = arith.uitofp %x : i4 to f32
+    %e = arith.extui %x : i4 to i32
+    %t = arith.trunci %p : i4 to i2
+    %g = arith.subf %f, %eight : f32
+    %h = arith.fptosi %g : f32 to i4
+    loop.store %s, %add[%i] : memref<256xi4>
+    loop.store %p, %mul[%i] : memref<256xi4>
+    loop.store %q, %divu[%i] : memref<256xi4>
+    loop.store %r, %shr[%i] : memref<256xi4>
+    loop.store %l, %ult[%i] : memref<256xi1>
+    loop.store %m, %maxu[%i] : memref<256xi4>
+    loop.store %f, %tofp[%i] : memref<256xf32>
+    loop.store %e, %ext[%i] : memref<256xi32>
+    loop.store %t, %trunc[%i] : memref<256xi2>
+    loop.store %h, %fromfp[%i] : memref<256xi4>
+    loop.yield
+  }
+  return %add, %mul, %divu, %shr, %ult, %maxu, %tofp, %ext, %trunc, %fromfp : memref<256xi4>, memref<256xi4>, memref<256xi4>, memref<256xi4>, memref<256xi1>, memref<256xi4>, memref<256xf32>, memref<256xi32>, memref<256xi2>, memref<256xi4>
+}
+"#;
+    let mut ctx = acc_dialects::new_context();
+    let ir = parse(&mut ctx, text);
+    let ty = acc_ir::parser::parse_type_str(&mut ctx, "memref<256xi4>").expect("a type");
+    let a = (0..256).map(|i| Scalar::Int(i / 16 - 8)).collect();
+    let b = (0..256).map(|i| Scalar::Int(i % 16 - 8)).collect();
+    let args = vec![
+        Tensor::new(&ctx, ty, a).expect("a value"),
+        Tensor::new(&ctx, ty, b).expect("a value"),
+    ];
+    let want = Interpreter::new(&ctx, &ir, Limits::default())
+        .call("main", args.clone())
+        .unwrap_or_else(|e| panic!("interpreter: {}", e.message));
+    let jit = JitModule::compile(&ctx, &ir).unwrap_or_else(|e| panic!("compile: {}", e.message));
+    let got = jit
+        .call(&ctx, "main", &args)
+        .unwrap_or_else(|e| panic!("jit: {}", e.message));
+    assert_eq!(got.len(), want.len());
+    for (r, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(
+            g.values().expect("values"),
+            w.values().expect("values"),
+            "result {r}"
+        );
+    }
+}

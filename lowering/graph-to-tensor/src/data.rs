@@ -9,19 +9,22 @@ use acc_ir::elements::Scalar;
 use acc_ir::{TypeData, TypeId, ValueId};
 
 use super::{Builder, arith_op, flip_sign_bits, map_with, reshape};
-use acc_dialects::build::{i64s, index_op, is_float, shape_of, tensor_type};
+use acc_dialects::build::{cmpi, i64s, index_op, is_float, shape_of, tensor_type};
+use acc_ir::minifloat::ScaleRounding;
 
 /// `cast`: one conversion per element (`extf`/`truncf`, `sitofp`/`uitofp`,
 /// `fptosi`/`fptoui`, `extsi`/`extui`/`trunci` by the types). With `wrap`, a float
 /// goes through i64 and is truncated to the result's width. With `saturate`, a float
 /// is clamped to the small float result's largest finite value before `truncf`
-/// (`minimumf`/`maximumf`, which keep NaN).
+/// (`minimumf`/`maximumf`, which keep NaN). To `f8E8M0FNU`, ONNX's own rule in
+/// integer ops ([`e8m0`]).
 pub(super) fn cast(
     e: &mut Builder<'_>,
     x: ValueId,
     out: TypeId,
     wrap: bool,
     saturate: bool,
+    rounding: ScaleRounding,
 ) -> Result<ValueId, String> {
     let (_, from) = shape_of(e.ctx, e.type_of(x))?;
     let (_, to) = shape_of(e.ctx, out)?;
@@ -35,7 +38,12 @@ pub(super) fn cast(
     if let Some((kind, _)) = small
         && kind == acc_ir::FloatKind::F8E8M0FNU
     {
-        return Err("ONNX's conversion to f8E8M0FNU has no lowering yet".into());
+        if !is_float(e.ctx, from) {
+            return Err("casts of integers to f8E8M0FNU have no lowering yet".into());
+        }
+        return map_with(e, &[x], out, &mut |e, args| {
+            e8m0(e, args[0], to, saturate, rounding)
+        });
     }
     let bound = match (saturate, small, e.ctx.type_data(from)) {
         (true, Some((_, format)), TypeData::Float(_)) => Some(format.max()),
@@ -114,6 +122,64 @@ pub(super) fn cast(
             _ => Err("no conversion between these element types".into()),
         }
     })
+}
+
+/// ONNX's Cast of the float `v` to `f8E8M0FNU` (the interpreter's
+/// [`acc_ir::minifloat::e8m0_from_f32`]): the biased exponent of `v` as an `f32`, one
+/// more when `rounding` rounds its fraction up (not past 0xFE with `saturate`), 0xFF
+/// for infinities and NaN; its byte bitcast to `to`.
+fn e8m0(
+    e: &mut Builder<'_>,
+    v: ValueId,
+    to: TypeId,
+    saturate: bool,
+    rounding: ScaleRounding,
+) -> Result<ValueId, String> {
+    let f32t = e.ctx.float_type(acc_ir::FloatKind::F32);
+    let (i32t, i8t, i1t) = (e.ctx.int_type(32), e.ctx.int_type(8), e.ctx.int_type(1));
+    let v = match e.ctx.type_data(e.type_of(v)) {
+        TypeData::Float(k) if k.width() < 32 => arith::Extf::build(e, v, f32t).result()?,
+        TypeData::Float(k) if k.width() > 32 => arith::Truncf::build(e, v, f32t).result()?,
+        _ => v,
+    };
+    let bits = arith::Bitcast::build(e, v, i32t).result()?;
+    let int = |e: &mut Builder<'_>, n: i64| e.scalar(i32t, n as f64);
+    let low_bits = |e: &mut Builder<'_>, mask: i64| -> Result<ValueId, String> {
+        let m = int(e, mask)?;
+        let part = arith::Andi::build(e, bits, m, i32t).result()?;
+        let zero = int(e, 0)?;
+        e.cmpi(cmpi::NE, part, zero)
+    };
+    let twenty_three = int(e, 23)?;
+    let shifted = arith::Shrui::build(e, bits, twenty_three, i32t).result()?;
+    let byte = int(e, 0xFF)?;
+    let exponent = arith::Andi::build(e, shifted, byte, i32t).result()?;
+    let up = match rounding {
+        ScaleRounding::Up => low_bits(e, 0x7F_FFFF)?,
+        ScaleRounding::Down => e.scalar(i1t, 0.0)?,
+        ScaleRounding::Nearest => {
+            // The guard bit, and then the round or sticky bits or a normal exponent.
+            let guard = low_bits(e, 0x40_0000)?;
+            let round_or_sticky = low_bits(e, 0x3F_FFFF)?;
+            let zero = int(e, 0)?;
+            let normal = e.cmpi(cmpi::UGT, exponent, zero)?;
+            let either = arith::Ori::build(e, round_or_sticky, normal, i1t).result()?;
+            arith::Andi::build(e, guard, either, i1t).result()?
+        }
+    };
+    let up = if saturate {
+        let top = int(e, 0xFE)?;
+        let below_top = e.cmpi(cmpi::NE, exponent, top)?;
+        arith::Andi::build(e, up, below_top, i1t).result()?
+    } else {
+        up
+    };
+    let step = arith::Extui::build(e, up, i32t).result()?;
+    let rounded = arith::Addi::build(e, exponent, step, i32t).result()?;
+    let special = e.cmpi(cmpi::EQ, exponent, byte)?;
+    let result = arith::Select::build(e, special, byte, rounded, i32t).result()?;
+    let result = arith::Trunci::build(e, result, i8t).result()?;
+    arith::Bitcast::build(e, result, to).result()
 }
 
 /// `axis` of a rank-`rank` tensor, negative ones counting from the end.

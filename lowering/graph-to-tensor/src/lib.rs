@@ -237,6 +237,7 @@ fn lower_op(e: &mut Builder<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, S
     // The attributes are read now: the emitter borrows the IR mutably below.
     let attrs = AttrValues::read(e.ctx, attrs_op);
     let a = Attrs::of_op(e.ctx, attrs_op);
+    let rounding = acc_dialects::hooks::graph_fold::cast_rounding(e.ctx, attrs_op);
     if let Some(G::Sort | G::Topk) = kind {
         let outs = [out, *p.results.get(1).ok_or("a sort without indices")?];
         return data::sort(e, kind == Some(G::Topk), p.operands[0], outs, &a);
@@ -369,6 +370,7 @@ fn lower_op(e: &mut Builder<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, S
             out,
             a.flag(graph::Cast::ATTR_WRAP),
             a.flag(graph::Cast::ATTR_SATURATE),
+            rounding,
         )?,
         Some(G::Concat) => data::concat(e, &p.operands, out, &a)?,
         Some(G::Slice) => data::slice(e, p.operands[0], out, &a)?,

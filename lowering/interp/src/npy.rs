@@ -19,12 +19,16 @@ pub fn shape(path: &Path) -> Result<Vec<usize>, String> {
 }
 
 /// Reads `path` as a value of type `ty`: same shape, and numbers of the same nature
-/// (floats for a float type, integers or booleans for an integer type).
+/// (floats for a float type, integers or booleans for an integer type). An element
+/// type numpy lacks (bf16, the f8/f4 floats, i4/i2) is read from the raw elements
+/// `ml_dtypes` saves (`<V1`/`<V2`, or `<f1` for float8_e5m2): one element per byte (two
+/// for bf16), the type's own bit pattern (a sub-byte integer in the low bits).
 pub fn read(ctx: &Context, path: &Path, ty: TypeId) -> Result<Tensor, String> {
     let shown = path.display();
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read '{shown}': {e}"))?;
-    let npy = NpyFile::new(BufReader::new(file))
-        .map_err(|e| format!("'{shown}' is not a valid .npy file: {e}"))?;
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read '{shown}': {e}"))?;
+    let bytes = with_raw_one_byte_floats(bytes);
+    let npy =
+        NpyFile::new(&bytes[..]).map_err(|e| format!("'{shown}' is not a valid .npy file: {e}"))?;
     if npy.order() == npyz::Order::Fortran {
         return Err(format!(
             "'{shown}': Fortran-order arrays are not supported; save it in C order"
@@ -43,6 +47,15 @@ pub fn read(ctx: &Context, path: &Path, ty: TypeId) -> Result<Tensor, String> {
     };
     let bad = |e: std::io::Error| format!("cannot read the data of '{shown}': {e}");
     let data: Vec<Scalar> = match (ts.type_char(), ts.size_field()) {
+        (TypeChar::RawData, size) if size == kind.bytes() as u64 && numpy_lacks(kind) => {
+            let size = kind.bytes();
+            let n: usize = shape.iter().product();
+            let raw = n
+                .checked_mul(size)
+                .and_then(|len| bytes.len().checked_sub(len).map(|at| &bytes[at..]))
+                .ok_or_else(|| format!("'{shown}' holds fewer elements than its shape"))?;
+            raw.chunks_exact(size).map(|b| kind.decode(b)).collect()
+        }
         (TypeChar::Float, 2) => npy
             .into_vec::<half::f16>()
             .map_err(bad)?
@@ -88,6 +101,26 @@ pub fn read(ctx: &Context, path: &Path, ty: TypeId) -> Result<Tensor, String> {
         ));
     }
     Tensor::new(ctx, ty, data)
+}
+
+/// Element kinds numpy has no dtype for, which `ml_dtypes` saves as raw elements.
+fn numpy_lacks(kind: ElementKind) -> bool {
+    match kind {
+        ElementKind::Int(w, _) => w < 8 && w > 1,
+        ElementKind::Float(k) => !matches!(k, FloatKind::F16 | FloatKind::F32 | FloatKind::F64),
+    }
+}
+
+/// `bytes` of an `.npy` file with a header's dtype `'<f1'` (`ml_dtypes`'
+/// float8_e5m2, a one-byte float numpy cannot read) written as raw one-byte elements
+/// (`'|V1'`, the same length): what [`read`] takes from the argument's type.
+fn with_raw_one_byte_floats(mut bytes: Vec<u8>) -> Vec<u8> {
+    let header_end = bytes.iter().position(|b| *b == b'\n').unwrap_or(0);
+    let header = &bytes[..header_end];
+    if let Some(at) = header.windows(4).position(|w| w == b"'<f1") {
+        bytes[at + 1..at + 4].copy_from_slice(b"|V1");
+    }
+    bytes
 }
 
 fn ints<T: Into<i128>>(v: Vec<T>) -> Vec<Scalar> {

@@ -1,6 +1,6 @@
-//! `emulate-narrow-floats`: `arith` and `math` on `f16` and `bf16` computed in `f32`
-//! (MLIR's `arith-emulate-unsupported-floats`), for back ends whose machines hold
-//! these types only in memory.
+//! `emulate-narrow-floats`: `arith` and `math` on `f16`, `bf16` and the small floats
+//! (f8, f6, f4) computed in `f32` (MLIR's `arith-emulate-unsupported-floats`), for back
+//! ends whose machines hold these types only in memory.
 //!
 //! Each op that computes on a narrow float (an `arith` or `math` op, or `loop.fma`,
 //! with an operand or a result of type `f16`, `bf16` or a vector of them) takes its narrow operands through `arith.extf` to `f32`
@@ -10,7 +10,7 @@
 //!
 //! The result is the narrow op's, bit for bit up to NaN payloads, for `+ - * /`, the
 //! square root, comparisons and conversions to integers: `f32`'s 24 bits are at least
-//! twice the narrow precision plus two (11 and 8 bits), so rounding twice (to `f32`,
+//! twice the narrow precision plus two (11 and 8 bits, 4 and fewer), so rounding twice (to `f32`,
 //! then to the narrow type) rounds as once. An integer converted to a narrow float
 //! goes through `f64`: exact up to 2^53, then one rounding, as the interpreter
 //! converts (above 2^53 both round twice). Other `math` functions are as accurate as
@@ -30,7 +30,7 @@ pub fn info() -> PassInfo {
     PassInfo {
         name: "emulate-narrow-floats",
         title: "EmulateNarrowFloats",
-        summary: "Compute arith and math ops on f16 and bf16 in f32, between extf and truncf",
+        summary: "Compute arith and math ops on f16, bf16 and the f8/f6/f4 floats in f32, between extf and truncf",
         anchor: Some(func::Func::NAME),
         options: Vec::new(),
         create: |_: &PassOptions| Ok(Box::new(EmulateNarrowFloats)),
@@ -55,13 +55,15 @@ impl Pass for EmulateNarrowFloats {
     }
 }
 
-/// True for `f16` and `bf16`, and vectors of them.
+/// True for `f16`, `bf16` and the floats of 8 bits and fewer (f8, f6, f4), and vectors
+/// of them.
 fn is_narrow(ctx: &Context, ty: TypeId) -> bool {
     let element = ctx.type_data(ty).element_type().unwrap_or(ty);
-    matches!(
-        ctx.type_data(element),
-        TypeData::Float(FloatKind::F16 | FloatKind::BF16)
-    )
+    match ctx.type_data(element) {
+        TypeData::Float(FloatKind::F16 | FloatKind::BF16) => true,
+        TypeData::Float(k) => acc_ir::minifloat::MiniFloat::of(*k).is_some(),
+        _ => false,
+    }
 }
 
 /// `ty` (a narrow float or a vector of them) with `wide` for its narrow float type.

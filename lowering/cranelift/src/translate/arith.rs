@@ -10,7 +10,7 @@ use cranelift_frontend::FunctionBuilder;
 use cranelift_module::Module;
 
 use super::{CodegenError, FnTranslator, Val, err};
-use crate::types::{is_bool, narrow_float, scalar_type};
+use crate::types::{is_bool, narrow_float, narrow_int, scalar_type};
 
 impl<M: Module> FnTranslator<'_, '_, '_, M> {
     // ----- arith -----
@@ -44,7 +44,25 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                 .narrow_float_op(op, kind, operands, t, narrow_from, narrow_to)
                 .map(Val::Scalar);
         }
-        let x = |i: usize| self.scalar(op, operands[i]);
+        let narrow_out = narrow_int(self.ctx, ty);
+        let mut values = operands
+            .iter()
+            .map(|v| self.scalar(op, *v))
+            .collect::<Result<Vec<_>, _>>()?;
+        if self.sees_unsigned(op, kind)? {
+            // An i2 or i4 is held sign-extended: its unsigned value is its low bits.
+            for (value, id) in values.iter_mut().zip(operands) {
+                if let Some(w) = narrow_int(self.ctx, self.ir.body(self.body).value_type(*id)) {
+                    *value = self.b.ins().band_imm_u(*value, (1 << w) - 1);
+                }
+            }
+        }
+        let x = |i: usize| {
+            values
+                .get(i)
+                .copied()
+                .ok_or_else(|| err(op, "too few operands"))
+        };
         let bool_result = is_bool(self.ctx, ty);
         let v = match kind {
             arith::Op::Addi => {
@@ -264,7 +282,7 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                         self.ins().fcvt_to_uint_sat(t, a)
                     }
                 } else {
-                    let bits = t.bits();
+                    let bits = narrow_out.unwrap_or(t.bits());
                     let (lo, hi) = if signed {
                         (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
                     } else {
@@ -296,6 +314,11 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                     format!("no code generation for '{}'", other.name()),
                 ));
             }
+        };
+        // An i2 or i4 is held sign-extended from its width.
+        let v = match narrow_out {
+            Some(w) => self.sign_extend_narrow(v, w),
+            None => v,
         };
         // An i1 keeps only its low bit.
         let v = if bool_result
@@ -410,7 +433,7 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
         Ok(out)
     }
 
-    /// An op on `f16`/`bf16` values, held as their bits: conversions to and from
+    /// An op on `f16`/`bf16`/f8/f6/f4 values, held as their bits: conversions to and from
     /// them, `select` and `bitcast`; any other is an error (`emulate-narrow-floats`
     /// computes them in `f32`).
     fn narrow_float_op(
@@ -425,7 +448,7 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
         let a = self.scalar(op, operands[0])?;
         Ok(match (kind, from, to) {
             (arith::Op::Extf, Some(k), None) => {
-                let f = self.narrow_to_f32(a, k);
+                let f = self.narrow_to_f32(a, k).map_err(|m| err(op, m))?;
                 if t == types::F64 {
                     self.ins().fpromote(types::F64, f)
                 } else {
@@ -438,7 +461,7 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                 } else {
                     a
                 };
-                self.f64_to_narrow(wide, k)
+                self.f64_to_narrow(wide, k).map_err(|m| err(op, m))?
             }
             (arith::Op::Extf | arith::Op::Truncf, Some(a_kind), Some(b_kind))
                 if a_kind == b_kind =>
@@ -446,9 +469,9 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                 a
             }
             (arith::Op::Extf | arith::Op::Truncf, Some(k), Some(to)) => {
-                let f = self.narrow_to_f32(a, k);
+                let f = self.narrow_to_f32(a, k).map_err(|m| err(op, m))?;
                 let wide = self.ins().fpromote(types::F64, f);
-                self.f64_to_narrow(wide, to)
+                self.f64_to_narrow(wide, to).map_err(|m| err(op, m))?
             }
             (arith::Op::Bitcast, _, _) if self.b.func.dfg.value_type(a) == t => a,
             (arith::Op::Bitcast, _, _) => self.ins().bitcast(t, MemFlagsData::new(), a),
@@ -460,12 +483,36 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                 return Err(err(
                     op,
                     format!(
-                        "'{}' on f16 or bf16 has no code generation (run emulate-narrow-floats first)",
+                        "'{}' on a float held as its bits (f16, bf16, f8, f4) has no code generation (run emulate-narrow-floats first)",
                         kind.name()
                     ),
                 ));
             }
         })
+    }
+
+    /// Whether arith op `kind` reads its integer operands as unsigned numbers.
+    fn sees_unsigned(&self, op: OpRef<'_>, kind: arith::Op) -> Result<bool, CodegenError> {
+        Ok(match kind {
+            arith::Op::Extui
+            | arith::Op::IndexCastui
+            | arith::Op::Uitofp
+            | arith::Op::Divui
+            | arith::Op::Remui
+            | arith::Op::Maxui
+            | arith::Op::Minui
+            | arith::Op::Shrui => true,
+            arith::Op::Cmpi => self.predicate(op, arith::Cmpi::ATTR_PREDICATE)? >= 6,
+            _ => false,
+        })
+    }
+
+    /// `v` (an `I8`) with its bits above `width` copies of the bit below them: how an
+    /// `i2` or `i4` is held.
+    pub(super) fn sign_extend_narrow(&mut self, v: Value, width: u32) -> Value {
+        let spare = 8 - i64::from(width);
+        let high = self.b.ins().ishl_imm_u(v, spare);
+        self.b.ins().sshr_imm_u(high, spare)
     }
 
     /// The integer predicate of a comparison (its attribute `name`).
@@ -500,6 +547,7 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
         let lane = t.lane_type();
         let bool_ty = is_bool(self.ctx, ty);
         let narrow = narrow_float(self.ctx, ty);
+        let narrow_width = narrow_int(self.ctx, ty);
         let one = |b: &mut FunctionBuilder<'_>, v: Scalar| -> Value {
             match (v, lane) {
                 (Scalar::Float(f), _) if let Some(k) = narrow => {
@@ -509,7 +557,12 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                 (Scalar::Float(f), _) if lane.is_float() => b.ins().f64const(f),
                 (Scalar::Int(i), _) if lane.is_float() => b.ins().f64const(i as f64),
                 (Scalar::Int(i), _) => {
-                    let i = if bool_ty { i & 1 } else { i };
+                    let i = match narrow_width {
+                        _ if bool_ty => i & 1,
+                        // Sign-extended from the width, as i2 and i4 are held.
+                        Some(w) => (i << (128 - w)) >> (128 - w),
+                        None => i,
+                    };
                     b.ins().iconst(lane, i as i64)
                 }
                 (Scalar::Float(f), _) => b.ins().iconst(lane, f as i64),

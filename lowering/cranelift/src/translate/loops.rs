@@ -95,6 +95,10 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                     .b
                     .ins()
                     .load(m.element, MemFlagsData::trusted(), addr, 0);
+                let v = match crate::types::narrow_int(self.ctx, m.element_ty) {
+                    Some(w) => self.sign_extend_narrow(v, w),
+                    None => v,
+                };
                 vec![Val::Scalar(v)]
             }
             loops::Op::Store => {
