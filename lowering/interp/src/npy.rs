@@ -197,3 +197,68 @@ fn put<T: npyz::AutoSerialize>(
     writer.extend(values)?;
     writer.finish()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An `.npy` file (version 1.0) of `descr` and `shape` holding `data`.
+    fn npy_bytes(descr: &str, shape: &str, data: &[u8]) -> Vec<u8> {
+        let mut header =
+            format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+        while (10 + header.len() + 1) % 64 != 0 {
+            header.push(' ');
+        }
+        header.push('\n');
+        let mut out = b"\x93NUMPY\x01\x00".to_vec();
+        out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+        out.extend_from_slice(header.as_bytes());
+        out.extend_from_slice(data);
+        out
+    }
+
+    fn read_as(descr: &str, data: &[u8], ty: &str) -> Result<Vec<Scalar>, String> {
+        let mut ctx = acc_ir::Context::new();
+        let ty = acc_ir::parser::parse_type_str(&mut ctx, ty).map_err(|e| e.0)?;
+        let path = std::env::temp_dir().join(format!(
+            "acc-npy-{}-{}.npy",
+            std::process::id(),
+            descr.replace(['<', '|'], "")
+        ));
+        std::fs::write(&path, npy_bytes(descr, "(3,)", data)).map_err(|e| e.to_string())?;
+        let t = read(&ctx, &path, ty);
+        let _ = std::fs::remove_file(&path);
+        t?.values()
+    }
+
+    /// `ml_dtypes` arrays: float8_e5m2 (`<f1`) and the raw one-byte elements of the
+    /// other small types (`<V1`), read as the argument's type.
+    #[test]
+    fn reads_the_raw_elements_ml_dtypes_saves() {
+        let e5m2 = read_as("<f1", &[0x3c, 0xc0, 0x7c], "tensor<3xf8E5M2>").expect("read");
+        assert_eq!(
+            e5m2,
+            [
+                Scalar::Float(1.0),
+                Scalar::Float(-2.0),
+                Scalar::Float(f64::INFINITY)
+            ]
+        );
+        let e4m3 = read_as("<V1", &[0x38, 0x7e, 0x01], "tensor<3xf8E4M3FN>").expect("read");
+        assert_eq!(
+            e4m3,
+            [
+                Scalar::Float(1.0),
+                Scalar::Float(448.0),
+                Scalar::Float(2f64.powi(-9))
+            ]
+        );
+        let int4 = read_as("<V1", &[0xff, 0x07, 0xf8], "tensor<3xsi4>").expect("read");
+        assert_eq!(int4, [Scalar::Int(-1), Scalar::Int(7), Scalar::Int(-8)]);
+        let uint4 = read_as("<V1", &[0x0f, 0x07, 0x00], "tensor<3xui4>").expect("read");
+        assert_eq!(uint4, [Scalar::Int(15), Scalar::Int(7), Scalar::Int(0)]);
+        // A raw element into a type NumPy has is refused.
+        let err = read_as("<V1", &[0, 0, 0], "tensor<3xi8>").expect_err("refused");
+        assert!(err.contains("is not supported"), "{err}");
+    }
+}
