@@ -128,7 +128,7 @@ fn import_inner(
 /// its definition) means the same as at opset 13.
 /// QuantizeLinear and DequantizeLinear of opsets 10 to 12 are the per-tensor case of
 /// opset 13's; Dropout from opset 7 on is the identity at inference.
-const OLDER_DEFINITIONS: [(&str, i64); 23] = [
+const OLDER_DEFINITIONS: [(&str, i64); 26] = [
     ("Not", 1),
     ("And", 7),
     ("Or", 7),
@@ -152,6 +152,9 @@ const OLDER_DEFINITIONS: [(&str, i64); 23] = [
     ("TopK", 11),
     ("NonMaxSuppression", 11),
     ("MaxPool", 12),
+    ("MatMulInteger", 10),
+    ("ConvInteger", 10),
+    ("Shrink", 9),
 ];
 
 /// The model's opset of the default domain.

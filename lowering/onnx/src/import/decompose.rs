@@ -25,7 +25,7 @@ mod masks;
 mod recurrent;
 
 /// The op types [`decompose`] may expand.
-pub(super) const DECOMPOSED: [&str; 42] = [
+pub(super) const DECOMPOSED: [&str; 45] = [
     "BatchNormalization",
     "ConvTranspose",
     "GroupNormalization",
@@ -68,6 +68,9 @@ pub(super) const DECOMPOSED: [&str; 42] = [
     "OneHot",
     "SpaceToDepth",
     "DepthToSpace",
+    "MatMulInteger",
+    "ConvInteger",
+    "Shrink",
 ];
 
 /// What expanding a node needs to know of its first input.
@@ -106,6 +109,8 @@ pub(super) fn computes_in_f32(op: &str) -> bool {
                 | "OneHot"
                 | "SpaceToDepth"
                 | "DepthToSpace"
+                | "MatMulInteger"
+                | "ConvInteger"
         )
 }
 
@@ -300,6 +305,75 @@ pub(super) fn decompose(
                 let is_zero = w.node("Equal", &[&norm, &zero], vec![]);
                 let q = w.node("Div", &[&x_name, &norm], vec![]);
                 w.node_to("Where", &[&is_zero, &zero, &q], vec![], &out);
+            }
+            "MatMulInteger" => {
+                // (A - a_zero_point) (B - b_zero_point) in int32, whose products and
+                // sums wrap as ONNX's int32 accumulators. A zero point of A is a scalar
+                // or one per row: as a column it broadcasts either way.
+                let a = w.node("Cast", &[&x_name], vec![int("to", INT32)]);
+                let a = match node.input.get(2).filter(|n| !n.is_empty()) {
+                    Some(zp) => {
+                        let zp = w.node("Cast", &[zp], vec![int("to", INT32)]);
+                        let column = w.node("Unsqueeze", &[&zp], vec![ints("axes", &[-1])]);
+                        w.node("Sub", &[&a, &column], vec![])
+                    }
+                    None => a,
+                };
+                let b = w.node("Cast", &[&input(1)], vec![int("to", INT32)]);
+                let b = match node.input.get(3).filter(|n| !n.is_empty()) {
+                    Some(zp) => {
+                        let zp = w.node("Cast", &[zp], vec![int("to", INT32)]);
+                        w.node("Sub", &[&b, &zp], vec![])
+                    }
+                    None => b,
+                };
+                w.node_to("MatMul", &[&a, &b], vec![], &out);
+            }
+            "ConvInteger" => {
+                // Conv of (x - x_zero_point) and (w - w_zero_point) in f64, exact for
+                // every int32 accumulator (each is below 2^53 in magnitude), then
+                // int32; padding adds zeros after the zero point is taken off, as in
+                // ONNX's reference. A zero point of w is a scalar or one per output
+                // channel: reshaped to [M, 1, ...] it broadcasts either way.
+                let rank = x
+                    .second_shape
+                    .as_ref()
+                    .map(Vec::len)
+                    .ok_or("it needs the weights' shape")?;
+                let centred = |w: &mut Writer, v: &str, zp: Option<&String>, as_shape: &[i64]| {
+                    let d = w.node("Cast", &[v], vec![int("to", DOUBLE)]);
+                    match zp.filter(|n| !n.is_empty()) {
+                        Some(zp) => {
+                            let z = w.node("Cast", &[zp], vec![int("to", DOUBLE)]);
+                            let z = if as_shape.is_empty() {
+                                z
+                            } else {
+                                let shape = w.ints(as_shape);
+                                w.node("Reshape", &[&z, &shape], vec![])
+                            };
+                            w.node("Sub", &[&d, &z], vec![])
+                        }
+                        None => d,
+                    }
+                };
+                let xd = centred(&mut w, &x_name, node.input.get(2), &[]);
+                let mut per_channel = vec![1; rank];
+                per_channel[0] = -1;
+                let wd = centred(&mut w, &input(1), node.input.get(3), &per_channel);
+                let y = w.node("Conv", &[&xd, &wd], node.attribute.clone());
+                w.node_to("Cast", &[&y], vec![int("to", INT32)], &out);
+            }
+            "Shrink" => {
+                // x < -lambd ? x + bias : (x > lambd ? x - bias : 0)
+                let (lambd, bias) = (f("lambd", 0.5), f("bias", 0.0));
+                let (low, high) = (w.scalar(-lambd), w.scalar(lambd));
+                let (b, zero) = (w.scalar(bias), w.scalar(0.0));
+                let below = w.node("Less", &[&x_name, &low], vec![]);
+                let above = w.node("Greater", &[&x_name, &high], vec![]);
+                let plus = w.node("Add", &[&x_name, &b], vec![]);
+                let minus = w.node("Sub", &[&x_name, &b], vec![]);
+                let inner = w.node("Where", &[&above, &minus, &zero], vec![]);
+                w.node_to("Where", &[&below, &plus, &inner], vec![], &out);
             }
             "Hardmax" => masks::hardmax(node, x, &x_name, &out, &mut w)?,
             "EyeLike" => masks::eye_like(node, x, &out, &mut w)?,
@@ -1485,6 +1559,11 @@ fn attr<'a>(node: &'a NodeProto, name: &str) -> Option<&'a AttributeProto> {
         .iter()
         .find(|a| a.name.as_deref() == Some(name))
 }
+
+/// `TensorProto.DataType` INT32, for Cast's `to`.
+const INT32: i64 = tensor_proto::DataType::Int32 as i64;
+/// `TensorProto.DataType` DOUBLE.
+const DOUBLE: i64 = tensor_proto::DataType::Double as i64;
 
 fn int(name: &str, v: i64) -> AttributeProto {
     AttributeProto {
