@@ -25,7 +25,7 @@ mod masks;
 mod recurrent;
 
 /// The op types [`decompose`] may expand.
-pub(super) const DECOMPOSED: [&str; 45] = [
+pub(super) const DECOMPOSED: [&str; 46] = [
     "BatchNormalization",
     "ConvTranspose",
     "GroupNormalization",
@@ -71,6 +71,7 @@ pub(super) const DECOMPOSED: [&str; 45] = [
     "MatMulInteger",
     "ConvInteger",
     "Shrink",
+    "DynamicQuantizeLinear",
 ];
 
 /// What expanding a node needs to know of its first input.
@@ -111,6 +112,7 @@ pub(super) fn computes_in_f32(op: &str) -> bool {
                 | "DepthToSpace"
                 | "MatMulInteger"
                 | "ConvInteger"
+                | "DynamicQuantizeLinear"
         )
 }
 
@@ -362,6 +364,32 @@ pub(super) fn decompose(
                 let wd = centred(&mut w, &input(1), node.input.get(3), &per_channel);
                 let y = w.node("Conv", &[&xd, &wd], node.attribute.clone());
                 w.node_to("Cast", &[&y], vec![int("to", INT32)], &out);
+            }
+            "DynamicQuantizeLinear" => {
+                // ONNX's function body: the range of x widened to hold 0, a scale
+                // spreading it over 0..255, the zero point where 0 lands (clipped,
+                // rounded half to even), then QuantizeLinear with both.
+                let output = |i: usize| node.output.get(i).cloned().unwrap_or_default();
+                let (q_min, q_max) = (w.scalar(0.0), w.scalar(255.0));
+                let all = vec![int("keepdims", 0)];
+                let x_min = w.node("ReduceMin", &[&x_name], all.clone());
+                let x_min = w.node("Min", &[&x_min, &q_min], vec![]);
+                let x_max = w.node("ReduceMax", &[&x_name], all);
+                let x_max = w.node("Max", &[&x_max, &q_min], vec![]);
+                let range = w.node("Sub", &[&x_max, &x_min], vec![]);
+                w.node_to("Div", &[&range, &q_max], vec![], &output(1));
+                let min_scaled = w.node("Div", &[&x_min, &output(1)], vec![]);
+                let initial = w.node("Sub", &[&q_min, &min_scaled], vec![]);
+                let clipped = w.node("Clip", &[&initial, &q_min, &q_max], vec![]);
+                let rounded = w.node("Round", &[&clipped], vec![]);
+                let uint8 = tensor_proto::DataType::Uint8 as i64;
+                w.node_to("Cast", &[&rounded], vec![int("to", uint8)], &output(2));
+                w.node_to(
+                    "QuantizeLinear",
+                    &[&x_name, &output(1), &output(2)],
+                    vec![],
+                    &out,
+                );
             }
             "Shrink" => {
                 // x < -lambd ? x + bias : (x > lambd ? x - bias : 0)

@@ -1,8 +1,10 @@
 //! ONNX's quantization ops. ONNX carries quantized data as plain integer tensors with
 //! separate scale and zero-point inputs; acc carries it in `!quant.uniform` element
-//! types. So the scales and zero points must be constants: they become the type's
-//! parameters, and `graph.storage_cast` moves between the integer tensors of the model
-//! and the quantized tensors of the graph ops:
+//! types. Constant scales and zero points become the type's parameters, and
+//! `graph.storage_cast` moves between the integer tensors of the model and the
+//! quantized tensors of the graph ops (scales computed at run time, as
+//! DynamicQuantizeLinear's, make QuantizeLinear and DequantizeLinear plain graph
+//! arithmetic instead, as do blocked and small-float quantization):
 //!
 //! - QuantizeLinear: `graph.quantize`, then a cast to the stored integers;
 //! - DequantizeLinear: a cast to the quantized type, then `graph.dequantize`;
@@ -36,6 +38,15 @@ struct Params<'a> {
     default_storage: TypeId,
     /// The dimension a 1-D scale runs along.
     axis: i64,
+}
+
+/// What [`Importer::quantize_arithmetic`] computes: quantize (or dequantize) values of
+/// `shape` and float type `float` to (from) integers of type `storage`.
+struct Arithmetic<'a> {
+    quantize: bool,
+    shape: &'a [i64],
+    float: TypeId,
+    storage: TypeId,
 }
 
 fn plain(op: graph::Op, result: TypeId) -> Lowered {
@@ -84,6 +95,16 @@ impl Importer<'_> {
         if let Some(result) =
             self.small_float_quantization(body, block, node, &types, axis, saturate)?
         {
+            self.values.insert(out, result);
+            return Ok(());
+        }
+        let known = |name: &str| name.is_empty() || self.constants.contains_key(name);
+        if matches!(
+            node.op_type.as_deref(),
+            Some("QuantizeLinear" | "DequantizeLinear")
+        ) && !(known(input(1)) && known(input(2)))
+        {
+            let result = self.runtime_quantization(body, block, node, &types, axis)?;
             self.values.insert(out, result);
             return Ok(());
         }
@@ -294,32 +315,114 @@ impl Importer<'_> {
             Some(t) => t,
             None => self.unsigned8(),
         };
-        let (width, signedness) = match self.ctx.type_data(storage) {
-            TypeData::Integer { width, signedness } if *width <= 32 => (*width, *signedness),
-            _ => {
-                return Err(format!(
-                    "blocked quantization to {} is not supported (integers of up to 32 bits are)",
-                    acc_ir::printer::type_to_string(self.ctx, storage)
-                ));
-            }
-        };
+        if !matches!(self.ctx.type_data(storage), TypeData::Integer { width, .. } if *width <= 32) {
+            return Err(format!(
+                "blocked quantization to {} is not supported (integers of up to 32 bits are)",
+                acc_ir::printer::type_to_string(self.ctx, storage)
+            ));
+        }
         let scale_type = ty(1)?;
         let float = element_of(self, if quantize { x_type } else { scale_type });
-        let float_x = crate::tensors::tensor_type(self.ctx, &shape, float);
         let scale = self.operand(body, block, input(1))?;
         let scale = self.repeat_blocks(body, block, scale, scale_type, &shape, a, block_size)?;
         let zero = if input(2).is_empty() {
             None
         } else {
             let z = self.operand(body, block, input(2))?;
-            let z = self.repeat_blocks(body, block, z, ty(2)?, &shape, a, block_size)?;
-            Some(self.create(body, block, &plain(graph::Op::Cast, float_x), &[z])?[0])
+            Some(self.repeat_blocks(body, block, z, ty(2)?, &shape, a, block_size)?)
+        };
+        let x = self.operand(body, block, input(0))?;
+        let arithmetic = Arithmetic {
+            quantize,
+            shape: &shape,
+            float,
+            storage,
+        };
+        self.quantize_arithmetic(body, block, &arithmetic, x, scale, zero)
+    }
+
+    /// QuantizeLinear or DequantizeLinear to or from integers whose scale or zero point
+    /// is computed at run time (DynamicQuantizeLinear's body), as graph arithmetic:
+    /// one scale per tensor, or per index of `axis` (reshaped to broadcast along it).
+    fn runtime_quantization(
+        &mut self,
+        body: BodyId,
+        block: BlockId,
+        node: &NodeProto,
+        types: &[Option<TypeId>],
+        axis: i64,
+    ) -> Result<ValueId, String> {
+        let quantize = node.op_type.as_deref() == Some("QuantizeLinear");
+        let input = |i: usize| node.input.get(i).map(String::as_str).unwrap_or("");
+        let ty = |i: usize| {
+            types
+                .get(i)
+                .copied()
+                .flatten()
+                .ok_or_else(|| format!("input {i} has no known type"))
+        };
+        let x_type = ty(0)?;
+        let shape = static_shape(self, x_type)
+            .ok_or("quantization with run-time parameters needs a static input shape")?;
+        let storage = match self.stored_type(node, types, quantize)? {
+            Some(t) => t,
+            None => self.unsigned8(),
+        };
+        let scale_type = ty(1)?;
+        let float = element_of(self, if quantize { x_type } else { scale_type });
+        let scale = self.operand(body, block, input(1))?;
+        let scale = self.along_axis(body, block, scale, scale_type, shape.len(), axis)?;
+        let zero = if input(2).is_empty() {
+            None
+        } else {
+            let z = self.operand(body, block, input(2))?;
+            Some(self.along_axis(body, block, z, ty(2)?, shape.len(), axis)?)
+        };
+        let x = self.operand(body, block, input(0))?;
+        let arithmetic = Arithmetic {
+            quantize,
+            shape: &shape,
+            float,
+            storage,
+        };
+        self.quantize_arithmetic(body, block, &arithmetic, x, scale, zero)
+    }
+
+    /// `cast(clip(round_half_even(x / scale) + zero, storage range))` (quantize) or
+    /// `(cast(x) - zero) * scale` (dequantize), `scale` and `zero` broadcasting to
+    /// the shape of `x`.
+    fn quantize_arithmetic(
+        &mut self,
+        body: BodyId,
+        block: BlockId,
+        a: &Arithmetic<'_>,
+        x: ValueId,
+        scale: ValueId,
+        zero: Option<ValueId>,
+    ) -> Result<ValueId, String> {
+        let (width, signedness) = match self.ctx.type_data(a.storage) {
+            TypeData::Integer { width, signedness } if *width <= 32 => (*width, *signedness),
+            _ => {
+                return Err(format!(
+                    "quantization to {} as arithmetic is not supported (integers of up to 32 bits are)",
+                    acc_ir::printer::type_to_string(self.ctx, a.storage)
+                ));
+            }
+        };
+        let float_x = crate::tensors::tensor_type(self.ctx, a.shape, a.float);
+        let zero = match zero {
+            Some(z) => {
+                let z_type = self.ir.body(body).value_type(z);
+                let z_shape = static_shape(self, z_type).ok_or("a zero point of unknown shape")?;
+                let float_z = crate::tensors::tensor_type(self.ctx, &z_shape, a.float);
+                Some(self.create(body, block, &plain(graph::Op::Cast, float_z), &[z])?[0])
+            }
+            None => None,
         };
         let binary = |this: &mut Self, op, a, b| -> Result<ValueId, String> {
             Ok(this.create(body, block, &plain(op, float_x), &[a, b])?[0])
         };
-        if quantize {
-            let x = self.operand(body, block, input(0))?;
+        if a.quantize {
             let q = binary(self, graph::Op::Div, x, scale)?;
             let mut y = self.create(body, block, &plain(graph::Op::Round, float_x), &[q])?[0];
             if let Some(z) = zero {
@@ -337,10 +440,9 @@ impl Importer<'_> {
                 (graph::Clip::ATTR_MAX, bound(hi)?),
             ];
             let clipped = self.create(body, block, &clip, &[y])?[0];
-            let stored = crate::tensors::tensor_type(self.ctx, &shape, storage);
+            let stored = crate::tensors::tensor_type(self.ctx, a.shape, a.storage);
             Ok(self.create(body, block, &plain(graph::Op::Cast, stored), &[clipped])?[0])
         } else {
-            let x = self.operand(body, block, input(0))?;
             let mut y = self.create(body, block, &plain(graph::Op::Cast, float_x), &[x])?[0];
             if let Some(z) = zero {
                 y = binary(self, graph::Op::Sub, y, z)?;
