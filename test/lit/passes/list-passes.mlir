@@ -36,7 +36,7 @@
 // CHECK-NEXT: {{^}}  collapse-parallel{{ +}}Merge the trailing dimensions of loop.parallel nests that every access walks contiguously (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  cse{{ +}}Eliminate common subexpressions (runs on any op){{$}}
 // CHECK-NEXT: {{^}}  dce{{ +}}Erase ops without side effects whose results are unused (runs on any op){{$}}
-// CHECK-NEXT: {{^}}  emulate-narrow-floats{{ +}}Compute arith and math ops on f16 and bf16 in f32, between extf and truncf (runs on func.func){{$}}
+// CHECK-NEXT: {{^}}  emulate-narrow-floats{{ +}}Compute arith and math ops on f16, bf16 and the f8/f6/f4 floats in f32, between extf and truncf (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  fold{{ +}}Fold ops with constant operands (whole constant tensors included) and erase dead ops (runs on any op){{$}}
 // CHECK-NEXT: {{^}}  fuse-parallel{{ +}}Fuse a loop.parallel nest into the next one that reads its result elementwise (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  graph-to-tensor{{ +}}Lower graph ops to the tensor dialect's destination-passing ops (runs on func.func){{$}}
