@@ -429,3 +429,76 @@ fn conv_transpose_with_kernel_equal_to_strides() {
         }
     }
 }
+
+/// Einsum as transposes, reshapes and one batched MatMul: an attention-score
+/// equation whose operands need transposing ("bqhd,bkhd->bhqk"), a diagonal
+/// ("ii->i") and an implicit output ("ij,jk"), against the sums written out.
+#[test]
+fn einsum_equations_match_their_sums() {
+    let string_attr = |v: &str| AttributeProto {
+        name: Some("equation".into()),
+        r#type: Some(AttributeType::String as i32),
+        s: Some(v.as_bytes().to_vec()),
+        ..Default::default()
+    };
+    let einsum = |equation: &str, shapes: &[&[i64]], out: &[i64], inputs: &[Vec<f32>]| {
+        let names: Vec<String> = (0..shapes.len()).map(|i| format!("x{i}")).collect();
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let graph = GraphProto {
+            node: vec![node("Einsum", &refs, "y", vec![string_attr(equation)])],
+            input: names
+                .iter()
+                .zip(shapes)
+                .map(|(n, s)| value_info(n, s))
+                .collect(),
+            output: vec![value_info("y", out)],
+            ..Default::default()
+        };
+        run(&model(graph), inputs).1.remove(0)
+    };
+    let values = |n: usize, k: f32| (0..n).map(|i| (i as f32 * k).sin()).collect::<Vec<f32>>();
+    // bqhd,bkhd->bhqk with b=2, q=3, k=4, h=2, d=5.
+    let (q, k) = (values(2 * 3 * 2 * 5, 0.7), values(2 * 4 * 2 * 5, 1.3));
+    let got = einsum(
+        "bqhd,bkhd->bhqk",
+        &[&[2, 3, 2, 5], &[2, 4, 2, 5]],
+        &[2, 2, 3, 4],
+        &[q.clone(), k.clone()],
+    );
+    let mut at = 0;
+    for b in 0..2 {
+        for h in 0..2 {
+            for i in 0..3 {
+                for j in 0..4 {
+                    let want: f64 = (0..5)
+                        .map(|d| {
+                            f64::from(q[((b * 3 + i) * 2 + h) * 5 + d])
+                                * f64::from(k[((b * 4 + j) * 2 + h) * 5 + d])
+                        })
+                        .sum();
+                    assert!((got[at] - want).abs() < 1e-5, "{at}: {} vs {want}", got[at]);
+                    at += 1;
+                }
+            }
+        }
+    }
+    let m = values(16, 0.3);
+    let diagonal = einsum("ii->i", &[&[4, 4]], &[4], &[m.clone()]);
+    let want: Vec<f64> = (0..4).map(|i| f64::from(m[i * 5])).collect();
+    assert_eq!(diagonal, want);
+    let (a, c) = (values(6, 0.5), values(12, 0.9));
+    let product = einsum(
+        "ij,jk",
+        &[&[2, 3], &[3, 4]],
+        &[2, 4],
+        &[a.clone(), c.clone()],
+    );
+    for i in 0..2 {
+        for j in 0..4 {
+            let want: f64 = (0..3)
+                .map(|t| f64::from(a[i * 3 + t]) * f64::from(c[t * 4 + j]))
+                .sum();
+            assert!((product[i * 4 + j] - want).abs() < 1e-5);
+        }
+    }
+}

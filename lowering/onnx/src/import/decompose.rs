@@ -21,11 +21,12 @@
 
 use crate::proto::{AttributeProto, NodeProto, TensorProto, attribute_proto, tensor_proto};
 
+mod einsum;
 mod masks;
 mod recurrent;
 
 /// The op types [`decompose`] may expand.
-pub(super) const DECOMPOSED: [&str; 46] = [
+pub(super) const DECOMPOSED: [&str; 47] = [
     "BatchNormalization",
     "ConvTranspose",
     "GroupNormalization",
@@ -72,6 +73,7 @@ pub(super) const DECOMPOSED: [&str; 46] = [
     "ConvInteger",
     "Shrink",
     "DynamicQuantizeLinear",
+    "Einsum",
 ];
 
 /// What expanding a node needs to know of its first input.
@@ -403,6 +405,7 @@ pub(super) fn decompose(
                 let inner = w.node("Where", &[&above, &minus, &zero], vec![]);
                 w.node_to("Where", &[&below, &plus, &inner], vec![], &out);
             }
+            "Einsum" => einsum::einsum(node, x, &out, &mut w)?,
             "Hardmax" => masks::hardmax(node, x, &x_name, &out, &mut w)?,
             "EyeLike" => masks::eye_like(node, x, &out, &mut w)?,
             "OneHot" => masks::one_hot(node, x, known, &x_name, &out, &mut w)?,
