@@ -26,7 +26,7 @@ mod masks;
 mod recurrent;
 
 /// The op types [`decompose`] may expand.
-pub(super) const DECOMPOSED: [&str; 47] = [
+pub(super) const DECOMPOSED: [&str; 48] = [
     "BatchNormalization",
     "ConvTranspose",
     "GroupNormalization",
@@ -74,6 +74,7 @@ pub(super) const DECOMPOSED: [&str; 47] = [
     "Shrink",
     "DynamicQuantizeLinear",
     "Einsum",
+    "LpPool",
 ];
 
 /// What expanding a node needs to know of its first input.
@@ -406,6 +407,48 @@ pub(super) fn decompose(
                 w.node_to("Where", &[&below, &plus, &inner], vec![], &out);
             }
             "Einsum" => einsum::einsum(node, x, &out, &mut w)?,
+            "LpPool" => {
+                // (sum over the window of |x|^p)^(1/p): an AveragePool counting the
+                // padding (which adds zeros) times the window's size.
+                let p = attr(node, "p").and_then(|a| a.i).unwrap_or(2);
+                if p < 1 {
+                    return Err(format!("p {p} is not a positive integer"));
+                }
+                let kernel = attr(node, "kernel_shape")
+                    .map(|a| a.ints.clone())
+                    .ok_or("it needs 'kernel_shape'")?;
+                let area = kernel
+                    .iter()
+                    .try_fold(1i64, |n, k| n.checked_mul(*k).filter(|_| *k > 0))
+                    .ok_or("its kernel_shape is not positive")?;
+                let magnitude = w.node("Abs", &[&x_name], vec![]);
+                let powered = match p {
+                    1 => magnitude,
+                    2 => w.node("Mul", &[&magnitude, &magnitude], vec![]),
+                    _ => {
+                        let e = w.scalar(p as f32);
+                        w.node("Pow", &[&magnitude, &e], vec![])
+                    }
+                };
+                let mut pool_attrs: Vec<AttributeProto> = node
+                    .attribute
+                    .iter()
+                    .filter(|a| a.name.as_deref() != Some("p"))
+                    .cloned()
+                    .collect();
+                pool_attrs.push(int("count_include_pad", 1));
+                let mean = w.node("AveragePool", &[&powered], pool_attrs);
+                let size = w.scalar(area as f32);
+                let sum = w.node("Mul", &[&mean, &size], vec![]);
+                match p {
+                    1 => w.node_to("Identity", &[&sum], vec![], &out),
+                    2 => w.node_to("Sqrt", &[&sum], vec![], &out),
+                    _ => {
+                        let root = w.scalar(1.0 / p as f32);
+                        w.node_to("Pow", &[&sum, &root], vec![], &out);
+                    }
+                }
+            }
             "Hardmax" => masks::hardmax(node, x, &x_name, &out, &mut w)?,
             "EyeLike" => masks::eye_like(node, x, &out, &mut w)?,
             "OneHot" => masks::one_hot(node, x, known, &x_name, &out, &mut w)?,
