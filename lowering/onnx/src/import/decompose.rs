@@ -22,11 +22,12 @@
 use crate::proto::{AttributeProto, NodeProto, TensorProto, attribute_proto, tensor_proto};
 
 mod einsum;
+mod losses;
 mod masks;
 mod recurrent;
 
 /// The op types [`decompose`] may expand.
-pub(super) const DECOMPOSED: [&str; 48] = [
+pub(super) const DECOMPOSED: [&str; 50] = [
     "BatchNormalization",
     "ConvTranspose",
     "GroupNormalization",
@@ -75,6 +76,8 @@ pub(super) const DECOMPOSED: [&str; 48] = [
     "DynamicQuantizeLinear",
     "Einsum",
     "LpPool",
+    "NegativeLogLikelihoodLoss",
+    "SoftmaxCrossEntropyLoss",
 ];
 
 /// What expanding a node needs to know of its first input.
@@ -407,6 +410,8 @@ pub(super) fn decompose(
                 w.node_to("Where", &[&below, &plus, &inner], vec![], &out);
             }
             "Einsum" => einsum::einsum(node, x, &out, &mut w)?,
+            "NegativeLogLikelihoodLoss" => losses::loss(node, x, false, &mut w)?,
+            "SoftmaxCrossEntropyLoss" => losses::loss(node, x, true, &mut w)?,
             "LpPool" => {
                 // (sum over the window of |x|^p)^(1/p): an AveragePool counting the
                 // padding (which adds zeros) times the window's size.
