@@ -924,12 +924,12 @@ func.func @narrow_{name}(%x: memref<{n}xf64>) -> (memref<{n}x{name}>, memref<{n}
 }
 
 /// `i2` and `i4` (held in a byte, sign-extended) through arithmetic that wraps, the
-/// operations that read them unsigned, and conversions, natively as in the
-/// interpreter: every pair of 4-bit values.
+/// operations that read them unsigned, conversions and a bitcast from `f4E2M1FN`,
+/// natively as in the interpreter: every pair of 4-bit values.
 #[test]
 fn sub_byte_integers_compute_as_the_interpreter_does() {
     let text = r#"
-func.func @main(%a: memref<256xi4>, %b: memref<256xi4>) -> (memref<256xi4>, memref<256xi4>, memref<256xi4>, memref<256xi4>, memref<256xi1>, memref<256xi4>, memref<256xf32>, memref<256xi32>, memref<256xi2>, memref<256xi4>) {
+func.func @main(%a: memref<256xi4>, %b: memref<256xi4>) -> (memref<256xi4>, memref<256xi4>, memref<256xi4>, memref<256xi4>, memref<256xi1>, memref<256xi4>, memref<256xf32>, memref<256xi32>, memref<256xi2>, memref<256xi4>, memref<256xi32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %n = arith.constant 256 : index
@@ -945,6 +945,7 @@ func.func @main(%a: memref<256xi4>, %b: memref<256xi4>) -> (memref<256xi4>, memr
   %ext = loop.alloc() : memref<256xi32>
   %trunc = loop.alloc() : memref<256xi2>
   %fromfp = loop.alloc() : memref<256xi4>
+  %pattern = loop.alloc() : memref<256xi32>
   loop.for %i = %c0 to %n step %c1 {
     %x = loop.load %a[%i] : memref<256xi4>
     %y = loop.load %b[%i] : memref<256xi4>
@@ -960,6 +961,9 @@ func.func @main(%a: memref<256xi4>, %b: memref<256xi4>) -> (memref<256xi4>, memr
     %t = arith.trunci %p : i4 to i2
     %g = arith.subf %f, %eight : f32
     %h = arith.fptosi %g : f32 to i4
+    %small = arith.truncf %g : f32 to f4E2M1FN
+    %bits = arith.bitcast %small : f4E2M1FN to i4
+    %wide = arith.extsi %bits : i4 to i32
     loop.store %s, %add[%i] : memref<256xi4>
     loop.store %p, %mul[%i] : memref<256xi4>
     loop.store %q, %divu[%i] : memref<256xi4>
@@ -970,9 +974,10 @@ func.func @main(%a: memref<256xi4>, %b: memref<256xi4>) -> (memref<256xi4>, memr
     loop.store %e, %ext[%i] : memref<256xi32>
     loop.store %t, %trunc[%i] : memref<256xi2>
     loop.store %h, %fromfp[%i] : memref<256xi4>
+    loop.store %wide, %pattern[%i] : memref<256xi32>
     loop.yield
   }
-  return %add, %mul, %divu, %shr, %ult, %maxu, %tofp, %ext, %trunc, %fromfp : memref<256xi4>, memref<256xi4>, memref<256xi4>, memref<256xi4>, memref<256xi1>, memref<256xi4>, memref<256xf32>, memref<256xi32>, memref<256xi2>, memref<256xi4>
+  return %add, %mul, %divu, %shr, %ult, %maxu, %tofp, %ext, %trunc, %fromfp, %pattern : memref<256xi4>, memref<256xi4>, memref<256xi4>, memref<256xi4>, memref<256xi1>, memref<256xi4>, memref<256xf32>, memref<256xi32>, memref<256xi2>, memref<256xi4>, memref<256xi32>
 }
 "#;
     let mut ctx = acc_dialects::new_context();

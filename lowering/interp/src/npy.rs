@@ -13,7 +13,12 @@ use npyz::{DType, NpyFile, TypeChar, WriterBuilder};
 pub fn shape(path: &Path) -> Result<Vec<usize>, String> {
     let shown = path.display();
     let file = std::fs::File::open(path).map_err(|e| format!("cannot read '{shown}': {e}"))?;
-    let npy = NpyFile::new(BufReader::new(file))
+    // The header is all that is read: its first line.
+    let mut header = Vec::new();
+    std::io::BufRead::read_until(&mut BufReader::new(file), b'\n', &mut header)
+        .map_err(|e| format!("cannot read '{shown}': {e}"))?;
+    let header = with_raw_one_byte_floats(header);
+    let npy = NpyFile::new(&header[..])
         .map_err(|e| format!("'{shown}' is not a valid .npy file: {e}"))?;
     Ok(npy.shape().iter().map(|d| *d as usize).collect())
 }
@@ -52,7 +57,9 @@ pub fn read(ctx: &Context, path: &Path, ty: TypeId) -> Result<Tensor, String> {
             let n: usize = shape.iter().product();
             let raw = n
                 .checked_mul(size)
-                .and_then(|len| bytes.len().checked_sub(len).map(|at| &bytes[at..]))
+                .and_then(|len| {
+                    data_start(&bytes).and_then(|at| bytes.get(at..at.checked_add(len)?))
+                })
                 .ok_or_else(|| format!("'{shown}' holds fewer elements than its shape"))?;
             raw.chunks_exact(size).map(|b| kind.decode(b)).collect()
         }
@@ -101,6 +108,18 @@ pub fn read(ctx: &Context, path: &Path, ty: TypeId) -> Result<Tensor, String> {
         ));
     }
     Tensor::new(ctx, ty, data)
+}
+
+/// Where the elements of the `.npy` file `bytes` start: after the magic string, the
+/// version, the header's length (2 bytes in version 1, 4 after) and the header.
+fn data_start(bytes: &[u8]) -> Option<usize> {
+    let (length_bytes, at) = match bytes.get(6)? {
+        1 => (2, 8),
+        _ => (4, 8),
+    };
+    let mut length = [0u8; 4];
+    length[..length_bytes].copy_from_slice(bytes.get(at..at + length_bytes)?);
+    (at + length_bytes).checked_add(u32::from_le_bytes(length) as usize)
 }
 
 /// Element kinds numpy has no dtype for, which `ml_dtypes` saves as raw elements.
@@ -257,6 +276,18 @@ mod tests {
         assert_eq!(int4, [Scalar::Int(-1), Scalar::Int(7), Scalar::Int(-8)]);
         let uint4 = read_as("<V1", &[0x0f, 0x07, 0x00], "tensor<3xui4>").expect("read");
         assert_eq!(uint4, [Scalar::Int(15), Scalar::Int(7), Scalar::Int(0)]);
+        // Elements are read after the header, not from the end of the file.
+        let mut long = npy_bytes("<V1", "(3,)", &[0x38, 0x38, 0x38]);
+        long.extend_from_slice(&[0x7e; 5]);
+        let path = std::env::temp_dir().join(format!("acc-npy-{}-long.npy", std::process::id()));
+        std::fs::write(&path, long).expect("write");
+        let mut ctx = acc_ir::Context::new();
+        let ty = acc_ir::parser::parse_type_str(&mut ctx, "tensor<3xf8E4M3FN>").expect("a type");
+        let read_back = read(&ctx, &path, ty).and_then(|t| t.values());
+        let _ = std::fs::remove_file(&path);
+        assert_eq!(read_back.expect("read"), [Scalar::Float(1.0); 3]);
+        let short = read_as("<V1", &[0x38], "tensor<3xf8E4M3FN>").expect_err("too short");
+        assert!(short.contains("fewer elements"), "{short}");
         // A raw element into a type NumPy has is refused.
         let err = read_as("<V1", &[0, 0, 0], "tensor<3xi8>").expect_err("refused");
         assert!(err.contains("is not supported"), "{err}");

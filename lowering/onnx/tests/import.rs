@@ -482,6 +482,27 @@ fn einsum_equations_match_their_sums() {
             }
         }
     }
+    // Malformed equations are errors naming the node, not panics.
+    for (equation, shape) in [
+        ("a.a", &[2i64, 2][..]),
+        ("a...b...c", &[2, 2, 2, 2, 2][..]),
+        ("ab->abc", &[2, 2][..]),
+        ("abc", &[2, 2][..]),
+        ("a,b", &[2][..]),
+    ] {
+        let graph = GraphProto {
+            node: vec![node("Einsum", &["x0"], "y", vec![string_attr(equation)])],
+            input: vec![value_info("x0", shape)],
+            output: vec![value_info("y", &[2])],
+            ..Default::default()
+        };
+        let mut ctx = acc_dialects::new_context();
+        let err = acc_onnx::import(&mut ctx, &model(graph), "main").expect_err(equation);
+        assert!(
+            err.iter().any(|e| e.contains("Einsum")),
+            "{equation}: {err:?}"
+        );
+    }
     let m = values(16, 0.3);
     let diagonal = einsum("ii->i", &[&[4, 4]], &[4], &[m.clone()]);
     let want: Vec<f64> = (0..4).map(|i| f64::from(m[i * 5])).collect();

@@ -10,7 +10,7 @@
 //!
 //! The result is the narrow op's, bit for bit up to NaN payloads, for `+ - * /`, the
 //! square root, comparisons and conversions to integers: `f32`'s 24 bits are at least
-//! twice the narrow precision plus two (11 and 8 bits, 4 and fewer), so rounding twice (to `f32`,
+//! twice the narrow precision plus two (11 and 8 bits, 5 and fewer), so rounding twice (to `f32`,
 //! then to the narrow type) rounds as once. An integer converted to a narrow float
 //! goes through `f64`: exact up to 2^53, then one rounding, as the interpreter
 //! converts (above 2^53 both round twice). Other `math` functions are as accurate as

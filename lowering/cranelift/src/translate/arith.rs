@@ -40,9 +40,12 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
             .and_then(|v| narrow_float(self.ctx, self.ir.body(self.body).value_type(*v)));
         let narrow_to = narrow_float(self.ctx, ty);
         if narrow_from.is_some() || narrow_to.is_some() {
-            return self
-                .narrow_float_op(op, kind, operands, t, narrow_from, narrow_to)
-                .map(Val::Scalar);
+            let v = self.narrow_float_op(op, kind, operands, t, narrow_from, narrow_to)?;
+            // A bitcast to an i2 or i4 (from an f4 or f6) is held sign-extended.
+            return Ok(Val::Scalar(match narrow_int(self.ctx, ty) {
+                Some(w) => self.sign_extend_narrow(v, w),
+                None => v,
+            }));
         }
         let narrow_out = narrow_int(self.ctx, ty);
         let mut values = operands

@@ -119,6 +119,8 @@ pub(super) fn computes_in_f32(op: &str) -> bool {
                 | "MatMulInteger"
                 | "ConvInteger"
                 | "DynamicQuantizeLinear"
+                | "NegativeLogLikelihoodLoss"
+                | "SoftmaxCrossEntropyLoss"
         )
 }
 
@@ -347,7 +349,8 @@ pub(super) fn decompose(
                     .second_shape
                     .as_ref()
                     .map(Vec::len)
-                    .ok_or("it needs the weights' shape")?;
+                    .filter(|r| *r >= 3)
+                    .ok_or("it needs weights of a known shape with at least 3 dimensions")?;
                 let centred = |w: &mut Writer, v: &str, zp: Option<&String>, as_shape: &[i64]| {
                     let d = w.node("Cast", &[v], vec![int("to", DOUBLE)]);
                     match zp.filter(|n| !n.is_empty()) {

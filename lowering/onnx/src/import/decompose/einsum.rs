@@ -61,6 +61,13 @@ pub(super) fn einsum(
     let mut terms = Vec::new();
     for (k, (spec, shape)) in specs.iter().zip(&shapes).enumerate() {
         let labels = expand(spec, shape.len())?;
+        if labels.len() != shape.len() {
+            return Err(format!(
+                "'{spec}' labels {} dimensions of an operand of {}",
+                labels.len(),
+                shape.len()
+            ));
+        }
         let name = node.input.get(k).cloned().unwrap_or_default();
         terms.push(Term {
             name,
@@ -133,9 +140,19 @@ fn expand(spec: &str, count: usize) -> Result<Vec<char>, String> {
     if let Some(bad) = spec.chars().find(|c| !c.is_ascii_alphabetic() && *c != '.') {
         return Err(format!("'{bad}' is not an Einsum label"));
     }
+    let stray = |part: &str| {
+        if part.contains('.') {
+            Err(format!("'{spec}' has a '.' outside one '...'"))
+        } else {
+            Ok(())
+        }
+    };
     let Some((before, after)) = spec.split_once("...") else {
+        stray(spec)?;
         return Ok(spec.chars().collect());
     };
+    stray(before)?;
+    stray(after)?;
     let hidden = count
         .checked_sub(letters)
         .filter(|n| *n <= 10)
@@ -265,7 +282,11 @@ fn contract(left: Term, right: Term, output: &[char], w: &mut Writer) -> Result<
             ));
         }
     }
-    let product = |t: &Term, ls: &[char]| ls.iter().map(|l| size(t, *l)).product::<i64>();
+    let product = |t: &Term, ls: &[char]| {
+        ls.iter()
+            .try_fold(1i64, |n, l| n.checked_mul(size(t, *l)))
+            .ok_or_else(|| "its operands are too large".to_string())
+    };
     let arrange = |w: &mut Writer, t: &Term, order: &[char], dims: [i64; 3]| {
         let perm: Vec<i64> = order
             .iter()
@@ -279,8 +300,8 @@ fn contract(left: Term, right: Term, output: &[char], w: &mut Writer) -> Result<
         let shape = w.ints(&dims);
         w.node("Reshape", &[&moved, &shape], vec![])
     };
-    let (b, k) = (product(&left, &batch), product(&left, &summed));
-    let (m, n) = (product(&left, &left_free), product(&right, &right_free));
+    let (b, k) = (product(&left, &batch)?, product(&left, &summed)?);
+    let (m, n) = (product(&left, &left_free)?, product(&right, &right_free)?);
     let left_order: Vec<char> = batch
         .iter()
         .chain(&left_free)
