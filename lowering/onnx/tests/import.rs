@@ -504,7 +504,7 @@ fn einsum_equations_match_their_sums() {
         );
     }
     let m = values(16, 0.3);
-    let diagonal = einsum("ii->i", &[&[4, 4]], &[4], &[m.clone()]);
+    let diagonal = einsum("ii->i", &[&[4, 4]], &[4], std::slice::from_ref(&m));
     let want: Vec<f64> = (0..4).map(|i| f64::from(m[i * 5])).collect();
     assert_eq!(diagonal, want);
     let (a, c) = (values(6, 0.5), values(12, 0.9));
