@@ -788,29 +788,7 @@ func.func @narrow(%x: memref<{n}xf64>) -> (memref<{n}xf16>, memref<{n}xbf16>, me
     let narrow_args = vec![memref(&mut ctx, &format!("memref<{n}xf64>"), cases)];
     let jit = JitModule::compile(&ctx, &ir).unwrap_or_else(|e| panic!("compile: {}", e.message));
     for (entry, args) in [("widen", widen_args), ("narrow", narrow_args)] {
-        let want = Interpreter::new(&ctx, &ir, Limits::default())
-            .call(entry, args.clone())
-            .unwrap_or_else(|e| panic!("interpreter: {}", e.message));
-        let got = jit
-            .call(&ctx, entry, &args)
-            .unwrap_or_else(|e| panic!("jit: {}", e.message));
-        assert_eq!(got.len(), want.len(), "{entry}");
-        for (r, (g, w)) in got.iter().zip(&want).enumerate() {
-            let (g, w) = (g.values().expect("values"), w.values().expect("values"));
-            assert_eq!(g.len(), w.len(), "{entry} result {r}");
-            for (i, (a, b)) in g.iter().zip(&w).enumerate() {
-                let same = match (a, b) {
-                    (Scalar::Float(a), Scalar::Float(b)) => {
-                        (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
-                    }
-                    _ => a == b,
-                };
-                assert!(
-                    same,
-                    "{entry} result {r}, element {i}: {a:?} instead of {b:?}"
-                );
-            }
-        }
+        assert_bit_equal_to_interpreter(&ctx, &ir, &jit, entry, &args);
     }
 }
 
@@ -897,28 +875,40 @@ func.func @narrow_{name}(%x: memref<{n}xf64>) -> (memref<{n}x{name}>, memref<{n}
     let ir = parse(&mut ctx, &text);
     let jit = JitModule::compile(&ctx, &ir).unwrap_or_else(|e| panic!("compile: {}", e.message));
     for (entry, args) in calls {
-        let want = Interpreter::new(&ctx, &ir, Limits::default())
-            .call(&entry, args.clone())
-            .unwrap_or_else(|e| panic!("interpreter: {}", e.message));
-        let got = jit
-            .call(&ctx, &entry, &args)
-            .unwrap_or_else(|e| panic!("jit: {}", e.message));
-        assert_eq!(got.len(), want.len(), "{entry}");
-        for (r, (g, w)) in got.iter().zip(&want).enumerate() {
-            let (g, w) = (g.values().expect("values"), w.values().expect("values"));
-            assert_eq!(g.len(), w.len(), "{entry} result {r}");
-            for (i, (a, b)) in g.iter().zip(&w).enumerate() {
-                let same = match (a, b) {
-                    (Scalar::Float(a), Scalar::Float(b)) => {
-                        (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
-                    }
-                    _ => a == b,
-                };
-                assert!(
-                    same,
-                    "{entry} result {r}, element {i}: {a:?} instead of {b:?}"
-                );
-            }
+        assert_bit_equal_to_interpreter(&ctx, &ir, &jit, &entry, &args);
+    }
+}
+
+/// Calls `entry` natively and in the interpreter: every result element the same bits
+/// (any NaN equal to any other).
+fn assert_bit_equal_to_interpreter(
+    ctx: &Context,
+    ir: &acc_ir::Ir,
+    jit: &JitModule,
+    entry: &str,
+    args: &[Tensor],
+) {
+    let want = Interpreter::new(ctx, ir, Limits::default())
+        .call(entry, args.to_vec())
+        .unwrap_or_else(|e| panic!("interpreter: {}", e.message));
+    let got = jit
+        .call(ctx, entry, args)
+        .unwrap_or_else(|e| panic!("jit: {}", e.message));
+    assert_eq!(got.len(), want.len(), "{entry}");
+    for (r, (g, w)) in got.iter().zip(&want).enumerate() {
+        let (g, w) = (g.values().expect("values"), w.values().expect("values"));
+        assert_eq!(g.len(), w.len(), "{entry} result {r}");
+        for (i, (a, b)) in g.iter().zip(&w).enumerate() {
+            let same = match (a, b) {
+                (Scalar::Float(a), Scalar::Float(b)) => {
+                    (a.is_nan() && b.is_nan()) || a.to_bits() == b.to_bits()
+                }
+                _ => a == b,
+            };
+            assert!(
+                same,
+                "{entry} result {r}, element {i}: {a:?} instead of {b:?}"
+            );
         }
     }
 }
