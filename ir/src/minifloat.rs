@@ -269,7 +269,8 @@ impl MiniFloat {
     /// Values where rounding to this format decides something, for checking a
     /// conversion against [`MiniFloat::encode`]: every `step`-th positive finite value,
     /// the midpoint to its successor (a tie) and that midpoint's `f64` and `f32`
-    /// neighbours, each with both signs; then the largest value and past it,
+    /// neighbours, each with both signs; then the largest value, the tie past it where
+    /// rounding overflows and that tie's neighbours, values further out,
     /// infinities, NaN, signed zeros and values far below the smallest.
     pub fn rounding_cases(self, step: usize) -> Vec<f64> {
         let mut out = Vec::new();
@@ -291,9 +292,15 @@ impl MiniFloat {
             bits += step.max(1) as u32;
         }
         let max = self.max();
+        // Half a unit past the largest value: where rounding overflows (a tie).
+        let overflow_tie = max + self.ulp(max) / 2.0;
         out.extend([
             max,
             -max,
+            overflow_tie,
+            -overflow_tie,
+            f64::from_bits(overflow_tie.to_bits() - 1),
+            f64::from_bits(overflow_tie.to_bits() + 1),
             max * 1.01,
             max * 2.0,
             -max * 2.0,

@@ -662,57 +662,6 @@ func.func @flat(%x: memref<1x3x8x16xf32>, %b: memref<3x16xf32>, %t: memref<8x16x
     assert_same_on_threads(text, "flat", &types, 4, 2);
 }
 
-/// Values where converting to a 16-bit float of `kind` decides something: every
-/// positive and negative finite value of the format (every `step`-th), the midpoint
-/// to its successor (a tie), and the f64 and f32 neighbours of that midpoint; then
-/// overflow, underflow, infinities, NaN and signed zeros.
-fn narrowing_cases(kind: acc_ir::FloatKind, step: u32) -> Vec<f64> {
-    use acc_ir::elements::float_from_bits;
-    let mut out = Vec::new();
-    for bits in (0..0x7c00u32).step_by(step as usize) {
-        let bits = if kind == acc_ir::FloatKind::BF16 {
-            // The same walk over bf16's exponents (its finite patterns end at 0x7f7f).
-            bits * 0x7f7f / 0x7c00
-        } else {
-            bits
-        };
-        let v = float_from_bits(u128::from(bits), kind);
-        let next = float_from_bits(u128::from(bits + 1), kind);
-        let mid = (v + next) / 2.0;
-        for x in [
-            v,
-            mid,
-            f64::from_bits(mid.to_bits() + 1),
-            f64::from_bits(mid.to_bits() - 1),
-            f64::from(f32::from_bits((mid as f32).to_bits() + 1)),
-            f64::from(f32::from_bits((mid as f32).to_bits() - 1)),
-        ] {
-            out.push(x);
-            out.push(-x);
-        }
-    }
-    out.extend([
-        65504.0,
-        65519.99,
-        65520.0,
-        1e9,
-        3.4e38,
-        f64::from(f32::MAX),
-        1e300,
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-        f64::NAN,
-        0.0,
-        -0.0,
-        1e-8,
-        2.98e-8,
-        1e-40,
-        1e-300,
-        -1e-300,
-    ]);
-    out
-}
-
 /// `f16` and `bf16`, which generated code holds as their bits: every pattern of
 /// both widened to `f32`, and `f32` and `f64` values at every rounding boundary
 /// narrowed (ties to even, one unit either side of a tie, subnormals, overflow to
@@ -721,8 +670,13 @@ fn narrowing_cases(kind: acc_ir::FloatKind, step: u32) -> Vec<f64> {
 fn half_precision_conversions_match_the_interpreter_exactly() {
     use acc_ir::FloatKind;
     let cases = {
-        let mut c = narrowing_cases(FloatKind::F16, 3);
-        c.extend(narrowing_cases(FloatKind::BF16, 3));
+        let cases = |kind| {
+            acc_ir::minifloat::MiniFloat::sixteen_bit(kind)
+                .expect("a 16-bit format")
+                .rounding_cases(3)
+        };
+        let mut c = cases(FloatKind::F16);
+        c.extend(cases(FloatKind::BF16));
         c
     };
     let n = cases.len();
