@@ -25,6 +25,8 @@ use std::ops::Range;
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+#[cfg(target_arch = "aarch64")]
+mod neon;
 
 /// Channels per block: the vector width of the blocked layouts.
 pub const BLOCK: usize = 16;
@@ -108,7 +110,7 @@ impl Blocked {
 
     /// The output block after the last of `m`'s group (the vector kernels' tiles
     /// never span two groups).
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     fn group_end(&self, m: usize) -> usize {
         (m / self.group_out_blocks + 1) * self.group_out_blocks
     }
@@ -251,11 +253,12 @@ pub unsafe fn sconv2d_nchw_nchw16c_portable(
 /// Which kernels a blocked convolution may use.
 #[derive(Clone, Copy, PartialEq)]
 enum Kernels {
-    /// The fastest this CPU has: AVX-512, else AVX2, else portable.
+    /// The fastest this CPU has: AVX-512, else AVX2, else NEON, else portable.
     Best,
-    /// AVX2 when the CPU has it, else portable (tests compare it with portable).
+    /// The best short of AVX-512: AVX2 (with FMA) or NEON when the CPU has it, else
+    /// portable (tests compare it with the others).
     #[cfg(test)]
-    Avx2,
+    NoAvx512,
     /// The portable kernel.
     Portable,
 }
@@ -301,8 +304,12 @@ fn rows_kernel(kernels: Kernels) -> RowsKernel {
             return avx2::run_rows;
         }
     }
-    // Only x86-64 has kernels to choose from.
-    #[cfg(not(target_arch = "x86_64"))]
+    #[cfg(target_arch = "aarch64")]
+    if kernels != Kernels::Portable {
+        return neon::run_rows;
+    }
+    // Other architectures have no kernels to choose from.
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     let _ = kernels;
     portable_rows
 }
@@ -503,7 +510,7 @@ pub unsafe fn sconv2d_nchw16c_portable(
 }
 
 /// Where a tile of a vector kernel reads and writes.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 struct Tile {
     /// The source at the tile's first tap of input block 0.
     source: *const f32,
@@ -516,7 +523,7 @@ struct Tile {
 }
 
 /// A vector kernel's tile function.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 type Kernel = unsafe fn(&Tile, &Blocked, Fused);
 
 /// The output rows in `rows` of the blocks in `blocks`, by tiles of up to
@@ -526,7 +533,7 @@ type Kernel = unsafe fn(&Tile, &Blocked, Fused);
 /// # Safety
 /// The CPU can run the chosen kernels; the source covers every tap; the blocks and
 /// rows lie inside the output.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn by_tiles(
@@ -1201,11 +1208,11 @@ mod tests {
         });
     }
 
-    /// The AVX2 kernel adds the same products in the same order as the portable one,
-    /// with fused multiply-adds: the same sums within rounding, on full and partial
-    /// tiles, strides 1, 2 and 3, clamps and gates.
+    /// The AVX2 and NEON kernels add the same products in the same order as the
+    /// portable one, with fused multiply-adds: the same sums within rounding, on full
+    /// and partial tiles, strides 1, 2 and 3, clamps and gates.
     #[test]
-    fn avx2_agrees_with_the_portable_kernel() {
+    fn vector_kernels_agree_with_the_portable_kernel() {
         let shapes = [
             shape(16, 7, 32, 3, 1, 1),
             shape(32, 9, 48, 3, 2, 1),
@@ -1250,7 +1257,7 @@ mod tests {
                     };
                     out
                 };
-                let (fast, portable) = (run(Kernels::Avx2), run(Kernels::Portable));
+                let (fast, portable) = (run(Kernels::NoAvx512), run(Kernels::Portable));
                 let tolerance = 1e-5 * ((c * kh * kw) as f32).sqrt();
                 for (i, (a, b)) in fast.iter().zip(&portable).enumerate() {
                     assert!(
@@ -1259,6 +1266,157 @@ mod tests {
                     );
                 }
                 assert!(portable.iter().any(|v| *v != 0.0));
+            }
+        }
+    }
+
+    /// Whether this CPU runs vector kernels (AVX2 with FMA, or NEON), whose sums are
+    /// one fused multiply-add per step.
+    fn vector_kernels() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        return crate::avx2_fma();
+        #[cfg(target_arch = "aarch64")]
+        return true;
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+        return false;
+    }
+
+    /// The convolution as the vector kernels define it, from the plain NCHW input
+    /// `x` (`c` channels) and OIHW filter `f`: each output from its bias (else from
+    /// `start`), then one fused multiply-add per input block (channels past `c` read
+    /// zeros), tap and channel of the block, in that order (padding reads zeros),
+    /// then activated. A plain NCHW `[m][oh][ow]` result.
+    fn fused_in_order(
+        x: &[f32],
+        f: &[f32],
+        from: &[f32],
+        s: Conv2d,
+        in_block: usize,
+        fused: Fused,
+    ) -> Vec<f32> {
+        let ([c, h, w], [m, kh, kw], [oh, ow]) = (s.input, s.filter, s.output);
+        let at = |o: usize, k: usize, a: usize| {
+            let v = (o * s.stride[a] + k * s.dilation[a]) as isize - s.padding[a] as isize;
+            (v >= 0 && (v as usize) < [h, w][a]).then_some(v as usize)
+        };
+        let mut out = Vec::with_capacity(m * oh * ow);
+        for o in 0..m {
+            for y in 0..oh {
+                for xo in 0..ow {
+                    let mut acc = from[(o * oh + y) * ow + xo];
+                    for cb in 0..c.div_ceil(in_block) {
+                        for i in 0..kh {
+                            for j in 0..kw {
+                                for ic in 0..in_block {
+                                    let ch = cb * in_block + ic;
+                                    let (v, wt) = if ch < c {
+                                        let v = match (at(y, i, 0), at(xo, j, 1)) {
+                                            (Some(iy), Some(ix)) => x[(ch * h + iy) * w + ix],
+                                            _ => 0.0,
+                                        };
+                                        (v, f[((o * c + ch) * kh + i) * kw + j])
+                                    } else {
+                                        (0.0, 0.0)
+                                    };
+                                    acc = v.mul_add(wt, acc);
+                                }
+                            }
+                        }
+                    }
+                    out.push(fused.activate(acc));
+                }
+            }
+        }
+        out
+    }
+
+    /// The vector kernels (the best this CPU has, and the best short of AVX-512)
+    /// compute their definition bit for bit ([`fused_in_order`]): full and partial
+    /// tiles and channel blocks, strides 1, 2 and 3, dilation, padding, both input
+    /// blocks, a bias or the output's contents, clamps and gates. The same bits on
+    /// AVX-512, AVX2 and NEON.
+    #[test]
+    fn vector_kernels_fuse_each_step_in_order() {
+        if !vector_kernels() {
+            return;
+        }
+        let mut dilated = shape(16, 12, 16, 3, 1, 2);
+        dilated.dilation = [2, 2];
+        let shapes = [
+            shape(16, 7, 32, 3, 1, 1),
+            shape(32, 9, 48, 3, 2, 1),
+            shape(20, 13, 24, 3, 1, 1),
+            shape(16, 20, 16, 3, 3, 1),
+            shape(3, 11, 40, 3, 2, 1),
+            dilated,
+        ];
+        let (hard_swish, unit) = Gate::HARD_SWISH;
+        let activations = [
+            (Bounds::NONE, Gate::None),
+            (Bounds { lo: -0.5, hi: 6.0 }, Gate::None),
+            (unit, hard_swish),
+            (Bounds::NONE, Gate::Sigmoid),
+        ];
+        for (n, s) in shapes.into_iter().enumerate() {
+            let ([c, h, w], [m, kh, kw], [oh, ow]) = (s.input, s.filter, s.output);
+            let (bounds, gate) = activations[n % activations.len()];
+            let x = random(c * h * w, 21);
+            let f = random(m * c * kh * kw, 22);
+            let start = random(m * oh * ow, 23);
+            let mut bias = random(m, 24);
+            for in_block in [BLOCK, 1] {
+                for with_bias in [true, false] {
+                    let fused = Fused {
+                        bias: None,
+                        bounds,
+                        gate,
+                    };
+                    let from: Vec<f32> = if with_bias {
+                        (0..m * oh * ow).map(|i| bias[i / (oh * ow)]).collect()
+                    } else {
+                        start.clone()
+                    };
+                    let want = fused_in_order(&x, &f, &from, s, in_block, fused);
+                    let (xb, fb) = if in_block == BLOCK {
+                        (block_input(&x, c, h * w), block_filter(&f, m, c, kh * kw))
+                    } else {
+                        (x.clone(), block_filter_plain_input(&f, m, c, kh * kw))
+                    };
+                    bias.resize(m.div_ceil(BLOCK) * BLOCK, 0.0);
+                    let fused = Fused {
+                        bias: with_bias.then_some(bias.as_ptr()),
+                        ..fused
+                    };
+                    for kernels in [Kernels::Best, Kernels::NoAvx512] {
+                        let mut out = block_input(&start, m, oh * ow);
+                        // SAFETY: the buffers have the blocked sizes of `s`.
+                        unsafe {
+                            blocked_output(
+                                xb.as_ptr(),
+                                fb.as_ptr(),
+                                out.as_mut_ptr(),
+                                s,
+                                1,
+                                fused,
+                                in_block,
+                                kernels,
+                            )
+                        };
+                        for o in 0..m {
+                            for p in 0..oh * ow {
+                                let got = out[((o / BLOCK) * oh * ow + p) * BLOCK + o % BLOCK];
+                                let want = want[o * oh * ow + p];
+                                assert!(
+                                    got.to_bits() == want.to_bits()
+                                        || (got == 0.0 && want == 0.0)
+                                        || (got.is_nan() && want.is_nan()),
+                                    "{s:?}, input block {in_block}, bias {with_bias}, {gate:?}: \
+                                     channel {o} pixel {p}: {got} vs {want}"
+                                );
+                            }
+                        }
+                    }
+                }
             }
         }
     }
@@ -1329,7 +1487,7 @@ mod tests {
                 };
                 out
             };
-            for kernels in [Kernels::Best, Kernels::Avx2, Kernels::Portable] {
+            for kernels in [Kernels::Best, Kernels::NoAvx512, Kernels::Portable] {
                 let out = run(kernels);
                 for o in 0..m {
                     for p in 0..oh * ow {

@@ -42,8 +42,16 @@ pub unsafe fn sdwconv2d_nchw16c(
         unsafe { run(input, filter, output, &shape, fused, &avx2::TILES) };
         return;
     }
+    #[cfg(target_arch = "aarch64")]
+    // SAFETY: every AArch64 CPU has NEON; the caller vouches for the memory.
+    unsafe {
+        run(input, filter, output, &shape, fused, &neon::TILES)
+    }
+    #[cfg(not(target_arch = "aarch64"))]
     // SAFETY: as above.
-    unsafe { sdwconv2d_nchw16c_portable(input, filter, output, shape, fused) }
+    unsafe {
+        sdwconv2d_nchw16c_portable(input, filter, output, shape, fused)
+    }
 }
 
 /// The input position of output coordinate `o`'s tap `k` along an axis, if inside.
@@ -149,12 +157,12 @@ unsafe fn sums(
 }
 
 /// Sixteen zeros: what a pixel reads for a tap left or right of the input.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 static ZEROS: [f32; BLOCK] = [0.0; BLOCK];
 
 /// Where one tile reads and writes: its channel block's input plane, filter and
 /// bias, its first output pixel and its output row and column.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 struct Tile {
     input: *const f32,
     filter: *const f32,
@@ -167,7 +175,7 @@ struct Tile {
 /// An instruction set's tile kernels for runs of `pixels` pixels of a row, widest
 /// first, the last for one: each takes the tile, the shape, the activation and
 /// whether some tap of some pixel lies left or right of the input (it reads zeros).
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 struct Tiles {
     pixels: [usize; 4],
     kernels: [unsafe fn(&Tile, &Conv2d, Fused, bool); 4],
@@ -180,7 +188,7 @@ struct Tiles {
 ///
 /// With a thread pool ([`crate::threads`]) and enough work, the channel blocks are
 /// split into contiguous parts among the threads ([`crate::threads`]).
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 unsafe fn run(
     input: *const f32,
     filter: *const f32,
@@ -204,7 +212,7 @@ unsafe fn run(
 ///
 /// # Safety
 /// As [`run`]; the blocks lie inside the buffers.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 unsafe fn run_blocks(
     input: *const f32,
     filter: *const f32,
@@ -389,6 +397,83 @@ mod avx2 {
             if fused.gate != Gate::None {
                 let stored = std::slice::from_raw_parts_mut(t.output, P * BLOCK);
                 crate::epilogue::activate_all_fma(fused, stored);
+            }
+        }
+    }
+}
+
+/// The NEON tiles: each pixel's 16 lanes in four 4-lane accumulators, the same sums
+/// in the same order as the x86 tiles' (`fmla`: the same bits).
+#[cfg(target_arch = "aarch64")]
+mod neon {
+    use super::{BLOCK, Tile, Tiles, ZEROS};
+    use crate::conv::Conv2d;
+    use crate::{Fused, Gate};
+    use std::arch::aarch64::*;
+
+    const LANES: usize = 4;
+    const QUARTERS: usize = BLOCK / LANES;
+
+    /// The NEON tiles (four 4-lane accumulators per pixel): at most 6 pixels, whose
+    /// 24 accumulators and four filter vectors fit the 32 q registers.
+    pub(super) static TILES: Tiles = Tiles {
+        pixels: [6, 4, 2, 1],
+        kernels: [tile::<6>, tile::<4>, tile::<2>, tile::<1>],
+    };
+
+    /// P output pixels of one row and channel block; `checked`: some tap of some
+    /// pixel lies left or right of the input (it reads zeros).
+    ///
+    /// # Safety
+    /// The tile lies inside the buffers (every AArch64 CPU has NEON).
+    unsafe fn tile<const P: usize>(t: &Tile, s: &Conv2d, fused: Fused, checked: bool) {
+        let ([_, h, w], [_, kh, kw]) = (s.input, s.filter);
+        // SAFETY (block): every address is inside the tile's buffers, or ZEROS.
+        unsafe {
+            let mut acc: [[float32x4_t; QUARTERS]; P] = std::array::from_fn(|p| {
+                std::array::from_fn(|l| match t.bias {
+                    Some(b) => vld1q_f32(b.add(l * LANES)),
+                    None => vld1q_f32(t.output.add(p * BLOCK + l * LANES)),
+                })
+            });
+            for i in 0..kh {
+                let iy = (t.y * s.stride[0] + i * s.dilation[0]) as isize - s.padding[0] as isize;
+                if iy < 0 || iy >= h as isize {
+                    continue;
+                }
+                let row = t.input.add(iy as usize * w * BLOCK);
+                for j in 0..kw {
+                    let taps = t.filter.add((i * kw + j) * BLOCK);
+                    let wv: [float32x4_t; QUARTERS] =
+                        std::array::from_fn(|l| vld1q_f32(taps.add(l * LANES)));
+                    let first =
+                        (t.x * s.stride[1] + j * s.dilation[1]) as isize - s.padding[1] as isize;
+                    for (p, a) in acc.iter_mut().enumerate() {
+                        let ix = first + (p * s.stride[1]) as isize;
+                        let source = if !checked || (ix >= 0 && ix < w as isize) {
+                            row.wrapping_offset(ix * BLOCK as isize)
+                        } else {
+                            ZEROS.as_ptr()
+                        };
+                        for (l, (a, w)) in a.iter_mut().zip(&wv).enumerate() {
+                            *a = vfmaq_f32(*a, vld1q_f32(source.add(l * LANES)), *w);
+                        }
+                    }
+                }
+            }
+            // fmax/fmin return a NaN operand: a NaN sum stays NaN, as
+            // `Bounds::apply_scalar` keeps it.
+            let bounds = fused.bounds_as_stored();
+            let (lo, hi) = (vdupq_n_f32(bounds.lo), vdupq_n_f32(bounds.hi));
+            for (p, a) in acc.iter().enumerate() {
+                for (l, v) in a.iter().enumerate() {
+                    let v = vminq_f32(hi, vmaxq_f32(lo, *v));
+                    vst1q_f32(t.output.add(p * BLOCK + l * LANES), v);
+                }
+            }
+            if fused.gate != Gate::None {
+                let stored = std::slice::from_raw_parts_mut(t.output, P * BLOCK);
+                crate::epilogue::activate_all_neon(fused, stored);
             }
         }
     }
@@ -622,59 +707,133 @@ mod tests {
         });
     }
 
-    /// The AVX2 version adds the same products in the same order as the portable one.
-    /// The AVX2 tiles multiply-add in the AVX-512 tiles' order (the same bits) and
-    /// agree with the portable sums within rounding, with padding, a stride, a
-    /// clamp and a gate.
-    #[cfg(target_arch = "x86_64")]
-    #[test]
-    fn avx2_gives_the_avx512_bits() {
-        if !(std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("fma"))
-        {
-            return;
-        }
-        let (c, hw) = (40, 11);
-        let shape = Conv2d {
-            input: [c, hw, hw],
-            filter: [c, 3, 3],
-            output: [6, 6],
-            stride: [2, 2],
-            dilation: [1, 1],
-            padding: [1, 1],
+    /// The depthwise convolution as the vector tiles define it, from the plain NCHW
+    /// input `x` and filter `f` (one per channel): each output from `from`, then one
+    /// fused multiply-add per tap in order (rows outside the input skipped, columns
+    /// outside read zeros), then activated. A plain `[c][oh][ow]` result.
+    fn fused_in_order(x: &[f32], f: &[f32], from: &[f32], s: &Conv2d, fused: Fused) -> Vec<f32> {
+        let ([c, h, w], [_, kh, kw], [oh, ow]) = (s.input, s.filter, s.output);
+        let at = |o: usize, k: usize, a: usize| {
+            let v = (o * s.stride[a] + k * s.dilation[a]) as isize - s.padding[a] as isize;
+            (v >= 0 && (v as usize) < [h, w][a]).then_some(v as usize)
         };
-        let xb = block(&random(c * hw * hw, 11), c, hw * hw);
-        let fb = block(&random(c * 9, 12), c, 9);
-        let bias = random(c.div_ceil(BLOCK) * BLOCK, 13);
-        for gate in [Gate::None, Gate::Sigmoid] {
-            let fused = Fused {
-                bias: Some(bias.as_ptr()),
-                bounds: Bounds { lo: 0.0, hi: 6.0 },
-                gate,
-            };
-            let run = |tiles: Option<&'static Tiles>| {
-                let mut out = vec![0f32; c.div_ceil(BLOCK) * BLOCK * 36];
-                let (x, f, y) = (xb.as_ptr(), fb.as_ptr(), out.as_mut_ptr());
-                // SAFETY: the vectors hold the blocked buffers of `shape`; the CPU
-                // can run the tiles.
-                unsafe {
-                    match tiles {
-                        Some(tiles) => super::run(x, f, y, &shape, fused, tiles),
-                        None => sdwconv2d_nchw16c_portable(x, f, y, shape, fused),
+        let mut out = Vec::with_capacity(c * oh * ow);
+        for ch in 0..c {
+            for y in 0..oh {
+                for xo in 0..ow {
+                    let mut acc = from[(ch * oh + y) * ow + xo];
+                    for i in 0..kh {
+                        let Some(iy) = at(y, i, 0) else { continue };
+                        for j in 0..kw {
+                            let v = at(xo, j, 1).map_or(0.0, |ix| x[(ch * h + iy) * w + ix]);
+                            acc = v.mul_add(f[(ch * kh + i) * kw + j], acc);
+                        }
                     }
-                };
-                out
-            };
-            let (fast, portable) = (run(Some(&avx2::TILES)), run(None));
-            for (a, b) in fast.iter().zip(&portable) {
-                assert!(
-                    (a - b).abs() <= 1e-5 * (1.0 + b.abs()),
-                    "{gate:?}: {a} vs {b}"
-                );
+                    out.push(fused.activate(acc));
+                }
             }
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                let bits = |v: Vec<f32>| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                assert_eq!(bits(fast), bits(run(Some(&avx512::TILES))), "{gate:?}");
+        }
+        out
+    }
+
+    /// The vector tiles this CPU has (AVX-512, AVX2 with FMA, NEON).
+    fn vector_tiles() -> Vec<&'static Tiles> {
+        #[cfg(target_arch = "x86_64")]
+        return [
+            (crate::avx512(), &avx512::TILES),
+            (crate::avx2_fma(), &avx2::TILES),
+        ]
+        .into_iter()
+        .filter_map(|(has, tiles)| has.then_some(tiles))
+        .collect();
+        #[cfg(target_arch = "aarch64")]
+        return vec![&neon::TILES];
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+        return Vec::new();
+    }
+
+    /// Every vector tile set this CPU has computes the definition bit for bit
+    /// ([`fused_in_order`]; the same bits on AVX-512, AVX2 and NEON): padding on
+    /// every side, strides 1, 2 and 3, a dilation, partial channel blocks and tiles,
+    /// a bias or the output's contents, clamps and gates.
+    #[test]
+    fn vector_tiles_fuse_each_step_in_order() {
+        let (hard_swish, unit) = Gate::HARD_SWISH;
+        let cases = [
+            (
+                40,
+                11,
+                [3, 2, 1],
+                1,
+                Bounds { lo: 0.0, hi: 6.0 },
+                Gate::None,
+            ),
+            (16, 13, [3, 1, 1], 1, Bounds::NONE, Gate::Sigmoid),
+            (24, 15, [5, 2, 2], 1, unit, hard_swish),
+            (32, 10, [3, 3, 0], 1, Bounds::NONE, Gate::None),
+            (16, 12, [3, 1, 2], 2, Bounds::NONE, Gate::None),
+        ];
+        for (c, hw, [k, stride, pad], dilation, bounds, gate) in cases {
+            let out = (hw + 2 * pad - dilation * (k - 1) - 1) / stride + 1;
+            let shape = Conv2d {
+                input: [c, hw, hw],
+                filter: [c, k, k],
+                output: [out, out],
+                stride: [stride, stride],
+                dilation: [dilation, dilation],
+                padding: [pad, pad],
+            };
+            let x = random(c * hw * hw, 11);
+            let f = random(c * k * k, 12);
+            let start = random(c * out * out, 13);
+            let mut bias = random(c, 14);
+            for with_bias in [true, false] {
+                let fused = Fused {
+                    bias: None,
+                    bounds,
+                    gate,
+                };
+                let from: Vec<f32> = if with_bias {
+                    (0..c * out * out).map(|i| bias[i / (out * out)]).collect()
+                } else {
+                    start.clone()
+                };
+                let want = fused_in_order(&x, &f, &from, &shape, fused);
+                bias.resize(c.div_ceil(BLOCK) * BLOCK, 0.0);
+                let fused = Fused {
+                    bias: with_bias.then_some(bias.as_ptr()),
+                    ..fused
+                };
+                let (xb, fb) = (block(&x, c, hw * hw), block(&f, c, k * k));
+                for tiles in vector_tiles() {
+                    let mut got = block(&start, c, out * out);
+                    // SAFETY: the vectors hold the blocked buffers of `shape`; the CPU
+                    // can run the tiles.
+                    unsafe {
+                        super::run(
+                            xb.as_ptr(),
+                            fb.as_ptr(),
+                            got.as_mut_ptr(),
+                            &shape,
+                            fused,
+                            tiles,
+                        )
+                    };
+                    for ch in 0..c {
+                        for p in 0..out * out {
+                            let g = got[((ch / BLOCK) * out * out + p) * BLOCK + ch % BLOCK];
+                            let w = want[ch * out * out + p];
+                            assert!(
+                                g.to_bits() == w.to_bits()
+                                    || (g == 0.0 && w == 0.0)
+                                    || (g.is_nan() && w.is_nan()),
+                                "{shape:?} {} pixels, bias {with_bias}, {gate:?}: \
+                                 channel {ch} pixel {p}: {g} vs {w}",
+                                tiles.pixels[0]
+                            );
+                        }
+                    }
+                }
             }
         }
     }

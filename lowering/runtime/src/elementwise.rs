@@ -73,6 +73,21 @@ pub(crate) fn erf_avx2(x: std::arch::x86_64::__m256) -> std::arch::x86_64::__m25
     avx2::erf(x)
 }
 
+/// e^-x on four NEON lanes, the bits of [`Function::ExpNeg`] (a SiLU gate).
+#[cfg(target_arch = "aarch64")]
+#[inline(always)]
+pub(crate) fn exp_neg_neon(x: std::arch::aarch64::float32x4_t) -> std::arch::aarch64::float32x4_t {
+    // SAFETY: NEON is part of every AArch64 CPU.
+    neon::exp(unsafe { std::arch::aarch64::vnegq_f32(x) })
+}
+
+/// erf(x) on four NEON lanes, the bits of [`Function::Erf`] (a GELU gate).
+#[cfg(target_arch = "aarch64")]
+#[inline(always)]
+pub(crate) fn erf_neon(x: std::arch::aarch64::float32x4_t) -> std::arch::aarch64::float32x4_t {
+    neon::erf(x)
+}
+
 /// `x` is clamped to this range before e^x is computed: below it e^x is zero in f32,
 /// above it +inf (the scaling by 2^n gives both).
 const EXP_RANGE: (f32, f32) = (-104.0, 89.0);

@@ -276,6 +276,64 @@ unsafe fn each_vector_avx2(
     fused.activate_all(lanes.into_remainder());
 }
 
+/// [`Fused::activate_all`] four NEON lanes at a time (the last partial vector one
+/// element at a time): the gate of a NEON kernel's stored tile, the same bits.
+#[cfg(target_arch = "aarch64")]
+#[inline(never)]
+pub(crate) fn activate_all_neon(fused: Fused, values: &mut [f32]) {
+    use std::arch::aarch64::*;
+    if !fused.activates() {
+        return;
+    }
+    let mut lanes = values.chunks_exact_mut(4);
+    for chunk in &mut lanes {
+        // SAFETY: the chunk holds four floats (every AArch64 CPU has NEON).
+        unsafe {
+            vst1q_f32(
+                chunk.as_mut_ptr(),
+                fused.activate_neon(vld1q_f32(chunk.as_ptr())),
+            )
+        };
+    }
+    fused.activate_all(lanes.into_remainder());
+}
+
+impl Fused {
+    /// [`Fused::activate`] on four NEON lanes, the same bits: each operation the
+    /// scalar one (no fused multiply-add where the definition rounds twice).
+    #[cfg(target_arch = "aarch64")]
+    #[inline(always)]
+    pub(crate) fn activate_neon(
+        self,
+        x: std::arch::aarch64::float32x4_t,
+    ) -> std::arch::aarch64::float32x4_t {
+        use std::arch::aarch64::*;
+        // SAFETY (block): NEON is part of every AArch64 CPU.
+        unsafe {
+            let (lo, hi) = (vdupq_n_f32(self.bounds.lo), vdupq_n_f32(self.bounds.hi));
+            // fmax / fmin return a NaN operand: NaN passes.
+            let clamp = |v| vminq_f32(hi, vmaxq_f32(lo, v));
+            let one = vdupq_n_f32(1.0);
+            match self.gate {
+                Gate::None => clamp(x),
+                Gate::Hard { scale, shift } => {
+                    let t = vaddq_f32(vmulq_n_f32(x, scale), vdupq_n_f32(shift));
+                    vmulq_f32(x, clamp(t))
+                }
+                Gate::Sigmoid => {
+                    let e = crate::elementwise::exp_neg_neon(x);
+                    vmulq_f32(x, clamp(vdivq_f32(one, vaddq_f32(one, e))))
+                }
+                Gate::Erf { divisor, scale } => {
+                    let t = vdivq_f32(x, vdupq_n_f32(divisor));
+                    let g = vaddq_f32(crate::elementwise::erf_neon(t), one);
+                    vmulq_n_f32(vmulq_f32(x, clamp(g)), scale)
+                }
+            }
+        }
+    }
+}
+
 /// A gate: the stored value is the sum times a function of it, clamped by the
 /// kernel's [`Bounds`] (`x * min(max(g(x), lo), hi)`); with no gate the sum itself
 /// is clamped. Each operation rounds to f32.
@@ -526,6 +584,36 @@ mod tests {
                     g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()),
                     "AVX2 {f:?} of {x}: {g}, scalar {want}"
                 );
+            }
+        }
+    }
+
+    /// [`activate_all_neon`] against [`Fused::activate`]; every length, so every
+    /// tail. Runs under qemu-aarch64: docs/testing.md.
+    #[cfg(target_arch = "aarch64")]
+    #[test]
+    fn neon_gives_the_scalar_bits() {
+        let (hard, _) = Gate::HARD_SWISH;
+        for f in [
+            gated(Gate::None, 0.0, 6.0),
+            gated(hard, 0.0, 1.0),
+            gated(hard, f32::NEG_INFINITY, f32::INFINITY),
+            gated(Gate::Sigmoid, f32::NEG_INFINITY, f32::INFINITY),
+            gated(Gate::Sigmoid, 0.25, 0.75),
+            gated(Gate::GELU, f32::NEG_INFINITY, f32::INFINITY),
+            gated(Gate::GELU, 0.5, 1.5),
+        ] {
+            let x = inputs();
+            for len in [x.len(), x.len() - 1, x.len() - 2, x.len() - 3] {
+                let mut got = x[..len].to_vec();
+                activate_all_neon(f, &mut got);
+                for (x, g) in x.iter().zip(got) {
+                    let want = f.activate(*x);
+                    assert!(
+                        g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()),
+                        "NEON {f:?} of {x}: {g}, scalar {want}"
+                    );
+                }
             }
         }
     }

@@ -87,6 +87,24 @@ unsafe fn pool_row(x: *const f32, out: *mut f32, p: &Pool2d, block: usize, y: us
         unsafe { avx2::pool_row(x, out, p, block, y) };
         return;
     }
+    #[cfg(target_arch = "aarch64")]
+    // SAFETY: every AArch64 CPU has NEON; the caller vouches for the rest.
+    unsafe {
+        neon::pool_row(x, out, p, block, y)
+    }
+    #[cfg(not(target_arch = "aarch64"))]
+    // SAFETY: the caller's contract.
+    unsafe {
+        portable_row(x, out, p, block, y)
+    }
+}
+
+/// [`pool_row`] one element at a time (any CPU; AArch64 always has NEON).
+///
+/// # Safety
+/// As [`pool_row`].
+#[cfg_attr(target_arch = "aarch64", allow(dead_code))]
+unsafe fn portable_row(x: *const f32, out: *mut f32, p: &Pool2d, block: usize, y: usize) {
     let [h, w] = p.input;
     let [oh, ow] = p.output;
     for ox in 0..ow {
@@ -122,7 +140,7 @@ unsafe fn pool_row(x: *const f32, out: *mut f32, p: &Pool2d, block: usize, y: us
 /// An output row's pixels in order, as (first pixel, whether it starts a group of
 /// `group` pixels whose window columns all lie inside the input) : the vector
 /// kernels compute such groups side by side and the other pixels one at a time.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 fn groups(p: &Pool2d, group: usize) -> impl Iterator<Item = (usize, bool)> {
     let ow = p.output[1];
     // Pixels whose window columns all lie inside the input.
@@ -361,6 +379,112 @@ mod avx2 {
                 let at = ((block * oh + y) * ow + ox + g) * BLOCK + half * HALF;
                 // SAFETY: (block, y, ox + g) lies inside the output.
                 unsafe { _mm256_storeu_ps(out.add(at), v) };
+            }
+        }
+    }
+}
+
+/// The NEON pool: each 16-channel vector of [`avx512`] as four 4-lane quarters.
+/// `fmax` is IEEE 754 `maximum` itself (a NaN wins, +0 is above -0).
+#[cfg(target_arch = "aarch64")]
+mod neon {
+    use super::{BLOCK, Pool2d};
+    use std::arch::aarch64::*;
+
+    const LANES: usize = 4;
+    const QUARTERS: usize = BLOCK / LANES;
+
+    /// [`super::pool_row`] four vectors per output pixel: [`GROUP`] pixels at a
+    /// time where every window column is inside the input, one at a time at the
+    /// edges, each pixel's window in the same order either way.
+    ///
+    /// # Safety
+    /// As [`super::pool_row`] (every AArch64 CPU has NEON).
+    pub(super) unsafe fn pool_row(
+        x: *const f32,
+        out: *mut f32,
+        p: &Pool2d,
+        block: usize,
+        y: usize,
+    ) {
+        for (ox, group) in super::groups(p, GROUP) {
+            // SAFETY: as this function's; a group's pixels have every window column
+            // inside the input.
+            unsafe {
+                if group {
+                    pixels::<GROUP>(x, out, p, block, y, ox)
+                } else {
+                    pixels::<1>(x, out, p, block, y, ox)
+                }
+            }
+        }
+    }
+
+    /// Output pixels computed side by side (24 of the 32 q registers).
+    const GROUP: usize = 6;
+
+    /// Output pixels ox..ox + G of row (`block`, `y`); with G > 1 every window
+    /// column of each lies inside the input.
+    ///
+    /// # Safety
+    /// As [`super::pool_row`], the pixels inside the output.
+    #[inline]
+    unsafe fn pixels<const G: usize>(
+        x: *const f32,
+        out: *mut f32,
+        p: &Pool2d,
+        block: usize,
+        y: usize,
+        ox: usize,
+    ) {
+        let [h, w] = p.input;
+        let [oh, ow] = p.output;
+        let start = if p.average { 0.0 } else { f32::NEG_INFINITY };
+        // SAFETY (block): every address is inside the input or the output (the
+        // caller's contract, and the window checks below).
+        unsafe {
+            let mut acc = [[vdupq_n_f32(start); QUARTERS]; G];
+            let mut count = 0f32;
+            for i in 0..p.window[0] {
+                let Some(iy) = p.tap(0, y, i) else { continue };
+                let row = (block * h + iy) * w;
+                for j in 0..p.window[1] {
+                    if G == 1 && p.tap(1, ox, j).is_none() {
+                        continue;
+                    }
+                    for (g, a) in acc.iter_mut().enumerate() {
+                        // Inside the input (checked above for one pixel, by the
+                        // caller's range for a group).
+                        let ix = (ox + g) * p.stride[1] + j * p.dilation[1] - p.pad[1];
+                        for (l, a) in a.iter_mut().enumerate() {
+                            let v = vld1q_f32(x.add((row + ix) * BLOCK + l * LANES));
+                            *a = if p.average {
+                                vaddq_f32(*a, v)
+                            } else {
+                                vmaxq_f32(*a, v)
+                            };
+                        }
+                    }
+                    count += 1.0;
+                }
+            }
+            let divisor = if p.count_include_pad {
+                (p.window[0] * p.window[1]) as f32
+            } else {
+                count
+            };
+            for (g, a) in acc.iter().enumerate() {
+                for (l, v) in a.iter().enumerate() {
+                    let v = if p.average {
+                        vdivq_f32(*v, vdupq_n_f32(divisor))
+                    } else {
+                        *v
+                    };
+                    vst1q_f32(
+                        out.add(((block * oh + y) * ow + ox + g) * BLOCK + l * LANES),
+                        v,
+                    );
+                }
             }
         }
     }

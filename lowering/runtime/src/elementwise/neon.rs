@@ -19,10 +19,10 @@ const LANES: usize = 4;
 pub(super) unsafe fn apply(f: Function, x: *const f32, out: *mut f32, n: usize) {
     // SAFETY (all four): the caller's contract.
     match f {
-        Function::Exp => unsafe { each_vector(x, out, n, |v| exp(v)) },
+        Function::Exp => unsafe { each_vector(x, out, n, exp) },
         Function::ExpNeg => unsafe { each_vector(x, out, n, |v| exp(vnegq_f32(v))) },
-        Function::Erf => unsafe { each_vector(x, out, n, |v| erf(v)) },
-        Function::Tanh => unsafe { each_vector(x, out, n, |v| tanh(v)) },
+        Function::Erf => unsafe { each_vector(x, out, n, erf) },
+        Function::Tanh => unsafe { each_vector(x, out, n, tanh) },
     }
 }
 
@@ -76,7 +76,7 @@ fn clamp(x: float32x4_t, lo: f32, hi: f32) -> float32x4_t {
 /// e^x by the portable steps: 2^n applied as two normal factors, so that subnormal
 /// results come out as the portable kernel's.
 #[inline(always)]
-fn exp(x: float32x4_t) -> float32x4_t {
+pub(super) fn exp(x: float32x4_t) -> float32x4_t {
     // SAFETY: NEON is part of every AArch64 CPU.
     unsafe {
         let x = clamp(x, EXP_RANGE.0, EXP_RANGE.1);
@@ -97,7 +97,7 @@ fn exp(x: float32x4_t) -> float32x4_t {
 }
 
 #[inline(always)]
-fn erf(x: float32x4_t) -> float32x4_t {
+pub(super) fn erf(x: float32x4_t) -> float32x4_t {
     // SAFETY: NEON is part of every AArch64 CPU.
     unsafe {
         let x = clamp(x, -ERF_LIMIT, ERF_LIMIT);

@@ -25,13 +25,13 @@ pub(crate) static KERNELS: Kernels = Kernels {
     gate,
 };
 
-/// `fused`'s gate on `len` stored floats, by the portable definition.
+/// `fused`'s gate on `len` stored floats, four lanes at a time (the portable bits).
 ///
 /// # Safety
 /// `at` holds `len` floats.
 unsafe fn gate(at: *mut f32, len: usize, fused: Fused) {
     // SAFETY: the caller's contract.
-    fused.activate_all(unsafe { std::slice::from_raw_parts_mut(at, len) });
+    crate::epilogue::activate_all_neon(fused, unsafe { std::slice::from_raw_parts_mut(at, len) });
 }
 
 /// `lanes` floats from `at` (the rest zero).
