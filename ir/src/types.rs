@@ -168,6 +168,34 @@ impl QuantUniform {
     }
 }
 
+/// `!quant.uniform<u8:f32:{0:1, 1:2}, {{2.0:120, 3.0:127}, {4.0, 5.0}}>`: sub-channel
+/// (blockwise) quantization, MLIR's `UniformQuantizedSubChannelType`. A scale and zero
+/// point per block of the tensor: along each listed dimension blocks of the given
+/// size, along the others one block per element of the scales' dimension. acc reads,
+/// checks and prints it; no pass or back end computes with it.
+///
+/// Invariants (checked by the parser, as MLIR's): the block sizes' dimensions are
+/// non-negative, each size positive (MLIR leaves their agreement with the scales'
+/// rank and a tensor's shape to the ops using the type); `shape` has no zero and
+/// its product is `params.len()`; every scale is finite and positive.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct QuantSubChannel {
+    /// Storage integer width, as [`QuantUniform`]'s.
+    pub storage_width: u32,
+    /// `i8` (true) or `u8` (false) storage.
+    pub storage_signed: bool,
+    /// Explicit storage range, never the storage type's full range.
+    pub storage_range: Option<(i64, i64)>,
+    /// The expressed (real) type.
+    pub expressed: TypeId,
+    /// `(dimension, block size)` pairs, in the order written.
+    pub block_sizes: Box<[(i32, i64)]>,
+    /// The shape of the scales (the nesting of their braces).
+    pub shape: Box<[i64]>,
+    /// `(scale as f64 bits, zero point)` pairs in row-major order of `shape`.
+    pub params: Box<[(u64, i64)]>,
+}
+
 /// The structure of a type.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum TypeData {
@@ -235,6 +263,8 @@ pub enum TypeData {
     },
     /// `!quant.uniform<...>`.
     QuantUniform(QuantUniform),
+    /// `!quant.uniform<...:{d:b, ...}, {{...}}>`: sub-channel quantization.
+    QuantSubChannel(QuantSubChannel),
     /// A type declared in a dialect file: `!dialect.name` or `!dialect.name<p1, p2>`,
     /// its parameters checked against the declaration when parsed.
     Declared {
@@ -287,6 +317,7 @@ impl TypeData {
                 | TypeData::UnrankedMemRef { .. }
                 | TypeData::Declared { .. }
                 | TypeData::QuantUniform(_)
+                | TypeData::QuantSubChannel(_)
         )
     }
 

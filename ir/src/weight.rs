@@ -59,6 +59,7 @@ fn type_children(data: &TypeData) -> (Vec<TypeId>, Vec<AttrId>) {
             memory_space,
         } => (vec![*element], memory_space.iter().copied().collect()),
         TypeData::QuantUniform(q) => (vec![q.expressed], vec![]),
+        TypeData::QuantSubChannel(q) => (vec![q.expressed], vec![]),
         TypeData::Declared { params, .. } => (vec![], params.to_vec()),
         TypeData::Integer { .. }
         | TypeData::Index

@@ -4,7 +4,13 @@
 use super::lexer::Tok;
 use super::{PResult, Parser};
 use crate::attrs::{AttrData, AttrId};
-use crate::types::{DYNAMIC, FloatKind, QuantUniform, Signedness, TypeData, TypeId, TypeList};
+use crate::types::{
+    DYNAMIC, FloatKind, QuantSubChannel, QuantUniform, Signedness, TypeData, TypeId, TypeList,
+};
+
+/// Most bytes an opaque dialect body may hold once the aliases it references are
+/// written out ([`Parser::inline_aliases`]).
+const MAX_INLINED_BODY: usize = 1 << 20;
 
 /// Largest integer width MLIR accepts.
 const MAX_INT_WIDTH: u32 = (1 << 24) - 1;
@@ -391,11 +397,81 @@ impl<'s> Parser<'s, '_> {
         let after = self.tok.end as usize;
         if self.src.as_bytes().get(after) == Some(&b'<') {
             let end = self.scan_balanced(after)?;
-            body.push_str(&self.src[after..end]);
+            let src = self.src;
+            let inlined = self.inline_aliases(&src[after..end], after)?;
+            body.push_str(&inlined);
             self.lexer.reset(end);
         }
         self.bump();
         Ok(body)
+    }
+
+    /// An opaque body with each reference to a defined alias (`#name`, `!name`: no
+    /// dot, not followed by `<`, outside string literals) replaced by the aliased
+    /// attribute's or type's text. The body means the same (an alias names its
+    /// value), and it stays readable where acc's output defines no aliases. `at` is
+    /// where `text` starts in the source; a body growing past [`MAX_INLINED_BODY`]
+    /// bytes is an error (aliases could otherwise multiply its size).
+    fn inline_aliases(&mut self, text: &str, at: usize) -> PResult<String> {
+        let bytes = text.as_bytes();
+        let mut out = String::with_capacity(text.len());
+        let mut copied = 0;
+        let mut pos = 0;
+        while pos < bytes.len() {
+            match bytes[pos] {
+                b'"' => {
+                    pos += 1;
+                    while pos < bytes.len() && bytes[pos] != b'"' {
+                        pos += if bytes[pos] == b'\\' { 2 } else { 1 };
+                    }
+                    pos += 1;
+                }
+                sigil @ (b'#' | b'!') => {
+                    let start = pos + 1;
+                    let mut end = start;
+                    while end < bytes.len()
+                        && (bytes[end].is_ascii_alphanumeric()
+                            || matches!(bytes[end], b'_' | b'$' | b'.'))
+                    {
+                        end += 1;
+                    }
+                    let name = &text[start..end];
+                    let aliasable = !name.is_empty()
+                        && !name.contains('.')
+                        && !name.as_bytes()[0].is_ascii_digit()
+                        && bytes.get(end) != Some(&b'<');
+                    let value = match sigil {
+                        _ if !aliasable => None,
+                        b'#' => self
+                            .attr_aliases
+                            .get(name)
+                            .map(|&a| crate::printer::attr_to_string(self.ctx, a)),
+                        _ => self
+                            .type_aliases
+                            .get(name)
+                            .map(|&t| crate::printer::type_to_string(self.ctx, t)),
+                    };
+                    if let Some(value) = value {
+                        out.push_str(&text[copied..pos]);
+                        out.push_str(&value);
+                        copied = end;
+                        if out.len() > MAX_INLINED_BODY {
+                            return self.err_at(
+                                at..at + text.len(),
+                                format!(
+                                    "this dialect body grows past {MAX_INLINED_BODY} bytes when \
+                                     its aliases are written out"
+                                ),
+                            );
+                        }
+                    }
+                    pos = end;
+                }
+                _ => pos += 1,
+            }
+        }
+        out.push_str(&text[copied.min(text.len())..]);
+        Ok(out)
     }
 
     /// From a `<` at `start`, finds the end (exclusive) of the balanced `<...>` group,
@@ -439,7 +515,8 @@ impl<'s> Parser<'s, '_> {
         self.err_at(start..bytes.len(), "unterminated dialect body")
     }
 
-    /// `<i8<-127:127>:f32:1, {0.1:2, 0.2}>` after `!quant.uniform`.
+    /// `<i8<-127:127>:f32:1, {0.1:2, 0.2}>` after `!quant.uniform` (or a sub-channel
+    /// type, [`Self::parse_quant_sub_channel`]).
     fn parse_quant_uniform(&mut self) -> PResult<TypeId> {
         self.expect(Tok::Less, "'<'")?;
         let span = self.tok_span();
@@ -466,6 +543,10 @@ impl<'s> Parser<'s, '_> {
         self.expect(Tok::Colon, "':'")?;
         let expressed = self.parse_type()?;
         let axis = if self.try_consume(Tok::Colon) {
+            if self.peek() == Tok::LBrace {
+                let storage = (storage_width, storage_signed, storage_range);
+                return self.parse_quant_sub_channel(span, storage, expressed);
+            }
             let s = self.tok_span();
             let a = self.parse_integer()?;
             Some(i32::try_from(a).or_else(|_| self.err_at(s, "quantized dimension out of range"))?)
@@ -485,36 +566,18 @@ impl<'s> Parser<'s, '_> {
         }
         let end = self.tok.end as usize;
         self.expect(Tok::Greater, "'>'")?;
-        let full = QuantUniform::full_range(storage_width, storage_signed);
-        let (lo, hi) = storage_range.unwrap_or(full);
-        let problem = if lo > hi || lo < full.0 || hi > full.1 {
-            Some(format!(
-                "storage range [{lo}, {hi}] does not fit the {storage_width}-bit storage type"
-            ))
-        } else if !matches!(self.ctx.type_data(expressed), TypeData::Float(_)) {
-            Some("expressed type must be a float type".to_string())
-        } else if axis.is_some_and(|a| a < 0) {
+        let storage = (storage_width, storage_signed, storage_range);
+        let problem = if axis.is_some_and(|a| a < 0) {
             Some("quantized dimension must not be negative".to_string())
         } else if params.is_empty() {
             Some("expected at least one scale".to_string())
-        } else if let Some((scale, _)) = params.iter().find(|(s, _)| {
-            let s = f64::from_bits(*s);
-            !(s.is_finite() && s > 0.0)
-        }) {
-            // As MLIR, zero points are not limited to the storage range.
-            Some(format!(
-                "scale {} is invalid: scales must be finite and positive",
-                f64::from_bits(*scale)
-            ))
         } else {
-            None
+            self.quant_problem(storage, expressed, &params)
         };
         if let Some(message) = problem {
             return self.err_at(span.start..end, message);
         }
-        // As in MLIR, a range equal to the storage type's full range is no range, so
-        // that `i4<-8:7>` and `i4` are the same type.
-        let storage_range = storage_range.filter(|&r| r != full);
+        let storage_range = Self::quant_range(storage);
         Ok(self.ctx.intern_type(TypeData::QuantUniform(QuantUniform {
             storage_width,
             storage_signed,
@@ -523,6 +586,132 @@ impl<'s> Parser<'s, '_> {
             axis,
             params: params.into(),
         })))
+    }
+
+    /// The rest of a sub-channel type after `storage:expressed:`: `{0:1, 1:2},
+    /// {{2.0:120, 3.0:127}, {4.0, 5.0}}>` (block sizes, then the scales nested one
+    /// brace level per dimension).
+    fn parse_quant_sub_channel(
+        &mut self,
+        span: std::ops::Range<usize>,
+        (storage_width, storage_signed, storage_range): (u32, bool, Option<(i64, i64)>),
+        expressed: TypeId,
+    ) -> PResult<TypeId> {
+        let mut block_sizes = Vec::new();
+        self.expect(Tok::LBrace, "'{'")?;
+        self.parse_comma_list_until(Tok::RBrace, "'}' or ','", |p| {
+            let s = p.tok_span();
+            let dim = i32::try_from(p.parse_integer()?)
+                .or_else(|_| p.err_at(s.clone(), "quantized dimension out of range"))?;
+            p.expect(Tok::Colon, "':'")?;
+            let size = p.parse_i64()?;
+            block_sizes.push((dim, size));
+            Ok(())
+        })?;
+        self.expect(Tok::Comma, "','")?;
+        let mut params = Vec::new();
+        let shape = self.parse_quant_nest(&mut params)?;
+        let end = self.tok.end as usize;
+        self.expect(Tok::Greater, "'>'")?;
+        let storage = (storage_width, storage_signed, storage_range);
+        let problem = if let Some((dim, _)) = block_sizes.iter().find(|(d, _)| *d < 0) {
+            Some(format!("illegal quantized dimension: {dim}"))
+        } else if let Some((_, size)) = block_sizes.iter().find(|(_, b)| *b <= 0) {
+            Some(format!("illegal block size: {size}"))
+        } else {
+            self.quant_problem(storage, expressed, &params)
+        };
+        if let Some(message) = problem {
+            return self.err_at(span.start..end, message);
+        }
+        let storage_range = Self::quant_range(storage);
+        Ok(self
+            .ctx
+            .intern_type(TypeData::QuantSubChannel(QuantSubChannel {
+                storage_width,
+                storage_signed,
+                storage_range,
+                expressed,
+                block_sizes: block_sizes.into(),
+                shape: shape.into(),
+                params: params.into(),
+            })))
+    }
+
+    /// What is wrong with a quantized type's storage, expressed type or scales, if
+    /// anything (as MLIR, zero points are not limited to the storage range).
+    fn quant_problem(
+        &self,
+        (width, signed, range): (u32, bool, Option<(i64, i64)>),
+        expressed: TypeId,
+        params: &[(u64, i64)],
+    ) -> Option<String> {
+        let full = QuantUniform::full_range(width, signed);
+        let (lo, hi) = range.unwrap_or(full);
+        if lo > hi || lo < full.0 || hi > full.1 {
+            return Some(format!(
+                "storage range [{lo}, {hi}] does not fit the {width}-bit storage type"
+            ));
+        }
+        if !matches!(self.ctx.type_data(expressed), TypeData::Float(_)) {
+            return Some("expressed type must be a float type".to_string());
+        }
+        let (scale, _) = params.iter().find(|(s, _)| {
+            let s = f64::from_bits(*s);
+            !(s.is_finite() && s > 0.0)
+        })?;
+        Some(format!(
+            "scale {} is invalid: scales must be finite and positive",
+            f64::from_bits(*scale)
+        ))
+    }
+
+    /// The storage range a quantized type keeps: none when it is the storage type's
+    /// full range (as in MLIR, so that `i4<-8:7>` and `i4` are the same type).
+    fn quant_range((width, signed, range): (u32, bool, Option<(i64, i64)>)) -> Option<(i64, i64)> {
+        range.filter(|&r| r != QuantUniform::full_range(width, signed))
+    }
+
+    /// One brace level of sub-channel scales, appending them to `params`: `{p, p}` or
+    /// `{{...}, {...}}`; returns the shape of this level (every element of a level has
+    /// the same shape). Nesting is limited as other nested syntax is.
+    fn parse_quant_nest(&mut self, params: &mut Vec<(u64, i64)>) -> PResult<Vec<i64>> {
+        self.nested(|p| p.parse_quant_level(params))
+    }
+
+    /// The body of [`Self::parse_quant_nest`], one level deeper.
+    fn parse_quant_level(&mut self, params: &mut Vec<(u64, i64)>) -> PResult<Vec<i64>> {
+        let open = self.tok_span();
+        self.expect(Tok::LBrace, "'{'")?;
+        let mut inner: Option<Vec<i64>> = None;
+        let mut count = 0i64;
+        self.parse_comma_list_until(Tok::RBrace, "'}' or ','", |p| {
+            let s = p.tok_span();
+            let shape = if p.peek() == Tok::LBrace {
+                p.parse_quant_nest(params)?
+            } else {
+                params.push(p.parse_quant_param()?);
+                Vec::new()
+            };
+            match &inner {
+                Some(first) if *first != shape => {
+                    return p.err_at(
+                        s,
+                        "scales must form a tensor: every element of a level \
+                                        has the same shape",
+                    );
+                }
+                _ => inner = Some(shape),
+            }
+            count += 1;
+            Ok(())
+        })?;
+        let Some(inner) = inner else {
+            return self.err_at(open, "expected at least one scale");
+        };
+        let mut shape = vec![count];
+        shape.extend(inner);
+        Ok(shape)
     }
 
     fn parse_quant_param(&mut self) -> PResult<(u64, i64)> {

@@ -173,6 +173,23 @@ fn write_type_data(out: &mut String, ctx: &Context, data: &TypeData, resources: 
             }
             out.push('>');
         }
+        TypeData::QuantSubChannel(q) => {
+            out.push_str("!quant.uniform<");
+            let sign = if q.storage_signed { 'i' } else { 'u' };
+            let _ = write!(out, "{sign}{}", q.storage_width);
+            if let Some((lo, hi)) = q.storage_range {
+                let _ = write!(out, "<{lo}:{hi}>");
+            }
+            out.push(':');
+            write_type(out, ctx, q.expressed, resources);
+            out.push_str(":{");
+            for (i, (dim, size)) in q.block_sizes.iter().enumerate() {
+                let _ = write!(out, "{}{dim}:{size}", if i > 0 { ", " } else { "" });
+            }
+            out.push_str("}, ");
+            write_nested_quant_params(out, &q.shape, &q.params);
+            out.push('>');
+        }
         TypeData::Dialect { dialect, body } => {
             let _ = write!(out, "!{}{}", ctx.str(*dialect), ctx.str(*body));
         }
@@ -244,6 +261,32 @@ fn write_wide_int(out: &mut String, ctx: &Context, bytes: &[u8], ty: TypeId) {
         _ => (bytes.len() as u32 * 8, Signedness::Signless),
     };
     out.push_str(&crate::wide_int::to_decimal(bytes, width, signedness));
+}
+
+/// Sub-channel scales as MLIR prints them: one brace level per dimension of
+/// `shape`, elements separated by ", ".
+fn write_nested_quant_params(out: &mut String, shape: &[i64], params: &[(u64, i64)]) {
+    out.push('{');
+    match shape.split_first() {
+        Some((&rows, inner)) if !inner.is_empty() => {
+            let chunk = params.len() / rows.max(1) as usize;
+            for (i, row) in params.chunks(chunk.max(1)).enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_nested_quant_params(out, inner, row);
+            }
+        }
+        _ => {
+            for (i, p) in params.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_quant_param(out, *p);
+            }
+        }
+    }
+    out.push('}');
 }
 
 fn write_quant_param(out: &mut String, (scale, zero_point): (u64, i64)) {

@@ -24,3 +24,14 @@ func.func @full_range(%a: !quant.uniform<i4<-8:7>:f32, 0.5>) -> !quant.uniform<i
 // CHECK-LABEL: func.func private @full_ranges
 // CHECK-SAME: !quant.uniform<i8:f32, 5.000000e-01>, !quant.uniform<u4:f32, 5.000000e-01>, !quant.uniform<u8:f32:1, {5.000000e-01,2.500000e-01}>, !quant.uniform<i16:f32, 5.000000e-01>, !quant.uniform<i8<-127:127>:f32, 5.000000e-01>, !quant.uniform<u4<1:15>:f32, 5.000000e-01:1>
 func.func private @full_ranges(!quant.uniform<i8<-128:127>:f32, 0.5>, !quant.uniform<u4<0:15>:f32, 0.5>, !quant.uniform<u8<0:255>:f32:1, {0.5, 0.25}>, !quant.uniform<i16<-32768:32767>:f32, 0.5>, !quant.uniform<i8<-127:127>:f32, 0.5>, !quant.uniform<u4<1:15>:f32, 0.5:1>)
+
+// Sub-channel (blockwise) quantization: block sizes per dimension, then the scales
+// nested one brace level per dimension, printed as MLIR prints them.
+// CHECK-LABEL: func.func private @sub_channel
+// CHECK-SAME: tensor<2x4x!quant.uniform<u8:f32:{0:1, 1:2}, {{\{}}{2.000000e+00:120, 3.000000e+00:127}, {4.000000e+00, 5.000000e+00}}>>
+// CHECK-SAME: !quant.uniform<u8:f32:{}, {{\{}}{2.000000e+00:120, 3.000000e+00:127}, {4.000000e+00, 5.000000e+00}}>
+// CHECK-SAME: tensor<8x!quant.uniform<i4<-7:7>:f16:{0:4}, {5.000000e-01, 2.500000e-01:-1}>>
+// As in MLIR, the block sizes need not match the scales' rank at the type: ops that
+// use it check that.
+// CHECK-SAME: !quant.uniform<i8:f32:{0:1, 0:2, 3:1}, {{\{\{}}{1.000000e+00}}}>
+func.func private @sub_channel(tensor<2x4x!quant.uniform<u8:f32:{0:1, 1:2}, {{2.0:120,3.0:127}, {4.0,5.0}}>>, !quant.uniform<u8:f32:{}, {{2.0:120,3.0:127}, {4.0,5.0}}>, tensor<8x!quant.uniform<i4<-7:7>:f16:{0:4}, {0.5, 0.25:-1}>>, !quant.uniform<i8:f32:{0:1, 0:2, 3:1}, {{{1.0}}}>)
