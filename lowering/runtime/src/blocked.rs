@@ -1063,7 +1063,7 @@ pub unsafe extern "C" fn acc_sconv2d_nchw_nchw16c(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_data::{random, reference_conv};
+    use crate::test_data::{random, reference_conv, same_bits, starting_values};
     use crate::{Bounds, Gate};
 
     /// A plain NCHW tensor of `c` channels in NCHW16c (padded channels zero).
@@ -1371,11 +1371,7 @@ mod tests {
                         bounds,
                         gate,
                     };
-                    let from: Vec<f32> = if with_bias {
-                        (0..m * oh * ow).map(|i| bias[i / (oh * ow)]).collect()
-                    } else {
-                        start.clone()
-                    };
+                    let from = starting_values(with_bias, &bias, &start, oh * ow);
                     let want = fused_in_order(&x, &f, &from, s, in_block, fused);
                     let (xb, fb) = if in_block == BLOCK {
                         (block_input(&x, c, h * w), block_filter(&f, m, c, kh * kw))
@@ -1407,9 +1403,7 @@ mod tests {
                                 let got = out[((o / BLOCK) * oh * ow + p) * BLOCK + o % BLOCK];
                                 let want = want[o * oh * ow + p];
                                 assert!(
-                                    got.to_bits() == want.to_bits()
-                                        || (got == 0.0 && want == 0.0)
-                                        || (got.is_nan() && want.is_nan()),
+                                    same_bits(got, want),
                                     "{s:?}, input block {in_block}, bias {with_bias}, {gate:?}: \
                                      channel {o} pixel {p}: {got} vs {want}"
                                 );

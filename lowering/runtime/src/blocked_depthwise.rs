@@ -587,7 +587,7 @@ pub unsafe extern "C" fn acc_sdwconv2d_nchw16c_bias(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_data::{random, reference_conv};
+    use crate::test_data::{random, reference_conv, same_bits, starting_values};
     use crate::{Bounds, Gate};
 
     /// A plain `[c][plane]` array in blocks of 16 channels (padding lanes zero).
@@ -793,11 +793,7 @@ mod tests {
                     bounds,
                     gate,
                 };
-                let from: Vec<f32> = if with_bias {
-                    (0..c * out * out).map(|i| bias[i / (out * out)]).collect()
-                } else {
-                    start.clone()
-                };
+                let from = starting_values(with_bias, &bias, &start, out * out);
                 let want = fused_in_order(&x, &f, &from, &shape, fused);
                 bias.resize(c.div_ceil(BLOCK) * BLOCK, 0.0);
                 let fused = Fused {
@@ -824,9 +820,7 @@ mod tests {
                             let g = got[((ch / BLOCK) * out * out + p) * BLOCK + ch % BLOCK];
                             let w = want[ch * out * out + p];
                             assert!(
-                                g.to_bits() == w.to_bits()
-                                    || (g == 0.0 && w == 0.0)
-                                    || (g.is_nan() && w.is_nan()),
+                                same_bits(g, w),
                                 "{shape:?} {} pixels, bias {with_bias}, {gate:?}: \
                                  channel {ch} pixel {p}: {g} vs {w}",
                                 tiles.pixels[0]

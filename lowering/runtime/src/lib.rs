@@ -56,6 +56,21 @@ mod test_data {
             .collect()
     }
 
+    /// Where each output of a kernel test starts: channel `i / plane`'s bias when
+    /// `with_bias`, else the output's previous contents `start`.
+    pub fn starting_values(with_bias: bool, bias: &[f32], start: &[f32], plane: usize) -> Vec<f32> {
+        if with_bias {
+            (0..start.len()).map(|i| bias[i / plane.max(1)]).collect()
+        } else {
+            start.to_vec()
+        }
+    }
+
+    /// The same bits, zeros of either sign and NaNs of any payload aside.
+    pub fn same_bits(a: f32, b: f32) -> bool {
+        a.to_bits() == b.to_bits() || (a == 0.0 && b == 0.0) || (a.is_nan() && b.is_nan())
+    }
+
     /// out + conv(x, f) by the definition of [`crate::conv::Conv2d`], in f64;
     /// `depthwise`: output channel o reads input channel o only (f holds one
     /// kh x kw filter per channel).
