@@ -192,7 +192,9 @@ pub struct QuantSubChannel {
     pub block_sizes: Box<[(i32, i64)]>,
     /// The shape of the scales (the nesting of their braces).
     pub shape: Box<[i64]>,
-    /// `(scale as f64 bits, zero point)` pairs in row-major order of `shape`.
+    /// `(scale as f64 bits, zero point)` pairs in row-major order of `shape`: each
+    /// scale a value of the expressed type, each zero point wrapped to the storage
+    /// width and read signed (as MLIR holds them).
     pub params: Box<[(u64, i64)]>,
 }
 

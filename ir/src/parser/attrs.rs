@@ -941,7 +941,10 @@ impl<'s> Parser<'s, '_> {
         let type_span = self.tok_span();
         let ty = self.parse_shaped_type_for_elements()?;
         let element = self.shape_and_element(ty).1;
-        if matches!(self.ctx.type_data(element), TypeData::QuantUniform(_)) {
+        if matches!(
+            self.ctx.type_data(element),
+            TypeData::QuantUniform(_) | TypeData::QuantSubChannel(_)
+        ) {
             // As in MLIR: quantized constants are their stored integers, cast.
             return self.err_at(
                 type_span,

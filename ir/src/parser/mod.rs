@@ -56,6 +56,10 @@ pub struct Parser<'s, 'c> {
     error: Option<Diagnostic>,
     type_aliases: HashMap<&'s str, TypeId>,
     attr_aliases: HashMap<&'s str, AttrId>,
+    /// Bytes that alias references in opaque dialect bodies have been written out to
+    /// so far ([`types::MAX_INLINED_TOTAL`] at most: nested aliases could otherwise
+    /// turn a small file into gigabytes).
+    inlined_bytes: usize,
     pub(crate) scopes: ops::Scopes<'s>,
     /// Ops and block arguments whose `loc(#alias)` was used before its definition.
     deferred_locs: Vec<ops::DeferredLoc<'s>>,
@@ -179,6 +183,7 @@ impl<'s, 'c> Parser<'s, 'c> {
             error: None,
             type_aliases: HashMap::default(),
             attr_aliases: HashMap::default(),
+            inlined_bytes: 0,
             scopes: ops::Scopes::default(),
             deferred_locs: Vec::new(),
             default_dialect: Vec::new(),

@@ -8,9 +8,11 @@ use crate::types::{
     DYNAMIC, FloatKind, QuantSubChannel, QuantUniform, Signedness, TypeData, TypeId, TypeList,
 };
 
-/// Most bytes an opaque dialect body may hold once the aliases it references are
+/// Most bytes an opaque dialect body that references aliases may hold once they are
 /// written out ([`Parser::inline_aliases`]).
 const MAX_INLINED_BODY: usize = 1 << 20;
+/// Most bytes all the opaque bodies of one parse may gain by writing out aliases.
+pub(crate) const MAX_INLINED_TOTAL: usize = 1 << 24;
 
 /// Largest integer width MLIR accepts.
 const MAX_INT_WIDTH: u32 = (1 << 24) - 1;
@@ -406,12 +408,14 @@ impl<'s> Parser<'s, '_> {
         Ok(body)
     }
 
-    /// An opaque body with each reference to a defined alias (`#name`, `!name`: no
-    /// dot, not followed by `<`, outside string literals) replaced by the aliased
-    /// attribute's or type's text. The body means the same (an alias names its
-    /// value), and it stays readable where acc's output defines no aliases. `at` is
-    /// where `text` starts in the source; a body growing past [`MAX_INLINED_BODY`]
-    /// bytes is an error (aliases could otherwise multiply its size).
+    /// An opaque body with each reference to a defined alias (`#name`, `!name`: the
+    /// lexer's identifier characters, no dot, not followed by `<`, outside string
+    /// literals) replaced by the aliased attribute's or type's text. The body means
+    /// the same (an alias names its value), and it stays readable where acc's output
+    /// defines no aliases. `at` is where `text` starts in the source. A body that
+    /// grows past [`MAX_INLINED_BODY`] bytes, or a parse whose bodies grow by more
+    /// than [`MAX_INLINED_TOTAL`] in all, is an error (nested aliases could otherwise
+    /// multiply sizes).
     fn inline_aliases(&mut self, text: &str, at: usize) -> PResult<String> {
         let bytes = text.as_bytes();
         let mut out = String::with_capacity(text.len());
@@ -429,10 +433,7 @@ impl<'s> Parser<'s, '_> {
                 sigil @ (b'#' | b'!') => {
                     let start = pos + 1;
                     let mut end = start;
-                    while end < bytes.len()
-                        && (bytes[end].is_ascii_alphanumeric()
-                            || matches!(bytes[end], b'_' | b'$' | b'.'))
-                    {
+                    while end < bytes.len() && super::lexer::is_suffix_char(bytes[end]) {
                         end += 1;
                     }
                     let name = &text[start..end];
@@ -455,12 +456,14 @@ impl<'s> Parser<'s, '_> {
                         out.push_str(&text[copied..pos]);
                         out.push_str(&value);
                         copied = end;
-                        if out.len() > MAX_INLINED_BODY {
+                        self.inlined_bytes = self.inlined_bytes.saturating_add(value.len());
+                        if out.len() > MAX_INLINED_BODY || self.inlined_bytes > MAX_INLINED_TOTAL {
                             return self.err_at(
                                 at..at + text.len(),
                                 format!(
-                                    "this dialect body grows past {MAX_INLINED_BODY} bytes when \
-                                     its aliases are written out"
+                                    "writing out the aliases this dialect body references \
+                                     makes it longer than {MAX_INLINED_BODY} bytes, or this \
+                                     file's bodies longer than {MAX_INLINED_TOTAL} in all"
                                 ),
                             );
                         }
@@ -611,6 +614,17 @@ impl<'s> Parser<'s, '_> {
         self.expect(Tok::Comma, "','")?;
         let mut params = Vec::new();
         let shape = self.parse_quant_nest(&mut params)?;
+        // As MLIR, which holds the scales as a tensor of the expressed type and the
+        // zero points as one of the storage width (read back signed): each scale
+        // rounded to the expressed type, each zero point wrapped to the width.
+        if let TypeData::Float(kind) = self.ctx.type_data(expressed) {
+            let kind = *kind;
+            let shift = 64 - storage_width.min(64);
+            for (scale, zero) in &mut params {
+                *scale = crate::elements::round_float(f64::from_bits(*scale), kind).to_bits();
+                *zero = (*zero << shift) >> shift;
+            }
+        }
         let end = self.tok.end as usize;
         self.expect(Tok::Greater, "'>'")?;
         let storage = (storage_width, storage_signed, storage_range);

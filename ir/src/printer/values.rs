@@ -187,7 +187,11 @@ fn write_type_data(out: &mut String, ctx: &Context, data: &TypeData, resources: 
                 let _ = write!(out, "{}{dim}:{size}", if i > 0 { ", " } else { "" });
             }
             out.push_str("}, ");
-            write_nested_quant_params(out, &q.shape, &q.params);
+            let kind = match ctx.type_data(q.expressed) {
+                TypeData::Float(k) => *k,
+                _ => FloatKind::F64,
+            };
+            write_nested_quant_params(out, kind, &q.shape, &q.params);
             out.push('>');
         }
         TypeData::Dialect { dialect, body } => {
@@ -264,8 +268,14 @@ fn write_wide_int(out: &mut String, ctx: &Context, bytes: &[u8], ty: TypeId) {
 }
 
 /// Sub-channel scales as MLIR prints them: one brace level per dimension of
-/// `shape`, elements separated by ", ".
-fn write_nested_quant_params(out: &mut String, shape: &[i64], params: &[(u64, i64)]) {
+/// `shape`, elements separated by ", ", each scale as a value of `kind` (the
+/// expressed type).
+fn write_nested_quant_params(
+    out: &mut String,
+    kind: FloatKind,
+    shape: &[i64],
+    params: &[(u64, i64)],
+) {
     out.push('{');
     match shape.split_first() {
         Some((&rows, inner)) if !inner.is_empty() => {
@@ -274,15 +284,22 @@ fn write_nested_quant_params(out: &mut String, shape: &[i64], params: &[(u64, i6
                 if i > 0 {
                     out.push_str(", ");
                 }
-                write_nested_quant_params(out, inner, row);
+                write_nested_quant_params(out, kind, inner, row);
             }
         }
         _ => {
-            for (i, p) in params.iter().enumerate() {
+            for (i, &(scale, zero_point)) in params.iter().enumerate() {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                write_quant_param(out, *p);
+                let scale = f64::from_bits(scale);
+                match floats::bits_from_f64(kind, scale) {
+                    Some(bits) => write_float(out, kind, bits),
+                    None => write_float(out, FloatKind::F64, u128::from(scale.to_bits())),
+                }
+                if zero_point != 0 {
+                    let _ = write!(out, ":{zero_point}");
+                }
             }
         }
     }

@@ -7,7 +7,7 @@
 //! input channel per group, `[C/B][1][KH][KW][B]`; a bias `C` floats.
 //!
 //! With channels in the lanes every filter tap is one vector multiply-add per output
-//! pixel: the kernel keeps up to 8 pixels (6 with AVX2) of a row in registers and loads each tap's
+//! pixel: the kernel keeps up to 8 pixels (6 with AVX2 or NEON) of a row in registers and loads each tap's
 //! filter vector once for them. Zero padding is read as zeros: rows outside the input
 //! are skipped, and a pixel whose column is outside reads a zero vector.
 

@@ -384,8 +384,10 @@ mod avx2 {
     }
 }
 
-/// The NEON pool: each 16-channel vector of [`avx512`] as four 4-lane quarters.
-/// `fmax` is IEEE 754 `maximum` itself (a NaN wins, +0 is above -0).
+/// The NEON pool: each 16-channel vector of the AVX-512 pool as four 4-lane quarters.
+/// `fmax` is IEEE 754 `maximum` itself (a NaN wins, +0 is above -0); a NaN result
+/// keeps the input NaN's payload, where the scalar and x86 pools store the canonical
+/// NaN.
 #[cfg(target_arch = "aarch64")]
 mod neon {
     use super::{BLOCK, Pool2d};

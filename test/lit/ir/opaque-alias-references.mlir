@@ -5,17 +5,17 @@
 // RUN: acc-opt --allow-unregistered-dialect --print-generic %s | acc-opt --allow-unregistered-dialect | FileCheck %s
 
 #greeting = "goodbye"
-#nested = #test.conditional_alias<#greeting>
+#nested = #vendor.conditional_alias<#greeting>
 !pair = tuple<i32, f32>
 
-// CHECK-LABEL: "test.op"() {attr = #test.conditional_alias<"goodbye">}
-"test.op"() {attr = #test.conditional_alias<#greeting>} : () -> ()
+// CHECK-LABEL: "vendor.op"() {attr = #vendor.conditional_alias<"goodbye">}
+"vendor.op"() {attr = #vendor.conditional_alias<#greeting>} : () -> ()
 
 // An alias whose value is itself an opaque body with a reference.
-// CHECK-NEXT: "test.op"() {attr = #test.wrap<#test.conditional_alias<"goodbye">>}
-"test.op"() {attr = #test.wrap<#nested>} : () -> ()
+// CHECK-NEXT: "vendor.op"() {attr = #vendor.wrap<#vendor.conditional_alias<"goodbye">>}
+"vendor.op"() {attr = #vendor.wrap<#nested>} : () -> ()
 
 // Type aliases too; a string that spells an alias, a dialect attribute (`#a.b`, `#a<`)
 // and an undefined name stay as written.
-// CHECK-NEXT: = "test.op"() : () -> !test.wrap<tuple<i32, f32>, "#greeting", #test.greeting, #greeting<1>, #unknown>
-"test.op"() : () -> !test.wrap<!pair, "#greeting", #test.greeting, #greeting<1>, #unknown>
+// CHECK-NEXT: = "vendor.op"() : () -> !vendor.wrap<tuple<i32, f32>, "#greeting", #vendor.greeting, #greeting<1>, #unknown>
+"vendor.op"() : () -> !vendor.wrap<!pair, "#greeting", #vendor.greeting, #greeting<1>, #unknown>

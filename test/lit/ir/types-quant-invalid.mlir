@@ -24,3 +24,9 @@ func.func private @negative_scale(!quant.uniform<u8:f32:{0:1}, {{-2.0, 3.0}, {4.
 
 // expected-error @+1 {{expected at least one scale}}
 func.func private @no_scales(!quant.uniform<u8:f32:{0:1}, {}>)
+
+// -----
+
+// A scale past the expressed type's range (f16's largest is 65504).
+// expected-error @+1 {{scale inf is invalid: scales must be finite and positive}}
+func.func private @scale_past_f16(!quant.uniform<u8:f16:{0:1}, {1.0e5}>)

@@ -31,7 +31,10 @@ func.func private @full_ranges(!quant.uniform<i8<-128:127>:f32, 0.5>, !quant.uni
 // CHECK-SAME: tensor<2x4x!quant.uniform<u8:f32:{0:1, 1:2}, {{\{}}{2.000000e+00:120, 3.000000e+00:127}, {4.000000e+00, 5.000000e+00}}>>
 // CHECK-SAME: !quant.uniform<u8:f32:{}, {{\{}}{2.000000e+00:120, 3.000000e+00:127}, {4.000000e+00, 5.000000e+00}}>
 // CHECK-SAME: tensor<8x!quant.uniform<i4<-7:7>:f16:{0:4}, {5.000000e-01, 2.500000e-01:-1}>>
-// As in MLIR, the block sizes need not match the scales' rank at the type: ops that
-// use it check that.
+// As in MLIR, the block sizes need not match the scales' rank at the type (ops that
+// use it check that), scales are values of the expressed type (0.1 in f16 is
+// 0.0999755859375) and zero points wrap to the storage width, read signed.
+// CHECK-SAME: !quant.uniform<i8:f16:{0:1}, {9.997559e-02, 2.000000e+00}>
+// CHECK-SAME: !quant.uniform<u8:f32:{0:1}, {2.000000e+00:-56, 3.000000e+00}>
 // CHECK-SAME: !quant.uniform<i8:f32:{0:1, 0:2, 3:1}, {{\{\{}}{1.000000e+00}}}>
-func.func private @sub_channel(tensor<2x4x!quant.uniform<u8:f32:{0:1, 1:2}, {{2.0:120,3.0:127}, {4.0,5.0}}>>, !quant.uniform<u8:f32:{}, {{2.0:120,3.0:127}, {4.0,5.0}}>, tensor<8x!quant.uniform<i4<-7:7>:f16:{0:4}, {0.5, 0.25:-1}>>, !quant.uniform<i8:f32:{0:1, 0:2, 3:1}, {{{1.0}}}>)
+func.func private @sub_channel(tensor<2x4x!quant.uniform<u8:f32:{0:1, 1:2}, {{2.0:120,3.0:127}, {4.0,5.0}}>>, !quant.uniform<u8:f32:{}, {{2.0:120,3.0:127}, {4.0,5.0}}>, tensor<8x!quant.uniform<i4<-7:7>:f16:{0:4}, {0.5, 0.25:-1}>>, !quant.uniform<i8:f16:{0:1}, {0.1, 2.0}>, !quant.uniform<u8:f32:{0:1}, {2.0:200, 3.0:256}>, !quant.uniform<i8:f32:{0:1, 0:2, 3:1}, {{{1.0}}}>)

@@ -5,7 +5,8 @@
 //! one input channel once for all of the tile's pixels and multiply-adds it into
 //! them. Every output's sum runs over the input blocks, taps and channels in the
 //! portable kernel's order with fused multiply-adds (`fmla`), as the x86 kernels'
-//! do: the same bits as theirs.
+//! do: the same bits as theirs (but for the sign of a zero sum clamped at 0: x86's
+//! `max` keeps -0, `fmax` gives +0).
 
 use super::{BLOCK, Blocked, Kernel, Tile};
 use crate::{Fused, Gate};
