@@ -39,6 +39,7 @@ pub mod minifloat;
 pub mod parser;
 pub mod printer;
 pub mod registry;
+pub mod requant;
 pub mod rewrite;
 pub mod split;
 pub mod types;

@@ -682,7 +682,9 @@ fn small_float_conversions_in_c_match_the_interpreter_exactly() {
 /// An int8 network as a QDQ model gives it (quantize, a qconv2d with an i32 bias and
 /// constant weights stored as i8 and cast to their quantized type, a qmatmul,
 /// dequantize), as C: integer code bit for bit equal to the interpreter.
-fn quantized_model() -> String {
+/// A quantized convolution and matrix product under requantization `scheme`
+/// (`float` or `fixed_point`), the product's result of scale `out_scale`.
+fn quantized_model(scheme: &str, out_scale: &str) -> String {
     let w: Vec<String> = (0..54)
         .map(|i| ((i * 37) % 255 - 127).to_string())
         .collect();
@@ -699,9 +701,9 @@ fn quantized_model() -> String {
   %mr = graph.reshape %mi {{shape = array<i64: 5, 4>}} : (tensor<20xi8>) -> tensor<5x4xi8>
   %m2 = graph.storage_cast %mr : tensor<5x4xi8> to tensor<5x4x!quant.uniform<i8:f32, 4.000000e-02:1>>
   %q = graph.quantize %x : tensor<1x2x5x5xf32> to tensor<1x2x5x5x!quant.uniform<i8:f32, 1.000000e-02:-2>>
-  %c = graph.qconv2d %q, %w4, %b {{pads = array<i64: 1, 1, 1, 1>}} : (tensor<1x2x5x5x!quant.uniform<i8:f32, 1.000000e-02:-2>>, tensor<3x2x3x3x!quant.uniform<i8:f32, 2.000000e-02>>, tensor<3xi32>) -> tensor<1x3x5x5x!quant.uniform<i8:f32, 3.000000e-01:3>>
-  %p = graph.qmatmul %c, %m2 : (tensor<1x3x5x5x!quant.uniform<i8:f32, 3.000000e-01:3>>, tensor<5x4x!quant.uniform<i8:f32, 4.000000e-02:1>>) -> tensor<1x3x5x4x!quant.uniform<i8:f32, 2.000000e+00>>
-  %y = graph.dequantize %p : tensor<1x3x5x4x!quant.uniform<i8:f32, 2.000000e+00>> to tensor<1x3x5x4xf32>
+  %c = graph.qconv2d %q, %w4, %b {{pads = array<i64: 1, 1, 1, 1>, requant = #graph.requantization<{scheme}>}} : (tensor<1x2x5x5x!quant.uniform<i8:f32, 1.000000e-02:-2>>, tensor<3x2x3x3x!quant.uniform<i8:f32, 2.000000e-02>>, tensor<3xi32>) -> tensor<1x3x5x5x!quant.uniform<i8:f32, 3.000000e-01:3>>
+  %p = graph.qmatmul %c, %m2 {{requant = #graph.requantization<{scheme}>}} : (tensor<1x3x5x5x!quant.uniform<i8:f32, 3.000000e-01:3>>, tensor<5x4x!quant.uniform<i8:f32, 4.000000e-02:1>>) -> tensor<1x3x5x4x!quant.uniform<i8:f32, {out_scale}>>
+  %y = graph.dequantize %p : tensor<1x3x5x4x!quant.uniform<i8:f32, {out_scale}>> to tensor<1x3x5x4xf32>
   return %y : tensor<1x3x5x4xf32>
 }}
 "#,
@@ -710,27 +712,38 @@ fn quantized_model() -> String {
     )
 }
 
+/// Both requantization schemes: the float one (the product's multiplier 0.006) and the
+/// fixed-point one (multipliers 6.7e-4 and 0.024, right shifts by 10 and 5; left
+/// shifts are in lit lowering/graph-to-tensor-fixed-point.mlir), as C and as
+/// native code, bit for bit the interpreter's graph.
 #[test]
 fn a_quantized_network_as_c_matches_the_interpreter_bit_for_bit() {
-    let dir = tempfile::tempdir().expect("a directory");
-    let d = dir.path();
-    lower_to_c(d, "q.mlir", &quantized_model());
-    let x: Vec<f32> = (0..50).map(|i| ((i as f32) * 0.61).sin()).collect();
-    write_input(d, &[1, 2, 5, 5], &x);
-    run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
-        .current_dir(d)
-        .args(["q.mlir", "--input", "0=x.npy", "-o", "graph.npy"]));
-    let want = floats(&d.join("graph.npy"));
-    let got = compile_and_run(d, &driver(50, 60), &[]);
-    // The quantized lowerings are exact, so C equals the graph in the interpreter.
-    assert_eq!(got, bits(&want));
-    let distinct: std::collections::BTreeSet<u32> = got.iter().copied().collect();
-    assert!(distinct.len() > 10, "{got:?}");
-    let weights = std::fs::read_to_string(d.join("c/weights.h")).expect("weights");
-    assert!(
-        weights.contains("static const int8_t"),
-        "int8 weights: {weights}"
-    );
+    for (scheme, out_scale) in [("float", "2.000000e+00"), ("fixed_point", "5.000000e-01")] {
+        let dir = tempfile::tempdir().expect("a directory");
+        let d = dir.path();
+        lower_to_c(d, "q.mlir", &quantized_model(scheme, out_scale));
+        let x: Vec<f32> = (0..50).map(|i| ((i as f32) * 0.61).sin()).collect();
+        write_input(d, &[1, 2, 5, 5], &x);
+        run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
+            .current_dir(d)
+            .args(["q.mlir", "--input", "0=x.npy", "-o", "graph.npy"]));
+        let want = floats(&d.join("graph.npy"));
+        let got = compile_and_run(d, &driver(50, 60), &[]);
+        // The quantized lowerings are exact, so C equals the graph in the interpreter.
+        assert_eq!(got, bits(&want), "{scheme}");
+        assert_eq!(
+            bits(&run_jit(d, "q.mlir")),
+            bits(&want),
+            "{scheme} natively"
+        );
+        let distinct: std::collections::BTreeSet<u32> = got.iter().copied().collect();
+        assert!(distinct.len() > 10, "{scheme}: {got:?}");
+        let weights = std::fs::read_to_string(d.join("c/weights.h")).expect("weights");
+        assert!(
+            weights.contains("static const int8_t"),
+            "int8 weights: {weights}"
+        );
+    }
 }
 
 /// Ops that read at computed positions (gather, gather_elements, gather_nd with

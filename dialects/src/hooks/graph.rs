@@ -3,6 +3,7 @@
 
 use crate::ops::graph;
 use acc_ir::attrs::AttrData;
+use acc_ir::requant::{FixedPointMultiplier, Scheme};
 use acc_ir::types::QuantUniform;
 use acc_ir::{AttrId, Context, DiagLoc, Diagnostic, FoldResult, OpRef, TypeData, TypeId};
 
@@ -191,8 +192,57 @@ pub(crate) fn verify_tensor_bitcast(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnos
     }
 }
 
+/// The requantization scheme of a `graph.qconv2d` / `graph.qmatmul` (its `requant`
+/// attribute; `float` when absent).
+pub fn requant_scheme(ctx: &Context, op: OpRef<'_>) -> Scheme {
+    op.attr(ctx, "requant")
+        .and_then(|a| crate::ops::support::enum_case(ctx, "graph.requantization", a))
+        .and_then(Scheme::of_name)
+        .unwrap_or(Scheme::Float)
+}
+
+/// The `requant` attribute value of `scheme`: `#graph.requantization<fixed_point>`.
+pub fn requant_attr(ctx: &Context, scheme: Scheme) -> AttrId {
+    let case = match scheme {
+        Scheme::Float => "float",
+        Scheme::FixedPoint => "fixed_point",
+    };
+    ctx.intern_attr(AttrData::Dialect {
+        dialect: ctx.sym("graph"),
+        body: ctx.sym(&format!(".requantization<{case}>")),
+        ty: None,
+    })
+}
+
+/// Under the fixed-point scheme, every channel's real multiplier `s_in * s_w / s_out`
+/// must have a Q31 form (finite, non-negative, below 2^30).
+fn check_fixed_point_multipliers(
+    ctx: &Context,
+    types: &[TypeId],
+    out: TypeId,
+) -> Result<(), String> {
+    let (Some(qx), Some(qw), Some(qo)) =
+        (quant(ctx, types[0]), quant(ctx, types[1]), quant(ctx, out))
+    else {
+        return Ok(());
+    };
+    let channels = qw.params.len().max(qo.params.len());
+    for c in 0..channels {
+        let (s_w, s_out) = (qw.params_of(c).0, qo.params_of(c).0);
+        let real = qx.params_of(0).0 * s_w / s_out;
+        if FixedPointMultiplier::of_real(real).is_none() {
+            return Err(format!(
+                "channel {c}'s multiplier {real:e} (s_in * s_w / s_out) has no Q31 form for \
+                 `fixed_point` requantization (it must be below 2^30)"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// `graph.qconv2d` / `graph.qmatmul`: the result has the shape of the float op on the
-/// operands' shapes; weights may be per output channel, activations per tensor.
+/// operands' shapes; weights may be per output channel, activations per tensor; a
+/// fixed-point op's multipliers have Q31 forms.
 pub(crate) fn verify_quantized_result(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     let types = op.operand_types();
     let Some(&out) = op.result_types().first() else {
@@ -243,7 +293,11 @@ pub(crate) fn verify_quantized_result(op: OpRef<'_>, ctx: &Context) -> Vec<Diagn
                 return Err("the right-hand side must be quantized per tensor or per column (the last dimension of a matrix)".into());
             }
         }
-        check_quant_axis(ctx, out, "the result")
+        check_quant_axis(ctx, out, "the result")?;
+        if requant_scheme(ctx, op) == Scheme::FixedPoint {
+            check_fixed_point_multipliers(ctx, &types, out)?;
+        }
+        Ok(())
     })();
     check(op, ctx, result)
 }

@@ -12,6 +12,7 @@ pub(crate) mod builtin;
 mod fold;
 pub mod func;
 mod graph;
+pub use graph::{requant_attr, requant_scheme};
 pub mod graph_fold;
 pub mod hw;
 pub mod layout;

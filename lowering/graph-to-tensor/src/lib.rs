@@ -238,6 +238,7 @@ fn lower_op(e: &mut Builder<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, S
     let attrs = AttrValues::read(e.ctx, attrs_op);
     let a = Attrs::of_op(e.ctx, attrs_op);
     let rounding = acc_dialects::hooks::graph_fold::cast_rounding(e.ctx, attrs_op);
+    let requant = acc_dialects::hooks::requant_scheme(e.ctx, attrs_op);
     if let Some(G::Sort | G::Topk) = kind {
         let outs = [out, *p.results.get(1).ok_or("a sort without indices")?];
         return data::sort(e, kind == Some(G::Topk), p.operands[0], outs, &a);
@@ -395,9 +396,9 @@ fn lower_op(e: &mut Builder<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, S
         Some(G::Quantize) => quant::quantize(e, p.operands[0], out)?,
         Some(G::Dequantize) => quant::dequantize(e, p.operands[0], out)?,
         Some(G::StorageCast) => tensor::Bitcast::build(e, p.operands[0], out).result()?,
-        Some(G::Qmatmul) => quant::qmatmul(e, &p, out)?,
+        Some(G::Qmatmul) => quant::qmatmul(e, &p, out, requant)?,
         Some(G::Lookup) => quant::lookup(e, p.operands[0], p.operands[1], out)?,
-        Some(G::Qconv2d) => quant::qconv2d(e, &p, out, &attrs)?,
+        Some(G::Qconv2d) => quant::qconv2d(e, &p, out, &attrs, requant)?,
         Some(k @ (G::ReduceSum | G::ReduceMean | G::ReduceMax | G::ReduceMin | G::ReduceProd)) => {
             data::reduce(e, k, p.operands[0], out, &a)?
         }

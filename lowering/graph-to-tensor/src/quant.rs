@@ -11,8 +11,11 @@
 //! - dequantize: `(q - zero) * scale` in f64, rounded to the result type;
 //! - qmatmul, qconv2d: both operands minus their zero points as i32, the integer
 //!   product or convolution (`tensor.matmul`, `tensor.conv2d`; the conv's zero padding
-//!   is the input's zero point), then requantized: `acc * m + zero`, saturated, with
-//!   `m = f32(f32(s_in * s_w) / s_out)` computed at compile time per channel.
+//!   is the input's zero point), then requantized by the op's scheme
+//!   (`acc_ir::requant`): `float`, `acc * m + zero` saturated, with
+//!   `m = f32(f32(s_in * s_w) / s_out)` computed at compile time per channel; or
+//!   `fixed_point`, a Q31 multiplier and shift per channel (computed at compile time)
+//!   applied in integer ops only, as TFLite and CMSIS-NN do.
 //!
 //! - lookup: the stored integer less the storage minimum indexes the table.
 //!
@@ -20,9 +23,10 @@
 //! exact), expressed types other than f32, and an output quantized per channel along
 //! another dimension than the weight's are refused.
 
-use acc_dialects::build::BuildExt as _;
+use acc_dialects::build::{BuildExt as _, cmpi};
 use acc_dialects::ops::{arith, math, tensor};
 use acc_ir::elements::{Scalar, dense_attr};
+use acc_ir::requant::{self, FixedPointMultiplier, Scheme};
 use acc_ir::types::QuantUniform;
 use acc_ir::{FloatKind, TypeData, TypeId, ValueId};
 
@@ -256,8 +260,8 @@ fn centered(e: &mut Builder<'_>, x: ValueId) -> Result<ValueId, String> {
     })
 }
 
-/// The i32 accumulators `acc` requantized to `out`: `s_in` is the input's scale,
-/// `weight` the weight's type, whose channels run along `weight_dim` of `acc`.
+/// The i32 accumulators `acc` requantized to `out` by `scheme`: `s_in` is the input's
+/// scale, `weight` the weight's type, whose channels run along `weight_dim` of `acc`.
 fn requantize(
     e: &mut Builder<'_>,
     acc: ValueId,
@@ -265,6 +269,7 @@ fn requantize(
     weight: &QuantUniform,
     weight_dim: usize,
     out: TypeId,
+    scheme: Scheme,
 ) -> Result<ValueId, String> {
     let qo = quant_of(e, out)?;
     let (shape, _) = shape_of(e.ctx, out)?;
@@ -281,13 +286,29 @@ fn requantize(
         (false, d) => d,
     };
     let channels = dim.map_or(1, |d| shape[d] as usize);
+    let scales = |c: usize| {
+        let s_w = weight.params_of(if per_weight { c } else { 0 }).0;
+        let (s_out, z) = qo.params_of(if qo.params.len() > 1 { c } else { 0 });
+        (s_w, s_out, z)
+    };
+    if scheme == Scheme::FixedPoint {
+        let params = (0..channels)
+            .map(|c| {
+                let (s_w, s_out, z) = scales(c);
+                let m = FixedPointMultiplier::of_scales(s_in, s_w, s_out)
+                    .ok_or_else(|| format!("channel {c}'s multiplier has no Q31 form"))?;
+                Ok((m, z))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        return requantize_fixed_point(e, acc, &params, dim, &qo, out);
+    }
     let f32_round = |v: f64| f64::from(v as f32);
     let mut multipliers = Vec::with_capacity(channels);
     let mut zeros = Vec::with_capacity(channels);
     for c in 0..channels {
-        let s_w = weight.params_of(if per_weight { c } else { 0 }).0;
-        let (s_out, z) = qo.params_of(if qo.params.len() > 1 { c } else { 0 });
-        multipliers.push(Scalar::Float(f32_round(f32_round(s_in * s_w) / s_out)));
+        let (s_w, s_out, z) = scales(c);
+        let m = requant::float_multiplier(s_in, s_w, s_out, f32_round);
+        multipliers.push(Scalar::Float(m));
         zeros.push(Scalar::Float(z as f64));
     }
     let f64t = e.ctx.float_type(FloatKind::F64);
@@ -308,6 +329,82 @@ fn requantize(
     tensor::Bitcast::build(e, ints, out).result()
 }
 
+/// The fixed-point scheme on the i32 accumulators `acc` (`acc_ir::requant`): per
+/// channel along `dim` (or once) a Q31 multiplier, its shift and the zero point, in
+/// integer ops only. The accumulator is multiplied by 2^left (wrapping i32), the
+/// doubling high product is `(x * m + 2^30) >> 31` in i64 (gemmlowp's rounding; the
+/// multiplier is never i32::MIN, so it never saturates), the rounding division by
+/// 2^right adds one when the remainder passes half (ties away from zero), then the
+/// zero point is added in i64 and the sum clamped to the storage range.
+fn requantize_fixed_point(
+    e: &mut Builder<'_>,
+    acc: ValueId,
+    params: &[(FixedPointMultiplier, i64)],
+    dim: Option<usize>,
+    qo: &QuantUniform,
+    out: TypeId,
+) -> Result<ValueId, String> {
+    let (shape, _) = shape_of(e.ctx, out)?;
+    let (i32t, i64t) = (e.ctx.int_type(32), e.ctx.int_type(64));
+    let column = |f: &dyn Fn(&(FixedPointMultiplier, i64)) -> i128| -> Vec<Scalar> {
+        params.iter().map(|p| Scalar::Int(f(p))).collect()
+    };
+    let multiplier = Param::new(e, column(&|(m, _)| i128::from(m.multiplier)), i64t, dim)?;
+    let left = Param::new(e, column(&|(m, _)| 1i128 << m.shift.max(0)), i32t, dim)?;
+    let right = Param::new(
+        e,
+        column(&|(m, _)| i128::from((-m.shift).max(0))),
+        i32t,
+        dim,
+    )?;
+    let mask = Param::new(
+        e,
+        column(&|(m, _)| (1i128 << (-m.shift).max(0)) - 1),
+        i32t,
+        dim,
+    )?;
+    let zero = Param::new(e, column(&|(_, z)| i128::from(*z)), i64t, dim)?;
+    let (lo, hi) = qo.storage_bounds();
+    let stored_ty = tensor_type(e.ctx, &shape, storage(e, qo));
+    let ints = generate(e, stored_ty, &mut |e, ivs| {
+        let a = tensor::Extract::build(e, acc, ivs, i32t).result()?;
+        let factor = left.at(e, ivs)?;
+        let x = arith::Muli::build(e, a, factor, i32t).result()?;
+        // The doubling high product, rounded: (x * m + 2^30) >> 31.
+        let x = arith::Extsi::build(e, x, i64t).result()?;
+        let m = multiplier.at(e, ivs)?;
+        let product = arith::Muli::build(e, x, m, i64t).result()?;
+        let nudge = e.scalar(i64t, (1u64 << 30) as f64)?;
+        let product = arith::Addi::build(e, product, nudge, i64t).result()?;
+        let thirty_one = e.scalar(i64t, 31.0)?;
+        let high = arith::Shrsi::build(e, product, thirty_one, i64t).result()?;
+        let high = arith::Trunci::build(e, high, i32t).result()?;
+        // The rounding division by 2^right.
+        let exponent = right.at(e, ivs)?;
+        let mask = mask.at(e, ivs)?;
+        let remainder = arith::Andi::build(e, high, mask, i32t).result()?;
+        let one = e.scalar(i32t, 1.0)?;
+        let half = arith::Shrsi::build(e, mask, one, i32t).result()?;
+        let zero_i32 = e.scalar(i32t, 0.0)?;
+        let negative = e.cmpi(cmpi::SLT, high, zero_i32)?;
+        let negative = arith::Extui::build(e, negative, i32t).result()?;
+        let threshold = arith::Addi::build(e, half, negative, i32t).result()?;
+        let quotient = arith::Shrsi::build(e, high, exponent, i32t).result()?;
+        let up = e.cmpi(cmpi::SGT, remainder, threshold)?;
+        let up = arith::Extui::build(e, up, i32t).result()?;
+        let scaled = arith::Addi::build(e, quotient, up, i32t).result()?;
+        // The zero point, then the storage range.
+        let scaled = arith::Extsi::build(e, scaled, i64t).result()?;
+        let z = zero.at(e, ivs)?;
+        let v = arith::Addi::build(e, scaled, z, i64t).result()?;
+        let (lo, hi) = (e.scalar(i64t, lo as f64)?, e.scalar(i64t, hi as f64)?);
+        let v = arith::Maxsi::build(e, v, lo, i64t).result()?;
+        let v = arith::Minsi::build(e, v, hi, i64t).result()?;
+        Ok(vec![arith::Trunci::build(e, v, storage(e, qo)).result()?])
+    })?;
+    tensor::Bitcast::build(e, ints, out).result()
+}
+
 /// The i32 accumulator holds exact sums of products of 8-bit values (up to 2^15
 /// terms); wider storage could overflow it.
 fn check_accumulator(qs: &[&QuantUniform]) -> Result<(), String> {
@@ -319,7 +416,12 @@ fn check_accumulator(qs: &[&QuantUniform]) -> Result<(), String> {
 
 /// `qmatmul`: the left-hand side per tensor, the right-hand side per tensor or per
 /// column.
-pub(super) fn qmatmul(e: &mut Builder<'_>, p: &Parts, out: TypeId) -> Result<ValueId, String> {
+pub(super) fn qmatmul(
+    e: &mut Builder<'_>,
+    p: &Parts,
+    out: TypeId,
+    scheme: Scheme,
+) -> Result<ValueId, String> {
     let (a, b) = (p.operands[0], p.operands[1]);
     let (qa, qb) = (quant_of(e, e.type_of(a))?, quant_of(e, e.type_of(b))?);
     check_accumulator(&[&qa, &qb])?;
@@ -344,7 +446,7 @@ pub(super) fn qmatmul(e: &mut Builder<'_>, p: &Parts, out: TypeId) -> Result<Val
             Ok(vec![arith::Addi::build(e, a, b, i32t).result()?])
         })?;
     }
-    requantize(e, acc, qa.params_of(0).0, &qb, shape.len() - 1, out)
+    requantize(e, acc, qa.params_of(0).0, &qb, shape.len() - 1, out, scheme)
 }
 
 /// `lookup`: each stored integer, widened and less the storage minimum, indexes the
@@ -381,6 +483,7 @@ pub(super) fn qconv2d(
     p: &Parts,
     out: TypeId,
     attrs: &AttrValues<'_>,
+    scheme: Scheme,
 ) -> Result<ValueId, String> {
     let (x, w) = (p.operands[0], p.operands[1]);
     let (qx, qw) = (quant_of(e, e.type_of(x))?, quant_of(e, e.type_of(w))?);
@@ -399,5 +502,5 @@ pub(super) fn qconv2d(
         results: vec![i32_out],
     };
     let acc = conv2d(e, &integer, i32_out, attrs)?;
-    requantize(e, acc, qx.params_of(0).0, &qw, 1, out)
+    requantize(e, acc, qx.params_of(0).0, &qw, 1, out, scheme)
 }

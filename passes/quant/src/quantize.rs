@@ -27,12 +27,13 @@
 //! operands that are not dequantized, per-channel activations, unsigned tables) stays
 //! in floats. Ops left without users are erased.
 
+use acc_ir::requant::Scheme;
 use acc_ir::rewrite::greedy::{GreedyConfig, apply_greedily};
 use acc_ir::types::QuantUniform;
 use acc_ir::{
     BodyId, Context, DiagLoc, Diagnostic, InsertPoint, Ir, OpId, TypeData, ValueDef, ValueId,
 };
-use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
+use acc_pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
 
 use acc_dialects::build::Builder;
 use acc_dialects::ops::{func, graph};
@@ -42,8 +43,10 @@ mod storage;
 
 pub use storage::{MOVES, TABLED};
 
-/// The pass.
-pub struct Quantize;
+/// The pass: the integer ops it makes requantize by `requant`.
+pub struct Quantize {
+    requant: Scheme,
+}
 
 /// Its registration.
 pub fn info() -> PassInfo {
@@ -52,12 +55,28 @@ pub fn info() -> PassInfo {
         title: "Quantize",
         summary: "Fold a QDQ model's dequantize/op/quantize groups into integer ops (qconv2d, qmatmul, lookup tables, ops on stored integers)",
         anchor: Some(func::Func::NAME),
-        options: Vec::new(),
-        create: |_: &PassOptions| Ok(Box::new(Quantize)),
+        options: vec![PassOption {
+            name: "requant",
+            description: "how qconv2d and qmatmul requantize: float (onnxruntime's arithmetic) or fixed_point (TFLite's and CMSIS-NN's Q31 multipliers and shifts)",
+            kind: OptionKind::OneOf(&["float", "fixed_point"]),
+            default: "float",
+        }],
+        create: |o: &PassOptions| {
+            let requant = Scheme::of_name(o.get("requant"))
+                .ok_or_else(|| format!("quantize: unknown requant '{}'", o.get("requant")))?;
+            Ok(Box::new(Quantize { requant }))
+        },
     }
 }
 
 impl Pass for Quantize {
+    /// Under the fixed-point scheme the integer ops compute TFLite's arithmetic, which
+    /// may differ from the float graph's rounding by one step: `--check-semantics`
+    /// then checks the passes after this one against its output.
+    fn approximates(&self) -> bool {
+        self.requant == Scheme::FixedPoint
+    }
+
     fn run(&self, t: &mut PassTarget<'_>) -> Result<(), Diagnostic> {
         for (body, _) in t.bodies() {
             let quantizes: Vec<OpId> = acc_dialects::build::ops_post_order(t.ir, body)
@@ -68,6 +87,7 @@ impl Pass for Quantize {
                 ctx: t.ctx,
                 ir: &mut *t.ir,
                 body,
+                requant: self.requant,
             };
             for q in quantizes {
                 folds.fold(q).map_err(|e| {
@@ -92,6 +112,8 @@ pub(super) struct Folds<'a> {
     pub(super) ctx: &'a Context,
     pub(super) ir: &'a mut Ir,
     pub(super) body: BodyId,
+    /// The scheme of the integer ops made.
+    pub(super) requant: Scheme,
 }
 
 impl Folds<'_> {

@@ -2,6 +2,17 @@
 // and leaves in floats what it cannot fold; --check-semantics runs each function in
 // the interpreter before and after.
 // RUN: acc-opt --check-semantics --pass quantize %s | FileCheck %s
+// With requant=fixed_point the integer ops carry TFLite's arithmetic (within one step
+// of the float graph, so the pass approximates); the lowering computes it exactly.
+// RUN: acc-opt --check-semantics --pass 'quantize{requant=fixed_point}' %s | FileCheck %s --check-prefix=FIXED
+// RUN: acc-opt --check-semantics --pass 'quantize{requant=fixed_point},graph-to-tensor' %s | FileCheck %s --check-prefix=FIXED-TENSOR
+// FIXED-LABEL: func.func @conv_bias_relu(
+// FIXED: graph.qconv2d {{.*}}requant = #graph.requantization<fixed_point>
+// FIXED-LABEL: func.func @gemm_transposed(
+// FIXED: graph.qmatmul {{.*}}{requant = #graph.requantization<fixed_point>}
+// FIXED-TENSOR-LABEL: func.func @conv_bias_relu(
+// FIXED-TENSOR-NOT: graph.qconv2d
+// FIXED-TENSOR: arith.shrsi
 
 !qx = !quant.uniform<i8:f32, 5.000000e-02:-3>
 !qw = !quant.uniform<i8:f32:0, {1.000000e-02,2.000000e-02,3.000000e-02}>

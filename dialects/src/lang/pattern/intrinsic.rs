@@ -8,6 +8,7 @@
 use std::ops::Range;
 
 use acc_ir::diag::{DiagLoc, Diagnostic, FileId};
+use acc_ir::requant::{self, Scheme};
 use acc_ir::types::QuantUniform;
 use acc_ir::{BodyId, Context, Ir, OpId, TypeData, TypeId};
 use acc_target::{CallArg, IntrinsicRule, Placement};
@@ -542,6 +543,15 @@ impl IntrinsicRule for TextIntrinsic {
                     CallArg::Int(v)
                 }
                 CallItem::RequantScales(slots, n) => {
+                    // The table holds the float scheme's multipliers: an op that
+                    // requantizes in fixed point would compute something else there.
+                    if crate::hooks::requant_scheme(ctx, ir.op(body, op)) != Scheme::Float {
+                        return Err(
+                            "requant_scales(...) passes the float scheme's multipliers, \
+                                    and this op requantizes in fixed point (its `requant`)"
+                                .into(),
+                        );
+                    }
                     let n = n.eval(&bound).map_err(|e| format!("requant_scales: {e}"))?;
                     match take_prepared("requant_scales")? {
                         Some(CallArg::F32Table(t)) if t.len() as i64 == n => CallArg::F32Table(t),
@@ -731,8 +741,9 @@ fn requant_scales(ctx: &Context, types: [Option<TypeId>; 3], n: i64) -> Result<V
         ));
     }
     let (sx, sy) = (x.params_of(0).0, y.params_of(0).0);
+    let f32_round = |v: f64| f64::from(v as f32);
     Ok((0..n)
-        .map(|c| ((sx * w.params_of(c).0) as f32 as f64 / sy) as f32)
+        .map(|c| requant::float_multiplier(sx, w.params_of(c).0, sy, f32_round) as f32)
         .collect())
 }
 

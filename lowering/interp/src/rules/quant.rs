@@ -6,6 +6,7 @@
 //! results saturate to the storage range.
 
 use acc_ir::elements::{self, ElementKind, Scalar};
+use acc_ir::requant::{self, FixedPointMultiplier, Scheme};
 use acc_ir::types::QuantUniform;
 use acc_ir::{Context, FloatKind, TypeData, TypeId};
 
@@ -138,9 +139,12 @@ pub(super) fn storage_cast(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     Ok(vec![Tensor::new(r.ctx, r.result_type(0)?, x.data.clone())?])
 }
 
-/// Requantizes exact integer accumulators: channel `c` of the result (given per
-/// element by `channel`) is `acc * (s_in * s_w[c] / s_out) + zero_out`, the multiplier
-/// computed in the expressed float type.
+/// Requantizes exact integer accumulators by the op's scheme (`acc_ir::requant`):
+/// channel `c` of the result (given per element by `weight_channel` for the weight's
+/// scale) scales `acc` by `s_in * s_w[c] / s_out` and adds `zero_out`, saturating.
+/// The float scheme computes the multiplier in the expressed float type and rounds
+/// half to even; the fixed-point scheme takes the accumulator as an i32 (wrapping, as
+/// the host loops' and the libraries' accumulators do).
 fn requantize(
     r: &RuleInput<'_>,
     acc: Vec<Scalar>,
@@ -155,15 +159,29 @@ fn requantize(
     let kind = expressed_kind(r.ctx, q);
     let round = |x: f64| elements::round_float(x, kind);
     let s_in = input.params_of(0).0;
+    let scheme = acc_dialects::hooks::requant_scheme(r.ctx, r.op);
     let data = acc
         .iter()
         .enumerate()
         .map(|(i, v)| {
             let (s_out, zero) = q.params_of(out_channels[i]);
-            let multiplier = round(round(s_in * weight.params_of(weight_channel(i)).0) / s_out);
-            saturate(q, float(*v) * multiplier, zero)
+            let s_w = weight.params_of(weight_channel(i)).0;
+            match scheme {
+                Scheme::Float => {
+                    let multiplier = requant::float_multiplier(s_in, s_w, s_out, round);
+                    Ok(saturate(q, float(*v) * multiplier, zero))
+                }
+                Scheme::FixedPoint => {
+                    let m = FixedPointMultiplier::of_scales(s_in, s_w, s_out).ok_or_else(|| {
+                        format!("the multiplier s_in * s_w / s_out of element {i} has no Q31 form")
+                    })?;
+                    let acc = int(*v) as i32;
+                    let y = requant::requantize_fixed_point(acc, m, zero, q.storage_bounds());
+                    Ok(Scalar::Int(i128::from(y)))
+                }
+            }
         })
-        .collect();
+        .collect::<Result<Vec<_>, String>>()?;
     Ok(vec![Tensor::new(r.ctx, ty, data)?])
 }
 

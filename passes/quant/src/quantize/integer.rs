@@ -4,8 +4,9 @@
 use acc_dialects::hooks::attr_read::Attrs;
 use acc_dialects::ops::graph;
 use acc_ir::elements::{self, Scalar};
+use acc_ir::requant::Scheme;
 use acc_ir::types::QuantUniform;
-use acc_ir::{OpId, TypeData, TypeId, ValueId};
+use acc_ir::{AttrId, OpId, TypeData, TypeId, ValueId};
 
 use super::Folds;
 use acc_dialects::build::{shape_of, tensor_type};
@@ -15,6 +16,31 @@ use acc_dialects::build::{shape_of, tensor_type};
 const SCALE_TOLERANCE: f64 = 1e-6;
 
 impl Folds<'_> {
+    /// The `requant` attribute the integer ops made here carry: none for the float
+    /// scheme (the default).
+    fn requant_attr(&self) -> Option<AttrId> {
+        (self.requant != Scheme::Float)
+            .then(|| acc_dialects::hooks::requant_attr(self.ctx, self.requant))
+    }
+
+    /// `qmatmul(a, b, bias)` of type `out`, requantizing by the pass's scheme.
+    fn qmatmul(
+        &mut self,
+        at: OpId,
+        a: ValueId,
+        b: ValueId,
+        bias: Option<ValueId>,
+        out: TypeId,
+    ) -> Result<ValueId, String> {
+        let requant = self.requant_attr();
+        let mut e = self.emitter(at);
+        let mut op = graph::Qmatmul::build(&mut e, a, b, bias, out);
+        if let Some(a) = requant {
+            op = op.requant(a);
+        }
+        op.result()
+    }
+
     /// `quantize(conv2d(dequantize(x), dequantize(w), bias))` as `qconv2d`.
     pub(super) fn conv2d(
         &mut self,
@@ -49,6 +75,7 @@ impl Folds<'_> {
             graph::Conv2d::ATTR_GROUPS,
         ]
         .map(|k| op.attr(self.ctx, k));
+        let requant = self.requant_attr();
         let mut e = self.emitter(at);
         let mut qconv = graph::Qconv2d::build(&mut e, x, w, Some(bias), out);
         if let Some(a) = strides {
@@ -62,6 +89,9 @@ impl Folds<'_> {
         }
         if let Some(a) = groups {
             qconv = qconv.groups(a);
+        }
+        if let Some(a) = requant {
+            qconv = qconv.requant(a);
         }
         Ok(Some(qconv.result()?))
     }
@@ -103,9 +133,7 @@ impl Folds<'_> {
         if !self.product_operands(a, b) {
             return Ok(None);
         }
-        Ok(Some(
-            graph::Qmatmul::build(&mut self.emitter(at), a, b, None, out).result()?,
-        ))
+        Ok(Some(self.qmatmul(at, a, b, None, out)?))
     }
 
     /// `quantize(gemm(dequantize(a), dequantize(b), c))` as `qmatmul`, when alpha and
@@ -162,9 +190,7 @@ impl Folds<'_> {
                 None => return Ok(None),
             }
         }
-        Ok(Some(
-            graph::Qmatmul::build(&mut self.emitter(at), a, b, bias, out).result()?,
-        ))
+        Ok(Some(self.qmatmul(at, a, b, bias, out)?))
     }
 
     /// Whether `a` and `b` can be a `qmatmul`'s operands: `a` per tensor, `b` per

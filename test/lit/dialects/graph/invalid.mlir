@@ -470,3 +470,12 @@ func.func @qconv2d_weight_axis(%x: tensor<1x2x4x4x!quant.uniform<i8:f32, 1.0>>, 
   %0 = graph.qconv2d %x, %w : (tensor<1x2x4x4x!quant.uniform<i8:f32, 1.0>>, tensor<3x2x1x1x!quant.uniform<i8:f32:1, {1.0, 2.0}>>) -> tensor<1x3x4x4x!quant.uniform<i8:f32, 1.0>>
   return
 }
+
+// -----
+
+// Under fixed_point requantization each channel's s_in * s_w / s_out needs a Q31 form.
+func.func @qconv2d_fixed_point_multiplier(%x: tensor<1x2x4x4x!quant.uniform<i8:f32, 1000.0>>, %w: tensor<3x2x1x1x!quant.uniform<i8:f32:0, {1.0, 2.0, 1000.0}>>) {
+  // expected-error @+1 {{'graph.qconv2d' op channel 2's multiplier 1e10 (s_in * s_w / s_out) has no Q31 form for `fixed_point` requantization (it must be below 2^30)}}
+  %0 = graph.qconv2d %x, %w {requant = #graph.requantization<fixed_point>} : (tensor<1x2x4x4x!quant.uniform<i8:f32, 1000.0>>, tensor<3x2x1x1x!quant.uniform<i8:f32:0, {1.0, 2.0, 1000.0}>>) -> tensor<1x3x4x4x!quant.uniform<i8:f32, 1.0e-4>>
+  return
+}
