@@ -561,30 +561,44 @@ mod tests {
         );
     }
 
-    #[cfg(target_arch = "x86_64")]
-    /// [`Fused::activate_avx2`] and the AVX2 tile gate against [`Fused::activate`].
-    #[cfg(target_arch = "x86_64")]
-    fn avx2_gives_the_scalar_bits() {
+    /// The activations every vector gate is checked on: each gate, with and without
+    /// bounds.
+    fn gate_cases() -> [Fused; 8] {
         let (hard, _) = Gate::HARD_SWISH;
-        for f in [
+        [
             gated(Gate::None, 0.0, 6.0),
+            gated(Gate::None, f32::NEG_INFINITY, f32::INFINITY),
             gated(hard, 0.0, 1.0),
             gated(hard, f32::NEG_INFINITY, f32::INFINITY),
             gated(Gate::Sigmoid, f32::NEG_INFINITY, f32::INFINITY),
             gated(Gate::Sigmoid, 0.25, 0.75),
             gated(Gate::GELU, f32::NEG_INFINITY, f32::INFINITY),
-        ] {
+            gated(Gate::GELU, 0.5, 1.5),
+        ]
+    }
+
+    /// `got` (a vector version's results for `inputs`) holds [`Fused::activate`]'s
+    /// bits for each input, NaNs of any payload aside.
+    fn assert_scalar_bits(version: &str, f: Fused, inputs: &[f32], got: &[f32]) {
+        assert_eq!(inputs.len(), got.len());
+        for (x, g) in inputs.iter().zip(got) {
+            let want = f.activate(*x);
+            assert!(
+                g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()),
+                "{version} {f:?} of {x}: {g}, scalar {want}"
+            );
+        }
+    }
+
+    /// [`activate_all_fma`] (the AVX2 tile gate) against [`Fused::activate`].
+    #[cfg(target_arch = "x86_64")]
+    fn avx2_gives_the_scalar_bits() {
+        for f in gate_cases() {
             let x = inputs();
             let mut got = x.clone();
             // SAFETY: the CPU has AVX2 and FMA (checked by the caller).
             unsafe { activate_all_fma(f, &mut got) };
-            for (x, g) in x.iter().zip(got) {
-                let want = f.activate(*x);
-                assert!(
-                    g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()),
-                    "AVX2 {f:?} of {x}: {g}, scalar {want}"
-                );
-            }
+            assert_scalar_bits("AVX2", f, &x, &got);
         }
     }
 
@@ -593,27 +607,12 @@ mod tests {
     #[cfg(target_arch = "aarch64")]
     #[test]
     fn neon_gives_the_scalar_bits() {
-        let (hard, _) = Gate::HARD_SWISH;
-        for f in [
-            gated(Gate::None, 0.0, 6.0),
-            gated(hard, 0.0, 1.0),
-            gated(hard, f32::NEG_INFINITY, f32::INFINITY),
-            gated(Gate::Sigmoid, f32::NEG_INFINITY, f32::INFINITY),
-            gated(Gate::Sigmoid, 0.25, 0.75),
-            gated(Gate::GELU, f32::NEG_INFINITY, f32::INFINITY),
-            gated(Gate::GELU, 0.5, 1.5),
-        ] {
+        for f in gate_cases() {
             let x = inputs();
             for len in [x.len(), x.len() - 1, x.len() - 2, x.len() - 3] {
                 let mut got = x[..len].to_vec();
                 activate_all_neon(f, &mut got);
-                for (x, g) in x.iter().zip(got) {
-                    let want = f.activate(*x);
-                    assert!(
-                        g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()),
-                        "NEON {f:?} of {x}: {g}, scalar {want}"
-                    );
-                }
+                assert_scalar_bits("NEON", f, &x[..len], &got);
             }
         }
     }
@@ -628,16 +627,7 @@ mod tests {
         if !std::arch::is_x86_feature_detected!("avx512f") {
             return;
         }
-        let (hard, _) = Gate::HARD_SWISH;
-        for f in [
-            gated(Gate::None, 0.0, 6.0),
-            gated(Gate::None, f32::NEG_INFINITY, f32::INFINITY),
-            gated(hard, 0.0, 1.0),
-            gated(Gate::Sigmoid, f32::NEG_INFINITY, f32::INFINITY),
-            gated(Gate::Sigmoid, 0.25, 0.75),
-            gated(Gate::GELU, f32::NEG_INFINITY, f32::INFINITY),
-            gated(Gate::GELU, 0.5, 1.5),
-        ] {
+        for f in gate_cases() {
             for chunk in inputs().chunks(16) {
                 let mut lanes = [0f32; 16];
                 lanes[..chunk.len()].copy_from_slice(chunk);
@@ -648,13 +638,7 @@ mod tests {
                     let v = f.activate_vector(_mm512_loadu_ps(lanes.as_ptr()));
                     _mm512_storeu_ps(got.as_mut_ptr(), v);
                 }
-                for (x, g) in lanes.iter().zip(got) {
-                    let want = f.activate(*x);
-                    assert!(
-                        g.to_bits() == want.to_bits() || (g.is_nan() && want.is_nan()),
-                        "{f:?} of {x}: vector {g}, scalar {want}"
-                    );
-                }
+                assert_scalar_bits("AVX-512", f, &lanes, &got);
             }
         }
     }
