@@ -129,6 +129,16 @@ rules! {
     Qmatmul = "qmatmul",
     /// A table lookup on stored integers.
     Lookup = "lookup",
+    /// Quantized elementwise addition.
+    Qadd = "qadd",
+    /// Quantized elementwise product.
+    Qmul = "qmul",
+    /// Quantized values rescaled to another quantized type.
+    Requantize = "requantize",
+    /// Quantized average pooling.
+    QavgPool = "qavg_pool",
+    /// Accumulators scaled by explicit Q31 multipliers and shifts.
+    Rescale = "rescale",
     /// Resize (nearest, linear, cubic).
     Resize = "resize",
     /// ONNX NonMaxSuppression.

@@ -1,5 +1,5 @@
-//! Requantization: an exact integer accumulator (a quantized convolution's or matrix
-//! product's) scaled to a quantized result. One implementation per scheme, which the
+//! Requantization: an exact integer accumulator (a quantized convolution's, matrix
+//! product's, sum's or product's) scaled to a quantized result. One implementation per scheme, which the
 //! interpreter, the lowering to loops and the compile-time tables of accelerator calls
 //! all use, so that every level computes the same integers.
 //!
@@ -13,7 +13,8 @@
 //!   as the libraries' `x * (1 << left)`), multiplied by the Q31 multiplier with
 //!   [`saturating_rounding_doubling_high_mul`] and shifted right by the negative part
 //!   with [`rounding_divide_by_pot`]; then the zero point is added and the result
-//!   clamped.
+//!   clamped. Additions rescale both inputs first ([`FixedPointAdd`]); average pools
+//!   that keep their input's quantization divide with [`rounded_average`].
 
 /// How a quantized op scales its accumulators to its result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,6 +158,70 @@ pub fn requantize_fixed_point(
     (i64::from(multiplier.apply(acc)) + zero).clamp(lo, hi)
 }
 
+/// TFLite's and CMSIS-NN's quantized addition (`arm_elementwise_add_s8`): both
+/// inputs are rescaled to a common scale, `2 * max(s_a, s_b) / 2^left_shift`, with
+/// headroom (`left_shift` is 20 for 8-bit storage, 15 for wider), summed, and the sum
+/// rescaled to the output. Each multiplier is [`FixedPointMultiplier::of_real`] of its
+/// ratio of f64 scales, as TFLite's `PrepareGeneralSubOp` computes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FixedPointAdd {
+    /// The inputs' headroom: each centered input is multiplied by `2^left_shift`.
+    pub left_shift: u32,
+    /// The left-hand input's multiplier (`s_a / (2 * max(s_a, s_b))`, at most 1/2).
+    pub lhs: FixedPointMultiplier,
+    /// The right-hand input's multiplier.
+    pub rhs: FixedPointMultiplier,
+    /// The sum's multiplier to the output (`2 * max(s_a, s_b) / (2^left_shift * s_out)`).
+    pub out: FixedPointMultiplier,
+}
+
+impl FixedPointAdd {
+    /// The parameters of adding inputs of scales `s_a` and `s_b` into a result of
+    /// scale `s_out` stored in `storage_bits` bits. `None` when a scale is not
+    /// positive and finite or the output multiplier has no Q31 form.
+    pub fn of_scales(s_a: f64, s_b: f64, s_out: f64, storage_bits: u32) -> Option<FixedPointAdd> {
+        let positive = |s: f64| s.is_finite() && s > 0.0;
+        if !(positive(s_a) && positive(s_b) && positive(s_out)) {
+            return None;
+        }
+        let left_shift = if storage_bits <= 8 { 20 } else { 15 };
+        let twice_max = 2.0 * s_a.max(s_b);
+        Some(FixedPointAdd {
+            left_shift,
+            lhs: FixedPointMultiplier::of_real(s_a / twice_max)?,
+            rhs: FixedPointMultiplier::of_real(s_b / twice_max)?,
+            out: FixedPointMultiplier::of_real(
+                twice_max / (f64::from(1u32 << left_shift) * s_out),
+            )?,
+        })
+    }
+
+    /// The sum of the centered inputs `a` and `b` (stored value minus zero point)
+    /// scaled to the output, before its zero point: each input times `2^left_shift`
+    /// (wrapping, as the libraries' `x << left_shift`) scaled by its multiplier, the
+    /// two added (wrapping) and the sum scaled by the output multiplier.
+    pub fn apply(self, a: i32, b: i32) -> i32 {
+        let shifted = |x: i32| x.wrapping_mul(1i32.wrapping_shl(self.left_shift));
+        let sum = self
+            .lhs
+            .apply(shifted(a))
+            .wrapping_add(self.rhs.apply(shifted(b)));
+        self.out.apply(sum)
+    }
+}
+
+/// CMSIS-NN's rounded average (`arm_avgpool_s8`): `sum / count` rounded half away
+/// from zero, as `(sum + count / 2) / count` for a positive sum and
+/// `(sum - count / 2) / count` otherwise, divisions truncating. `count` is positive.
+pub fn rounded_average(sum: i32, count: i32) -> i32 {
+    let count = count.max(1);
+    if sum > 0 {
+        sum.saturating_add(count / 2) / count
+    } else {
+        sum.saturating_sub(count / 2) / count
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -295,5 +360,48 @@ mod tests {
         let three = FixedPointMultiplier::of_real(3.0).expect("a multiplier");
         assert_eq!(three.apply(7), 21);
         assert_eq!(three.apply(-7), -21);
+    }
+    #[test]
+    fn additions_are_within_a_step_of_the_real_sum() {
+        // Two inputs of different scales into a third, over a grid of centered values.
+        for (s_a, s_b, s_out) in [(0.02, 0.05, 0.06), (0.1, 0.1, 0.2), (0.013, 0.007, 0.011)] {
+            let add = FixedPointAdd::of_scales(s_a, s_b, s_out, 8).expect("parameters");
+            assert_eq!(add.left_shift, 20);
+            for a in (-255..=255).step_by(7) {
+                for b in (-255..=255).step_by(11) {
+                    let real = (f64::from(a) * s_a + f64::from(b) * s_b) / s_out;
+                    let got = add.apply(a, b);
+                    assert!(
+                        (f64::from(got) - real).abs() <= 0.5 + 1e-3,
+                        "{a}*{s_a} + {b}*{s_b}: {got} vs {real}"
+                    );
+                }
+            }
+        }
+        // Equal scales into twice the scale: an exact halving of the sum, rounded.
+        let half = FixedPointAdd::of_scales(0.5, 0.5, 1.0, 8).expect("parameters");
+        assert_eq!(half.apply(3, 4), 4);
+        assert_eq!(half.apply(-3, -4), -4);
+        assert_eq!(FixedPointAdd::of_scales(0.0, 1.0, 1.0, 8), None);
+        assert_eq!(
+            FixedPointAdd::of_scales(1.0, 1.0, 1.0, 16).map(|a| a.left_shift),
+            Some(15)
+        );
+    }
+
+    #[test]
+    fn averages_round_half_away_from_zero() {
+        assert_eq!(rounded_average(5, 2), 3);
+        assert_eq!(rounded_average(-5, 2), -3);
+        assert_eq!(rounded_average(4, 3), 1);
+        assert_eq!(rounded_average(5, 3), 2);
+        assert_eq!(rounded_average(-5, 3), -2);
+        assert_eq!(rounded_average(0, 9), 0);
+        for sum in -300..=300 {
+            for count in 1..=12 {
+                let want = (f64::from(sum) / f64::from(count)).round() as i32;
+                assert_eq!(rounded_average(sum, count), want, "{sum} / {count}");
+            }
+        }
     }
 }

@@ -746,6 +746,75 @@ fn a_quantized_network_as_c_matches_the_interpreter_bit_for_bit() {
     }
 }
 
+/// A residual block in both schemes: a convolution clamped as a fused ReLU6 would
+/// clamp it, a quantized add of its input back, a product, an average pool keeping
+/// the scale (CMSIS-NN's rounded average), a global one into another scale (a
+/// multiplier per count), a requantize.
+fn residual_model(scheme: &str) -> String {
+    let w: Vec<String> = (0..36)
+        .map(|i| ((i * 41) % 251 - 125).to_string())
+        .collect();
+    let q = |s: &str| format!("!quant.uniform<i8:f32, {s}>");
+    let (x, c, a, m, g, r) = (
+        q("1.000000e-02:-2"),
+        q("3.000000e-02:3"),
+        q("4.000000e-02:-1"),
+        q("5.000000e-02"),
+        q("2.000000e-02:4"),
+        q("7.000000e-02:2"),
+    );
+    let rq = format!("requant = #graph.requantization<{scheme}>");
+    format!(
+        r#"func.func @main(%x: tensor<1x2x5x5xf32>) -> tensor<70xf32> {{
+  %wi = graph.constant dense<[{w}]> : tensor<36xi8>
+  %wr = graph.reshape %wi {{shape = array<i64: 2, 2, 3, 3>}} : (tensor<36xi8>) -> tensor<2x2x3x3xi8>
+  %w4 = graph.storage_cast %wr : tensor<2x2x3x3xi8> to tensor<2x2x3x3x!quant.uniform<i8:f32:0, {{2.000000e-02, 7.000000e-03}}>>
+  %b = graph.constant dense<[120, -340]> : tensor<2xi32>
+  %q = graph.quantize %x : tensor<1x2x5x5xf32> to tensor<1x2x5x5x{x}>
+  %c = graph.qconv2d %q, %w4, %b {{pads = array<i64: 1, 1, 1, 1>, {rq}, act_min = 3 : i64, act_max = 103 : i64}} : (tensor<1x2x5x5x{x}>, tensor<2x2x3x3x!quant.uniform<i8:f32:0, {{2.000000e-02, 7.000000e-03}}>>, tensor<2xi32>) -> tensor<1x2x5x5x{c}>
+  %a = graph.qadd %c, %q {{{rq}}} : (tensor<1x2x5x5x{c}>, tensor<1x2x5x5x{x}>) -> tensor<1x2x5x5x{a}>
+  %m = graph.qmul %a, %c {{{rq}, act_min = -100 : i64}} : (tensor<1x2x5x5x{a}>, tensor<1x2x5x5x{c}>) -> tensor<1x2x5x5x{m}>
+  %p = graph.qavg_pool %m {{kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, {rq}}} : (tensor<1x2x5x5x{m}>) -> tensor<1x2x3x3x{m}>
+  %g = graph.qavg_pool %a {{kernel_shape = array<i64: 5, 5>, {rq}}} : (tensor<1x2x5x5x{a}>) -> tensor<1x2x1x1x{g}>
+  %r = graph.requantize %p {{{rq}}} : (tensor<1x2x3x3x{m}>) -> tensor<1x2x3x3x{r}>
+  %ad = graph.dequantize %a : tensor<1x2x5x5x{a}> to tensor<1x2x5x5xf32>
+  %rd = graph.dequantize %r : tensor<1x2x3x3x{r}> to tensor<1x2x3x3xf32>
+  %gd = graph.dequantize %g : tensor<1x2x1x1x{g}> to tensor<1x2x1x1xf32>
+  %a1 = graph.reshape %ad {{shape = array<i64: 50>}} : (tensor<1x2x5x5xf32>) -> tensor<50xf32>
+  %r1 = graph.reshape %rd {{shape = array<i64: 18>}} : (tensor<1x2x3x3xf32>) -> tensor<18xf32>
+  %g1 = graph.reshape %gd {{shape = array<i64: 2>}} : (tensor<1x2x1x1xf32>) -> tensor<2xf32>
+  %y = graph.concat %a1, %r1, %g1 {{axis = 0 : i64}} : (tensor<50xf32>, tensor<18xf32>, tensor<2xf32>) -> tensor<70xf32>
+  return %y : tensor<70xf32>
+}}
+"#,
+        w = w.join(", "),
+    )
+}
+
+#[test]
+fn quantized_adds_products_and_pools_as_c_match_the_interpreter_bit_for_bit() {
+    for scheme in ["float", "fixed_point"] {
+        let dir = tempfile::tempdir().expect("a directory");
+        let d = dir.path();
+        lower_to_c(d, "r.mlir", &residual_model(scheme));
+        let x: Vec<f32> = (0..50).map(|i| ((i as f32) * 0.37).cos() * 1.1).collect();
+        write_input(d, &[1, 2, 5, 5], &x);
+        run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
+            .current_dir(d)
+            .args(["r.mlir", "--input", "0=x.npy", "-o", "graph.npy"]));
+        let want = floats(&d.join("graph.npy"));
+        let got = compile_and_run(d, &driver(50, 70), &[]);
+        assert_eq!(got, bits(&want), "{scheme}");
+        assert_eq!(
+            bits(&run_jit(d, "r.mlir")),
+            bits(&want),
+            "{scheme} natively"
+        );
+        let distinct: std::collections::BTreeSet<u32> = got.iter().copied().collect();
+        assert!(distinct.len() > 15, "{scheme}: {got:?}");
+    }
+}
+
 /// Ops that read at computed positions (gather, gather_elements, gather_nd with
 /// indices computed from the input, out-of-range ones clamped) and walk lines with a
 /// loop inside a generated tensor (cumsum forward and reverse-exclusive, arg_max).

@@ -3,12 +3,12 @@
 
 use crate::ops::graph;
 use acc_ir::attrs::AttrData;
-use acc_ir::requant::{FixedPointMultiplier, Scheme};
+use acc_ir::requant::{FixedPointAdd, FixedPointMultiplier, Scheme};
 use acc_ir::types::QuantUniform;
 use acc_ir::{AttrId, Context, DiagLoc, Diagnostic, FoldResult, OpRef, TypeData, TypeId};
 
 use super::attr_read::{Attrs, dims_agree, norm_axis, ranked};
-use super::shape::{conv2d_shape, matmul_shape};
+use super::shape::{conv2d_shape, matmul_shape, pool_shape};
 
 fn check(op: OpRef<'_>, ctx: &Context, result: Result<(), String>) -> Vec<Diagnostic> {
     match result {
@@ -201,6 +201,22 @@ pub fn requant_scheme(ctx: &Context, op: OpRef<'_>) -> Scheme {
         .unwrap_or(Scheme::Float)
 }
 
+/// The scheme of an op that requantizes (`qconv2d`, `qmatmul`, `qadd`, `qmul`,
+/// `qavg_pool`, `requantize`), `None` for any other op.
+pub fn requantizes(ctx: &Context, op: OpRef<'_>) -> Option<Scheme> {
+    let requantizing = [
+        graph::Qconv2d::NAME,
+        graph::Qmatmul::NAME,
+        graph::Qadd::NAME,
+        graph::Qmul::NAME,
+        graph::QavgPool::NAME,
+        graph::Requantize::NAME,
+    ];
+    requantizing
+        .contains(&ctx.op_name_str(op.name()))
+        .then(|| requant_scheme(ctx, op))
+}
+
 /// The `requant` attribute value of `scheme`: `#graph.requantization<fixed_point>`.
 pub fn requant_attr(ctx: &Context, scheme: Scheme) -> AttrId {
     let case = match scheme {
@@ -296,6 +312,178 @@ pub(crate) fn verify_quantized_result(op: OpRef<'_>, ctx: &Context) -> Vec<Diagn
         check_quant_axis(ctx, out, "the result")?;
         if requant_scheme(ctx, op) == Scheme::FixedPoint {
             check_fixed_point_multipliers(ctx, &types, out)?;
+        }
+        if quant(ctx, out).is_some() {
+            activation_bounds(ctx, op)?;
+        } else {
+            let attrs = Attrs::of_op(ctx, op);
+            if attrs.get("act_min").is_some() || attrs.get("act_max").is_some() {
+                return Err("an i32 result (the accumulators) is not clamped: 'act_min' and 'act_max' belong to a quantized result".into());
+            }
+        }
+        Ok(())
+    })();
+    check(op, ctx, result)
+}
+
+/// The stored values a quantized op's result is clamped to: its storage range,
+/// narrowed by the `act_min` / `act_max` attributes (a fused ReLU, ReLU6 or Clip).
+/// An error when a bound lies outside the storage range or they cross.
+pub fn activation_bounds(ctx: &Context, op: OpRef<'_>) -> Result<(i64, i64), String> {
+    let out = op
+        .result_types()
+        .first()
+        .copied()
+        .ok_or("the op has no result")?;
+    let q = quant(ctx, out).ok_or("the result must be quantized")?;
+    let (lo, hi) = q.storage_bounds();
+    let attrs = Attrs::of_op(ctx, op);
+    let bound = |name: &str, default: i64| -> Result<i64, String> {
+        match attrs.int(name)? {
+            None => Ok(default),
+            Some(v) => {
+                if !(lo..=hi).contains(&v) {
+                    return Err(format!(
+                        "'{name}' {v} lies outside the result's storage range [{lo}, {hi}]"
+                    ));
+                }
+                Ok(v)
+            }
+        }
+    };
+    let (min, max) = (bound("act_min", lo)?, bound("act_max", hi)?);
+    if min > max {
+        return Err(format!("'act_min' {min} is above 'act_max' {max}"));
+    }
+    Ok((min, max))
+}
+
+/// The one (scale, zero point) of a per-tensor quantized type, or an error naming
+/// `what`.
+fn per_tensor(ctx: &Context, t: TypeId, what: &str) -> Result<(f64, i64), String> {
+    let q = quant(ctx, t).ok_or(format!("{what} must be quantized"))?;
+    if q.axis.is_some() || q.params.len() != 1 {
+        return Err(format!("{what} must be quantized per tensor"));
+    }
+    Ok(q.params_of(0))
+}
+
+/// `graph.qadd`, `graph.qmul`, `graph.requantize`: every operand and the result
+/// quantized per tensor; under `fixed_point`, multipliers with Q31 forms; clamp
+/// bounds inside the result's storage range.
+pub(crate) fn verify_quantized_elementwise(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+    let types = op.operand_types();
+    let Some(&out) = op.result_types().first() else {
+        return Vec::new();
+    };
+    let result = (|| {
+        let names = ["the left-hand side", "the right-hand side"];
+        let inputs = types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                per_tensor(
+                    ctx,
+                    *t,
+                    if types.len() == 1 {
+                        "the input"
+                    } else {
+                        names[i.min(1)]
+                    },
+                )
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let (s_out, _) = per_tensor(ctx, out, "the result")?;
+        activation_bounds(ctx, op)?;
+        if requant_scheme(ctx, op) != Scheme::FixedPoint {
+            return Ok(());
+        }
+        let bits = quant(ctx, out).map_or(8, |q| q.storage_width);
+        let fits = match (
+            graph::Qadd::is(ctx, op),
+            graph::Qmul::is(ctx, op),
+            inputs.as_slice(),
+        ) {
+            (true, _, [(s_a, _), (s_b, _)]) => {
+                FixedPointAdd::of_scales(*s_a, *s_b, s_out, bits).is_some()
+            }
+            (_, true, [(s_a, _), (s_b, _)]) => {
+                FixedPointMultiplier::of_scales(*s_a, *s_b, s_out).is_some()
+            }
+            (_, _, [(s_in, _)]) => FixedPointMultiplier::of_real(s_in / s_out).is_some(),
+            _ => true,
+        };
+        if !fits {
+            return Err("the scales give a multiplier without a Q31 form for `fixed_point` requantization (it must be below 2^30)".into());
+        }
+        Ok(())
+    })();
+    check(op, ctx, result)
+}
+
+/// `graph.rescale`: one multiplier and one shift per channel along `axis` (or one of
+/// each without it); a per-tensor quantized result; clamp bounds inside its storage
+/// range.
+pub(crate) fn verify_rescale(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+    let types = op.operand_types();
+    let Some(&out) = op.result_types().first() else {
+        return Vec::new();
+    };
+    let result = (|| {
+        let (x, _) = ranked(ctx, types[0], "input")?;
+        let axis = Attrs::of_op(ctx, op).int("axis")?;
+        let channels = match axis {
+            None => 1,
+            Some(a) => {
+                let d = norm_axis(a, x.len(), "axis")?;
+                x[d]
+            }
+        };
+        for (k, what) in [(1, "multiplier"), (2, "shift")] {
+            let (t, _) = ranked(ctx, types[k], what)?;
+            if !dims_agree(t[0], channels) {
+                return Err(format!(
+                    "the {what} table has {} entries for {channels} channels",
+                    t[0]
+                ));
+            }
+        }
+        per_tensor(ctx, out, "the result")?;
+        activation_bounds(ctx, op)?;
+        Ok(())
+    })();
+    check(op, ctx, result)
+}
+
+/// `graph.qavg_pool`: the result has the pool's shape; input and result quantized per
+/// tensor; under `fixed_point` with different scales, the multiplier of a one-element
+/// window has a Q31 form; clamp bounds inside the result's storage range.
+pub(crate) fn verify_quantized_pool(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
+    let types = op.operand_types();
+    let (Some(&input), Some(&out)) = (types.first(), op.result_types().first()) else {
+        return Vec::new();
+    };
+    let result = (|| {
+        let (x, _) = ranked(ctx, input, "input")?;
+        let want = pool_shape(&Attrs::of_op(ctx, op), &x)?;
+        let (got, _) = ranked(ctx, out, "the result")?;
+        if got.len() != want.len() || !got.iter().zip(&want).all(|(g, w)| dims_agree(*g, *w)) {
+            return Err(format!(
+                "result shape {got:?} does not match the inferred {want:?}"
+            ));
+        }
+        let (s_in, z_in) = per_tensor(ctx, input, "the input")?;
+        let (s_out, z_out) = per_tensor(ctx, out, "the result")?;
+        activation_bounds(ctx, op)?;
+        let rescales = s_in != s_out || z_in != z_out;
+        if requant_scheme(ctx, op) == Scheme::FixedPoint
+            && rescales
+            && FixedPointMultiplier::of_real(s_in / s_out).is_none()
+        {
+            return Err(format!(
+                "the multiplier {:e} (s_in / s_out) has no Q31 form for `fixed_point` requantization (it must be below 2^30)",
+                s_in / s_out
+            ));
         }
         Ok(())
     })();

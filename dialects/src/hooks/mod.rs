@@ -12,7 +12,7 @@ pub(crate) mod builtin;
 mod fold;
 pub mod func;
 mod graph;
-pub use graph::{requant_attr, requant_scheme};
+pub use graph::{activation_bounds, requant_attr, requant_scheme, requantizes};
 pub mod graph_fold;
 pub mod hw;
 pub mod layout;
@@ -162,6 +162,12 @@ fn add_graph(h: &mut Hooks) {
     h.add_verifier("axis", Arc::new(graph::verify_axis));
     h.add_verifier("quantize", Arc::new(graph::verify_quantize));
     h.add_verifier("quantized_result", Arc::new(graph::verify_quantized_result));
+    h.add_verifier(
+        "quantized_elementwise",
+        Arc::new(graph::verify_quantized_elementwise),
+    );
+    h.add_verifier("quantized_pool", Arc::new(graph::verify_quantized_pool));
+    h.add_verifier("rescale", Arc::new(graph::verify_rescale));
     h.add_verifier("storage_cast", Arc::new(graph::verify_storage_cast));
     h.add_verifier("tensor_bitcast", Arc::new(graph::verify_tensor_bitcast));
     h.add_verifier("lookup", Arc::new(graph::verify_lookup));

@@ -271,7 +271,15 @@ pub(crate) fn infer_pool(ctx: &Context, input: &InferInput<'_>) -> Inferred {
     let ops = operands(input, 1)?;
     let (x, element) = ranked(ctx, ops[0], "input")?;
     let attrs = Attrs::of_input(ctx, input);
-    // max_pool and avg_pool share the attribute names.
+    Ok(vec![tensor(pool_shape(&attrs, &x)?, element)])
+}
+
+/// The result shape of a pool (`max_pool`, `avg_pool`, `qavg_pool`: they share the
+/// attribute names) over the NCHW input shape `x`.
+pub fn pool_shape(attrs: &Attrs<'_>, x: &[i64]) -> Result<Vec<i64>, String> {
+    if x.len() != 4 {
+        return Err("the input must be 4-D (NCHW)".into());
+    }
     let kernel = attrs
         .ints(graph::MaxPool::ATTR_KERNEL_SHAPE)?
         .ok_or("requires attribute 'kernel_shape'")?;
@@ -282,7 +290,7 @@ pub(crate) fn infer_pool(ctx: &Context, input: &InferInput<'_>) -> Inferred {
         strides,
         pads,
         dilations,
-    } = window_attrs(&attrs)?;
+    } = window_attrs(attrs)?;
     let ceil = attrs.flag(graph::MaxPool::ATTR_CEIL_MODE);
     let h = window_out(
         x[2],
@@ -300,7 +308,7 @@ pub(crate) fn infer_pool(ctx: &Context, input: &InferInput<'_>) -> Inferred {
         dilations[1],
         ceil,
     )?;
-    Ok(vec![tensor(vec![x[0], x[1], h, w], element)])
+    Ok(vec![x[0], x[1], h, w])
 }
 
 pub(crate) fn infer_global_pool(ctx: &Context, input: &InferInput<'_>) -> Inferred {

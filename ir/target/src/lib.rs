@@ -94,6 +94,13 @@ pub enum CallArg {
     /// Bytes known at compile time (a `const int8_t *`): a constant operand in the
     /// layout the device reads, such as int4 weights packed two to a byte.
     Bytes(Vec<u8>),
+    /// A table of `int32_t` known at compile time (a `const int32_t *`): Q31
+    /// multipliers and shifts, bias corrections.
+    I32Table(Vec<i32>),
+    /// A table of `int16_t` known at compile time.
+    I16Table(Vec<i16>),
+    /// A `float` known at compile time (a threshold).
+    Float(f32),
 }
 
 /// Where an intrinsic would compute an op: its cost and the arguments of its call.
@@ -106,6 +113,11 @@ pub struct Placement {
     pub macs: Option<(i64, i64)>,
     /// The call's arguments, in the declared order.
     pub call: Vec<CallArg>,
+    /// The positions in `call` of the per-channel Q31 multipliers and shifts the
+    /// library requantizes with (`q31_multipliers(...)`, `q31_shifts(...)`), when it
+    /// is passed them: the semantics of the call compute with these tables
+    /// (`graph.rescale`), so that wrong ones show under `--check-semantics`.
+    pub rescale: Option<(usize, usize)>,
     /// The operands the call receives only in a form computed at compile time
     /// ([`CallArg::Bytes`]) instead of their buffers; each is a constant.
     pub compile_time: Vec<ValueId>,

@@ -105,8 +105,8 @@ pub fn placement(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Option<(Stri
 }
 
 /// A compile-time call argument as a constant: an f32 table as
-/// `dense<...> : tensor<Nxf32>`, bytes as `dense<...> : tensor<Nxi8>`; `None` for
-/// buffers and integers.
+/// `dense<...> : tensor<Nxf32>`, bytes as `dense<...> : tensor<Nxi8>`, i32 and i16
+/// tables as `tensor<Nxi32>` and `tensor<Nxi16>`; `None` for buffers and scalars.
 pub fn call_arg_attr(ctx: &Context, arg: &CallArg) -> Option<AttrId> {
     let (element, values): (TypeId, Vec<Scalar>) = match arg {
         CallArg::F32Table(t) => (
@@ -119,7 +119,15 @@ pub fn call_arg_attr(ctx: &Context, arg: &CallArg) -> Option<AttrId> {
                 .map(|x| Scalar::Int(i128::from(*x as i8)))
                 .collect(),
         ),
-        CallArg::Value(_) | CallArg::Int(_) => return None,
+        CallArg::I32Table(t) => (
+            ctx.int_type(32),
+            t.iter().map(|x| Scalar::Int(i128::from(*x))).collect(),
+        ),
+        CallArg::I16Table(t) => (
+            ctx.int_type(16),
+            t.iter().map(|x| Scalar::Int(i128::from(*x))).collect(),
+        ),
+        CallArg::Value(_) | CallArg::Int(_) | CallArg::Float(_) => return None,
     };
     elements::dense_attr(ctx, vector_type(ctx, element, values.len()), &values)
 }
@@ -163,9 +171,11 @@ pub fn prepared_args(
         .map(Some)
 }
 
-/// One prepared argument: a dense f32 table or i8 bytes.
+/// One prepared argument: a dense f32, i32 or i16 table, or i8 bytes.
 fn prepared_arg(ctx: &Context, a: AttrId) -> Result<CallArg, String> {
-    let bad = || format!("'{PREPARED_ATTR}' holds something other than f32 tables and i8 bytes");
+    let bad = || {
+        format!("'{PREPARED_ATTR}' holds something other than f32, i32 and i16 tables and i8 bytes")
+    };
     let view = elements::dense_view(ctx, a).ok_or_else(bad)?;
     let n = elements::num_elements(ctx, view.ty).ok_or_else(bad)?;
     if n > MAX_PREPARED_ELEMENTS {
@@ -181,6 +191,20 @@ fn prepared_arg(ctx: &Context, a: AttrId) -> Result<CallArg, String> {
             })
             .collect::<Result<Vec<f32>, String>>()
             .map(CallArg::F32Table),
+        TypeData::Integer { width: 32, .. } => (0..n)
+            .map(|i| match view.get(i) {
+                Scalar::Int(v) => i32::try_from(v).map_err(|_| bad()),
+                Scalar::Float(_) => Err(bad()),
+            })
+            .collect::<Result<Vec<i32>, String>>()
+            .map(CallArg::I32Table),
+        TypeData::Integer { width: 16, .. } => (0..n)
+            .map(|i| match view.get(i) {
+                Scalar::Int(v) => i16::try_from(v).map_err(|_| bad()),
+                Scalar::Float(_) => Err(bad()),
+            })
+            .collect::<Result<Vec<i16>, String>>()
+            .map(CallArg::I16Table),
         TypeData::Integer { width: 8, .. } => (0..n)
             .map(|i| match view.get(i) {
                 Scalar::Int(v) => Ok(v as u8),

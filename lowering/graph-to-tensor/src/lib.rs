@@ -239,6 +239,16 @@ fn lower_op(e: &mut Builder<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, S
     let a = Attrs::of_op(e.ctx, attrs_op);
     let rounding = acc_dialects::hooks::graph_fold::cast_rounding(e.ctx, attrs_op);
     let requant = acc_dialects::hooks::requant_scheme(e.ctx, attrs_op);
+    // The clamp of a quantized op's result (its storage range, or a fused
+    // activation's).
+    let bounds = match kind {
+        Some(
+            G::Qconv2d | G::Qmatmul | G::Qadd | G::Qmul | G::Requantize | G::QavgPool | G::Rescale,
+        ) if !matches!(quant_result(e.ctx, out), Some(false)) => {
+            acc_dialects::hooks::activation_bounds(e.ctx, attrs_op)?
+        }
+        _ => (0, 0),
+    };
     if let Some(G::Sort | G::Topk) = kind {
         let outs = [out, *p.results.get(1).ok_or("a sort without indices")?];
         return data::sort(e, kind == Some(G::Topk), p.operands[0], outs, &a);
@@ -396,9 +406,24 @@ fn lower_op(e: &mut Builder<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, S
         Some(G::Quantize) => quant::quantize(e, p.operands[0], out)?,
         Some(G::Dequantize) => quant::dequantize(e, p.operands[0], out)?,
         Some(G::StorageCast) => tensor::Bitcast::build(e, p.operands[0], out).result()?,
-        Some(G::Qmatmul) => quant::qmatmul(e, &p, out, requant)?,
+        Some(G::Qmatmul) => quant::qmatmul(e, &p, out, requant, bounds)?,
+        Some(G::Qadd) => quant::qadd(e, p.operands[0], p.operands[1], out, requant, bounds)?,
+        Some(G::Qmul) => quant::qmul(e, p.operands[0], p.operands[1], out, requant, bounds)?,
+        Some(G::Requantize) => quant::requantize_op(e, p.operands[0], out, requant, bounds)?,
+        Some(G::QavgPool) => quant::qavg_pool(e, p.operands[0], out, &attrs, requant, bounds)?,
+        Some(G::Rescale) => {
+            let [x, m, s] = p.operands[..] else {
+                return Err("rescale takes an input, multipliers and shifts".into());
+            };
+            let rank = shape_of(e.ctx, e.type_of(x))?.0.len();
+            let axis = match a.int("axis")? {
+                Some(d) => Some(acc_dialects::hooks::attr_read::norm_axis(d, rank, "axis")?),
+                None => None,
+            };
+            quant::rescale(e, [x, m, s], axis, out, bounds)?
+        }
         Some(G::Lookup) => quant::lookup(e, p.operands[0], p.operands[1], out)?,
-        Some(G::Qconv2d) => quant::qconv2d(e, &p, out, &attrs, requant)?,
+        Some(G::Qconv2d) => quant::qconv2d(e, &p, out, &attrs, requant, bounds)?,
         Some(k @ (G::ReduceSum | G::ReduceMean | G::ReduceMax | G::ReduceMin | G::ReduceProd)) => {
             data::reduce(e, k, p.operands[0], out, &a)?
         }
@@ -409,6 +434,16 @@ fn lower_op(e: &mut Builder<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, S
         }
     };
     Ok(vec![v])
+}
+
+/// Whether tensor type `ty` has a quantized element type (`None` when it is not a
+/// tensor).
+fn quant_result(ctx: &Context, ty: TypeId) -> Option<bool> {
+    let element = ctx.type_data(ty).element_type()?;
+    Some(matches!(
+        ctx.type_data(element),
+        acc_ir::TypeData::QuantUniform(_)
+    ))
 }
 
 /// An f32 sigmoid as two maps, `t = exp(-x)` then `1 / (1 + t)` (the same operations

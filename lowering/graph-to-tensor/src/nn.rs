@@ -219,7 +219,7 @@ pub(super) fn pad_spatial(
 pub(super) fn pool(
     e: &mut Builder<'_>,
     op: graph::Op,
-    mut x: ValueId,
+    x: ValueId,
     out: TypeId,
     attrs: &AttrValues<'_>,
 ) -> Result<ValueId, String> {
@@ -232,6 +232,45 @@ pub(super) fn pool(
         graph::Op::MaxPool | graph::Op::GlobalMaxPool => "max",
         _ => "avg",
     };
+    pool_of_kind(e, op, kind_name, x, out, attrs)
+}
+
+/// The sums of the windows of an `avg_pool` (of attributes `attrs`) over the integer
+/// tensor `x`: positions in the padding add nothing. A window of the whole plane
+/// larger than [`LARGE_GLOBAL_WINDOW`] is summed by reductions.
+pub(crate) fn window_sums(
+    e: &mut Builder<'_>,
+    x: ValueId,
+    out: TypeId,
+    attrs: &AttrValues<'_>,
+) -> Result<ValueId, String> {
+    let (sx, _) = shape_of(e.ctx, e.type_of(x))?;
+    let (so, _) = shape_of(e.ctx, out)?;
+    let kernel = attrs
+        .ints(graph::AvgPool::ATTR_KERNEL_SHAPE)
+        .ok_or("requires kernel_shape")?;
+    let pads = attrs.ints(graph::AvgPool::ATTR_PADS).unwrap_or(vec![0; 4]);
+    let global = kernel == sx[2..] && pads.iter().all(|p| *p == 0) && so[2..] == [1, 1];
+    if global && sx[2..].iter().product::<i64>() > LARGE_GLOBAL_WINDOW {
+        let mut v = x;
+        for axis in (2..sx.len()).rev() {
+            v = reduce_axis(e, v, axis, (A::Addf, Some(A::Addi)), 0.0)?;
+        }
+        return reshape(e, v, &so);
+    }
+    pool_of_kind(e, graph::Op::AvgPool, "sum", x, out, attrs)
+}
+
+/// A `tensor.pool` of kind `kind_name` with the window of `op` (a graph pool).
+fn pool_of_kind(
+    e: &mut Builder<'_>,
+    op: graph::Op,
+    kind_name: &str,
+    mut x: ValueId,
+    out: TypeId,
+    attrs: &AttrValues<'_>,
+) -> Result<ValueId, String> {
+    let (sx, elem) = shape_of(e.ctx, e.type_of(x))?;
     let kind = e.ctx.intern_attr(acc_ir::attrs::AttrData::Dialect {
         dialect: e.ctx.sym("tensor"),
         body: e.ctx.sym(&format!(".pool_kind<{kind_name}>")),

@@ -419,8 +419,10 @@ fn call_bytes(
                 }
                 n
             }
-            CallArg::Int(_) => continue,
+            CallArg::Int(_) | CallArg::Float(_) => continue,
             CallArg::F32Table(t) => 4 * t.len() as u64,
+            CallArg::I32Table(t) => 4 * t.len() as u64,
+            CallArg::I16Table(t) => 2 * t.len() as u64,
             CallArg::Bytes(b) => b.len() as u64,
         };
         bytes.split.push(n);

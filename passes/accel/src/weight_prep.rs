@@ -86,14 +86,20 @@ fn prepare(
     let mut parts = Vec::new();
     for arg in &placement.call {
         let part = match arg {
-            CallArg::F32Table(t) => counted(t.len(), "requantization multiplier"),
-            CallArg::Bytes(b) => counted(b.len(), "packed weight byte"),
-            CallArg::Value(_) | CallArg::Int(_) => continue,
+            CallArg::F32Table(t) => ("f32 table entry", t.len()),
+            CallArg::I32Table(t) => ("int32 table entry", t.len()),
+            CallArg::I16Table(t) => ("int16 table entry", t.len()),
+            CallArg::Bytes(b) => ("packed weight byte", b.len()),
+            CallArg::Value(_) | CallArg::Int(_) | CallArg::Float(_) => continue,
         };
         attrs.push(
             call_arg_attr(ctx, arg).ok_or("weight-prep: a prepared argument cannot be stored")?,
         );
-        parts.push(part);
+        // Arguments of one kind are counted together.
+        match parts.iter_mut().find(|(t, _)| *t == part.0) {
+            Some((_, n)) => *n += part.1,
+            None => parts.push(part),
+        }
     }
     if attrs.is_empty() {
         return Ok(None);
@@ -108,11 +114,19 @@ fn prepare(
     Ok(Some(format!(
         "weight-prep: the call of '{}' gets {} prepared at compile time",
         intrinsic.name,
-        parts.join(" and ")
+        parts
+            .iter()
+            .map(|(thing, n)| counted(*n, thing))
+            .collect::<Vec<_>>()
+            .join(" and ")
     )))
 }
 
 /// `n thing` or `n things`.
 fn counted(n: usize, thing: &str) -> String {
-    format!("{n} {thing}{}", if n == 1 { "" } else { "s" })
+    match (n, thing.strip_suffix('y')) {
+        (1, _) => format!("1 {thing}"),
+        (_, Some(stem)) => format!("{n} {stem}ies"),
+        (_, None) => format!("{n} {thing}s"),
+    }
 }

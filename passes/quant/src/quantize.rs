@@ -10,9 +10,16 @@
 //!   transposed, a transposed B a constant: transposed at compile time) and `matmul`
 //!   as `qmatmul`. A bias dequantized from i32 with scale `s_x * s_w` gives its
 //!   integers; a float constant is quantized to that scale at compile time; a
-//!   convolution without one gets zeros (so a target matches one form). A `relu`
-//!   between the op and the quantize is dropped when the output's zero point is the
-//!   least stored value (the quantize already clamps there).
+//!   convolution without one gets zeros (so a target matches one form).
+//! - `add` and `mul` of operands of one shape as `qadd` and `qmul`; `avg_pool` and
+//!   `global_avg_pool` as `qavg_pool`; `concat` as a `concat` of the stored integers,
+//!   inputs of other scales first `requantize`d to the result's (`quantize/arith.rs`,
+//!   `quantize/pool.rs`). Under the float scheme each computes exactly what its QDQ
+//!   group computes.
+//! - A ReLU, ReLU6 or Clip between one of these and the quantize, or after the
+//!   dequantize of an integer op's result (onnxruntime keeps it there with symmetric
+//!   activations), becomes that integer op's clamp, `act_min` / `act_max`
+//!   (`quantize/activation.rs`).
 //! - Ops that only move or select elements (`max_pool`, `reshape`, `flatten`,
 //!   `transpose`, ...) run on the stored integers when the input and output are
 //!   quantized alike.
@@ -38,8 +45,23 @@ use acc_pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
 use acc_dialects::build::Builder;
 use acc_dialects::ops::{func, graph};
 
+mod activation;
+mod arith;
 mod integer;
+mod pool;
 mod storage;
+
+/// The float ops whose integer op takes the clamp of an activation between them and
+/// their quantize.
+const CLAMPS_ACTIVATION: [graph::Op; 7] = [
+    graph::Op::Conv2d,
+    graph::Op::Gemm,
+    graph::Op::Matmul,
+    graph::Op::Add,
+    graph::Op::Mul,
+    graph::Op::AvgPool,
+    graph::Op::GlobalAvgPool,
+];
 
 pub use storage::{MOVES, TABLED};
 
@@ -53,11 +75,11 @@ pub fn info() -> PassInfo {
     PassInfo {
         name: "quantize",
         title: "Quantize",
-        summary: "Fold a QDQ model's dequantize/op/quantize groups into integer ops (qconv2d, qmatmul, lookup tables, ops on stored integers)",
+        summary: "Fold a QDQ model's dequantize/op/quantize groups into integer ops (qconv2d, qmatmul, qadd, qmul, qavg_pool, lookup tables, ops on stored integers), activations into their clamps",
         anchor: Some(func::Func::NAME),
         options: vec![PassOption {
             name: "requant",
-            description: "how qconv2d and qmatmul requantize: float (onnxruntime's arithmetic) or fixed_point (TFLite's and CMSIS-NN's Q31 multipliers and shifts)",
+            description: "how the integer ops requantize: float (onnxruntime's arithmetic) or fixed_point (TFLite's and CMSIS-NN's Q31 multipliers and shifts)",
             kind: OptionKind::OneOf(&["float", "fixed_point"]),
             default: "float",
         }],
@@ -130,44 +152,58 @@ impl Folds<'_> {
         let Some(mut op) = self.producer(input) else {
             return Ok(());
         };
-        if self.kind(op) == Some(graph::Op::Relu) && self.clamps_at_zero(out) {
+        // An activation before the quantize: folded into the clamp of the integer op
+        // made for the float op before it, or of the integer op it dequantizes.
+        let mut activation = None;
+        if let Some(bounds) = self.activation(op) {
             let inner = self.ir.body(self.body).operand(op, 0);
             match self.producer(inner) {
-                Some(p)
-                    if matches!(
-                        self.kind(p),
-                        Some(graph::Op::Conv2d | graph::Op::Gemm | graph::Op::Matmul)
-                    ) =>
-                {
-                    op = p
+                Some(p) if self.kind(p).is_some_and(|k| CLAMPS_ACTIVATION.contains(&k)) => {
+                    activation = Some(bounds);
+                    op = p;
                 }
-                _ => {}
+                _ => {
+                    if let Some(v) = self.fuse_activation(op, bounds, out)? {
+                        return self.replace_quantize(q, v);
+                    }
+                }
             }
         }
         let folded = match self.kind(op) {
             Some(graph::Op::Conv2d) => self.conv2d(op, q, out)?,
             Some(graph::Op::Gemm) => self.gemm(op, q, out)?,
             Some(graph::Op::Matmul) => self.matmul(op, q, out)?,
+            Some(graph::Op::Add) => self.add(op, q, out)?,
+            Some(graph::Op::Mul) => self.mul(op, q, out)?,
+            Some(graph::Op::AvgPool) => self.avg_pool(op, false, q, out)?,
+            Some(graph::Op::GlobalAvgPool) => self.avg_pool(op, true, q, out)?,
+            Some(graph::Op::Concat) => self.concat(op, q, out)?,
+            Some(graph::Op::Clip) => self.table(op, graph::Op::Clip, q, out)?,
             Some(k) if storage::MOVES.contains(&k) => self.on_storage(op, k, q, out)?,
             Some(k) if storage::TABLED.contains(&k) => self.table(op, k, q, out)?,
             _ => None,
         };
-        if let Some(v) = folded {
-            let body = self.ir.body_mut(self.body);
-            let old = body.results(q).next().ok_or("no result")?;
-            body.replace_all_uses(old, v);
-            self.ir.erase_op(self.body, q);
+        let Some(v) = folded else {
+            return Ok(());
+        };
+        if let Some(bounds) = activation {
+            let made = self.producer(v).ok_or("a folded value without an op")?;
+            if !self.clamp(made, bounds)? {
+                // A clamp the integer op cannot take (a result per channel): the
+                // activation stays in floats (the op made is erased as dead code).
+                return Ok(());
+            }
         }
-        Ok(())
+        self.replace_quantize(q, v)
     }
 
-    /// Whether quantizing to `ty` clamps at the stored value of zero (so a relu
-    /// before it changes nothing).
-    fn clamps_at_zero(&self, ty: acc_ir::TypeId) -> bool {
-        self.quant(ty).is_some_and(|q| {
-            let (lo, _) = q.storage_bounds();
-            q.params.iter().all(|(_, zero)| *zero == lo)
-        })
+    /// Replaces the quantize `q`'s result by `v` and erases `q`.
+    fn replace_quantize(&mut self, q: OpId, v: ValueId) -> Result<(), String> {
+        let body = self.ir.body_mut(self.body);
+        let old = body.results(q).next().ok_or("no result")?;
+        body.replace_all_uses(old, v);
+        self.ir.erase_op(self.body, q);
+        Ok(())
     }
 
     pub(super) fn type_of(&self, v: ValueId) -> acc_ir::TypeId {

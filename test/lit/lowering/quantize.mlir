@@ -48,15 +48,17 @@ func.func @conv_bias_relu(%arg0: tensor<1x2x5x5xf32>) -> tensor<1x3x5x5xf32> {
   return %y : tensor<1x3x5x5xf32>
 }
 
-// With a zero point inside the range the relu matters: nothing is folded. A
-// convolution without a bias gets zeros.
-// CHECK-LABEL: func.func @relu_kept(
-// CHECK: graph.conv2d
-// CHECK: graph.relu
+// With a zero point inside the range the relu matters: it becomes the
+// convolution's clamp from the zero point up. A convolution without a bias gets
+// zeros.
+// CHECK-LABEL: func.func @relu_clamps(
+// CHECK-NOT: graph.relu
+// CHECK: graph.qconv2d {{.*}} {act_min = 0 : i64}
+// CHECK-NOT: graph.relu
 // CHECK-LABEL: func.func @no_bias(
 // CHECK: %[[ZERO:.*]] = graph.constant dense<0> : tensor<3xi32>
 // CHECK: graph.qconv2d %{{[0-9]+}}, %{{[0-9]+}}, %[[ZERO]] :
-func.func @relu_kept(%arg0: tensor<1x2x5x5xf32>) -> tensor<1x3x5x5xf32> {
+func.func @relu_clamps(%arg0: tensor<1x2x5x5xf32>) -> tensor<1x3x5x5xf32> {
   %wi = graph.constant dense<1> : tensor<3x2x3x3xi8>
   %wq = graph.storage_cast %wi : tensor<3x2x3x3xi8> to tensor<3x2x3x3x!qw>
   %w = graph.dequantize %wq : tensor<3x2x3x3x!qw> to tensor<3x2x3x3xf32>
@@ -107,7 +109,7 @@ func.func @gemm_transposed(%arg0: tensor<1x4xf32>) -> tensor<1x3xf32> {
 
 // Max pooling and flattening between tensors quantized alike run on the stored
 // integers; an elementwise function becomes a table of its 256 results; an add of
-// two dequantized tensors stays in floats.
+// two dequantized tensors becomes a qadd.
 // CHECK-LABEL: func.func @storage_and_tables(
 // CHECK: %[[XQ:.*]] = graph.quantize %arg0
 // CHECK-NEXT: %[[I:.*]] = graph.storage_cast %[[XQ]] : tensor<1x1x4x4x!quant.uniform<i8:f32, 5.000000e-02:-3>> to tensor<1x1x4x4xi8>
@@ -116,7 +118,7 @@ func.func @gemm_transposed(%arg0: tensor<1x4xf32>) -> tensor<1x3xf32> {
 // CHECK: %[[T:.*]] = graph.constant dense<"0x80808080{{[0-9A-F]*}}7F7F7F7F"> : tensor<256xi8>
 // CHECK-NEXT: graph.lookup %[[PQ]], %[[T]] : (tensor<1x1x2x2x!quant.uniform<i8:f32, 5.000000e-02:-3>>, tensor<256xi8>) -> tensor<1x1x2x2x!quant.uniform<i8:f32, 7.812500e-03>>
 // CHECK-NOT: graph.tanh
-// CHECK: graph.add
+// CHECK: graph.qadd
 func.func @storage_and_tables(%arg0: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
   %xq = graph.quantize %arg0 : tensor<1x1x4x4xf32> to tensor<1x1x4x4x!qx>
   %x = graph.dequantize %xq : tensor<1x1x4x4x!qx> to tensor<1x1x4x4xf32>

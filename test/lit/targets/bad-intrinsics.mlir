@@ -3,7 +3,7 @@
 // RUN: not acc-opt --target %S/Inputs/bad-intrinsics.acc %s 2>&1 | FileCheck %s
 // RUN: not acc-opt --target %S/Inputs/bad-intrinsic-devices.acc %s 2>&1 | FileCheck %s --check-prefix=DEVICES
 
-// CHECK: error: unknown function 'size': acc provides dim, rank, elements, storage_bits, is_signed, storage_min, storage_max, zero_point, at, int, min, max
+// CHECK: error: unknown function 'size': acc provides dim, rank, elements, storage_bits, is_signed, storage_min, storage_max, act_min, act_max, zero_point, scale, q31_multiplier, q31_shift, at, int, min, max
 // CHECK-NEXT: bad-intrinsics.acc:7:11
 // CHECK: error: '%z' is not defined
 // CHECK-NEXT: bad-intrinsics.acc:12:14
@@ -13,6 +13,16 @@
 // CHECK-NEXT: bad-intrinsics.acc:21:15
 // CHECK: error: unknown op 'graph.frobnicate' in a pattern
 // CHECK-NEXT: bad-intrinsics.acc:25:18
+// CHECK: error: unknown requantization scheme 'tflite': acc provides float, fixed_point
+// CHECK-NEXT: bad-intrinsics.acc:30:13
+// CHECK: error: requant_scales(...) passes the float scheme's multipliers; this intrinsic declares another `requant`
+// CHECK-NEXT: bad-intrinsics.acc:36:22
+// CHECK: error: an intrinsic's match is one op, not 2: a library function computing several ops is not lowered as one call yet (a ReLU, ReLU6 or Clip after a quantized op reaches its call as act_min(%y) and act_max(%y))
+// CHECK-NEXT: bad-intrinsics.acc:40:12
+// CHECK: error: q31_multipliers(...) and q31_shifts(...) are the fixed-point scheme's: the intrinsic must declare `requant fixed_point`
+// CHECK-NEXT: bad-intrinsics.acc:45:3
+// CHECK: error: a call passes one q31_multipliers(...) and one q31_shifts(...), or neither
+// CHECK-NEXT: bad-intrinsics.acc:50:3
 // DEVICES: error: intrinsic 'relu' runs on an undeclared device 'dsp'
 // DEVICES-NEXT: bad-intrinsic-devices.acc:5:21
 // DEVICES: error: intrinsic 'twice' is declared twice

@@ -4,7 +4,7 @@
 // they are. A prepared argument that does not fit the call is an error at the op.
 // RUN: acc-opt --target %S/../../../examples/targets/tinynpu.acc --pass partition,weight-prep %s --split-input-file | FileCheck %s --check-prefix=PREP
 // RUN: acc-opt --remarks --target %S/../../../examples/targets/tinynpu.acc --pass partition,weight-prep %s --split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
-// REMARK: weight-prep: the call of 'npu_conv2d_s4' gets 2 packed weight bytes and 2 requantization multipliers prepared at compile time
+// REMARK: weight-prep: the call of 'npu_conv2d_s4' gets 2 packed weight bytes and 2 f32 table entries prepared at compile time
 // RUN: acc-opt --check-semantics --target %S/../../../examples/targets/tinynpu.acc --pass partition,weight-prep,graph-to-tensor,bufferize %s --split-input-file | FileCheck %s
 // RUN: acc-opt --target %S/../../../examples/targets/tinynpu.acc --pass graph-to-tensor,bufferize %s --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=GIVEN
 // The prepared IR prints and parses back.
@@ -94,8 +94,8 @@ func.func @not_dense(%x: tensor<1x1x3x3x!x>) -> tensor<1x2x3x2x!y> {
   %wi = graph.constant dense<[[[[1, -2]]], [[[7, -8]]]]> : tensor<2x1x1x2xi4>
   %w = graph.storage_cast %wi : tensor<2x1x1x2xi4> to tensor<2x1x1x2x!w>
   %b = graph.constant dense<[3, -1]> : tensor<2xi32>
-  // expected-error @+1 {{'hw.prepared' holds something other than f32 tables and i8 bytes}}
-  %y = graph.qconv2d %x, %w, %b {hw.device = "npu", hw.intrinsic = "npu_conv2d_s4", hw.prepared = [dense<[5, 6]> : tensor<2xi16>]} : (tensor<1x1x3x3x!x>, tensor<2x1x1x2x!w>, tensor<2xi32>) -> tensor<1x2x3x2x!y>
+  // expected-error @+1 {{'hw.prepared' holds something other than f32, i32 and i16 tables and i8 bytes}}
+  %y = graph.qconv2d %x, %w, %b {hw.device = "npu", hw.intrinsic = "npu_conv2d_s4", hw.prepared = [dense<[5, 6]> : tensor<2xi64>]} : (tensor<1x1x3x3x!x>, tensor<2x1x1x2x!w>, tensor<2xi32>) -> tensor<1x2x3x2x!y>
   return %y : tensor<1x2x3x2x!y>
 }
 

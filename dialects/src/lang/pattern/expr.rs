@@ -90,8 +90,10 @@ pub enum Param {
 /// What a function gets: its evaluated arguments.
 #[derive(Copy, Clone, Debug)]
 pub enum Arg {
-    /// The type of a matched value.
-    Type(TypeId),
+    /// The type of a matched value, and the stored values its defining op clamps it
+    /// to (its storage range, or a fused activation's; `None` for a value no
+    /// quantized op defines).
+    Type(TypeId, Option<(i64, i64)>),
     /// A captured attribute.
     Attr(AttrId),
     /// An integer.
@@ -116,7 +118,7 @@ pub struct ExprFunction {
 use Param::{Attr as A, Int as I, Value as V};
 
 /// The integer functions, by name.
-pub const FUNCTIONS: [ExprFunction; 12] = [
+pub const FUNCTIONS: [ExprFunction; 17] = [
     ExprFunction {
         name: "dim",
         params: &[V, I],
@@ -165,10 +167,45 @@ pub const FUNCTIONS: [ExprFunction; 12] = [
         run: |c, a| storage_range(c, a).map(|(_, hi)| hi),
     },
     ExprFunction {
+        name: "act_min",
+        params: &[V],
+        summary: "the least stored value the op computing the value clamps it to: its `act_min` (a fused ReLU, ReLU6 or Clip), else `storage_min`",
+        run: |c, a| clamp(c, a).map(|(lo, _)| lo),
+    },
+    ExprFunction {
+        name: "act_max",
+        params: &[V],
+        summary: "the greatest stored value the op computing the value clamps it to: its `act_max`, else `storage_max`",
+        run: |c, a| clamp(c, a).map(|(_, hi)| hi),
+    },
+    ExprFunction {
         name: "zero_point",
         params: &[V],
-        summary: "the zero point of a quantized value (per channel: the one they all share)",
+        summary: "the zero point of a quantized value (per channel: the one they all share; in a table, that of the entry's channel)",
         run: |c, a| zero_point(c, a),
+    },
+    ExprFunction {
+        name: "scale",
+        params: &[V],
+        summary: "the scale of a quantized value, a real number (in a table, that of the entry's channel when the value is per channel); only in real expressions: tables, `f32(...)`, `q31_multiplier`, `q31_shift`",
+        run: |_, _| {
+            Err(
+                "a real number: use it in a table, f32(...), q31_multiplier(...) or q31_shift(...)"
+                    .into(),
+            )
+        },
+    },
+    ExprFunction {
+        name: "q31_multiplier",
+        params: &[I],
+        summary: "the Q31 significand of a real multiplier, as TFLite's QuantizeMultiplier computes it (in [2^30, 2^31), or 0)",
+        run: |_, _| Err("evaluated from a real number".into()),
+    },
+    ExprFunction {
+        name: "q31_shift",
+        params: &[I],
+        summary: "the shift of a real multiplier's Q31 form (in [-31, 30]; positive shifts left)",
+        run: |_, _| Err("evaluated from a real number".into()),
     },
     ExprFunction {
         name: "at",
@@ -218,7 +255,7 @@ fn ints(a: &[Arg]) -> Result<(i64, i64), String> {
 
 /// The static shape of the value argument.
 fn shape(ctx: &Context, a: &[Arg]) -> Result<Vec<i64>, String> {
-    let Some(Arg::Type(ty)) = a.first() else {
+    let Some(Arg::Type(ty, _)) = a.first() else {
         return Err("expects a value".into());
     };
     match ctx.type_data(*ty) {
@@ -247,7 +284,7 @@ fn dim(ctx: &Context, a: &[Arg]) -> Result<i64, String> {
 
 /// The element type of the value argument.
 fn element(ctx: &Context, a: &[Arg]) -> Result<TypeId, String> {
-    let Some(Arg::Type(ty)) = a.first() else {
+    let Some(Arg::Type(ty, _)) = a.first() else {
         return Err("expects a value".into());
     };
     Ok(ctx.type_data(*ty).element_type().unwrap_or(*ty))
@@ -279,6 +316,14 @@ fn storage_range(ctx: &Context, a: &[Arg]) -> Result<(i64, i64), String> {
             ))
         }
         _ => Err("the elements are not integers of 32 bits or fewer".into()),
+    }
+}
+
+/// The clamp of a value: its defining op's, else its storage range.
+fn clamp(ctx: &Context, a: &[Arg]) -> Result<(i64, i64), String> {
+    match a.first() {
+        Some(Arg::Type(_, Some(bounds))) => Ok(*bounds),
+        _ => storage_range(ctx, a),
     }
 }
 
@@ -326,6 +371,9 @@ pub struct Bound<'a> {
     pub ctx: &'a Context,
     /// The type of each slot's value.
     pub types: &'a [Option<TypeId>],
+    /// The clamp of each slot's value, when a quantized op defines it
+    /// (`acc_dialects::hooks::activation_bounds`).
+    pub clamps: &'a [Option<(i64, i64)>],
     /// Each capture.
     pub captures: &'a [Option<AttrId>],
 }
@@ -336,6 +384,13 @@ impl Expr {
         match self {
             Expr::Int(i) => Ok(*i),
             Expr::Value(_) | Expr::Capture(_) => Err("not an integer".into()),
+            Expr::Call(f, _) if REAL_ARGUMENTS.contains(&f.name) => {
+                let v = self.eval_real(b, 0)?;
+                if v.fract() != 0.0 || !(i64::MIN as f64..=i64::MAX as f64).contains(&v) {
+                    return Err(format!("{}: {v} is not an integer", f.name));
+                }
+                Ok(v as i64)
+            }
             Expr::Call(f, args) => {
                 let args = args
                     .iter()
@@ -358,6 +413,98 @@ impl Expr {
     }
 }
 
+/// The functions whose arguments are real expressions (their integer results read
+/// from [`Expr::eval_real`]).
+const REAL_ARGUMENTS: [&str; 2] = ["q31_multiplier", "q31_shift"];
+
+impl Expr {
+    /// The expression's value as a real number, for entry `channel` of a table: a
+    /// quantized value's `scale` and `zero_point` are that channel's when it is per
+    /// channel; `/` divides reals; `min`, `max` compare reals; `q31_multiplier` and
+    /// `q31_shift` give the parts of their argument's Q31 form; every other
+    /// function is the integer one. An error for a result that is not finite, a
+    /// channel past the value's, or a multiplier without a Q31 form.
+    pub fn eval_real(&self, b: &Bound<'_>, channel: usize) -> Result<f64, String> {
+        let v = match self {
+            Expr::Int(i) => *i as f64,
+            Expr::Value(_) | Expr::Capture(_) => return Err("not a number".into()),
+            Expr::Binary(op, x, y) => {
+                let (x, y) = (x.eval_real(b, channel)?, y.eval_real(b, channel)?);
+                match op {
+                    '+' => x + y,
+                    '-' => x - y,
+                    '*' => x * y,
+                    '/' => x / y,
+                    _ => x % y,
+                }
+            }
+            Expr::Call(f, args) => match (f.name, args.as_slice()) {
+                ("scale" | "zero_point", [Expr::Value(slot)]) => {
+                    let q = quant_param(b, *slot, channel)?;
+                    if f.name == "scale" { q.0 } else { q.1 as f64 }
+                }
+                ("min" | "max", [x, y]) => {
+                    let (x, y) = (x.eval_real(b, channel)?, y.eval_real(b, channel)?);
+                    if f.name == "min" { x.min(y) } else { x.max(y) }
+                }
+                ("q31_multiplier" | "q31_shift", [x]) => {
+                    let real = x.eval_real(b, channel)?;
+                    let m = acc_ir::requant::FixedPointMultiplier::of_real(real).ok_or_else(|| {
+                        format!("{}: {real:e} has no Q31 form (it must be non-negative and below 2^30)", f.name)
+                    })?;
+                    if f.name == "q31_multiplier" {
+                        f64::from(m.multiplier)
+                    } else {
+                        f64::from(m.shift)
+                    }
+                }
+                _ => self.eval(b)? as f64,
+            },
+        };
+        if !v.is_finite() {
+            return Err(format!("a real expression is {v}"));
+        }
+        Ok(v)
+    }
+
+    /// Whether the expression calls the function `name` on the value of `slot`.
+    pub fn calls(&self, name: &str, slot: usize) -> bool {
+        match self {
+            Expr::Call(f, args) => {
+                (f.name == name && matches!(args.first(), Some(Expr::Value(s)) if *s == slot))
+                    || args.iter().any(|a| a.calls(name, slot))
+            }
+            Expr::Binary(_, x, y) => x.calls(name, slot) || y.calls(name, slot),
+            _ => false,
+        }
+    }
+}
+
+/// The (scale, zero point) of channel `channel` of the quantized value of `slot` (its
+/// one pair when it is per tensor).
+fn quant_param(b: &Bound<'_>, slot: usize, channel: usize) -> Result<(f64, i64), String> {
+    let ty = b
+        .types
+        .get(slot)
+        .copied()
+        .flatten()
+        .ok_or("an unbound value")?;
+    let element = b.ctx.type_data(ty).element_type().unwrap_or(ty);
+    let TypeData::QuantUniform(q) = b.ctx.type_data(element) else {
+        return Err("the value is not quantized".into());
+    };
+    if q.params.len() == 1 {
+        return Ok(q.params_of(0));
+    }
+    if channel >= q.params.len() {
+        return Err(format!(
+            "entry {channel} of a table, and the value has {} channels",
+            q.params.len()
+        ));
+    }
+    Ok(q.params_of(channel))
+}
+
 fn arg(e: &Expr, b: &Bound<'_>) -> Result<Arg, String> {
     match e {
         Expr::Value(slot) => b
@@ -365,7 +512,7 @@ fn arg(e: &Expr, b: &Bound<'_>) -> Result<Arg, String> {
             .get(*slot)
             .copied()
             .flatten()
-            .map(Arg::Type)
+            .map(|t| Arg::Type(t, b.clamps.get(*slot).copied().flatten()))
             .ok_or_else(|| "an unbound value".to_string()),
         Expr::Capture(i) => b
             .captures

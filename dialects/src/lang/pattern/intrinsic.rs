@@ -8,8 +8,7 @@
 use std::ops::Range;
 
 use acc_ir::diag::{DiagLoc, Diagnostic, FileId};
-use acc_ir::requant::{self, Scheme};
-use acc_ir::types::QuantUniform;
+use acc_ir::requant::Scheme;
 use acc_ir::{BodyId, Context, Ir, OpId, TypeData, TypeId};
 use acc_target::{CallArg, IntrinsicRule, Placement};
 use pest::iterators::Pair;
@@ -19,6 +18,7 @@ use super::ast::{CallAst, OpAst, PatternAst, Spanned, read_call, read_op};
 use super::compile::Compiler;
 use super::expr::{self, Bound, Comparison, Expr, ExprAst, Param};
 use super::functions::{self, ArgVal, Scope};
+use super::tables::{MAX_TABLE_ENTRIES, TableKind, packed, packed_len, requant_scales};
 use super::{Arg, AttrMatch, TextPattern};
 use crate::lang::read::{GrammarRule as Rule, span};
 
@@ -33,6 +33,8 @@ pub struct IntrinsicAst {
     pub matched: Vec<OpAst>,
     /// Its conditions, each with its text.
     pub conditions: Vec<(ConditionAst, String)>,
+    /// How the library requantizes (`requant float` or `requant fixed_point`).
+    pub requant: Option<Spanned>,
     /// The memory its buffers must be in, when not the host's.
     pub memory: Option<Spanned>,
     /// The layouts of its buffers: a value and the permutation its buffer holds it in.
@@ -74,6 +76,7 @@ pub fn read_intrinsic(pair: Pair<'_, Rule>) -> IntrinsicAst {
         device,
         matched: Vec::new(),
         conditions: Vec::new(),
+        requant: None,
         memory: None,
         layouts: Vec::new(),
         layouts_like: Vec::new(),
@@ -105,6 +108,12 @@ pub fn read_intrinsic(pair: Pair<'_, Rule>) -> IntrinsicAst {
                     };
                     ast.conditions.push((c, text));
                 }
+            }
+            Rule::intrinsic_requant => {
+                ast.requant = item
+                    .into_inner()
+                    .next()
+                    .map(|p| (p.as_str().to_string(), span(&p)))
             }
             Rule::intrinsic_memory => {
                 ast.memory = item
@@ -163,6 +172,11 @@ enum CallItem {
     /// steps, as the quantized ops' semantics compute it; `n` entries (a per-tensor
     /// weight repeats its one).
     RequantScales([usize; 3], Expr),
+    /// A table computed at compile time, one entry per channel: its kind, length and
+    /// entry (a real expression, evaluated for each channel).
+    Table(TableKind, Expr, Expr),
+    /// `f32(E)`: a real computed at compile time, passed as a `float`.
+    Float(Expr),
     /// `packed(%w)` or `packed(%w, d0, d1, ...)`: the stored integers of the constant
     /// `%w`, its dimensions in the order given (as they are without one), `8 / width`
     /// to a byte, the first in the lowest bits (ONNX's order for int4 and int2).
@@ -170,18 +184,28 @@ enum CallItem {
 }
 
 /// Tables the call may compute: name and parameters.
-const TABLES: [(&str, &[Param]); 2] = [
+const TABLES: [(&str, &[Param]); 8] = [
     (
         "requant_scales",
         &[Param::Value, Param::Value, Param::Value, Param::Int],
     ),
     ("packed", &[Param::Value]),
+    ("q31_multipliers", &[Param::Int, Param::Int]),
+    ("q31_shifts", &[Param::Int, Param::Int]),
+    ("i32_table", &[Param::Int, Param::Int]),
+    ("i16_table", &[Param::Int, Param::Int]),
+    ("f32_table", &[Param::Int, Param::Int]),
+    ("f32", &[Param::Int]),
 ];
 
 /// An intrinsic ready to consult.
 pub struct TextIntrinsic {
     root: String,
     matcher: TextPattern,
+    /// How the library requantizes.
+    requant: Scheme,
+    /// Whether the call passes `act_min` and `act_max` of the root's result.
+    passes_clamp: bool,
     conditions: Vec<(Condition, String)>,
     layouts: Vec<(usize, Vec<i64>)>,
     layouts_like: Vec<(usize, usize)>,
@@ -207,6 +231,17 @@ pub fn compile_intrinsic(
         span: ast.span.clone(),
     };
     let mut c = Compiler::new(ctx, file);
+    // The call computes the root op; ops matched before it would be lowered apart
+    // from it and the call no longer found where partition placed it.
+    if let [first, _, ..] = ast.matched.as_slice() {
+        c.error(
+            &first.name.1,
+            format!(
+                "an intrinsic's match is one op, not {}: a library function computing several ops is not lowered as one call yet (a ReLU, ReLU6 or Clip after a quantized op reaches its call as act_min(%y) and act_max(%y))",
+                ast.matched.len()
+            ),
+        );
+    }
     let matched: Vec<_> = ast
         .matched
         .iter()
@@ -267,6 +302,55 @@ pub fn compile_intrinsic(
         .iter()
         .filter_map(|e| call_item(&mut c, e))
         .collect();
+    let requant = match &ast.requant {
+        None => Scheme::Float,
+        Some((name, at)) => Scheme::of_name(name).unwrap_or_else(|| {
+            c.error(
+                at,
+                format!("unknown requantization scheme '{name}': acc provides float, fixed_point"),
+            );
+            Scheme::Float
+        }),
+    };
+    if requant != Scheme::Float
+        && let Some(table) = ast
+            .call
+            .iter()
+            .find(|e| matches!(e, ExprAst::Call((n, _), _, _) if n == "requant_scales"))
+    {
+        c.error(
+            &table.span(),
+            "requant_scales(...) passes the float scheme's multipliers; this intrinsic declares another `requant`",
+        );
+    }
+    let q31 = |kind: TableKind| {
+        call.iter()
+            .filter(|i| matches!(i, CallItem::Table(k, ..) if *k == kind))
+            .count()
+    };
+    let (multipliers, shifts) = (q31(TableKind::Q31Multipliers), q31(TableKind::Q31Shifts));
+    if multipliers + shifts > 0 {
+        let at = ast.span.start..ast.span.start + "intrinsic".len();
+        if multipliers != 1 || shifts != 1 {
+            c.error(
+                &at,
+                "a call passes one q31_multipliers(...) and one q31_shifts(...), or neither",
+            );
+        } else if requant != Scheme::FixedPoint {
+            c.error(&at, "q31_multipliers(...) and q31_shifts(...) are the fixed-point scheme's: the intrinsic must declare `requant fixed_point`");
+        }
+    }
+    let root_result = ast
+        .matched
+        .last()
+        .and_then(|op| op.results.first())
+        .and_then(|r| c.value(r));
+    let passes_clamp = root_result.is_some_and(|y| {
+        ["act_min", "act_max"].iter().all(|f| {
+            call.iter()
+                .any(|item| matches!(item, CallItem::Int(e) if e.calls(f, y)))
+        })
+    });
     let root = ast.matched.last().map(|op| op.name.0.clone());
     if !c.errors.is_empty() || matched.len() != ast.matched.len() || call.len() != ast.call.len() {
         return Err(c.errors);
@@ -278,6 +362,8 @@ pub fn compile_intrinsic(
         )]);
     };
     Ok(TextIntrinsic {
+        requant,
+        passes_clamp,
         root: root.clone(),
         matcher: TextPattern {
             name: ast.name.0.clone(),
@@ -401,7 +487,11 @@ fn call_item(c: &mut Compiler<'_>, e: &ExprAst) -> Option<CallItem> {
                 kinds.resize(args.len().max(1), Param::Int);
             }
             let args = params(c, name, &kinds, args, whole)?;
+            if let (Some(kind), [n, entry]) = (TableKind::of_name(name), args.as_slice()) {
+                return Some(CallItem::Table(kind, n.clone(), entry.clone()));
+            }
             match args.as_slice() {
+                [value] if name == "f32" => Some(CallItem::Float(value.clone())),
                 [Expr::Value(x), Expr::Value(w), Expr::Value(y), n] => {
                     Some(CallItem::RequantScales([*x, *w, *y], n.clone()))
                 }
@@ -422,6 +512,80 @@ impl TextIntrinsic {
             .iter()
             .map(|v| v.map(|v| ir.body(body).value_type(v)))
             .collect()
+    }
+
+    /// The clamp of each bound value a quantized op defines (its storage range, or
+    /// a fused activation's).
+    fn clamps(ctx: &Context, ir: &Ir, body: BodyId, b: &Bindings) -> Vec<Option<(i64, i64)>> {
+        b.values
+            .iter()
+            .map(|v| {
+                let v = (*v)?;
+                let acc_ir::ValueDef::Result(op, _) = ir.body(body).value(v).def else {
+                    return None;
+                };
+                crate::hooks::activation_bounds(ctx, ir.op(body, op)).ok()
+            })
+            .collect()
+    }
+
+    /// The positions of the call's Q31 multipliers and shifts, when it passes them:
+    /// they must be a convolution's or matrix product's, one per output channel.
+    fn rescale(
+        &self,
+        ctx: &Context,
+        ir: &Ir,
+        body: BodyId,
+        op: OpId,
+        call: &[CallArg],
+    ) -> Result<Option<(usize, usize)>, String> {
+        let position = |kind: TableKind| {
+            self.call
+                .iter()
+                .position(|i| matches!(i, CallItem::Table(k, ..) if *k == kind))
+        };
+        let (Some(m), Some(s)) = (
+            position(TableKind::Q31Multipliers),
+            position(TableKind::Q31Shifts),
+        ) else {
+            return Ok(None);
+        };
+        let r = ir.op(body, op);
+        let axis = if crate::ops::graph::Qconv2d::is(ctx, r) {
+            Some(1)
+        } else if crate::ops::graph::Qmatmul::is(ctx, r) {
+            None
+        } else {
+            return Err("q31_multipliers(...) and q31_shifts(...) describe the requantization of a qconv2d or qmatmul".into());
+        };
+        let out = ir
+            .body(body)
+            .results(op)
+            .next()
+            .ok_or("an op without results")?;
+        let shape = ctx
+            .type_data(ir.body(body).value_type(out))
+            .shape()
+            .map(<[i64]>::to_vec)
+            .ok_or("the result is not shaped")?;
+        let channels = match axis {
+            Some(a) => shape.get(a).copied(),
+            None => shape.last().copied(),
+        }
+        .ok_or("the result has no channel dimension")?;
+        for (at, kind) in [(m, TableKind::Q31Multipliers), (s, TableKind::Q31Shifts)] {
+            let n = match &call[at] {
+                CallArg::I32Table(t) => t.len() as i64,
+                _ => return Err(format!("{} is not an int32 table", kind.name())),
+            };
+            if n != channels {
+                return Err(format!(
+                    "{} has {n} entries for the {channels} output channels",
+                    kind.name()
+                ));
+            }
+        }
+        Ok(Some((m, s)))
     }
 
     /// Why the match failed at the root: the first attribute that differs, or its
@@ -477,9 +641,11 @@ impl IntrinsicRule for TextIntrinsic {
             return Err(self.mismatch(ctx, ir, body, op));
         }
         let types = Self::types(ir, body, &b);
+        let clamps = Self::clamps(ctx, ir, body, &b);
         let bound = Bound {
             ctx,
             types: &types,
+            clamps: &clamps,
             captures: &b.captures,
         };
         let scope = Scope { ctx, ir, body };
@@ -500,6 +666,27 @@ impl IntrinsicRule for TextIntrinsic {
                     Err(e) => return Err(format!("'{text}': {e}")),
                 },
             }
+        }
+        if let Some(scheme) = crate::hooks::requantizes(ctx, ir.op(body, op))
+            && scheme != self.requant
+        {
+            return Err(format!(
+                "the library requantizes in {} and this op in {} (its `requant`)",
+                scheme_text(self.requant),
+                scheme_text(scheme)
+            ));
+        }
+        // A clamp narrower than the result's storage range (a fused activation) the
+        // library would not apply unless the call passes it.
+        if let Ok(clamp) = crate::hooks::activation_bounds(ctx, ir.op(body, op))
+            && let Some(out) = ir.body(body).results(op).next()
+            && Some(clamp) != storage_range(ctx, ir.body(body).value_type(out))
+            && !self.passes_clamp
+        {
+            return Err(format!(
+                "the op clamps its result to [{}, {}] (a fused activation) and the call passes no act_min(...) and act_max(...) of it",
+                clamp.0, clamp.1
+            ));
         }
         let cost = match &self.cost {
             Some(e) => e.eval(&bound).map_err(|e| format!("its cost: {e}"))?,
@@ -522,6 +709,10 @@ impl IntrinsicRule for TextIntrinsic {
             match (rest.next(), kind) {
                 (Some(a @ CallArg::F32Table(_)), "requant_scales")
                 | (Some(a @ CallArg::Bytes(_)), "packed") => Ok(Some(a.clone())),
+                (
+                    Some(a @ (CallArg::I32Table(_) | CallArg::I16Table(_) | CallArg::F32Table(_))),
+                    k,
+                ) if TableKind::of_name(k).is_some() => Ok(Some(a.clone())),
                 (Some(_), _) => Err(format!(
                     "its prepared argument for {kind}(...) is of another kind"
                 )),
@@ -543,15 +734,8 @@ impl IntrinsicRule for TextIntrinsic {
                     CallArg::Int(v)
                 }
                 CallItem::RequantScales(slots, n) => {
-                    // The table holds the float scheme's multipliers: an op that
-                    // requantizes in fixed point would compute something else there.
-                    if crate::hooks::requant_scheme(ctx, ir.op(body, op)) != Scheme::Float {
-                        return Err(
-                            "requant_scales(...) passes the float scheme's multipliers, \
-                                    and this op requantizes in fixed point (its `requant`)"
-                                .into(),
-                        );
-                    }
+                    // The float scheme's multipliers: the intrinsic is `requant float`
+                    // (checked when it loads), and so is the op (checked above).
                     let n = n.eval(&bound).map_err(|e| format!("requant_scales: {e}"))?;
                     match take_prepared("requant_scales")? {
                         Some(CallArg::F32Table(t)) if t.len() as i64 == n => CallArg::F32Table(t),
@@ -562,6 +746,41 @@ impl IntrinsicRule for TextIntrinsic {
                         }
                         None => CallArg::F32Table(requant_scales(ctx, slots.map(|s| types[s]), n)?),
                     }
+                }
+                CallItem::Table(kind, n, entry) => {
+                    let n = n
+                        .eval(&bound)
+                        .map_err(|e| format!("{}: {e}", kind.name()))?;
+                    if !(1..=MAX_TABLE_ENTRIES).contains(&n) {
+                        return Err(format!(
+                            "{}: a table of {n} entries (1 to {MAX_TABLE_ENTRIES})",
+                            kind.name()
+                        ));
+                    }
+                    match take_prepared(kind.name())? {
+                        Some(a) if kind.holds(&a, n as usize) => a,
+                        Some(_) => {
+                            return Err(format!(
+                                "its prepared {} is not of {n} entries",
+                                kind.name()
+                            ));
+                        }
+                        None => {
+                            let values = (0..n as usize)
+                                .map(|c| entry.eval_real(&bound, c))
+                                .collect::<Result<Vec<f64>, String>>()
+                                .map_err(|e| format!("{}: {e}", kind.name()))?;
+                            kind.argument(&values)?
+                        }
+                    }
+                }
+                CallItem::Float(e) => {
+                    let v = e.eval_real(&bound, 0).map_err(|e| format!("f32: {e}"))?;
+                    let f = v as f32;
+                    if !f.is_finite() {
+                        return Err(format!("f32: {v} does not fit a float"));
+                    }
+                    CallArg::Float(f)
                 }
                 CallItem::Packed(slot, order) => {
                     let v = b.values[*slot].ok_or("a call argument is not bound")?;
@@ -590,6 +809,7 @@ impl IntrinsicRule for TextIntrinsic {
         if prepared.as_mut().is_some_and(|rest| rest.next().is_some()) {
             return Err("it has more prepared arguments than its call computes".into());
         }
+        let rescale = self.rescale(ctx, ir, body, op, &call)?;
         let mut layouts = Vec::new();
         for (slot, perm) in &self.layouts {
             let v = b.values[*slot].ok_or("a layout's value is not bound")?;
@@ -631,6 +851,7 @@ impl IntrinsicRule for TextIntrinsic {
             layouts_like.push((x, y));
         }
         Ok(Placement {
+            rescale,
             cost,
             macs,
             call,
@@ -641,173 +862,19 @@ impl IntrinsicRule for TextIntrinsic {
     }
 }
 
-/// The storage width of `w`'s elements (1, 2, 4 or 8 bits) and its static shape:
-/// what `packed(w, ...)` packs.
-fn packing_of(
-    ctx: &Context,
-    ir: &Ir,
-    body: BodyId,
-    w: acc_ir::ValueId,
-) -> Result<(u32, Vec<usize>), String> {
-    let ty = ir.body(body).value_type(w);
-    let element = ctx.type_data(ty).element_type().unwrap_or(ty);
-    let width = match ctx.type_data(element) {
-        TypeData::QuantUniform(q) => q.storage_width,
-        TypeData::Integer { width, .. } => *width,
-        _ => return Err("packed: the value must be integers or quantized".into()),
-    };
-    if !matches!(width, 1 | 2 | 4 | 8) {
-        return Err(format!(
-            "packed: {width}-bit elements do not pack into bytes"
-        ));
+/// A scheme as the target file names it.
+fn scheme_text(scheme: Scheme) -> &'static str {
+    match scheme {
+        Scheme::Float => "float",
+        Scheme::FixedPoint => "fixed_point",
     }
-    let shape: Vec<usize> = ctx
-        .type_data(ty)
-        .shape()
-        .filter(|s| s.iter().all(|d| *d >= 0))
-        .ok_or("packed: a dynamic shape")?
-        .iter()
-        .map(|d| *d as usize)
-        .collect();
-    Ok((width, shape))
 }
 
-/// The number of bytes `packed(w, order...)` makes (an error for an order that is
-/// not a permutation of `w`'s dimensions).
-fn packed_len(
-    ctx: &Context,
-    ir: &Ir,
-    body: BodyId,
-    w: acc_ir::ValueId,
-    order: &[i64],
-) -> Result<usize, String> {
-    let (width, shape) = packing_of(ctx, ir, body, w)?;
-    let count = reordered(&shape, order)?.len();
-    Ok(count.div_ceil((8 / width) as usize))
-}
-
-/// The bytes of `packed(%w, order...)`: `w`'s stored integers (a constant), its
-/// dimensions in `order` (empty: as they are), `8 / width` to a byte, the first in
-/// the lowest bits.
-fn packed(
-    ctx: &Context,
-    ir: &Ir,
-    body: BodyId,
-    w: acc_ir::ValueId,
-    order: &[i64],
-) -> Result<Vec<u8>, String> {
-    let (width, shape) = packing_of(ctx, ir, body, w)?;
-    let dense = crate::hooks::stored::stored_constant(ctx, ir, body, w)
-        .ok_or("packed: the value is not a constant")?;
-    let sources = reordered(&shape, order)?;
-    let per_byte = (8 / width) as usize;
-    let mask = (1u16 << width) - 1;
-    let mut bytes = vec![0u8; sources.len().div_ceil(per_byte)];
-    for (i, source) in sources.into_iter().enumerate() {
-        let acc_ir::elements::Scalar::Int(v) = dense.get(source) else {
-            return Err("packed: the constant is not integers".into());
-        };
-        let bits = (v as u16 & mask) << ((i % per_byte) as u32 * width);
-        bytes[i / per_byte] |= bits as u8;
-    }
-    Ok(bytes)
-}
-
-/// The per-channel multipliers of `requant_scales`.
-fn requant_scales(ctx: &Context, types: [Option<TypeId>; 3], n: i64) -> Result<Vec<f32>, String> {
-    let quant = |t: Option<TypeId>| -> Result<&QuantUniform, String> {
-        let t = t.ok_or("an unbound value")?;
-        let e = ctx.type_data(t).element_type().unwrap_or(t);
-        match ctx.type_data(e) {
-            TypeData::QuantUniform(q) => Ok(q),
-            _ => Err("requant_scales: the values must be quantized".into()),
-        }
-    };
-    let (x, w, y) = (quant(types[0])?, quant(types[1])?, quant(types[2])?);
-    // The multipliers are rounded to f32 as the quantized ops' semantics round them
-    // in their expressed type: other expressed types would round differently.
-    let f32_type = ctx.float_type(acc_ir::FloatKind::F32);
-    if [x, w, y].iter().any(|q| q.expressed != f32_type) {
-        return Err("requant_scales: the quantized types must express f32".into());
-    }
-    if x.params.len() != 1 || y.params.len() != 1 {
-        return Err("requant_scales: the input and output must be quantized per tensor".into());
-    }
-    let n = usize::try_from(n).map_err(|_| "requant_scales: a negative count")?;
-    if w.params.len() != 1 && w.params.len() != n {
-        return Err(format!(
-            "requant_scales: {} weight scales for {n} channels",
-            w.params.len()
-        ));
-    }
-    let (sx, sy) = (x.params_of(0).0, y.params_of(0).0);
-    let f32_round = |v: f64| f64::from(v as f32);
-    Ok((0..n)
-        .map(|c| requant::float_multiplier(sx, w.params_of(c).0, sy, f32_round) as f32)
-        .collect())
-}
-
-/// For each element of a `shape` tensor with its dimensions in `order` (row-major),
-/// the index of the element of the tensor as it is; `order` empty keeps it.
-fn reordered(shape: &[usize], order: &[i64]) -> Result<Vec<usize>, String> {
-    let n: usize = shape.iter().product();
-    if order.is_empty() {
-        return Ok((0..n).collect());
-    }
-    let mut seen = vec![false; shape.len()];
-    let order: Vec<usize> = order
-        .iter()
-        .map(|d| {
-            usize::try_from(*d)
-                .ok()
-                .filter(|d| *d < shape.len() && !std::mem::replace(&mut seen[*d], true))
-                .ok_or_else(|| {
-                    format!(
-                        "packed: {order:?} is not an order of the {} dimensions",
-                        shape.len()
-                    )
-                })
-        })
-        .collect::<Result<_, _>>()?;
-    if order.len() != shape.len() {
-        return Err(format!(
-            "packed: {order:?} does not order all {} dimensions",
-            shape.len()
-        ));
-    }
-    let mut strides = vec![1usize; shape.len()];
-    for d in (0..shape.len().saturating_sub(1)).rev() {
-        strides[d] = strides[d + 1] * shape[d + 1];
-    }
-    let out_shape: Vec<usize> = order.iter().map(|d| shape[*d]).collect();
-    Ok((0..n)
-        .map(|mut i| {
-            let mut source = 0;
-            for k in (0..out_shape.len()).rev() {
-                source += (i % out_shape[k]) * strides[order[k]];
-                i /= out_shape[k];
-            }
-            source
-        })
-        .collect())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::reordered;
-
-    #[test]
-    fn reordering_lists_the_source_of_each_element() {
-        // A 2 x 3 matrix transposed.
-        assert_eq!(reordered(&[2, 3], &[1, 0]), Ok(vec![0, 3, 1, 4, 2, 5]));
-        // OIHW 1 x 2 x 1 x 2 as OHWI: the two input channels of each position together.
-        assert_eq!(
-            reordered(&[1, 2, 1, 2], &[0, 2, 3, 1]),
-            Ok(vec![0, 2, 1, 3])
-        );
-        assert_eq!(reordered(&[2, 2], &[]), Ok(vec![0, 1, 2, 3]));
-        assert!(reordered(&[2, 2], &[0, 0]).is_err());
-        assert!(reordered(&[2, 2], &[0]).is_err());
-        assert!(reordered(&[2, 2], &[0, 2]).is_err());
+/// The storage range of a quantized tensor type.
+fn storage_range(ctx: &Context, ty: TypeId) -> Option<(i64, i64)> {
+    let e = ctx.type_data(ty).element_type()?;
+    match ctx.type_data(e) {
+        TypeData::QuantUniform(q) => Some(q.storage_bounds()),
+        _ => None,
     }
 }

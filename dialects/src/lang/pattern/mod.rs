@@ -16,6 +16,7 @@ mod compile;
 pub mod expr;
 pub mod functions;
 mod intrinsic;
+mod tables;
 
 use acc_ir::registry::OpName;
 use acc_ir::{AttrId, InferHook, Sym};

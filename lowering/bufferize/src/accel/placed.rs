@@ -118,7 +118,14 @@ impl Bufferizer<'_> {
                     }
                 }
                 CallArg::Int(i) => self.emitter(op).scalar(i32_type, *i as f64)?,
-                CallArg::F32Table(_) | CallArg::Bytes(_) => {
+                CallArg::Float(f) => {
+                    let f32t = self.ctx.float_type(acc_ir::FloatKind::F32);
+                    self.emitter(op).scalar(f32t, f64::from(*f))?
+                }
+                CallArg::F32Table(_)
+                | CallArg::Bytes(_)
+                | CallArg::I32Table(_)
+                | CallArg::I16Table(_) => {
                     let dense = acc_target::placement::call_arg_attr(self.ctx, arg)
                         .ok_or("cannot build a constant argument")?;
                     self.constant_buffer(op, dense)?
@@ -152,7 +159,7 @@ impl Bufferizer<'_> {
         }
         // The region works on tensors (a function's arguments are memrefs by now),
         // in the layouts the call passes them.
-        let arg_types = by_buffer
+        let mut arg_types = by_buffer
             .iter()
             .map(|k| {
                 let (shape, element) =
@@ -164,6 +171,21 @@ impl Bufferizer<'_> {
                 Ok(tensor_type(self.ctx, &shape, element))
             })
             .collect::<Result<Vec<_>, String>>()?;
+        // The Q31 multipliers and shifts the library requantizes with are region
+        // inputs too: the region computes the accumulators and rescales them by the
+        // tables passed (so that wrong tables show under --check-semantics).
+        let mut region_inputs: Vec<i64> = inputs.iter().map(|p| p.1).collect();
+        let rescale = placement.rescale;
+        if let Some((m, sh)) = rescale {
+            for at in [m, sh] {
+                let n = match &placement.call[at] {
+                    CallArg::I32Table(t) => t.len() as i64,
+                    _ => return Err("the requantization tables are not int32 tables".into()),
+                };
+                arg_types.push(tensor_type(self.ctx, &[n], i32_type));
+                region_inputs.push(at as i64);
+            }
+        }
         let operand_layouts: Vec<Option<Vec<i64>>> =
             operands.iter().map(|v| layout_of(*v)).collect();
         let result_layouts: Vec<Option<Vec<i64>>> = results.iter().map(|v| layout_of(*v)).collect();
@@ -183,7 +205,7 @@ impl Bufferizer<'_> {
         let body = self.body;
         let (callee, inputs_attr, outputs_attr) = (
             self.ctx.string_attr(name),
-            i64s(self.ctx, &inputs.iter().map(|p| p.1).collect::<Vec<_>>()),
+            i64s(self.ctx, &region_inputs),
             i64s(self.ctx, &outputs.iter().map(|p| p.1).collect::<Vec<_>>()),
         );
         let ctx = self.ctx;
@@ -206,7 +228,11 @@ impl Bufferizer<'_> {
             let copy = clone_op(e.ir, body, op, body, e.point, &mut map);
             // The copy states what the call computes; it is placed nowhere.
             clear_placement(ctx, e.ir, body, copy)?;
-            let computed: Vec<ValueId> = e.ir.body(body).results(copy).collect();
+            let mut computed: Vec<ValueId> = e.ir.body(body).results(copy).collect();
+            if rescale.is_some() {
+                let tables = &block_args[by_buffer.len()..];
+                computed = vec![rescaled(e, copy, tables)?];
+            }
             computed
                 .iter()
                 .zip(&result_layouts)
@@ -253,6 +279,68 @@ impl Bufferizer<'_> {
             self.buffers.insert(*v, plain);
         }
         Ok(())
+    }
+}
+
+/// The placed op's copy `copy` (a `qconv2d` or `qmatmul` in the semantics region)
+/// made to yield its i32 accumulators, and those rescaled by the call's tables
+/// `[multipliers, shifts]` (`graph.rescale` along the output channels, with the op's
+/// clamp) to the op's result type.
+fn rescaled(
+    e: &mut acc_dialects::build::Builder<'_>,
+    copy: OpId,
+    tables: &[ValueId],
+) -> Result<ValueId, String> {
+    let [multipliers, shifts] = tables else {
+        return Err("the requantization tables are not region inputs".into());
+    };
+    let ctx = e.ctx;
+    let out =
+        e.ir.body(e.body)
+            .results(copy)
+            .next()
+            .ok_or("an op without results")?;
+    let ty = e.type_of(out);
+    let (shape, _) = shape_of(ctx, ty)?;
+    let clamp = acc_dialects::hooks::activation_bounds(ctx, e.ir.op(e.body, copy))?;
+    let axis = if graph::Qconv2d::is(ctx, e.ir.op(e.body, copy)) {
+        1
+    } else {
+        shape.len() as i64 - 1
+    };
+    // The copy yields the accumulators: no clamp, an i32 result.
+    let props = e.ir.body(e.body).op(copy).props;
+    let kept: Vec<_> = props
+        .map(|p| ctx.dict_entries(p).to_vec())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(k, _)| {
+            let k = ctx.str(*k);
+            k != graph::Qconv2d::ATTR_ACT_MIN && k != graph::Qconv2d::ATTR_ACT_MAX
+        })
+        .collect();
+    e.ir.body_mut(e.body).op_mut(copy).props =
+        Some(ctx.dict_attr(kept).map_err(|_| "duplicate properties")?);
+    let accumulators = tensor_type(ctx, &shape, ctx.int_type(32));
+    e.ir.body_mut(e.body).set_value_type(out, accumulators);
+    let mut r = graph::Rescale::build(e, out, *multipliers, *shifts, ty)
+        .axis(acc_dialects::build::i64_attr(ctx, axis));
+    if let Ok((lo, hi)) = storage_bounds(ctx, ty)
+        && (lo, hi) != clamp
+    {
+        r = r
+            .act_min(acc_dialects::build::i64_attr(ctx, clamp.0))
+            .act_max(acc_dialects::build::i64_attr(ctx, clamp.1));
+    }
+    r.result()
+}
+
+/// The storage range of a quantized tensor type.
+fn storage_bounds(ctx: &acc_ir::Context, ty: acc_ir::TypeId) -> Result<(i64, i64), String> {
+    let (_, element) = shape_of(ctx, ty)?;
+    match ctx.type_data(element) {
+        acc_ir::TypeData::QuantUniform(q) => Ok(q.storage_bounds()),
+        _ => Err("the result is not quantized".into()),
     }
 }
 

@@ -703,7 +703,14 @@ impl Bufferizer<'_> {
                 (-(2f64.powi(*width as i32 - 1)), arith::Op::Maxsi)
             }
             _ if is_float(self.ctx, elem) => (f64::NEG_INFINITY, arith::Op::Maximumf),
+            // Integers are summed (a quantized average pool's window sums).
+            acc_ir::TypeData::Integer { .. } if !avg => (0.0, arith::Op::Addi),
             _ => return Err("integer average pooling has no bufferization yet".into()),
+        };
+        let add = if is_float(self.ctx, elem) {
+            arith::Op::Addf
+        } else {
+            arith::Op::Addi
         };
         // One output element: its window combined (`checked`: positions in the
         // padding skipped; unchecked where the whole window lies inside the input).
@@ -738,7 +745,7 @@ impl Bufferizer<'_> {
                     let combined = if max {
                         e.op1(max_op.name(), &[total.0, v], elem, &[])?
                     } else {
-                        arith::Addf::build(e, total.0, v, elem).result()?
+                        e.op1(add.name(), &[total.0, v], elem, &[])?
                     };
                     let acc = match inside {
                         Some(inside) => {

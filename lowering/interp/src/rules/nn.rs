@@ -340,24 +340,108 @@ pub(super) fn concat(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     out(r, data)
 }
 
+/// The windows of a pool over an NCHW input, in the result's row-major order.
+pub(super) struct PoolWindows {
+    /// N * C.
+    planes: usize,
+    h: usize,
+    w: usize,
+    kernel: Vec<usize>,
+    strides: Vec<usize>,
+    dilations: Vec<usize>,
+    /// [top, left, bottom, right].
+    pads: Vec<usize>,
+    oh: usize,
+    ow: usize,
+}
+
+impl PoolWindows {
+    /// The windows of the op of `r` (`global`: one window of the whole plane).
+    pub(super) fn of(r: &RuleInput<'_>, global: bool) -> Result<PoolWindows, String> {
+        let x = r.operand(0)?;
+        let [n, c, h, w] = rank4(x, "the input")?;
+        let (kernel, strides, dilations, pads) = if global {
+            (vec![h, w], vec![1, 1], vec![1, 1], vec![0; 4])
+        } else {
+            (
+                sizes(r, "kernel_shape", 2, 1)?,
+                sizes(r, "strides", 2, 1)?,
+                sizes(r, "dilations", 2, 1)?,
+                sizes(r, "pads", 4, 0)?,
+            )
+        };
+        let [_, _, oh, ow] = <[usize; 4]>::try_from(out_shape(r)?.as_slice())
+            .map_err(|_| "result must have rank 4")?;
+        Ok(PoolWindows {
+            planes: n * c,
+            h,
+            w,
+            kernel,
+            strides,
+            dilations,
+            pads,
+            oh,
+            ow,
+        })
+    }
+
+    /// Calls `visit` for each window with the flat input indices of its elements
+    /// inside the input and the number of its positions in the padding (but not
+    /// beyond it, as `ceil_mode` allows).
+    pub(super) fn for_each(&self, mut visit: impl FnMut(&[usize], usize)) {
+        let (k, s, d, p) = (&self.kernel, &self.strides, &self.dilations, &self.pads);
+        let (h, w) = (self.h, self.w);
+        let mut inside = Vec::with_capacity(k[0] * k[1]);
+        for plane in 0..self.planes {
+            for y in 0..self.oh {
+                for xo in 0..self.ow {
+                    inside.clear();
+                    let mut padded = 0;
+                    for i in 0..k[0] {
+                        for j in 0..k[1] {
+                            let iy = (y * s[0] + i * d[0]) as isize - p[0] as isize;
+                            let ix = (xo * s[1] + j * d[1]) as isize - p[1] as isize;
+                            let in_pads = iy < (h + p[2]) as isize && ix < (w + p[3]) as isize;
+                            if iy < 0 || ix < 0 || iy as usize >= h || ix as usize >= w {
+                                padded += usize::from(in_pads);
+                                continue;
+                            }
+                            inside.push((plane * h + iy as usize) * w + ix as usize);
+                        }
+                    }
+                    visit(&inside, padded);
+                }
+            }
+        }
+    }
+}
+
+/// The average of each window of `values` (f64, the sum divided by the count of
+/// elements inside the input, plus the padded positions when `include_pad`).
+pub(super) fn average_values(windows: &PoolWindows, values: &[f64], include_pad: bool) -> Vec<f64> {
+    let mut data = Vec::with_capacity(windows.planes * windows.oh * windows.ow);
+    windows.for_each(|inside, padded| {
+        let sum: f64 = inside.iter().map(|i| values[*i]).sum();
+        let count = inside.len() + if include_pad { padded } else { 0 };
+        data.push(sum / count.max(1) as f64);
+    });
+    data
+}
+
 /// `max_pool`, `avg_pool`, `global_max_pool`, `global_avg_pool` over NCHW.
 fn pool(r: &RuleInput<'_>, max: bool, global: bool) -> Result<Vec<Tensor>, String> {
     graph_only(r)?;
     let x = r.operand(0)?;
-    let [n, c, h, w] = rank4(x, "the input")?;
-    let (k, s, d, p) = if global {
-        (vec![h, w], vec![1, 1], vec![1, 1], vec![0; 4])
-    } else {
-        (
-            sizes(r, "kernel_shape", 2, 1)?,
-            sizes(r, "strides", 2, 1)?,
-            sizes(r, "dilations", 2, 1)?,
-            sizes(r, "pads", 4, 0)?,
-        )
-    };
-    let include_pad = attrs(r).flag("count_include_pad");
-    let [_, _, oh, ow] =
-        <[usize; 4]>::try_from(out_shape(r)?.as_slice()).map_err(|_| "result must have rank 4")?;
+    let windows = PoolWindows::of(r, global)?;
+    let values: Vec<f64> = x.data.iter().map(|v| f(*v)).collect();
+    if !max {
+        let include_pad = attrs(r).flag("count_include_pad");
+        let data = average_values(&windows, &values, include_pad)
+            .into_iter()
+            .map(|v| back(x.kind, v))
+            .collect();
+        return out(r, data);
+    }
     // A window wholly in the padding: -inf for floats, the least value of an
     // integer type (what the lowering starts from).
     let least = match x.kind {
@@ -370,36 +454,11 @@ fn pool(r: &RuleInput<'_>, max: bool, global: bool) -> Result<Vec<Tensor>, Strin
         }
         _ => f64::NEG_INFINITY,
     };
-    let mut data = Vec::with_capacity(n * c * oh * ow);
-    for plane in 0..n * c {
-        for y in 0..oh {
-            for xo in 0..ow {
-                let (mut best, mut sum, mut count, mut padded) = (least, 0.0, 0usize, 0usize);
-                for i in 0..k[0] {
-                    for j in 0..k[1] {
-                        let iy = (y * s[0] + i * d[0]) as isize - p[0] as isize;
-                        let ix = (xo * s[1] + j * d[1]) as isize - p[1] as isize;
-                        // Positions in the padding (but not beyond it, as ceil_mode allows).
-                        let in_pads = iy < (h + p[2]) as isize && ix < (w + p[3]) as isize;
-                        if iy < 0 || ix < 0 || iy as usize >= h || ix as usize >= w {
-                            padded += usize::from(in_pads);
-                            continue;
-                        }
-                        let v = f(x.data[(plane * h + iy as usize) * w + ix as usize]);
-                        best = best.max(v);
-                        sum += v;
-                        count += 1;
-                    }
-                }
-                let v = if max {
-                    best
-                } else {
-                    sum / (count + if include_pad { padded } else { 0 }).max(1) as f64
-                };
-                data.push(back(x.kind, v));
-            }
-        }
-    }
+    let mut data = Vec::new();
+    windows.for_each(|inside, _| {
+        let best = inside.iter().map(|i| values[*i]).fold(least, f64::max);
+        data.push(back(x.kind, best));
+    });
     out(r, data)
 }
 

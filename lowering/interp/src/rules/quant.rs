@@ -10,7 +10,7 @@ use acc_ir::requant::{self, FixedPointMultiplier, Scheme};
 use acc_ir::types::QuantUniform;
 use acc_ir::{Context, FloatKind, TypeData, TypeId};
 
-use super::nn::{conv2d_values, matmul_values};
+use super::nn::{PoolWindows, average_values, conv2d_values, matmul_values};
 use super::{RuleInput, graph_only};
 use crate::value::{Tensor, type_text};
 
@@ -72,7 +72,11 @@ fn float(v: Scalar) -> f64 {
 
 /// `value` rounded half to even, plus `zero`, saturated to `q`'s storage range.
 fn saturate(q: &QuantUniform, value: f64, zero: i64) -> Scalar {
-    let (lo, hi) = q.storage_bounds();
+    clamp_rounded(q.storage_bounds(), value, zero)
+}
+
+/// `value` rounded half to even, plus `zero`, clamped to `[lo, hi]`.
+fn clamp_rounded((lo, hi): (i64, i64), value: f64, zero: i64) -> Scalar {
     let v = if value.is_nan() {
         zero as f64
     } else {
@@ -141,7 +145,8 @@ pub(super) fn storage_cast(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 
 /// Requantizes exact integer accumulators by the op's scheme (`acc_ir::requant`):
 /// channel `c` of the result (given per element by `weight_channel` for the weight's
-/// scale) scales `acc` by `s_in * s_w[c] / s_out` and adds `zero_out`, saturating.
+/// scale) scales `acc` by `s_in * s_w[c] / s_out` and adds `zero_out`, clamped to the
+/// op's activation bounds (the storage range unless `act_min` / `act_max` narrow it).
 /// The float scheme computes the multiplier in the expressed float type and rounds
 /// half to even; the fixed-point scheme takes the accumulator as an i32 (wrapping, as
 /// the host loops' and the libraries' accumulators do).
@@ -153,6 +158,18 @@ fn requantize(
     weight_channel: impl Fn(usize) -> usize,
 ) -> Result<Vec<Tensor>, String> {
     let ty = r.result_type(0)?;
+    if !matches!(
+        r.ctx
+            .type_data(r.ctx.type_data(ty).element_type().unwrap_or(ty)),
+        TypeData::QuantUniform(_)
+    ) {
+        // An i32 result: the accumulators, as a library's i32 holds them.
+        let data = acc
+            .iter()
+            .map(|v| Scalar::Int(i128::from(int(*v) as i32)))
+            .collect();
+        return Ok(vec![Tensor::new(r.ctx, ty, data)?]);
+    }
     let q = quant_of(r.ctx, ty, "the result")?;
     let shape = Tensor::layout(r.ctx, ty)?.0;
     let out_channels = channels(q, &shape)?;
@@ -160,6 +177,7 @@ fn requantize(
     let round = |x: f64| elements::round_float(x, kind);
     let s_in = input.params_of(0).0;
     let scheme = acc_dialects::hooks::requant_scheme(r.ctx, r.op);
+    let bounds = acc_dialects::hooks::activation_bounds(r.ctx, r.op)?;
     let data = acc
         .iter()
         .enumerate()
@@ -169,14 +187,14 @@ fn requantize(
             match scheme {
                 Scheme::Float => {
                     let multiplier = requant::float_multiplier(s_in, s_w, s_out, round);
-                    Ok(saturate(q, float(*v) * multiplier, zero))
+                    Ok(clamp_rounded(bounds, float(*v) * multiplier, zero))
                 }
                 Scheme::FixedPoint => {
                     let m = FixedPointMultiplier::of_scales(s_in, s_w, s_out).ok_or_else(|| {
                         format!("the multiplier s_in * s_w / s_out of element {i} has no Q31 form")
                     })?;
                     let acc = int(*v) as i32;
-                    let y = requant::requantize_fixed_point(acc, m, zero, q.storage_bounds());
+                    let y = requant::requantize_fixed_point(acc, m, zero, bounds);
                     Ok(Scalar::Int(i128::from(y)))
                 }
             }
@@ -232,6 +250,253 @@ pub(super) fn qmatmul(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
         }
     }
     requantize(r, acc, qa, qb, |i| i % columns)
+}
+
+/// The one scale and zero point of a per-tensor quantized operand or result.
+fn per_tensor(q: &QuantUniform, what: &str) -> Result<(f64, i64), String> {
+    if q.axis.is_some() || q.params.len() != 1 {
+        return Err(format!("{what} must be quantized per tensor"));
+    }
+    Ok(q.params_of(0))
+}
+
+/// A per-tensor quantized operand's elements as the f32 values `dequantize` gives
+/// (in the expressed float type of `q`).
+fn dequantized(t: &Tensor, q: &QuantUniform, kind: FloatKind) -> Result<Vec<f64>, String> {
+    let (scale, zero) = per_tensor(q, "the input")?;
+    Ok(t.data
+        .iter()
+        .map(|v| elements::round_float((int(*v) - i128::from(zero)) as f64 * scale, kind))
+        .collect())
+}
+
+/// The result of an op whose float scheme is a QDQ group: `values` (real values in
+/// the expressed float type) quantized as `quantize` does, clamped to the op's
+/// activation bounds.
+fn quantized_result(r: &RuleInput<'_>, values: Vec<f64>) -> Result<Vec<Tensor>, String> {
+    let ty = r.result_type(0)?;
+    let q = quant_of(r.ctx, ty, "the result")?;
+    let kind = expressed_kind(r.ctx, q);
+    let (scale, zero) = per_tensor(q, "the result")?;
+    let bounds = acc_dialects::hooks::activation_bounds(r.ctx, r.op)?;
+    let data = values
+        .into_iter()
+        .map(|v| clamp_rounded(bounds, elements::round_float(v / scale, kind), zero))
+        .collect();
+    Ok(vec![Tensor::new(r.ctx, ty, data)?])
+}
+
+/// The result of the fixed-point scheme: each element's scaled integer (before the
+/// zero point) from `scaled`, plus the result's zero point, clamped to the op's
+/// activation bounds.
+fn fixed_point_result(
+    r: &RuleInput<'_>,
+    scaled: impl Iterator<Item = i32>,
+) -> Result<Vec<Tensor>, String> {
+    let ty = r.result_type(0)?;
+    let q = quant_of(r.ctx, ty, "the result")?;
+    let (_, zero) = per_tensor(q, "the result")?;
+    let (lo, hi) = acc_dialects::hooks::activation_bounds(r.ctx, r.op)?;
+    let data = scaled
+        .map(|v| Scalar::Int(i128::from((i64::from(v) + zero).clamp(lo, hi))))
+        .collect();
+    Ok(vec![Tensor::new(r.ctx, ty, data)?])
+}
+
+/// The operands of `qadd` / `qmul`: both tensors, their (scale, zero point), and the
+/// result's scale and storage width.
+type Pair<'t> = (&'t Tensor, &'t Tensor, (f64, i64), (f64, i64), f64, u32);
+
+fn pair<'t>(r: &'t RuleInput<'_>) -> Result<Pair<'t>, String> {
+    let (a, b) = (r.operand(0)?, r.operand(1)?);
+    if a.data.len() != b.data.len() {
+        return Err("the operands must have one shape".into());
+    }
+    let qa = per_tensor(
+        quant_of(r.ctx, a.ty, "the left-hand side")?,
+        "the left-hand side",
+    )?;
+    let qb = per_tensor(
+        quant_of(r.ctx, b.ty, "the right-hand side")?,
+        "the right-hand side",
+    )?;
+    let q = quant_of(r.ctx, r.result_type(0)?, "the result")?;
+    let (s_out, _) = per_tensor(q, "the result")?;
+    Ok((a, b, qa, qb, s_out, q.storage_width))
+}
+
+/// A centered stored integer as the libraries' i32.
+fn centered_i32(v: Scalar, zero: i64) -> i32 {
+    (int(v) - i128::from(zero)) as i32
+}
+
+/// `qadd`: the float scheme adds the dequantized f32 values in f32 and quantizes; the
+/// fixed-point scheme is TFLite's and CMSIS-NN's ([`requant::FixedPointAdd`]).
+pub(super) fn qadd(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    graph_only(r)?;
+    let (a, b, (s_a, z_a), (s_b, z_b), s_out, bits) = pair(r)?;
+    match acc_dialects::hooks::requant_scheme(r.ctx, r.op) {
+        Scheme::Float => {
+            let q = quant_of(r.ctx, a.ty, "the left-hand side")?;
+            let kind = expressed_kind(r.ctx, q);
+            let qb = quant_of(r.ctx, b.ty, "the right-hand side")?;
+            let (x, y) = (dequantized(a, q, kind)?, dequantized(b, qb, kind)?);
+            let sums = x
+                .iter()
+                .zip(&y)
+                .map(|(x, y)| elements::round_float(x + y, kind))
+                .collect();
+            quantized_result(r, sums)
+        }
+        Scheme::FixedPoint => {
+            let add = requant::FixedPointAdd::of_scales(s_a, s_b, s_out, bits)
+                .ok_or("the scales have no fixed-point addition")?;
+            let scaled = a
+                .data
+                .iter()
+                .zip(&b.data)
+                .map(|(x, y)| add.apply(centered_i32(*x, z_a), centered_i32(*y, z_b)));
+            fixed_point_result(r, scaled)
+        }
+    }
+}
+
+/// `qmul`: the float scheme multiplies the dequantized f32 values in f32 and
+/// quantizes; the fixed-point scheme scales the product of the centered integers by
+/// the Q31 form of `s_a * s_b / s_out`.
+pub(super) fn qmul(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    graph_only(r)?;
+    let (a, b, (s_a, z_a), (s_b, z_b), s_out, _) = pair(r)?;
+    match acc_dialects::hooks::requant_scheme(r.ctx, r.op) {
+        Scheme::Float => {
+            let q = quant_of(r.ctx, a.ty, "the left-hand side")?;
+            let kind = expressed_kind(r.ctx, q);
+            let qb = quant_of(r.ctx, b.ty, "the right-hand side")?;
+            let (x, y) = (dequantized(a, q, kind)?, dequantized(b, qb, kind)?);
+            let products = x
+                .iter()
+                .zip(&y)
+                .map(|(x, y)| elements::round_float(x * y, kind))
+                .collect();
+            quantized_result(r, products)
+        }
+        Scheme::FixedPoint => {
+            let m = FixedPointMultiplier::of_scales(s_a, s_b, s_out)
+                .ok_or("the multiplier s_a * s_b / s_out has no Q31 form")?;
+            let scaled =
+                a.data.iter().zip(&b.data).map(|(x, y)| {
+                    m.apply(centered_i32(*x, z_a).wrapping_mul(centered_i32(*y, z_b)))
+                });
+            fixed_point_result(r, scaled)
+        }
+    }
+}
+
+/// `requantize`: the float scheme dequantizes to f32 and quantizes; the fixed-point
+/// scheme scales the centered integer by the Q31 form of `s_in / s_out`.
+pub(super) fn requantize_op(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    graph_only(r)?;
+    let x = r.operand(0)?;
+    let q = quant_of(r.ctx, x.ty, "the input")?;
+    match acc_dialects::hooks::requant_scheme(r.ctx, r.op) {
+        Scheme::Float => quantized_result(r, dequantized(x, q, expressed_kind(r.ctx, q))?),
+        Scheme::FixedPoint => {
+            let (s_in, z_in) = per_tensor(q, "the input")?;
+            let qo = quant_of(r.ctx, r.result_type(0)?, "the result")?;
+            let (s_out, _) = per_tensor(qo, "the result")?;
+            let m = FixedPointMultiplier::of_real(s_in / s_out)
+                .ok_or("the multiplier s_in / s_out has no Q31 form")?;
+            fixed_point_result(r, x.data.iter().map(|v| m.apply(centered_i32(*v, z_in))))
+        }
+    }
+}
+
+/// `qavg_pool`: the float scheme averages the dequantized values as `avg_pool` does
+/// and quantizes. The fixed-point scheme, when the result has the input's scale and
+/// zero point, is CMSIS-NN's rounded average of the stored integers (padding counted
+/// as the zero point when `count_include_pad`); otherwise TFLite's mean, the sum of
+/// the centered integers scaled by the Q31 form of `s_in / (s_out * count)`.
+pub(super) fn qavg_pool(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    graph_only(r)?;
+    let x = r.operand(0)?;
+    let q = quant_of(r.ctx, x.ty, "the input")?;
+    let (s_in, z_in) = per_tensor(q, "the input")?;
+    let windows = PoolWindows::of(r, false)?;
+    let include_pad =
+        acc_dialects::hooks::attr_read::Attrs::of_op(r.ctx, r.op).flag("count_include_pad");
+    if acc_dialects::hooks::requant_scheme(r.ctx, r.op) == Scheme::Float {
+        let kind = expressed_kind(r.ctx, q);
+        let values = dequantized(x, q, kind)?;
+        let averages = average_values(&windows, &values, include_pad)
+            .into_iter()
+            .map(|v| elements::round_float(v, kind))
+            .collect();
+        return quantized_result(r, averages);
+    }
+    let qo = quant_of(r.ctx, r.result_type(0)?, "the result")?;
+    let (s_out, z_out) = per_tensor(qo, "the result")?;
+    let same = s_in == s_out && z_in == z_out;
+    let mut scaled = Vec::new();
+    let mut failure = None;
+    windows.for_each(|inside, padded| {
+        let count = inside.len() + if include_pad { padded } else { 0 };
+        let centered: i64 = inside.iter().map(|i| int(x.data[*i]) as i64 - z_in).sum();
+        if same {
+            // The stored integers' sum: the padding holds the zero point.
+            let stored = centered + z_in * count as i64;
+            scaled.push(requant::rounded_average(stored as i32, count as i32) - z_out as i32);
+        } else {
+            match FixedPointMultiplier::of_real(s_in / (s_out * count.max(1) as f64)) {
+                Some(m) => scaled.push(m.apply(centered as i32)),
+                None => {
+                    failure = Some(format!(
+                        "the multiplier of a {count}-element window has no Q31 form"
+                    ))
+                }
+            }
+        }
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    fixed_point_result(r, scaled.into_iter())
+}
+
+/// `rescale`: each i32 accumulator scaled by its channel's Q31 multiplier and shift
+/// from the tables, plus the result's zero point, clamped.
+pub(super) fn rescale(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    graph_only(r)?;
+    let (x, multipliers, shifts) = (r.operand(0)?, r.operand(1)?, r.operand(2)?);
+    let axis = acc_dialects::hooks::attr_read::Attrs::of_op(r.ctx, r.op).int("axis")?;
+    let (stride, dim) = match axis {
+        None => (1, 1),
+        Some(a) => {
+            let d = acc_dialects::hooks::attr_read::norm_axis(a, x.shape.len(), "axis")?;
+            (x.shape[d + 1..].iter().product::<usize>(), x.shape[d])
+        }
+    };
+    let table = (0..multipliers.data.len().min(shifts.data.len()))
+        .map(|c| {
+            let (m, s) = (int(multipliers.data[c]), int(shifts.data[c]));
+            if !(0..1i128 << 31).contains(&m) || !(-31..=30).contains(&s) {
+                return Err(format!(
+                    "channel {c}'s multiplier {m} and shift {s} are not a Q31 multiplier (in [0, 2^31)) and a shift in [-31, 30]"
+                ));
+            }
+            Ok(FixedPointMultiplier {
+                multiplier: m as i32,
+                shift: s as i32,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    let scaled = x.data.iter().enumerate().map(|(i, v)| {
+        let c = (i / stride.max(1)) % dim.max(1);
+        table.get(c).map_or(0, |m| m.apply(int(*v) as i32))
+    });
+    if table.len() < dim {
+        return Err(format!("{} multipliers for {dim} channels", table.len()));
+    }
+    fixed_point_result(r, scaled)
 }
 
 /// `lookup`: each element's stored integer, less the storage minimum, indexes the

@@ -18,7 +18,7 @@ const SCALE_TOLERANCE: f64 = 1e-6;
 impl Folds<'_> {
     /// The `requant` attribute the integer ops made here carry: none for the float
     /// scheme (the default).
-    fn requant_attr(&self) -> Option<AttrId> {
+    pub(super) fn requant_attr(&self) -> Option<AttrId> {
         (self.requant != Scheme::Float)
             .then(|| acc_dialects::hooks::requant_attr(self.ctx, self.requant))
     }

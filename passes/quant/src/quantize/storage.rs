@@ -27,7 +27,8 @@ pub const MOVES: &[graph::Op] = &[
 /// Those of [`MOVES`] that compare elements.
 const COMPARES: [graph::Op; 2] = [graph::Op::MaxPool, graph::Op::GlobalMaxPool];
 
-/// Elementwise ops a table can stand for (those with compile-time semantics).
+/// Elementwise ops a table can stand for (those with compile-time semantics; `clip`
+/// too, which `quantize` tables without calibrating around it).
 pub const TABLED: &[graph::Op] = &[
     graph::Op::Relu,
     graph::Op::Neg,
@@ -135,7 +136,15 @@ impl Folds<'_> {
         if !f32_result || !fits(&qx) || !fits(&qo) {
             return Ok(None);
         }
-        let Some(entries) = table_entries(kind, &qx, &qo) else {
+        let entries = if kind == graph::Op::Clip {
+            let Some((lo, hi)) = self.activation(op) else {
+                return Ok(None);
+            };
+            table_entries(&|x| Some(Scalar::Float(clip(x, lo, hi))), &qx, &qo)
+        } else {
+            table_entries(&|x| unary_eval(kind, x), &qx, &qo)
+        };
+        let Some(entries) = entries else {
             return Ok(None);
         };
         let table_ty = tensor_type(
@@ -152,10 +161,23 @@ impl Folds<'_> {
     }
 }
 
+/// `x` (a float) clamped to `[lo, hi]`, as the interpreter's `clip`.
+fn clip(x: Scalar, lo: f64, hi: f64) -> f64 {
+    let x = match x {
+        Scalar::Float(f) => f,
+        Scalar::Int(i) => i as f64,
+    };
+    x.max(lo).min(hi)
+}
+
 /// For each stored value of `qx` from the least, the stored value of
 /// `quantize(f(dequantize(value)))` in `qo`, with f32 rounding after each step as
 /// the interpreter has it; `None` when `f` has no compile-time semantics.
-fn table_entries(f: graph::Op, qx: &QuantUniform, qo: &QuantUniform) -> Option<Vec<Scalar>> {
+fn table_entries(
+    f: &dyn Fn(Scalar) -> Option<Scalar>,
+    qx: &QuantUniform,
+    qo: &QuantUniform,
+) -> Option<Vec<Scalar>> {
     let f32k = ElementKind::Float(FloatKind::F32);
     let (lo, hi) = QuantUniform::full_range(qx.storage_width, qx.storage_signed);
     let (s_x, z_x) = qx.params_of(0);
@@ -164,7 +186,7 @@ fn table_entries(f: graph::Op, qx: &QuantUniform, qo: &QuantUniform) -> Option<V
     (lo..=hi)
         .map(|stored| {
             let x = f32k.normalize(Scalar::Float((stored - z_x) as f64 * s_x));
-            let Scalar::Float(y) = f32k.normalize(unary_eval(f, x)?) else {
+            let Scalar::Float(y) = f32k.normalize(f(x)?) else {
                 return None;
             };
             let scaled = elements::round_float(y / s_o, FloatKind::F32);

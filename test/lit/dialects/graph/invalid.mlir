@@ -479,3 +479,51 @@ func.func @qconv2d_fixed_point_multiplier(%x: tensor<1x2x4x4x!quant.uniform<i8:f
   %0 = graph.qconv2d %x, %w {requant = #graph.requantization<fixed_point>} : (tensor<1x2x4x4x!quant.uniform<i8:f32, 1000.0>>, tensor<3x2x1x1x!quant.uniform<i8:f32:0, {1.0, 2.0, 1000.0}>>) -> tensor<1x3x4x4x!quant.uniform<i8:f32, 1.0e-4>>
   return
 }
+
+// -----
+
+// A clamp outside the result's storage range, or crossing.
+func.func @act_bounds(%x: tensor<2x3x!quant.uniform<i8:f32, 0.5>>, %y: tensor<2x3x!quant.uniform<i8:f32, 0.25:1>>) {
+  // expected-error @+1 {{'graph.qadd' op 'act_max' 200 lies outside the result's storage range [-128, 127]}}
+  %0 = graph.qadd %x, %y {act_max = 200 : i64} : (tensor<2x3x!quant.uniform<i8:f32, 0.5>>, tensor<2x3x!quant.uniform<i8:f32, 0.25:1>>) -> tensor<2x3x!quant.uniform<i8:f32, 1.0>>
+  // expected-error @+1 {{'graph.requantize' op 'act_min' 10 is above 'act_max' 5}}
+  %1 = graph.requantize %x {act_min = 10 : i64, act_max = 5 : i64} : (tensor<2x3x!quant.uniform<i8:f32, 0.5>>) -> tensor<2x3x!quant.uniform<i8:f32, 1.0>>
+  return
+}
+
+// -----
+
+// The quantized elementwise ops take per-tensor operands of one shape.
+func.func @qadd_shapes(%x: tensor<2x3x!quant.uniform<i8:f32, 0.5>>, %y: tensor<3x2x!quant.uniform<i8:f32, 0.25:1>>, %c: tensor<2x3x!quant.uniform<i8:f32:1, {1.0, 2.0, 3.0}>>) {
+  // expected-error @+1 {{'graph.qadd' op}}
+  %0 = graph.qadd %x, %y : (tensor<2x3x!quant.uniform<i8:f32, 0.5>>, tensor<3x2x!quant.uniform<i8:f32, 0.25:1>>) -> tensor<2x3x!quant.uniform<i8:f32, 1.0>>
+  // expected-error @+1 {{'graph.qmul' op the right-hand side must be quantized per tensor}}
+  %1 = graph.qmul %x, %c : (tensor<2x3x!quant.uniform<i8:f32, 0.5>>, tensor<2x3x!quant.uniform<i8:f32:1, {1.0, 2.0, 3.0}>>) -> tensor<2x3x!quant.uniform<i8:f32, 1.0>>
+  return
+}
+
+// -----
+
+// Under fixed_point a rescale needs a Q31 multiplier; a pool's result has the
+// pool's shape.
+func.func @qavg_pool(%x: tensor<1x2x4x4x!quant.uniform<i8:f32, 1000.0>>) {
+  // expected-error @+1 {{'graph.qavg_pool' op the multiplier 1e10 (s_in / s_out) has no Q31 form for `fixed_point` requantization (it must be below 2^30)}}
+  %0 = graph.qavg_pool %x {kernel_shape = array<i64: 2, 2>, requant = #graph.requantization<fixed_point>} : (tensor<1x2x4x4x!quant.uniform<i8:f32, 1000.0>>) -> tensor<1x2x3x3x!quant.uniform<i8:f32, 1.0e-7>>
+  // expected-error @+1 {{'graph.qavg_pool' op result shape [1, 2, 2, 2] does not match the inferred [1, 2, 3, 3]}}
+  %1 = graph.qavg_pool %x {kernel_shape = array<i64: 2, 2>} : (tensor<1x2x4x4x!quant.uniform<i8:f32, 1000.0>>) -> tensor<1x2x2x2x!quant.uniform<i8:f32, 1.0>>
+  // expected-error @+1 {{'graph.requantize' op the scales give a multiplier without a Q31 form for `fixed_point` requantization (it must be below 2^30)}}
+  %2 = graph.requantize %x {requant = #graph.requantization<fixed_point>} : (tensor<1x2x4x4x!quant.uniform<i8:f32, 1000.0>>) -> tensor<1x2x4x4x!quant.uniform<i8:f32, 1.0e-7>>
+  return
+}
+
+// -----
+
+// A rescale takes one multiplier and one shift per channel along its axis; an i32
+// accumulator result is not clamped.
+func.func @rescale(%acc: tensor<1x2x3x3xi32>, %m: tensor<3xi32>, %s: tensor<2xi32>, %x: tensor<1x3x5x5x!quant.uniform<i8:f32, 0.5:-3>>, %w: tensor<2x3x3x3x!quant.uniform<i8:f32, 0.25>>) {
+  // expected-error @+1 {{'graph.rescale' op the multiplier table has 3 entries for 2 channels}}
+  %0 = graph.rescale %acc, %m, %s {axis = 1 : i64} : (tensor<1x2x3x3xi32>, tensor<3xi32>, tensor<2xi32>) -> tensor<1x2x3x3x!quant.uniform<i8:f32, 0.1>>
+  // expected-error @+1 {{'graph.qconv2d' op an i32 result (the accumulators) is not clamped: 'act_min' and 'act_max' belong to a quantized result}}
+  %1 = graph.qconv2d %x, %w {act_min = 0 : i64} : (tensor<1x3x5x5x!quant.uniform<i8:f32, 0.5:-3>>, tensor<2x3x3x3x!quant.uniform<i8:f32, 0.25>>) -> tensor<1x2x3x3xi32>
+  return
+}

@@ -23,16 +23,32 @@
 //! exact), expressed types other than f32, and an output quantized per channel along
 //! another dimension than the weight's are refused.
 
-use acc_dialects::build::{BuildExt as _, cmpi};
+use acc_dialects::build::BuildExt as _;
 use acc_dialects::ops::{arith, math, tensor};
 use acc_ir::elements::{Scalar, dense_attr};
 use acc_ir::requant::{self, FixedPointMultiplier, Scheme};
+
+mod elementwise;
+mod fixed_point;
+mod pool;
+
 use acc_ir::types::QuantUniform;
 use acc_ir::{FloatKind, TypeData, TypeId, ValueId};
+pub(super) use elementwise::{qadd, qmul, requantize_op};
+pub(super) use fixed_point::rescale;
+pub(super) use pool::qavg_pool;
 
 use super::nn::{conv2d, matmul};
 use super::{AttrValues, Builder, Parts};
 use acc_dialects::build::{RegionBuilder, shape_of, tensor_type};
+
+/// How a quantized op's accumulators become its result: the scheme, and the stored
+/// values the result is clamped to.
+#[derive(Clone, Copy)]
+struct Requant {
+    scheme: Scheme,
+    bounds: (i64, i64),
+}
 
 /// The quantized element type of tensor type `ty`.
 fn quant_of(e: &Builder<'_>, ty: TypeId) -> Result<QuantUniform, String> {
@@ -110,6 +126,14 @@ impl Param {
             Param::Table(t, ty, d) => tensor::Extract::build(e, *t, &[ivs[*d]], *ty).result(),
         }
     }
+
+    /// The parameter at `index` of its table (an index value), or the constant.
+    fn at_index(&self, e: &mut Builder<'_>, index: ValueId) -> Result<ValueId, String> {
+        match self {
+            Param::Scalar(..) => self.at(e, &[]),
+            Param::Table(t, ty, _) => tensor::Extract::build(e, *t, &[index], *ty).result(),
+        }
+    }
 }
 
 /// The scales of `q` (f64) as a parameter along its channel dimension of a
@@ -155,7 +179,16 @@ fn generate(
 
 /// `v` (f64, integral) saturated to `q`'s storage range and stored.
 fn saturate(e: &mut Builder<'_>, v: ValueId, q: &QuantUniform) -> Result<ValueId, String> {
-    let (lo, hi) = q.storage_bounds();
+    clamp_to(e, v, q, q.storage_bounds())
+}
+
+/// `v` (f64, integral) clamped to `[lo, hi]` (within `q`'s storage range) and stored.
+fn clamp_to(
+    e: &mut Builder<'_>,
+    v: ValueId,
+    q: &QuantUniform,
+    (lo, hi): (i64, i64),
+) -> Result<ValueId, String> {
     let f64t = e.ctx.float_type(FloatKind::F64);
     let lo = e.scalar(f64t, lo as f64)?;
     let hi = e.scalar(f64t, hi as f64)?;
@@ -269,8 +302,13 @@ fn requantize(
     weight: &QuantUniform,
     weight_dim: usize,
     out: TypeId,
-    scheme: Scheme,
+    requant: Requant,
 ) -> Result<ValueId, String> {
+    let Requant { scheme, bounds } = requant;
+    if shape_of(e.ctx, out)?.1 == e.ctx.int_type(32) {
+        // An i32 result: the accumulators themselves.
+        return Ok(acc);
+    }
     let qo = quant_of(e, out)?;
     let (shape, _) = shape_of(e.ctx, out)?;
     let out_dim = channel_dim(&qo, shape.len())?;
@@ -300,7 +338,7 @@ fn requantize(
                 Ok((m, z))
             })
             .collect::<Result<Vec<_>, String>>()?;
-        return requantize_fixed_point(e, acc, &params, dim, &qo, out);
+        return requantize_fixed_point(e, acc, &params, dim, &qo, out, bounds);
     }
     let f32_round = |v: f64| f64::from(v as f32);
     let mut multipliers = Vec::with_capacity(channels);
@@ -324,18 +362,14 @@ fn requantize(
         let r = math::Roundeven::build(e, y, f64t).result()?;
         let z = zero.at(e, ivs)?;
         let v = arith::Addf::build(e, r, z, f64t).result()?;
-        Ok(vec![saturate(e, v, &qo)?])
+        Ok(vec![clamp_to(e, v, &qo, bounds)?])
     })?;
     tensor::Bitcast::build(e, ints, out).result()
 }
 
 /// The fixed-point scheme on the i32 accumulators `acc` (`acc_ir::requant`): per
-/// channel along `dim` (or once) a Q31 multiplier, its shift and the zero point, in
-/// integer ops only. The accumulator is multiplied by 2^left (wrapping i32), the
-/// doubling high product is `(x * m + 2^30) >> 31` in i64 (gemmlowp's rounding; the
-/// multiplier is never i32::MIN, so it never saturates), the rounding division by
-/// 2^right adds one when the remainder passes half (ties away from zero), then the
-/// zero point is added in i64 and the sum clamped to the storage range.
+/// channel along `dim` (or once) a Q31 multiplier and the zero point, in integer ops
+/// only ([`fixed_point::multiply`]), the result clamped to `bounds`.
 fn requantize_fixed_point(
     e: &mut Builder<'_>,
     acc: ValueId,
@@ -343,64 +377,26 @@ fn requantize_fixed_point(
     dim: Option<usize>,
     qo: &QuantUniform,
     out: TypeId,
+    bounds: (i64, i64),
 ) -> Result<ValueId, String> {
     let (shape, _) = shape_of(e.ctx, out)?;
     let (i32t, i64t) = (e.ctx.int_type(32), e.ctx.int_type(64));
-    let column = |f: &dyn Fn(&(FixedPointMultiplier, i64)) -> i128| -> Vec<Scalar> {
-        params.iter().map(|p| Scalar::Int(f(p))).collect()
-    };
-    let multiplier = Param::new(e, column(&|(m, _)| i128::from(m.multiplier)), i64t, dim)?;
-    let left = Param::new(e, column(&|(m, _)| 1i128 << m.shift.max(0)), i32t, dim)?;
-    let right = Param::new(
-        e,
-        column(&|(m, _)| i128::from((-m.shift).max(0))),
-        i32t,
-        dim,
-    )?;
-    let mask = Param::new(
-        e,
-        column(&|(m, _)| (1i128 << (-m.shift).max(0)) - 1),
-        i32t,
-        dim,
-    )?;
-    let zero = Param::new(e, column(&|(_, z)| i128::from(*z)), i64t, dim)?;
-    let (lo, hi) = qo.storage_bounds();
+    let multipliers: Vec<FixedPointMultiplier> = params.iter().map(|(m, _)| *m).collect();
+    let multiplier = fixed_point::Params::new(e, &multipliers, dim)?;
+    let zeros = params
+        .iter()
+        .map(|(_, z)| Scalar::Int(i128::from(*z)))
+        .collect();
+    let zero = Param::new(e, zeros, i64t, dim)?;
     let stored_ty = tensor_type(e.ctx, &shape, storage(e, qo));
     let ints = generate(e, stored_ty, &mut |e, ivs| {
         let a = tensor::Extract::build(e, acc, ivs, i32t).result()?;
-        let factor = left.at(e, ivs)?;
-        let x = arith::Muli::build(e, a, factor, i32t).result()?;
-        // The doubling high product, rounded: (x * m + 2^30) >> 31.
-        let x = arith::Extsi::build(e, x, i64t).result()?;
         let m = multiplier.at(e, ivs)?;
-        let product = arith::Muli::build(e, x, m, i64t).result()?;
-        let nudge = e.scalar(i64t, (1u64 << 30) as f64)?;
-        let product = arith::Addi::build(e, product, nudge, i64t).result()?;
-        let thirty_one = e.scalar(i64t, 31.0)?;
-        let high = arith::Shrsi::build(e, product, thirty_one, i64t).result()?;
-        let high = arith::Trunci::build(e, high, i32t).result()?;
-        // The rounding division by 2^right.
-        let exponent = right.at(e, ivs)?;
-        let mask = mask.at(e, ivs)?;
-        let remainder = arith::Andi::build(e, high, mask, i32t).result()?;
-        let one = e.scalar(i32t, 1.0)?;
-        let half = arith::Shrsi::build(e, mask, one, i32t).result()?;
-        let zero_i32 = e.scalar(i32t, 0.0)?;
-        let negative = e.cmpi(cmpi::SLT, high, zero_i32)?;
-        let negative = arith::Extui::build(e, negative, i32t).result()?;
-        let threshold = arith::Addi::build(e, half, negative, i32t).result()?;
-        let quotient = arith::Shrsi::build(e, high, exponent, i32t).result()?;
-        let up = e.cmpi(cmpi::SGT, remainder, threshold)?;
-        let up = arith::Extui::build(e, up, i32t).result()?;
-        let scaled = arith::Addi::build(e, quotient, up, i32t).result()?;
-        // The zero point, then the storage range.
-        let scaled = arith::Extsi::build(e, scaled, i64t).result()?;
+        let scaled = fixed_point::multiply(e, a, &m)?;
         let z = zero.at(e, ivs)?;
-        let v = arith::Addi::build(e, scaled, z, i64t).result()?;
-        let (lo, hi) = (e.scalar(i64t, lo as f64)?, e.scalar(i64t, hi as f64)?);
-        let v = arith::Maxsi::build(e, v, lo, i64t).result()?;
-        let v = arith::Minsi::build(e, v, hi, i64t).result()?;
-        Ok(vec![arith::Trunci::build(e, v, storage(e, qo)).result()?])
+        Ok(vec![fixed_point::offset_and_clamp(
+            e, scaled, z, qo, bounds,
+        )?])
     })?;
     tensor::Bitcast::build(e, ints, out).result()
 }
@@ -421,6 +417,7 @@ pub(super) fn qmatmul(
     p: &Parts,
     out: TypeId,
     scheme: Scheme,
+    bounds: (i64, i64),
 ) -> Result<ValueId, String> {
     let (a, b) = (p.operands[0], p.operands[1]);
     let (qa, qb) = (quant_of(e, e.type_of(a))?, quant_of(e, e.type_of(b))?);
@@ -446,7 +443,16 @@ pub(super) fn qmatmul(
             Ok(vec![arith::Addi::build(e, a, b, i32t).result()?])
         })?;
     }
-    requantize(e, acc, qa.params_of(0).0, &qb, shape.len() - 1, out, scheme)
+    let requant = Requant { scheme, bounds };
+    requantize(
+        e,
+        acc,
+        qa.params_of(0).0,
+        &qb,
+        shape.len() - 1,
+        out,
+        requant,
+    )
 }
 
 /// `lookup`: each stored integer, widened and less the storage minimum, indexes the
@@ -484,6 +490,7 @@ pub(super) fn qconv2d(
     out: TypeId,
     attrs: &AttrValues<'_>,
     scheme: Scheme,
+    bounds: (i64, i64),
 ) -> Result<ValueId, String> {
     let (x, w) = (p.operands[0], p.operands[1]);
     let (qx, qw) = (quant_of(e, e.type_of(x))?, quant_of(e, e.type_of(w))?);
@@ -502,5 +509,6 @@ pub(super) fn qconv2d(
         results: vec![i32_out],
     };
     let acc = conv2d(e, &integer, i32_out, attrs)?;
-    requantize(e, acc, qx.params_of(0).0, &qw, 1, out, scheme)
+    let requant = Requant { scheme, bounds };
+    requantize(e, acc, qx.params_of(0).0, &qw, 1, out, requant)
 }
