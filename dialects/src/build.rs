@@ -207,6 +207,35 @@ pub fn i64_attr(ctx: &Context, v: i64) -> AttrId {
     elements::scalar_attr(ctx, ctx.int_type(64), Scalar::Int(v.into())).expect("an i64")
 }
 
+/// Sets the properties `props` of `op` (replacing those of the same names) and
+/// drops those named in `removed`.
+pub fn set_props(
+    ctx: &Context,
+    ir: &mut Ir,
+    body: BodyId,
+    op: acc_ir::OpId,
+    props: &[(&str, AttrId)],
+    removed: &[&str],
+) -> Result<(), String> {
+    let mut entries: Vec<(acc_ir::Sym, AttrId)> = ir
+        .body(body)
+        .op(op)
+        .props
+        .map(|p| ctx.dict_entries(p).to_vec())
+        .unwrap_or_default();
+    entries.retain(|(k, _)| !removed.contains(&ctx.str(*k)));
+    for (name, value) in props {
+        let key = ctx.sym(name);
+        entries.retain(|(k, _)| *k != key);
+        entries.push((key, *value));
+    }
+    let dict = ctx
+        .dict_attr(entries)
+        .map_err(|_| "duplicate properties".to_string())?;
+    ir.body_mut(body).op_mut(op).props = Some(dict);
+    Ok(())
+}
+
 /// Whether `ty`'s elements are floats.
 pub fn is_float(ctx: &Context, ty: TypeId) -> bool {
     let e = ctx.type_data(ty).element_type().unwrap_or(ty);

@@ -502,23 +502,7 @@ impl Layouts<'_> {
 
     /// Sets (replaces) properties of an op.
     fn set_props(&mut self, op: OpId, props: &[(&str, AttrId)]) -> Result<(), String> {
-        let mut entries: Vec<(acc_ir::Sym, AttrId)> = self
-            .ir
-            .op(self.body, op)
-            .props()
-            .map(|p| self.ctx.dict_entries(p).to_vec())
-            .unwrap_or_default();
-        for (name, value) in props {
-            let key = self.ctx.sym(name);
-            entries.retain(|(k, _)| *k != key);
-            entries.push((key, *value));
-        }
-        let dict = self
-            .ctx
-            .dict_attr(entries)
-            .map_err(|_| "duplicate properties".to_string())?;
-        self.ir.body_mut(self.body).op_mut(op).props = Some(dict);
-        Ok(())
+        acc_dialects::build::set_props(self.ctx, self.ir, self.body, op, props, &[])
     }
 
     /// Erases tensor ops and constants whose results nothing uses (the moved ops,

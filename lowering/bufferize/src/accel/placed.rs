@@ -309,18 +309,8 @@ fn rescaled(
         shape.len() as i64 - 1
     };
     // The copy yields the accumulators: no clamp, an i32 result.
-    let props = e.ir.body(e.body).op(copy).props;
-    let kept: Vec<_> = props
-        .map(|p| ctx.dict_entries(p).to_vec())
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|(k, _)| {
-            let k = ctx.str(*k);
-            k != graph::Qconv2d::ATTR_ACT_MIN && k != graph::Qconv2d::ATTR_ACT_MAX
-        })
-        .collect();
-    e.ir.body_mut(e.body).op_mut(copy).props =
-        Some(ctx.dict_attr(kept).map_err(|_| "duplicate properties")?);
+    let unclamped = [graph::Qconv2d::ATTR_ACT_MIN, graph::Qconv2d::ATTR_ACT_MAX];
+    acc_dialects::build::set_props(ctx, e.ir, e.body, copy, &[], &unclamped)?;
     let accumulators = tensor_type(ctx, &shape, ctx.int_type(32));
     e.ir.body_mut(e.body).set_value_type(out, accumulators);
     let mut r = graph::Rescale::build(e, out, *multipliers, *shifts, ty)

@@ -118,6 +118,24 @@ fn fixed_point_stored(
     fixed_point::offset_and_clamp(e, scaled, z, qo, bounds)
 }
 
+/// The float scheme of `qadd` / `qmul`: the f32 `op` (`addf`, `mulf`) of the
+/// dequantized operands, quantized to `qo` and clamped to `bounds`.
+fn float_pair(
+    e: &mut Builder<'_>,
+    [a, b]: [&Operand; 2],
+    out: TypeId,
+    qo: &QuantUniform,
+    bounds: (i64, i64),
+    op: arith::Op,
+) -> Result<ValueId, String> {
+    let f32t = e.ctx.float_type(FloatKind::F32);
+    quantized_generate(e, out, qo, &mut |e, ivs| {
+        let (x, y) = (a.dequantized(e, ivs)?, b.dequantized(e, ivs)?);
+        let v = e.op1(op.name(), &[x, y], f32t, &[])?;
+        quantized(e, v, qo, bounds)
+    })
+}
+
 /// `qadd` of `a` and `b`: the f32 sum of the dequantized values, quantized; or
 /// TFLite's fixed-point addition (`FixedPointAdd`).
 pub(crate) fn qadd(
@@ -130,13 +148,8 @@ pub(crate) fn qadd(
 ) -> Result<ValueId, String> {
     let (a, b) = (Operand::new(e, a)?, Operand::new(e, b)?);
     let qo = quant_of(e, out)?;
-    let f32t = e.ctx.float_type(FloatKind::F32);
     if scheme == Scheme::Float {
-        return quantized_generate(e, out, &qo, &mut |e, ivs| {
-            let (x, y) = (a.dequantized(e, ivs)?, b.dequantized(e, ivs)?);
-            let sum = arith::Addf::build(e, x, y, f32t).result()?;
-            quantized(e, sum, &qo, bounds)
-        });
+        return float_pair(e, [&a, &b], out, &qo, bounds, arith::Op::Addf);
     }
     let (s_out, _) = per_tensor(&qo)?;
     let add = FixedPointAdd::of_scales(a.scale, b.scale, s_out, qo.storage_width)
@@ -170,13 +183,8 @@ pub(crate) fn qmul(
 ) -> Result<ValueId, String> {
     let (a, b) = (Operand::new(e, a)?, Operand::new(e, b)?);
     let qo = quant_of(e, out)?;
-    let f32t = e.ctx.float_type(FloatKind::F32);
     if scheme == Scheme::Float {
-        return quantized_generate(e, out, &qo, &mut |e, ivs| {
-            let (x, y) = (a.dequantized(e, ivs)?, b.dequantized(e, ivs)?);
-            let product = arith::Mulf::build(e, x, y, f32t).result()?;
-            quantized(e, product, &qo, bounds)
-        });
+        return float_pair(e, [&a, &b], out, &qo, bounds, arith::Op::Mulf);
     }
     let (s_out, _) = per_tensor(&qo)?;
     let m = FixedPointMultiplier::of_scales(a.scale, b.scale, s_out)

@@ -325,6 +325,26 @@ fn pair<'t>(r: &'t RuleInput<'_>) -> Result<Pair<'t>, String> {
     Ok((a, b, qa, qb, s_out, q.storage_width))
 }
 
+/// The float scheme of `qadd` / `qmul`: `f` of the dequantized values, rounded to
+/// the expressed type, quantized.
+fn float_pair(
+    r: &RuleInput<'_>,
+    a: &Tensor,
+    b: &Tensor,
+    f: impl Fn(f64, f64) -> f64,
+) -> Result<Vec<Tensor>, String> {
+    let q = quant_of(r.ctx, a.ty, "the left-hand side")?;
+    let kind = expressed_kind(r.ctx, q);
+    let qb = quant_of(r.ctx, b.ty, "the right-hand side")?;
+    let (x, y) = (dequantized(a, q, kind)?, dequantized(b, qb, kind)?);
+    let values = x
+        .iter()
+        .zip(&y)
+        .map(|(x, y)| elements::round_float(f(*x, *y), kind))
+        .collect();
+    quantized_result(r, values)
+}
+
 /// A centered stored integer as the libraries' i32.
 fn centered_i32(v: Scalar, zero: i64) -> i32 {
     (int(v) - i128::from(zero)) as i32
@@ -336,18 +356,7 @@ pub(super) fn qadd(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     graph_only(r)?;
     let (a, b, (s_a, z_a), (s_b, z_b), s_out, bits) = pair(r)?;
     match acc_dialects::hooks::requant_scheme(r.ctx, r.op) {
-        Scheme::Float => {
-            let q = quant_of(r.ctx, a.ty, "the left-hand side")?;
-            let kind = expressed_kind(r.ctx, q);
-            let qb = quant_of(r.ctx, b.ty, "the right-hand side")?;
-            let (x, y) = (dequantized(a, q, kind)?, dequantized(b, qb, kind)?);
-            let sums = x
-                .iter()
-                .zip(&y)
-                .map(|(x, y)| elements::round_float(x + y, kind))
-                .collect();
-            quantized_result(r, sums)
-        }
+        Scheme::Float => float_pair(r, a, b, |x, y| x + y),
         Scheme::FixedPoint => {
             let add = requant::FixedPointAdd::of_scales(s_a, s_b, s_out, bits)
                 .ok_or("the scales have no fixed-point addition")?;
@@ -368,18 +377,7 @@ pub(super) fn qmul(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     graph_only(r)?;
     let (a, b, (s_a, z_a), (s_b, z_b), s_out, _) = pair(r)?;
     match acc_dialects::hooks::requant_scheme(r.ctx, r.op) {
-        Scheme::Float => {
-            let q = quant_of(r.ctx, a.ty, "the left-hand side")?;
-            let kind = expressed_kind(r.ctx, q);
-            let qb = quant_of(r.ctx, b.ty, "the right-hand side")?;
-            let (x, y) = (dequantized(a, q, kind)?, dequantized(b, qb, kind)?);
-            let products = x
-                .iter()
-                .zip(&y)
-                .map(|(x, y)| elements::round_float(x * y, kind))
-                .collect();
-            quantized_result(r, products)
-        }
+        Scheme::Float => float_pair(r, a, b, |x, y| x * y),
         Scheme::FixedPoint => {
             let m = FixedPointMultiplier::of_scales(s_a, s_b, s_out)
                 .ok_or("the multiplier s_a * s_b / s_out has no Q31 form")?;

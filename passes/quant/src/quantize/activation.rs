@@ -179,23 +179,6 @@ impl Folds<'_> {
         op: OpId,
         props: &[(&str, acc_ir::AttrId)],
     ) -> Result<(), String> {
-        if props.is_empty() {
-            return Ok(());
-        }
-        let old = self.ir.body(self.body).op(op).props;
-        let mut entries: Vec<_> = old
-            .map(|p| self.ctx.dict_entries(p).to_vec())
-            .unwrap_or_default();
-        for (name, value) in props {
-            let key = self.ctx.sym(name);
-            entries.retain(|(k, _)| *k != key);
-            entries.push((key, *value));
-        }
-        let dict = self
-            .ctx
-            .dict_attr(entries)
-            .map_err(|_| "duplicate properties")?;
-        self.ir.body_mut(self.body).op_mut(op).props = Some(dict);
-        Ok(())
+        acc_dialects::build::set_props(self.ctx, self.ir, self.body, op, props, &[])
     }
 }

@@ -29,10 +29,12 @@ impl Folds<'_> {
         fits.then_some((a, c))
     }
 
-    /// `quantize(add(dequantize(a), dequantize(b)))` as `qadd`.
-    pub(super) fn add(
+    /// `quantize(add(dequantize(a), dequantize(b)))` as `qadd`, and `mul` as `qmul`
+    /// (`product`).
+    pub(super) fn add_or_mul(
         &mut self,
         op: OpId,
+        product: bool,
         at: OpId,
         out: TypeId,
     ) -> Result<Option<ValueId>, String> {
@@ -41,30 +43,20 @@ impl Folds<'_> {
         };
         let requant = self.requant_attr();
         let mut e = self.emitter(at);
-        let mut add = graph::Qadd::build(&mut e, a, b, out);
-        if let Some(r) = requant {
-            add = add.requant(r);
-        }
-        Ok(Some(add.result()?))
-    }
-
-    /// `quantize(mul(dequantize(a), dequantize(b)))` as `qmul`.
-    pub(super) fn mul(
-        &mut self,
-        op: OpId,
-        at: OpId,
-        out: TypeId,
-    ) -> Result<Option<ValueId>, String> {
-        let Some((a, b)) = self.same_shape_pair(op, out) else {
-            return Ok(None);
+        let made = if product {
+            let mut mul = graph::Qmul::build(&mut e, a, b, out);
+            if let Some(r) = requant {
+                mul = mul.requant(r);
+            }
+            mul.result()?
+        } else {
+            let mut add = graph::Qadd::build(&mut e, a, b, out);
+            if let Some(r) = requant {
+                add = add.requant(r);
+            }
+            add.result()?
         };
-        let requant = self.requant_attr();
-        let mut e = self.emitter(at);
-        let mut mul = graph::Qmul::build(&mut e, a, b, out);
-        if let Some(r) = requant {
-            mul = mul.requant(r);
-        }
-        Ok(Some(mul.result()?))
+        Ok(Some(made))
     }
 
     /// `quantize(concat(dequantize(x1), ...))` as a `concat` of the stored integers,
