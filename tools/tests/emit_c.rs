@@ -1117,3 +1117,75 @@ fn ops_with_the_same_constant_value_share_one_buffer() {
         "{source}"
     );
 }
+
+/// A residual add for test/c/vnpu (a fixed-point library behind a vendor header):
+/// two quantizations of the input added with a fused clamp.
+const VENDOR_MODEL: &str = r#"func.func @main(%x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %a = graph.quantize %x : tensor<1x2x4x4xf32> to tensor<1x2x4x4x!quant.uniform<i8:f32, 2.000000e-02:-5>>
+  %n = graph.abs %x : tensor<1x2x4x4xf32>
+  %b = graph.quantize %n : tensor<1x2x4x4xf32> to tensor<1x2x4x4x!quant.uniform<i8:f32, 7.000000e-02:9>>
+  %y = graph.qadd %a, %b {requant = #graph.requantization<fixed_point>, act_min = -100 : i64} : (tensor<1x2x4x4x!quant.uniform<i8:f32, 2.000000e-02:-5>>, tensor<1x2x4x4x!quant.uniform<i8:f32, 7.000000e-02:9>>) -> tensor<1x2x4x4x!quant.uniform<i8:f32, 3.000000e-02:-1>>
+  %r = graph.dequantize %y : tensor<1x2x4x4x!quant.uniform<i8:f32, 3.000000e-02:-1>> to tensor<1x2x4x4xf32>
+  return %r : tensor<1x2x4x4xf32>
+}
+"#;
+
+/// The C of a target naming its library's header includes it instead of declaring
+/// the function (so it builds against a const-correct vendor header with -Werror),
+/// the arena gets the memory's linker section, the call's fixed-point parameters
+/// (computed at compile time from the scales) are the library's, and the result is
+/// the interpreter's, bit for bit.
+#[test]
+fn a_vendor_header_and_linker_sections_are_respected() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let vnpu = root.join("test/c/vnpu");
+    let dir = tempfile::tempdir().expect("a directory");
+    let d = dir.path();
+    std::fs::write(d.join("q.mlir"), VENDOR_MODEL).expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_acc-opt"))
+        .current_dir(d)
+        .arg("--target")
+        .arg(vnpu.join("vnpu.acc"))
+        .args([
+            "--remarks",
+            "--check-semantics",
+            "--pass",
+            "canonicalize,partition,weight-prep,graph-to-tensor,bufferize,buffer-deallocation,memory-plan",
+            "q.mlir",
+            "-o",
+            "loops.mlir",
+        ])
+        .output()
+        .expect("acc-opt runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    run(Command::new(env!("CARGO_BIN_EXE_acc-translate"))
+        .current_dir(d)
+        .args(["--emit-c", "loops.mlir", "-o", "c"]));
+    let model = std::fs::read_to_string(d.join("c/model.c")).expect("model.c");
+    assert!(model.contains("#include \"vnpu.h\""), "{model}");
+    assert_eq!(
+        model.matches("vnpu_add_s8(").count(),
+        1,
+        "called, not declared: {model}"
+    );
+    assert!(
+        model.contains("__attribute__((aligned(64), section(\".sram_arena\")))"),
+        "{model}"
+    );
+    let x: Vec<f32> = (0..32).map(|i| ((i as f32) * 0.71).sin() * 2.5).collect();
+    write_input(d, &[1, 2, 4, 4], &x);
+    run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
+        .current_dir(d)
+        .args(["q.mlir", "--input", "0=x.npy", "-o", "graph.npy"]));
+    let want = floats(&d.join("graph.npy"));
+    let vnpu_c = vnpu.join("vnpu.c");
+    let got = compile_and_run(
+        d,
+        &driver(32, 32),
+        &["-I", &vnpu.to_string_lossy(), &vnpu_c.to_string_lossy()],
+    );
+    assert_eq!(got, bits(&want));
+    let distinct: std::collections::BTreeSet<u32> = got.iter().copied().collect();
+    assert!(distinct.len() > 10, "{want:?}");
+}

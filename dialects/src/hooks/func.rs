@@ -46,6 +46,15 @@ pub const ARENA_SIZE: &str = "loop.arena_size";
 /// memories: a dictionary from each memory's name to the bytes of its arena.
 pub const ARENA_SIZES: &str = "loop.arena_sizes";
 
+/// The discardable attribute of a function whose host arena the target places in a
+/// linker section (`memory NAME ... section ".sec"`): the section's name, which the
+/// C back end gives the arena.
+pub const ARENA_SECTION: &str = "loop.arena_section";
+
+/// The same for the arenas in other memories: a dictionary from memory name to
+/// section.
+pub const ARENA_SECTIONS: &str = "loop.arena_sections";
+
 /// The `(result, dimension, size result)` triples of [`RESULT_SIZES`] on the function
 /// `op` (none without the attribute); an error when they do not fit its signature.
 pub fn result_sizes(ctx: &Context, op: OpRef<'_>) -> Result<Vec<[usize; 3]>, String> {

@@ -247,6 +247,39 @@ pub(crate) fn verify_intrinsic(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> 
 /// a staged buffer's size is rounded to: a cache line, and the widest vector.
 pub const ALIGNMENT: u64 = 64;
 
+/// The discardable attribute of a library call (`hw.intrinsic`, `hw.dma_start`,
+/// `hw.dma_wait`): the C headers declaring its function (the target's
+/// `header "..."`), an array of strings. The C back end includes them instead of
+/// declaring the function.
+pub const HEADERS_ATTR: &str = "hw.headers";
+
+/// Marks the call `op` with [`HEADERS_ATTR`] (nothing for no headers).
+pub fn set_headers(
+    ctx: &Context,
+    ir: &mut acc_ir::Ir,
+    body: acc_ir::BodyId,
+    op: acc_ir::OpId,
+    headers: &[String],
+) -> Result<(), String> {
+    if headers.is_empty() {
+        return Ok(());
+    }
+    let items: Vec<AttrId> = headers.iter().map(|h| ctx.string_attr(h)).collect();
+    let array = ctx.intern_attr(AttrData::Array(items.into()));
+    let key = ctx.sym(HEADERS_ATTR);
+    let mut entries: Vec<_> = ctx
+        .dict_entries(ir.body(body).op(op).attrs)
+        .iter()
+        .filter(|(k, _)| *k != key)
+        .copied()
+        .collect();
+    entries.push((key, array));
+    ir.body_mut(body).op_mut(op).attrs = ctx
+        .dict_attr(entries)
+        .map_err(|_| "duplicate attributes".to_string())?;
+    Ok(())
+}
+
 /// The bytes of a static, contiguous buffer type and its memory space (`None`: the
 /// host's), if it is one. Elements narrower than a byte take a byte each, as the
 /// code generators store them.

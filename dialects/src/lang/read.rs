@@ -162,6 +162,18 @@ impl Reader<'_> {
                         span: at,
                     });
                 }
+                Rule::header_def => {
+                    let text = item.into_inner().next().map(|p| unquote(p.as_str()));
+                    let text = text.unwrap_or_default();
+                    if !acc_target::is_plain_c_string(&text) {
+                        self.error(
+                            at,
+                            format!("header {text:?} is not a plain file name (printable characters, no quotes or angle brackets)"),
+                        );
+                    } else if !t.headers.contains(&text) {
+                        t.headers.push(text);
+                    }
+                }
                 Rule::device_def => {
                     let mut p = item.into_inner();
                     let name = p.next().map(|p| p.as_str().to_string()).unwrap_or_default();
@@ -175,7 +187,23 @@ impl Reader<'_> {
                     let mut p = item.into_inner();
                     let name = p.next().map(|p| p.as_str().to_string()).unwrap_or_default();
                     let size = p.next().map(|p| p.as_str().parse::<i64>());
-                    let devices: Vec<String> = p.map(|p| p.as_str().to_string()).collect();
+                    let mut section = None;
+                    let mut devices: Vec<String> = Vec::new();
+                    for part in p {
+                        if part.as_rule() == Rule::memory_section {
+                            let text = part.into_inner().next().map(|s| unquote(s.as_str()));
+                            let text = text.unwrap_or_default();
+                            if !acc_target::is_plain_c_string(&text) {
+                                self.error(
+                                    at.clone(),
+                                    format!("memory '{name}': section {text:?} is not a plain section name (printable characters, no quotes)"),
+                                );
+                            }
+                            section = Some(text);
+                        } else {
+                            devices.push(part.as_str().to_string());
+                        }
+                    }
                     let size = match size {
                         Some(Ok(n)) if n > 0 => n as u64,
                         _ => {
@@ -201,6 +229,7 @@ impl Reader<'_> {
                         name,
                         size,
                         devices,
+                        section,
                     });
                 }
                 Rule::dma_def => {

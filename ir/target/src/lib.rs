@@ -43,6 +43,9 @@ pub struct Memory {
     pub size: u64,
     /// The devices that reach it (all of them when empty).
     pub devices: Vec<String>,
+    /// The linker section its arenas go in (`section ".sram"`), when the target
+    /// names one: the emitted C gives each arena of this memory that section.
+    pub section: Option<String>,
 }
 
 /// A DMA engine: the C functions that start a copy between two of its memories and
@@ -216,6 +219,18 @@ pub struct Target {
     pub intrinsics: Vec<Intrinsic>,
     /// Its DMA engines.
     pub dmas: Vec<Dma>,
+    /// The C headers that declare its library's functions (`header "npu.h"`): the
+    /// emitted C includes them instead of declaring the functions itself.
+    pub headers: Vec<String>,
+}
+
+/// Whether `text` can stand in C source as a quoted header name or section name:
+/// printable ASCII, no quote, backslash or angle bracket, not empty.
+pub fn is_plain_c_string(text: &str) -> bool {
+    !text.is_empty()
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_graphic() && !matches!(b, b'"' | b'\\' | b'<' | b'>') || b == b' ')
 }
 
 impl Target {

@@ -2,6 +2,8 @@
 
 use std::fmt::Write as _;
 
+use acc_dialects::hooks::func::{ARENA_SECTION, ARENA_SECTIONS};
+use acc_dialects::hooks::hw::HEADERS_ATTR;
 use acc_dialects::ops::{arith, func, hw, loops, math};
 use acc_ir::{
     BlockId, BodyId, Context, DiagLoc, Diagnostic, Ir, OpId, OpRef, TypeData, TypeId, ValueId,
@@ -49,6 +51,10 @@ pub(crate) struct Shared {
     /// The name of the buffer holding each constant value defined so far: ops with
     /// the same (interned) value share one buffer.
     pub constant_names: std::collections::HashMap<acc_ir::AttrId, String>,
+    /// The headers declaring the library functions called (`hw.headers` of the
+    /// calls, from the target's `header "..."`), in first-use order: `model.c`
+    /// includes them instead of declaring those functions.
+    pub headers: Vec<String>,
 }
 
 /// A function's declaration (for the header) and definition.
@@ -218,18 +224,23 @@ pub(crate) fn emit_function(
         );
     }
     let mut definition = String::new();
+    let host_section = string_attr(ctx, ctx.dict_get(f.attrs(), ARENA_SECTION));
     if arena > 0 {
         let _ = writeln!(
             definition,
-            "/* @{name}'s buffers, at the offsets memory-plan gave them. */\nstatic uint8_t {}[{arena}] __attribute__((aligned(64)));\n",
-            e.arena_name
+            "/* @{name}'s buffers, at the offsets memory-plan gave them. */\nstatic uint8_t {}[{arena}] {};\n",
+            e.arena_name,
+            arena_attributes(host_section.as_deref()),
         );
     }
+    let sections = ctx.dict_get(f.attrs(), ARENA_SECTIONS);
     for (space, bytes) in space_arenas(ctx, f) {
+        let section = sections.and_then(|d| string_attr(ctx, ctx.dict_get(d, &space)));
         let _ = writeln!(
             definition,
-            "/* @{name}'s buffers in memory \"{space}\". */\nstatic uint8_t {}[{bytes}] __attribute__((aligned(64)));\n",
-            arena_of(&e.arena_name, &space)
+            "/* @{name}'s buffers in memory \"{space}\". */\nstatic uint8_t {}[{bytes}] {};\n",
+            arena_of(&e.arena_name, &space),
+            arena_attributes(section.as_deref()),
         );
     }
     let _ = write!(definition, "{signature} {{\n{}}}\n", e.out);
@@ -237,6 +248,32 @@ pub(crate) fn emit_function(
         declaration: format!("/* @{name}{shapes}\n */\n{signature};\n"),
         definition,
     })
+}
+
+/// Whether a header name can be quoted in an `#include` (printable, no quotes,
+/// backslashes or angle brackets).
+fn acc_target_plain(name: &str) -> bool {
+    !name.is_empty()
+        && name.bytes().all(|b| {
+            (b.is_ascii_graphic() && !matches!(b, b'"' | b'\\' | b'<' | b'>')) || b == b' '
+        })
+}
+
+/// The attributes of an arena: 64-byte alignment, and the linker section the target
+/// gives its memory.
+fn arena_attributes(section: Option<&str>) -> String {
+    match section {
+        Some(s) => format!("__attribute__((aligned(64), section(\"{s}\")))"),
+        None => "__attribute__((aligned(64)))".to_string(),
+    }
+}
+
+/// The text of a string attribute.
+fn string_attr(ctx: &Context, a: Option<acc_ir::AttrId>) -> Option<String> {
+    match ctx.attr_data(a?) {
+        acc_ir::AttrData::String { value, .. } => Some(ctx.str(*value).to_string()),
+        _ => None,
+    }
 }
 
 /// The arena of a function's buffers in memory `space`.
@@ -843,9 +880,14 @@ impl FnEmitter<'_> {
         if !is_identifier(&callee) {
             return Err(fail(op, format!("'{callee}' is not a C identifier")));
         }
+        // The buffers the call writes; it only reads the others (`const`).
+        let written: Vec<i64> = acc_dialects::hooks::attr_read::Attrs::of_op(self.ctx, op)
+            .ints(hw::Intrinsic::ATTR_OUTPUTS)
+            .map_err(|m| fail(op, m))?
+            .unwrap_or_default();
         let mut args = Vec::new();
         let mut params = Vec::new();
-        for v in operands {
+        for (k, v) in operands.iter().enumerate() {
             match self.get(op, *v)? {
                 Val::Scalar(x, t) => {
                     args.push(x);
@@ -853,7 +895,12 @@ impl FnEmitter<'_> {
                 }
                 Val::Memref { ptr, elem, .. } => {
                     args.push(ptr);
-                    params.push(format!("{} *", elem.name()));
+                    let qualifier = if written.contains(&(k as i64)) {
+                        ""
+                    } else {
+                        "const "
+                    };
+                    params.push(format!("{qualifier}{} *", elem.name()));
                 }
             }
         }
@@ -871,6 +918,29 @@ impl FnEmitter<'_> {
         ret: &'static str,
         params: Vec<String>,
     ) -> Result<(), Diagnostic> {
+        // A call whose function a header declares: the header, not a prototype.
+        let headers = self.ctx.dict_get(op.attrs(), HEADERS_ATTR);
+        if let Some(headers) = headers {
+            let acc_ir::AttrData::Array(items) = self.ctx.attr_data(headers) else {
+                return Err(fail(
+                    op,
+                    format!("'{HEADERS_ATTR}' must be an array of strings"),
+                ));
+            };
+            for h in items.iter() {
+                let name = string_attr(self.ctx, Some(*h)).filter(|n| acc_target_plain(n));
+                let name = name.ok_or_else(|| {
+                    fail(
+                        op,
+                        format!("'{HEADERS_ATTR}' holds something other than header names"),
+                    )
+                })?;
+                if !self.shared.headers.contains(&name) {
+                    self.shared.headers.push(name);
+                }
+            }
+            return Ok(());
+        }
         match self.shared.externs.iter().find(|(c, _, _)| c == callee) {
             Some((_, r, known)) if *known != params || *r != ret => {
                 return Err(fail(

@@ -75,6 +75,12 @@ pub fn emit(ctx: &Context, ir: &Ir, name: &str) -> Result<CProgram, Diagnostic> 
     source.push_str(&format!(
         "#include \"{name}.h\"\n#include \"weights.h\"\n\n"
     ));
+    for h in &shared.headers {
+        source.push_str(&format!("#include \"{h}\"\n"));
+    }
+    if !shared.headers.is_empty() {
+        source.push('\n');
+    }
     source.push_str(PRELUDE);
     source.push('\n');
     if !shared.externs.is_empty() {

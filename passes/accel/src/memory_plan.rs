@@ -28,7 +28,7 @@ use rustc_hash::FxHashMap;
 use acc_dialects::build::i64_attr;
 use acc_dialects::ops::{func, loops};
 
-use acc_dialects::hooks::func::{ARENA_SIZE, ARENA_SIZES};
+use acc_dialects::hooks::func::{ARENA_SECTION, ARENA_SECTIONS, ARENA_SIZE, ARENA_SIZES};
 pub use acc_dialects::hooks::hw::ALIGNMENT;
 use acc_dialects::hooks::hw::stored_bytes;
 
@@ -69,6 +69,10 @@ impl Pass for MemoryPlan {
         }
         let arenas = plan_function(t.ctx, t.ir, body, outer, func)
             .map_err(|m| at_function(format!("memory-plan: {m}")))?;
+        // The linker sections the target gives its memories: the host arena's, and
+        // the others' by memory name.
+        let mut host_section = None;
+        let mut sections = Vec::new();
         for arena in &arenas {
             // The target's memories bound the arenas: the host's arena its host's
             // memory, another memory the one of that name (from any target).
@@ -86,6 +90,12 @@ impl Pass for MemoryPlan {
                 })?),
                 (_, None) => None,
             };
+            if let Some(section) = memory.and_then(|m| m.section.clone()) {
+                match &arena.memory {
+                    None => host_section = Some(section),
+                    Some(name) => sections.push((name.clone(), section)),
+                }
+            }
             let which = match &arena.memory {
                 None => "the arena".to_string(),
                 Some(m) => format!("the arena of memory \"{m}\""),
@@ -111,8 +121,42 @@ impl Pass for MemoryPlan {
                 ),
             ));
         }
-        Ok(())
+        set_sections(t.ctx, t.ir, outer, func, host_section, &sections)
+            .map_err(|m| at_function(format!("memory-plan: {m}")))
     }
+}
+
+/// Records on the function the linker sections of its arenas
+/// ([`ARENA_SECTION`] for the host's, [`ARENA_SECTIONS`] by memory name).
+fn set_sections(
+    ctx: &Context,
+    ir: &mut Ir,
+    outer: BodyId,
+    func: OpId,
+    host: Option<String>,
+    others: &[(String, String)],
+) -> Result<(), String> {
+    if host.is_none() && others.is_empty() {
+        return Ok(());
+    }
+    let mut entries: Vec<_> = ctx.dict_entries(ir.body(outer).op(func).attrs).to_vec();
+    if let Some(section) = host {
+        entries.push((ctx.sym(ARENA_SECTION), ctx.string_attr(&section)));
+    }
+    if !others.is_empty() {
+        let by_memory = others
+            .iter()
+            .map(|(m, s)| (ctx.sym(m), ctx.string_attr(s)))
+            .collect();
+        let dict = ctx
+            .dict_attr(by_memory)
+            .map_err(|_| "a memory twice".to_string())?;
+        entries.push((ctx.sym(ARENA_SECTIONS), dict));
+    }
+    ir.body_mut(outer).op_mut(func).attrs = ctx
+        .dict_attr(entries)
+        .map_err(|_| "duplicate function attributes".to_string())?;
+    Ok(())
 }
 
 /// One memory's plan: its arena size, the lower bound and the buffers placed.

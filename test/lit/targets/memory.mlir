@@ -6,6 +6,8 @@
 // BAD-DAG: error: memory 'ram' needs a positive size in bytes
 // BAD-DAG: error: memory 'ram' is declared twice
 // BAD-DAG: error: memory 'ram' names an undeclared device 'dsp'
+// BAD-DAG: error: header "npu\".h" is not a plain file name (printable characters, no quotes or angle brackets)
+// BAD-DAG: error: memory 'tcm': section "a\"b" is not a plain section name (printable characters, no quotes)
 
 // Two 256-byte buffers alive together: 512 bytes fit in 1 KiB.
 // expected-remark @+1 {{memory-plan: 2 buffers in an arena of 512 bytes (the most alive at once: 512 bytes)}}

@@ -242,12 +242,13 @@ impl Bufferizer<'_> {
                 })
                 .collect()
         })?;
-        hw::Intrinsic::build(&mut e, &args, &[])
+        let made = hw::Intrinsic::build(&mut e, &args, &[])
             .callee(callee)
             .inputs(inputs_attr)
             .outputs(outputs_attr)
             .semantics(semantics)
             .create()?;
+        acc_dialects::hooks::hw::set_headers(self.ctx, self.ir, self.body, made, &target.headers)?;
         if let (Some(st), Some(staged)) = (&staging, staged) {
             // The call was inserted just before the op.
             let call = self

@@ -32,6 +32,8 @@ pub(crate) struct Staging {
     pub size: u64,
     pub start: String,
     pub wait: String,
+    /// The headers declaring the DMA functions (the target's).
+    pub headers: Vec<String>,
 }
 
 impl Staging {
@@ -55,6 +57,7 @@ impl Staging {
             size: target.memory(memory).map_or(0, |m| m.size),
             start: dma.start.clone(),
             wait: dma.wait.clone(),
+            headers: target.headers.clone(),
         })
     }
 }
@@ -176,11 +179,11 @@ impl Bufferizer<'_> {
                 };
                 let mut e = self.emitter(at_op);
                 let local = loops::Alloc::build(&mut e, &[], local_type).result()?;
-                tokens.push(
-                    hw::DmaStart::build(&mut e, *arg, local, token_type)
-                        .call(call)
-                        .result()?,
-                );
+                let token = hw::DmaStart::build(&mut e, *arg, local, token_type)
+                    .call(call)
+                    .result()?;
+                self.mark_library_call(token, &st.headers)?;
+                tokens.push(token);
                 self.staging.copies.insert(*arg, local);
                 local
             };
@@ -189,9 +192,16 @@ impl Bufferizer<'_> {
         }
         if !tokens.is_empty() {
             let wait = self.ctx.string_attr(&st.wait);
-            hw::DmaWait::build(&mut self.emitter(op), &tokens)
+            let waited = hw::DmaWait::build(&mut self.emitter(op), &tokens)
                 .call(wait)
                 .create()?;
+            acc_dialects::hooks::hw::set_headers(
+                self.ctx,
+                self.ir,
+                self.body,
+                waited,
+                &st.headers,
+            )?;
         }
         Ok(staged)
     }
@@ -243,18 +253,34 @@ impl Bufferizer<'_> {
                 self.staging.retained.push(*local);
                 continue;
             }
-            tokens.push(
-                hw::DmaStart::build(&mut self.emitter(next), *local, *home, token_type)
-                    .call(start)
-                    .result()?,
-            );
+            let token = hw::DmaStart::build(&mut self.emitter(next), *local, *home, token_type)
+                .call(start)
+                .result()?;
+            self.mark_library_call(token, &st.headers)?;
+            tokens.push(token);
         }
         if !tokens.is_empty() {
-            hw::DmaWait::build(&mut self.emitter(next), &tokens)
+            let waited = hw::DmaWait::build(&mut self.emitter(next), &tokens)
                 .call(wait)
                 .create()?;
+            acc_dialects::hooks::hw::set_headers(
+                self.ctx,
+                self.ir,
+                self.body,
+                waited,
+                &st.headers,
+            )?;
         }
         self.staging.previous = Some((call, staged.locals));
+        Ok(())
+    }
+
+    /// Marks the op defining `token` (a DMA start) as a call of a function `headers`
+    /// declare.
+    fn mark_library_call(&mut self, token: ValueId, headers: &[String]) -> Result<(), String> {
+        if let ValueDef::Result(op, _) = self.ir.body(self.body).value(token).def {
+            acc_dialects::hooks::hw::set_headers(self.ctx, self.ir, self.body, op, headers)?;
+        }
         Ok(())
     }
 
