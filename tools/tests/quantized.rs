@@ -486,3 +486,46 @@ fn float_models_calibrated_to_8_4_and_2_bits_run_on_the_accelerator() {
         }
     }
 }
+
+/// A convolution whose call passes Q31 tables (test/lit/targets/Inputs/
+/// fixed-point-npu.acc): its semantics region holds the accumulators and a rescale,
+/// and the simulator still charges the cycles its intrinsic declares for it
+/// (100 + 32 outputs * 27 MACs / 32).
+#[test]
+fn a_call_computing_with_its_tables_is_charged_what_its_intrinsic_declares() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let target = root.join("test/lit/targets/Inputs/fixed-point-npu.acc");
+    let dir = tempfile::tempdir().expect("a directory");
+    let d = dir.path();
+    let model = r#"func.func @main(%x: tensor<1x3x7x7xf32>) -> tensor<1x2x4x4xf32> {
+  %q = graph.quantize %x : tensor<1x3x7x7xf32> to tensor<1x3x7x7x!quant.uniform<i8:f32, 0.05:-3>>
+  %wi = graph.constant dense<[[[[1, -2, 3], [4, 5, -6], [7, 8, 9]], [[-1, 2, 3], [4, -5, 6], [7, 8, -9]], [[2, 0, 1], [0, 3, 0], [1, 0, 2]]], [[[0, 1, 0], [1, -4, 1], [0, 1, 0]], [[5, 5, 5], [5, 5, 5], [5, 5, 5]], [[-5, -5, -5], [-5, -5, -5], [-5, -5, -5]]]]> : tensor<2x3x3x3xi8>
+  %w = graph.storage_cast %wi : tensor<2x3x3x3xi8> to tensor<2x3x3x3x!quant.uniform<i8:f32:0, {0.25, 0.003}>>
+  %b = graph.constant dense<[5, -9]> : tensor<2xi32>
+  %c = graph.qconv2d %q, %w, %b {pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>, requant = #graph.requantization<fixed_point>} : (tensor<1x3x7x7x!quant.uniform<i8:f32, 0.05:-3>>, tensor<2x3x3x3x!quant.uniform<i8:f32:0, {0.25, 0.003}>>, tensor<2xi32>) -> tensor<1x2x4x4x!quant.uniform<i8:f32, 0.1:5>>
+  %y = graph.dequantize %c : tensor<1x2x4x4x!quant.uniform<i8:f32, 0.1:5>> to tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
+}
+"#;
+    std::fs::write(d.join("q.mlir"), model).expect("write");
+    run(acc("opt")
+        .current_dir(d)
+        .arg("--target")
+        .arg(&target)
+        .args([
+            "--check-semantics",
+            "--pass",
+            "partition,weight-prep,graph-to-tensor,bufferize,buffer-deallocation,memory-plan",
+            "q.mlir",
+            "-o",
+            "loops.mlir",
+        ]));
+    let x: Vec<f32> = (0..147).map(|i| ((i as f32) * 0.43).sin()).collect();
+    write_input(d, &[1, 3, 7, 7], &x);
+    let sim = run(acc("run")
+        .current_dir(d)
+        .args(["--mode", "sim", "--target"])
+        .arg(&target)
+        .args(["loops.mlir", "--input", "0=x.npy"]));
+    assert!(sim.contains("sim: device=npu calls=1 cycles=127 "), "{sim}");
+}

@@ -40,6 +40,27 @@ impl Bufferizer<'_> {
             .result()
     }
 
+    /// Records on the call `made` the cycles and MACs `placement` charges
+    /// (`acc_dialects::hooks::hw::COST_ATTR`, `MACS_ATTR`).
+    fn record_charge(&mut self, made: OpId, placement: &Placement) -> Result<(), String> {
+        use acc_dialects::hooks::hw::{COST_ATTR, MACS_ATTR};
+        let ctx = self.ctx;
+        let mut entries: Vec<_> = ctx
+            .dict_entries(self.ir.body(self.body).op(made).attrs)
+            .to_vec();
+        entries.push((
+            ctx.sym(COST_ATTR),
+            acc_dialects::build::i64_attr(ctx, placement.cost),
+        ));
+        if let Some((work, peak)) = placement.macs {
+            entries.push((ctx.sym(MACS_ATTR), i64s(ctx, &[work, peak])));
+        }
+        self.ir.body_mut(self.body).op_mut(made).attrs = ctx
+            .dict_attr(entries)
+            .map_err(|_| "duplicate attributes".to_string())?;
+        Ok(())
+    }
+
     /// How `intrinsic` computes placed `op`, with the call arguments `weight-prep`
     /// stored on it when it ran (computed here otherwise).
     pub(crate) fn place(&self, intrinsic: &Intrinsic, op: OpId) -> Result<Placement, String> {
@@ -249,6 +270,11 @@ impl Bufferizer<'_> {
             .semantics(semantics)
             .create()?;
         acc_dialects::hooks::hw::set_headers(self.ctx, self.ir, self.body, made, &target.headers)?;
+        if rescale.is_some() {
+            // The region holds the accumulators and a rescale, not the op as the
+            // intrinsic matched it: the call keeps what the intrinsic charges.
+            self.record_charge(made, &placement)?;
+        }
         if let (Some(st), Some(staged)) = (&staging, staged) {
             // The call was inserted just before the op.
             let call = self
