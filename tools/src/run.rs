@@ -295,7 +295,7 @@ fn run_inner(o: &RunOptions) -> Result<(), String> {
                 .call(&entry, args.clone())
                 .map_err(|e| render(e.diagnostic()))?;
             let trace = interp.trace_hw_ops(false);
-            let charges = acc_sim::simulate(&ctx, &ir, &targets, &trace)
+            let charges = acc_sim::simulate(&ctx, &ir, &targets, &trace.ops, trace.host_ops)
                 .map_err(|e| format!("acc-run: {e}\n"))?;
             timing.push(acc_sim::report(&charges).trim_end().to_string());
             results

@@ -490,9 +490,9 @@ fn float_models_calibrated_to_8_4_and_2_bits_run_on_the_accelerator() {
 /// A convolution whose call passes Q31 tables (test/lit/targets/Inputs/
 /// fixed-point-npu.acc): its semantics region holds the accumulators and a rescale,
 /// and the simulator still charges the cycles its intrinsic declares for it
-/// (100 + 32 outputs * 27 MACs / 32).
+/// (100 + 32 outputs * 27 MACs / 32), and the host its declared cycles an op.
 #[test]
-fn a_call_computing_with_its_tables_is_charged_what_its_intrinsic_declares() {
+fn a_call_computing_with_its_tables_and_the_host_are_charged_what_the_target_declares() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let target = root.join("test/lit/targets/Inputs/fixed-point-npu.acc");
     let dir = tempfile::tempdir().expect("a directory");
@@ -528,4 +528,20 @@ fn a_call_computing_with_its_tables_is_charged_what_its_intrinsic_declares() {
         .arg(&target)
         .args(["loops.mlir", "--input", "0=x.npy"]));
     assert!(sim.contains("sim: device=npu calls=1 cycles=127 "), "{sim}");
+    // The host's own code (the quantize and dequantize loops) costs the 2 cycles an
+    // op the target declares, before and after the call.
+    let field = |prefix: &str, key: &str| -> i64 {
+        let line = sim
+            .lines()
+            .find_map(|l| l.strip_prefix(prefix))
+            .unwrap_or_else(|| panic!("no '{prefix}' in {sim}"));
+        line.split_whitespace()
+            .find_map(|kv| kv.strip_prefix(key))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no '{key}' in {line}"))
+    };
+    let (ops, cycles) = (field("sim: host ", "ops="), field("sim: host ", "cycles="));
+    assert!(ops > 179, "the loops over 147 and 32 elements: {sim}");
+    assert_eq!(cycles, 2 * ops, "{sim}");
+    assert_eq!(field("sim: elapsed ", "cycles="), 127 + cycles, "{sim}");
 }

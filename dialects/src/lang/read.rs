@@ -178,10 +178,42 @@ impl Reader<'_> {
                     let mut p = item.into_inner();
                     let name = p.next().map(|p| p.as_str().to_string()).unwrap_or_default();
                     let kind = p.next().map(|p| unquote(p.as_str())).unwrap_or_default();
+                    let cycles = p.next().and_then(|c| c.into_inner().next());
+                    let cycles_per_op = match cycles.map(|c| c.as_str().parse::<i64>()) {
+                        None => None,
+                        Some(Ok(n)) if (0..=MAX_CYCLES_PER_OP).contains(&n) && kind == "host" => {
+                            Some(n)
+                        }
+                        Some(Ok(n)) if kind == "host" => {
+                            self.error(
+                                at.clone(),
+                                format!("device '{name}': cycles_per_op {n} is outside 0 to {MAX_CYCLES_PER_OP}"),
+                            );
+                            None
+                        }
+                        Some(Ok(_)) => {
+                            self.error(
+                                at.clone(),
+                                format!("device '{name}': only the host declares cycles_per_op (a device's calls cost what their intrinsics declare)"),
+                            );
+                            None
+                        }
+                        Some(Err(_)) => {
+                            self.error(
+                                at.clone(),
+                                format!("device '{name}': cycles_per_op is out of range"),
+                            );
+                            None
+                        }
+                    };
                     if t.devices.iter().any(|d| d.name == name) {
                         self.error(at, format!("device '{name}' is declared twice"));
                     }
-                    t.devices.push(acc_target::Device { name, kind });
+                    t.devices.push(acc_target::Device {
+                        name,
+                        kind,
+                        cycles_per_op,
+                    });
                 }
                 Rule::memory_def => {
                     let mut p = item.into_inner();
@@ -408,6 +440,9 @@ pub(super) fn span(p: &Pair<'_, Rule>) -> Range<usize> {
 }
 
 /// The contents of a string literal (escapes `\"`, `\\`, `\n`).
+/// The most cycles a host op may be declared to cost.
+const MAX_CYCLES_PER_OP: i64 = 1_000_000;
+
 pub(super) fn unquote(s: &str) -> String {
     let inner = &s[1..s.len() - 1];
     let mut out = String::new();

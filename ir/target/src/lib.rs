@@ -32,6 +32,9 @@ pub struct Device {
     pub name: String,
     /// What it is: `host`, `accelerator`, `dsp`.
     pub kind: String,
+    /// For the host: the cycles each op of its own code costs (an op the interpreter
+    /// runs outside calls), which the simulator charges; `None` charges nothing.
+    pub cycles_per_op: Option<i64>,
 }
 
 /// A memory of a target.

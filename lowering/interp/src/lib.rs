@@ -19,7 +19,7 @@ pub mod rules;
 mod value;
 
 pub use machine::{
-    InterpError, Interpreter, Limits, Ranges, argument_names, function_names, functions,
+    HwTrace, InterpError, Interpreter, Limits, Ranges, argument_names, function_names, functions,
     parameter_types,
 };
 pub use value::Tensor;

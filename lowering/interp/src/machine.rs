@@ -55,6 +55,18 @@ impl InterpError {
     }
 }
 
+/// What a traced run did: the `hw.intrinsic`, `hw.dma_start` and `hw.dma_wait` ops it
+/// ran, in order, each with the number of host ops run since the previous one (ops
+/// the interpreter ran outside calls' semantics regions: arithmetic, loads, stores,
+/// graph ops), and the host ops run after the last.
+#[derive(Clone, Debug, Default)]
+pub struct HwTrace {
+    /// Each traced op and the host ops run before it (since the previous one).
+    pub ops: Vec<(BodyId, OpId, u64)>,
+    /// The host ops run since the last traced op.
+    pub host_ops: u64,
+}
+
 /// Runs the functions of one module.
 pub struct Interpreter<'a> {
     ctx: &'a Context,
@@ -66,7 +78,10 @@ pub struct Interpreter<'a> {
     extra_rules: FxHashMap<String, rules::RuleFn>,
     /// While tracing: the `hw.intrinsic` and DMA ops run, in order (what a simulator charges
     /// for).
-    hw_ops_run: RefCell<Option<Vec<(BodyId, OpId)>>>,
+    hw_ops_run: RefCell<Option<HwTrace>>,
+    /// How deep the run is in calls' semantics regions (whose ops the host does not
+    /// run).
+    in_semantics: Cell<u32>,
     /// While recording: the least and greatest element of each float value computed.
     ranges: RefCell<Option<Ranges>>,
 }
@@ -118,6 +133,7 @@ impl<'a> Interpreter<'a> {
             steps: Cell::new(0),
             extra_rules: FxHashMap::default(),
             hw_ops_run: RefCell::new(None),
+            in_semantics: Cell::new(0),
             ranges: RefCell::new(None),
         }
     }
@@ -134,11 +150,12 @@ impl<'a> Interpreter<'a> {
 
     /// Starts tracing the `hw.intrinsic`, `hw.dma_start` and `hw.dma_wait` ops run
     /// from now on, or stops; the trace so far, in the order they ran (an op in a
-    /// loop once per iteration): what a simulator charges cycles for.
-    pub fn trace_hw_ops(&mut self, on: bool) -> Vec<(BodyId, OpId)> {
+    /// loop once per iteration), with the host's ops counted between them: what a
+    /// simulator charges cycles for.
+    pub fn trace_hw_ops(&mut self, on: bool) -> HwTrace {
         let trace = self.hw_ops_run.get_mut().take().unwrap_or_default();
         if on {
-            *self.hw_ops_run.get_mut() = Some(Vec::new());
+            *self.hw_ops_run.get_mut() = Some(HwTrace::default());
         }
         trace
     }
@@ -459,7 +476,13 @@ impl<'a> Interpreter<'a> {
             Some(hw::Op::Intrinsic | hw::Op::DmaStart | hw::Op::DmaWait)
         ) && let Some(trace) = self.hw_ops_run.borrow_mut().as_mut()
         {
-            trace.push((body, op));
+            trace.ops.push((body, op, trace.host_ops));
+            trace.host_ops = 0;
+        } else if hw_kind.is_none()
+            && self.in_semantics.get() == 0
+            && let Some(trace) = self.hw_ops_run.borrow_mut().as_mut()
+        {
+            trace.host_ops += 1;
         }
         // The op's rule: a tool's own (declared in the context, added with
         // `add_rule`), else acc's; an intrinsic's is its semantics region or the
@@ -468,7 +491,10 @@ impl<'a> Interpreter<'a> {
         let known = interpret.as_deref().and_then(Rule::from_name);
         let intrinsic = known == Some(Rule::Intrinsic) || hw_kind == Some(hw::Op::Intrinsic);
         if intrinsic && self.has_semantics(body, op) {
-            return self.intrinsic_semantics(body, op, operands, env, depth);
+            self.in_semantics.set(self.in_semantics.get() + 1);
+            let out = self.intrinsic_semantics(body, op, operands, env, depth);
+            self.in_semantics.set(self.in_semantics.get() - 1);
+            return out;
         }
         let rule_name = if intrinsic {
             r.attr(self.ctx, hw::Intrinsic::ATTR_CALLEE)

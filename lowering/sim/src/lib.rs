@@ -10,8 +10,10 @@
 //! a cycle, so its MAC utilisation is E / (cycles * N). Each `hw.dma_start` is
 //! charged its engine's `setup` plus bytes / `bytes_per_cycle`.
 //!
-//! Time: the host issues everything in program order and its own code takes no time.
-//! A call blocks the host until its device has finished it; a transfer starts when
+//! Time: the host issues everything in program order. Its own code costs what its
+//! device declares (`device cpu kind "host" cycles_per_op N`: N cycles for each op
+//! the interpreter runs outside calls, counted between the traced ops; nothing
+//! without it). A call blocks the host until its device has finished it; a transfer starts when
 //! issued (or when its engine is free) and runs beside the calls; `hw.dma_wait`
 //! blocks until its transfers are done. So a transfer issued before a call (the next
 //! tile's, double-buffered) hides behind it, and the elapsed time counts only the
@@ -57,15 +59,19 @@ pub struct Simulation {
     pub elapsed: i64,
     /// Cycles the host spent waiting for transfers.
     pub dma_stall: i64,
+    /// The ops the host ran outside calls, and the cycles they cost.
+    pub host: (u64, i64),
 }
 
 /// Charges the traced `hw.intrinsic`, `hw.dma_start` and `hw.dma_wait` ops (from
-/// the interpreter, in the order they ran) and runs the timeline above.
+/// the interpreter, in the order they ran, each with the host ops run before it)
+/// and the `host_ops_after` the last, and runs the timeline above.
 pub fn simulate(
     ctx: &Context,
     ir: &Ir,
     targets: &Targets,
-    trace: &[(BodyId, OpId)],
+    trace: &[(BodyId, OpId, u64)],
+    host_ops_after: u64,
 ) -> Result<Simulation, String> {
     if targets.is_empty() {
         return Err("--mode sim needs the target's cost model: give it with --target FILE".into());
@@ -75,6 +81,29 @@ pub fn simulate(
         dmas: Vec::new(),
         elapsed: 0,
         dma_stall: 0,
+        host: (0, 0),
+    };
+    // The cycles of one host op, as the host device declares them.
+    let per_op = targets
+        .iter()
+        .flat_map(|t| t.devices.iter())
+        .find_map(|d| (d.kind == "host").then_some(d.cycles_per_op).flatten())
+        .unwrap_or(0);
+    let mut host = |ops: u64, now: &mut i64| -> Result<(), String> {
+        let cycles = i64::try_from(ops)
+            .ok()
+            .and_then(|n| n.checked_mul(per_op))
+            .ok_or("the host's cycles overflow")?;
+        sim.host.0 += ops;
+        sim.host.1 = sim
+            .host
+            .1
+            .checked_add(cycles)
+            .ok_or("the host's cycles overflow")?;
+        *now = now
+            .checked_add(cycles)
+            .ok_or("the host's cycles overflow")?;
+        Ok(())
     };
     // The host's clock, when each device and engine is next free, when each token's
     // transfer is done.
@@ -82,7 +111,8 @@ pub fn simulate(
     let mut device_free: HashMap<String, i64> = HashMap::new();
     let mut engine_free: HashMap<String, i64> = HashMap::new();
     let mut done: HashMap<ValueId, i64> = HashMap::new();
-    for &(body, op) in trace {
+    for &(body, op, host_ops) in trace {
+        host(host_ops, &mut now)?;
         let r = ir.op(body, op);
         match hw::Op::of(ctx, r) {
             Some(hw::Op::DmaStart) => {
@@ -133,6 +163,7 @@ pub fn simulate(
             }
         }
     }
+    host(host_ops_after, &mut now)?;
     sim.elapsed = engine_free.values().copied().fold(now, i64::max);
     Ok(sim)
 }
@@ -266,8 +297,8 @@ pub fn report(sim: &Simulation) -> String {
         );
     }
     out += &format!(
-        "sim: elapsed cycles={} dma_stall={}\n",
-        sim.elapsed, sim.dma_stall
+        "sim: host ops={} cycles={}\nsim: elapsed cycles={} dma_stall={}\n",
+        sim.host.0, sim.host.1, sim.elapsed, sim.dma_stall
     );
     out
 }
