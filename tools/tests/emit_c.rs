@@ -1009,6 +1009,37 @@ fn npu_model() -> String {
     )
 }
 
+/// `model` (as `q.mlir` in `d`) lowered by `passes` for `target` under
+/// --check-semantics (to `loops.mlir`) and emitted as C (`c/`): acc-opt's remarks
+/// and `model.c`.
+fn lower_for_target(d: &Path, target: &Path, model: &str, passes: &str) -> (String, String) {
+    std::fs::write(d.join("q.mlir"), model).expect("write");
+    let out = Command::new(env!("CARGO_BIN_EXE_acc-opt"))
+        .current_dir(d)
+        .arg("--target")
+        .arg(target)
+        .args(["--remarks", "--check-semantics", "--pass", passes])
+        .args(["q.mlir", "-o", "loops.mlir"])
+        .output()
+        .expect("acc-opt runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{stderr}");
+    run(Command::new(env!("CARGO_BIN_EXE_acc-translate"))
+        .current_dir(d)
+        .args(["--emit-c", "loops.mlir", "-o", "c"]));
+    let model = std::fs::read_to_string(d.join("c/model.c")).expect("model.c");
+    (stderr, model)
+}
+
+/// What the interpreter gives for `q.mlir` in `d` on the input `x` of `shape`.
+fn graph_output(d: &Path, shape: &[usize], x: &[f32]) -> Vec<f32> {
+    write_input(d, shape, x);
+    run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
+        .current_dir(d)
+        .args(["q.mlir", "--input", "0=x.npy", "-o", "graph.npy"]));
+    floats(&d.join("graph.npy"))
+}
+
 /// The accelerator's calls in C (examples/hwlib's reference library linked in) give
 /// what the graph gives in the interpreter, bit for bit; the layer the accelerator
 /// refuses runs as host loops, with a remark saying why.
@@ -1019,32 +1050,16 @@ fn an_int8_network_on_the_example_accelerator_matches_the_interpreter_bit_for_bi
     let hwlib = root.join("examples/hwlib");
     let dir = tempfile::tempdir().expect("a directory");
     let d = dir.path();
-    std::fs::write(d.join("q.mlir"), npu_model()).expect("write");
-    let out = Command::new(env!("CARGO_BIN_EXE_acc-opt"))
-        .current_dir(d)
-        .arg("--target")
-        .arg(&target)
-        .args([
-            "--remarks",
-            "--check-semantics",
-            "--pass",
-            "canonicalize,partition,graph-to-tensor,bufferize,buffer-deallocation,memory-plan",
-            "q.mlir",
-            "-o",
-            "loops.mlir",
-        ])
-        .output()
-        .expect("acc-opt runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
+    let (stderr, model) = lower_for_target(
+        d,
+        &target,
+        &npu_model(),
+        "canonicalize,partition,graph-to-tensor,bufferize,buffer-deallocation,memory-plan",
+    );
     assert!(
         stderr.contains("'graph.qconv2d' stays on cpu: 'npu_conv2d_s8' refuses it: its 'dilations' is array<i64: 2, 2>, the match needs array<i64: 1, 1>"),
         "{stderr}"
     );
-    run(Command::new(env!("CARGO_BIN_EXE_acc-translate"))
-        .current_dir(d)
-        .args(["--emit-c", "loops.mlir", "-o", "c"]));
-    let model = std::fs::read_to_string(d.join("c/model.c")).expect("model.c");
     for f in ["npu_conv2d_s8(", "npu_dwconv2d_s8(", "npu_matmul_s8("] {
         assert_eq!(
             model.matches(f).count(),
@@ -1053,11 +1068,7 @@ fn an_int8_network_on_the_example_accelerator_matches_the_interpreter_bit_for_bi
         );
     }
     let x: Vec<f32> = (0..144).map(|i| ((i as f32) * 0.37).sin() * 1.5).collect();
-    write_input(d, &[1, 4, 6, 6], &x);
-    run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
-        .current_dir(d)
-        .args(["q.mlir", "--input", "0=x.npy", "-o", "graph.npy"]));
-    let want = floats(&d.join("graph.npy"));
+    let want = graph_output(d, &[1, 4, 6, 6], &x);
     let hwlib_c = hwlib.join("tinynpu.c");
     let got = compile_and_run(
         d,
@@ -1141,28 +1152,12 @@ fn a_vendor_header_and_linker_sections_are_respected() {
     let vnpu = root.join("test/c/vnpu");
     let dir = tempfile::tempdir().expect("a directory");
     let d = dir.path();
-    std::fs::write(d.join("q.mlir"), VENDOR_MODEL).expect("write");
-    let out = Command::new(env!("CARGO_BIN_EXE_acc-opt"))
-        .current_dir(d)
-        .arg("--target")
-        .arg(vnpu.join("vnpu.acc"))
-        .args([
-            "--remarks",
-            "--check-semantics",
-            "--pass",
-            "canonicalize,partition,weight-prep,graph-to-tensor,bufferize,buffer-deallocation,memory-plan",
-            "q.mlir",
-            "-o",
-            "loops.mlir",
-        ])
-        .output()
-        .expect("acc-opt runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    run(Command::new(env!("CARGO_BIN_EXE_acc-translate"))
-        .current_dir(d)
-        .args(["--emit-c", "loops.mlir", "-o", "c"]));
-    let model = std::fs::read_to_string(d.join("c/model.c")).expect("model.c");
+    let (_, model) = lower_for_target(
+        d,
+        &vnpu.join("vnpu.acc"),
+        VENDOR_MODEL,
+        "canonicalize,partition,weight-prep,graph-to-tensor,bufferize,buffer-deallocation,memory-plan",
+    );
     assert!(model.contains("#include \"vnpu.h\""), "{model}");
     assert_eq!(
         model.matches("vnpu_add_s8(").count(),
@@ -1174,11 +1169,7 @@ fn a_vendor_header_and_linker_sections_are_respected() {
         "{model}"
     );
     let x: Vec<f32> = (0..32).map(|i| ((i as f32) * 0.71).sin() * 2.5).collect();
-    write_input(d, &[1, 2, 4, 4], &x);
-    run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
-        .current_dir(d)
-        .args(["q.mlir", "--input", "0=x.npy", "-o", "graph.npy"]));
-    let want = floats(&d.join("graph.npy"));
+    let want = graph_output(d, &[1, 2, 4, 4], &x);
     let vnpu_c = vnpu.join("vnpu.c");
     let got = compile_and_run(
         d,

@@ -190,19 +190,7 @@ impl Bufferizer<'_> {
             staged.args.push(local);
             staged.locals.push(local);
         }
-        if !tokens.is_empty() {
-            let wait = self.ctx.string_attr(&st.wait);
-            let waited = hw::DmaWait::build(&mut self.emitter(op), &tokens)
-                .call(wait)
-                .create()?;
-            acc_dialects::hooks::hw::set_headers(
-                self.ctx,
-                self.ir,
-                self.body,
-                waited,
-                &st.headers,
-            )?;
-        }
+        self.wait_for(op, &tokens, st)?;
         Ok(staged)
     }
 
@@ -242,10 +230,7 @@ impl Bufferizer<'_> {
         results: &[(ValueId, Option<Vec<i64>>)],
     ) -> Result<(), String> {
         let token_type = self.token_type();
-        let (start, wait) = (
-            self.ctx.string_attr(&st.start),
-            self.ctx.string_attr(&st.wait),
-        );
+        let start = self.ctx.string_attr(&st.start);
         let mut tokens = Vec::new();
         for ((local, home), (value, layout)) in staged.results.iter().zip(results) {
             self.staging.copies.insert(*home, *local);
@@ -259,20 +244,22 @@ impl Bufferizer<'_> {
             self.mark_library_call(token, &st.headers)?;
             tokens.push(token);
         }
-        if !tokens.is_empty() {
-            let waited = hw::DmaWait::build(&mut self.emitter(next), &tokens)
-                .call(wait)
-                .create()?;
-            acc_dialects::hooks::hw::set_headers(
-                self.ctx,
-                self.ir,
-                self.body,
-                waited,
-                &st.headers,
-            )?;
-        }
+        self.wait_for(next, &tokens, st)?;
         self.staging.previous = Some((call, staged.locals));
         Ok(())
+    }
+
+    /// A wait for the transfers `tokens` before `at` (nothing for none), by the
+    /// engine of `st`.
+    fn wait_for(&mut self, at: OpId, tokens: &[ValueId], st: &Staging) -> Result<(), String> {
+        if tokens.is_empty() {
+            return Ok(());
+        }
+        let wait = self.ctx.string_attr(&st.wait);
+        let waited = hw::DmaWait::build(&mut self.emitter(at), tokens)
+            .call(wait)
+            .create()?;
+        acc_dialects::hooks::hw::set_headers(self.ctx, self.ir, self.body, waited, &st.headers)
     }
 
     /// Marks the op defining `token` (a DMA start) as a call of a function `headers`
