@@ -326,6 +326,11 @@ pub(crate) fn verify_quantized_result(op: OpRef<'_>, ctx: &Context) -> Vec<Diagn
     check(op, ctx, result)
 }
 
+/// The storage range of a tensor type with a quantized element type.
+pub fn storage_range(ctx: &Context, ty: TypeId) -> Option<(i64, i64)> {
+    quant(ctx, ty).map(QuantUniform::storage_bounds)
+}
+
 /// The stored values a quantized op's result is clamped to: its storage range,
 /// narrowed by the `act_min` / `act_max` attributes (a fused ReLU, ReLU6 or Clip).
 /// An error when a bound lies outside the storage range or they cross.

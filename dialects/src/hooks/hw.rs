@@ -262,6 +262,15 @@ pub const COST_ATTR: &str = "hw.cost";
 /// See [`COST_ATTR`].
 pub const MACS_ATTR: &str = "hw.macs";
 
+/// Whether `text` can stand in C source as a quoted header name or section name:
+/// printable ASCII, no quote, backslash or angle bracket, not empty.
+pub fn is_plain_c_string(text: &str) -> bool {
+    !text.is_empty()
+        && text.bytes().all(|b| {
+            (b.is_ascii_graphic() && !matches!(b, b'"' | b'\\' | b'<' | b'>')) || b == b' '
+        })
+}
+
 /// Marks the call `op` with [`HEADERS_ATTR`] (nothing for no headers).
 pub fn set_headers(
     ctx: &Context,

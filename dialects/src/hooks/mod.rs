@@ -12,7 +12,7 @@ pub(crate) mod builtin;
 mod fold;
 pub mod func;
 mod graph;
-pub use graph::{activation_bounds, requant_attr, requant_scheme, requantizes};
+pub use graph::{activation_bounds, requant_attr, requant_scheme, requantizes, storage_range};
 pub mod graph_fold;
 pub mod hw;
 pub mod layout;

@@ -165,7 +165,7 @@ impl Reader<'_> {
                 Rule::header_def => {
                     let text = item.into_inner().next().map(|p| unquote(p.as_str()));
                     let text = text.unwrap_or_default();
-                    if !acc_target::is_plain_c_string(&text) {
+                    if !crate::hooks::hw::is_plain_c_string(&text) {
                         self.error(
                             at,
                             format!("header {text:?} is not a plain file name (printable characters, no quotes or angle brackets)"),
@@ -225,7 +225,7 @@ impl Reader<'_> {
                         if part.as_rule() == Rule::memory_section {
                             let text = part.into_inner().next().map(|s| unquote(s.as_str()));
                             let text = text.unwrap_or_default();
-                            if !acc_target::is_plain_c_string(&text) {
+                            if !crate::hooks::hw::is_plain_c_string(&text) {
                                 self.error(
                                     at.clone(),
                                     format!("memory '{name}': section {text:?} is not a plain section name (printable characters, no quotes)"),

@@ -227,15 +227,6 @@ pub struct Target {
     pub headers: Vec<String>,
 }
 
-/// Whether `text` can stand in C source as a quoted header name or section name:
-/// printable ASCII, no quote, backslash or angle bracket, not empty.
-pub fn is_plain_c_string(text: &str) -> bool {
-    !text.is_empty()
-        && text
-            .bytes()
-            .all(|b| b.is_ascii_graphic() && !matches!(b, b'"' | b'\\' | b'<' | b'>') || b == b' ')
-}
-
 impl Target {
     /// The memory the host's buffers live in: the first one its host device (kind
     /// `host`) reaches, if the target declares memories.

@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use acc_dialects::hooks::func::{ARENA_SECTION, ARENA_SECTIONS};
-use acc_dialects::hooks::hw::HEADERS_ATTR;
+use acc_dialects::hooks::hw::{HEADERS_ATTR, is_plain_c_string};
 use acc_dialects::ops::{arith, func, hw, loops, math};
 use acc_ir::{
     BlockId, BodyId, Context, DiagLoc, Diagnostic, Ir, OpId, OpRef, TypeData, TypeId, ValueId,
@@ -248,15 +248,6 @@ pub(crate) fn emit_function(
         declaration: format!("/* @{name}{shapes}\n */\n{signature};\n"),
         definition,
     })
-}
-
-/// Whether a header name can be quoted in an `#include` (printable, no quotes,
-/// backslashes or angle brackets).
-fn acc_target_plain(name: &str) -> bool {
-    !name.is_empty()
-        && name.bytes().all(|b| {
-            (b.is_ascii_graphic() && !matches!(b, b'"' | b'\\' | b'<' | b'>')) || b == b' '
-        })
 }
 
 /// The attributes of an arena: 64-byte alignment, and the linker section the target
@@ -928,7 +919,7 @@ impl FnEmitter<'_> {
                 ));
             };
             for h in items.iter() {
-                let name = string_attr(self.ctx, Some(*h)).filter(|n| acc_target_plain(n));
+                let name = string_attr(self.ctx, Some(*h)).filter(|n| is_plain_c_string(n));
                 let name = name.ok_or_else(|| {
                     fail(
                         op,

@@ -9,7 +9,7 @@ use std::ops::Range;
 
 use acc_ir::diag::{DiagLoc, Diagnostic, FileId};
 use acc_ir::requant::Scheme;
-use acc_ir::{BodyId, Context, Ir, OpId, TypeData, TypeId};
+use acc_ir::{BodyId, Context, Ir, OpId, TypeId};
 use acc_target::{CallArg, IntrinsicRule, Placement};
 use pest::iterators::Pair;
 
@@ -680,7 +680,7 @@ impl IntrinsicRule for TextIntrinsic {
         // library would not apply unless the call passes it.
         if let Ok(clamp) = crate::hooks::activation_bounds(ctx, ir.op(body, op))
             && let Some(out) = ir.body(body).results(op).next()
-            && Some(clamp) != storage_range(ctx, ir.body(body).value_type(out))
+            && Some(clamp) != crate::hooks::storage_range(ctx, ir.body(body).value_type(out))
             && !self.passes_clamp
         {
             return Err(format!(
@@ -867,14 +867,5 @@ fn scheme_text(scheme: Scheme) -> &'static str {
     match scheme {
         Scheme::Float => "float",
         Scheme::FixedPoint => "fixed_point",
-    }
-}
-
-/// The storage range of a quantized tensor type.
-fn storage_range(ctx: &Context, ty: TypeId) -> Option<(i64, i64)> {
-    let e = ctx.type_data(ty).element_type()?;
-    match ctx.type_data(e) {
-        TypeData::QuantUniform(q) => Some(q.storage_bounds()),
-        _ => None,
     }
 }

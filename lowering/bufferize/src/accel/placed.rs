@@ -342,7 +342,7 @@ fn rescaled(
     e.ir.body_mut(e.body).set_value_type(out, accumulators);
     let mut r = graph::Rescale::build(e, out, *multipliers, *shifts, ty)
         .axis(acc_dialects::build::i64_attr(ctx, axis));
-    if let Ok((lo, hi)) = storage_bounds(ctx, ty)
+    if let Some((lo, hi)) = acc_dialects::hooks::storage_range(ctx, ty)
         && (lo, hi) != clamp
     {
         r = r
@@ -350,15 +350,6 @@ fn rescaled(
             .act_max(acc_dialects::build::i64_attr(ctx, clamp.1));
     }
     r.result()
-}
-
-/// The storage range of a quantized tensor type.
-fn storage_bounds(ctx: &acc_ir::Context, ty: acc_ir::TypeId) -> Result<(i64, i64), String> {
-    let (_, element) = shape_of(ctx, ty)?;
-    match ctx.type_data(element) {
-        acc_ir::TypeData::QuantUniform(q) => Ok(q.storage_bounds()),
-        _ => Err("the result is not quantized".into()),
-    }
 }
 
 /// `graph.transpose` of the tensor `v` by `perm` (result dimension `i` is `v`'s
