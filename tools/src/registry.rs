@@ -73,6 +73,17 @@ fn host_pipeline() -> PipelineInfo {
     }
 }
 
+/// `requant`: the scheme the quantized ops requantize by, passed to `quantize` (a
+/// target whose library computes in fixed point names `requant=fixed_point`).
+fn requant_option() -> PassOption {
+    PassOption {
+        name: "requant",
+        description: "how the quantized ops requantize: float (onnxruntime's arithmetic) or fixed_point (TFLite's and CMSIS-NN's); the scheme the target's intrinsics declare",
+        kind: OptionKind::OneOf(&["float", "fixed_point"]),
+        default: "float",
+    }
+}
+
 /// The quantization front: canonicalization, then a float model calibrated into a
 /// QDQ model when sample inputs are given, then QDQ groups folded into integer ops.
 fn quantize_pipeline() -> PipelineInfo {
@@ -92,13 +103,17 @@ fn quantize_pipeline() -> PipelineInfo {
                 kind: OptionKind::Int,
                 default: "8",
             },
+            requant_option(),
         ],
-        expand: |o| match o.get("samples") {
-            "" => "canonicalize,quantize".to_string(),
-            samples => format!(
-                "canonicalize,calibrate{{samples=\"{samples}\" bits={}}},quantize",
-                o.get("bits")
-            ),
+        expand: |o| {
+            let quantize = format!("quantize{{requant={}}}", o.get("requant"));
+            match o.get("samples") {
+                "" => format!("canonicalize,{quantize}"),
+                samples => format!(
+                    "canonicalize,calibrate{{samples=\"{samples}\" bits={}}},{quantize}",
+                    o.get("bits")
+                ),
+            }
         },
     }
 }
@@ -123,14 +138,16 @@ fn accel_pipeline() -> PipelineInfo {
                 kind: OptionKind::Int,
                 default: "8",
             },
+            requant_option(),
             target_option(),
         ],
         expand: |o| {
             let front = match o.get("samples") {
-                "" => "quantize-pipeline".to_string(),
+                "" => format!("quantize-pipeline{{requant={}}}", o.get("requant")),
                 samples => format!(
-                    "quantize-pipeline{{samples=\"{samples}\" bits={}}}",
-                    o.get("bits")
+                    "quantize-pipeline{{samples=\"{samples}\" bits={} requant={}}}",
+                    o.get("bits"),
+                    o.get("requant")
                 ),
             };
             format!(
@@ -160,7 +177,7 @@ mod tests {
         for text in [
             "host-pipeline{assume-finite=true target=host}",
             "quantize-pipeline{samples=x.npy bits=4}",
-            "accel-pipeline{samples=x.npy bits=2 target=tinynpu}",
+            "accel-pipeline{samples=x.npy bits=2 requant=fixed_point target=tinynpu}",
         ] {
             let p = Pipeline::from_pass_list(text, &r)
                 .unwrap_or_else(|e| panic!("{text} does not expand: {e:?}"));

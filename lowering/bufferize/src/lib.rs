@@ -514,6 +514,10 @@ impl<'a> Bufferizer<'a> {
             self.placed(op).map_err(fail)?;
             return Ok(true);
         }
+        if self.permuted_bitcast(op).map_err(fail)? || self.generate_for_layout(op).map_err(fail)? {
+            return Ok(true);
+        }
+        let r = self.ir.op(self.body, op);
         let kind = func::Op::of(self.ctx, r)
             .map(Kind::Func)
             .or_else(|| arith::Op::of(self.ctx, r).map(Kind::Arith))

@@ -66,8 +66,9 @@
 // CHECK-NEXT: {{^}}  accel-pipeline{{ +}}A model to loops and accelerator calls over static arenas, for a target's devices: quantized, placed, tiled, its call arguments computed at compile time; what acc-translate --emit-c emits{{$}}
 // CHECK-NEXT: {{^}}      samples{{ +}}a .npy file of sample inputs to calibrate a float model on (empty: quantize a QDQ model as it is) (string, default ){{$}}
 // CHECK-NEXT: {{^}}      bits{{ +}}storage bits when calibrating: 8, 4 or 2 (int, default 8){{$}}
+// CHECK-NEXT: {{^}}      requant{{ +}}how the quantized ops requantize: float (onnxruntime's arithmetic) or fixed_point (TFLite's and CMSIS-NN's); the scheme the target's intrinsics declare (float|fixed_point, default float){{$}}
 // CHECK-NEXT: {{^}}      target{{ +}}the target its passes consult, by name (empty: the compilation's first) (string, default ){{$}}
-// CHECK-NEXT: {{^}}      = quantize-pipeline,partition,tensorize,weight-prep,graph-to-tensor,bufferize,fuse-parallel,emulate-narrow-floats,math-approximation,buffer-deallocation,memory-plan{{$}}
+// CHECK-NEXT: {{^}}      = quantize-pipeline{requant=float},partition,tensorize,weight-prep,graph-to-tensor,bufferize,fuse-parallel,emulate-narrow-floats,math-approximation,buffer-deallocation,memory-plan{{$}}
 // CHECK-NEXT: {{^}}  host-pipeline{{ +}}A graph-level network to vectorized loops for the host CPU, calling the host target's kernels: what acc-run --mode jit and acc-translate --emit-object compile{{$}}
 // CHECK-NEXT: {{^}}      assume-finite{{ +}}assume no infinity or NaN reaches a convolution (layout's option: blocked results keep zero padding channels) (bool, default false){{$}}
 // CHECK-NEXT: {{^}}      target{{ +}}the target its passes consult, by name (empty: the compilation's first) (string, default ){{$}}
@@ -75,7 +76,8 @@
 // CHECK-NEXT: {{^}}  quantize-pipeline{{ +}}Quantize a model: a QDQ model's groups folded into integer ops, or a float model calibrated on sample inputs first{{$}}
 // CHECK-NEXT: {{^}}      samples{{ +}}a .npy file of sample inputs: calibrate the float model on them first (empty: the model is a QDQ model already) (string, default ){{$}}
 // CHECK-NEXT: {{^}}      bits{{ +}}storage bits of activations and weights when calibrating: 8, 4 or 2 (int, default 8){{$}}
-// CHECK-NEXT: {{^}}      = canonicalize,quantize{{$}}
+// CHECK-NEXT: {{^}}      requant{{ +}}how the quantized ops requantize: float (onnxruntime's arithmetic) or fixed_point (TFLite's and CMSIS-NN's); the scheme the target's intrinsics declare (float|fixed_point, default float){{$}}
+// CHECK-NEXT: {{^}}      = canonicalize,quantize{requant=float}{{$}}
 
 // HELP: --pass LIST
 // HELP: --pipeline NAME

@@ -22,12 +22,12 @@
 
 // LIST: Pipelines:
 // LIST-NEXT: accel-pipeline
-// LIST: = quantize-pipeline,partition,tensorize,weight-prep,graph-to-tensor,bufferize,fuse-parallel,emulate-narrow-floats,math-approximation,buffer-deallocation,memory-plan
+// LIST: = quantize-pipeline{requant=float},partition,tensorize,weight-prep,graph-to-tensor,bufferize,fuse-parallel,emulate-narrow-floats,math-approximation,buffer-deallocation,memory-plan
 // LIST: host-pipeline
 // LIST: assume-finite
 // LIST: = canonicalize,graph-to-tensor,layout{assume-finite=false},bufferize,fuse-parallel,emulate-narrow-floats,math-approximation,unroll,collapse-parallel,vectorize,buffer-deallocation,memory-plan
 // LIST: quantize-pipeline
-// LIST: = canonicalize,quantize
+// LIST: = canonicalize,quantize{requant=float}
 
 // HOST: Pass Manager with 12 passes:
 // HOST-NEXT: builtin.module(func.func(canonicalize{{.*}},graph-to-tensor,layout{table=host assume-finite=true}),bufferize{target="" {{.*}}},func.func(fuse-parallel,emulate-narrow-floats,math-approximation,unroll{{.*}},collapse-parallel,vectorize,buffer-deallocation,memory-plan{target=""}))

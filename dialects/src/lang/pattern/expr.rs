@@ -118,7 +118,7 @@ pub struct ExprFunction {
 use Param::{Attr as A, Int as I, Value as V};
 
 /// The integer functions, by name.
-pub const FUNCTIONS: [ExprFunction; 17] = [
+pub const FUNCTIONS: [ExprFunction; 20] = [
     ExprFunction {
         name: "dim",
         params: &[V, I],
@@ -194,6 +194,24 @@ pub const FUNCTIONS: [ExprFunction; 17] = [
                     .into(),
             )
         },
+    },
+    ExprFunction {
+        name: "same_quantization",
+        params: &[V, V],
+        summary: "1 when the two quantized values have exactly the same scales and zero points (an average keeping its input's scale), else 0",
+        run: |c, a| same_quantization(c, a),
+    },
+    ExprFunction {
+        name: "weight_sum",
+        params: &[V, I],
+        summary: "in a table, the sum of the stored integers of the constant value whose index along dimension `axis` is the entry's channel (`weight_sum(%w, 0)`: a convolution's filter sums, for bias corrections such as `element(%b) - zero_point(%x) * weight_sum(%w, 0)`); only in tables",
+        run: |_, _| Err("a sum per channel: use it in a table".into()),
+    },
+    ExprFunction {
+        name: "element",
+        params: &[V],
+        summary: "in a table, the entry's channel's element of a constant 1-D value (a bias); only in tables",
+        run: |_, _| Err("an element per channel: use it in a table".into()),
     },
     ExprFunction {
         name: "q31_multiplier",
@@ -339,6 +357,26 @@ fn zero_point(ctx: &Context, a: &[Arg]) -> Result<i64, String> {
     }
 }
 
+fn same_quantization(ctx: &Context, a: &[Arg]) -> Result<i64, String> {
+    let quant = |arg: Option<&Arg>| -> Result<acc_ir::types::QuantUniform, String> {
+        let Some(Arg::Type(ty, _)) = arg else {
+            return Err("expects two values".into());
+        };
+        let e = ctx.type_data(*ty).element_type().unwrap_or(*ty);
+        match ctx.type_data(e) {
+            TypeData::QuantUniform(q) => Ok(q.clone()),
+            _ => Err("a value is not quantized".into()),
+        }
+    };
+    let (x, y) = (quant(a.first())?, quant(a.get(1))?);
+    let same = x.params.len() == y.params.len()
+        && x.params
+            .iter()
+            .zip(&y.params)
+            .all(|((sx, zx), (sy, zy))| sx == sy && zx == zy);
+    Ok(i64::from(same))
+}
+
 fn at(ctx: &Context, a: &[Arg]) -> Result<i64, String> {
     let (Some(Arg::Attr(x)), Some(Arg::Int(i))) = (a.first(), a.get(1)) else {
         return Err("expects an attribute and an index".into());
@@ -376,6 +414,46 @@ pub struct Bound<'a> {
     pub clamps: &'a [Option<(i64, i64)>],
     /// Each capture.
     pub captures: &'a [Option<AttrId>],
+    /// The constant values of the slots, for `weight_sum` and `element` (`None`:
+    /// none are known, and those functions fail).
+    pub constants: Option<&'a SlotConstants<'a>>,
+}
+
+/// The constants a match bound, decoded once each when an expression first reads
+/// one (a table reads the same weights for every entry).
+pub struct SlotConstants<'a> {
+    ctx: &'a Context,
+    ir: &'a acc_ir::Ir,
+    body: acc_ir::BodyId,
+    values: &'a [Option<acc_ir::ValueId>],
+    decoded: Vec<std::cell::OnceCell<Option<acc_ir::elements::Dense>>>,
+}
+
+impl<'a> SlotConstants<'a> {
+    /// The constants of the slots bound to `values` in `body`.
+    pub fn new(
+        ctx: &'a Context,
+        ir: &'a acc_ir::Ir,
+        body: acc_ir::BodyId,
+        values: &'a [Option<acc_ir::ValueId>],
+    ) -> SlotConstants<'a> {
+        SlotConstants {
+            ctx,
+            ir,
+            body,
+            values,
+            decoded: values.iter().map(|_| std::cell::OnceCell::new()).collect(),
+        }
+    }
+
+    /// The stored integers of the constant bound to `slot` (through storage casts).
+    fn get(&self, slot: usize) -> Option<&acc_ir::elements::Dense> {
+        let v = self.values.get(slot).copied().flatten()?;
+        self.decoded
+            .get(slot)?
+            .get_or_init(|| crate::hooks::stored::stored_constant(self.ctx, self.ir, self.body, v))
+            .as_ref()
+    }
 }
 
 impl Expr {
@@ -447,6 +525,10 @@ impl Expr {
                     let (x, y) = (x.eval_real(b, channel)?, y.eval_real(b, channel)?);
                     if f.name == "min" { x.min(y) } else { x.max(y) }
                 }
+                ("weight_sum", [Expr::Value(slot), axis]) => {
+                    weight_sum(b, *slot, axis.eval(b)?, channel)?
+                }
+                ("element", [Expr::Value(slot)]) => constant_element(b, *slot, channel)?,
                 ("q31_multiplier" | "q31_shift", [x]) => {
                     let real = x.eval_real(b, channel)?;
                     let m = acc_ir::requant::FixedPointMultiplier::of_real(real).ok_or_else(|| {
@@ -477,6 +559,80 @@ impl Expr {
             Expr::Binary(_, x, y) => x.calls(name, slot) || y.calls(name, slot),
             _ => false,
         }
+    }
+}
+
+/// The constant bound to `slot` and its static shape.
+fn constant_of<'b>(
+    b: &'b Bound<'_>,
+    slot: usize,
+    function: &str,
+) -> Result<(&'b acc_ir::elements::Dense, Vec<i64>), String> {
+    let dense = b
+        .constants
+        .and_then(|c| c.get(slot))
+        .ok_or_else(|| format!("{function}: the value is not a constant"))?;
+    let shape = b
+        .ctx
+        .type_data(dense.ty)
+        .shape()
+        .map(<[i64]>::to_vec)
+        .ok_or_else(|| format!("{function}: the constant is not shaped"))?;
+    Ok((dense, shape))
+}
+
+/// The integer element `i` of a constant, as a real.
+fn integer_at(dense: &acc_ir::elements::Dense, i: usize, function: &str) -> Result<f64, String> {
+    match dense.get(i) {
+        acc_ir::elements::Scalar::Int(v) => Ok(v as f64),
+        _ => Err(format!("{function}: the constant is not integers")),
+    }
+}
+
+/// The sum of the constant of `slot`'s stored integers whose index along `axis` is
+/// `channel`.
+fn weight_sum(b: &Bound<'_>, slot: usize, axis: i64, channel: usize) -> Result<f64, String> {
+    let (dense, shape) = constant_of(b, slot, "weight_sum")?;
+    let axis = usize::try_from(axis)
+        .ok()
+        .filter(|a| *a < shape.len())
+        .ok_or_else(|| {
+            format!(
+                "weight_sum: no dimension {axis} in a shape of rank {}",
+                shape.len()
+            )
+        })?;
+    let dims: Vec<usize> = shape.iter().map(|d| *d as usize).collect();
+    if channel >= dims[axis] {
+        return Err(format!(
+            "weight_sum: entry {channel} of a table, and dimension {axis} has {}",
+            dims[axis]
+        ));
+    }
+    let inner: usize = dims[axis + 1..].iter().product();
+    let outer: usize = dims[..axis].iter().product();
+    let mut sum = 0.0;
+    for o in 0..outer {
+        let base = (o * dims[axis] + channel) * inner;
+        for i in 0..inner {
+            sum += integer_at(dense, base + i, "weight_sum")?;
+        }
+    }
+    Ok(sum)
+}
+
+/// Element `channel` of the constant 1-D value of `slot`.
+fn constant_element(b: &Bound<'_>, slot: usize, channel: usize) -> Result<f64, String> {
+    let (dense, shape) = constant_of(b, slot, "element")?;
+    match shape.as_slice() {
+        [n] if (channel as i64) < *n => integer_at(dense, channel, "element"),
+        [n] => Err(format!(
+            "element: entry {channel} of a table, and the value has {n}"
+        )),
+        _ => Err(format!(
+            "element: the value has rank {}, not 1",
+            shape.len()
+        )),
     }
 }
 

@@ -16,7 +16,7 @@ use pest::iterators::Pair;
 use super::apply::Bindings;
 use super::ast::{CallAst, OpAst, PatternAst, Spanned, read_call, read_op};
 use super::compile::Compiler;
-use super::expr::{self, Bound, Comparison, Expr, ExprAst, Param};
+use super::expr::{self, Bound, Comparison, Expr, ExprAst, Param, SlotConstants};
 use super::functions::{self, ArgVal, Scope};
 use super::tables::{MAX_TABLE_ENTRIES, TableKind, packed, packed_len, requant_scales};
 use super::{Arg, AttrMatch, TextPattern};
@@ -642,11 +642,13 @@ impl IntrinsicRule for TextIntrinsic {
         }
         let types = Self::types(ir, body, &b);
         let clamps = Self::clamps(ctx, ir, body, &b);
+        let constants = SlotConstants::new(ctx, ir, body, &b.values);
         let bound = Bound {
             ctx,
             types: &types,
             clamps: &clamps,
             captures: &b.captures,
+            constants: Some(&constants),
         };
         let scope = Scope { ctx, ir, body };
         for (condition, text) in &self.conditions {
@@ -808,6 +810,23 @@ impl IntrinsicRule for TextIntrinsic {
         }
         if prepared.as_mut().is_some_and(|rest| rest.next().is_some()) {
             return Err("it has more prepared arguments than its call computes".into());
+        }
+        // An operand a table reads (`weight_sum(%w, 0)`, `element(%b)`) and the call
+        // does not pass as a buffer reaches the library only through the table.
+        for (slot, v) in b.values.iter().enumerate() {
+            let read = self.call.iter().any(|item| match item {
+                CallItem::Table(_, _, entry) => {
+                    entry.calls("weight_sum", slot) || entry.calls("element", slot)
+                }
+                _ => false,
+            });
+            if let Some(v) = v
+                && read
+                && !call.contains(&CallArg::Value(*v))
+                && !compile_time.contains(v)
+            {
+                compile_time.push(*v);
+            }
         }
         let rescale = self.rescale(ctx, ir, body, op, &call)?;
         let mut layouts = Vec::new();

@@ -3,7 +3,7 @@
 //! (`layouts`) and, when the intrinsic reads a local memory, staged there by the
 //! target's DMA engine, the next call's while the current one runs (`staging`).
 
-mod layouts;
+pub(crate) mod layouts;
 mod placed;
 pub(crate) mod staging;
 

@@ -410,6 +410,44 @@ impl Bufferizer<'_> {
         if let Some(perm) = declared(partner) {
             return layout == Some(perm);
         }
-        self.ir.body(self.body).results(user).any(|r| r == partner)
+        if self.ir.body(self.body).results(user).any(|r| r == partner) {
+            return true;
+        }
+        // Two operands alike: the call takes the layout of the first of the pair's
+        // second and first values whose producer writes one (`call_layouts`).
+        let pair = p
+            .layouts_like
+            .iter()
+            .find(|(a, b)| *a == v || *b == v)
+            .copied();
+        let Some((a, b)) = pair else {
+            return false;
+        };
+        let chosen = [b, a].into_iter().find_map(|x| {
+            if x == v {
+                layout.map(<[i64]>::to_vec)
+            } else {
+                self.written_layout(x)
+            }
+        });
+        layout.map(<[i64]>::to_vec) == chosen
+    }
+
+    /// The layout the buffer of `v` is written in: the one its producer wrote, or,
+    /// before that, the one the intrinsic computing it declares.
+    fn written_layout(&self, v: ValueId) -> Option<Vec<i64>> {
+        if let Some((_, perm)) = self.permuted.get(&v) {
+            return Some(perm.clone());
+        }
+        let acc_ir::ValueDef::Result(producer, _) = self.ir.body(self.body).value(v).def else {
+            return None;
+        };
+        let intrinsic = self.intrinsic_of(producer)?;
+        let placement = self.place(intrinsic, producer).ok()?;
+        placement
+            .layouts
+            .iter()
+            .find(|(x, _)| *x == v)
+            .map(|(_, perm)| perm.clone())
     }
 }

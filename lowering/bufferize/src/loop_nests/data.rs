@@ -152,14 +152,38 @@ impl Bufferizer<'_> {
     /// its indices, the region's `tensor.extract`s of tensors from above becoming
     /// loads of their buffers.
     pub(crate) fn generate(&mut self, op: OpId) -> Result<ValueId, String> {
+        self.generate_in_layout(op, None)
+    }
+
+    /// [`Self::generate`] into a buffer holding the result transposed by `layout`
+    /// (its dimension `i` the result's dimension `layout[i]`), walked in the
+    /// buffer's order: an elementwise host op writing what an intrinsic reads in
+    /// another layout, with no transposing copy after it.
+    pub(crate) fn generate_in_layout(
+        &mut self,
+        op: OpId,
+        layout: Option<&[i64]>,
+    ) -> Result<ValueId, String> {
         let result = self
             .ir
             .body(self.body)
             .results(op)
             .next()
             .ok_or("no result")?;
-        let shape = self.static_shape(result)?;
-        let ty = buffer_type(self.ctx, self.ir.body(self.body).value_type(result));
+        let logical = self.static_shape(result)?;
+        let (shape, ty) = match layout {
+            None => (
+                logical,
+                buffer_type(self.ctx, self.ir.body(self.body).value_type(result)),
+            ),
+            Some(perm) => {
+                let ty = self.ir.body(self.body).value_type(result);
+                let element = self.ctx.type_data(ty).element_type().ok_or("no elements")?;
+                let shape = crate::accel::layouts::permuted_shape(&logical, perm);
+                let ty = acc_dialects::build::memref_type(self.ctx, &shape, element);
+                (shape, ty)
+            }
+        };
         let body = self.body;
         let b = self.ir.body(body);
         let region = *self.ir.op(body, op).regions().first().ok_or("no region")?;
@@ -181,7 +205,14 @@ impl Bufferizer<'_> {
         let mut nested = Vec::new();
         parallel(&mut e, &shape, &mut |e, ivs| {
             let mut map = ValueMap::default();
-            for (p, iv) in params.iter().zip(ivs) {
+            // The region's indices: buffer dimension i is the result's layout[i].
+            let mut logical = ivs.to_vec();
+            if let Some(perm) = layout {
+                for (i, p) in perm.iter().enumerate() {
+                    logical[*p as usize] = ivs[i];
+                }
+            }
+            for (p, iv) in params.iter().zip(&logical) {
                 map.values.insert(*p, *iv);
             }
             let (last, inner) = ops.split_last().ok_or("an empty block")?;

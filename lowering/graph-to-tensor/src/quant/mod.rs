@@ -8,7 +8,14 @@
 //!
 //! - quantize: `x / scale` in f64 rounded to f32, rounded half to even, plus the zero
 //!   point, saturated (NaN gives the zero point);
-//! - dequantize: `(q - zero) * scale` in f64, rounded to the result type;
+//! - dequantize: `(q - zero) * scale` in f64, rounded to the result type.
+//!
+//!   Both are computed in f32 alone when every scale is an f32 (as ONNX's are) and
+//!   the storage has at most 16 bits: the quotient and the product of two f32s
+//!   rounded once to f32 are the ones f64 gives rounded to f32, and the integers
+//!   involved are exact in f32 (or saturate either way), so the results are the
+//!   same bits, and a host without double precision (a soft-float RV32) runs no f64
+//!   helper routines;
 //! - qmatmul, qconv2d: both operands minus their zero points as i32, the integer
 //!   product or convolution (`tensor.matmul`, `tensor.conv2d`; the conv's zero padding
 //!   is the input's zero point), then requantized by the op's scheme
@@ -136,15 +143,30 @@ impl Param {
     }
 }
 
-/// The scales of `q` (f64) as a parameter along its channel dimension of a
-/// rank-`rank` tensor.
-fn scales(e: &mut Builder<'_>, q: &QuantUniform, rank: usize) -> Result<Param, String> {
+/// The scales of `q` as floats of type `ty` (f32 or f64) along its channel
+/// dimension of a rank-`rank` tensor.
+fn scales(e: &mut Builder<'_>, q: &QuantUniform, rank: usize, ty: TypeId) -> Result<Param, String> {
     let dim = channel_dim(q, rank)?;
-    let f64t = e.ctx.float_type(FloatKind::F64);
     let values = (0..q.params.len())
         .map(|c| Scalar::Float(q.params_of(c).0))
         .collect();
-    Param::new(e, values, f64t, dim)
+    Param::new(e, values, ty, dim)
+}
+
+/// The float type quantize and dequantize of `q` compute in: f32 when every scale
+/// is an f32 and the storage has at most 16 bits (the same results as f64; module
+/// docs), else f64.
+fn conversion_type(e: &Builder<'_>, q: &QuantUniform) -> TypeId {
+    let exact_f32 = (0..q.params.len()).all(|c| {
+        let s = q.params_of(c).0;
+        f64::from(s as f32) == s
+    });
+    let kind = if exact_f32 && q.storage_width <= 16 {
+        FloatKind::F32
+    } else {
+        FloatKind::F64
+    };
+    e.ctx.float_type(kind)
 }
 
 /// The zero points of `q` (as `ty`, a float or an integer type) as a parameter along
@@ -182,18 +204,19 @@ fn saturate(e: &mut Builder<'_>, v: ValueId, q: &QuantUniform) -> Result<ValueId
     clamp_to(e, v, q, q.storage_bounds())
 }
 
-/// `v` (f64, integral) clamped to `[lo, hi]` (within `q`'s storage range) and stored.
+/// `v` (a float, integral) clamped to `[lo, hi]` (within `q`'s storage range) and
+/// stored.
 fn clamp_to(
     e: &mut Builder<'_>,
     v: ValueId,
     q: &QuantUniform,
     (lo, hi): (i64, i64),
 ) -> Result<ValueId, String> {
-    let f64t = e.ctx.float_type(FloatKind::F64);
-    let lo = e.scalar(f64t, lo as f64)?;
-    let hi = e.scalar(f64t, hi as f64)?;
-    let v = arith::Maximumf::build(e, v, lo, f64t).result()?;
-    let v = arith::Minimumf::build(e, v, hi, f64t).result()?;
+    let ft = e.type_of(v);
+    let lo = e.scalar(ft, lo as f64)?;
+    let hi = e.scalar(ft, hi as f64)?;
+    let v = arith::Maximumf::build(e, v, lo, ft).result()?;
+    let v = arith::Minimumf::build(e, v, hi, ft).result()?;
     let i32t = e.ctx.int_type(32);
     let i = arith::Fptosi::build(e, v, i32t).result()?;
     if q.storage_width == 32 {
@@ -220,29 +243,37 @@ fn widen(e: &mut Builder<'_>, v: ValueId, q: &QuantUniform) -> Result<ValueId, S
 pub(super) fn quantize(e: &mut Builder<'_>, x: ValueId, out: TypeId) -> Result<ValueId, String> {
     let q = quant_of(e, out)?;
     let (shape, x_elem) = shape_of(e.ctx, e.type_of(x))?;
-    let f64t = e.ctx.float_type(FloatKind::F64);
+    let wide_t = conversion_type(e, &q);
     let f32t = e.ctx.float_type(FloatKind::F32);
     if x_elem != f32t {
         return Err("quantize lowers from f32 only".into());
     }
     let (scale, zero) = (
-        scales(e, &q, shape.len())?,
-        zeros(e, &q, shape.len(), f64t)?,
+        scales(e, &q, shape.len(), wide_t)?,
+        zeros(e, &q, shape.len(), wide_t)?,
     );
     let stored_ty = tensor_type(e.ctx, &shape, storage(e, &q));
     let ints = generate(e, stored_ty, &mut |e, ivs| {
         let v = tensor::Extract::build(e, x, ivs, f32t).result()?;
-        let wide = arith::Extf::build(e, v, f64t).result()?;
         let s = scale.at(e, ivs)?;
-        let ratio = arith::Divf::build(e, wide, s, f64t).result()?;
-        let ratio = arith::Truncf::build(e, ratio, f32t).result()?;
+        let ratio = if wide_t == f32t {
+            arith::Divf::build(e, v, s, f32t).result()?
+        } else {
+            let wide = arith::Extf::build(e, v, wide_t).result()?;
+            let ratio = arith::Divf::build(e, wide, s, wide_t).result()?;
+            arith::Truncf::build(e, ratio, f32t).result()?
+        };
         let r = math::Roundeven::build(e, ratio, f32t).result()?;
-        let r = arith::Extf::build(e, r, f64t).result()?;
+        let r = if wide_t == f32t {
+            r
+        } else {
+            arith::Extf::build(e, r, wide_t).result()?
+        };
         let z = zero.at(e, ivs)?;
-        let shifted = arith::Addf::build(e, r, z, f64t).result()?;
+        let shifted = arith::Addf::build(e, r, z, wide_t).result()?;
         // NaN quantizes to the zero point.
         let nan = e.cmpf(acc_dialects::build::cmpf::UNO, v, v)?;
-        let chosen = arith::Select::build(e, nan, z, shifted, f64t).result()?;
+        let chosen = arith::Select::build(e, nan, z, shifted, wide_t).result()?;
         Ok(vec![saturate(e, chosen, &q)?])
     })?;
     tensor::Bitcast::build(e, ints, out).result()
@@ -253,9 +284,15 @@ pub(super) fn dequantize(e: &mut Builder<'_>, x: ValueId, out: TypeId) -> Result
     let q = quant_of(e, e.type_of(x))?;
     let (shape, out_elem) = shape_of(e.ctx, out)?;
     let f64t = e.ctx.float_type(FloatKind::F64);
+    let f32t = e.ctx.float_type(FloatKind::F32);
+    let wide_t = if out_elem == f32t {
+        conversion_type(e, &q)
+    } else {
+        f64t
+    };
     let i32t = e.ctx.int_type(32);
     let (scale, zero) = (
-        scales(e, &q, shape.len())?,
+        scales(e, &q, shape.len(), wide_t)?,
         zeros(e, &q, shape.len(), i32t)?,
     );
     let ints = stored(e, x, &q)?;
@@ -265,10 +302,10 @@ pub(super) fn dequantize(e: &mut Builder<'_>, x: ValueId, out: TypeId) -> Result
         let v = widen(e, v, &q)?;
         let z = zero.at(e, ivs)?;
         let d = arith::Subi::build(e, v, z, i32t).result()?;
-        let d = arith::Sitofp::build(e, d, f64t).result()?;
+        let d = arith::Sitofp::build(e, d, wide_t).result()?;
         let s = scale.at(e, ivs)?;
-        let y = arith::Mulf::build(e, d, s, f64t).result()?;
-        if out_elem == f64t {
+        let y = arith::Mulf::build(e, d, s, wide_t).result()?;
+        if out_elem == wide_t {
             Ok(vec![y])
         } else {
             Ok(vec![arith::Truncf::build(e, y, out_elem).result()?])
