@@ -1180,3 +1180,48 @@ fn a_vendor_header_and_linker_sections_are_respected() {
     let distinct: std::collections::BTreeSet<u32> = got.iter().copied().collect();
     assert!(distinct.len() > 10, "{want:?}");
 }
+
+/// A convolution whose input overflows tinynpu's local memory, in tiles of output
+/// rows (each reading its band of input rows and the halo around it): the C, with
+/// the reference library, gives what the graph gives in the interpreter.
+#[test]
+fn a_convolution_in_tiles_of_rows_matches_the_interpreter_bit_for_bit() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let hwlib = root.join("examples/hwlib");
+    let dir = tempfile::tempdir().expect("a directory");
+    let d = dir.path();
+    let model = r#"func.func @main(%x: tensor<1x4x48x48xf32>) -> tensor<1x8x24x24xf32> {
+  %q = graph.quantize %x : tensor<1x4x48x48xf32> to tensor<1x4x48x48x!quant.uniform<i8:f32, 3.125000e-02:2>>
+  %wi = graph.constant dense<[[[[19, -4, 2], [13, -19, 9], [-5, -17, -10]], [[-13, 3, 10], [-5, 4, 14], [-14, 16, -5]], [[-20, -7, 6], [-3, -9, 4], [-10, -16, -12]], [[19, 19, 8], [-12, -12, -20], [-20, -7, -7]]], [[[-10, -10, -2], [0, -8, 14], [20, -7, -9]], [[-8, 4, -1], [-19, 3, 6], [-10, -11, -4]], [[-16, 1, -1], [18, 17, -20], [18, 1, -16]], [[-1, 2, -1], [10, 0, -9], [10, 10, -9]]], [[[-17, -4, -19], [2, 5, -19], [15, 6, 3]], [[4, 17, -20], [8, -18, -9], [19, -8, -13]], [[-5, 9, 2], [12, 2, 13], [-4, 9, -14]], [[17, 3, -2], [-18, 7, -15], [-7, 1, 12]]], [[[19, 3, -11], [1, -3, 14], [-15, -1, 0]], [[-1, -9, -15], [20, -11, -1], [10, -10, -17]], [[-15, 18, 14], [5, -18, -5], [18, 2, -4]], [[9, 6, -11], [-17, 20, -18], [11, 1, -7]]], [[[-12, 16, -12], [20, 6, -14], [-10, 7, 3]], [[-11, -17, 6], [-2, -11, 9], [19, -10, 13]], [[9, 11, 0], [10, -3, -2], [10, 5, -11]], [[-13, 4, 14], [-9, 20, 11], [1, -9, -15]]], [[[11, -3, 12], [15, 12, 3], [-16, 2, 17]], [[-18, -1, 3], [15, -3, 11], [-4, -2, 1]], [[-9, 17, -20], [10, 15, -4], [0, -3, 9]], [[-2, 12, 2], [2, -3, 2], [6, 2, -9]]], [[[8, 3, 1], [13, -11, 13], [-10, -8, 3]], [[10, -2, -15], [6, -10, 19], [17, 13, 6]], [[-1, 19, 15], [20, -3, -19], [-8, -10, 17]], [[8, 19, -9], [-6, -9, 20], [-18, 10, -6]]], [[[-10, -17, -12], [-13, 0, -9], [10, -8, 15]], [[-18, 6, 9], [2, 4, 19], [-16, 17, -7]], [[-5, 3, -20], [2, 5, -3], [6, -13, 15]], [[3, -18, 15], [19, -1, -14], [-2, 14, 12]]]]> : tensor<8x4x3x3xi8>
+  %w = graph.storage_cast %wi : tensor<8x4x3x3xi8> to tensor<8x4x3x3x!quant.uniform<i8:f32, 1.562500e-02>>
+  %b = graph.constant dense<[100, -200, 300, 0, 50, -75, 10, 20]> : tensor<8xi32>
+  %y = graph.qconv2d %q, %w, %b {strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x48x48x!quant.uniform<i8:f32, 3.125000e-02:2>>, tensor<8x4x3x3x!quant.uniform<i8:f32, 1.562500e-02>>, tensor<8xi32>) -> tensor<1x8x24x24x!quant.uniform<i8:f32, 6.250000e-02:-3>>
+  %r = graph.dequantize %y : tensor<1x8x24x24x!quant.uniform<i8:f32, 6.250000e-02:-3>> to tensor<1x8x24x24xf32>
+  return %r : tensor<1x8x24x24xf32>
+}
+"#;
+    let (stderr, c) = lower_for_target(
+        d,
+        &root.join("examples/targets/tinynpu.acc"),
+        model,
+        "canonicalize,partition,tensorize,weight-prep,graph-to-tensor,bufferize,buffer-deallocation,memory-plan",
+    );
+    assert!(stderr.contains("output rows"), "{stderr}");
+    assert!(c.matches("npu_conv2d_s8(").count() > 2, "{c}");
+    let x: Vec<f32> = (0..9216)
+        .map(|i| ((i as f32) * 0.173).sin() * 3.0)
+        .collect();
+    let want = graph_output(d, &[1, 4, 48, 48], &x);
+    let got = compile_and_run(
+        d,
+        &driver(9216, 4608),
+        &[
+            "-I",
+            &hwlib.to_string_lossy(),
+            &hwlib.join("tinynpu.c").to_string_lossy(),
+        ],
+    );
+    assert_eq!(got, bits(&want));
+    let distinct: std::collections::BTreeSet<u32> = got.iter().copied().collect();
+    assert!(distinct.len() > 20, "{want:?}");
+}

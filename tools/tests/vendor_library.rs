@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod support;
-use support::{bits, compile_and_run, examples, floats, run, run_stderr, write_input};
+use support::{bits, compile_and_run, driver, examples, floats, run, run_stderr, write_input};
 
 /// Seeded inputs (mobilenet.inputs.npy), each 1 x 3 x 16 x 16, and 10 outputs each.
 const INPUTS: usize = 64;
@@ -136,6 +136,11 @@ fn check_model(model: &str) -> (usize, String) {
     let c = std::fs::read_to_string(d.join("c/model.c")).expect("model.c");
     assert!(c.contains("#include \"mcunpu.h\""), "{c}");
     assert!(c.contains("section(\".npu_sram\")"), "{c}");
+    // The host code converts in float only (no double-precision routines on a
+    // soft-float core): the entry uses no double (the prelude's unused helpers
+    // compile to nothing).
+    let entry = c.split("void acc_main(").nth(1).expect("the entry");
+    assert!(!entry.contains("double"), "{entry}");
 
     let inputs = floats(&examples().join("mobilenet.inputs.npy"));
     let expected = floats(&examples().join(format!("{model}.outputs.npy")));
@@ -279,5 +284,68 @@ fn the_tutorial_on_a_fixed_point_library_runs_as_written() {
     let (sim, _) = run_commands(&commands[2].1, tmp);
     for line in printed_after(&commands[2].1).lines() {
         assert!(sim.contains(line), "{line} not in {sim}");
+    }
+}
+
+/// Pools with padding through the library (`mcunpu_avgpool_s8`, CMSIS-NN's rounded
+/// average over the window's positions inside the plane, and `mcunpu_max_pool_s8`):
+/// the C gives what the interpreter gives, bit for bit.
+#[test]
+fn padded_pools_in_the_library_match_the_interpreter_bit_for_bit() {
+    let model = r#"func.func @main(%x: tensor<1x4x6x6xf32>) -> tensor<1x4x3x3xf32> {
+  %q = graph.quantize %x : tensor<1x4x6x6xf32> to tensor<1x4x6x6x!quant.uniform<i8:f32, 3.125000e-02:-3>>
+  %a = graph.qavg_pool %q {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, requant = #graph.requantization<fixed_point>} : (tensor<1x4x6x6x!quant.uniform<i8:f32, 3.125000e-02:-3>>) -> tensor<1x4x3x3x!quant.uniform<i8:f32, 3.125000e-02:-3>>
+  %i = graph.storage_cast %a : tensor<1x4x3x3x!quant.uniform<i8:f32, 3.125000e-02:-3>> to tensor<1x4x3x3xi8>
+  %m = graph.max_pool %i {kernel_shape = array<i64: 2, 2>, pads = array<i64: 1, 1, 0, 0>} : (tensor<1x4x3x3xi8>) -> tensor<1x4x3x3xi8>
+  %r = graph.storage_cast %m : tensor<1x4x3x3xi8> to tensor<1x4x3x3x!quant.uniform<i8:f32, 3.125000e-02:-3>>
+  %y = graph.dequantize %r : tensor<1x4x3x3x!quant.uniform<i8:f32, 3.125000e-02:-3>> to tensor<1x4x3x3xf32>
+  return %y : tensor<1x4x3x3xf32>
+}
+"#;
+    let dir = tempfile::tempdir().expect("a directory");
+    let d = dir.path();
+    let target = root().join("examples/targets/mcunpu.acc");
+    let hwlib = root().join("examples/hwlib");
+    std::fs::write(d.join("q.mlir"), model).expect("written");
+    run(acc("opt")
+        .current_dir(d)
+        .arg("--target")
+        .arg(&target)
+        .args([
+            "--check-semantics",
+            "--pipeline",
+            "target",
+            "q.mlir",
+            "-o",
+            "loops.mlir",
+        ]));
+    let loops = std::fs::read_to_string(d.join("loops.mlir")).expect("loops.mlir");
+    for call in ["mcunpu_avgpool_s8", "mcunpu_max_pool_s8"] {
+        assert!(
+            loops.contains(&format!("hw.intrinsic \"{call}\"")),
+            "{loops}"
+        );
+    }
+    run(acc("translate")
+        .current_dir(d)
+        .args(["--emit-c", "loops.mlir", "-o", "c"]));
+    for seed in 0..4 {
+        let x: Vec<f32> = (0..144)
+            .map(|i| ((i * 7 + seed * 13) as f32 * 0.61).sin() * 4.2)
+            .collect();
+        write_input(d, &[1, 4, 6, 6], &x);
+        let want = interpret(d, "q.mlir", &[]);
+        let got = compile_and_run(
+            d,
+            &driver(144, 36),
+            &[
+                "-I",
+                &hwlib.to_string_lossy(),
+                &hwlib.join("mcunpu.c").to_string_lossy(),
+            ],
+        );
+        assert_eq!(got, bits(&want), "seed {seed}");
+        let distinct: std::collections::BTreeSet<u32> = got.iter().copied().collect();
+        assert!(distinct.len() > 10, "{want:?}");
     }
 }

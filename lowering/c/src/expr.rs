@@ -242,6 +242,9 @@ fn narrow_expression(
         } else {
             "acc_fptoui"
         };
+        if t == CType::F32 {
+            return Ok(format!("acc_wrap_narrow({convert}f({a}, {w}), {w})"));
+        }
         return Ok(format!("acc_wrap_narrow({convert}((double){a}, {w}), {w})"));
     }
     let unsigned_view = matches!(
@@ -542,6 +545,10 @@ pub(crate) fn expression(
         arith::Op::Trunci => format!("({o})({}){a}", out.unsigned()),
         arith::Op::Extf | arith::Op::Truncf | arith::Op::Sitofp => format!("({o}){a}"),
         arith::Op::Uitofp => format!("({o})({}){a}", t.unsigned()),
+        // From a float, in float arithmetic (no double-precision routines on a
+        // soft-float core): the same saturation and truncation.
+        arith::Op::Fptosi if t == CType::F32 => format!("({o})acc_fptosif({a}, {})", out.bits()),
+        arith::Op::Fptoui if t == CType::F32 => format!("({o})acc_fptouif({a}, {})", out.bits()),
         arith::Op::Fptosi => format!("({o})acc_fptosi((double){a}, {})", out.bits()),
         arith::Op::Fptoui => format!("({o})acc_fptoui((double){a}, {})", out.bits()),
         arith::Op::Bitcast if t.is_float() && !out.is_float() => {

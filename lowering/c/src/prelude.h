@@ -148,3 +148,18 @@ static inline uint64_t acc_fptoui(double x, int bits) {
     if (x >= hi) return bits == 64 ? UINT64_MAX : (uint64_t)hi - 1;
     return (uint64_t)x;
 }
+/* The same from a float, in float arithmetic only (every bound is a power of two,
+ * exact in float). */
+static inline int64_t acc_fptosif(float x, int bits) {
+    float hi = bits == 64 ? 9223372036854775808.0f : (float)((int64_t)1 << (bits - 1));
+    if (x != x) return 0;
+    if (x >= hi) return bits == 64 ? INT64_MAX : (int64_t)hi - 1;
+    if (x <= -hi) return bits == 64 ? INT64_MIN : -(int64_t)hi;
+    return (int64_t)x;
+}
+static inline uint64_t acc_fptouif(float x, int bits) {
+    float hi = bits == 64 ? 18446744073709551616.0f : (float)((uint64_t)1 << bits);
+    if (x != x || x <= 0.0f) return 0;
+    if (x >= hi) return bits == 64 ? UINT64_MAX : (uint64_t)hi - 1;
+    return (uint64_t)x;
+}

@@ -1,6 +1,8 @@
 //! `tensorize`: splits an op placed on an intrinsic whose buffers do not fit the
 //! memory the intrinsic reads (its `memory NAME` in the target file) into tiles that
-//! do, along the op's output channels.
+//! do, along the op's output channels, or, when those cannot fit (a convolution's
+//! shared input alone overflows the memory, a pool), along its output rows
+//! ([`rows`]).
 //!
 //! An op placed by `partition` on an intrinsic with a local memory keeps its place
 //! when the call's buffers (operands, result, the tables and packed bytes computed at
@@ -33,6 +35,8 @@
 //! Each tiling is reported as a remark. The function computes the same values
 //! (`--check-semantics`): the tiles compute the channels of the op they replace.
 
+mod rows;
+
 use acc_dialects::hooks::attr_read::Attrs;
 use acc_dialects::hooks::stored::{constant_chain, stored_constant};
 use acc_ir::clone::{ValueMap, clone_op};
@@ -61,7 +65,7 @@ pub fn info() -> PassInfo {
     PassInfo {
         name: "tensorize",
         title: "Tensorize",
-        summary: "Split ops into output-channel tiles an intrinsic accepts and whose buffers fit its memory, two tiles at a time",
+        summary: "Split ops into tiles of output channels (or of output rows, with their halos) that an intrinsic accepts and whose buffers fit its memory, two tiles at a time",
         anchor: Some(func::Func::NAME),
         options: vec![target_option()],
         create: |o: &PassOptions| {
@@ -141,16 +145,42 @@ fn tensorize_op(
         .place(ctx, ir, body, op)
         .map_err(|why| fail(format!("'{name}' no longer accepts the op: {why}")))?;
     let operands: Vec<ValueId> = ir.body(body).operands(op).collect();
+    let whole_bytes = call_bytes(ctx, ir, body, &whole, &operands, &[]).total();
+    // Tiles of output rows, when output-channel tiles cannot fit: the remark, or why
+    // not.
+    let by_rows = |ir: &mut Ir| -> Result<String, String> {
+        let rule = rows::row_rule(ctx, ir, body, op).ok_or("acc has no tiling rule for it")?;
+        let per_tile = rows::rows_per_tile(
+            ctx,
+            ir,
+            body,
+            (op, &whole),
+            &rule,
+            (memory.size, whole_bytes),
+        )
+        .ok_or("even one output row a tile")?;
+        let count = (rule.out_rows + per_tile - 1) / per_tile;
+        let per_tile = (rule.out_rows + count - 1) / count;
+        rows::split_rows(ctx, ir, body, op, intrinsic, &rule, per_tile)?;
+        Ok(format!(
+            "tensorize: '{name}' computes this in {count} tiles of {per_tile} output rows (its buffers take {whole_bytes} bytes, more than memory '{}' holds, {}; each tile reads its input rows and the rows around them its windows reach)",
+            memory.name, memory.size
+        ))
+    };
     let Some(rule) = rule(ctx, ir, body, op) else {
-        let bytes = call_bytes(ctx, ir, body, &whole, &operands, &[]).total();
-        if bytes <= memory.size {
+        if whole_bytes <= memory.size {
             return Ok(None);
         }
-        let why = format!(
-            "its buffers take {bytes} bytes, more than memory '{}' holds ({}), and acc has no tiling rule for it",
-            memory.name, memory.size
-        );
-        return Ok(Some(leave_device(ctx, ir, body, op, target, &why)?));
+        return match by_rows(ir) {
+            Ok(remark) => Ok(Some(remark)),
+            Err(why) => {
+                let why = format!(
+                    "its buffers take {whole_bytes} bytes, more than memory '{}' holds ({}), and tiles cannot fit: {why}",
+                    memory.name, memory.size
+                );
+                Ok(Some(leave_device(ctx, ir, body, op, target, &why)?))
+            }
+        };
     };
     let shared: Vec<usize> = (0..operands.len())
         .filter(|k| rule.operand_axes.get(*k).copied().flatten().is_none())
@@ -162,13 +192,18 @@ fn tensorize_op(
     // The largest tile whose buffers fit twice, beside the shared ones.
     let fits = |n: i64| bytes.shared + 2 * bytes.tile(n, rule.channels) <= memory.size;
     let Some(per_tile) = (1..rule.channels).rev().find(|n| fits(*n)) else {
-        let why = format!(
-            "its buffers take {} bytes, more than memory '{}' holds ({}), even one channel a tile",
-            bytes.total(),
-            memory.name,
-            memory.size
-        );
-        return Ok(Some(leave_device(ctx, ir, body, op, target, &why)?));
+        return match by_rows(ir) {
+            Ok(remark) => Ok(Some(remark)),
+            Err(rows_why) => {
+                let why = format!(
+                    "its buffers take {} bytes, more than memory '{}' holds ({}), even one channel a tile; by rows: {rows_why}",
+                    bytes.total(),
+                    memory.name,
+                    memory.size
+                );
+                Ok(Some(leave_device(ctx, ir, body, op, target, &why)?))
+            }
+        };
     };
     let count = (rule.channels + per_tile - 1) / per_tile;
     // Balanced tiles: the same count, as even as possible.

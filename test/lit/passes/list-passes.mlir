@@ -53,7 +53,7 @@
 // CHECK-NEXT: {{^}}  quantize{{ +}}Fold a QDQ model's dequantize/op/quantize groups into integer ops (qconv2d, qmatmul, qadd, qmul, qavg_pool, lookup tables, ops on stored integers), activations into their clamps (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}      requant{{ +}}how the integer ops requantize: float (onnxruntime's arithmetic) or fixed_point (TFLite's and CMSIS-NN's Q31 multipliers and shifts) (float|fixed_point, default float){{$}}
 // CHECK-NEXT: {{^}}  symbol-dce{{ +}}Erase private symbols that nothing references (runs on builtin.module){{$}}
-// CHECK-NEXT: {{^}}  tensorize{{ +}}Split ops into output-channel tiles an intrinsic accepts and whose buffers fit its memory, two tiles at a time (runs on func.func){{$}}
+// CHECK-NEXT: {{^}}  tensorize{{ +}}Split ops into tiles of output channels (or of output rows, with their halos) that an intrinsic accepts and whose buffers fit its memory, two tiles at a time (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}      target{{ +}}the target to consult, by name (empty: the compilation's first, from the first --target FILE) (string, default ){{$}}
 // CHECK-NEXT: {{^}}  unroll{{ +}}Fully unroll loop.for loops with few iterations (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}      max-trip{{ +}}unroll loops of at most this many iterations (int, default 8){{$}}

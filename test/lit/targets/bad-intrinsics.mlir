@@ -23,6 +23,10 @@
 // CHECK-NEXT: bad-intrinsics.acc:45:3
 // CHECK: error: a call passes one q31_multipliers(...) and one q31_shifts(...), or neither
 // CHECK-NEXT: bad-intrinsics.acc:50:3
+// CHECK: error: weight_sum(...) and element(...) give a number per channel: use them in a table (i32_table, q31_multipliers, ...)
+// CHECK-NEXT: bad-intrinsics.acc:58:22
+// CHECK: error: weight_sum(...) and element(...) give a number per channel: use them in a table (i32_table, q31_multipliers, ...)
+// CHECK-NEXT: bad-intrinsics.acc:58:45
 // DEVICES: error: intrinsic 'relu' runs on an undeclared device 'dsp'
 // DEVICES-NEXT: bad-intrinsic-devices.acc:5:21
 // DEVICES: error: intrinsic 'twice' is declared twice

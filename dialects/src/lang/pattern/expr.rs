@@ -204,7 +204,7 @@ pub const FUNCTIONS: [ExprFunction; 20] = [
     ExprFunction {
         name: "weight_sum",
         params: &[V, I],
-        summary: "in a table, the sum of the stored integers of the constant value whose index along dimension `axis` is the entry's channel (`weight_sum(%w, 0)`: a convolution's filter sums, for bias corrections such as `element(%b) - zero_point(%x) * weight_sum(%w, 0)`); only in tables",
+        summary: "in a table, the sum of the stored integers of the constant value whose index along dimension `axis` is the entry's channel (`weight_sum(%b, 1)`: a fully connected layer's column sums, for a bias with the input's offset folded in, `element(%c) - zero_point(%a) * weight_sum(%b, 1)`; for a convolution that folding holds only without padding); only in tables",
         run: |_, _| Err("a sum per channel: use it in a table".into()),
     },
     ExprFunction {

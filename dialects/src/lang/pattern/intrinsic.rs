@@ -323,6 +323,30 @@ pub fn compile_intrinsic(
             "requant_scales(...) passes the float scheme's multipliers; this intrinsic declares another `requant`",
         );
     }
+    // `weight_sum` and `element` give a number per channel: only table entries have one.
+    let mut outside: Vec<Range<usize>> = Vec::new();
+    for e in &ast.call {
+        per_channel_outside_tables(e, false, &mut outside);
+    }
+    for (condition, _) in &ast.conditions {
+        if let ConditionAst::Compare(lhs, _, rhs) = condition {
+            per_channel_outside_tables(lhs, false, &mut outside);
+            per_channel_outside_tables(rhs, false, &mut outside);
+        }
+    }
+    for e in ast
+        .cost
+        .iter()
+        .chain(ast.macs.iter().flat_map(|(w, p)| [w, p]))
+    {
+        per_channel_outside_tables(e, false, &mut outside);
+    }
+    for at in outside {
+        c.error(
+            &at,
+            "weight_sum(...) and element(...) give a number per channel: use them in a table (i32_table, q31_multipliers, ...)",
+        );
+    }
     let q31 = |kind: TableKind| {
         call.iter()
             .filter(|i| matches!(i, CallItem::Table(k, ..) if *k == kind))
@@ -475,6 +499,28 @@ fn params(
         out.push(any_expr(c, a)?);
     }
     Some(out)
+}
+
+/// The places in `e` where `weight_sum` or `element` is called outside a table's
+/// entry (`in_table`: `e` is inside one).
+fn per_channel_outside_tables(e: &ExprAst, in_table: bool, found: &mut Vec<Range<usize>>) {
+    match e {
+        ExprAst::Call((name, at), args, _) => {
+            if !in_table && (name == "weight_sum" || name == "element") {
+                found.push(at.clone());
+            }
+            let table = TableKind::of_name(name).is_some();
+            for (i, a) in args.iter().enumerate() {
+                // A table's first argument is its length, its second the entry.
+                per_channel_outside_tables(a, in_table || (table && i == 1), found);
+            }
+        }
+        ExprAst::Binary(_, x, y, _) => {
+            per_channel_outside_tables(x, in_table, found);
+            per_channel_outside_tables(y, in_table, found);
+        }
+        _ => {}
+    }
 }
 
 fn call_item(c: &mut Compiler<'_>, e: &ExprAst) -> Option<CallItem> {

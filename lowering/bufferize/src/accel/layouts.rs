@@ -3,8 +3,10 @@
 //! dimension `i` the value's dimension `p[i]`.
 //!
 //! A result an intrinsic writes in a layout keeps that buffer (`permuted`); the
-//! plain one is made from it, by a transposing copy right after the call, only when
-//! some user of the value does not read it in that layout. An operand an intrinsic
+//! plain one is made from it, by a transposing copy right after the call (a view,
+//! when the transposition moves only dimensions of size 1), only when some user of
+//! the value does not read it in that layout. A bitcast keeps its operand's layout,
+//! and a host elementwise op whose users all read one layout writes it directly. An operand an intrinsic
 //! reads in a layout takes the permuted buffer its producer wrote when the layouts
 //! agree, and a transposing copy of the plain buffer otherwise. So two accelerator
 //! ops that agree pass the value between them as it is, and a value is reformatted
@@ -47,9 +49,23 @@ impl Bufferizer<'_> {
         {
             return Ok(*buffer);
         }
-        let loc = self.ir.op(self.body, op).loc();
-        let plain = self.buffer(loc, v).map_err(|d| d.message)?;
-        let copy = self.permuted_copy(op, plain, perm)?;
+        let copy = match (
+            self.buffers.get(&v).copied(),
+            self.permuted.get(&v).cloned(),
+        ) {
+            // Only in another layout (a `like` pair whose partner came otherwise than
+            // predicted): transposed from that one.
+            (None, Some((buffer, held))) => {
+                let inv = inverse(&held);
+                let from_held: Vec<i64> = perm.iter().map(|p| inv[*p as usize]).collect();
+                self.permuted_copy(op, buffer, &from_held)?
+            }
+            _ => {
+                let loc = self.ir.op(self.body, op).loc();
+                let plain = self.buffer(loc, v).map_err(|d| d.message)?;
+                self.permuted_copy(op, plain, perm)?
+            }
+        };
         // Later readers in this layout (the other tiles of an op) share the copy.
         self.permuted
             .entry(v)

@@ -378,7 +378,9 @@ impl Bufferizer<'_> {
     /// Whether the call `p` of `user` reads `v` in `layout`: the layout it declares
     /// for `v`; for `v` in a `like` pair, its partner's declared layout, or any
     /// layout when the partner is an undeclared result of the call (it follows
-    /// `v`); else plain. A `like` pair of two operands is not relied on.
+    /// `v`); for a `like` pair of two operands, the layout [`Self::call_layouts`]
+    /// will choose, its partner's written layout predicted from the intrinsic
+    /// computing it ([`Self::written_layout`]); else plain.
     pub(crate) fn reads_in_layout(
         &self,
         user: OpId,

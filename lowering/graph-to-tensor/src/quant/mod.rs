@@ -10,8 +10,8 @@
 //!   point, saturated (NaN gives the zero point);
 //! - dequantize: `(q - zero) * scale` in f64, rounded to the result type.
 //!
-//!   Both are computed in f32 alone when every scale is an f32 (as ONNX's are) and
-//!   the storage has at most 16 bits: the quotient and the product of two f32s
+//!   Both are computed in f32 alone when every scale is an f32 (as ONNX's are), the
+//!   storage has at most 16 bits and the zero points are in its range: the quotient and the product of two f32s
 //!   rounded once to f32 are the ones f64 gives rounded to f32, and the integers
 //!   involved are exact in f32 (or saturate either way), so the results are the
 //!   same bits, and a host without double precision (a soft-float RV32) runs no f64
@@ -154,12 +154,13 @@ fn scales(e: &mut Builder<'_>, q: &QuantUniform, rank: usize, ty: TypeId) -> Res
 }
 
 /// The float type quantize and dequantize of `q` compute in: f32 when every scale
-/// is an f32 and the storage has at most 16 bits (the same results as f64; module
-/// docs), else f64.
+/// is an f32, the storage has at most 16 bits and every zero point is in its range
+/// (the same results as f64; module docs), else f64.
 fn conversion_type(e: &Builder<'_>, q: &QuantUniform) -> TypeId {
+    let (lo, hi) = q.storage_bounds();
     let exact_f32 = (0..q.params.len()).all(|c| {
-        let s = q.params_of(c).0;
-        f64::from(s as f32) == s
+        let (s, z) = q.params_of(c);
+        f64::from(s as f32) == s && (lo..=hi).contains(&z)
     });
     let kind = if exact_f32 && q.storage_width <= 16 {
         FloatKind::F32
