@@ -27,6 +27,8 @@
 // CHECK-NEXT: bad-intrinsics.acc:58:22
 // CHECK: error: weight_sum(...) and element(...) give a number per channel: use them in a table (i32_table, q31_multipliers, ...)
 // CHECK-NEXT: bad-intrinsics.acc:58:45
+// CHECK: error: a real number where an integer is computed: reals go in tables, f32(...), q31_multiplier(...) and q31_shift(...)
+// CHECK-NEXT: bad-intrinsics.acc:62:10
 // DEVICES: error: intrinsic 'relu' runs on an undeclared device 'dsp'
 // DEVICES-NEXT: bad-intrinsic-devices.acc:5:21
 // DEVICES: error: intrinsic 'twice' is declared twice

@@ -11,6 +11,9 @@
 // CHECK-DAG: loop.constant dense<[1, 3, 5, 2, 4, -6]> : tensor<6xi8> to memref<6xi8>
 // Along the rows: 1 + 2, 3 + 4, 5 - 6.
 // CHECK-DAG: loop.constant dense<[3, 7, -1]> : tensor<3xi32> to memref<3xi32>
+// Real literals: 0.25 * 0.5 as a float, 1.5e1 * 2 in a table.
+// CHECK-DAG: arith.constant 1.250000e-01 : f32
+// CHECK-DAG: loop.constant dense<30> : tensor<2xi32> to memref<2xi32>
 // CHECK: hw.intrinsic "fc_kernel_sum"
 func.func @fc(%a: tensor<1x3x!quant.uniform<i8:f32, 0.5:4>>) -> tensor<1x2x!quant.uniform<i8:f32, 0.25:-1>> {
   %bi = graph.constant dense<[[1, 2], [3, 4], [5, -6]]> : tensor<3x2xi8>

@@ -20,6 +20,9 @@ use super::ast::Spanned;
 pub enum ExprAst {
     /// `42`.
     Int(i64, Range<usize>),
+    /// `0.5`: a real literal (tables, `f32(...)`, the arguments of `q31_multiplier`
+    /// and `q31_shift`).
+    Real(f64, Range<usize>),
     /// `$strides`: a captured attribute (an argument of a function).
     Capture(Spanned),
     /// `%x`: a matched value (an argument of a function).
@@ -34,9 +37,10 @@ impl ExprAst {
     /// Where it was written.
     pub fn span(&self) -> Range<usize> {
         match self {
-            ExprAst::Int(_, at) | ExprAst::Call(_, _, at) | ExprAst::Binary(_, _, _, at) => {
-                at.clone()
-            }
+            ExprAst::Int(_, at)
+            | ExprAst::Real(_, at)
+            | ExprAst::Call(_, _, at)
+            | ExprAst::Binary(_, _, _, at) => at.clone(),
             ExprAst::Capture((_, at)) | ExprAst::Value((_, at)) => at.clone(),
         }
     }
@@ -62,6 +66,7 @@ pub fn read_expr(pair: Pair<'_, Rule>) -> ExprAst {
             lhs
         }
         Rule::int => ExprAst::Int(pair.as_str().parse().unwrap_or(i64::MAX), at),
+        Rule::real => ExprAst::Real(pair.as_str().parse().unwrap_or(f64::INFINITY), at),
         Rule::capture => ExprAst::Capture((pair.as_str().to_string(), at)),
         Rule::value_ref => ExprAst::Value((pair.as_str().to_string(), at)),
         Rule::expr_call => {
@@ -393,6 +398,8 @@ fn at(ctx: &Context, a: &[Arg]) -> Result<i64, String> {
 pub enum Expr {
     /// A literal.
     Int(i64),
+    /// A real literal.
+    Real(f64),
     /// The type of a slot's value (an argument of a function).
     Value(usize),
     /// A capture (an argument of a function).
@@ -461,6 +468,9 @@ impl Expr {
     pub fn eval(&self, b: &Bound<'_>) -> Result<i64, String> {
         match self {
             Expr::Int(i) => Ok(*i),
+            Expr::Real(r) => Err(format!(
+                "{r} is a real number: use it in a table, f32(...), q31_multiplier(...) or q31_shift(...)"
+            )),
             Expr::Value(_) | Expr::Capture(_) => Err("not an integer".into()),
             Expr::Call(f, _) if REAL_ARGUMENTS.contains(&f.name) => {
                 let v = self.eval_real(b, 0)?;
@@ -505,6 +515,7 @@ impl Expr {
     pub fn eval_real(&self, b: &Bound<'_>, channel: usize) -> Result<f64, String> {
         let v = match self {
             Expr::Int(i) => *i as f64,
+            Expr::Real(r) => *r,
             Expr::Value(_) | Expr::Capture(_) => return Err("not a number".into()),
             Expr::Binary(op, x, y) => {
                 let (x, y) = (x.eval_real(b, channel)?, y.eval_real(b, channel)?);

@@ -323,15 +323,17 @@ pub fn compile_intrinsic(
             "requant_scales(...) passes the float scheme's multipliers; this intrinsic declares another `requant`",
         );
     }
-    // `weight_sum` and `element` give a number per channel: only table entries have one.
-    let mut outside: Vec<Range<usize>> = Vec::new();
+    // `weight_sum` and `element` give a number per channel: only table entries have
+    // one. A real literal has a place only where reals are computed.
+    let (mut per_channel, mut reals) = (Vec::new(), Vec::new());
+    let top = ExprPlace::default();
     for e in &ast.call {
-        per_channel_outside_tables(e, false, &mut outside);
+        misplaced(e, top, &mut per_channel, &mut reals);
     }
     for (condition, _) in &ast.conditions {
         if let ConditionAst::Compare(lhs, _, rhs) = condition {
-            per_channel_outside_tables(lhs, false, &mut outside);
-            per_channel_outside_tables(rhs, false, &mut outside);
+            misplaced(lhs, top, &mut per_channel, &mut reals);
+            misplaced(rhs, top, &mut per_channel, &mut reals);
         }
     }
     for e in ast
@@ -339,12 +341,18 @@ pub fn compile_intrinsic(
         .iter()
         .chain(ast.macs.iter().flat_map(|(w, p)| [w, p]))
     {
-        per_channel_outside_tables(e, false, &mut outside);
+        misplaced(e, top, &mut per_channel, &mut reals);
     }
-    for at in outside {
+    for at in per_channel {
         c.error(
             &at,
             "weight_sum(...) and element(...) give a number per channel: use them in a table (i32_table, q31_multipliers, ...)",
+        );
+    }
+    for at in reals {
+        c.error(
+            &at,
+            "a real number where an integer is computed: reals go in tables, f32(...), q31_multiplier(...) and q31_shift(...)",
         );
     }
     let q31 = |kind: TableKind| {
@@ -428,6 +436,12 @@ fn any_expr(c: &mut Compiler<'_>, e: &ExprAst) -> Option<Expr> {
             }
             Some(Expr::Int(*i))
         }
+        ExprAst::Real(r, at) => {
+            if !r.is_finite() {
+                c.error(at, "real number out of range");
+            }
+            Some(Expr::Real(*r))
+        }
         ExprAst::Value(v) => c.value(v).map(Expr::Value),
         ExprAst::Capture((name, at)) => match c.captures.get(name) {
             Some(i) => Some(Expr::Capture(*i)),
@@ -501,24 +515,46 @@ fn params(
     Some(out)
 }
 
+/// Where `e` is: inside a table's entry (`weight_sum` and `element` apply), and
+/// inside an expression computed in reals (a real literal applies: a table's entry,
+/// `f32(...)`, the argument of `q31_multiplier` or `q31_shift`).
+#[derive(Clone, Copy, Default)]
+struct ExprPlace {
+    table: bool,
+    real: bool,
+}
+
 /// The places in `e` where `weight_sum` or `element` is called outside a table's
-/// entry (`in_table`: `e` is inside one).
-fn per_channel_outside_tables(e: &ExprAst, in_table: bool, found: &mut Vec<Range<usize>>) {
+/// entry (`per_channel`), and where a real literal stands outside a real expression
+/// (`reals`).
+fn misplaced(
+    e: &ExprAst,
+    at: ExprPlace,
+    per_channel: &mut Vec<Range<usize>>,
+    reals: &mut Vec<Range<usize>>,
+) {
     match e {
-        ExprAst::Call((name, at), args, _) => {
-            if !in_table && (name == "weight_sum" || name == "element") {
-                found.push(at.clone());
+        ExprAst::Call((name, span), args, _) => {
+            if !at.table && (name == "weight_sum" || name == "element") {
+                per_channel.push(span.clone());
             }
             let table = TableKind::of_name(name).is_some();
+            let real_argument = matches!(name.as_str(), "f32" | "q31_multiplier" | "q31_shift");
             for (i, a) in args.iter().enumerate() {
                 // A table's first argument is its length, its second the entry.
-                per_channel_outside_tables(a, in_table || (table && i == 1), found);
+                let entry = table && i == 1;
+                let inner = ExprPlace {
+                    table: at.table || entry,
+                    real: at.real || entry || real_argument,
+                };
+                misplaced(a, inner, per_channel, reals);
             }
         }
         ExprAst::Binary(_, x, y, _) => {
-            per_channel_outside_tables(x, in_table, found);
-            per_channel_outside_tables(y, in_table, found);
+            misplaced(x, at, per_channel, reals);
+            misplaced(y, at, per_channel, reals);
         }
+        ExprAst::Real(_, span) if !at.real => reals.push(span.clone()),
         _ => {}
     }
 }
