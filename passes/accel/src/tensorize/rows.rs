@@ -93,7 +93,8 @@ pub(super) fn row_rule(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Option
     let rows = (rule.in_rows + rule.pads[0] + rule.pads[2] - rule.extent)
         .checked_div(stride)
         .map(|q| q + 1);
-    (stride > 0 && rule.out_rows > 1 && rows == Some(rule.out_rows)).then_some(rule)
+    let sane = stride > 0 && kernel_rows > 0 && rule.in_rows > 0 && rule.out_rows > 1;
+    (sane && rows == Some(rule.out_rows)).then_some(rule)
 }
 
 /// The largest number of output rows a tile can have for its buffers, twice over,
