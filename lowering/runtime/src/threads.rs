@@ -64,15 +64,45 @@ pub extern "C" fn acc_set_threads(n: i64) -> i32 {
 
 /// The team, when more than one thread is to be used.
 fn team() -> Option<Arc<Team>> {
+    if !sees_team() {
+        return None;
+    }
     TEAM.read().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
 /// How many threads a split uses (1 without a team).
 pub(crate) fn threads() -> usize {
-    TEAM.read()
-        .unwrap_or_else(|e| e.into_inner())
-        .as_ref()
-        .map_or(1, |team| team.helpers.len() + 1)
+    team().map_or(1, |team| team.helpers.len() + 1)
+}
+
+/// Whether this thread's splits may use the team: always, except in this crate's
+/// unit tests, where only a thread inside [`with_threads`] (or [`enrolled`]) does,
+/// so that a kernel test running beside a thread-count test keeps to its own
+/// thread and leaves the team to the test that set it.
+#[cfg(not(test))]
+fn sees_team() -> bool {
+    true
+}
+
+#[cfg(test)]
+fn sees_team() -> bool {
+    ENROLLED.with(Cell::get)
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Set on a test thread inside [`with_threads`] or [`enrolled`].
+    static ENROLLED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` with this thread's splits using the team set by [`with_threads`] (for
+/// threads a thread-count test spawns).
+#[cfg(test)]
+pub(crate) fn enrolled<R>(f: impl FnOnce() -> R) -> R {
+    let before = ENROLLED.with(|e| e.replace(true));
+    let r = f();
+    ENROLLED.with(|e| e.set(before));
+    r
 }
 
 /// From this many multiply-adds on, a kernel call is split among the threads.
@@ -470,14 +500,17 @@ unsafe impl<T> Send for Unshared<T> {}
 unsafe impl<T> Sync for Unshared<T> {}
 
 /// Runs `f` with `threads` threads, holding the lock every test that changes the
-/// thread count takes (the count is global to the process).
+/// thread count takes (the count is global to the process); only `f`'s thread
+/// (and threads it runs [`enrolled`]) splits on them.
 #[cfg(test)]
 pub(crate) fn with_threads<R>(threads: usize, f: impl FnOnce() -> R) -> R {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     set_threads(threads).expect("threads");
-    assert_eq!(team().is_some(), threads > 1);
-    let r = f();
+    let r = enrolled(|| {
+        assert_eq!(team().is_some(), threads > 1);
+        f()
+    });
     set_threads(1).expect("threads");
     r
 }
@@ -527,8 +560,8 @@ mod tests {
 
     /// A split of `count` parts long enough (each naps 20 ms) for every helper to
     /// wake and take its own parts, until it runs on `threads` threads (at most 50
-    /// tries, each checking that every index ran once): a kernel test running at
-    /// the same time may hold the team, and then a split runs whole on its caller.
+    /// tries, each checking that every index ran once): a helper that starts late
+    /// (under qemu, or on a loaded machine) leaves its parts to the caller.
     fn run_split_on(count: usize, threads: usize) {
         for _ in 0..50 {
             let (seen, ran) = run_split_napping(count, std::time::Duration::from_millis(20));
@@ -623,10 +656,12 @@ mod tests {
             std::thread::scope(|s| {
                 for _ in 0..4 {
                     s.spawn(|| {
-                        for count in 0..200 {
-                            let (seen, _) = run_split(count);
-                            assert!(seen.iter().all(|n| *n == 1));
-                        }
+                        enrolled(|| {
+                            for count in 0..200 {
+                                let (seen, _) = run_split(count);
+                                assert!(seen.iter().all(|n| *n == 1));
+                            }
+                        })
                     });
                 }
             });
