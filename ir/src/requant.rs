@@ -99,6 +99,20 @@ impl FixedPointMultiplier {
         Self::of_real(s_in * s_w / s_out)
     }
 
+    /// A multiplier as a library is given it: `multiplier` in [0, 2^31) (a Q31
+    /// significand; 0 scales everything to 0) and `shift` in [-31, 30], else an error.
+    pub fn checked(multiplier: i64, shift: i64) -> Result<FixedPointMultiplier, String> {
+        if !(0..1i64 << 31).contains(&multiplier) || !(-31..=30).contains(&shift) {
+            return Err(format!(
+                "multiplier {multiplier} and shift {shift} are not a Q31 multiplier (in [0, 2^31)) and a shift in [-31, 30]"
+            ));
+        }
+        Ok(FixedPointMultiplier {
+            multiplier: multiplier as i32,
+            shift: shift as i32,
+        })
+    }
+
     /// TFLite's `MultiplyByQuantizedMultiplier`: `x` scaled by this multiplier.
     pub fn apply(self, x: i32) -> i32 {
         let left = self.shift.max(0) as u32;

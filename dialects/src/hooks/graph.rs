@@ -265,6 +265,7 @@ pub(crate) fn verify_quantized_result(op: OpRef<'_>, ctx: &Context) -> Vec<Diagn
         return Vec::new();
     };
     let result = (|| {
+        crate::hooks::params::Params::of(ctx, op)?;
         let (a, _) = ranked(ctx, types[0], "input")?;
         let (b, _) = ranked(ctx, types[1], "weight")?;
         let want = if graph::Qconv2d::is(ctx, op) {
@@ -382,6 +383,7 @@ pub(crate) fn verify_quantized_elementwise(op: OpRef<'_>, ctx: &Context) -> Vec<
         return Vec::new();
     };
     let result = (|| {
+        crate::hooks::params::Params::of(ctx, op)?;
         let names = ["the left-hand side", "the right-hand side"];
         let inputs = types
             .iter()
@@ -469,6 +471,7 @@ pub(crate) fn verify_quantized_pool(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnos
         return Vec::new();
     };
     let result = (|| {
+        crate::hooks::params::Params::of(ctx, op)?;
         let (x, _) = ranked(ctx, input, "input")?;
         let want = pool_shape(&Attrs::of_op(ctx, op), &x)?;
         let (got, _) = ranked(ctx, out, "the result")?;

@@ -253,15 +253,6 @@ pub const ALIGNMENT: u64 = 64;
 /// declaring the function.
 pub const HEADERS_ATTR: &str = "hw.headers";
 
-/// The discardable attributes of an `hw.intrinsic` whose semantics region does not
-/// hold the op the intrinsic matched as it matched it (a call computing with the
-/// Q31 tables passed: its accumulators and a `graph.rescale`): the cycles its
-/// intrinsic declared for the op (an `i64`) and its multiply-accumulates and peak
-/// (`array<i64: macs, per_cycle>`), which a simulator charges.
-pub const COST_ATTR: &str = "hw.cost";
-/// See [`COST_ATTR`].
-pub const MACS_ATTR: &str = "hw.macs";
-
 /// Whether `text` can stand in C source as a quoted header name or section name:
 /// printable ASCII, no quote, backslash or angle bracket, not empty.
 pub fn is_plain_c_string(text: &str) -> bool {

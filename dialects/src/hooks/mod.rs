@@ -18,6 +18,7 @@ pub mod hw;
 pub mod layout;
 pub mod loops;
 pub mod nms;
+pub mod params;
 pub mod resample;
 pub mod shape;
 pub mod stored;

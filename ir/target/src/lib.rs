@@ -119,11 +119,12 @@ pub struct Placement {
     pub macs: Option<(i64, i64)>,
     /// The call's arguments, in the declared order.
     pub call: Vec<CallArg>,
-    /// The positions in `call` of the per-channel Q31 multipliers and shifts the
-    /// library requantizes with (`q31_multipliers(...)`, `q31_shifts(...)`), when it
-    /// is passed them: the semantics of the call compute with these tables
-    /// (`graph.rescale`), so that wrong ones show under `--check-semantics`.
-    pub rescale: Option<(usize, usize)>,
+    /// The arguments that carry a parameter of the op's semantics, by name and
+    /// position in `call` (`input_offset`, `multipliers`, `act_min`, ...: the
+    /// parameters of `acc_dialects::hooks::params`, and the op's clamp): the call's
+    /// semantics compute with these values, so that a wrong one shows under
+    /// `--check-semantics`.
+    pub params: Vec<(String, usize)>,
     /// The operands the call receives only in a form computed at compile time
     /// ([`CallArg::Bytes`]) instead of their buffers; each is a constant.
     pub compile_time: Vec<ValueId>,

@@ -226,6 +226,16 @@ fn lower_op(e: &mut Builder<'_>, op: OpId, name: &str) -> Result<Vec<ValueId>, S
     let attrs_op = e.ir.op(e.body, op);
     let kind = G::of(e.ctx, attrs_op);
     let out = *p.results.first().ok_or("an op without results")?;
+    // A library's numbers (a call's semantics region sets them) are not lowered:
+    // the loops would compute what the types say instead.
+    if attrs_op
+        .attr(e.ctx, acc_dialects::hooks::params::PARAMS_ATTR)
+        .is_some()
+    {
+        return Err(
+            "its 'params' (the numbers a library call is given) are not lowered to loops; only an accelerator call's semantics holds them".into(),
+        );
+    }
     if kind == Some(G::NonMaxSuppression) {
         let [boxes, scores] = p.operands[..] else {
             return Err("expects boxes and scores".into());

@@ -181,20 +181,6 @@ fn charge(
     let intrinsic = targets
         .intrinsic_named(&callee)
         .ok_or_else(|| format!("no target declares an intrinsic '{callee}'"))?;
-    // A call whose region computes with the tables passed records its charge.
-    let attrs = acc_dialects::hooks::attr_read::Attrs::of_op(ctx, ir.op(body, op));
-    if let Some(cycles) = attrs.int(acc_dialects::hooks::hw::COST_ATTR)? {
-        let macs = match attrs.ints(acc_dialects::hooks::hw::MACS_ATTR)?.as_deref() {
-            Some(&[work, peak]) => Some((work, peak)),
-            _ => None,
-        };
-        return Ok(Charge {
-            intrinsic: callee,
-            device: intrinsic.device.clone(),
-            cycles,
-            macs,
-        });
-    }
     let (inner, root) = semantics_root(ctx, ir, body, op)
         .ok_or_else(|| format!("the call of '{callee}' has no semantics region to charge"))?;
     let placement = intrinsic

@@ -22,7 +22,9 @@
 //!   too, and each tile has `groups` = its channels;
 //! - `graph.qmatmul`: the right-hand side's columns and the bias split, the
 //!   left-hand side shared;
-//! - `graph.lookup`: input and result split along the last axis, the table shared.
+//! - `graph.lookup`: input and result split along the last axis, the table shared;
+//! - `graph.qadd`, `graph.qmul`, `graph.requantize` (elementwise): every operand and
+//!   the result split along the result's first dimension of more than one element.
 //!
 //! An op `partition` left on the host because an intrinsic's conditions bound a
 //! dimension the tiles split (at most so many output channels a call) is tiled the
@@ -381,6 +383,17 @@ pub fn rule(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Option<TileRule> 
         Some(graph::Op::Lookup) => {
             let last = out_shape.len().checked_sub(1)?;
             (last, vec![Some(last), None], false)
+        }
+        // Elementwise: every operand (of the result's shape) split along the
+        // result's first dimension of more than one element.
+        Some(graph::Op::Qadd | graph::Op::Qmul | graph::Op::Requantize) => {
+            let axis = out_shape.iter().position(|d| *d > 1)?;
+            if operands.iter().any(|v| {
+                shape_of(ctx, b.value_type(*v)).ok().map(|(s, _)| s) != Some(out_shape.clone())
+            }) {
+                return None;
+            }
+            (axis, vec![Some(axis); operands.len()], false)
         }
         _ => return None,
     };

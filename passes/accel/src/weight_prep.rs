@@ -15,9 +15,11 @@
 //! and `bufferize` computes its arguments itself. Without a target, or on ops nothing
 //! placed, the pass does nothing.
 //!
-//! The interpreter runs a call's semantics region, which does not read these
-//! arguments, so `--check-semantics` cannot see a wrong table or packing; the C
-//! back end's tests, which run the library on them, compare bit for bit.
+//! A table that carries a parameter of the op (`multipliers`, `scales`,
+//! `kernel_sum`, ...) is what the call's semantics region computes with, so
+//! `--check-semantics` sees a wrong one; packed bytes and tables no parameter names
+//! only the library reads, and the C back end's tests, which run it on them, compare
+//! bit for bit.
 
 use acc_dialects::ops::func;
 use acc_ir::attrs::AttrData;

@@ -1,7 +1,8 @@
 // bufferize turns an op partition placed on the accelerator into the call of its
 // intrinsic, with the arguments the target file lists (buffers, i32 shapes and
 // attributes, a table of requantization multipliers computed at compile time), and
-// keeps the op as the call's semantics: the interpreter runs it, and
+// keeps the op, computing with the table passed, as the call's semantics: the
+// interpreter runs it, and
 // --check-semantics compares every pass with the graph. The op the accelerator
 // refuses (dilated) becomes host loops.
 // RUN: acc-opt --check-semantics --target %S/../../../examples/targets/tinynpu.acc --pass partition,graph-to-tensor,bufferize,buffer-deallocation,memory-plan %s | FileCheck %s
@@ -17,7 +18,8 @@
 // CHECK-NEXT: hw.dma_wait %{{.*}}, %{{.*}}, %{{.*}}, %[[COPY]] {call = "npu_dma_wait"}
 // CHECK-NEXT: hw.intrinsic "npu_conv2d_s8"(%{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %[[OUT:[0-9]+]], {{.*}}, %[[LOCAL]]) {inputs = array<i64: 0, 1, 2>, outputs = array<i64: 3>} : (memref<1x2x5x5x!quant.uniform<i8:f32, 1.000000e-02:-2>, "npu_local">, memref<3x2x3x3x!quant.uniform<i8:f32:0, {2.000000e-02,4.000000e-02,6.000000e-02}>, "npu_local">, memref<3xi32, "npu_local">, memref<1x3x5x5x!quant.uniform<i8:f32, 3.000000e-01:3>, "npu_local">, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, i32, memref<3xf32, "npu_local">) -> () semantics {
 // CHECK-NEXT: ^bb0(%[[X:.*]]: tensor<1x2x5x5x!quant.uniform<i8:f32, 1.000000e-02:-2>>, %[[W:.*]]: tensor<3x2x3x3x{{.*}}>, %[[B:.*]]: tensor<3xi32>):
-// CHECK-NEXT: %[[Y:.*]] = graph.qconv2d %[[X]], %[[W]], %[[B]] {pads = array<i64: 1, 1, 1, 1>}
+// The copy computes with the table passed (its `scales`).
+// CHECK-NEXT: %[[Y:.*]] = graph.qconv2d %[[X]], %[[W]], %[[B]] {pads = array<i64: 1, 1, 1, 1>, params = {scales = array<f32: 6.6666666e-4, 1.3333333e-3, 2.000000e-03>}}
 // CHECK-NEXT: hw.yield %[[Y]] : tensor<1x3x5x5x!quant.uniform<i8:f32, 3.000000e-01:3>>
 // CHECK-NEXT: }
 // CHECK: %[[BACK:.*]] = hw.dma_start %[[OUT]], %{{.*}} {call = "npu_dma"} : memref<1x3x5x5x!quant.uniform<i8:f32, 3.000000e-01:3>, "npu_local"> to memref<1x3x5x5x!quant.uniform<i8:f32, 3.000000e-01:3>>

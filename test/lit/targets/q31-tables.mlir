@@ -2,10 +2,9 @@
 // matched (test/lit/targets/Inputs/fixed-point-npu.acc): per output channel the Q31
 // multipliers and shifts of s_x * s_w[c] / s_y (`q31_multipliers`, `q31_shifts`),
 // per-tensor ones as integers (`q31_multiplier`, `q31_shift`), a float (`f32`).
-// The call's semantics rescale the accumulators by the tables passed, so a target
-// computing them wrong fails --check-semantics (the last RUN line); the call keeps
-// the cycles its intrinsic charges (`hw.cost`: 100 + 32 * 27 / 32), which the
-// simulator reads.
+// The call's semantics (its copy of the op) compute with the tables passed, which
+// it holds as `params`, so a target computing them wrong fails --check-semantics
+// (the last RUN line).
 // RUN: acc-opt --target %S/Inputs/fixed-point-npu.acc --check-semantics --pass partition,weight-prep,graph-to-tensor,bufferize %s | FileCheck %s
 // RUN: acc-opt --target %S/Inputs/fixed-point-npu.acc --pass partition,weight-prep --remarks %s 2>&1 | FileCheck %s --check-prefix=PREP
 // RUN: acc-opt --target %S/Inputs/fixed-point-miscounted.acc --pass partition --remarks %s 2>&1 | FileCheck %s --check-prefix=COUNT
@@ -18,10 +17,9 @@
 // CHECK: %[[M:[0-9]+]] = loop.constant dense<[1342177280, 2061584302]> : tensor<2xi32> to memref<2xi32>
 // CHECK-NEXT: %[[S:[0-9]+]] = loop.constant dense<[1, -6]> : tensor<2xi32> to memref<2xi32>
 // CHECK: hw.intrinsic "npu_conv_s8"
-// CHECK-SAME: %[[M]], %[[S]], %{{[0-9]+}}, %{{[0-9]+}}) {hw.cost = 127 : i64, inputs = array<i64: 0, 1, 2, 18, 19>, outputs = array<i64: 3>}
-// CHECK-NEXT: ^bb0({{.*}}, %[[TM:.*]]: tensor<2xi32>, %[[TS:.*]]: tensor<2xi32>):
-// CHECK-NEXT: %[[ACC:.*]] = graph.qconv2d {{.*}} -> tensor<1x2x4x4xi32>
-// CHECK-NEXT: graph.rescale %[[ACC]], %[[TM]], %[[TS]] {act_max = 127 : i64, act_min = 5 : i64, axis = 1 : i64}
+// CHECK-SAME: %[[M]], %[[S]], %{{[0-9]+}}, %{{[0-9]+}}) {inputs = array<i64: 0, 1, 2>, outputs = array<i64: 3>}
+// CHECK-NEXT: ^bb0(
+// CHECK-NEXT: graph.qconv2d {{.*}} {act_max = 127 : i64, act_min = 5 : i64, pads = array<i64: 1, 1, 1, 1>, params = {multipliers = array<i32: 1342177280, 2061584302>, shifts = array<i32: 1, -6>}, requant = #graph.requantization<fixed_point>, strides = array<i64: 2, 2>}
 // SWAPPED: error: pass 'bufferize' changed the results of '@conv'
 // COUNT: 'graph.qconv2d' stays on cpu: 'npu_conv_s8' refuses it: q31_multipliers: entry 2 of a table, and the value has 2 channels
 // COUNT: 'graph.qmatmul' stays on cpu: 'npu_fc_s8' refuses it: i16_table: entry 0 is 300000, not an integer in [-32768, 32767]

@@ -47,6 +47,9 @@ pub struct IntrinsicAst {
     pub macs: Option<(ExprAst, ExprAst)>,
     /// The arguments of its call.
     pub call: Vec<ExprAst>,
+    /// The parameter each argument carries (`input_offset: ...`), when it names one:
+    /// as many as `call`.
+    pub labels: Vec<Option<Spanned>>,
     /// The whole declaration.
     pub span: Range<usize>,
 }
@@ -83,6 +86,7 @@ pub fn read_intrinsic(pair: Pair<'_, Rule>) -> IntrinsicAst {
         cost: None,
         macs: None,
         call: Vec::new(),
+        labels: Vec::new(),
         span: whole,
     };
     for item in inner {
@@ -148,7 +152,20 @@ pub fn read_intrinsic(pair: Pair<'_, Rule>) -> IntrinsicAst {
                 let mut e = item.into_inner().map(expr::read_expr);
                 ast.macs = e.next().zip(e.next());
             }
-            Rule::intrinsic_call => ast.call = item.into_inner().map(expr::read_expr).collect(),
+            Rule::intrinsic_call => {
+                let mut label = None;
+                for arg in item.into_inner() {
+                    if arg.as_rule() == Rule::call_label {
+                        label = arg
+                            .into_inner()
+                            .next()
+                            .map(|p| (p.as_str().to_string(), span(&p)));
+                        continue;
+                    }
+                    ast.call.push(expr::read_expr(arg));
+                    ast.labels.push(label.take());
+                }
+            }
             _ => {}
         }
     }
@@ -206,6 +223,9 @@ pub struct TextIntrinsic {
     requant: Scheme,
     /// Whether the call passes `act_min` and `act_max` of the root's result.
     passes_clamp: bool,
+    /// The parameters of the root op's semantics the call's arguments carry (see
+    /// [`call_params`]): each name and its argument's position.
+    params: Vec<(String, usize)>,
     conditions: Vec<(Condition, String)>,
     layouts: Vec<(usize, Vec<i64>)>,
     layouts_like: Vec<(usize, usize)>,
@@ -312,17 +332,6 @@ pub fn compile_intrinsic(
             Scheme::Float
         }),
     };
-    if requant != Scheme::Float
-        && let Some(table) = ast
-            .call
-            .iter()
-            .find(|e| matches!(e, ExprAst::Call((n, _), _, _) if n == "requant_scales"))
-    {
-        c.error(
-            &table.span(),
-            "requant_scales(...) passes the float scheme's multipliers; this intrinsic declares another `requant`",
-        );
-    }
     // `weight_sum` and `element` give a number per channel: only table entries have
     // one. A real literal has a place only where reals are computed.
     let (mut per_channel, mut reals) = (Vec::new(), Vec::new());
@@ -355,23 +364,6 @@ pub fn compile_intrinsic(
             "a real number where an integer is computed: reals go in tables, f32(...), q31_multiplier(...) and q31_shift(...)",
         );
     }
-    let q31 = |kind: TableKind| {
-        call.iter()
-            .filter(|i| matches!(i, CallItem::Table(k, ..) if *k == kind))
-            .count()
-    };
-    let (multipliers, shifts) = (q31(TableKind::Q31Multipliers), q31(TableKind::Q31Shifts));
-    if multipliers + shifts > 0 {
-        let at = ast.span.start..ast.span.start + "intrinsic".len();
-        if multipliers != 1 || shifts != 1 {
-            c.error(
-                &at,
-                "a call passes one q31_multipliers(...) and one q31_shifts(...), or neither",
-            );
-        } else if requant != Scheme::FixedPoint {
-            c.error(&at, "q31_multipliers(...) and q31_shifts(...) are the fixed-point scheme's: the intrinsic must declare `requant fixed_point`");
-        }
-    }
     let root_result = ast
         .matched
         .last()
@@ -383,6 +375,12 @@ pub fn compile_intrinsic(
                 .any(|item| matches!(item, CallItem::Int(e) if e.calls(f, y)))
         })
     });
+    let params = match ast.matched.last() {
+        Some(root) if call.len() == ast.call.len() => {
+            call_params(&mut c, ast, &root.name.0, requant, &call, root_result)
+        }
+        _ => Vec::new(),
+    };
     let root = ast.matched.last().map(|op| op.name.0.clone());
     if !c.errors.is_empty() || matched.len() != ast.matched.len() || call.len() != ast.call.len() {
         return Err(c.errors);
@@ -396,6 +394,7 @@ pub fn compile_intrinsic(
     Ok(TextIntrinsic {
         requant,
         passes_clamp,
+        params,
         root: root.clone(),
         matcher: TextPattern {
             name: ast.name.0.clone(),
@@ -415,6 +414,88 @@ pub fn compile_intrinsic(
         macs,
         call,
     })
+}
+
+/// The parameters of the root op's semantics (`acc_dialects::hooks::params`) the
+/// call's arguments carry: those their labels name (`input_offset: ...`), and without
+/// a label `q31_multipliers(...)` (`multipliers`), `q31_shifts(...)` (`shifts`),
+/// `requant_scales(...)` (`scales`), and `act_min(%y)` / `act_max(%y)` of the root's
+/// result. Each must be one the root takes, of the argument's kind and the
+/// intrinsic's scheme (an error at the label, or the argument, otherwise).
+fn call_params(
+    c: &mut Compiler<'_>,
+    ast: &IntrinsicAst,
+    root: &str,
+    scheme: Scheme,
+    call: &[CallItem],
+    root_result: Option<usize>,
+) -> Vec<(String, usize)> {
+    use crate::hooks::params::{self, ParamKind};
+    let takes_clamp = !params::params_of(root).is_empty();
+    let mut found: Vec<(String, usize)> = Vec::new();
+    let mut clamps = Vec::new();
+    for (k, (item, label)) in call.iter().zip(&ast.labels).enumerate() {
+        let exactly = |f: &str| {
+            matches!(item, CallItem::Int(Expr::Call(g, args))
+                if g.name == f && matches!(args.as_slice(), [Expr::Value(s)] if Some(*s) == root_result))
+        };
+        let implicit = match item {
+            CallItem::Table(TableKind::Q31Multipliers, ..) => Some("multipliers"),
+            CallItem::Table(TableKind::Q31Shifts, ..) => Some("shifts"),
+            CallItem::RequantScales(..) => Some("scales"),
+            _ if takes_clamp && exactly("act_min") => Some("act_min"),
+            _ if takes_clamp && exactly("act_max") => Some("act_max"),
+            _ => None,
+        };
+        let (name, at) = match (label, implicit) {
+            (Some((name, at)), _) => (name.clone(), at.clone()),
+            (None, Some(name)) => (name.to_string(), ast.call[k].span()),
+            (None, None) => continue,
+        };
+        let kind = match item {
+            CallItem::Int(_) => Some(ParamKind::Int),
+            CallItem::Table(
+                TableKind::Q31Multipliers | TableKind::Q31Shifts | TableKind::I32,
+                ..,
+            ) => Some(ParamKind::I32Table),
+            CallItem::Table(TableKind::F32, ..) | CallItem::RequantScales(..) => {
+                Some(ParamKind::F32Table)
+            }
+            _ => None,
+        };
+        let Some(kind) = kind else {
+            c.error(
+                &at,
+                format!("'{name}': no parameter of an op's semantics is a buffer, packed bytes, an int16 table or a float scalar"),
+            );
+            continue;
+        };
+        if name == "act_min" || name == "act_max" {
+            // The op's own clamp attributes.
+            if !takes_clamp || kind != ParamKind::Int || clamps.contains(&name) {
+                c.error(
+                    &at,
+                    format!(
+                        "'{name}' is an integer clamp of a requantizing op's result, given once"
+                    ),
+                );
+            }
+            clamps.push(name.clone());
+            found.push((name, k));
+            continue;
+        }
+        let before: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
+        if let Err(e) = params::check_name(root, scheme, &before, &name, kind) {
+            c.error(&at, e);
+            continue;
+        }
+        found.push((name, k));
+    }
+    let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
+    if let Err(e) = params::check_set(&names) {
+        c.error(&ast.name.1, e);
+    }
+    found
 }
 
 /// An expression whose value is an integer.
@@ -611,63 +692,43 @@ impl TextIntrinsic {
             .collect()
     }
 
-    /// The positions of the call's Q31 multipliers and shifts, when it passes them:
-    /// they must be a convolution's or matrix product's, one per output channel.
-    fn rescale(
+    /// Checks that each per-channel table among the call's parameters (`multipliers`,
+    /// `shifts`, `scales`, `bias`, `kernel_sum`) has one entry per output channel of
+    /// the root `op` (dimension 1 of a convolution's result, the last of a matrix
+    /// product's).
+    fn check_param_tables(
         &self,
         ctx: &Context,
         ir: &Ir,
         body: BodyId,
         op: OpId,
         call: &[CallArg],
-    ) -> Result<Option<(usize, usize)>, String> {
-        let position = |kind: TableKind| {
-            self.call
-                .iter()
-                .position(|i| matches!(i, CallItem::Table(k, ..) if *k == kind))
-        };
-        let (Some(m), Some(s)) = (
-            position(TableKind::Q31Multipliers),
-            position(TableKind::Q31Shifts),
-        ) else {
-            return Ok(None);
-        };
-        let r = ir.op(body, op);
-        let axis = if crate::ops::graph::Qconv2d::is(ctx, r) {
-            Some(1)
-        } else if crate::ops::graph::Qmatmul::is(ctx, r) {
-            None
-        } else {
-            return Err("q31_multipliers(...) and q31_shifts(...) describe the requantization of a qconv2d or qmatmul".into());
-        };
-        let out = ir
-            .body(body)
-            .results(op)
-            .next()
-            .ok_or("an op without results")?;
-        let shape = ctx
-            .type_data(ir.body(body).value_type(out))
-            .shape()
-            .map(<[i64]>::to_vec)
-            .ok_or("the result is not shaped")?;
-        let channels = match axis {
-            Some(a) => shape.get(a).copied(),
-            None => shape.last().copied(),
-        }
-        .ok_or("the result has no channel dimension")?;
-        for (at, kind) in [(m, TableKind::Q31Multipliers), (s, TableKind::Q31Shifts)] {
-            let n = match &call[at] {
-                CallArg::I32Table(t) => t.len() as i64,
-                _ => return Err(format!("{} is not an int32 table", kind.name())),
+    ) -> Result<(), String> {
+        let conv = crate::ops::graph::Qconv2d::is(ctx, ir.op(body, op));
+        for (name, at) in &self.params {
+            let n = match &call[*at] {
+                CallArg::I32Table(t) => t.len(),
+                CallArg::F32Table(t) => t.len(),
+                _ => continue,
             };
-            if n != channels {
+            let Some(out) = ir.body(body).results(op).next() else {
+                return Err("an op without results".into());
+            };
+            let shape = ctx
+                .type_data(ir.body(body).value_type(out))
+                .shape()
+                .map(<[i64]>::to_vec)
+                .ok_or("the result is not shaped")?;
+            let channels = if conv { shape.get(1) } else { shape.last() }
+                .copied()
+                .ok_or("the result has no channel dimension")?;
+            if n as i64 != channels {
                 return Err(format!(
-                    "{} has {n} entries for the {channels} output channels",
-                    kind.name()
+                    "'{name}' has {n} entries for the {channels} output channels"
                 ));
             }
         }
-        Ok(Some((m, s)))
+        Ok(())
     }
 
     /// Why the match failed at the root: the first attribute that differs, or its
@@ -910,7 +971,7 @@ impl IntrinsicRule for TextIntrinsic {
                 compile_time.push(*v);
             }
         }
-        let rescale = self.rescale(ctx, ir, body, op, &call)?;
+        self.check_param_tables(ctx, ir, body, op, &call)?;
         let mut layouts = Vec::new();
         for (slot, perm) in &self.layouts {
             let v = b.values[*slot].ok_or("a layout's value is not bound")?;
@@ -952,7 +1013,7 @@ impl IntrinsicRule for TextIntrinsic {
             layouts_like.push((x, y));
         }
         Ok(Placement {
-            rescale,
+            params: self.params.clone(),
             cost,
             macs,
             call,

@@ -5,10 +5,13 @@
 //! bytes a constant buffer. The `hw.intrinsic` keeps the op itself, on tensors, as
 //! its `semantics` region (`inputs` and `outputs` say which arguments the region
 //! reads and which it writes; an operand the call receives packed is a constant the
-//! region makes itself), so the interpreter runs exactly what the op computed and
-//! `--check-semantics` compares the call with the op it replaces. (The tables and
-//! bytes themselves, computed here or by `weight-prep`, are what the C library reads;
-//! the interpreter does not read them, so the C tests check them, bit for bit.)
+//! region makes itself), so the interpreter runs what the op computes and
+//! `--check-semantics` compares the call with the op it replaces. The arguments that
+//! carry a parameter of the op (`input_offset: ...`, `q31_multipliers(...)`,
+//! `act_min(%y)`; `Placement::params`) are set on the region's copy of the op, which
+//! computes with them: a wrong zero point, multiplier, bias table or clamp shows as a
+//! wrong result. (Packed bytes and tables no parameter names are what only the C
+//! library reads; the C tests check them, bit for bit.)
 
 use acc_dialects::build::BuildExt as _;
 use acc_ir::clone::{ValueMap, clone_op};
@@ -38,27 +41,6 @@ impl Bufferizer<'_> {
         loops::Constant::build(&mut self.emitter(op), ty)
             .value(dense)
             .result()
-    }
-
-    /// Records on the call `made` the cycles and MACs `placement` charges
-    /// (`acc_dialects::hooks::hw::COST_ATTR`, `MACS_ATTR`).
-    fn record_charge(&mut self, made: OpId, placement: &Placement) -> Result<(), String> {
-        use acc_dialects::hooks::hw::{COST_ATTR, MACS_ATTR};
-        let ctx = self.ctx;
-        let mut entries: Vec<_> = ctx
-            .dict_entries(self.ir.body(self.body).op(made).attrs)
-            .to_vec();
-        entries.push((
-            ctx.sym(COST_ATTR),
-            acc_dialects::build::i64_attr(ctx, placement.cost),
-        ));
-        if let Some((work, peak)) = placement.macs {
-            entries.push((ctx.sym(MACS_ATTR), i64s(ctx, &[work, peak])));
-        }
-        self.ir.body_mut(self.body).op_mut(made).attrs = ctx
-            .dict_attr(entries)
-            .map_err(|_| "duplicate attributes".to_string())?;
-        Ok(())
     }
 
     /// How `intrinsic` computes placed `op`, with the call arguments `weight-prep`
@@ -180,7 +162,7 @@ impl Bufferizer<'_> {
         }
         // The region works on tensors (a function's arguments are memrefs by now),
         // in the layouts the call passes them.
-        let mut arg_types = by_buffer
+        let arg_types = by_buffer
             .iter()
             .map(|k| {
                 let (shape, element) =
@@ -192,21 +174,11 @@ impl Bufferizer<'_> {
                 Ok(tensor_type(self.ctx, &shape, element))
             })
             .collect::<Result<Vec<_>, String>>()?;
-        // The Q31 multipliers and shifts the library requantizes with are region
-        // inputs too: the region computes the accumulators and rescales them by the
-        // tables passed (so that wrong tables show under --check-semantics).
-        let mut region_inputs: Vec<i64> = inputs.iter().map(|p| p.1).collect();
-        let rescale = placement.rescale;
-        if let Some((m, sh)) = rescale {
-            for at in [m, sh] {
-                let n = match &placement.call[at] {
-                    CallArg::I32Table(t) => t.len() as i64,
-                    _ => return Err("the requantization tables are not int32 tables".into()),
-                };
-                arg_types.push(tensor_type(self.ctx, &[n], i32_type));
-                region_inputs.push(at as i64);
-            }
-        }
+        let region_inputs: Vec<i64> = inputs.iter().map(|p| p.1).collect();
+        // The numbers the library is given for the op's parameters: the region's
+        // copy of the op computes with them (so that a wrong one shows under
+        // --check-semantics).
+        let given = given_params(self.ctx, &placement)?;
         let operand_layouts: Vec<Option<Vec<i64>>> =
             operands.iter().map(|v| layout_of(*v)).collect();
         let result_layouts: Vec<Option<Vec<i64>>> = results.iter().map(|v| layout_of(*v)).collect();
@@ -249,11 +221,10 @@ impl Bufferizer<'_> {
             let copy = clone_op(e.ir, body, op, body, e.point, &mut map);
             // The copy states what the call computes; it is placed nowhere.
             clear_placement(ctx, e.ir, body, copy)?;
-            let mut computed: Vec<ValueId> = e.ir.body(body).results(copy).collect();
-            if rescale.is_some() {
-                let tables = &block_args[by_buffer.len()..];
-                computed = vec![rescaled(e, copy, tables)?];
-            }
+            let given: Vec<(&str, acc_ir::AttrId)> =
+                given.iter().map(|(n, a)| (n.as_str(), *a)).collect();
+            acc_dialects::build::set_props(ctx, e.ir, body, copy, &given, &[])?;
+            let computed: Vec<ValueId> = e.ir.body(body).results(copy).collect();
             computed
                 .iter()
                 .zip(&result_layouts)
@@ -270,11 +241,6 @@ impl Bufferizer<'_> {
             .semantics(semantics)
             .create()?;
         acc_dialects::hooks::hw::set_headers(self.ctx, self.ir, self.body, made, &target.headers)?;
-        if rescale.is_some() {
-            // The region holds the accumulators and a rescale, not the op as the
-            // intrinsic matched it: the call keeps what the intrinsic charges.
-            self.record_charge(made, &placement)?;
-        }
         if let (Some(st), Some(staged)) = (&staging, staged) {
             // The call was inserted just before the op.
             let call = self
@@ -309,47 +275,38 @@ impl Bufferizer<'_> {
     }
 }
 
-/// The placed op's copy `copy` (a `qconv2d` or `qmatmul` in the semantics region)
-/// made to yield its i32 accumulators, and those rescaled by the call's tables
-/// `[multipliers, shifts]` (`graph.rescale` along the output channels, with the op's
-/// clamp) to the op's result type.
-fn rescaled(
-    e: &mut acc_dialects::build::Builder<'_>,
-    copy: OpId,
-    tables: &[ValueId],
-) -> Result<ValueId, String> {
-    let [multipliers, shifts] = tables else {
-        return Err("the requantization tables are not region inputs".into());
-    };
-    let ctx = e.ctx;
-    let out =
-        e.ir.body(e.body)
-            .results(copy)
-            .next()
-            .ok_or("an op without results")?;
-    let ty = e.type_of(out);
-    let (shape, _) = shape_of(ctx, ty)?;
-    let clamp = acc_dialects::hooks::activation_bounds(ctx, e.ir.op(e.body, copy))?;
-    let axis = if graph::Qconv2d::is(ctx, e.ir.op(e.body, copy)) {
-        1
-    } else {
-        shape.len() as i64 - 1
-    };
-    // The copy yields the accumulators: no clamp, an i32 result.
-    let unclamped = [graph::Qconv2d::ATTR_ACT_MIN, graph::Qconv2d::ATTR_ACT_MAX];
-    acc_dialects::build::set_props(ctx, e.ir, e.body, copy, &[], &unclamped)?;
-    let accumulators = tensor_type(ctx, &shape, ctx.int_type(32));
-    e.ir.body_mut(e.body).set_value_type(out, accumulators);
-    let mut r = graph::Rescale::build(e, out, *multipliers, *shifts, ty)
-        .axis(acc_dialects::build::i64_attr(ctx, axis));
-    if let Some((lo, hi)) = acc_dialects::hooks::storage_range(ctx, ty)
-        && (lo, hi) != clamp
-    {
-        r = r
-            .act_min(acc_dialects::build::i64_attr(ctx, clamp.0))
-            .act_max(acc_dialects::build::i64_attr(ctx, clamp.1));
+/// The properties the region's copy of the placed op gets from the call's arguments
+/// that carry its parameters (`Placement::params`): `act_min` and `act_max`, and the
+/// others in its `params` dictionary (`acc_dialects::hooks::params`).
+fn given_params(
+    ctx: &acc_ir::Context,
+    placement: &Placement,
+) -> Result<Vec<(String, acc_ir::AttrId)>, String> {
+    use acc_dialects::hooks::params::{PARAMS_ATTR, ParamValue, params_attr};
+    let mut props = Vec::new();
+    let mut params = Vec::new();
+    for (name, at) in &placement.params {
+        let value = match placement.call.get(*at) {
+            Some(CallArg::Int(v)) => ParamValue::Int(*v),
+            Some(CallArg::I32Table(t)) => ParamValue::I32s(t.clone()),
+            Some(CallArg::F32Table(t)) => ParamValue::F32s(t.clone()),
+            _ => {
+                return Err(format!(
+                    "the argument carrying '{name}' is not a number or table"
+                ));
+            }
+        };
+        match (name.as_str(), value) {
+            ("act_min" | "act_max", ParamValue::Int(v)) => {
+                props.push((name.clone(), acc_dialects::build::i64_attr(ctx, v)));
+            }
+            (_, value) => params.push((name.clone(), value)),
+        }
     }
-    r.result()
+    if !params.is_empty() {
+        props.push((PARAMS_ATTR.to_string(), params_attr(ctx, &params)?));
+    }
+    Ok(props)
 }
 
 /// `graph.transpose` of the tensor `v` by `perm` (result dimension `i` is `v`'s

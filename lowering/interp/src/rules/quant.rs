@@ -10,6 +10,8 @@ use acc_ir::requant::{self, FixedPointMultiplier, Scheme};
 use acc_ir::types::QuantUniform;
 use acc_ir::{Context, FloatKind, TypeData, TypeId};
 
+use acc_dialects::hooks::params::Params;
+
 use super::nn::{PoolWindows, average_values, conv2d_values, matmul_values};
 use super::{RuleInput, graph_only};
 use crate::value::{Tensor, type_text};
@@ -101,6 +103,52 @@ fn centered(t: &Tensor, q: &QuantUniform) -> Result<Tensor, String> {
     })
 }
 
+/// The stored integers of `t` (a per-tensor quantized input) plus `offset`: what a
+/// library accumulates when given an input offset.
+fn offset(t: &Tensor, offset: i64) -> Tensor {
+    let data = t
+        .data
+        .iter()
+        .map(|v| Scalar::Int(int(*v) + i128::from(offset)))
+        .collect();
+    Tensor {
+        data,
+        kind: ElementKind::Int(64, acc_ir::Signedness::Signless),
+        ..t.clone()
+    }
+}
+
+/// The input a convolution or matrix product accumulates: its centered integers, or
+/// its stored integers plus the `input_offset` it is given (none with a
+/// `kernel_sum`, which holds the offset's share).
+fn accumulated_input(t: &Tensor, q: &QuantUniform, params: &Params) -> Result<Tensor, String> {
+    if params.has("kernel_sum") || params.has("input_offset") {
+        return Ok(offset(t, params.int("input_offset").unwrap_or(0)));
+    }
+    centered(t, q)
+}
+
+/// The accumulators `acc` (channel `channel(i)` of `channels` for element `i`) plus
+/// the `bias` or `kernel_sum` table the op is given, if any: `true` when one was.
+fn add_given_bias(
+    acc: &mut [Scalar],
+    params: &Params,
+    channels: usize,
+    channel: impl Fn(usize) -> usize,
+) -> Result<bool, String> {
+    let table = match params.i32s("bias", channels)? {
+        Some(t) => t,
+        None => match params.i32s("kernel_sum", channels)? {
+            Some(t) => t,
+            None => return Ok(false),
+        },
+    };
+    for (i, v) in acc.iter_mut().enumerate() {
+        *v = Scalar::Int(int(*v) + i128::from(table[channel(i)]));
+    }
+    Ok(true)
+}
+
 /// `quantize`: `saturate(round_half_even(x / scale) + zero_point)`, the division in the
 /// expressed float type.
 pub(super) fn quantize(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
@@ -150,11 +198,15 @@ pub(super) fn storage_cast(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 /// The float scheme computes the multiplier in the expressed float type and rounds
 /// half to even; the fixed-point scheme takes the accumulator as an i32 (wrapping, as
 /// the host loops' and the libraries' accumulators do).
+///
+/// The numbers the op is given (`params`: `multipliers` and `shifts`, `scales`,
+/// `output_offset`) replace those derived from the scales and zero points.
 fn requantize(
     r: &RuleInput<'_>,
     acc: Vec<Scalar>,
     input: &QuantUniform,
     weight: &QuantUniform,
+    channels_out: usize,
     weight_channel: impl Fn(usize) -> usize,
 ) -> Result<Vec<Tensor>, String> {
     let ty = r.result_type(0)?;
@@ -178,19 +230,33 @@ fn requantize(
     let s_in = input.params_of(0).0;
     let scheme = acc_dialects::hooks::requant_scheme(r.ctx, r.op);
     let bounds = acc_dialects::hooks::activation_bounds(r.ctx, r.op)?;
+    let params = Params::of(r.ctx, r.op)?;
+    let (given_q31, given_scales) = (
+        params.multipliers(channels_out)?,
+        params.f32s("scales", channels_out)?,
+    );
     let data = acc
         .iter()
         .enumerate()
         .map(|(i, v)| {
             let (s_out, zero) = q.params_of(out_channels[i]);
-            let s_w = weight.params_of(weight_channel(i)).0;
+            let zero = params.int("output_offset").unwrap_or(zero);
+            let c = weight_channel(i);
+            let s_w = weight.params_of(c).0;
             match scheme {
                 Scheme::Float => {
-                    let multiplier = requant::float_multiplier(s_in, s_w, s_out, round);
+                    let multiplier = match given_scales {
+                        Some(t) => f64::from(t[c]),
+                        None => requant::float_multiplier(s_in, s_w, s_out, round),
+                    };
                     Ok(clamp_rounded(bounds, float(*v) * multiplier, zero))
                 }
                 Scheme::FixedPoint => {
-                    let m = FixedPointMultiplier::of_scales(s_in, s_w, s_out).ok_or_else(|| {
+                    let m = match &given_q31 {
+                        Some(t) => Some(t[c]),
+                        None => FixedPointMultiplier::of_scales(s_in, s_w, s_out),
+                    }
+                    .ok_or_else(|| {
                         format!("the multiplier s_in * s_w / s_out of element {i} has no Q31 form")
                     })?;
                     let acc = int(*v) as i32;
@@ -215,11 +281,21 @@ pub(super) fn qconv2d(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
             "the input must be per tensor, the weight per tensor or per output channel".into(),
         );
     }
-    let acc = conv2d_values(r, &centered(x, qx)?, &centered(w, qw)?, r.operands.get(2))?;
+    let params = Params::of(r.ctx, r.op)?;
     let shape = Tensor::layout(r.ctx, r.result_type(0)?)?.0;
     let plane: usize = shape.iter().skip(2).product();
     let m = shape.get(1).copied().unwrap_or(1);
-    requantize(r, acc, qx, qw, |i| (i / plane.max(1)) % m.max(1))
+    let channel = |i: usize| (i / plane.max(1)) % m.max(1);
+    let input = accumulated_input(x, qx, &params)?;
+    let mut acc = conv2d_values(r, &input, &centered(w, qw)?, None)?;
+    if !add_given_bias(&mut acc, &params, m, channel)?
+        && let Some(bias) = r.operands.get(2)
+    {
+        for (i, v) in acc.iter_mut().enumerate() {
+            *v = Scalar::Int(int(*v) + int(bias.data[channel(i)]));
+        }
+    }
+    requantize(r, acc, qx, qw, m, channel)
 }
 
 /// `qmatmul`: the matrix product of the centered integers, requantized; the right-hand
@@ -236,9 +312,11 @@ pub(super) fn qmatmul(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
                 .into(),
         );
     }
-    let mut acc = matmul_values(&centered(a, qa)?, &centered(b, qb)?)?;
+    let params = Params::of(r.ctx, r.op)?;
+    let mut acc = matmul_values(&accumulated_input(a, qa, &params)?, &centered(b, qb)?)?;
     let columns = b.shape.last().copied().unwrap_or(1).max(1);
-    if let Some(bias) = r.operands.get(2) {
+    if add_given_bias(&mut acc, &params, columns, |i| i % columns)? {
+    } else if let Some(bias) = r.operands.get(2) {
         if bias.data.len() != columns {
             return Err(format!(
                 "the bias has {} elements for {columns} columns",
@@ -249,7 +327,7 @@ pub(super) fn qmatmul(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
             *v = Scalar::Int(int(*v) + int(bias.data[i % columns]));
         }
     }
-    requantize(r, acc, qa, qb, |i| i % columns)
+    requantize(r, acc, qa, qb, columns, |i| i % columns)
 }
 
 /// The one scale and zero point of a per-tensor quantized operand or result.
@@ -287,8 +365,8 @@ fn quantized_result(r: &RuleInput<'_>, values: Vec<f64>) -> Result<Vec<Tensor>, 
 }
 
 /// The result of the fixed-point scheme: each element's scaled integer (before the
-/// zero point) from `scaled`, plus the result's zero point, clamped to the op's
-/// activation bounds.
+/// zero point) from `scaled`, plus the result's zero point (or the `output_offset`
+/// the op is given), clamped to the op's activation bounds.
 fn fixed_point_result(
     r: &RuleInput<'_>,
     scaled: impl Iterator<Item = i32>,
@@ -296,6 +374,9 @@ fn fixed_point_result(
     let ty = r.result_type(0)?;
     let q = quant_of(r.ctx, ty, "the result")?;
     let (_, zero) = per_tensor(q, "the result")?;
+    let zero = Params::of(r.ctx, r.op)?
+        .int("output_offset")
+        .unwrap_or(zero);
     let (lo, hi) = acc_dialects::hooks::activation_bounds(r.ctx, r.op)?;
     let data = scaled
         .map(|v| Scalar::Int(i128::from((i64::from(v) + zero).clamp(lo, hi))))
@@ -350,16 +431,43 @@ fn centered_i32(v: Scalar, zero: i64) -> i32 {
     (int(v) - i128::from(zero)) as i32
 }
 
+/// The zero point of input `k` (1 or 2) of a two-input op: its type's, or minus the
+/// offset the op is given.
+fn input_zero(params: &Params, k: usize, zero: i64) -> i64 {
+    params
+        .int(&format!("input{k}_offset"))
+        .map_or(zero, |offset| -offset)
+}
+
 /// `qadd`: the float scheme adds the dequantized f32 values in f32 and quantizes; the
-/// fixed-point scheme is TFLite's and CMSIS-NN's ([`requant::FixedPointAdd`]).
+/// fixed-point scheme is TFLite's and CMSIS-NN's ([`requant::FixedPointAdd`]), with
+/// the offsets, multipliers, shifts and headroom the op is given (`params`) in place
+/// of those derived from the scales.
 pub(super) fn qadd(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     graph_only(r)?;
     let (a, b, (s_a, z_a), (s_b, z_b), s_out, bits) = pair(r)?;
     match acc_dialects::hooks::requant_scheme(r.ctx, r.op) {
         Scheme::Float => float_pair(r, a, b, |x, y| x + y),
         Scheme::FixedPoint => {
-            let add = requant::FixedPointAdd::of_scales(s_a, s_b, s_out, bits)
+            let params = Params::of(r.ctx, r.op)?;
+            let mut add = requant::FixedPointAdd::of_scales(s_a, s_b, s_out, bits)
                 .ok_or("the scales have no fixed-point addition")?;
+            for (m, s, into) in [
+                ("input1_multiplier", "input1_shift", &mut add.lhs),
+                ("input2_multiplier", "input2_shift", &mut add.rhs),
+                ("output_multiplier", "output_shift", &mut add.out),
+            ] {
+                if let Some(given) = params.multiplier(m, s)? {
+                    *into = given;
+                }
+            }
+            if let Some(l) = params.int("left_shift") {
+                add.left_shift = u32::try_from(l)
+                    .ok()
+                    .filter(|l| *l <= 31)
+                    .ok_or_else(|| format!("'left_shift' {l} is not in [0, 31]"))?;
+            }
+            let (z_a, z_b) = (input_zero(&params, 1, z_a), input_zero(&params, 2, z_b));
             let scaled = a
                 .data
                 .iter()
@@ -379,8 +487,13 @@ pub(super) fn qmul(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     match acc_dialects::hooks::requant_scheme(r.ctx, r.op) {
         Scheme::Float => float_pair(r, a, b, |x, y| x * y),
         Scheme::FixedPoint => {
-            let m = FixedPointMultiplier::of_scales(s_a, s_b, s_out)
-                .ok_or("the multiplier s_a * s_b / s_out has no Q31 form")?;
+            let params = Params::of(r.ctx, r.op)?;
+            let m = match params.multiplier("multiplier", "shift")? {
+                Some(m) => m,
+                None => FixedPointMultiplier::of_scales(s_a, s_b, s_out)
+                    .ok_or("the multiplier s_a * s_b / s_out has no Q31 form")?,
+            };
+            let (z_a, z_b) = (input_zero(&params, 1, z_a), input_zero(&params, 2, z_b));
             let scaled =
                 a.data.iter().zip(&b.data).map(|(x, y)| {
                     m.apply(centered_i32(*x, z_a).wrapping_mul(centered_i32(*y, z_b)))
@@ -402,8 +515,13 @@ pub(super) fn requantize_op(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
             let (s_in, z_in) = per_tensor(q, "the input")?;
             let qo = quant_of(r.ctx, r.result_type(0)?, "the result")?;
             let (s_out, _) = per_tensor(qo, "the result")?;
-            let m = FixedPointMultiplier::of_real(s_in / s_out)
-                .ok_or("the multiplier s_in / s_out has no Q31 form")?;
+            let params = Params::of(r.ctx, r.op)?;
+            let z_in = params.int("input_offset").map_or(z_in, |o| -o);
+            let m = match params.multiplier("multiplier", "shift")? {
+                Some(m) => m,
+                None => FixedPointMultiplier::of_real(s_in / s_out)
+                    .ok_or("the multiplier s_in / s_out has no Q31 form")?,
+            };
             fixed_point_result(r, x.data.iter().map(|v| m.apply(centered_i32(*v, z_in))))
         }
     }
@@ -434,6 +552,13 @@ pub(super) fn qavg_pool(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     let qo = quant_of(r.ctx, r.result_type(0)?, "the result")?;
     let (s_out, z_out) = per_tensor(qo, "the result")?;
     let same = s_in == s_out && z_in == z_out;
+    // A mean's numbers as a library is given them.
+    let params = Params::of(r.ctx, r.op)?;
+    if same && !params.is_empty() {
+        return Err("a pool keeping its input's quantization takes no 'params'".into());
+    }
+    let given = params.multiplier("multiplier", "shift")?;
+    let z_in = params.int("input_offset").map_or(z_in, |o| -o);
     let mut scaled = Vec::new();
     let mut failure = None;
     windows.for_each(|inside, padded| {
@@ -444,7 +569,9 @@ pub(super) fn qavg_pool(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
             let stored = centered + z_in * count as i64;
             scaled.push(requant::rounded_average(stored as i32, count as i32) - z_out as i32);
         } else {
-            match FixedPointMultiplier::of_real(s_in / (s_out * count.max(1) as f64)) {
+            match given
+                .or_else(|| FixedPointMultiplier::of_real(s_in / (s_out * count.max(1) as f64)))
+            {
                 Some(m) => scaled.push(m.apply(centered as i32)),
                 None => {
                     failure = Some(format!(
@@ -476,15 +603,11 @@ pub(super) fn rescale(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     let table = (0..multipliers.data.len().min(shifts.data.len()))
         .map(|c| {
             let (m, s) = (int(multipliers.data[c]), int(shifts.data[c]));
-            if !(0..1i128 << 31).contains(&m) || !(-31..=30).contains(&s) {
-                return Err(format!(
-                    "channel {c}'s multiplier {m} and shift {s} are not a Q31 multiplier (in [0, 2^31)) and a shift in [-31, 30]"
-                ));
-            }
-            Ok(FixedPointMultiplier {
-                multiplier: m as i32,
-                shift: s as i32,
-            })
+            let (m, s) = (
+                i64::try_from(m).unwrap_or(-1),
+                i64::try_from(s).unwrap_or(99),
+            );
+            FixedPointMultiplier::checked(m, s).map_err(|e| format!("channel {c}'s {e}"))
         })
         .collect::<Result<Vec<_>, String>>()?;
     let scaled = x.data.iter().enumerate().map(|(i, v)| {

@@ -527,3 +527,19 @@ func.func @rescale(%acc: tensor<1x2x3x3xi32>, %m: tensor<3xi32>, %s: tensor<2xi3
   %1 = graph.qconv2d %x, %w {act_min = 0 : i64} : (tensor<1x3x5x5x!quant.uniform<i8:f32, 0.5:-3>>, tensor<2x3x3x3x!quant.uniform<i8:f32, 0.25>>) -> tensor<1x2x3x3xi32>
   return
 }
+
+// -----
+
+// `params` (a library's numbers, dialects/src/hooks/params.rs): only those the op
+// takes, of its scheme and kind, each multiplier with its shift.
+func.func @params(%x: tensor<1x3x5x5x!quant.uniform<i8:f32, 0.5:-3>>, %w: tensor<2x3x3x3x!quant.uniform<i8:f32, 0.25>>, %a: tensor<4x!quant.uniform<i8:f32, 0.5:1>>) {
+  // expected-error @+1 {{'graph.qconv2d' op 'input1_offset' is not a parameter of 'graph.qconv2d': it takes input_offset, bias, kernel_sum, multipliers, shifts, scales, output_offset}}
+  %0 = graph.qconv2d %x, %w {params = {input1_offset = 3 : i64}} : (tensor<1x3x5x5x!quant.uniform<i8:f32, 0.5:-3>>, tensor<2x3x3x3x!quant.uniform<i8:f32, 0.25>>) -> tensor<1x2x3x3x!quant.uniform<i8:f32, 0.1>>
+  // expected-error @+1 {{'graph.qconv2d' op 'multipliers' is a parameter of the fixed_point requantization scheme, not of float}}
+  %1 = graph.qconv2d %x, %w {params = {multipliers = array<i32: 1, 2>, shifts = array<i32: 0, 0>}} : (tensor<1x3x5x5x!quant.uniform<i8:f32, 0.5:-3>>, tensor<2x3x3x3x!quant.uniform<i8:f32, 0.25>>) -> tensor<1x2x3x3x!quant.uniform<i8:f32, 0.1>>
+  // expected-error @+1 {{'graph.qadd' op 'output_multiplier' and 'output_shift' are given together or not at all}}
+  %2 = graph.qadd %a, %a {requant = #graph.requantization<fixed_point>, params = {output_multiplier = 1073741824 : i64}} : (tensor<4x!quant.uniform<i8:f32, 0.5:1>>, tensor<4x!quant.uniform<i8:f32, 0.5:1>>) -> tensor<4x!quant.uniform<i8:f32, 1.0>>
+  // expected-error @+1 {{'graph.qconv2d' op 'bias' must be an int32 table: added to each output channel's accumulator (the bias operand)}}
+  %3 = graph.qconv2d %x, %w {params = {bias = 7 : i64}} : (tensor<1x3x5x5x!quant.uniform<i8:f32, 0.5:-3>>, tensor<2x3x3x3x!quant.uniform<i8:f32, 0.25>>) -> tensor<1x2x3x3x!quant.uniform<i8:f32, 0.1>>
+  return
+}
