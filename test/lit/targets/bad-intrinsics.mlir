@@ -41,6 +41,10 @@
 // CHECK-NEXT: bad-intrinsics.acc:70:13
 // CHECK: error: a real number where an integer is computed: reals go in tables, f32(...), q31_multiplier(...) and q31_shift(...)
 // CHECK-NEXT: bad-intrinsics.acc:79:10
+// CHECK: error: i32_table: a table of 0 entries (1 to 65536)
+// CHECK-NEXT: bad-intrinsics.acc:84:32
+// CHECK: error: requant_scales: a table of 70000 entries (1 to 65536)
+// CHECK-NEXT: bad-intrinsics.acc:84:66
 // DEVICES: error: intrinsic 'relu' runs on an undeclared device 'dsp'
 // DEVICES-NEXT: bad-intrinsic-devices.acc:5:21
 // DEVICES: error: intrinsic 'twice' is declared twice

@@ -649,9 +649,35 @@ fn call_item(c: &mut Compiler<'_>, e: &ExprAst) -> Option<CallItem> {
             if name == "packed" {
                 kinds.resize(args.len().max(1), Param::Int);
             }
+            let counts = args.clone();
             let args = params(c, name, &kinds, args, whole)?;
+            // A literal count out of range is wrong for every op.
+            let literal_count = |n: &Expr| match n {
+                Expr::Int(v) if !(1..=MAX_TABLE_ENTRIES).contains(v) => Some(*v),
+                _ => None,
+            };
+            let count_at = |k: usize| counts.get(k).map(ExprAst::span).unwrap_or(whole.clone());
             if let (Some(kind), [n, entry]) = (TableKind::of_name(name), args.as_slice()) {
+                if let Some(v) = literal_count(n) {
+                    c.error(
+                        &count_at(0),
+                        format!(
+                            "{}: a table of {v} entries (1 to {MAX_TABLE_ENTRIES})",
+                            kind.name()
+                        ),
+                    );
+                    return None;
+                }
                 return Some(CallItem::Table(kind, n.clone(), entry.clone()));
+            }
+            if let (true, [_, _, _, n]) = (name == "requant_scales", args.as_slice())
+                && let Some(v) = literal_count(n)
+            {
+                c.error(
+                    &count_at(3),
+                    format!("requant_scales: a table of {v} entries (1 to {MAX_TABLE_ENTRIES})"),
+                );
+                return None;
             }
             match args.as_slice() {
                 [value] if name == "f32" => Some(CallItem::Float(value.clone())),
