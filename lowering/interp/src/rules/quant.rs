@@ -129,24 +129,34 @@ fn accumulated_input(t: &Tensor, q: &QuantUniform, params: &Params) -> Result<Te
 }
 
 /// The accumulators `acc` (channel `channel(i)` of `channels` for element `i`) plus
-/// the `bias` or `kernel_sum` table the op is given, if any: `true` when one was.
-fn add_given_bias(
+/// the bias: the `bias` or `kernel_sum` table the op is given, else its bias operand
+/// `operand` (one element per channel), if any.
+fn add_bias(
     acc: &mut [Scalar],
     params: &Params,
+    operand: Option<&Tensor>,
     channels: usize,
     channel: impl Fn(usize) -> usize,
-) -> Result<bool, String> {
-    let table = match params.i32s("bias", channels)? {
-        Some(t) => t,
-        None => match params.i32s("kernel_sum", channels)? {
-            Some(t) => t,
-            None => return Ok(false),
-        },
+) -> Result<(), String> {
+    let given = match params.i32s("bias", channels)? {
+        Some(t) => Some(t),
+        None => params.i32s("kernel_sum", channels)?,
+    };
+    let bias: Vec<i128> = match (given, operand) {
+        (Some(t), _) => t.iter().map(|b| i128::from(*b)).collect(),
+        (None, Some(b)) if b.data.len() == channels => b.data.iter().map(|v| int(*v)).collect(),
+        (None, Some(b)) => {
+            return Err(format!(
+                "the bias has {} elements for {channels} channels",
+                b.data.len()
+            ));
+        }
+        (None, None) => return Ok(()),
     };
     for (i, v) in acc.iter_mut().enumerate() {
-        *v = Scalar::Int(int(*v) + i128::from(table[channel(i)]));
+        *v = Scalar::Int(int(*v) + bias[channel(i)]);
     }
-    Ok(true)
+    Ok(())
 }
 
 /// `quantize`: `saturate(round_half_even(x / scale) + zero_point)`, the division in the
@@ -203,6 +213,7 @@ pub(super) fn storage_cast(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 /// `output_offset`) replace those derived from the scales and zero points.
 fn requantize(
     r: &RuleInput<'_>,
+    params: &Params,
     acc: Vec<Scalar>,
     input: &QuantUniform,
     weight: &QuantUniform,
@@ -230,7 +241,6 @@ fn requantize(
     let s_in = input.params_of(0).0;
     let scheme = acc_dialects::hooks::requant_scheme(r.ctx, r.op);
     let bounds = acc_dialects::hooks::activation_bounds(r.ctx, r.op)?;
-    let params = Params::of(r.ctx, r.op)?;
     let (given_q31, given_scales) = (
         params.multipliers(channels_out)?,
         params.f32s("scales", channels_out)?,
@@ -288,14 +298,8 @@ pub(super) fn qconv2d(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     let channel = |i: usize| (i / plane.max(1)) % m.max(1);
     let input = accumulated_input(x, qx, &params)?;
     let mut acc = conv2d_values(r, &input, &centered(w, qw)?, None)?;
-    if !add_given_bias(&mut acc, &params, m, channel)?
-        && let Some(bias) = r.operands.get(2)
-    {
-        for (i, v) in acc.iter_mut().enumerate() {
-            *v = Scalar::Int(int(*v) + int(bias.data[channel(i)]));
-        }
-    }
-    requantize(r, acc, qx, qw, m, channel)
+    add_bias(&mut acc, &params, r.operands.get(2), m, channel)?;
+    requantize(r, &params, acc, qx, qw, m, channel)
 }
 
 /// `qmatmul`: the matrix product of the centered integers, requantized; the right-hand
@@ -315,19 +319,10 @@ pub(super) fn qmatmul(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     let params = Params::of(r.ctx, r.op)?;
     let mut acc = matmul_values(&accumulated_input(a, qa, &params)?, &centered(b, qb)?)?;
     let columns = b.shape.last().copied().unwrap_or(1).max(1);
-    if add_given_bias(&mut acc, &params, columns, |i| i % columns)? {
-    } else if let Some(bias) = r.operands.get(2) {
-        if bias.data.len() != columns {
-            return Err(format!(
-                "the bias has {} elements for {columns} columns",
-                bias.data.len()
-            ));
-        }
-        for (i, v) in acc.iter_mut().enumerate() {
-            *v = Scalar::Int(int(*v) + int(bias.data[i % columns]));
-        }
-    }
-    requantize(r, acc, qa, qb, columns, |i| i % columns)
+    add_bias(&mut acc, &params, r.operands.get(2), columns, |i| {
+        i % columns
+    })?;
+    requantize(r, &params, acc, qa, qb, columns, |i| i % columns)
 }
 
 /// The one scale and zero point of a per-tensor quantized operand or result.
