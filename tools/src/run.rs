@@ -5,8 +5,8 @@
 //!
 //! ```text
 //! acc-run FILE [--pass LIST] [--entry NAME] [--input ARG=in.npy ...] [--output out.npy ...]
-//!         [--mode interp|jit|sim] [--target FILE] [--repeat K] [--threads N] [--perf-map]
-//!         [--dialect FILE ...]
+//!         [--mode interp|jit|sim] [--target FILE] [--trace FILE.json] [--repeat K]
+//!         [--threads N] [--perf-map] [--dialect FILE ...]
 //! ```
 //!
 //! `ARG` names an argument by position: `0`, `arg0` or `%arg0`. Outputs are written
@@ -20,7 +20,7 @@ use acc_interp::{Interpreter, Limits, Tensor};
 use acc_ir::elements::Scalar;
 use acc_ir::{Context, SourceMap};
 
-const USAGE: &str = "usage: acc-run FILE [--pass LIST] [--pipeline NAME] [--entry NAME] [--input ARG=in.npy ...] [--bind NAME=FILE.npy ...] [--output out.npy ...] [--mode interp|jit|sim] [--target FILE] [--repeat K] [--threads N] [--dialect FILE ...]
+const USAGE: &str = "usage: acc-run FILE [--pass LIST] [--pipeline NAME] [--entry NAME] [--input ARG=in.npy ...] [--bind NAME=FILE.npy ...] [--output out.npy ...] [--mode interp|jit|sim] [--target FILE] [--trace FILE.json] [--repeat K] [--threads N] [--dialect FILE ...]
 
 Runs a function of FILE (acc IR, or an ONNX model when it ends in .onnx, imported
 with its graph named main) in the reference interpreter or as native code.
@@ -42,6 +42,8 @@ with its graph named main) in the reference interpreter or as native code.
                       utilisation for each accelerator call; needs --target)
   --target FILE       a target description: what the passes lower for and whose
                       intrinsics the IR calls (repeatable)
+  --trace FILE.json   (sim) write the timeline, one lane per device and DMA engine,
+                      in the Chrome trace event format (Perfetto, chrome://tracing)
   --repeat K          run K more times after the first and print
                       `latency_ms median=X min=Y` (and, for jit, `compile_ms=X`:
                       from reading FILE to native code, with its parts)
@@ -91,6 +93,8 @@ pub struct RunOptions {
     pub threads: usize,
     /// Write a perf map of the generated code.
     pub perf_map: bool,
+    /// Where to write the simulated timeline (Chrome trace JSON).
+    pub trace: Option<PathBuf>,
 }
 
 fn argument_index(name: &str) -> Option<usize> {
@@ -135,6 +139,7 @@ pub fn parse_args(args: &[String]) -> Result<RunOptions, String> {
                 );
             }
             "--perf-map" => o.perf_map = true,
+            "--trace" => o.trace = Some(PathBuf::from(value()?)),
             "--threads" => {
                 let v = value()?;
                 match v.parse::<usize>() {
@@ -155,6 +160,9 @@ pub fn parse_args(args: &[String]) -> Result<RunOptions, String> {
     }
     if o.mode == Mode::Sim && o.targets.is_empty() {
         return Err("--mode sim needs the target's cost model: give it with --target FILE".into());
+    }
+    if o.trace.is_some() && o.mode != Mode::Sim {
+        return Err("--trace writes the simulated timeline: it needs --mode sim".into());
     }
     if o.mode == Mode::Sim && o.repeat.is_some() {
         return Err(
@@ -295,9 +303,20 @@ fn run_inner(o: &RunOptions) -> Result<(), String> {
                 .call(&entry, args.clone())
                 .map_err(|e| render(e.diagnostic()))?;
             let trace = interp.trace_hw_ops(false);
-            let charges = acc_sim::simulate(&ctx, &ir, &targets, &trace.ops, trace.host_ops)
+            let sim = acc_sim::simulate(&ctx, &ir, &targets, &trace)
                 .map_err(|e| format!("acc-run: {e}\n"))?;
-            timing.push(acc_sim::report(&charges).trim_end().to_string());
+            timing.push(acc_sim::report(&sim).trim_end().to_string());
+            if let Some(p) = &o.trace {
+                let mut out = crate::output::Output::open(Some(p))
+                    .map_err(|e| format!("acc-run: cannot write '{}': {e}\n", p.display()))?;
+                std::io::Write::write_all(
+                    out.writer(),
+                    acc_sim::chrome::trace_json(&sim).as_bytes(),
+                )
+                .map_err(|e| e.to_string())
+                .and_then(|()| out.commit().map_err(|e| e.to_string()))
+                .map_err(|e| format!("acc-run: cannot write '{}': {e}\n", p.display()))?;
+            }
             results
         }
         Mode::Interp => {

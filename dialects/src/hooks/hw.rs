@@ -153,8 +153,14 @@ pub(crate) fn verify_launch(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
             .iter()
             .map(|v| body.value_type(*v))
             .collect();
-        if args != op.operand_types() {
-            return Err("the body's arguments must have the operands' types".into());
+        let launch = hw::Launch::of(ctx, op).ok_or("needs its token and one region")?;
+        let passed: Vec<TypeId> = launch
+            .args()
+            .iter()
+            .map(|v| op.ir.body(op.body).value_type(*v))
+            .collect();
+        if args != passed {
+            return Err("the body's arguments must have the types of the values passed".into());
         }
         if let Some(last) = body.block_ops(block).last()
             && body.operands(last).len() != 0

@@ -13,13 +13,14 @@
 
 pub mod bounded;
 pub mod check;
+mod launches;
 mod machine;
 pub mod npy;
 pub mod rules;
 mod value;
 
 pub use machine::{
-    HwTrace, InterpError, Interpreter, Limits, Ranges, argument_names, function_names, functions,
-    parameter_types,
+    HwTrace, InterpError, Interpreter, Limits, Ranges, TracedOp, argument_names, function_names,
+    functions, parameter_types,
 };
 pub use value::Tensor;

@@ -55,16 +55,34 @@ impl InterpError {
     }
 }
 
-/// What a traced run did: the `hw.intrinsic`, `hw.dma_start` and `hw.dma_wait` ops it
-/// ran, in order, each with the number of host ops run since the previous one (ops
-/// the interpreter ran outside calls' semantics regions: arithmetic, loads, stores,
-/// graph ops), and the host ops run after the last.
+/// What a traced run did: the `hw.intrinsic`, `hw.dma_start`, `hw.dma_wait`,
+/// `hw.launch` and `hw.wait` ops it ran, in order, each with the number of host ops
+/// run since the previous one (ops the interpreter ran outside calls' semantics
+/// regions and launches: arithmetic, loads, stores, graph ops), and the host ops run
+/// after the last.
 #[derive(Clone, Debug, Default)]
 pub struct HwTrace {
-    /// Each traced op and the host ops run before it (since the previous one).
-    pub ops: Vec<(BodyId, OpId, u64)>,
+    /// Each traced op, in the order it ran.
+    pub ops: Vec<TracedOp>,
     /// The host ops run since the last traced op.
     pub host_ops: u64,
+}
+
+/// One traced op.
+#[derive(Clone, Copy, Debug)]
+pub struct TracedOp {
+    /// The body holding it.
+    pub body: BodyId,
+    /// The op.
+    pub op: OpId,
+    /// The host ops run before it, since the previous traced op.
+    pub host_ops: u64,
+    /// For an op of a launch's region: the index (in [`HwTrace::ops`]) of the
+    /// launch.
+    pub launch: Option<usize>,
+    /// For a `hw.launch`: the ops its region ran outside calls (the device's own
+    /// code).
+    pub device_ops: u64,
 }
 
 /// Runs the functions of one module.
@@ -84,6 +102,11 @@ pub struct Interpreter<'a> {
     in_semantics: Cell<u32>,
     /// While recording: the least and greatest element of each float value computed.
     ranges: RefCell<Option<Ranges>>,
+    /// The launches whose tokens nothing has waited for.
+    launches: RefCell<crate::launches::Launches>,
+    /// While a launch's region runs and the run is traced: the launch's index in the
+    /// trace.
+    current_launch: Cell<Option<usize>>,
 }
 
 /// The least and greatest element each float value took, over every time it was
@@ -135,6 +158,8 @@ impl<'a> Interpreter<'a> {
             hw_ops_run: RefCell::new(None),
             in_semantics: Cell::new(0),
             ranges: RefCell::new(None),
+            launches: RefCell::default(),
+            current_launch: Cell::new(None),
         }
     }
 
@@ -180,7 +205,17 @@ impl<'a> Interpreter<'a> {
     /// elements read out of its buffer, a result of bounded size cut to its size:
     /// [`crate::bounded`]).
     pub fn call(&mut self, name: &str, args: Vec<Tensor>) -> Result<Vec<Tensor>, InterpError> {
+        self.launches.get_mut().reset();
         let results = self.call_at(name, args, 0)?;
+        let pending = self.launches.get_mut().pending();
+        if pending > 0 {
+            return Err(InterpError {
+                message: format!(
+                    "'@{name}' returned with {pending} launches whose tokens nothing waited for (their work may still be running)"
+                ),
+                loc: None,
+            });
+        }
         let failed = |m: String| InterpError {
             message: format!("result of '@{name}': {m}"),
             loc: None,
@@ -388,6 +423,16 @@ impl<'a> Interpreter<'a> {
                 }
                 continue;
             }
+            if let Some(view) = hw::Launch::of(self.ctx, r) {
+                let token = self.launch(body, view, &operands, depth)?;
+                env.borrow_mut().insert(view.token(), token);
+                continue;
+            }
+            if hw::Wait::is(self.ctx, r) {
+                self.trace(body, op);
+                self.wait(r.loc(), &operands)?;
+                continue;
+            }
             if r.successors().len() > 0 {
                 let (target, values) = self.branch(body, op, &operands)?;
                 return Ok(Flow::Branch(target, values));
@@ -474,15 +519,16 @@ impl<'a> Interpreter<'a> {
         if matches!(
             hw_kind,
             Some(hw::Op::Intrinsic | hw::Op::DmaStart | hw::Op::DmaWait)
-        ) && let Some(trace) = self.hw_ops_run.borrow_mut().as_mut()
-        {
-            trace.ops.push((body, op, trace.host_ops));
-            trace.host_ops = 0;
+        ) {
+            self.trace(body, op);
         } else if hw_kind.is_none()
             && self.in_semantics.get() == 0
             && let Some(trace) = self.hw_ops_run.borrow_mut().as_mut()
         {
-            trace.host_ops += 1;
+            match self.current_launch.get().and_then(|i| trace.ops.get_mut(i)) {
+                Some(launch) => launch.device_ops += 1,
+                None => trace.host_ops += 1,
+            }
         }
         // The op's rule: a tool's own (declared in the context, added with
         // `add_rule`), else acc's; an intrinsic's is its semantics region or the
@@ -583,6 +629,117 @@ impl<'a> Interpreter<'a> {
 }
 
 impl Interpreter<'_> {
+    /// Records `op` in the trace, when tracing: its index there.
+    fn trace(&self, body: BodyId, op: OpId) -> Option<usize> {
+        let mut trace = self.hw_ops_run.borrow_mut();
+        let trace = trace.as_mut()?;
+        let launch = self.current_launch.get();
+        let host_ops = if launch.is_some() {
+            0
+        } else {
+            std::mem::take(&mut trace.host_ops)
+        };
+        trace.ops.push(TracedOp {
+            body,
+            op,
+            host_ops,
+            launch,
+            device_ops: 0,
+        });
+        Some(trace.ops.len() - 1)
+    }
+
+    /// Issues the launch `view`: runs its region now, then puts the cells it touched
+    /// in flight until its token is waited for ([`crate::launches`]). Its token.
+    fn launch(
+        &self,
+        body: BodyId,
+        view: hw::Launch<'_>,
+        operands: &[Tensor],
+        depth: u32,
+    ) -> Result<Tensor, InterpError> {
+        let r = view.op();
+        let loc = r.loc();
+        if crate::value::running_launch() {
+            return Err(InterpError::at(loc, "a launch inside a launch's region"));
+        }
+        let device = view.device().unwrap_or("?").to_string();
+        let deps = view.deps().len();
+        let tokens = operands[..deps]
+            .iter()
+            .map(launch_number)
+            .collect::<Result<Vec<u32>, String>>()
+            .map_err(|m| InterpError::at(loc, m))?;
+        let (id, after) = self.launches.borrow_mut().issue(&device, &tokens);
+        let what: std::sync::Arc<str> = match acc_ir::diag::file_line_col(self.ctx, loc) {
+            Some(at) => format!(
+                "the hw.launch on @{device} at {}:{}:{}",
+                at.file, at.line, at.col
+            ),
+            None => format!("the hw.launch on @{device}"),
+        }
+        .into();
+        let inner = r.region_body();
+        let entry = self
+            .ir
+            .body(inner)
+            .entry_block(view.body())
+            .ok_or_else(|| InterpError::at(loc, "a launch without a body"))?;
+        let index = self.trace(body, r.op);
+        self.current_launch.set(index);
+        let (flow, touched) = crate::value::in_launch(after.clone(), || {
+            self.exec_block(
+                inner,
+                entry,
+                operands[deps..].to_vec(),
+                &Env::default(),
+                depth,
+            )
+        });
+        self.current_launch.set(None);
+        match flow? {
+            Flow::Yield(..) => {}
+            _ => {
+                return Err(InterpError::at(
+                    loc,
+                    "a launch's region must end in hw.yield",
+                ));
+            }
+        }
+        self.launches.borrow_mut().claim(id, after, &what, touched);
+        Ok(Tensor {
+            ty: self.ir.body(body).value_type(view.token()),
+            shape: Vec::new(),
+            kind: acc_ir::elements::ElementKind::Int(32, acc_ir::Signedness::Unsigned),
+            data: vec![acc_ir::elements::Scalar::Int(i128::from(id))],
+            undefined: None,
+            view: None,
+        })
+    }
+
+    /// `hw.wait`: completes the launches of the tokens (and the transfers, for
+    /// `hw.dma_start` tokens).
+    fn wait(&self, loc: AttrId, tokens: &[Tensor]) -> Result<(), InterpError> {
+        if crate::value::running_launch() {
+            return Err(InterpError::at(
+                loc,
+                "hw.wait inside a launch's region (a launch waits with `after`)",
+            ));
+        }
+        for t in tokens {
+            match &t.view {
+                Some(target) => target
+                    .write_row_major(&t.shape, &t.data)
+                    .map_err(|m| InterpError::at(loc, m))?,
+                None => {
+                    let id = launch_number(t).map_err(|m| InterpError::at(loc, m))?;
+                    self.launches.borrow_mut().complete(id);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Whether the `hw.intrinsic` `op` has a non-empty `semantics` region.
     fn has_semantics(&self, body: BodyId, op: OpId) -> bool {
         let r = self.ir.op(body, op);
@@ -728,4 +885,14 @@ pub fn parameter_types(ctx: &Context, ir: &Ir, name: &str) -> Option<Vec<acc_ir:
             .map(|a| b.value_type(*a))
             .collect(),
     )
+}
+
+/// The number of the launch a token stands for.
+fn launch_number(token: &Tensor) -> Result<u32, String> {
+    match (token.view.as_ref(), token.data.as_slice()) {
+        (None, [acc_ir::elements::Scalar::Int(n)]) => {
+            u32::try_from(*n).map_err(|_| "not a launch's token".to_string())
+        }
+        _ => Err("waits for a transfer's token where a launch's is expected".into()),
+    }
 }

@@ -51,6 +51,72 @@ struct Cells {
     values: Vec<Option<Scalar>>,
     /// Set by `loop.dealloc`.
     freed: bool,
+    /// The cells launched work may still be reading or writing (see [`in_launch`]).
+    in_flight: Vec<InFlight>,
+}
+
+/// Cells of a buffer that a launch (`hw.launch`) read or wrote when it ran, and
+/// that it may still be reading or writing on a device until its token is waited
+/// for: nothing else may write them (nor read them when the launch writes them)
+/// until then, except launches that come after it.
+#[derive(Debug)]
+struct InFlight {
+    /// The launch's number.
+    launch: u32,
+    /// The launch, as a message names it (`the hw.launch on @dla at f.mlir:3:5`).
+    what: Arc<str>,
+    /// The cells, sorted.
+    cells: Vec<usize>,
+    /// Whether the launch writes them (else it only reads them).
+    writes: bool,
+}
+
+/// The cells one launch reads and writes, by buffer: what [`in_launch`] records.
+#[derive(Debug, Default)]
+pub struct Touched {
+    /// Each buffer touched, the cells read, the cells written.
+    pub buffers: Vec<(
+        Buffer,
+        std::collections::BTreeSet<usize>,
+        std::collections::BTreeSet<usize>,
+    )>,
+}
+
+/// The launch the current thread is running the region of: the launches it comes
+/// after (whose cells it may touch), and what it has touched so far.
+struct Agent {
+    after: std::collections::HashSet<u32>,
+    touched: Touched,
+}
+
+thread_local! {
+    static AGENT: std::cell::RefCell<Option<Agent>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `run` as the region of a launch that comes after the launches `after`:
+/// its reads and writes are checked against the other launches in flight (not
+/// against those), and recorded. What it returned and the cells it touched.
+pub fn in_launch<R>(
+    after: std::collections::HashSet<u32>,
+    run: impl FnOnce() -> R,
+) -> (R, Touched) {
+    AGENT.with(|a| {
+        *a.borrow_mut() = Some(Agent {
+            after,
+            touched: Touched::default(),
+        })
+    });
+    let result = run();
+    let touched = AGENT
+        .with(|a| a.borrow_mut().take())
+        .map(|a| a.touched)
+        .unwrap_or_default();
+    (result, touched)
+}
+
+/// Whether the current thread runs a launch's region.
+pub fn running_launch() -> bool {
+    AGENT.with(|a| a.borrow().is_some())
 }
 
 impl PartialEq for Buffer {
@@ -65,6 +131,7 @@ impl Buffer {
         Buffer(Arc::new(Mutex::new(Cells {
             values: vec![None; n],
             freed: false,
+            in_flight: Vec::new(),
         })))
     }
 
@@ -73,6 +140,7 @@ impl Buffer {
         Buffer(Arc::new(Mutex::new(Cells {
             values: values.iter().map(|v| Some(*v)).collect(),
             freed: false,
+            in_flight: Vec::new(),
         })))
     }
 
@@ -92,8 +160,84 @@ impl Buffer {
                 cells.values.len()
             )),
             Some(None) => Err(format!("reads cell {i} of a buffer before it is written")),
-            Some(Some(v)) => Ok(*v),
+            Some(Some(v)) => {
+                let v = *v;
+                self.access(&cells, i, false)?;
+                Ok(v)
+            }
         }
+    }
+
+    /// Checks an access to cell `i` against the launches in flight, and records it
+    /// when a launch's region runs.
+    fn access(&self, cells: &Cells, i: usize, write: bool) -> Result<(), String> {
+        AGENT.with(|a| {
+            let mut agent = a.borrow_mut();
+            let conflict = cells.in_flight.iter().find(|f| {
+                (write || f.writes)
+                    && agent.as_ref().is_none_or(|a| !a.after.contains(&f.launch))
+                    && f.cells.binary_search(&i).is_ok()
+            });
+            if let Some(f) = conflict {
+                let (mine, theirs) = (
+                    if write { "writes" } else { "reads" },
+                    if f.writes { "writes" } else { "reads" },
+                );
+                return Err(match agent.as_ref() {
+                    None => format!(
+                        "{mine} cell {i} of a buffer that {} {theirs}, before waiting for its token",
+                        f.what
+                    ),
+                    Some(_) => format!(
+                        "{mine} cell {i} of a buffer that {} {theirs}, without coming after it (its token is not among this launch's `after`)",
+                        f.what
+                    ),
+                });
+            }
+            if let Some(agent) = agent.as_mut() {
+                let at = match agent
+                    .touched
+                    .buffers
+                    .iter()
+                    .position(|(b, _, _)| b == self)
+                {
+                    Some(k) => k,
+                    None => {
+                        agent.touched.buffers.push((self.clone(), Default::default(), Default::default()));
+                        agent.touched.buffers.len() - 1
+                    }
+                };
+                let (_, reads, writes) = &mut agent.touched.buffers[at];
+                if write { writes.insert(i) } else { reads.insert(i) };
+            }
+            Ok(())
+        })
+    }
+
+    /// Marks `reads` and `writes` (cells) as in flight for launch `launch`.
+    pub fn mark_in_flight(
+        &self,
+        launch: u32,
+        what: &Arc<str>,
+        reads: Vec<usize>,
+        writes: Vec<usize>,
+    ) {
+        let mut cells = self.cells();
+        for (cells_of, writes) in [(reads, false), (writes, true)] {
+            if !cells_of.is_empty() {
+                cells.in_flight.push(InFlight {
+                    launch,
+                    what: what.clone(),
+                    cells: cells_of,
+                    writes,
+                });
+            }
+        }
+    }
+
+    /// Ends launch `launch`'s claims on the buffer (its token was waited for).
+    pub fn complete(&self, launch: u32) {
+        self.cells().in_flight.retain(|f| f.launch != launch);
     }
 
     /// Writes cell `i`: an error when out of bounds or freed.
@@ -103,11 +247,11 @@ impl Buffer {
             return Err("writes a buffer after its dealloc".into());
         }
         let n = cells.values.len();
-        let cell = cells
-            .values
-            .get_mut(i)
-            .ok_or_else(|| format!("writes cell {i} of a buffer of {n} cells"))?;
-        *cell = Some(v);
+        if i >= n {
+            return Err(format!("writes cell {i} of a buffer of {n} cells"));
+        }
+        self.access(&cells, i, true)?;
+        cells.values[i] = Some(v);
         Ok(())
     }
 
@@ -116,6 +260,12 @@ impl Buffer {
         let mut cells = self.cells();
         if cells.freed {
             return Err("frees a buffer twice".into());
+        }
+        if let Some(f) = cells.in_flight.first() {
+            return Err(format!(
+                "frees a buffer that {} uses, before waiting for its token",
+                f.what
+            ));
         }
         cells.freed = true;
         Ok(())

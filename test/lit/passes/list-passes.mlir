@@ -52,6 +52,7 @@
 // CHECK-NEXT: {{^}}      target{{ +}}the target to consult, by name (empty: the compilation's first, from the first --target FILE) (string, default ){{$}}
 // CHECK-NEXT: {{^}}  quantize{{ +}}Fold a QDQ model's dequantize/op/quantize groups into integer ops (qconv2d, qmatmul, qadd, qmul, qavg_pool, lookup tables, ops on stored integers), activations into their clamps (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}      requant{{ +}}how the integer ops requantize: float (onnxruntime's arithmetic) or fixed_point (TFLite's and CMSIS-NN's Q31 multipliers and shifts) (float|fixed_point, default float){{$}}
+// CHECK-NEXT: {{^}}  schedule-devices{{ +}}Launch each device's runs of calls and transfers asynchronously, ordered by tokens; the host waits only where it must (runs on builtin.module){{$}}
 // CHECK-NEXT: {{^}}  symbol-dce{{ +}}Erase private symbols that nothing references (runs on builtin.module){{$}}
 // CHECK-NEXT: {{^}}  tensorize{{ +}}Split ops into tiles of output channels (or of output rows, with their halos) that an intrinsic accepts and whose buffers fit its memory, two tiles at a time (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}      target{{ +}}the target to consult, by name (empty: the compilation's first, from the first --target FILE) (string, default ){{$}}

@@ -88,7 +88,7 @@ func.func @launch(%a: memref<16xi8>, %b: memref<8xi8>, %i: index) {
 hw.device @dla kind "accelerator"
 hw.memory @sram size 1024 {alignment = 64 : i64}
 func.func @launch_args(%a: memref<16xi8>, %b: memref<8xi8>, %i: index) {
-  // expected-error @+1 {{'hw.launch' op the body's arguments must have the operands' types}}
+  // expected-error @+1 {{'hw.launch' op the body's arguments must have the types of the values passed}}
   %0 = hw.launch @dla(%a : memref<16xi8>) {
   ^bb0(%x: memref<8xi8>):
     hw.yield

@@ -6,7 +6,8 @@
 // acc's isolated ops (hw.launch) continue their parent's value numbers, as MLIR reads them.
 // GENERIC: "hw.memory"() <{alignment = 1 : i64, size = 1048576 : i64, sym_name = "dram"}> : () -> ()
 // GENERIC: "hw.dma_start"(%arg0, %0) : (memref<1x3x8x8xi8>, memref<1x3x8x8xi8, "sram">) -> !hw.token
-// GENERIC: "hw.launch"(%0, %2, %1) <{device = @dla}> ({
+// GENERIC: "hw.launch"(%0, %2, %1) <{device = @dla, operandSegmentSizes = array<i32: 0, 3>}> ({
+// GENERIC: "hw.launch"(%4, %1) <{device = @dla, operandSegmentSizes = array<i32: 1, 1>}> ({
 
 // CHECK-LABEL: module {
 module {
@@ -40,12 +41,21 @@ module {
       hw.yield
   // CHECK-NEXT: }
     }
-  // CHECK-NEXT: hw.wait %4
-    hw.wait %4
+  // A launch after another's token: the device waits for it, not the host.
+  // CHECK-NEXT: %5 = hw.launch @dla after(%4) (%1 : memref<1x8x6x6xi8, "sram">) {
+    %5 = hw.launch @dla after(%4) (%1 : memref<1x8x6x6xi8, "sram">) {
+  // CHECK-NEXT: ^bb0(%arg1: memref<1x8x6x6xi8, "sram">):
+    ^bb0(%arg1: memref<1x8x6x6xi8, "sram">):
+  // CHECK-NEXT: hw.yield
+      hw.yield
+  // CHECK-NEXT: }
+    }
+  // CHECK-NEXT: hw.wait %5
+    hw.wait %5
   // CHECK-NEXT: hw.barrier
     hw.barrier
-  // CHECK-NEXT: %5 = hw.intrinsic "status"() : () -> i32
-    %5 = hw.intrinsic "status"() : () -> i32
+  // CHECK-NEXT: %6 = hw.intrinsic "status"() : () -> i32
+    %6 = hw.intrinsic "status"() : () -> i32
   // CHECK-NEXT: return
     return
   }

@@ -1,0 +1,192 @@
+//! The asynchronous device program end to end: `schedule-devices` on a function of
+//! two devices, run by the simulator against the same function left sequential.
+//! The results are the same; the launches overlap, so the makespan is below both
+//! the sequential one and the sum of the devices' busy cycles; and the timeline is a
+//! well-formed Chrome trace (metadata and complete events, each lane's events
+//! nested or disjoint, as trace viewers require).
+
+use std::path::Path;
+use std::process::Command;
+
+const TARGET: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../test/lit/targets/Inputs/two-devices.acc"
+);
+
+/// Two chains crossing between the DLA (zero point 0) and the DSP (zero point 1).
+fn module() -> String {
+    let table: Vec<String> = (0..256)
+        .map(|i| (((i * 7) % 256) - 128).to_string())
+        .collect();
+    format!(
+        r#"!q0 = !quant.uniform<i8:f32, 1.000000e-01>
+!q1 = !quant.uniform<i8:f32, 1.000000e-01:1>
+func.func @crossing(%x: tensor<1x4x8x8x!q0>, %y: tensor<1x4x8x8x!q1>) -> (tensor<1x4x8x8x!q0>, tensor<1x4x8x8x!q0>) {{
+  %t = graph.constant dense<[{}]> : tensor<256xi8>
+  %a = graph.lookup %x, %t : (tensor<1x4x8x8x!q0>, tensor<256xi8>) -> tensor<1x4x8x8x!q1>
+  %b = graph.lookup %y, %t : (tensor<1x4x8x8x!q1>, tensor<256xi8>) -> tensor<1x4x8x8x!q0>
+  %c = graph.lookup %a, %t : (tensor<1x4x8x8x!q1>, tensor<256xi8>) -> tensor<1x4x8x8x!q0>
+  %d = graph.lookup %b, %t : (tensor<1x4x8x8x!q0>, tensor<256xi8>) -> tensor<1x4x8x8x!q1>
+  %e = graph.lookup %d, %t : (tensor<1x4x8x8x!q1>, tensor<256xi8>) -> tensor<1x4x8x8x!q0>
+  return %c, %e : tensor<1x4x8x8x!q0>, tensor<1x4x8x8x!q0>
+}}
+"#,
+        table.join(", ")
+    )
+}
+
+/// An .npy file (format 1.0) of `int8` values of shape 1x4x8x8.
+fn npy_i8(path: &Path, values: &[i8]) {
+    let mut header =
+        "{'descr': '|i1', 'fortran_order': False, 'shape': (1, 4, 8, 8), }".to_string();
+    while !(10 + header.len() + 1).is_multiple_of(64) {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(header.as_bytes());
+    bytes.extend(values.iter().map(|v| *v as u8));
+    std::fs::write(path, bytes).expect("write input");
+}
+
+fn tool(name: &str, dir: &Path, args: &[&str]) -> String {
+    let out = Command::new(match name {
+        "opt" => env!("CARGO_BIN_EXE_acc-opt"),
+        _ => env!("CARGO_BIN_EXE_acc-run"),
+    })
+    .current_dir(dir)
+    .args(args)
+    .output()
+    .expect("the tool runs");
+    assert!(
+        out.status.success(),
+        "acc-{name} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The number after `key=` on the `sim:` lines of `report`.
+fn figure(report: &str, key: &str) -> i64 {
+    report
+        .lines()
+        .filter(|l| l.starts_with("sim: "))
+        .flat_map(|l| l.split_whitespace())
+        .find_map(|w| w.strip_prefix(&format!("{key}=")))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no {key}= in {report}"))
+}
+
+#[test]
+fn launches_overlap_compute_the_same_and_give_a_well_formed_timeline() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let d = dir.path();
+    std::fs::write(d.join("f.mlir"), module()).expect("write IR");
+    let x: Vec<i8> = (0..256)
+        .map(|i| ((i * 37 + 11) % 256 - 128) as i8)
+        .collect();
+    let y: Vec<i8> = (0..256).map(|i| ((i * 91 + 5) % 256 - 128) as i8).collect();
+    npy_i8(&d.join("x.npy"), &x);
+    npy_i8(&d.join("y.npy"), &y);
+    let lower = "partition,graph-to-tensor,bufferize,buffer-deallocation";
+    let scheduled = format!("{lower},schedule-devices,memory-plan");
+    let sequential = format!("{lower},memory-plan");
+    for (passes, out) in [(&scheduled, "async.mlir"), (&sequential, "seq.mlir")] {
+        tool(
+            "opt",
+            d,
+            &[
+                "--target",
+                TARGET,
+                "--check-semantics",
+                "--pass",
+                passes,
+                "f.mlir",
+                "-o",
+                out,
+            ],
+        );
+    }
+    let sim = |file: &str, extra: &[&str]| {
+        let mut args = vec![
+            file, "--mode", "sim", "--target", TARGET, "--input", "0=x.npy", "--input", "1=y.npy",
+        ];
+        args.extend_from_slice(extra);
+        tool("run", d, &args)
+    };
+    let overlapped = sim("async.mlir", &["--trace", "t.json"]);
+    let in_order = sim("seq.mlir", &[]);
+    let results = |report: &str| -> Vec<String> {
+        report
+            .lines()
+            .filter(|l| l.starts_with("result "))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(results(&overlapped), results(&in_order));
+    assert_eq!(figure(&overlapped, "launches"), 5, "{overlapped}");
+    let makespan = figure(&overlapped, "makespan");
+    let busy = figure(&overlapped, "devices_busy_sum");
+    assert!(
+        makespan < busy,
+        "makespan {makespan}, busy {busy}:\n{overlapped}"
+    );
+    let elapsed = in_order
+        .lines()
+        .find_map(|l| l.strip_prefix("sim: elapsed cycles="))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|v| v.parse::<i64>().ok())
+        .expect("elapsed cycles");
+    assert!(
+        makespan < elapsed,
+        "{makespan} not below the sequential {elapsed}"
+    );
+    assert!(overlapped.contains("sim: critical_path="), "{overlapped}");
+
+    let trace: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("t.json")).expect("the trace")).expect("JSON");
+    let events = trace["traceEvents"].as_array().expect("traceEvents");
+    let lanes: Vec<&str> = events
+        .iter()
+        .filter(|e| e["ph"] == "M" && e["name"] == "thread_name")
+        .map(|e| e["args"]["name"].as_str().expect("a lane name"))
+        .collect();
+    assert_eq!(lanes, ["arm", "dla", "dma dla_dma", "dsp", "dma dsp_dma"]);
+    let mut spans: Vec<(u64, i64, i64)> = Vec::new();
+    for e in events {
+        match e["ph"].as_str() {
+            Some("M") => {}
+            Some("X") => {
+                let (ts, dur) = (
+                    e["ts"].as_i64().expect("ts"),
+                    e["dur"].as_i64().expect("dur"),
+                );
+                assert!(ts >= 0 && dur >= 0, "{e}");
+                assert!(
+                    ts + dur <= makespan,
+                    "{e} ends after the makespan {makespan}"
+                );
+                assert!(e["name"].is_string() && e["pid"] == 1, "{e}");
+                spans.push((e["tid"].as_u64().expect("tid"), ts, ts + dur));
+            }
+            other => panic!("an event of phase {other:?}: {e}"),
+        }
+    }
+    for (i, a) in spans.iter().enumerate() {
+        for b in &spans[i + 1..] {
+            let nested = (a.1 <= b.1 && b.2 <= a.2) || (b.1 <= a.1 && a.2 <= b.2);
+            let disjoint = a.2 <= b.1 || b.2 <= a.1;
+            assert!(
+                a.0 != b.0 || nested || disjoint,
+                "{a:?} and {b:?} overlap on one lane"
+            );
+        }
+    }
+    // Both devices work at once at some point.
+    let on = |lane: u64| spans.iter().filter(move |s| s.0 == lane);
+    assert!(
+        on(1).any(|a| on(3).any(|b| a.1 < b.2 && b.1 < a.2)),
+        "the DLA and the DSP never overlap: {spans:?}"
+    );
+}
