@@ -246,6 +246,9 @@ fn emit_c(o: &Options) -> Result<(), String> {
     let program = acc_c::emit(&ctx, &ir, "model").map_err(|d| sources.render(&ctx, &[d]))?;
     std::fs::create_dir_all(dir)
         .map_err(|e| format!("acc-translate: cannot create '{}': {e}", dir.display()))?;
+    for (device, text) in &program.devices {
+        write_file(&dir.join(format!("model.{device}.c")), text.as_bytes())?;
+    }
     write_file(&dir.join("model.h"), program.header.as_bytes())?;
     write_file(&dir.join("weights.h"), program.weights.as_bytes())?;
     write_file(&dir.join("model.c"), program.source.as_bytes())

@@ -3,7 +3,9 @@
 //! The results are the same; the launches overlap, so the makespan is below both
 //! the sequential one and the sum of the devices' busy cycles; and the timeline is a
 //! well-formed Chrome trace (metadata and complete events, each lane's events
-//! nested or disjoint, as trace viewers require).
+//! nested or disjoint, as trace viewers require). As C, a program per device, run
+//! by a thread per device (examples/hwlib/acc_devices.c, test/c/two-devices), it
+//! gives the interpreter's results bit for bit, under ThreadSanitizer too.
 
 use std::path::Path;
 use std::process::Command;
@@ -189,4 +191,147 @@ fn launches_overlap_compute_the_same_and_give_a_well_formed_timeline() {
         on(1).any(|a| on(3).any(|b| a.1 < b.2 && b.1 < a.2)),
         "the DLA and the DSP never overlap: {spans:?}"
     );
+}
+
+/// The bytes of an `.npy` file after its header.
+fn npy_data(path: &Path) -> Vec<u8> {
+    let bytes = std::fs::read(path).expect("an .npy output");
+    let header = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    bytes[10 + header..].to_vec()
+}
+
+#[test]
+fn the_c_of_each_device_runs_on_threads_as_the_interpreter_computes() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let d = dir.path();
+    std::fs::write(d.join("f.mlir"), module()).expect("write IR");
+    let x: Vec<i8> = (0..256)
+        .map(|i| ((i * 37 + 11) % 256 - 128) as i8)
+        .collect();
+    let y: Vec<i8> = (0..256).map(|i| ((i * 91 + 5) % 256 - 128) as i8).collect();
+    npy_i8(&d.join("x.npy"), &x);
+    npy_i8(&d.join("y.npy"), &y);
+    let passes =
+        "partition,graph-to-tensor,bufferize,buffer-deallocation,schedule-devices,memory-plan";
+    tool(
+        "opt",
+        d,
+        &[
+            "--target",
+            TARGET,
+            "--pass",
+            passes,
+            "f.mlir",
+            "-o",
+            "async.mlir",
+        ],
+    );
+    tool(
+        "run",
+        d,
+        &[
+            "async.mlir",
+            "--input",
+            "0=x.npy",
+            "--input",
+            "1=y.npy",
+            "--output",
+            "c.npy",
+            "--output",
+            "e.npy",
+        ],
+    );
+    let mut expected = npy_data(&d.join("c.npy"));
+    expected.extend(npy_data(&d.join("e.npy")));
+    std::fs::create_dir_all(d.join("out")).expect("a directory");
+    let out = Command::new(env!("CARGO_BIN_EXE_acc-translate"))
+        .current_dir(d)
+        .args(["--emit-c", "async.mlir", "-o", "out"])
+        .output()
+        .expect("acc-translate runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // One program per device that runs launched work, the host's in model.c.
+    let dsp = std::fs::read_to_string(d.join("out/model.dsp.c")).expect("the DSP's program");
+    assert_eq!(dsp.matches("dsp_lut(").count(), 3, "{dsp}");
+    assert!(!dsp.contains("dla_lut("), "{dsp}");
+    let host = std::fs::read_to_string(d.join("out/model.c")).expect("the host's program");
+    assert!(
+        host.contains("dsp_submit(acc_launch3, &acc_launch3_args, acc_after"),
+        "{host}"
+    );
+    assert_eq!(host.matches("acc_event_wait(").count(), 1, "{host}");
+    std::fs::write(
+        d.join("driver.c"),
+        r#"#include <stdint.h>
+#include <stdio.h>
+#include "model.h"
+int main(void) {
+    int8_t x[256], y[256], c[256], e[256];
+    for (int i = 0; i < 256; i++) {
+        x[i] = (int8_t)((i * 37 + 11) % 256 - 128);
+        y[i] = (int8_t)((i * 91 + 5) % 256 - 128);
+    }
+    for (int round = 0; round < 20; round++) {
+        crossing(x, y, c, e);
+    }
+    fwrite(c, 1, sizeof c, stdout);
+    fwrite(e, 1, sizeof e, stdout);
+    return 0;
+}
+"#,
+    )
+    .expect("write the driver");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let hwlib = root.join("examples/hwlib");
+    let stubs = root.join("test/c/two-devices");
+    for (name, flags) in [
+        ("threads", &["-O2", "-Wall", "-Wextra", "-Werror"][..]),
+        ("tsan", &["-O1", "-g", "-fsanitize=thread"][..]),
+    ] {
+        let built = Command::new("gcc")
+            .current_dir(d)
+            .args([
+                "-std=c99",
+                "-ffp-contract=off",
+                "-fno-strict-aliasing",
+                "-pthread",
+                "-Iout",
+            ])
+            .args(flags)
+            .arg(format!("-I{}", hwlib.display()))
+            .arg(format!("-I{}", stubs.display()))
+            .args([
+                "out/model.c",
+                "out/model.dla.c",
+                "out/model.dsp.c",
+                "driver.c",
+            ])
+            .arg(hwlib.join("acc_devices.c"))
+            .arg(stubs.join("two_devices.c"))
+            .args(["-o", name])
+            .output()
+            .expect("gcc runs");
+        assert!(
+            built.status.success(),
+            "gcc {name}: {}",
+            String::from_utf8_lossy(&built.stderr)
+        );
+        let ran = Command::new(d.join(name))
+            .env("TSAN_OPTIONS", "halt_on_error=1 exitcode=66")
+            .output()
+            .expect("the program runs");
+        let report = String::from_utf8_lossy(&ran.stderr);
+        assert!(
+            ran.status.success() && report.is_empty(),
+            "{name}: {report}"
+        );
+        assert_eq!(
+            ran.stdout, expected,
+            "{name}: the C differs from the interpreter"
+        );
+    }
 }

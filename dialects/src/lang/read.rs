@@ -178,7 +178,20 @@ impl Reader<'_> {
                     let mut p = item.into_inner();
                     let name = p.next().map(|p| p.as_str().to_string()).unwrap_or_default();
                     let kind = p.next().map(|p| unquote(p.as_str())).unwrap_or_default();
-                    let cycles = p.next().and_then(|c| c.into_inner().next());
+                    let mut cycles = None;
+                    let mut submit = None;
+                    for part in p {
+                        match part.as_rule() {
+                            Rule::device_cycles => cycles = part.into_inner().next(),
+                            _ => submit = part.into_inner().next().map(|f| f.as_str().to_string()),
+                        }
+                    }
+                    if submit.is_some() && kind == "host" {
+                        self.error(
+                            at.clone(),
+                            format!("device '{name}': the host is not submitted work to (submit names a device's start function)"),
+                        );
+                    }
                     let cycles_per_op = match cycles.map(|c| c.as_str().parse::<i64>()) {
                         None => None,
                         Some(Ok(n)) if (0..=MAX_CYCLES_PER_OP).contains(&n) && kind == "host" => {
@@ -213,6 +226,7 @@ impl Reader<'_> {
                         name,
                         kind,
                         cycles_per_op,
+                        submit,
                     });
                 }
                 Rule::memory_def => {

@@ -35,6 +35,10 @@ pub struct Device {
     /// For the host: the cycles each op of its own code costs (an op the interpreter
     /// runs outside calls), which the simulator charges; `None` charges nothing.
     pub cycles_per_op: Option<i64>,
+    /// For a device other than the host: the C function that starts a launch's work
+    /// on it (`submit NAME`; docs/codegen.md, "Launches"); without it, the C back end
+    /// runs a launch where it is issued.
+    pub submit: Option<String>,
 }
 
 /// A memory of a target.

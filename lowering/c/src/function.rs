@@ -1,5 +1,7 @@
 //! One function as C: its declaration, its static arena, and its body, op by op.
 
+mod launch;
+
 use std::fmt::Write as _;
 
 use acc_dialects::hooks::func::{ARENA_SECTION, ARENA_SECTIONS};
@@ -55,6 +57,22 @@ pub(crate) struct Shared {
     /// calls, from the target's `header "..."`), in first-use order: `model.c`
     /// includes them instead of declaring those functions.
     pub headers: Vec<String>,
+    /// The work functions of the launches, in order.
+    pub launches: Vec<LaunchC>,
+    /// Launches so far (their numbers).
+    pub launch_count: usize,
+    /// File-scope definitions of `model.c` (launch arguments, events).
+    pub statics: Vec<String>,
+}
+
+/// A launch's work function.
+pub(crate) struct LaunchC {
+    /// The device whose C file it goes to; `None`: it runs on the host (`model.c`).
+    pub device: Option<String>,
+    /// Its argument struct and prototype (for `model.h`).
+    pub declaration: String,
+    /// Its definition.
+    pub definition: String,
 }
 
 /// A function's declaration (for the header) and definition.
@@ -165,6 +183,7 @@ pub(crate) fn emit_function(
         results: results.to_vec(),
         in_result: FxHashMap::default(),
         dead: dead_ops(ctx, ir, body),
+        events: FxHashMap::default(),
     };
     let mut params = Vec::new();
     for (i, (a, ty)) in b.block_args(block).iter().zip(inputs.iter()).enumerate() {
@@ -312,6 +331,8 @@ struct FnEmitter<'a> {
     /// Ops computing values nothing reads, even indirectly: not emitted (C
     /// compilers warn about unused variables).
     dead: FxHashSet<OpId>,
+    /// The event of each launch token: `None` for a launch run where it is issued.
+    events: FxHashMap<ValueId, Option<String>>,
 }
 
 impl FnEmitter<'_> {
@@ -529,11 +550,15 @@ impl FnEmitter<'_> {
             Kind::Hw(hw::Op::Intrinsic) => self.intrinsic(op, &operands)?,
             Kind::Hw(hw::Op::DmaStart) => self.dma_start(op, &operands, results[0])?,
             Kind::Hw(hw::Op::DmaWait) => self.dma_wait(op, &operands)?,
+            Kind::Hw(hw::Op::Launch) => self.launch(op, &operands, results[0])?,
+            Kind::Hw(hw::Op::Wait) => self.wait(op, &operands)?,
+            // The end of a launch's region (the work function returns).
+            Kind::Hw(hw::Op::Yield) if operands.is_empty() => {}
             _ => {
                 return Err(fail(
                     op,
                     format!(
-                        "no C for '{name}' (the C back end takes loop, arith, math, func and hw.intrinsic ops, without vectors)"
+                        "no C for '{name}' (the C back end takes loop, arith, math, func, hw.intrinsic, DMA and launch ops, without vectors)"
                     ),
                 ));
             }

@@ -513,12 +513,27 @@ impl<'a> Scheduler<'a> {
             root: self.ctx.sym(&run.device),
             nested: Box::new([]),
         });
+        let target = self
+            .targets
+            .iter()
+            .find(|t| t.device(&run.device).is_some());
+        let submit = target
+            .and_then(|t| t.device(&run.device))
+            .and_then(|d| d.submit.clone());
         let (launch, inner) = {
             let mut e = Builder::new(self.ctx, self.ir, self.body, InsertPoint::Before(last), loc);
-            hw::Launch::build(&mut e, &tokens, &captured, token_type)
-                .device(device)
-                .create_isolated(&types)?
+            let mut build =
+                hw::Launch::build(&mut e, &tokens, &captured, token_type).device(device);
+            if let Some(f) = &submit {
+                build = build.call(self.ctx.string_attr(f));
+            }
+            build.create_isolated(&types)?
         };
+        if submit.is_some()
+            && let Some(t) = target
+        {
+            acc_dialects::hooks::hw::set_headers(self.ctx, self.ir, self.body, launch, &t.headers)?;
+        }
         let entry = {
             let ib = self.ir.body(inner);
             ib.top_regions()

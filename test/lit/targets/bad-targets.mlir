@@ -9,6 +9,8 @@
 // CHECK-DAG: bad-target.acc:5:3
 // CHECK-DAG: error: unknown kernel interface 'fft': acc's host lowering calls gemm, packed-gemm, strided-gemm, conv, depthwise, blocked, blocked-grouped, blocked-depthwise, blocked-pool, blocked-nchw-input, exp, exp-neg, erf, tanh
 // CHECK-DAG: bad-target.acc:6:3
+// CHECK-DAG: error: device 'main': the host is not submitted work to (submit names a device's start function)
+// CHECK-DAG: bad-target.acc:7:3
 // TWO: error: a target file declares exactly one target (`target NAME { ... }`), not 2
 // MISSING: no-such-file.acc
 func.func @f() {
