@@ -5,7 +5,8 @@
 //! well-formed Chrome trace (metadata and complete events, each lane's events
 //! nested or disjoint, as trace viewers require). As C, a program per device, run
 //! by a thread per device (examples/hwlib/acc_devices.c, test/c/two-devices), it
-//! gives the interpreter's results bit for bit, under ThreadSanitizer too.
+//! gives the interpreter's results bit for bit, under ThreadSanitizer too. With
+//! `forward-transfers`, results cross between the devices' memories directly.
 
 use std::path::Path;
 use std::process::Command;
@@ -92,7 +93,7 @@ fn launches_overlap_compute_the_same_and_give_a_well_formed_timeline() {
     npy_i8(&d.join("x.npy"), &x);
     npy_i8(&d.join("y.npy"), &y);
     let lower = "partition,graph-to-tensor,bufferize,buffer-deallocation";
-    let scheduled = format!("{lower},schedule-devices,memory-plan");
+    let scheduled = format!("{lower},forward-transfers,schedule-devices,memory-plan");
     let sequential = format!("{lower},memory-plan");
     for (passes, out) in [(&scheduled, "async.mlir"), (&sequential, "seq.mlir")] {
         tool(
@@ -145,6 +146,21 @@ fn launches_overlap_compute_the_same_and_give_a_well_formed_timeline() {
         "{makespan} not below the sequential {elapsed}"
     );
     assert!(overlapped.contains("sim: critical_path="), "{overlapped}");
+    // forward-transfers: each result crossing devices goes between the local
+    // memories (three of them), none through the DDR; the DDR engines move only the
+    // inputs, the tables and the two results.
+    assert!(
+        overlapped.contains("sim: dma=dla_to_dsp transfers=3 bytes=768"),
+        "{overlapped}"
+    );
+    assert!(
+        in_order.contains("sim: dma=dla_dma transfers=6 bytes=1536"),
+        "{in_order}"
+    );
+    assert!(
+        overlapped.contains("sim: dma=dla_dma transfers=3 bytes=768"),
+        "{overlapped}"
+    );
 
     let trace: serde_json::Value =
         serde_json::from_slice(&std::fs::read(d.join("t.json")).expect("the trace")).expect("JSON");
@@ -154,7 +170,17 @@ fn launches_overlap_compute_the_same_and_give_a_well_formed_timeline() {
         .filter(|e| e["ph"] == "M" && e["name"] == "thread_name")
         .map(|e| e["args"]["name"].as_str().expect("a lane name"))
         .collect();
-    assert_eq!(lanes, ["arm", "dla", "dma dla_dma", "dsp", "dma dsp_dma"]);
+    assert_eq!(
+        lanes,
+        [
+            "arm",
+            "dla",
+            "dma dla_dma",
+            "dsp",
+            "dma dsp_dma",
+            "dma dla_to_dsp"
+        ]
+    );
     let mut spans: Vec<(u64, i64, i64)> = Vec::new();
     for e in events {
         match e["ph"].as_str() {
@@ -211,8 +237,7 @@ fn the_c_of_each_device_runs_on_threads_as_the_interpreter_computes() {
     let y: Vec<i8> = (0..256).map(|i| ((i * 91 + 5) % 256 - 128) as i8).collect();
     npy_i8(&d.join("x.npy"), &x);
     npy_i8(&d.join("y.npy"), &y);
-    let passes =
-        "partition,graph-to-tensor,bufferize,buffer-deallocation,schedule-devices,memory-plan";
+    let passes = "partition,graph-to-tensor,bufferize,buffer-deallocation,forward-transfers,schedule-devices,memory-plan";
     tool(
         "opt",
         d,
@@ -258,6 +283,8 @@ fn the_c_of_each_device_runs_on_threads_as_the_interpreter_computes() {
     let dsp = std::fs::read_to_string(d.join("out/model.dsp.c")).expect("the DSP's program");
     assert_eq!(dsp.matches("dsp_lut(").count(), 3, "{dsp}");
     assert!(!dsp.contains("dla_lut("), "{dsp}");
+    // The DSP takes the DLA's results from its memory, not from the DDR.
+    assert_eq!(dsp.matches("dla_to_dsp(").count(), 2, "{dsp}");
     let host = std::fs::read_to_string(d.join("out/model.c")).expect("the host's program");
     assert!(
         host.contains("dsp_submit(acc_launch3, &acc_launch3_args, acc_after"),

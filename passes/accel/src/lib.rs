@@ -13,15 +13,18 @@
 //!    (packed weights, requantization tables) stored on the placed ops;
 //! 5. [`layout`] (`layout`): blocked layouts for the host's kernels from a preference
 //!    table, propagated, weights repacked at compile time (on tensor-level IR);
-//! 6. [`schedule_devices`] (`schedule-devices`): the devices' calls and transfers
+//! 6. [`forward_transfers`] (`forward-transfers`): one device's result copied
+//!    straight into another's memory by an engine between them (on loop-level IR);
+//! 7. [`schedule_devices`] (`schedule-devices`): the devices' calls and transfers
 //!    launched asynchronously, ordered by tokens (on loop-level IR);
-//! 7. [`memory_plan`] (`memory-plan`): each function's buffers at offsets of one static
+//! 8. [`memory_plan`] (`memory-plan`): each function's buffers at offsets of one static
 //!    arena per memory, reused by liveness (on loop-level IR).
 //!
 //! How a placement is recorded on an op is `acc_target::placement`.
 
 #![deny(missing_docs)]
 
+pub mod forward_transfers;
 pub mod layout;
 pub mod memory_plan;
 pub mod partition;
@@ -39,6 +42,7 @@ pub fn register_all(r: &mut PassRegistry) {
     r.register(tensorize::info());
     r.register(weight_prep::info());
     r.register(layout::info());
+    r.register(forward_transfers::info());
     r.register(schedule_devices::info());
     r.register(memory_plan::info());
 }

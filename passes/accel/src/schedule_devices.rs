@@ -3,7 +3,7 @@
 //! `bufferize` and `buffer-deallocation`, before `memory-plan`).
 //!
 //! Each run of consecutive top-level ops that belong to one device (its intrinsics'
-//! calls, and the transfers of the DMA engines reaching its own memories: what
+//! calls, and the transfers into a memory only it reaches, else out of one: what
 //! `bufferize` stages a call with) becomes one `hw.launch` on that device, which
 //! returns a token at once. Buffers are followed through their views
 //! (`loop.reshape`, `loop.subview`) to the buffer they belong to; what each op reads
@@ -271,10 +271,17 @@ impl<'a> Scheduler<'a> {
                 )
             }
             Some(hw::Op::DmaStart) => {
-                host_or(self.engine_device(r.attr(self.ctx, hw::DmaStart::ATTR_CALL)))
+                let b = self.ir.body(self.body);
+                let (from, to) = (b.operand(op, 0), b.operand(op, 1));
+                host_or(self.memory_owner(to).or_else(|| self.memory_owner(from)))
             }
             Some(hw::Op::DmaWait) => {
-                host_or(self.engine_device(r.attr(self.ctx, hw::DmaWait::ATTR_CALL)))
+                // The device that started the transfer.
+                let b = self.ir.body(self.body);
+                match b.operands(op).next().map(|t| b.value(t).def) {
+                    Some(ValueDef::Result(start, _)) if start != op => self.role(start)?,
+                    _ => Role::Host,
+                }
             }
             _ if loops::Dealloc::is(self.ctx, r) => Role::Dealloc,
             _ if matches!(
@@ -300,28 +307,23 @@ impl<'a> Scheduler<'a> {
             .is_none_or(|d| d.kind == "host")
     }
 
-    /// The device whose own memory the DMA engine whose start or wait function is
-    /// `call` reaches: the one device of a memory it copies between that only that
-    /// device reaches.
-    fn engine_device(&self, call: Option<acc_ir::AttrId>) -> Option<String> {
-        let call = string_attr(self.ctx, call)?;
-        let target = self
-            .targets
-            .iter()
-            .find(|t| t.dmas.iter().any(|d| d.start == call || d.wait == call))?;
-        let dma = target
-            .dmas
-            .iter()
-            .find(|d| d.start == call || d.wait == call)?;
-        let mut owners = dma.memories.iter().filter_map(|m| {
-            let memory = target.memory(m)?;
-            match memory.devices.as_slice() {
-                [only] if !self.is_host(only) => Some(only.clone()),
-                _ => None,
-            }
-        });
-        let first = owners.next()?;
-        owners.all(|o| o == first).then_some(first)
+    /// The device that alone reaches the memory of buffer `v` (not the host's): the
+    /// device a transfer into (else out of) that memory belongs to.
+    fn memory_owner(&self, v: ValueId) -> Option<String> {
+        let ty = self.ir.body(self.body).value_type(v);
+        let TypeData::MemRef {
+            memory_space: Some(space),
+            ..
+        } = self.ctx.type_data(ty)
+        else {
+            return None;
+        };
+        let name = string_attr(self.ctx, Some(*space))?;
+        let memory = self.targets.iter().find_map(|t| t.memory(&name))?;
+        match memory.devices.as_slice() {
+            [only] if !self.is_host(only) => Some(only.clone()),
+            _ => None,
+        }
     }
 
     /// The runs: maximal sequences of one device's ops, with the addresses and

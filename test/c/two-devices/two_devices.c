@@ -36,6 +36,15 @@ void dsp_dma_wait(uint32_t ticket) {
     (void)ticket;
 }
 
+uint32_t dla_to_dsp(void *dst, const void *src, uint32_t bytes) {
+    memcpy(dst, src, bytes);
+    return 0;
+}
+
+void dla_to_dsp_wait(uint32_t ticket) {
+    (void)ticket;
+}
+
 void dla_submit(void (*work)(void *), void *ctx, acc_event *const *after, uint32_t n_after,
                 acc_event *done) {
     acc_device_submit(&dla_queue, work, ctx, after, n_after, done);

@@ -14,6 +14,8 @@ uint32_t dla_dma(void *dst, const void *src, uint32_t bytes);
 void dla_dma_wait(uint32_t ticket);
 uint32_t dsp_dma(void *dst, const void *src, uint32_t bytes);
 void dsp_dma_wait(uint32_t ticket);
+uint32_t dla_to_dsp(void *dst, const void *src, uint32_t bytes);
+void dla_to_dsp_wait(uint32_t ticket);
 void dla_submit(void (*work)(void *), void *ctx, acc_event *const *after, uint32_t n_after,
                 acc_event *done);
 void dsp_submit(void (*work)(void *), void *ctx, acc_event *const *after, uint32_t n_after,

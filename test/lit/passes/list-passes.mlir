@@ -38,6 +38,8 @@
 // CHECK-NEXT: {{^}}  dce{{ +}}Erase ops without side effects whose results are unused (runs on any op){{$}}
 // CHECK-NEXT: {{^}}  emulate-narrow-floats{{ +}}Compute arith and math ops on f16, bf16 and the f8/f6/f4 floats in f32, between extf and truncf (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  fold{{ +}}Fold ops with constant operands (whole constant tensors included) and erase dead ops (runs on any op){{$}}
+// CHECK-NEXT: {{^}}  forward-transfers{{ +}}Copy a device's result straight into another device's memory by an engine between them, not through the host's memory (runs on func.func){{$}}
+// CHECK-NEXT: {{^}}      target{{ +}}the target to consult, by name (empty: the compilation's first, from the first --target FILE) (string, default ){{$}}
 // CHECK-NEXT: {{^}}  fuse-parallel{{ +}}Fuse a loop.parallel nest into the next one that reads its result elementwise (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  graph-to-tensor{{ +}}Lower graph ops to the tensor dialect's destination-passing ops (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  inline{{ +}}Inline calls to functions of the module (runs on builtin.module){{$}}
