@@ -81,8 +81,9 @@ fn figure(report: &str, key: &str) -> i64 {
         .unwrap_or_else(|| panic!("no {key}= in {report}"))
 }
 
-#[test]
-fn launches_overlap_compute_the_same_and_give_a_well_formed_timeline() {
+/// A directory with the module (`f.mlir`) and its two inputs (`x.npy`, `y.npy`: the
+/// values the C driver below makes too).
+fn setup() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let d = dir.path();
     std::fs::write(d.join("f.mlir"), module()).expect("write IR");
@@ -92,6 +93,13 @@ fn launches_overlap_compute_the_same_and_give_a_well_formed_timeline() {
     let y: Vec<i8> = (0..256).map(|i| ((i * 91 + 5) % 256 - 128) as i8).collect();
     npy_i8(&d.join("x.npy"), &x);
     npy_i8(&d.join("y.npy"), &y);
+    dir
+}
+
+#[test]
+fn launches_overlap_compute_the_same_and_give_a_well_formed_timeline() {
+    let dir = setup();
+    let d = dir.path();
     let lower = "partition,graph-to-tensor,bufferize,buffer-deallocation";
     let scheduled = format!("{lower},forward-transfers,schedule-devices,memory-plan");
     let sequential = format!("{lower},memory-plan");
@@ -228,15 +236,8 @@ fn npy_data(path: &Path) -> Vec<u8> {
 
 #[test]
 fn the_c_of_each_device_runs_on_threads_as_the_interpreter_computes() {
-    let dir = tempfile::tempdir().expect("a temporary directory");
+    let dir = setup();
     let d = dir.path();
-    std::fs::write(d.join("f.mlir"), module()).expect("write IR");
-    let x: Vec<i8> = (0..256)
-        .map(|i| ((i * 37 + 11) % 256 - 128) as i8)
-        .collect();
-    let y: Vec<i8> = (0..256).map(|i| ((i * 91 + 5) % 256 - 128) as i8).collect();
-    npy_i8(&d.join("x.npy"), &x);
-    npy_i8(&d.join("y.npy"), &y);
     let passes = "partition,graph-to-tensor,bufferize,buffer-deallocation,forward-transfers,schedule-devices,memory-plan";
     tool(
         "opt",
