@@ -423,14 +423,7 @@ impl<'a> Interpreter<'a> {
                 }
                 continue;
             }
-            if let Some(view) = hw::Launch::of(self.ctx, r) {
-                let token = self.launch(body, view, &operands, depth)?;
-                env.borrow_mut().insert(view.token(), token);
-                continue;
-            }
-            if hw::Wait::is(self.ctx, r) {
-                self.trace(body, op);
-                self.wait(r.loc(), &operands)?;
+            if self.launch_or_wait(body, op, &operands, env, depth)? {
                 continue;
             }
             if r.successors().len() > 0 {
@@ -647,6 +640,32 @@ impl Interpreter<'_> {
             device_ops: 0,
         });
         Some(trace.ops.len() - 1)
+    }
+
+    /// Runs `op` when it is an `hw.launch` or an `hw.wait`: whether it was. (Out of
+    /// `exec_block`, whose frame every nested call repeats, so that its locals do
+    /// not deepen the stack of nested calls.)
+    #[inline(never)]
+    fn launch_or_wait(
+        &self,
+        body: BodyId,
+        op: OpId,
+        operands: &[Tensor],
+        env: &Env,
+        depth: u32,
+    ) -> Result<bool, InterpError> {
+        let r = self.ir.op(body, op);
+        if let Some(view) = hw::Launch::of(self.ctx, r) {
+            let token = self.launch(body, view, operands, depth)?;
+            env.borrow_mut().insert(view.token(), token);
+            return Ok(true);
+        }
+        if hw::Wait::is(self.ctx, r) {
+            self.trace(body, op);
+            self.wait(r.loc(), operands)?;
+            return Ok(true);
+        }
+        Ok(false)
     }
 
     /// Issues the launch `view`: runs its region now, then puts the cells it touched

@@ -1,6 +1,6 @@
 // schedule-devices on a function whose transfers the host's own work splits: what
 // cannot be launched stays with the host, with a remark saying why.
-// RUN: acc-opt --remarks --target %S/Inputs/two-devices.acc --pass schedule-devices %s 2>&1 | FileCheck %s
+// RUN: acc-opt --remarks --target %S/Inputs/two-devices.acc --check-semantics --pass schedule-devices %s 2>&1 | FileCheck %s
 
 // A transfer whose wait comes after the host's own work stays with the host (the
 // run that starts it and the one that waits for it cannot be launched apart).
