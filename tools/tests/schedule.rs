@@ -101,7 +101,7 @@ fn launches_overlap_compute_the_same_and_give_a_well_formed_timeline() {
     let dir = setup();
     let d = dir.path();
     let lower = "partition,graph-to-tensor,bufferize,buffer-deallocation";
-    let scheduled = format!("{lower},forward-transfers,schedule-devices,memory-plan");
+    let scheduled = format!("{lower},forward-transfers,memory-plan,schedule-devices");
     let sequential = format!("{lower},memory-plan");
     for (passes, out) in [(&scheduled, "async.mlir"), (&sequential, "seq.mlir")] {
         tool(
@@ -136,7 +136,9 @@ fn launches_overlap_compute_the_same_and_give_a_well_formed_timeline() {
             .collect()
     };
     assert_eq!(results(&overlapped), results(&in_order));
-    assert_eq!(figure(&overlapped, "launches"), 5, "{overlapped}");
+    // Five calls; two of them split from their transfers where the memory plan
+    // reuses bytes another device still reads.
+    assert_eq!(figure(&overlapped, "launches"), 7, "{overlapped}");
     let makespan = figure(&overlapped, "makespan");
     let busy = figure(&overlapped, "devices_busy_sum");
     assert!(
@@ -238,7 +240,7 @@ fn npy_data(path: &Path) -> Vec<u8> {
 fn the_c_of_each_device_runs_on_threads_as_the_interpreter_computes() {
     let dir = setup();
     let d = dir.path();
-    let passes = "partition,graph-to-tensor,bufferize,buffer-deallocation,forward-transfers,schedule-devices,memory-plan";
+    let passes = "partition,graph-to-tensor,bufferize,buffer-deallocation,forward-transfers,memory-plan,schedule-devices";
     tool(
         "opt",
         d,

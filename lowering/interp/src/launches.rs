@@ -8,6 +8,9 @@
 //! `after` tokens, or by being issued later on the same device: a device runs its
 //! launches in order). Each such access is an error at the op that makes it, so a
 //! program whose run succeeds computes the same on every timing of its devices.
+//! Freeing such a buffer is an error too, unless it is in a device's own memory and
+//! only that device's launches use it: its bytes then go to that device's later
+//! launches, which run after them.
 //!
 //! Invariant: `after` of a launch in flight holds itself and, transitively, every
 //! launch it comes after that was in flight when it was issued; waiting for its
@@ -59,19 +62,20 @@ impl Launches {
         (id, after)
     }
 
-    /// Puts the cells launch `id` touched in flight, under the name `what`.
+    /// Puts the cells launch `id` (on `device`) touched in flight, under the name
+    /// `what`.
     pub(crate) fn claim(
         &mut self,
         id: u32,
         after: HashSet<u32>,
-        what: &Arc<str>,
+        (what, device): (&Arc<str>, &Arc<str>),
         touched: Touched,
     ) {
         let mut buffers = Vec::new();
         for (buffer, reads, writes) in touched.buffers {
             // A cell both read and written is claimed as written.
             let reads: Vec<usize> = reads.difference(&writes).copied().collect();
-            buffer.mark_in_flight(id, what, reads, writes.into_iter().collect());
+            buffer.mark_in_flight(id, (what, device), reads, writes.into_iter().collect());
             buffers.push(buffer);
         }
         self.in_flight.insert(id, InFlightLaunch { after, buffers });

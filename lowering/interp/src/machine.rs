@@ -725,7 +725,10 @@ impl Interpreter<'_> {
                 ));
             }
         }
-        self.launches.borrow_mut().claim(id, after, &what, touched);
+        let device: std::sync::Arc<str> = device.into();
+        self.launches
+            .borrow_mut()
+            .claim(id, after, (&what, &device), touched);
         Ok(Tensor {
             ty: self.ir.body(body).value_type(view.token()),
             shape: Vec::new(),

@@ -65,6 +65,8 @@ struct InFlight {
     launch: u32,
     /// The launch, as a message names it (`the hw.launch on @dla at f.mlir:3:5`).
     what: Arc<str>,
+    /// Its device.
+    device: Arc<str>,
     /// The cells, sorted.
     cells: Vec<usize>,
     /// Whether the launch writes them (else it only reads them).
@@ -214,11 +216,12 @@ impl Buffer {
         })
     }
 
-    /// Marks `reads` and `writes` (cells) as in flight for launch `launch`.
+    /// Marks `reads` and `writes` (cells) as in flight for launch `launch` on
+    /// `device`.
     pub fn mark_in_flight(
         &self,
         launch: u32,
-        what: &Arc<str>,
+        (what, device): (&Arc<str>, &Arc<str>),
         reads: Vec<usize>,
         writes: Vec<usize>,
     ) {
@@ -228,6 +231,7 @@ impl Buffer {
                 cells.in_flight.push(InFlight {
                     launch,
                     what: what.clone(),
+                    device: device.clone(),
                     cells: cells_of,
                     writes,
                 });
@@ -255,17 +259,23 @@ impl Buffer {
         Ok(())
     }
 
-    /// Marks the buffer freed: a second free is an error.
-    pub fn free(&self) -> Result<(), String> {
+    /// Marks the buffer freed: a second free is an error, and so is freeing a
+    /// buffer launches in flight use, unless `local` (the buffer is in a device's
+    /// own memory) and they are all one device's: it is then freed for that
+    /// device's later launches, which run after them.
+    pub fn free(&self, local: bool) -> Result<(), String> {
         let mut cells = self.cells();
         if cells.freed {
             return Err("frees a buffer twice".into());
         }
         if let Some(f) = cells.in_flight.first() {
-            return Err(format!(
-                "frees a buffer that {} uses, before waiting for its token",
-                f.what
-            ));
+            let one_device = cells.in_flight.iter().all(|g| g.device == f.device);
+            if !(local && one_device) {
+                return Err(format!(
+                    "frees a buffer that {} uses, before waiting for its token",
+                    f.what
+                ));
+            }
         }
         cells.freed = true;
         Ok(())

@@ -182,3 +182,25 @@ fn freeing_a_buffer_a_launch_uses_before_the_wait_is_an_error() {
     let e = run(&body).unwrap_err();
     assert!(e.contains("frees a buffer that the hw.launch on @a"), "{e}");
 }
+
+#[test]
+fn a_buffer_in_a_devices_own_memory_may_be_freed_behind_its_launches() {
+    // Freed for @a's later launches, which run after this one.
+    let local = "memref<4xi32, \"a_local\">";
+    let body = [
+        format!("  %w = loop.alloc() : {local}"),
+        format!(
+            r#"  %t = hw.launch @a (%x, %w, %y : {M}, {local}, {M}) {{
+  ^bb0(%p: {M}, %l: {local}, %q: {M}):
+    loop.copy %p, %l : {M} to {local}
+    loop.copy %l, %q : {local} to {M}
+    hw.yield
+  }}"#
+        ),
+        format!("  loop.dealloc %w : {local}"),
+        "  hw.wait %t".into(),
+        format!("  return %y : {M}"),
+    ]
+    .join("\n");
+    assert_eq!(run(&body), Ok(vec![1.0, 2.0, 3.0, 4.0]));
+}

@@ -2,7 +2,7 @@
 //! another device's memory then copies in, goes from the one local memory to the
 //! other by an engine the target declares between them (`dma ... between(dla_sram,
 //! dsp_tcm)`), without passing through the host's memory (on loop-level IR, after
-//! `bufferize` and `buffer-deallocation`, before `schedule-devices`).
+//! `bufferize` and `buffer-deallocation`, before `memory-plan` and `schedule-devices`).
 //!
 //! For `%t2 = hw.dma_start %home, %b` (`%home` a buffer of the host's memory, `%b`
 //! of memory B) after `%t1 = hw.dma_start %a, %home` (`%a` of another memory A, not

@@ -15,10 +15,10 @@
 //!    table, propagated, weights repacked at compile time (on tensor-level IR);
 //! 6. [`forward_transfers`] (`forward-transfers`): one device's result copied
 //!    straight into another's memory by an engine between them (on loop-level IR);
-//! 7. [`schedule_devices`] (`schedule-devices`): the devices' calls and transfers
-//!    launched asynchronously, ordered by tokens (on loop-level IR);
-//! 8. [`memory_plan`] (`memory-plan`): each function's buffers at offsets of one static
-//!    arena per memory, reused by liveness (on loop-level IR).
+//! 7. [`memory_plan`] (`memory-plan`): each function's buffers at offsets of one static
+//!    arena per memory, reused by liveness (on loop-level IR);
+//! 8. [`schedule_devices`] (`schedule-devices`): the devices' calls and transfers
+//!    launched asynchronously, ordered by tokens (on the planned loop-level IR).
 //!
 //! How a placement is recorded on an op is `acc_target::placement`.
 

@@ -1,6 +1,7 @@
 //! `schedule-devices`: turns a function whose accelerator calls the host makes one
 //! after another into an asynchronous device program (on loop-level IR, after
-//! `bufferize` and `buffer-deallocation`, before `memory-plan`).
+//! `memory-plan`, whose plan for the program's order keeps staging buffers within
+//! local memories; buffers it put at overlapping offsets count as one here).
 //!
 //! Each run of consecutive top-level ops that belong to one device (its intrinsics'
 //! calls, and the transfers into a memory only it reaches, else out of one: what
@@ -14,7 +15,10 @@
 //! - the host waits (`hw.wait`) only before an op of its own touching what a launch
 //!   in flight writes (or writing what one reads), and before returning;
 //! - a `loop.dealloc` of a buffer a launch in flight uses moves after the wait that
-//!   ends the launch, so `memory-plan` keeps the buffer's bytes for it.
+//!   ends the launch (nothing frees what a device still uses); unless the
+//!   buffer is in a memory only one device reaches and only that device's launches
+//!   use it: its bytes then go only to that device's later launches, which run
+//!   after them (a local memory is reused launch after launch).
 //!
 //! Allocations, constants and views between a run's ops stay where they are (they
 //! compute addresses, not data); so the launch takes the place of the run's last op.
@@ -599,10 +603,13 @@ impl<'a> Scheduler<'a> {
     /// launch on `device`, not that device's own (they run in order).
     fn conflicts(&self, accesses: &[(ValueId, bool)], device: Option<&str>) -> Vec<usize> {
         let mut found: Vec<usize> = Vec::new();
-        for (root, write) in accesses {
-            let mut candidates: Vec<usize> = self.writer.get(root).copied().into_iter().collect();
-            if *write {
-                candidates.extend(self.readers.get(root).into_iter().flatten().copied());
+        for (accessed, write) in accesses {
+            let mut candidates: Vec<usize> = Vec::new();
+            for root in self.aliases(*accessed) {
+                candidates.extend(self.writer.get(&root).copied());
+                if *write {
+                    candidates.extend(self.readers.get(&root).into_iter().flatten().copied());
+                }
             }
             for c in candidates {
                 let same_device = device == Some(self.launches[c].device.as_str());
@@ -682,21 +689,83 @@ impl<'a> Scheduler<'a> {
     /// Whether a launch in flight uses the buffer `root`.
     fn in_use(&self, root: ValueId) -> bool {
         let pending = |l: &usize| !self.launches[*l].done;
-        self.writer.get(&root).is_some_and(pending)
-            || self
-                .readers
-                .get(&root)
-                .is_some_and(|r| r.iter().any(pending))
+        self.aliases(root).into_iter().any(|root| {
+            self.writer.get(&root).is_some_and(pending)
+                || self
+                    .readers
+                    .get(&root)
+                    .is_some_and(|r| r.iter().any(pending))
+        })
     }
 
-    /// A `loop.dealloc`: held back while a launch uses its buffer.
+    /// The buffers launches touched that share bytes with `root`, itself included:
+    /// after `memory-plan`, buffers at overlapping offsets of one arena.
+    fn aliases(&self, root: ValueId) -> Vec<ValueId> {
+        let mut out = vec![root];
+        let Some(mine) = self.placed(root) else {
+            return out;
+        };
+        for other in self.writer.keys().chain(self.readers.keys()) {
+            if *other != root
+                && !out.contains(other)
+                && self.placed(*other).is_some_and(|(space, start, end)| {
+                    space == mine.0 && start < mine.2 && mine.1 < end
+                })
+            {
+                out.push(*other);
+            }
+        }
+        out
+    }
+
+    /// Where `memory-plan` put the buffer `root`: its memory space and byte range.
+    fn placed(&self, root: ValueId) -> Option<(Option<acc_ir::AttrId>, u64, u64)> {
+        let b = self.ir.body(self.body);
+        let ValueDef::Result(def, _) = b.value(root).def else {
+            return None;
+        };
+        let r = self.ir.op(self.body, def);
+        if !loops::Alloc::is(self.ctx, r) {
+            return None;
+        }
+        let offset =
+            match acc_ir::elements::scalar(self.ctx, r.attr(self.ctx, loops::Alloc::ATTR_OFFSET)?)?
+            {
+                (_, acc_ir::elements::Scalar::Int(i)) => i,
+                _ => return None,
+            };
+        let ty = b.value_type(root);
+        let (bytes, _) = acc_dialects::hooks::hw::stored_bytes(self.ctx, ty)?;
+        let TypeData::MemRef { memory_space, .. } = self.ctx.type_data(ty) else {
+            return None;
+        };
+        let start = u64::try_from(offset).ok()?;
+        Some((*memory_space, start, start.checked_add(bytes)?))
+    }
+
+    /// A `loop.dealloc`: held back while a launch uses its buffer, unless the
+    /// buffer is in a memory only one device reaches and only that device's
+    /// launches use it (its bytes can then only go to that device's later
+    /// launches, which run after them).
     fn dealloc(&mut self, op: OpId) {
         let b = self.ir.body(self.body);
         let Some(v) = b.operands(op).next() else {
             return;
         };
         let root = buffer_root(self.ctx, self.ir, self.body, v);
-        if self.in_use(root) {
+        let pending = |l: &usize| !self.launches[*l].done;
+        let users: Vec<usize> = self
+            .writer
+            .get(&root)
+            .copied()
+            .into_iter()
+            .chain(self.readers.get(&root).into_iter().flatten().copied())
+            .filter(pending)
+            .collect();
+        let owner = self.memory_owner(root);
+        let own_device_only =
+            owner.is_some_and(|d| users.iter().all(|l| self.launches[*l].device == d));
+        if self.in_use(root) && !own_device_only {
             self.ir.body_mut(self.body).unlink_op(op);
             self.postponed.push((op, root));
         }

@@ -100,7 +100,15 @@ pub(super) fn buffer_reshape(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 
 /// `loop.dealloc`: frees the buffer (later accesses are errors).
 pub(super) fn dealloc(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
-    view(r.operand(0)?)?.buffer.free()?;
+    let m = r.operand(0)?;
+    let local = matches!(
+        r.ctx.type_data(m.ty),
+        acc_ir::TypeData::MemRef {
+            memory_space: Some(_),
+            ..
+        }
+    );
+    view(m)?.buffer.free(local)?;
     Ok(Vec::new())
 }
 
