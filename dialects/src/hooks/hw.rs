@@ -325,3 +325,12 @@ pub fn stored_bytes(ctx: &Context, ty: TypeId) -> Option<(u64, Option<String>)> 
     }
     Some((n.checked_mul(bits.div_ceil(8))?, space))
 }
+
+/// `!hw.token`: what a transfer or a launch returns, to be waited for.
+pub fn token_type(ctx: &Context) -> TypeId {
+    ctx.intern_type(TypeData::Declared {
+        dialect: ctx.sym("hw"),
+        name: ctx.sym("token"),
+        params: Box::new([]),
+    })
+}

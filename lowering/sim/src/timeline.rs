@@ -123,12 +123,12 @@ pub fn simulate(
         done: HashMap::new(),
         open: None,
     };
-    for (i, e) in trace.ops.iter().enumerate() {
+    for e in &trace.ops {
         if e.launch.is_none() {
             t.close_launch();
             t.host_code(e.host_ops)?;
         }
-        t.op(i, e.body, e.op, e.device_ops)?;
+        t.op(e.body, e.op, e.device_ops)?;
     }
     t.close_launch();
     t.host_code(trace.host_ops)?;
@@ -152,12 +152,15 @@ impl Timeline<'_> {
         }
     }
 
+    /// A span on `lane` from `start`: part of the open launch, if any, unless on a
+    /// DMA engine's lane (a transfer is the engine's work). Its end, made by it.
     fn span(&mut self, lane: usize, name: String, start: At, cycles: i64) -> Result<At, String> {
         let end = start
             .t
             .checked_add(cycles)
             .ok_or("the timeline's cycles overflow")?;
-        let parent = self.open.as_ref().map(|o| o.span);
+        let engine = self.sim.lanes[lane].starts_with("dma ");
+        let parent = self.open.as_ref().filter(|_| !engine).map(|o| o.span);
         self.sim.spans.push(Span {
             lane,
             name,
@@ -216,13 +219,9 @@ impl Timeline<'_> {
         }
     }
 
-    fn op(
-        &mut self,
-        index: usize,
-        body: BodyId,
-        op: acc_ir::OpId,
-        device_ops: u64,
-    ) -> Result<(), String> {
+    /// Charges the traced op `op` (a launch's region ran `device_ops` ops of the
+    /// device's own code).
+    fn op(&mut self, body: BodyId, op: acc_ir::OpId, device_ops: u64) -> Result<(), String> {
         let (ctx, ir) = (self.ctx, self.ir);
         let r = ir.op(body, op);
         let b = ir.body(body);
@@ -239,10 +238,11 @@ impl Timeline<'_> {
                 let start = self.host.later(free).later(tokens_done(self));
                 let lane = self.lane(&device);
                 // Open until its last op is charged: its span's end is set then.
-                let span = self.span(lane, format!("launch @{device}"), start, 0)?;
+                let span = self.sim.spans.len();
+                self.span(lane, format!("launch @{device}"), start, 0)?;
                 self.sim.launches += 1;
                 self.open = Some(Open {
-                    span: span.by.unwrap_or(index),
+                    span,
                     device: device.clone(),
                     clock: start,
                     token: (body, view.token()),
@@ -280,15 +280,8 @@ impl Timeline<'_> {
                 let cycles = dma.cycles(bytes);
                 let free = self.engine_free.get(&engine).copied().unwrap_or_default();
                 let lane = self.lane(&format!("dma {engine}"));
-                let parent = self.open.take();
-                let end = self.span(
-                    lane,
-                    format!("{bytes} B"),
-                    parent.as_ref().map_or(self.host, |o| o.clock).later(free),
-                    cycles,
-                );
-                self.open = parent;
-                let end = end?;
+                let end =
+                    self.span(lane, format!("{bytes} B"), self.clock().later(free), cycles)?;
                 self.engine_free.insert(engine.clone(), end);
                 if let Some(token) = b.results(op).next() {
                     self.done.insert((body, token), end);

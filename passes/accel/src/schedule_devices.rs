@@ -378,7 +378,7 @@ impl<'a> Scheduler<'a> {
             .flat_map(|o| nested_ops(self.ir, self.body, *o))
             .collect();
         let name = |o: OpId| self.ctx.op_name_str(b.op(o).name).to_string();
-        let token = token_type(self.ctx);
+        let token = acc_dialects::hooks::hw::token_type(self.ctx);
         run.ops.iter().find_map(|o| {
             let user = b
                 .results(*o)
@@ -514,7 +514,7 @@ impl<'a> Scheduler<'a> {
             .map(|v| self.ir.body(self.body).value_type(*v))
             .collect();
         let tokens: Vec<ValueId> = deps.iter().map(|d| self.launches[*d].token).collect();
-        let token_type = token_type(self.ctx);
+        let token_type = acc_dialects::hooks::hw::token_type(self.ctx);
         let device = self.ctx.intern_attr(AttrData::SymbolRef {
             root: self.ctx.sym(&run.device),
             nested: Box::new([]),
@@ -861,13 +861,4 @@ fn string_attr(ctx: &Context, a: Option<acc_ir::AttrId>) -> Option<String> {
         AttrData::String { value, .. } => Some(ctx.str(*value).to_string()),
         _ => None,
     }
-}
-
-/// `!hw.token`.
-fn token_type(ctx: &Context) -> TypeId {
-    ctx.intern_type(TypeData::Declared {
-        dialect: ctx.sym("hw"),
-        name: ctx.sym("token"),
-        params: Box::new([]),
-    })
 }

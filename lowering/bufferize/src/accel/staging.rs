@@ -104,11 +104,7 @@ pub(crate) fn keeps_staged(name: &str) -> bool {
 
 impl Bufferizer<'_> {
     fn token_type(&self) -> TypeId {
-        self.ctx.intern_type(acc_ir::TypeData::Declared {
-            dialect: self.ctx.sym("hw"),
-            name: self.ctx.sym("token"),
-            params: Box::new([]),
-        })
+        acc_dialects::hooks::hw::token_type(self.ctx)
     }
 
     /// The bytes a buffer takes in a planned memory (64-byte aligned), 0 when it is
