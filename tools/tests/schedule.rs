@@ -365,3 +365,179 @@ int main(void) {
         );
     }
 }
+
+/// A DLA lookup whose result the DSP dequantizes, passes through a sigmoid and
+/// scales with loops of its own (`code` rules of the target), then the host adds.
+fn post_processing() -> String {
+    let table: Vec<String> = (0..256)
+        .map(|i| (((i * 7) % 256) - 128).to_string())
+        .collect();
+    format!(
+        r#"!q0 = !quant.uniform<i8:f32, 1.000000e-01>
+!q1 = !quant.uniform<i8:f32, 1.000000e-01:1>
+func.func @detect(%x: tensor<1x4x8x8x!q0>, %s: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {{
+  %t = graph.constant dense<[{}]> : tensor<256xi8>
+  %a = graph.lookup %x, %t : (tensor<1x4x8x8x!q0>, tensor<256xi8>) -> tensor<1x4x8x8x!q1>
+  %f = graph.dequantize %a : tensor<1x4x8x8x!q1> to tensor<1x4x8x8xf32>
+  %g = graph.sigmoid %f : tensor<1x4x8x8xf32>
+  %h = graph.mul %g, %s : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %k = graph.add %h, %s : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  return %k : tensor<1x4x8x8xf32>
+}}
+"#,
+        table.join(", ")
+    )
+}
+
+/// An .npy file (format 1.0) of `float32` values of shape 1x4x8x8.
+fn npy_f32(path: &Path, values: &[f32]) {
+    let mut header =
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 4, 8, 8), }".to_string();
+    while !(10 + header.len() + 1).is_multiple_of(64) {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(header.as_bytes());
+    bytes.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+    std::fs::write(path, bytes).expect("write input");
+}
+
+#[test]
+fn a_programmable_device_runs_its_own_loops_from_its_own_c_file() {
+    let dir = setup();
+    let d = dir.path();
+    std::fs::write(d.join("post.mlir"), post_processing()).expect("write IR");
+    let s: Vec<f32> = (0..256).map(|i| (i % 17) as f32 * 0.25 - 2.0).collect();
+    npy_f32(&d.join("s.npy"), &s);
+    let passes = "partition,graph-to-tensor,bufferize,fuse-parallel,buffer-deallocation,forward-transfers,memory-plan,schedule-devices";
+    tool(
+        "opt",
+        d,
+        &[
+            "--target",
+            TARGET,
+            "--check-semantics",
+            "--pass",
+            passes,
+            "post.mlir",
+            "-o",
+            "async.mlir",
+        ],
+    );
+    let args = ["async.mlir", "--input", "0=x.npy", "--input", "1=s.npy"];
+    tool("run", d, &[&args[..], &["--output", "k.npy"]].concat());
+    let expected = npy_data(&d.join("k.npy"));
+    // The simulator charges the DSP its cycles_per_op for the ops of its loops.
+    let sim = tool(
+        "run",
+        d,
+        &[&args[..], &["--mode", "sim", "--target", TARGET]].concat(),
+    );
+    assert_eq!(figure(&sim, "launches"), 2, "{sim}");
+    let dsp_busy = sim
+        .lines()
+        .find_map(|l| l.strip_prefix("sim: lane=dsp busy="))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|v| v.parse::<i64>().ok())
+        .unwrap_or_else(|| panic!("no DSP lane: {sim}"));
+    assert!(dsp_busy >= 256 * 10, "{sim}");
+
+    std::fs::create_dir_all(d.join("out")).expect("a directory");
+    let out = Command::new(env!("CARGO_BIN_EXE_acc-translate"))
+        .current_dir(d)
+        .args(["--emit-c", "async.mlir", "-o", "out"])
+        .output()
+        .expect("acc-translate runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The sigmoid's loop is in the DSP's file, built with its compiler; the host
+    // keeps the add.
+    let dsp = std::fs::read_to_string(d.join("out/model.dsp.c")).expect("the DSP's program");
+    assert!(dsp.contains("Build with: cc -O2 -std=c99"), "{dsp}");
+    assert!(dsp.contains("exp(") && dsp.contains("for ("), "{dsp}");
+    let host = std::fs::read_to_string(d.join("out/model.c")).expect("the host's program");
+    assert!(!host.contains("exp("), "{host}");
+    assert!(host.contains("dsp_submit(acc_launch2"), "{host}");
+    assert_eq!(host.matches("acc_event_wait(").count(), 1, "{host}");
+    let values = |v: &[String]| v.join(", ");
+    let x: Vec<String> = (0..256)
+        .map(|i| ((i * 37 + 11) % 256 - 128).to_string())
+        .collect();
+    let s_text: Vec<String> = s.iter().map(|v| format!("{v:?}f")).collect();
+    std::fs::write(
+        d.join("driver.c"),
+        format!(
+            r#"#include <stdint.h>
+#include <stdio.h>
+#include "model.h"
+int main(void) {{
+    static const int8_t x[256] = {{{}}};
+    static const float s[256] = {{{}}};
+    float k[256];
+    for (int round = 0; round < 20; round++) {{
+        detect(x, s, k);
+    }}
+    fwrite(k, 1, sizeof k, stdout);
+    return 0;
+}}
+"#,
+            values(&x),
+            values(&s_text)
+        ),
+    )
+    .expect("write the driver");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let hwlib = root.join("examples/hwlib");
+    let stubs = root.join("test/c/two-devices");
+    for (name, flags) in [
+        ("threads", &["-O2", "-Wall", "-Wextra", "-Werror"][..]),
+        ("tsan", &["-O1", "-g", "-fsanitize=thread"][..]),
+    ] {
+        let built = Command::new("gcc")
+            .current_dir(d)
+            .args([
+                "-std=c99",
+                "-ffp-contract=off",
+                "-fno-strict-aliasing",
+                "-pthread",
+                "-Iout",
+            ])
+            .args(flags)
+            .arg(format!("-I{}", hwlib.display()))
+            .arg(format!("-I{}", stubs.display()))
+            .args([
+                "out/model.c",
+                "out/model.dla.c",
+                "out/model.dsp.c",
+                "driver.c",
+            ])
+            .arg(hwlib.join("acc_devices.c"))
+            .arg(stubs.join("two_devices.c"))
+            .args(["-o", name, "-lm"])
+            .output()
+            .expect("gcc runs");
+        assert!(
+            built.status.success(),
+            "gcc {name}: {}",
+            String::from_utf8_lossy(&built.stderr)
+        );
+        let ran = Command::new(d.join(name))
+            .env("TSAN_OPTIONS", "halt_on_error=1 exitcode=66")
+            .output()
+            .expect("the program runs");
+        let report = String::from_utf8_lossy(&ran.stderr);
+        assert!(
+            ran.status.success() && report.is_empty(),
+            "{name}: {report}"
+        );
+        assert_eq!(
+            ran.stdout, expected,
+            "{name}: the C differs from the interpreter"
+        );
+    }
+}

@@ -334,3 +334,9 @@ pub fn token_type(ctx: &Context) -> TypeId {
         params: Box::new([]),
     })
 }
+
+/// The device an op runs on as `partition` placed it (its `hw.device` attribute, see
+/// `acc_target::placement`), if any: ops on different devices are not merged.
+pub fn placed_device(ctx: &Context, op: OpRef<'_>) -> Option<AttrId> {
+    ctx.dict_get(op.attrs(), acc_target::placement::DEVICE_ATTR)
+}

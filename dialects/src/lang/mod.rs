@@ -117,6 +117,7 @@ pub fn load_file(
                     name: ast.name.0.clone(),
                     device: ast.device.0.clone(),
                     memory: ast.memory.as_ref().map(|m| m.0.clone()),
+                    compiled: ast.compiled,
                     rule: Arc::new(rule),
                 }),
                 Err(e) => errors.extend(e),

@@ -180,12 +180,37 @@ impl Reader<'_> {
                     let kind = p.next().map(|p| unquote(p.as_str())).unwrap_or_default();
                     let mut cycles = None;
                     let mut submit = None;
+                    let mut compiler = None;
+                    let mut seen = Vec::new();
                     for part in p {
+                        if seen.contains(&part.as_rule()) {
+                            self.error(
+                                span(&part),
+                                format!("device '{name}': a clause given twice"),
+                            );
+                        }
+                        seen.push(part.as_rule());
                         match part.as_rule() {
                             Rule::device_cycles => cycles = part.into_inner().next(),
+                            Rule::device_compiler => {
+                                let mut q = part.into_inner().map(|s| unquote(s.as_str()));
+                                compiler = Some(acc_target::Compiler {
+                                    command: q.next().unwrap_or_default(),
+                                    flags: q.next().unwrap_or_default(),
+                                });
+                            }
                             _ => submit = part.into_inner().next().map(|f| f.as_str().to_string()),
                         }
                     }
+                    if let Some(c) = &compiler
+                        && (c.command.trim().is_empty() || kind == "host")
+                    {
+                        self.error(
+                            at.clone(),
+                            format!("device '{name}': `compiler` names the command building a programmable device's own C file (not empty, not on the host)"),
+                        );
+                    }
+                    let runs_code = kind == "host" || compiler.is_some();
                     if submit.is_some() && kind == "host" {
                         self.error(
                             at.clone(),
@@ -194,10 +219,8 @@ impl Reader<'_> {
                     }
                     let cycles_per_op = match cycles.map(|c| c.as_str().parse::<i64>()) {
                         None => None,
-                        Some(Ok(n)) if (0..=MAX_CYCLES_PER_OP).contains(&n) && kind == "host" => {
-                            Some(n)
-                        }
-                        Some(Ok(n)) if kind == "host" => {
+                        Some(Ok(n)) if (0..=MAX_CYCLES_PER_OP).contains(&n) && runs_code => Some(n),
+                        Some(Ok(n)) if runs_code => {
                             self.error(
                                 at.clone(),
                                 format!("device '{name}': cycles_per_op {n} is outside 0 to {MAX_CYCLES_PER_OP}"),
@@ -207,7 +230,7 @@ impl Reader<'_> {
                         Some(Ok(_)) => {
                             self.error(
                                 at.clone(),
-                                format!("device '{name}': only the host declares cycles_per_op (a device's calls cost what their intrinsics declare)"),
+                                format!("device '{name}': only the host and programmable devices (with a `compiler`) declare cycles_per_op (a device's calls cost what their intrinsics declare)"),
                             );
                             None
                         }
@@ -227,6 +250,7 @@ impl Reader<'_> {
                         kind,
                         cycles_per_op,
                         submit,
+                        compiler,
                     });
                 }
                 Rule::memory_def => {
@@ -308,16 +332,25 @@ impl Reader<'_> {
                         t.kernels.push(acc_target::Kernel { symbol, interface });
                     }
                 }
-                Rule::intrinsic_def => {
+                Rule::intrinsic_def | Rule::code_def => {
                     let ast = super::pattern::read_intrinsic(item);
-                    if t.device(&ast.device.0).is_none() {
-                        self.error(
+                    let what = if ast.compiled { "code" } else { "intrinsic" };
+                    match t.device(&ast.device.0) {
+                        None => self.error(
                             ast.device.1.clone(),
                             format!(
-                                "intrinsic '{}' runs on an undeclared device '{}'",
+                                "{what} '{}' runs on an undeclared device '{}'",
                                 ast.name.0, ast.device.0
                             ),
-                        );
+                        ),
+                        Some(d) if ast.compiled && d.compiler.is_none() => self.error(
+                            ast.device.1.clone(),
+                            format!(
+                                "code '{}' runs on device '{}', which compiles no code of its own (give it `compiler \"CC\"`)",
+                                ast.name.0, ast.device.0
+                            ),
+                        ),
+                        Some(_) => {}
                     }
                     if let Some((memory, at)) = &ast.memory {
                         self.check_intrinsic_memory(&t, &ast.name.0, &ast.device.0, memory, at);
@@ -325,7 +358,7 @@ impl Reader<'_> {
                     if intrinsics.iter().any(|i| i.name.0 == ast.name.0) {
                         self.error(
                             ast.name.1.clone(),
-                            format!("intrinsic '{}' is declared twice", ast.name.0),
+                            format!("{what} '{}' is declared twice", ast.name.0),
                         );
                     }
                     intrinsics.push(ast);

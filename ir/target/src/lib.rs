@@ -32,13 +32,26 @@ pub struct Device {
     pub name: String,
     /// What it is: `host`, `accelerator`, `dsp`.
     pub kind: String,
-    /// For the host: the cycles each op of its own code costs (an op the interpreter
-    /// runs outside calls), which the simulator charges; `None` charges nothing.
+    /// For the host and a programmable device: the cycles each op of its own code
+    /// costs (an op the interpreter runs outside calls), which the simulator charges;
+    /// `None` charges nothing.
     pub cycles_per_op: Option<i64>,
     /// For a device other than the host: the C function that starts a launch's work
     /// on it (`submit NAME`; docs/codegen.md, "Launches"); without it, the C back end
     /// runs a launch where it is issued.
     pub submit: Option<String>,
+    /// For a programmable device: what builds its own C file (`compiler "CC" flags
+    /// "..."`); only such a device runs code of its own (`code` rules).
+    pub compiler: Option<Compiler>,
+}
+
+/// The compiler of a programmable device's C file, as the target declares it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Compiler {
+    /// The command (`xt-clang`).
+    pub command: String,
+    /// Its flags (`-O3 -std=c99`), empty when none are declared.
+    pub flags: String,
 }
 
 /// A memory of a target.
@@ -179,6 +192,10 @@ pub struct Intrinsic {
     /// The memory its buffers must be in (`memory NAME` in its declaration), when it
     /// cannot read the host's: `bufferize` stages them there by DMA.
     pub memory: Option<String>,
+    /// A `code` rule rather than a library function: the device computes the op
+    /// with loops of its own (in its C file), so there is no call, and `partition`
+    /// records only the device (`hw.device`).
+    pub compiled: bool,
     /// When and how it applies.
     pub rule: Arc<dyn IntrinsicRule>,
 }

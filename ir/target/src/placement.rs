@@ -3,7 +3,11 @@
 //! `bufferize` and the simulator read.
 //!
 //! - `hw.device = "npu"`, `hw.intrinsic = "npu_conv2d_s8"`: the op runs on that device
-//!   as that intrinsic (both or neither);
+//!   as that intrinsic;
+//! - `hw.device = "dsp"` alone: a programmable device runs the op's own loops (a
+//!   `code` rule of its target accepted it); `graph-to-tensor` and `bufferize` give
+//!   the attribute to the ops they lower it to, down to its loop nests, which
+//!   `schedule-devices` launches on the device;
 //! - `hw.prepared = [dense<...>, ...]`: the call's compile-time arguments, in call
 //!   order (f32 tables and i8 bytes);
 //! - `hw.layout`: marks the `graph.transpose` ops of a call's semantics region that
@@ -52,6 +56,79 @@ pub fn set_placement(
     })?;
     ir.body_mut(body).op_mut(op).attrs = attrs;
     Ok(())
+}
+
+/// Places `op` on the programmable `device`, to run its own loops there.
+pub fn set_device(
+    ctx: &Context,
+    ir: &mut Ir,
+    body: BodyId,
+    op: OpId,
+    device: &str,
+) -> Result<(), Diagnostic> {
+    let data = ir.body(body).op(op);
+    let mut entries = ctx.dict_entries(data.attrs).to_vec();
+    entries.push((ctx.sym(DEVICE_ATTR), ctx.string_attr(device)));
+    let attrs = ctx.dict_attr(entries).map_err(|_| {
+        Diagnostic::error(
+            DiagLoc::Loc(ir.op(body, op).loc()),
+            "partition: the op already has a 'hw.device' attribute",
+        )
+    })?;
+    ir.body_mut(body).op_mut(op).attrs = attrs;
+    Ok(())
+}
+
+/// The programmable device `op` runs its own loops on: its `hw.device` when it has
+/// no `hw.intrinsic`.
+pub fn code_device(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Option<String> {
+    let attrs = ir.body(body).op(op).attrs;
+    if ctx.dict_get(attrs, INTRINSIC_ATTR).is_some() {
+        return None;
+    }
+    match ctx.attr_data(ctx.dict_get(attrs, DEVICE_ATTR)?) {
+        AttrData::String { value, .. } => Some(ctx.str(*value).to_string()),
+        _ => None,
+    }
+}
+
+/// Gives the ops a lowering inserted in place of an op placed on `device` (those
+/// after `prev`, or from the block's start, up to `end`) that `is_work` accepts the
+/// op's `hw.device`: what it lowered to runs there too. Ops that already name a
+/// device keep theirs.
+pub fn mark_lowered(
+    ctx: &Context,
+    ir: &mut Ir,
+    body: BodyId,
+    prev: Option<OpId>,
+    end: OpId,
+    device: &str,
+    is_work: impl Fn(&Context, &Ir, BodyId, OpId) -> bool,
+) {
+    let b = ir.body(body);
+    let first = match prev {
+        Some(p) => b.next_op(p),
+        None => b.op_block(end).and_then(|bl| b.first_op(bl)),
+    };
+    let mut inserted = Vec::new();
+    let mut at = first;
+    while let Some(o) = at
+        && o != end
+    {
+        inserted.push(o);
+        at = b.next_op(o);
+    }
+    for o in inserted {
+        let attrs = ir.body(body).op(o).attrs;
+        if ctx.dict_get(attrs, DEVICE_ATTR).is_some() || !is_work(ctx, ir, body, o) {
+            continue;
+        }
+        let mut entries = ctx.dict_entries(attrs).to_vec();
+        entries.push((ctx.sym(DEVICE_ATTR), ctx.string_attr(device)));
+        if let Ok(a) = ctx.dict_attr(entries) {
+            ir.body_mut(body).op_mut(o).attrs = a;
+        }
+    }
 }
 
 /// Takes `op` off its device: it loses `hw.device`, `hw.intrinsic` and the call

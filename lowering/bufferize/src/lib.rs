@@ -389,6 +389,24 @@ enum Kind {
     Tensor(tensor::Op),
 }
 
+/// Whether the top-level op `op` computes data (a loop nest, a copy, a call), not an
+/// address or a buffer's lifetime: what runs where the op it was lowered from runs.
+fn is_work(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> bool {
+    let r = ir.op(body, op);
+    !(arith::Constant::is(ctx, r)
+        || func::Return::is(ctx, r)
+        || matches!(
+            loops::Op::of(ctx, r),
+            Some(
+                loops::Op::Alloc
+                    | loops::Op::Dealloc
+                    | loops::Op::Constant
+                    | loops::Op::Reshape
+                    | loops::Op::Subview
+            )
+        ))
+}
+
 fn err(loc: AttrId, m: impl Into<String>) -> Diagnostic {
     Diagnostic::error(DiagLoc::Loc(loc), m.into())
 }
@@ -447,8 +465,16 @@ impl<'a> Bufferizer<'a> {
         self.plan_strided_products(&ops);
         let mut done = Vec::new();
         for op in ops {
+            let prev = self.ir.body(self.body).prev_op(op);
+            let device = acc_target::placement::code_device(self.ctx, self.ir, self.body, op);
             if self.op(op)? {
                 done.push(op);
+            }
+            // An op a programmable device runs: so do its loop nests.
+            if let Some(device) = device {
+                acc_target::placement::mark_lowered(
+                    self.ctx, self.ir, self.body, prev, op, &device, is_work,
+                );
             }
         }
         for op in done.into_iter().rev() {

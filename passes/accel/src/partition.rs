@@ -4,7 +4,10 @@
 //!
 //! An op goes to the cheapest intrinsic that accepts it (the first declared among
 //! equal costs): it gains the discardable attributes `hw.device` and `hw.intrinsic`
-//! (strings), which `bufferize` turns into the intrinsic's call. Every other op stays
+//! (strings), which `bufferize` turns into the intrinsic's call. A `code` rule is
+//! weighed the same way; the op it wins gains `hw.device` alone: the programmable
+//! device runs the op's own loops (`graph-to-tensor` and `bufferize` carry the
+//! attribute down to them). Every other op stays
 //! on the host and gets a remark saying why: no intrinsic computes ops of its kind,
 //! or which condition of which intrinsic refused it. Constants and terminators are
 //! not placed. Nothing here names a device, an op or a target: all of it comes from
@@ -17,7 +20,7 @@ use acc_dialects::ops::func;
 use acc_ir::{BodyId, Context, DiagLoc, Diagnostic, Ir, OpId, Severity};
 use acc_pass::{Pass, PassInfo, PassOptions, PassTarget, target_option};
 use acc_target::Target;
-use acc_target::placement::{DEVICE_ATTR, set_placement};
+use acc_target::placement::{DEVICE_ATTR, set_device, set_placement};
 
 /// The pass.
 pub struct Partition {
@@ -54,7 +57,8 @@ impl Pass for Partition {
                     continue;
                 }
                 match choose(t.ctx, t.ir, body, op, &target) {
-                    Ok((device, intrinsic)) => {
+                    Ok((device, None)) => set_device(t.ctx, t.ir, body, op, &device)?,
+                    Ok((device, Some(intrinsic))) => {
                         set_placement(t.ctx, t.ir, body, op, &device, &intrinsic)?;
                     }
                     Err(why) => {
@@ -79,28 +83,27 @@ fn placeable(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> bool {
     !traits.constant_like && !traits.terminator && ctx.dict_get(data.attrs, DEVICE_ATTR).is_none()
 }
 
-/// The device and intrinsic of the cheapest intrinsic accepting `op`, or why none does.
+/// The device and intrinsic of the cheapest intrinsic or `code` rule accepting `op`
+/// (no intrinsic for a `code` rule), or why none does.
 fn choose(
     ctx: &Context,
     ir: &Ir,
     body: BodyId,
     op: OpId,
     target: &Target,
-) -> Result<(String, String), String> {
+) -> Result<(String, Option<String>), String> {
     let name = ctx.op_name_str(ir.body(body).op(op).name);
-    let mut best: Option<(i64, &str, &str)> = None;
+    let mut best: Option<(i64, &acc_target::Intrinsic)> = None;
     let mut refusals = Vec::new();
     for i in target.intrinsics.iter().filter(|i| i.rule.root() == name) {
         match i.rule.place(ctx, ir, body, op) {
-            Ok(p) if best.is_none_or(|(cost, _, _)| p.cost < cost) => {
-                best = Some((p.cost, &i.device, &i.name));
-            }
+            Ok(p) if best.is_none_or(|(cost, _)| p.cost < cost) => best = Some((p.cost, i)),
             Ok(_) => {}
             Err(why) => refusals.push(format!("'{}' refuses it: {why}", i.name)),
         }
     }
     match best {
-        Some((_, device, intrinsic)) => Ok((device.to_string(), intrinsic.to_string())),
+        Some((_, i)) => Ok((i.device.clone(), (!i.compiled).then(|| i.name.clone()))),
         None if refusals.is_empty() => Err(format!(
             "no intrinsic of target '{}' computes '{name}'",
             target.name

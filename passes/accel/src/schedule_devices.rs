@@ -4,8 +4,9 @@
 //! local memories; buffers it put at overlapping offsets count as one here).
 //!
 //! Each run of consecutive top-level ops that belong to one device (its intrinsics'
-//! calls, and the transfers into a memory only it reaches, else out of one: what
-//! `bufferize` stages a call with) becomes one `hw.launch` on that device, which
+//! calls, the loop nests of ops placed on it by a `code` rule (`hw.device`), and the
+//! transfers into a memory only it reaches, else out of one: what `bufferize`
+//! stages a call with) becomes one `hw.launch` on that device, which
 //! returns a token at once. Buffers are followed through their views
 //! (`loop.reshape`, `loop.subview`) to the buffer they belong to; what each op reads
 //! and writes of them orders the work:
@@ -94,7 +95,8 @@ fn at(ir: &Ir, body: BodyId, op: OpId, m: String) -> Diagnostic {
 }
 
 /// Adds `hw.device @NAME kind "KIND"` at the start of the module for each device
-/// launched on that the module does not declare yet.
+/// launched on that the module does not declare yet (with the compiler of a
+/// programmable one).
 fn declare_devices(
     ctx: &Context,
     ir: &mut Ir,
@@ -118,17 +120,21 @@ fn declare_devices(
         .collect();
     let first = ir.body(module).first_op(block);
     for d in devices.iter().filter(|d| !declared.contains(*d)) {
-        let kind = targets
-            .iter()
-            .find_map(|t| t.device(d))
-            .map_or("accelerator", |dev| dev.kind.as_str());
+        let device = targets.iter().find_map(|t| t.device(d));
+        let kind = device.map_or("accelerator", |dev| dev.kind.as_str());
         let point = first.map_or(InsertPoint::End(block), InsertPoint::Before);
         let loc = ctx.unknown_loc();
         let mut e = Builder::new(ctx, ir, module, point, loc);
-        hw::Device::build(&mut e)
+        let mut build = hw::Device::build(&mut e)
             .sym_name(ctx.string_attr(d))
-            .kind(ctx.string_attr(kind))
-            .create()?;
+            .kind(ctx.string_attr(kind));
+        if let Some(c) = device.and_then(|dev| dev.compiler.as_ref()) {
+            build = build.compiler(ctx.string_attr(&c.command));
+            if !c.flags.is_empty() {
+                build = build.flags(ctx.string_attr(&c.flags));
+            }
+        }
+        build.create()?;
     }
     Ok(())
 }
@@ -300,7 +306,11 @@ impl<'a> Scheduler<'a> {
             {
                 Role::Address
             }
-            _ => Role::Host,
+            // The loops of ops a programmable device runs.
+            _ => host_or(string_attr(
+                self.ctx,
+                acc_dialects::hooks::hw::placed_device(self.ctx, r),
+            )),
         })
     }
 
@@ -479,17 +489,30 @@ impl<'a> Scheduler<'a> {
             .iter()
             .flat_map(|o| nested_ops(self.ir, self.body, *o))
             .collect();
-        // The values the run takes from outside, in order of first use.
+        // The values the run takes from outside, in order of first use: scalar
+        // constants are copied in (the device's code sees its loop bounds), the
+        // rest are the launch's arguments.
         let b = self.ir.body(self.body);
         let mut captured: Vec<ValueId> = Vec::new();
+        let mut constants: Vec<OpId> = Vec::new();
         for o in run
             .ops
             .iter()
             .flat_map(|o| nested_ops(self.ir, self.body, *o))
         {
             for v in b.operands(o) {
-                if !defined_in(b, v, &inside) && !captured.contains(&v) {
-                    captured.push(v);
+                if defined_in(b, v, &inside) || captured.contains(&v) {
+                    continue;
+                }
+                match b.value(v).def {
+                    ValueDef::Result(c, _)
+                        if arith::Constant::is(self.ctx, self.ir.op(self.body, c)) =>
+                    {
+                        if !constants.contains(&c) {
+                            constants.push(c);
+                        }
+                    }
+                    _ => captured.push(v),
                 }
             }
         }
@@ -554,7 +577,7 @@ impl<'a> Scheduler<'a> {
         {
             map.values.insert(*v, a);
         }
-        for o in &run.ops {
+        for o in constants.iter().chain(&run.ops) {
             clone_op(
                 self.ir,
                 self.body,
@@ -570,6 +593,13 @@ impl<'a> Scheduler<'a> {
         }
         for o in run.ops.iter().rev() {
             self.ir.erase_op(self.body, *o);
+        }
+        // Constants only the run used now live in the launch alone.
+        for c in constants {
+            let b = self.ir.body(self.body);
+            if b.results(c).all(|r| !b.has_uses(r)) {
+                self.ir.erase_op(self.body, c);
+            }
         }
         let token = self
             .ir

@@ -237,7 +237,9 @@ fn tile_refused_op(
     op: OpId,
     target: &Target,
 ) -> Result<Option<String>, Diagnostic> {
-    if placement(ctx, ir, body, op).is_some() {
+    if placement(ctx, ir, body, op).is_some()
+        || acc_target::placement::code_device(ctx, ir, body, op).is_some()
+    {
         return Ok(None);
     }
     let Some(rule) = rule(ctx, ir, body, op) else {
@@ -245,7 +247,11 @@ fn tile_refused_op(
     };
     let name = ctx.op_name_str(ir.body(body).op(op).name).to_string();
     let mut best: Option<(i64, i64, &Intrinsic)> = None;
-    for intrinsic in target.intrinsics.iter().filter(|i| i.rule.root() == name) {
+    for intrinsic in target
+        .intrinsics
+        .iter()
+        .filter(|i| i.rule.root() == name && !i.compiled)
+    {
         let Some((per_tile, cost)) =
             largest_accepted_tile(ctx, ir, body, op, &rule, intrinsic, target)
         else {

@@ -8,7 +8,8 @@
 //! - `P` stores exactly once, into a buffer `B` at its induction variables;
 //! - `Q` reads `B` only at its induction variables (in the same order);
 //! - `P` reads no buffer `Q` writes, and `Q` writes neither `B` nor anything `P` reads;
-//! - between them there are only constants, allocations and views.
+//! - between them there are only constants, allocations and views;
+//! - both run on the same device (the same `hw.device`, or none).
 //!
 //! An elementwise chain (a broadcast materialized for an `add`, the `add`, a
 //! `relu`, the copy into a padded buffer) becomes one nest.
@@ -206,6 +207,10 @@ fn constant_bounds(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Option<Vec
 /// Whether `p` can move into `q` (whose bounds the caller found equal).
 fn fusible(ctx: &Context, ir: &Ir, body: BodyId, p: OpId, q: OpId) -> Option<Plan> {
     let b = ir.body(body);
+    let device = |o| acc_dialects::hooks::hw::placed_device(ctx, ir.op(body, o));
+    if device(p) != device(q) {
+        return None;
+    }
     let (p_block, p_ivs, _) = nest(ir, body, p)?;
     let (q_block, q_ivs, _) = nest(ir, body, q)?;
     let (mut p_ops, mut q_ops) = (Vec::new(), Vec::new());

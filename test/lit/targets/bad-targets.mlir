@@ -11,6 +11,14 @@
 // CHECK-DAG: bad-target.acc:6:3
 // CHECK-DAG: error: device 'main': the host is not submitted work to (submit names a device's start function)
 // CHECK-DAG: bad-target.acc:7:3
+// CHECK-DAG: error: device 'npu': a clause given twice
+// CHECK-DAG: bad-target.acc:8:51
+// CHECK-DAG: error: device 'dsp': `compiler` names the command building a programmable device's own C file (not empty, not on the host)
+// CHECK-DAG: bad-target.acc:9:3
+// CHECK-DAG: error: code 'npu_relu' runs on device 'npu', which compiles no code of its own (give it `compiler "CC"`)
+// CHECK-DAG: bad-target.acc:10:20
+// CHECK-DAG: error: device 'arm': `compiler` names the command building a programmable device's own C file (not empty, not on the host)
+// CHECK-DAG: bad-target.acc:15:3
 // TWO: error: a target file declares exactly one target (`target NAME { ... }`), not 2
 // MISSING: no-such-file.acc
 func.func @f() {

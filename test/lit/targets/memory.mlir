@@ -9,7 +9,7 @@
 // BAD-DAG: error: header "npu\".h" is not a plain file name (printable characters, no quotes or angle brackets)
 // BAD-DAG: error: memory 'tcm': section "a\"b" is not a plain section name (printable characters, no quotes)
 // BAD-DAG: error: device 'core': cycles_per_op 2000000 is outside 0 to 1000000
-// BAD-DAG: error: device 'npu': only the host declares cycles_per_op (a device's calls cost what their intrinsics declare)
+// BAD-DAG: error: device 'npu': only the host and programmable devices (with a `compiler`) declare cycles_per_op (a device's calls cost what their intrinsics declare)
 
 // Two 256-byte buffers alive together: 512 bytes fit in 1 KiB.
 // expected-remark @+1 {{memory-plan: 2 buffers in an arena of 512 bytes (the most alive at once: 512 bytes)}}

@@ -52,6 +52,8 @@ pub struct IntrinsicAst {
     pub labels: Vec<Option<Spanned>>,
     /// The whole declaration.
     pub span: Range<usize>,
+    /// Written as `code NAME on DEVICE`: the device's own loops, no call.
+    pub compiled: bool,
 }
 
 /// A condition as written.
@@ -63,9 +65,10 @@ pub enum ConditionAst {
     Compare(ExprAst, String, ExprAst),
 }
 
-/// Reads an `intrinsic_def` pair.
+/// Reads an `intrinsic_def` or `code_def` pair.
 pub fn read_intrinsic(pair: Pair<'_, Rule>) -> IntrinsicAst {
     let whole = span(&pair);
+    let compiled = pair.as_rule() == Rule::code_def;
     let mut inner = pair.into_inner();
     let mut name_of = || {
         inner
@@ -88,6 +91,7 @@ pub fn read_intrinsic(pair: Pair<'_, Rule>) -> IntrinsicAst {
         call: Vec::new(),
         labels: Vec::new(),
         span: whole,
+        compiled,
     };
     for item in inner {
         match item.as_rule() {
@@ -223,6 +227,9 @@ pub struct TextIntrinsic {
     requant: Scheme,
     /// Whether the call passes `act_min` and `act_max` of the root's result.
     passes_clamp: bool,
+    /// A `code` rule: the device's own loops compute the op as its semantics say
+    /// (its requantization and clamp included), so neither is checked.
+    compiled: bool,
     /// The parameters of the root op's semantics the call's arguments carry (see
     /// [`call_params`]): each name and its argument's position.
     params: Vec<(String, usize)>,
@@ -394,6 +401,7 @@ pub fn compile_intrinsic(
     Ok(TextIntrinsic {
         requant,
         passes_clamp,
+        compiled: ast.compiled,
         params,
         root: root.clone(),
         matcher: TextPattern {
@@ -839,6 +847,7 @@ impl IntrinsicRule for TextIntrinsic {
             }
         }
         if let Some(scheme) = crate::hooks::requantizes(ctx, ir.op(body, op))
+            && !self.compiled
             && scheme != self.requant
         {
             return Err(format!(
@@ -853,6 +862,7 @@ impl IntrinsicRule for TextIntrinsic {
             && let Some(out) = ir.body(body).results(op).next()
             && Some(clamp) != crate::hooks::storage_range(ctx, ir.body(body).value_type(out))
             && !self.passes_clamp
+            && !self.compiled
         {
             return Err(format!(
                 "the op clamps its result to [{}, {}] (a fused activation) and the call passes no act_min(...) and act_max(...) of it",
