@@ -343,7 +343,7 @@ impl Reader<'_> {
                                 ast.name.0, ast.device.0
                             ),
                         ),
-                        Some(d) if ast.compiled && d.compiler.is_none() => self.error(
+                        Some(d) if ast.compiled && d.compiler.is_none() && d.kind != "host" => self.error(
                             ast.device.1.clone(),
                             format!(
                                 "code '{}' runs on device '{}', which compiles no code of its own (give it `compiler \"CC\"`)",

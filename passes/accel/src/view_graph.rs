@@ -1,6 +1,10 @@
 //! `view-graph`: writes the data flow of every function as a Graphviz DOT graph, each
 //! op a node filled with the colour of the device `partition` placed it on (the
 //! host's ops white), each value an edge from the op computing it to its users.
+//! The ops of a region (connected by the values they pass, on one device other than
+//! the host) are drawn in a box of their own; a value crossing between devices (the
+//! host's arguments and ops included) is a bold red edge labelled with its bytes: a
+//! transfer.
 //! The IR is unchanged. `view-graph{file=F}` writes F (`-`: standard error), and
 //! `dot -Tsvg F` renders it. The file is required, so that trying every pass (the
 //! REPL's `:suggest`) never writes a graph.
@@ -12,7 +16,7 @@ use acc_ir::{BodyId, Context, DiagLoc, Diagnostic, Ir, OpId, ValueDef};
 use acc_pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
 use rustc_hash::FxHashMap;
 
-use acc_target::placement::placement;
+use acc_target::placement::{code_device, placement};
 
 /// Fill colours of the devices, in the target's declaration order after the host.
 const PALETTE: [&str; 6] = [
@@ -115,6 +119,8 @@ fn function_graph(
             ops.extend(b.block_ops(block));
         }
     }
+    let mut devices: Vec<Option<String>> = Vec::new();
+    let mut labels: Vec<String> = Vec::new();
     for (n, op) in ops.iter().enumerate() {
         node_of.insert(*op, n);
         let op_name = ctx.op_name_str(b.op(*op).name);
@@ -123,30 +129,114 @@ fn function_graph(
             .next()
             .map(|v| acc_ir::printer::type_to_string(ctx, b.value_type(v)))
             .unwrap_or_default();
-        let (fill, device) = match placement(ctx, ir, body, *op) {
-            Some((device, intrinsic)) => (
+        let (fill, device) = match (
+            placement(ctx, ir, body, *op),
+            code_device(ctx, ir, body, *op),
+        ) {
+            (Some((device, intrinsic)), _) => (
                 colours.get(&device).copied().unwrap_or(PALETTE[0]),
-                format!("\\n{intrinsic} on {device}"),
+                Some((device, intrinsic)),
             ),
-            None => ("white", String::new()),
+            (None, Some(device)) => (
+                colours.get(&device).copied().unwrap_or(PALETTE[0]),
+                Some((device, "code".to_string())),
+            ),
+            (None, None) => ("white", None),
         };
-        let label = format!("{op_name}{device}\\n{ty}").replace('"', "\\\"");
-        let _ = writeln!(out, "  op{n} [label=\"{label}\", fillcolor=\"{fill}\"];");
+        let on = device
+            .as_ref()
+            .map(|(d, how)| format!("\\n{how} on {d}"))
+            .unwrap_or_default();
+        let label = format!("{op_name}{on}\\n{ty}").replace('"', "\\\"");
+        labels.push(format!(
+            "  op{n} [label=\"{label}\", fillcolor=\"{fill}\"];"
+        ));
+        devices.push(device.map(|(d, _)| d));
+    }
+    // Regions: the ops of one device connected by the values they pass.
+    let mut region: Vec<usize> = (0..ops.len()).collect();
+    fn root(r: &mut [usize], mut i: usize) -> usize {
+        while r[i] != i {
+            r[i] = r[r[i]];
+            i = r[i];
+        }
+        i
     }
     for (n, op) in ops.iter().enumerate() {
         for v in b.operands(*op) {
-            match b.value(v).def {
-                ValueDef::Result(def, _) => {
-                    if let Some(m) = node_of.get(&def) {
-                        let _ = writeln!(out, "  op{m} -> op{n};");
-                    }
-                }
-                ValueDef::BlockArg(_, i) => {
-                    let _ = writeln!(out, "  arg{i} -> op{n};");
-                }
-                _ => {}
+            if let ValueDef::Result(def, _) = b.value(v).def
+                && let Some(&m) = node_of.get(&def)
+                && devices[m].is_some()
+                && devices[m] == devices[n]
+            {
+                let (a, c) = (root(&mut region, m), root(&mut region, n));
+                region[a.max(c)] = a.min(c);
+            }
+        }
+    }
+    let mut clusters: Vec<(usize, Vec<usize>)> = Vec::new();
+    for n in 0..ops.len() {
+        if devices[n].is_none() {
+            let _ = writeln!(out, "{}", labels[n]);
+            continue;
+        }
+        let r = root(&mut region, n);
+        match clusters.iter_mut().find(|(k, _)| *k == r) {
+            Some((_, members)) => members.push(n),
+            None => clusters.push((r, vec![n])),
+        }
+    }
+    for (k, (_, members)) in clusters.iter().enumerate() {
+        let device = devices[members[0]].as_deref().unwrap_or_default();
+        let _ = writeln!(out, "  subgraph cluster_{k} {{");
+        let _ = writeln!(out, "    label=\"region {} on {device}\";", k + 1);
+        for n in members {
+            let _ = writeln!(out, "  {}", labels[*n]);
+        }
+        let _ = writeln!(out, "  }}");
+    }
+    for (n, op) in ops.iter().enumerate() {
+        for v in b.operands(*op) {
+            let bytes = tensor_bytes(ctx, b.value_type(v));
+            let (from, crossing) = match b.value(v).def {
+                ValueDef::Result(def, _) => match node_of.get(&def) {
+                    Some(m) => (format!("op{m}"), devices[*m] != devices[n]),
+                    None => continue,
+                },
+                ValueDef::BlockArg(_, i) => (format!("arg{i}"), devices[n].is_some()),
+                _ => continue,
+            };
+            if crossing && bytes > 0 {
+                let _ = writeln!(
+                    out,
+                    "  {from} -> op{n} [color=\"#d00000\", penwidth=2, label=\"{bytes} B\"];"
+                );
+            } else {
+                let _ = writeln!(out, "  {from} -> op{n};");
             }
         }
     }
     let _ = writeln!(out, "}}");
+}
+
+/// The bytes of a tensor or buffer of static shape (0 for anything else).
+fn tensor_bytes(ctx: &Context, ty: acc_ir::TypeId) -> u64 {
+    use acc_ir::TypeData;
+    let (shape, element) = match ctx.type_data(ty) {
+        TypeData::RankedTensor { shape, element, .. } | TypeData::MemRef { shape, element, .. } => {
+            (shape, *element)
+        }
+        _ => return 0,
+    };
+    let bits = match ctx.type_data(element) {
+        TypeData::Float(k) => u64::from(k.width()),
+        TypeData::Integer { width, .. } => u64::from(*width),
+        TypeData::QuantUniform(q) => u64::from(q.storage_width),
+        _ => return 0,
+    };
+    shape
+        .iter()
+        .try_fold(1u64, |n, d| n.checked_mul(u64::try_from(*d).ok()?))
+        .and_then(|n| n.checked_mul(bits.div_ceil(8)))
+        .unwrap_or(0)
 }

@@ -50,8 +50,9 @@
 // CHECK-NEXT: {{^}}  math-approximation{{ +}}Expand f32 math.exp, math.erf and math.tanh into polynomial arithmetic (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  memory-plan{{ +}}Place the buffers a function allocates in one static arena per memory, reusing memory by liveness (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}      target{{ +}}the target to consult, by name (empty: the compilation's first, from the first --target FILE) (string, default ){{$}}
-// CHECK-NEXT: {{^}}  partition{{ +}}Place ops on the target's devices by its intrinsics' matches, conditions and costs; remark why each other op stays on the host (runs on func.func){{$}}
+// CHECK-NEXT: {{^}}  partition{{ +}}Place ops on the target's devices by its intrinsics' and code rules' matches, conditions and costs, searching for the shortest schedule with transfers priced; remark why each other op stays on the host (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}      target{{ +}}the target to consult, by name (empty: the compilation's first, from the first --target FILE) (string, default ){{$}}
+// CHECK-NEXT: {{^}}      placement{{ +}}schedule: the placement whose schedule, transfers included, is shortest; op-by-op: each op on its cheapest device (schedule|op-by-op, default schedule){{$}}
 // CHECK-NEXT: {{^}}  quantize{{ +}}Fold a QDQ model's dequantize/op/quantize groups into integer ops (qconv2d, qmatmul, qadd, qmul, qavg_pool, lookup tables, ops on stored integers), activations into their clamps (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}      requant{{ +}}how the integer ops requantize: float (onnxruntime's arithmetic) or fixed_point (TFLite's and CMSIS-NN's Q31 multipliers and shifts) (float|fixed_point, default float){{$}}
 // CHECK-NEXT: {{^}}  schedule-devices{{ +}}Launch each device's runs of calls and transfers asynchronously, ordered by tokens; the host waits only where it must (runs on builtin.module){{$}}

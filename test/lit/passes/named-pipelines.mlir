@@ -33,14 +33,14 @@
 // HOST-NEXT: builtin.module(func.func(canonicalize{{.*}},graph-to-tensor,layout{table=host assume-finite=true}),bufferize{target="" {{.*}}},func.func(fuse-parallel,emulate-narrow-floats,math-approximation,unroll{{.*}},collapse-parallel,vectorize,buffer-deallocation,memory-plan{target=""}))
 
 // TARGET: Pass Manager with 12 passes:
-// TARGET-NEXT: builtin.module(func.func(canonicalize{{.*}},quantize{requant=float},partition{target=""},tensorize{target=""},weight-prep,graph-to-tensor),bufferize{{.*}},func.func(fuse-parallel,emulate-narrow-floats,math-approximation,buffer-deallocation,memory-plan{target=""}))
+// TARGET-NEXT: builtin.module(func.func(canonicalize{{.*}},quantize{requant=float},partition{target="" placement=schedule},tensorize{target=""},weight-prep,graph-to-tensor),bufferize{{.*}},func.func(fuse-parallel,emulate-narrow-floats,math-approximation,buffer-deallocation,memory-plan{target=""}))
 
 // OPTIONS: Pass Manager with 13 passes:
-// OPTIONS-NEXT: builtin.module(func.func(canonicalize{{.*}}),calibrate{samples=s.npy bits=4},func.func(quantize{requant=float},partition{target=tinynpu},tensorize{target=tinynpu},weight-prep,graph-to-tensor),bufferize{target=tinynpu {{.*}}},func.func(fuse-parallel,emulate-narrow-floats,math-approximation,buffer-deallocation,memory-plan{target=tinynpu}))
+// OPTIONS-NEXT: builtin.module(func.func(canonicalize{{.*}}),calibrate{samples=s.npy bits=4},func.func(quantize{requant=float},partition{target=tinynpu placement=schedule},tensorize{target=tinynpu},weight-prep,graph-to-tensor),bufferize{target=tinynpu {{.*}}},func.func(fuse-parallel,emulate-narrow-floats,math-approximation,buffer-deallocation,memory-plan{target=tinynpu}))
 // OPTIONS: calibrate: cannot read 's.npy'
 
 // VENDOR: Pass Manager with 2 passes:
-// VENDOR-NEXT: builtin.module(func.func(canonicalize{{.*}},partition{target=""}))
+// VENDOR-NEXT: builtin.module(func.func(canonicalize{{.*}},partition{target="" placement=schedule}))
 
 // NOTARGET: acc-opt: --pipeline target needs a target file (--target FILE)
 // TWICE: error: target 'tinynpu' is given twice

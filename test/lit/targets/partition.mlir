@@ -41,8 +41,12 @@ func.func @net(%x: tensor<1x2x5x5x!quant.uniform<i8:f32, 1.000000e-02:-2>>,
   return %c, %k, %z, %e, %p, %f : tensor<1x3x5x5x!quant.uniform<i8:f32, 3.000000e-01:3>>, tensor<1x3x1x1x!quant.uniform<i8:f32, 3.000000e-01:3>>, tensor<1x3x5x5x!quant.uniform<i8:f32, 3.000000e-01:3>>, tensor<1x2x1x1x!quant.uniform<i8:f32, 3.000000e-01>>, tensor<4x6x!quant.uniform<i8:f32, 5.000000e-01:-1>>, tensor<4x6xf32>
 }
 
+// Host ops first, then each region of the accelerator in a box of its own; a value
+// crossing between the host and the accelerator is a transfer (bold, its bytes).
 // DOT: digraph "net" {
 // DOT: arg0 [shape=ellipse, label="%arg0\ntensor<1x2x5x5x!quant.uniform<i8:f32, 1.000000e-02:-2>>"];
-// DOT: op0 [label="graph.qconv2d\nnpu_conv2d_s8 on npu\n{{.*}}", fillcolor="#8ecae6"];
 // DOT: op1 [label="graph.qconv2d\n{{.*}}", fillcolor="white"];
-// DOT: arg0 -> op0;
+// DOT: subgraph cluster_0 {
+// DOT-NEXT: label="region 1 on npu";
+// DOT-NEXT: op0 [label="graph.qconv2d\nnpu_conv2d_s8 on npu\n{{.*}}", fillcolor="#8ecae6"];
+// DOT: arg0 -> op0 [color="#d00000", penwidth=2, label="50 B"];
