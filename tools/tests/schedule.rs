@@ -38,10 +38,11 @@ func.func @crossing(%x: tensor<1x4x8x8x!q0>, %y: tensor<1x4x8x8x!q1>) -> (tensor
     )
 }
 
-/// An .npy file (format 1.0) of `int8` values of shape 1x4x8x8.
-fn npy_i8(path: &Path, values: &[i8]) {
+/// An .npy file (format 1.0) of shape 1x4x8x8: `descr` the element type (`|i1`,
+/// `<f4`), `data` the values' bytes.
+fn npy(path: &Path, descr: &str, data: &[u8]) {
     let mut header =
-        "{'descr': '|i1', 'fortran_order': False, 'shape': (1, 4, 8, 8), }".to_string();
+        format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': (1, 4, 8, 8), }}");
     while !(10 + header.len() + 1).is_multiple_of(64) {
         header.push(' ');
     }
@@ -49,8 +50,14 @@ fn npy_i8(path: &Path, values: &[i8]) {
     let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
     bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
     bytes.extend_from_slice(header.as_bytes());
-    bytes.extend(values.iter().map(|v| *v as u8));
+    bytes.extend_from_slice(data);
     std::fs::write(path, bytes).expect("write input");
+}
+
+/// An .npy file of `int8` values of shape 1x4x8x8.
+fn npy_i8(path: &Path, values: &[i8]) {
+    let data: Vec<u8> = values.iter().map(|v| *v as u8).collect();
+    npy(path, "|i1", &data);
 }
 
 fn tool(name: &str, dir: &Path, args: &[&str]) -> String {
@@ -315,55 +322,7 @@ int main(void) {
 "#,
     )
     .expect("write the driver");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let hwlib = root.join("examples/hwlib");
-    let stubs = root.join("test/c/two-devices");
-    for (name, flags) in [
-        ("threads", &["-O2", "-Wall", "-Wextra", "-Werror"][..]),
-        ("tsan", &["-O1", "-g", "-fsanitize=thread"][..]),
-    ] {
-        let built = Command::new("gcc")
-            .current_dir(d)
-            .args([
-                "-std=c99",
-                "-ffp-contract=off",
-                "-fno-strict-aliasing",
-                "-pthread",
-                "-Iout",
-            ])
-            .args(flags)
-            .arg(format!("-I{}", hwlib.display()))
-            .arg(format!("-I{}", stubs.display()))
-            .args([
-                "out/model.c",
-                "out/model.dla.c",
-                "out/model.dsp.c",
-                "driver.c",
-            ])
-            .arg(hwlib.join("acc_devices.c"))
-            .arg(stubs.join("two_devices.c"))
-            .args(["-o", name])
-            .output()
-            .expect("gcc runs");
-        assert!(
-            built.status.success(),
-            "gcc {name}: {}",
-            String::from_utf8_lossy(&built.stderr)
-        );
-        let ran = Command::new(d.join(name))
-            .env("TSAN_OPTIONS", "halt_on_error=1 exitcode=66")
-            .output()
-            .expect("the program runs");
-        let report = String::from_utf8_lossy(&ran.stderr);
-        assert!(
-            ran.status.success() && report.is_empty(),
-            "{name}: {report}"
-        );
-        assert_eq!(
-            ran.stdout, expected,
-            "{name}: the C differs from the interpreter"
-        );
-    }
+    build_and_run(d, &expected);
 }
 
 /// A DLA lookup whose result the DSP dequantizes, passes through a sigmoid and
@@ -389,19 +348,10 @@ func.func @detect(%x: tensor<1x4x8x8x!q0>, %s: tensor<1x4x8x8xf32>) -> tensor<1x
     )
 }
 
-/// An .npy file (format 1.0) of `float32` values of shape 1x4x8x8.
+/// An .npy file of `float32` values of shape 1x4x8x8.
 fn npy_f32(path: &Path, values: &[f32]) {
-    let mut header =
-        "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 4, 8, 8), }".to_string();
-    while !(10 + header.len() + 1).is_multiple_of(64) {
-        header.push(' ');
-    }
-    header.push('\n');
-    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
-    bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
-    bytes.extend_from_slice(header.as_bytes());
-    bytes.extend(values.iter().flat_map(|v| v.to_le_bytes()));
-    std::fs::write(path, bytes).expect("write input");
+    let data: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    npy(path, "<f4", &data);
 }
 
 #[test]
@@ -491,6 +441,13 @@ int main(void) {{
         ),
     )
     .expect("write the driver");
+    build_and_run(d, &expected);
+}
+
+/// Builds `out/` (the host's and both devices' programs) with `driver.c` in `d`, on
+/// the thread-per-device runtime and the two devices' stubs, twice: with warnings as
+/// errors, and under ThreadSanitizer; each run prints `expected` and nothing else.
+fn build_and_run(d: &Path, expected: &[u8]) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let hwlib = root.join("examples/hwlib");
     let stubs = root.join("test/c/two-devices");

@@ -44,14 +44,36 @@ pub fn set_placement(
     device: &str,
     intrinsic: &str,
 ) -> Result<(), Diagnostic> {
+    add_strings(
+        ctx,
+        ir,
+        body,
+        op,
+        &[(DEVICE_ATTR, device), (INTRINSIC_ATTR, intrinsic)],
+    )
+}
+
+/// Adds the string attributes `entries` to `op`; an error at the op when it has one
+/// of them already.
+fn add_strings(
+    ctx: &Context,
+    ir: &mut Ir,
+    body: BodyId,
+    op: OpId,
+    entries: &[(&str, &str)],
+) -> Result<(), Diagnostic> {
     let data = ir.body(body).op(op);
-    let mut entries = ctx.dict_entries(data.attrs).to_vec();
-    entries.push((ctx.sym(DEVICE_ATTR), ctx.string_attr(device)));
-    entries.push((ctx.sym(INTRINSIC_ATTR), ctx.string_attr(intrinsic)));
-    let attrs = ctx.dict_attr(entries).map_err(|_| {
+    let mut all = ctx.dict_entries(data.attrs).to_vec();
+    all.extend(
+        entries
+            .iter()
+            .map(|(k, v)| (ctx.sym(k), ctx.string_attr(v))),
+    );
+    let attrs = ctx.dict_attr(all).map_err(|_| {
+        let names: Vec<&str> = entries.iter().map(|(k, _)| *k).collect();
         Diagnostic::error(
             DiagLoc::Loc(ir.op(body, op).loc()),
-            "partition: the op already has a 'hw.intrinsic' attribute",
+            format!("partition: the op is placed already (it has one of {names:?})"),
         )
     })?;
     ir.body_mut(body).op_mut(op).attrs = attrs;
@@ -66,17 +88,7 @@ pub fn set_device(
     op: OpId,
     device: &str,
 ) -> Result<(), Diagnostic> {
-    let data = ir.body(body).op(op);
-    let mut entries = ctx.dict_entries(data.attrs).to_vec();
-    entries.push((ctx.sym(DEVICE_ATTR), ctx.string_attr(device)));
-    let attrs = ctx.dict_attr(entries).map_err(|_| {
-        Diagnostic::error(
-            DiagLoc::Loc(ir.op(body, op).loc()),
-            "partition: the op already has a 'hw.device' attribute",
-        )
-    })?;
-    ir.body_mut(body).op_mut(op).attrs = attrs;
-    Ok(())
+    add_strings(ctx, ir, body, op, &[(DEVICE_ATTR, device)])
 }
 
 /// The programmable device `op` runs its own loops on: its `hw.device` when it has
