@@ -284,6 +284,12 @@ impl Body {
     pub fn is_erased(&self, op: OpId) -> bool {
         self.ops[op].erased
     }
+    /// The number of ops ever created in the body, erased ones included: every op
+    /// created from now on has an index at least this (what a rewrite records to
+    /// tell the ops it makes from those that were there).
+    pub fn created_ops(&self) -> usize {
+        self.ops.len()
+    }
 
     // ----- use lists -----
 

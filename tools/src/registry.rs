@@ -185,7 +185,10 @@ mod tests {
         }
         let accel = Pipeline::from_pass_list("accel-pipeline{target=npu}", &r).unwrap();
         let text = accel.to_text();
-        assert!(text.contains("partition{target=npu}"), "{text}");
+        assert!(
+            text.contains("partition{target=npu placement=schedule}"),
+            "{text}"
+        );
         assert!(text.contains("memory-plan{target=npu}"), "{text}");
     }
 }

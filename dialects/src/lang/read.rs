@@ -202,13 +202,27 @@ impl Reader<'_> {
                             _ => submit = part.into_inner().next().map(|f| f.as_str().to_string()),
                         }
                     }
-                    if let Some(c) = &compiler
-                        && (c.command.trim().is_empty() || kind == "host")
-                    {
-                        self.error(
-                            at.clone(),
-                            format!("device '{name}': `compiler` names the command building a programmable device's own C file (not empty, not on the host)"),
-                        );
+                    if let Some(c) = &compiler {
+                        let printable = |t: &str| {
+                            t.chars().all(|ch| ch == ' ' || ch.is_ascii_graphic())
+                                && !t.contains("*/")
+                        };
+                        if c.command.trim().is_empty() || kind == "host" {
+                            self.error(
+                                at.clone(),
+                                format!("device '{name}': `compiler` names the command building a programmable device's own C file (not empty, not on the host)"),
+                            );
+                        } else if !printable(&c.command) || !printable(&c.flags) {
+                            self.error(
+                                at.clone(),
+                                format!("device '{name}': a compiler command and flags are printable characters on one line, without `*/` (the C file's first comment gives them)"),
+                            );
+                        } else if submit.is_none() {
+                            self.error(
+                                at.clone(),
+                                format!("device '{name}': a programmable device needs `submit FUNCTION`, which starts its work (its code goes to its own C file, run by it)"),
+                            );
+                        }
                     }
                     let runs_code = kind == "host" || compiler.is_some();
                     if submit.is_some() && kind == "host" {

@@ -104,31 +104,28 @@ pub fn code_device(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Option<Str
     }
 }
 
-/// Gives the ops a lowering inserted in place of an op placed on `device` (those
-/// after `prev`, or from the block's start, up to `end`) that `is_work` accepts the
-/// op's `hw.device`: what it lowered to runs there too. Ops that already name a
-/// device keep theirs.
+/// Gives the ops a lowering inserted right before `end` in place of an op placed on
+/// `device` (those created since the body had `created` ops, see
+/// [`acc_ir::Body::created_ops`]) that `is_work` accepts the op's `hw.device`: what
+/// it lowered to runs there too. Ops that already name a device keep theirs.
 pub fn mark_lowered(
     ctx: &Context,
     ir: &mut Ir,
     body: BodyId,
-    prev: Option<OpId>,
+    created: usize,
     end: OpId,
     device: &str,
     is_work: impl Fn(&Context, &Ir, BodyId, OpId) -> bool,
 ) {
+    use acc_ir::EntityId;
     let b = ir.body(body);
-    let first = match prev {
-        Some(p) => b.next_op(p),
-        None => b.op_block(end).and_then(|bl| b.first_op(bl)),
-    };
     let mut inserted = Vec::new();
-    let mut at = first;
+    let mut at = b.prev_op(end);
     while let Some(o) = at
-        && o != end
+        && o.index() >= created
     {
         inserted.push(o);
-        at = b.next_op(o);
+        at = b.prev_op(o);
     }
     for o in inserted {
         let attrs = ir.body(body).op(o).attrs;

@@ -465,7 +465,7 @@ impl<'a> Bufferizer<'a> {
         self.plan_strided_products(&ops);
         let mut done = Vec::new();
         for op in ops {
-            let prev = self.ir.body(self.body).prev_op(op);
+            let created = self.ir.body(self.body).created_ops();
             let device = acc_target::placement::code_device(self.ctx, self.ir, self.body, op);
             if self.op(op)? {
                 done.push(op);
@@ -473,7 +473,7 @@ impl<'a> Bufferizer<'a> {
             // An op a programmable device runs: so do its loop nests.
             if let Some(device) = device {
                 acc_target::placement::mark_lowered(
-                    self.ctx, self.ir, self.body, prev, op, &device, is_work,
+                    self.ctx, self.ir, self.body, created, op, &device, is_work,
                 );
             }
         }

@@ -106,7 +106,7 @@ fn lower_body(ctx: &Context, ir: &mut Ir, body: BodyId) -> Result<(), Diagnostic
         let r = ir.op(body, op);
         let loc = r.loc();
         let name = ctx.op_name_str(r.name()).to_string();
-        let prev = ir.body(body).prev_op(op);
+        let created = ir.body(body).created_ops();
         let mut e = Builder::new(ctx, &mut *ir, body, InsertPoint::Before(op), loc);
         let values = lower_op(&mut e, op, &name).map_err(|m| {
             Diagnostic::error(DiagLoc::Loc(loc), format!("cannot lower '{name}': {m}"))
@@ -117,9 +117,15 @@ fn lower_body(ctx: &Context, ir: &mut Ir, body: BodyId) -> Result<(), Diagnostic
         }
         // An op a programmable device runs: so do the ops it became.
         if let Some(device) = acc_target::placement::code_device(ctx, ir, body, op) {
-            acc_target::placement::mark_lowered(ctx, ir, body, prev, op, &device, |_, _, _, _| {
-                true
-            });
+            acc_target::placement::mark_lowered(
+                ctx,
+                ir,
+                body,
+                created,
+                op,
+                &device,
+                |_, _, _, _| true,
+            );
         }
         ir.erase_op(body, op);
     }

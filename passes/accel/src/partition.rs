@@ -100,12 +100,20 @@ impl Pass for Partition {
                 let name = t.ctx.op_name_str(t.ir.body(body).op(*op).name).to_string();
                 let loc = DiagLoc::Loc(t.ir.op(body, *op).loc());
                 if found.choice[i] != found.start[i] {
+                    let alone = if cheapest.cost < chosen.cost {
+                        format!(
+                            "where it alone costs less ({} cycles, not {})",
+                            cheapest.cost, chosen.cost
+                        )
+                    } else {
+                        format!("where it alone costs as much ({} cycles)", chosen.cost)
+                    };
                     t.diagnostics.push(Diagnostic::new(
                         Severity::Remark,
                         loc.clone(),
                         format!(
-                            "'{name}' goes to {} rather than {}, where it alone costs less ({} cycles, not {}): with transfers priced, the schedule takes {} cycles instead of {}",
-                            chosen.device, cheapest.device, cheapest.cost, chosen.cost, found.cycles, found.op_by_op
+                            "'{name}' goes to {} rather than {}, {alone}: with transfers priced, the schedule takes {} cycles instead of {}",
+                            chosen.device, cheapest.device, found.cycles, found.op_by_op
                         ),
                     ));
                 }
@@ -212,7 +220,7 @@ fn tensor_bytes(ctx: &Context, ty: acc_ir::TypeId) -> i64 {
 }
 
 /// The candidates of `op`: per device, the cheapest rule accepting it (the first
-/// declared among equal costs), in the order the devices' first rules are declared;
+/// declared among equal costs), in the order of each device's first accepting rule;
 /// the host alone, without a rule, when nothing accepts it, with why.
 fn candidates(
     ctx: &Context,

@@ -19,6 +19,10 @@
 // CHECK-DAG: bad-target.acc:10:20
 // CHECK-DAG: error: device 'arm': `compiler` names the command building a programmable device's own C file (not empty, not on the host)
 // CHECK-DAG: bad-target.acc:15:3
+// CHECK-DAG: error: device 'vpu': a programmable device needs `submit FUNCTION`, which starts its work (its code goes to its own C file, run by it)
+// CHECK-DAG: bad-target.acc:16:3
+// CHECK-DAG: error: device 'npu2': a compiler command and flags are printable characters on one line, without `*/` (the C file's first comment gives them)
+// CHECK-DAG: bad-target.acc:17:3
 // TWO: error: a target file declares exactly one target (`target NAME { ... }`), not 2
 // MISSING: no-such-file.acc
 func.func @f() {

@@ -7,6 +7,7 @@
 // RUN: acc-opt --target %S/Inputs/two-devices.acc --remarks --pass partition %s 2>&1 | FileCheck %s --check-prefix=PLACED
 // RUN: acc-opt --target %S/Inputs/two-devices.acc --check-semantics --pass partition,graph-to-tensor,bufferize,fuse-parallel %s 2>&1 | FileCheck %s --check-prefix=LOOPS
 // RUN: acc-opt --target %S/Inputs/two-devices.acc --check-semantics --pass partition,graph-to-tensor,bufferize,fuse-parallel,buffer-deallocation,forward-transfers,memory-plan,schedule-devices %s 2>&1 | FileCheck %s --check-prefix=LAUNCHED
+// RUN: acc-opt --target %S/Inputs/two-devices.acc --check-semantics --pass partition,graph-to-tensor,bufferize,fuse-parallel %s | FileCheck %s --check-prefix=SPLAT
 
 // PLACED: 'graph.add' stays on arm: no intrinsic of target 'soc' computes 'graph.add'
 // PLACED: graph.lookup {{.*}}hw.device = "dla", hw.intrinsic = "dla_lut"
@@ -55,4 +56,19 @@ func.func @detect(%x: tensor<1x4x8x8x!q0>, %s: tensor<1x4x8x8xf32>) -> tensor<1x
   %h = graph.mul %g, %s : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
   %k = graph.add %h, %s : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
   return %k : tensor<1x4x8x8xf32>
+}
+
+// A splat operand the lowering folds in (and erases): the product still runs on the
+// DSP, fused with the sigmoid.
+// SPLAT-LABEL: func.func @scaled
+// SPLAT: loop.parallel
+// SPLAT: math.exp
+// SPLAT: arith.mulf
+// SPLAT: } {hw.device = "dsp"}
+// SPLAT-NEXT: return
+func.func @scaled(%x: tensor<64xf32>) -> tensor<64xf32> {
+  %g = graph.sigmoid %x : tensor<64xf32>
+  %c = graph.constant dense<0.5> : tensor<64xf32>
+  %h = graph.mul %g, %c : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+  return %h : tensor<64xf32>
 }

@@ -202,17 +202,22 @@ pub(super) fn length<'t>(p: &Problem, choice: &[usize], target: &'t Target) -> i
     // prefetch goes before a copy back booked later).
     let mut free: FxHashMap<&str, i64> = FxHashMap::default();
     let mut busy: FxHashMap<&str, Vec<(i64, i64)>> = FxHashMap::default();
+    // When each op's result is done on its device, and when it is out of the
+    // device's memory too (for consumers that need it elsewhere).
+    let mut finished = vec![0i64; choice.len()];
     let mut available = vec![0i64; choice.len()];
     let mut end = 0i64;
     for i in 0..choice.len() {
         let c = chosen(i);
         let mut ready = 0i64;
         for (source, bytes) in &p.inputs[i] {
-            let (from, done) = match source {
-                Source::Op(j) => (chosen(*j), available[*j]),
-                Source::Host => (&host, 0),
+            let (from, finish, out_too) = match source {
+                Source::Op(j) => (chosen(*j), finished[*j], available[*j]),
+                Source::Host => (&host, 0, 0),
             };
-            ready = ready.max(match transfer(from, c, *bytes, target).1 {
+            let (copy_out, copy_in) = transfer(from, c, *bytes, target);
+            let done = if copy_out.is_some() { out_too } else { finish };
+            ready = ready.max(match copy_in {
                 Some(copy) => book(busy.entry(copy.engine).or_default(), done, copy.cycles),
                 None => done,
             });
@@ -220,6 +225,7 @@ pub(super) fn length<'t>(p: &Problem, choice: &[usize], target: &'t Target) -> i
         let at = free.entry(&c.device).or_insert(0);
         let finish = ready.max(*at).saturating_add(c.cost);
         *at = finish;
+        finished[i] = finish;
         available[i] = match &out[i] {
             Some(copy) => book(busy.entry(copy.engine).or_default(), finish, copy.cycles),
             None => finish,
@@ -262,7 +268,7 @@ fn transfer<'a>(
     bytes: i64,
     target: &'a Target,
 ) -> (Option<Copy<'a>>, Option<Copy<'a>>) {
-    if from.device == to.device || from.memory == to.memory {
+    if bytes <= 0 || from.device == to.device || from.memory == to.memory {
         return (None, None);
     }
     if let (Some(a), Some(b)) = (&from.memory, &to.memory)
