@@ -63,6 +63,7 @@ fn npy_i8(path: &Path, values: &[i8]) {
 fn tool(name: &str, dir: &Path, args: &[&str]) -> String {
     let out = Command::new(match name {
         "opt" => env!("CARGO_BIN_EXE_acc-opt"),
+        "translate" => env!("CARGO_BIN_EXE_acc-translate"),
         _ => env!("CARGO_BIN_EXE_acc-run"),
     })
     .current_dir(dir)
@@ -279,16 +280,7 @@ fn the_c_of_each_device_runs_on_threads_as_the_interpreter_computes() {
     let mut expected = npy_data(&d.join("c.npy"));
     expected.extend(npy_data(&d.join("e.npy")));
     std::fs::create_dir_all(d.join("out")).expect("a directory");
-    let out = Command::new(env!("CARGO_BIN_EXE_acc-translate"))
-        .current_dir(d)
-        .args(["--emit-c", "async.mlir", "-o", "out"])
-        .output()
-        .expect("acc-translate runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    tool("translate", d, &["--emit-c", "async.mlir", "-o", "out"]);
     // One program per device that runs launched work, the host's in model.c.
     let dsp = std::fs::read_to_string(d.join("out/model.dsp.c")).expect("the DSP's program");
     assert_eq!(dsp.matches("dsp_lut(").count(), 3, "{dsp}");
@@ -395,16 +387,7 @@ fn a_programmable_device_runs_its_own_loops_from_its_own_c_file() {
     assert!(dsp_busy >= 256 * 10, "{sim}");
 
     std::fs::create_dir_all(d.join("out")).expect("a directory");
-    let out = Command::new(env!("CARGO_BIN_EXE_acc-translate"))
-        .current_dir(d)
-        .args(["--emit-c", "async.mlir", "-o", "out"])
-        .output()
-        .expect("acc-translate runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    tool("translate", d, &["--emit-c", "async.mlir", "-o", "out"]);
     // The sigmoid's loop is in the DSP's file, built with its compiler; the host
     // keeps the add.
     let dsp = std::fs::read_to_string(d.join("out/model.dsp.c")).expect("the DSP's program");
