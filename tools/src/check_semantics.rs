@@ -4,9 +4,11 @@
 //! (beyond a float tolerance) is reported, with the function, the seed and the
 //! difference. Functions the interpreter cannot run (an op without semantics yet) are
 //! not compared. A pass meant to change results (`calibrate`, which quantizes) is not
-//! checked: the passes after it are compared with its output.
+//! checked: the passes after it are compared with its output. A pass that makes
+//! functions take several frames (`pipeline-frames`) is compared frame by frame: frame
+//! K gets the inputs of seed + K, and must give what the function gave before on them.
 
-use acc_interp::check::{defines, first_difference, outcomes, samples};
+use acc_interp::check::{Sample, defines, first_difference, outcomes, samples};
 use acc_ir::{Context, DiagLoc, Diagnostic, Ir};
 use acc_pass::manager::{RunFailure, RunOptions, run};
 use acc_pass::pipeline::Pipeline;
@@ -24,10 +26,19 @@ pub(crate) fn run_checked(
     opts: &RunOptions,
     seed: u64,
 ) -> Result<Vec<acc_pass::manager::RunOutput>, RunFailure> {
-    let inputs = samples(ctx, ir, seed);
+    let mut inputs = samples(ctx, ir, seed);
     let mut expected = outcomes(ctx, ir, &inputs);
     let mut outputs = Vec::new();
     for step in pipeline.steps() {
+        let frames = step
+            .passes()
+            .iter()
+            .map(|p| p.pass.frames())
+            .max()
+            .unwrap_or(1);
+        if frames > 1 {
+            (inputs, expected) = framed(ctx, ir, inputs, expected, frames, seed);
+        }
         let output = run(&step, ctx, ir, opts)?;
         outputs.push(output);
         let got = outcomes(ctx, ir, &inputs);
@@ -64,6 +75,52 @@ pub(crate) fn run_checked(
         expected = got;
     }
     Ok(outputs)
+}
+
+/// A function's results on a sample (none: it cannot run).
+type Outcome = Option<Vec<acc_interp::Tensor>>;
+
+/// The samples and their expected results for functions that take `frames` frames:
+/// frame 0 the sample's inputs, frame K those of seed `seed + K`, each frame's
+/// results computed by the functions as they are (before the pass repeating them).
+fn framed(
+    ctx: &Context,
+    ir: &Ir,
+    inputs: Vec<Sample>,
+    expected: Vec<Outcome>,
+    frames: usize,
+    seed: u64,
+) -> (Vec<Sample>, Vec<Outcome>) {
+    let more: Vec<(Vec<Sample>, Vec<Outcome>)> = (1..frames as u64)
+        .map(|k| {
+            let s = samples(ctx, ir, seed.wrapping_add(k));
+            let o = outcomes(ctx, ir, &s);
+            (s, o)
+        })
+        .collect();
+    inputs
+        .into_iter()
+        .zip(expected)
+        .map(|(mut sample, mut results)| {
+            for (s, o) in &more {
+                let frame = s.iter().position(|x| x.function == sample.function);
+                match frame {
+                    Some(i) => {
+                        sample.inputs.extend(s[i].inputs.iter().cloned());
+                        results = match (results, &o[i]) {
+                            (Some(mut r), Some(more)) => {
+                                r.extend(more.iter().cloned());
+                                Some(r)
+                            }
+                            _ => None,
+                        };
+                    }
+                    None => results = None,
+                }
+            }
+            (sample, results)
+        })
+        .unzip()
 }
 
 fn failure(

@@ -11,6 +11,9 @@
 use std::path::Path;
 use std::process::Command;
 
+mod support;
+use support::{figure, npy_data, tool};
+
 const TARGET: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../test/lit/targets/Inputs/two-devices.acc"
@@ -58,35 +61,6 @@ fn npy(path: &Path, descr: &str, data: &[u8]) {
 fn npy_i8(path: &Path, values: &[i8]) {
     let data: Vec<u8> = values.iter().map(|v| *v as u8).collect();
     npy(path, "|i1", &data);
-}
-
-fn tool(name: &str, dir: &Path, args: &[&str]) -> String {
-    let out = Command::new(match name {
-        "opt" => env!("CARGO_BIN_EXE_acc-opt"),
-        "translate" => env!("CARGO_BIN_EXE_acc-translate"),
-        _ => env!("CARGO_BIN_EXE_acc-run"),
-    })
-    .current_dir(dir)
-    .args(args)
-    .output()
-    .expect("the tool runs");
-    assert!(
-        out.status.success(),
-        "acc-{name} {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// The number after `key=` on the `sim:` lines of `report`.
-fn figure(report: &str, key: &str) -> i64 {
-    report
-        .lines()
-        .filter(|l| l.starts_with("sim: "))
-        .flat_map(|l| l.split_whitespace())
-        .find_map(|w| w.strip_prefix(&format!("{key}=")))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| panic!("no {key}= in {report}"))
 }
 
 /// A directory with the module (`f.mlir`) and its two inputs (`x.npy`, `y.npy`: the
@@ -235,13 +209,6 @@ fn launches_overlap_compute_the_same_and_give_a_well_formed_timeline() {
         on(1).any(|a| on(3).any(|b| a.1 < b.2 && b.1 < a.2)),
         "the DLA and the DSP never overlap: {spans:?}"
     );
-}
-
-/// The bytes of an `.npy` file after its header.
-fn npy_data(path: &Path) -> Vec<u8> {
-    let bytes = std::fs::read(path).expect("an .npy output");
-    let header = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
-    bytes[10 + header..].to_vec()
 }
 
 #[test]

@@ -37,6 +37,14 @@ pub trait Pass: Send + Sync {
     fn approximates(&self) -> bool {
         false
     }
+
+    /// How many frames each function takes after the pass (its arguments that many
+    /// times over, its results likewise), each frame computed as before: a pipelined
+    /// entry. `--check-semantics` then runs the function before the pass on each
+    /// frame's inputs.
+    fn frames(&self) -> usize {
+        1
+    }
 }
 
 /// The kind of value an option takes, for checking and `--list-passes`.

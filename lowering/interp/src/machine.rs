@@ -66,6 +66,8 @@ pub struct HwTrace {
     pub ops: Vec<TracedOp>,
     /// The host ops run since the last traced op.
     pub host_ops: u64,
+    /// The ops of the open launch's own code run since its last traced op.
+    pub device_ops: u64,
 }
 
 /// One traced op.
@@ -80,8 +82,9 @@ pub struct TracedOp {
     /// For an op of a launch's region: the index (in [`HwTrace::ops`]) of the
     /// launch.
     pub launch: Option<usize>,
-    /// For a `hw.launch`: the ops its region ran outside calls (the device's own
-    /// code).
+    /// The device's own code (ops outside calls and transfers) run: for an op of a
+    /// launch's region, the ops before it since the previous traced op of the launch;
+    /// for a `hw.launch`, those after its last traced op.
     pub device_ops: u64,
 }
 
@@ -518,8 +521,8 @@ impl<'a> Interpreter<'a> {
             && self.in_semantics.get() == 0
             && let Some(trace) = self.hw_ops_run.borrow_mut().as_mut()
         {
-            match self.current_launch.get().and_then(|i| trace.ops.get_mut(i)) {
-                Some(launch) => launch.device_ops += 1,
+            match self.current_launch.get() {
+                Some(_) => trace.device_ops += 1,
                 None => trace.host_ops += 1,
             }
         }
@@ -627,17 +630,17 @@ impl Interpreter<'_> {
         let mut trace = self.hw_ops_run.borrow_mut();
         let trace = trace.as_mut()?;
         let launch = self.current_launch.get();
-        let host_ops = if launch.is_some() {
-            0
+        let (host_ops, device_ops) = if launch.is_some() {
+            (0, std::mem::take(&mut trace.device_ops))
         } else {
-            std::mem::take(&mut trace.host_ops)
+            (std::mem::take(&mut trace.host_ops), 0)
         };
         trace.ops.push(TracedOp {
             body,
             op,
             host_ops,
             launch,
-            device_ops: 0,
+            device_ops,
         });
         Some(trace.ops.len() - 1)
     }
@@ -716,6 +719,12 @@ impl Interpreter<'_> {
             )
         });
         self.current_launch.set(None);
+        if let (Some(i), Some(trace)) = (index, self.hw_ops_run.borrow_mut().as_mut()) {
+            let tail = std::mem::take(&mut trace.device_ops);
+            if let Some(launch) = trace.ops.get_mut(i) {
+                launch.device_ops = tail;
+            }
+        }
         match flow? {
             Flow::Yield(..) => {}
             _ => {

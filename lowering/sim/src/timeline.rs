@@ -71,6 +71,8 @@ struct Open {
     device: String,
     clock: At,
     token: (BodyId, ValueId),
+    /// The ops of the device's own code after the launch's last traced op.
+    tail: u64,
 }
 
 struct Timeline<'a> {
@@ -125,12 +127,15 @@ pub fn simulate(
     };
     for e in &trace.ops {
         if e.launch.is_none() {
-            t.close_launch();
+            t.close_launch()?;
             t.host_code(e.host_ops)?;
+        } else {
+            // The device's code before this op of its launch.
+            t.device_code(e.device_ops)?;
         }
         t.op(e.body, e.op, e.device_ops)?;
     }
-    t.close_launch();
+    t.close_launch()?;
     t.host_code(trace.host_ops)?;
     let ends = t
         .engine_free
@@ -206,8 +211,35 @@ impl Timeline<'_> {
         }
     }
 
-    /// Ends the open launch: its device is free, its token done.
-    fn close_launch(&mut self) {
+    /// Charges the open launch's device `ops` ops of its own code, from its clock.
+    fn device_code(&mut self, ops: u64) -> Result<(), String> {
+        let Some(o) = &self.open else {
+            return Ok(());
+        };
+        let per_op = self
+            .targets
+            .iter()
+            .find_map(|t| t.device(&o.device))
+            .and_then(|d| d.cycles_per_op)
+            .unwrap_or(0);
+        let cycles = i64::try_from(ops)
+            .ok()
+            .and_then(|n| n.checked_mul(per_op))
+            .ok_or("the device's cycles overflow")?;
+        if cycles > 0 {
+            let (device, clock) = (o.device.clone(), o.clock);
+            let lane = self.lane(&device);
+            let at = self.span(lane, "code".into(), clock, cycles)?;
+            self.set_clock(at);
+        }
+        Ok(())
+    }
+
+    /// Ends the open launch (its code after its last traced op charged): its device
+    /// is free, its token done.
+    fn close_launch(&mut self) -> Result<(), String> {
+        let tail = self.open.as_ref().map_or(0, |o| o.tail);
+        self.device_code(tail)?;
         if let Some(o) = self.open.take() {
             let end = At {
                 t: o.clock.t,
@@ -217,10 +249,11 @@ impl Timeline<'_> {
             self.device_free.insert(o.device, end);
             self.done.insert(o.token, end);
         }
+        Ok(())
     }
 
-    /// Charges the traced op `op` (a launch's region ran `device_ops` ops of the
-    /// device's own code).
+    /// Charges the traced op `op` (for a `hw.launch`, `device_ops` ops of the device's
+    /// own code run after its last traced op).
     fn op(&mut self, body: BodyId, op: acc_ir::OpId, device_ops: u64) -> Result<(), String> {
         let (ctx, ir) = (self.ctx, self.ir);
         let r = ir.op(body, op);
@@ -246,21 +279,10 @@ impl Timeline<'_> {
                     device: device.clone(),
                     clock: start,
                     token: (body, view.token()),
+                    tail: 0,
                 });
-                let per_op = self
-                    .targets
-                    .iter()
-                    .find_map(|t| t.device(&device))
-                    .and_then(|d| d.cycles_per_op)
-                    .unwrap_or(0);
-                let cycles = i64::try_from(device_ops)
-                    .ok()
-                    .and_then(|n| n.checked_mul(per_op))
-                    .ok_or("the device's cycles overflow")?;
-                if cycles > 0 {
-                    let at = self.span(lane, "code".into(), start, cycles)?;
-                    self.set_clock(at);
-                }
+                // Its code after its last call or transfer, charged when it closes.
+                self.open.as_mut().expect("just opened").tail = device_ops;
             }
             Some(hw::Op::Wait) => {
                 let until = tokens_done(self);

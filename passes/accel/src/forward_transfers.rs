@@ -55,7 +55,7 @@ impl Pass for ForwardTransfers {
 }
 
 /// The memory space of a memref type (`None`: the host's memory).
-fn space(ctx: &Context, ir: &Ir, body: BodyId, v: ValueId) -> Option<String> {
+pub(crate) fn space(ctx: &Context, ir: &Ir, body: BodyId, v: ValueId) -> Option<String> {
     match ctx.type_data(ir.body(body).value_type(v)) {
         TypeData::MemRef {
             memory_space: Some(s),
@@ -135,7 +135,7 @@ fn forward(ctx: &Context, ir: &mut Ir, body: BodyId, target: &Target) -> Result<
 }
 
 /// Whether `op` (or an op in its regions) uses a view of the buffer `root`.
-fn touches(ctx: &Context, ir: &Ir, body: BodyId, op: OpId, root: ValueId) -> bool {
+pub(crate) fn touches(ctx: &Context, ir: &Ir, body: BodyId, op: OpId, root: ValueId) -> bool {
     let mut found = false;
     each_nested(ir, body, op, &mut |o| {
         found |= ir
@@ -185,7 +185,7 @@ fn is_buffer(ctx: &Context, ir: &Ir, body: BodyId, v: ValueId) -> bool {
     )
 }
 
-fn each_nested(ir: &Ir, body: BodyId, op: OpId, f: &mut dyn FnMut(OpId)) {
+pub(crate) fn each_nested(ir: &Ir, body: BodyId, op: OpId, f: &mut dyn FnMut(OpId)) {
     f(op);
     let b = ir.body(body);
     let inner: Vec<OpId> = b
@@ -214,41 +214,8 @@ fn rewrite(
     between: &[OpId],
 ) -> Result<(), String> {
     let home = ir.body(body).operand(second, 0);
-    let token = ir
-        .body(body)
-        .results(second)
-        .next()
-        .ok_or("a transfer without a token")?;
     ir.body_mut(body).set_operand(second, 0, from);
-    set_call(ctx, ir, body, second, &engine.start)?;
-    // Its wait: the engine's, alone.
-    let old_wait = ir
-        .body(body)
-        .value_users(token)
-        .find(|u| hw::DmaWait::is(ctx, ir.op(body, *u)))
-        .ok_or("a transfer nothing waits for")?;
-    let others: Vec<ValueId> = ir
-        .body(body)
-        .operands(old_wait)
-        .filter(|v| *v != token)
-        .collect();
-    let loc = ir.op(body, old_wait).loc();
-    let headers = ctx.dict_get(
-        ir.op(body, old_wait).attrs(),
-        acc_dialects::hooks::hw::HEADERS_ATTR,
-    );
-    let new_wait = {
-        let mut e =
-            acc_dialects::build::Builder::new(ctx, ir, body, InsertPoint::Before(old_wait), loc);
-        hw::DmaWait::build(&mut e, &[token])
-            .call(ctx.string_attr(&engine.wait))
-            .create()?
-    };
-    if headers.is_some() {
-        // The same headers as the old wait's (the target's).
-        ir.body_mut(body).op_mut(new_wait).attrs = ir.body(body).op(old_wait).attrs;
-    }
-    replace_operands(ctx, ir, body, old_wait, &others)?;
+    let new_wait = use_engine(ctx, ir, body, second, engine)?;
     // The source stays until the copy is done.
     let from_root = buffer_root(ctx, ir, body, from);
     let deallocs: Vec<OpId> = ir
@@ -291,6 +258,52 @@ fn rewrite(
         ir.erase_op(body, alloc);
     }
     Ok(())
+}
+
+/// Makes the transfer `start` a copy by `engine`, waited for by the engine's wait
+/// alone where its old wait was (which keeps waiting for its other tokens); that new
+/// wait.
+pub(crate) fn use_engine(
+    ctx: &Context,
+    ir: &mut Ir,
+    body: BodyId,
+    start: OpId,
+    engine: &acc_target::Dma,
+) -> Result<OpId, String> {
+    let token = ir
+        .body(body)
+        .results(start)
+        .next()
+        .ok_or("a transfer without a token")?;
+    set_call(ctx, ir, body, start, &engine.start)?;
+    let old_wait = ir
+        .body(body)
+        .value_users(token)
+        .find(|u| hw::DmaWait::is(ctx, ir.op(body, *u)))
+        .ok_or("a transfer nothing waits for")?;
+    let others: Vec<ValueId> = ir
+        .body(body)
+        .operands(old_wait)
+        .filter(|v| *v != token)
+        .collect();
+    let loc = ir.op(body, old_wait).loc();
+    let headers = ctx.dict_get(
+        ir.op(body, old_wait).attrs(),
+        acc_dialects::hooks::hw::HEADERS_ATTR,
+    );
+    let new_wait = {
+        let mut e =
+            acc_dialects::build::Builder::new(ctx, ir, body, InsertPoint::Before(old_wait), loc);
+        hw::DmaWait::build(&mut e, &[token])
+            .call(ctx.string_attr(&engine.wait))
+            .create()?
+    };
+    if headers.is_some() {
+        // The same headers as the old wait's (the target's).
+        ir.body_mut(body).op_mut(new_wait).attrs = ir.body(body).op(old_wait).attrs;
+    }
+    replace_operands(ctx, ir, body, old_wait, &others)?;
+    Ok(new_wait)
 }
 
 /// Makes the wait `op` wait for `tokens` only (a new wait with its attributes),

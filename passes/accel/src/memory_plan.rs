@@ -13,6 +13,13 @@
 //! the function returns are left to the allocator. A function that has an arena
 //! already is left as it is.
 //!
+//! Two buffers share bytes only when they are not alive together and, with devices
+//! the host starts asynchronously (a target `device` with `submit`, which
+//! `schedule-devices` launches), when the device that last uses the first is the one
+//! that first uses the second (the host counting as one): reusing bytes never makes
+//! a device wait for another working at the same time (frame n+1's DLA input while
+//! the DSP still reads frame n's DLA result, `pipeline-frames`).
+//!
 //! Placement is greedy by size (largest first, each at the lowest offset free during
 //! its lifetime), the strategy of TensorFlow Lite's arena planner. An arena is never
 //! smaller than [`lower_bound`], the most bytes alive at one time.
@@ -22,6 +29,10 @@
 //! a memory space the target does not declare.
 
 use acc_ir::{BodyId, Context, Diagnostic, Ir, OpId, ValueId};
+use acc_target::Targets;
+
+use crate::device_work::device_of;
+use crate::forward_transfers::touches;
 use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use rustc_hash::FxHashMap;
 
@@ -67,7 +78,7 @@ impl Pass for MemoryPlan {
         if !self.target.is_empty() && target.is_none() {
             return Err(at_function(t.targets.missing(&self.target, "memory-plan")));
         }
-        let arenas = plan_function(t.ctx, t.ir, body, outer, func)
+        let arenas = plan_function(t.ctx, t.ir, body, outer, func, t.targets)
             .map_err(|m| at_function(format!("memory-plan: {m}")))?;
         // The linker sections the target gives its memories: the host arena's, and
         // the others' by memory name.
@@ -182,11 +193,40 @@ pub struct Lifetime {
     pub end: usize,
     /// Its size in bytes.
     pub bytes: u64,
+    /// The asynchronous device that first uses it (0: the host, or a device the host
+    /// calls), and the one that last does (see [`Lifetime::shares_with`]).
+    pub first_user: u32,
+    /// See `first_user`.
+    pub last_user: u32,
 }
 
 impl Lifetime {
+    /// A buffer alive from `start` to `end` used by the host alone.
+    pub fn on_host(start: usize, end: usize, bytes: u64) -> Lifetime {
+        Lifetime {
+            start,
+            end,
+            bytes,
+            first_user: 0,
+            last_user: 0,
+        }
+    }
+
     fn overlaps(&self, other: &Lifetime) -> bool {
         self.start <= other.end && other.start <= self.end
+    }
+
+    /// Whether the two buffers may share bytes: they are not alive together, and the
+    /// later one's first user is the earlier one's last (otherwise reusing the bytes
+    /// would make one device wait for another that works at the same time).
+    fn shares_with(&self, other: &Lifetime) -> bool {
+        if self.overlaps(other) {
+            false
+        } else if self.end < other.start {
+            self.last_user == other.first_user
+        } else {
+            other.last_user == self.first_user
+        }
     }
 }
 
@@ -207,7 +247,7 @@ pub fn plan(buffers: &[Lifetime]) -> (Vec<u64>, u64) {
         let need = aligned(b.bytes);
         let mut busy: Vec<(u64, u64)> = placed
             .iter()
-            .filter(|j| buffers[**j].overlaps(b))
+            .filter(|j| !buffers[**j].shares_with(b))
             .map(|j| (offsets[*j], offsets[*j] + aligned(buffers[*j].bytes)))
             .collect();
         busy.sort_unstable();
@@ -254,6 +294,7 @@ fn plan_function(
     body: BodyId,
     outer: BodyId,
     func: OpId,
+    targets: &Targets,
 ) -> Result<Vec<Arena>, String> {
     let f_attrs = ir.body(outer).op(func).attrs;
     if ctx.dict_get(f_attrs, ARENA_SIZE).is_some() || ctx.dict_get(f_attrs, ARENA_SIZES).is_some() {
@@ -269,6 +310,42 @@ fn plan_function(
         return Ok(Vec::new());
     }
     let ops: Vec<OpId> = b.block_ops(blocks[0]).collect();
+    // The asynchronous devices (those started through a `submit` function), numbered
+    // from 1 in the order their work appears; 0 the host.
+    let mut numbers: FxHashMap<String, u32> = FxHashMap::default();
+    let async_device: Vec<u32> = ops
+        .iter()
+        .map(|o| {
+            let Some(d) = device_of(ctx, ir, body, targets, *o) else {
+                return 0;
+            };
+            let submits = targets
+                .iter()
+                .find_map(|t| t.device(&d))
+                .is_some_and(|dev| dev.submit.is_some());
+            if !submits {
+                return 0;
+            }
+            let next = numbers.len() as u32 + 1;
+            *numbers.entry(d).or_insert(next)
+        })
+        .collect();
+    let position: FxHashMap<OpId, usize> = ops.iter().enumerate().map(|(i, o)| (*o, i)).collect();
+    // The first and last asynchronous user of the buffer `root` among `span`.
+    let users = |span: &[OpId], root: ValueId| -> (u32, u32) {
+        let mut found = span
+            .iter()
+            .filter(|o| {
+                // Views and frees only compute addresses.
+                !matches!(
+                    loops::Op::of(ctx, ir.op(body, **o)),
+                    Some(loops::Op::Dealloc | loops::Op::Reshape | loops::Op::Subview)
+                ) && touches(ctx, ir, body, **o, root)
+            })
+            .map(|o| async_device[position[o]]);
+        let first = found.next().unwrap_or(0);
+        (first, found.last().unwrap_or(first))
+    };
     let mut allocs: FxHashMap<ValueId, (OpId, usize, u64, Option<String>)> = FxHashMap::default();
     let mut found: Vec<(OpId, Lifetime, Option<String>)> = Vec::new();
     for (i, &o) in ops.iter().enumerate() {
@@ -290,10 +367,13 @@ fn plan_function(
             }
             Some(loops::Op::Dealloc) => {
                 if let Some((alloc, start, bytes, space)) = allocs.remove(&b.operand(o, 0)) {
+                    let (first_user, last_user) = users(&ops[start..=i], b.operand(o, 0));
                     let life = Lifetime {
                         start,
                         end: i,
                         bytes,
+                        first_user,
+                        last_user,
                     };
                     found.push((alloc, life, space));
                 }
@@ -377,7 +457,7 @@ mod tests {
     use super::*;
 
     fn life(start: usize, end: usize, bytes: u64) -> Lifetime {
-        Lifetime { start, end, bytes }
+        Lifetime::on_host(start, end, bytes)
     }
 
     /// Every pair of buffers alive together has disjoint ranges.

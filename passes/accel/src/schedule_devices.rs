@@ -39,6 +39,10 @@ use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use acc_target::Targets;
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use crate::device_work::{device_of, memory_owner};
+
+mod scalar_results;
+
 /// The pass.
 pub struct ScheduleDevices;
 
@@ -70,7 +74,7 @@ impl Pass for ScheduleDevices {
         for (f, body) in functions {
             let (done, remarks, launched) = {
                 let mut s = Scheduler::new(t.ctx, t.ir, body, t.targets);
-                let done = s.schedule();
+                let done = s.schedule(Some((module, f)));
                 (done, s.remarks, s.launched)
             };
             done.map_err(|m| at(t.ir, module, f, format!("schedule-devices: {m}")))?;
@@ -152,6 +156,9 @@ enum Role {
     Host,
 }
 
+/// A block's top-level ops, their roles, and the runs they make.
+type Runs = (Vec<OpId>, Vec<Role>, Vec<Run>);
+
 /// A run of one device's consecutive ops (addresses and deallocs between them).
 struct Run {
     device: String,
@@ -202,7 +209,9 @@ impl<'a> Scheduler<'a> {
         }
     }
 
-    fn schedule(&mut self) -> Result<(), String> {
+    /// Schedules the function's body; `function` is its op (in the module's body),
+    /// whose host arena grows by the cells scalars come back in.
+    fn schedule(&mut self, function: Option<(BodyId, OpId)>) -> Result<(), String> {
         let b = self.ir.body(self.body);
         let blocks: Vec<_> = b
             .top_regions()
@@ -212,12 +221,18 @@ impl<'a> Scheduler<'a> {
         let [block] = blocks[..] else {
             return Ok(());
         };
-        let ops: Vec<OpId> = b.block_ops(block).collect();
-        let roles: Vec<Role> = ops
+        let (mut ops, mut roles, mut runs) = self.find_runs(block)?;
+        let top: FxHashMap<OpId, OpId> = ops
             .iter()
-            .map(|o| self.role(*o))
-            .collect::<Result<_, _>>()?;
-        let runs = self.runs(&ops, &roles);
+            .flat_map(|o| {
+                nested_ops(self.ir, self.body, *o)
+                    .into_iter()
+                    .map(|n| (n, *o))
+            })
+            .collect();
+        if self.scalars_through_memory(&runs, &top, function)? {
+            (ops, roles, runs) = self.find_runs(block)?;
+        }
         // Each op's run, for the ops of runs that can be launched.
         let mut run_of: FxHashMap<OpId, usize> = FxHashMap::default();
         for (i, run) in runs.iter().enumerate() {
@@ -264,80 +279,44 @@ impl<'a> Scheduler<'a> {
         Ok(())
     }
 
+    /// The top-level ops of `block`, their roles and their runs.
+    fn find_runs(
+        &self,
+        block: acc_ir::BlockId,
+    ) -> Result<Runs, String> {
+        let ops: Vec<OpId> = self.ir.body(self.body).block_ops(block).collect();
+        let roles: Vec<Role> = ops
+            .iter()
+            .map(|o| self.role(*o))
+            .collect::<Result<_, _>>()?;
+        let runs = self.runs(&ops, &roles);
+        Ok((ops, roles, runs))
+    }
+
     /// The role of the top-level op `op`.
     fn role(&self, op: OpId) -> Result<Role, String> {
         let r = self.ir.op(self.body, op);
-        let host_or = |device: Option<String>| match device {
-            Some(d) if !self.is_host(&d) => Role::Device(d),
-            _ => Role::Host,
-        };
-        Ok(match hw::Op::of(self.ctx, r) {
-            Some(hw::Op::Intrinsic) => {
-                let callee = string_attr(self.ctx, r.attr(self.ctx, hw::Intrinsic::ATTR_CALLEE));
-                host_or(
-                    callee
-                        .and_then(|c| self.targets.intrinsic_named(&c))
-                        .map(|i| i.device.clone()),
-                )
-            }
-            Some(hw::Op::DmaStart) => {
-                let b = self.ir.body(self.body);
-                let (from, to) = (b.operand(op, 0), b.operand(op, 1));
-                host_or(self.memory_owner(to).or_else(|| self.memory_owner(from)))
-            }
-            Some(hw::Op::DmaWait) => {
-                // The device that started the transfer.
-                let b = self.ir.body(self.body);
-                match b.operands(op).next().map(|t| b.value(t).def) {
-                    Some(ValueDef::Result(start, _)) if start != op => self.role(start)?,
-                    _ => Role::Host,
-                }
-            }
-            _ if loops::Dealloc::is(self.ctx, r) => Role::Dealloc,
-            _ if matches!(
-                loops::Op::of(self.ctx, r),
-                Some(
-                    loops::Op::Alloc
-                        | loops::Op::Constant
-                        | loops::Op::Reshape
-                        | loops::Op::Subview
-                )
-            ) || arith::Constant::is(self.ctx, r) =>
-            {
-                Role::Address
-            }
-            // The loops of ops a programmable device runs.
-            _ => host_or(string_attr(
-                self.ctx,
-                acc_dialects::hooks::hw::placed_device(self.ctx, r),
-            )),
-        })
-    }
-
-    fn is_host(&self, device: &str) -> bool {
-        self.targets
-            .iter()
-            .find_map(|t| t.device(device))
-            .is_none_or(|d| d.kind == "host")
-    }
-
-    /// The device that alone reaches the memory of buffer `v` (not the host's): the
-    /// device a transfer into (else out of) that memory belongs to.
-    fn memory_owner(&self, v: ValueId) -> Option<String> {
-        let ty = self.ir.body(self.body).value_type(v);
-        let TypeData::MemRef {
-            memory_space: Some(space),
-            ..
-        } = self.ctx.type_data(ty)
-        else {
-            return None;
-        };
-        let name = string_attr(self.ctx, Some(*space))?;
-        let memory = self.targets.iter().find_map(|t| t.memory(&name))?;
-        match memory.devices.as_slice() {
-            [only] if !self.is_host(only) => Some(only.clone()),
-            _ => None,
+        if loops::Dealloc::is(self.ctx, r) {
+            return Ok(Role::Dealloc);
         }
+        let address = matches!(
+            loops::Op::of(self.ctx, r),
+            Some(loops::Op::Alloc | loops::Op::Constant | loops::Op::Reshape | loops::Op::Subview)
+        ) || arith::Constant::is(self.ctx, r);
+        if address {
+            return Ok(Role::Address);
+        }
+        Ok(
+            match device_of(self.ctx, self.ir, self.body, self.targets, op) {
+                Some(d) => Role::Device(d),
+                None => Role::Host,
+            },
+        )
+    }
+
+    /// The device that alone reaches the memory of buffer `v` (not the host).
+    fn memory_owner(&self, v: ValueId) -> Option<String> {
+        memory_owner(self.ctx, self.ir, self.body, self.targets, v)
     }
 
     /// The runs: maximal sequences of one device's ops, with the addresses and
@@ -447,6 +426,11 @@ impl<'a> Scheduler<'a> {
                     ops.insert(w - 1, moved);
                     continue;
                 }
+                // Right before its wait: both go down to the first op using what it
+                // copies, so that the work before does not wait with it.
+                if wait == Some(k + 1) && self.sink_transfer(&mut ops, k, &mine) {
+                    continue;
+                }
             }
             k += 1;
         }
@@ -480,6 +464,41 @@ impl<'a> Scheduler<'a> {
             deallocs: run.deallocs.clone(),
         });
         parts
+    }
+
+    /// Moves the transfer `ops[k]` and its wait `ops[k + 1]` (waiting for it alone)
+    /// down to just before the first later op of `ops` touching a buffer of `mine`
+    /// (the transfer's accesses, or one sharing their bytes); true when they moved.
+    fn sink_transfer(&mut self, ops: &mut Vec<OpId>, k: usize, mine: &[(ValueId, bool)]) -> bool {
+        let wait = ops[k + 1];
+        if self.ir.body(self.body).operands(wait).len() != 1 {
+            return false;
+        }
+        let touches = |s: &Self, o: OpId| {
+            accesses(s.ctx, s.ir, s.body, o)
+                .iter()
+                .any(|(root, _)| mine.iter().any(|(m, _)| s.share_bytes(*root, *m)))
+        };
+        let Some(u) = (k + 2..ops.len()).find(|j| touches(self, ops[*j])) else {
+            return false;
+        };
+        if u == k + 2 {
+            return false;
+        }
+        let (start, before) = (ops[k], ops[u]);
+        self.ir.body_mut(self.body).move_op_before(start, before);
+        self.ir.body_mut(self.body).move_op_before(wait, before);
+        let pair: Vec<OpId> = ops.drain(k..k + 2).collect();
+        ops.splice(u - 2..u - 2, pair);
+        true
+    }
+
+    /// Whether the buffers `a` and `b` (roots) share bytes: the same buffer, or at
+    /// overlapping offsets of one arena.
+    fn share_bytes(&self, a: ValueId, b: ValueId) -> bool {
+        a == b
+            || matches!((self.placed(a), self.placed(b)), (Some(x), Some(y))
+                if x.0 == y.0 && x.1 < y.2 && y.1 < x.2)
     }
 
     /// Makes `run` a launch after what it must come after.
@@ -884,11 +903,4 @@ fn accesses(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Vec<(ValueId, boo
         }
     }
     out
-}
-
-fn string_attr(ctx: &Context, a: Option<acc_ir::AttrId>) -> Option<String> {
-    match ctx.attr_data(a?) {
-        AttrData::String { value, .. } => Some(ctx.str(*value).to_string()),
-        _ => None,
-    }
 }

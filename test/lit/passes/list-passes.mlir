@@ -36,6 +36,8 @@
 // CHECK-NEXT: {{^}}  collapse-parallel{{ +}}Merge the trailing dimensions of loop.parallel nests that every access walks contiguously (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  cse{{ +}}Eliminate common subexpressions (runs on any op){{$}}
 // CHECK-NEXT: {{^}}  dce{{ +}}Erase ops without side effects whose results are unused (runs on any op){{$}}
+// CHECK-NEXT: {{^}}  device-buffers{{ +}}Move buffers only one programmable device's loops use into its local memory, copies into them by an engine from the other device's memory (runs on func.func){{$}}
+// CHECK-NEXT: {{^}}      target{{ +}}the target to consult, by name (empty: the compilation's first, from the first --target FILE) (string, default ){{$}}
 // CHECK-NEXT: {{^}}  emulate-narrow-floats{{ +}}Compute arith and math ops on f16, bf16 and the f8/f6/f4 floats in f32, between extf and truncf (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  fold{{ +}}Fold ops with constant operands (whole constant tensors included) and erase dead ops (runs on any op){{$}}
 // CHECK-NEXT: {{^}}  forward-transfers{{ +}}Copy a device's result straight into another device's memory by an engine between them, not through the host's memory (runs on func.func){{$}}
@@ -53,6 +55,8 @@
 // CHECK-NEXT: {{^}}  partition{{ +}}Place ops on the target's devices by its intrinsics' and code rules' matches, conditions and costs, searching for the shortest schedule with transfers priced; remark why each other op stays on the host (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}      target{{ +}}the target to consult, by name (empty: the compilation's first, from the first --target FILE) (string, default ){{$}}
 // CHECK-NEXT: {{^}}      placement{{ +}}schedule: the placement whose schedule, transfers included, is shortest; op-by-op: each op on its cheapest device (schedule|op-by-op, default schedule){{$}}
+// CHECK-NEXT: {{^}}  pipeline-frames{{ +}}Make each function take several frames, its placed ops ordered as a software pipeline over the devices (frame n+1's first stage beside frame n's next) (runs on func.func){{$}}
+// CHECK-NEXT: {{^}}      frames{{ +}}the frames each call takes (1 to 64) (int, default 2){{$}}
 // CHECK-NEXT: {{^}}  quantize{{ +}}Fold a QDQ model's dequantize/op/quantize groups into integer ops (qconv2d, qmatmul, qadd, qmul, qavg_pool, lookup tables, ops on stored integers), activations into their clamps (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}      requant{{ +}}how the integer ops requantize: float (onnxruntime's arithmetic) or fixed_point (TFLite's and CMSIS-NN's Q31 multipliers and shifts) (float|fixed_point, default float){{$}}
 // CHECK-NEXT: {{^}}  schedule-devices{{ +}}Launch each device's runs of calls and transfers asynchronously, ordered by tokens; the host waits only where it must (runs on builtin.module){{$}}

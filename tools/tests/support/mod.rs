@@ -158,3 +158,41 @@ fn build_and_run(
 pub fn bits(v: &[f32]) -> Vec<u32> {
     v.iter().map(|x| x.to_bits()).collect()
 }
+
+/// Runs acc-`name` (`opt`, `translate`, `run`) in `dir`, which must succeed; its
+/// standard output.
+pub fn tool(name: &str, dir: &Path, args: &[&str]) -> String {
+    let out = Command::new(match name {
+        "opt" => env!("CARGO_BIN_EXE_acc-opt"),
+        "translate" => env!("CARGO_BIN_EXE_acc-translate"),
+        _ => env!("CARGO_BIN_EXE_acc-run"),
+    })
+    .current_dir(dir)
+    .args(args)
+    .output()
+    .expect("the tool runs");
+    assert!(
+        out.status.success(),
+        "acc-{name} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The number after `key=` on the `sim:` lines of `report`.
+pub fn figure(report: &str, key: &str) -> i64 {
+    report
+        .lines()
+        .filter(|l| l.starts_with("sim: "))
+        .flat_map(|l| l.split_whitespace())
+        .find_map(|w| w.strip_prefix(&format!("{key}=")))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no {key}= in {report}"))
+}
+
+/// The data of an .npy file (after its header).
+pub fn npy_data(path: &Path) -> Vec<u8> {
+    let bytes = std::fs::read(path).expect("an .npy output");
+    let header = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    bytes[10 + header..].to_vec()
+}

@@ -1,0 +1,44 @@
+/* The SoC of examples/targets/soc.acc, emulated in portable C so that what acc emits
+ * for it builds and runs on any machine: the DLA's convolution (tinynpu's reference
+ * arithmetic, tinynpu.h: int32 sums, the per-channel scale in double precision,
+ * round half to even, clamp to int8), its three DMA engines, and each device's
+ * driver entry point, which queues work on that device's thread (acc_devices.h). On
+ * the chip, the vendor's DLA library and the DSP's and DLA's drivers replace this
+ * file; the DSP runs model.dsp.c, built by its own compiler. */
+#ifndef SOC_H
+#define SOC_H
+
+#include <stdint.h>
+
+#include "acc_devices.h"
+
+/* Convolution: x is c x h x w (NCHW, batch 1), weights m x c x kh x kw, y m x oh x
+ * ow, strides (sh, sw), top/left padding (pt, pl) read as x_zero; one scale per
+ * output channel. */
+void dla_conv2d_s8(const int8_t *x, const int8_t *weights, const int32_t *bias,
+                   int8_t *y, int32_t c, int32_t h, int32_t w, int32_t m,
+                   int32_t oh, int32_t ow, int32_t kh, int32_t kw, int32_t sh,
+                   int32_t sw, int32_t pt, int32_t pl, int32_t x_zero,
+                   int32_t y_zero, const float *scales);
+
+/* The DMA engines: between the DDR and the DLA's SRAM, between the DDR and the
+ * DSP's TCM, and between the DLA's SRAM and the DSP's TCM. Each starts a copy of
+ * `bytes` bytes and returns a ticket; its wait returns once that copy is done. */
+uint32_t dla_dma(void *dst, const void *src, uint32_t bytes);
+void dla_dma_wait(uint32_t ticket);
+uint32_t dsp_dma(void *dst, const void *src, uint32_t bytes);
+void dsp_dma_wait(uint32_t ticket);
+uint32_t dla_dsp_dma(void *dst, const void *src, uint32_t bytes);
+void dla_dsp_dma_wait(uint32_t ticket);
+
+/* The drivers: queue `work(ctx)` on the device, to start once the events `after`
+ * are done (the devices signal each other), `done` pending until it has run. */
+void dla_submit(void (*work)(void *), void *ctx, acc_event *const *after, uint32_t n_after,
+                acc_event *done);
+void dsp_submit(void (*work)(void *), void *ctx, acc_event *const *after, uint32_t n_after,
+                acc_event *done);
+
+/* Bytes each engine has copied since the start (dla_dma, dsp_dma, dla_dsp_dma). */
+uint64_t soc_dma_bytes(int engine);
+
+#endif

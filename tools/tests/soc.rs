@@ -1,0 +1,286 @@
+//! The SoC example end to end (examples/targets/soc.acc, docs/tutorial-soc.md): the
+//! YOLO-style detector onnxruntime quantized (examples/onnx/detector.qdq.onnx),
+//! compiled by the target's pipeline under `--check-semantics`:
+//! - the interpreter gives onnxruntime's selected boxes exactly, and its boxes and
+//!   scores within float rounding;
+//! - the DLA runs the backbone, the DSP the quantization of the input and the whole
+//!   post-processing, in its own C file; the DLA's result reaches the DSP's TCM by
+//!   the engine between them (no DDR engine copies for the DSP), and the host only
+//!   starts the first launch and waits for the last;
+//! - with a pipelined entry (`pipeline-frames{frames=2}`), the simulated makespan is
+//!   below the devices' busy sum;
+//! - the C (a program per device, a thread per device) gives the interpreter's
+//!   results bit for bit, under ThreadSanitizer too.
+
+use std::path::Path;
+use std::process::Command;
+
+mod support;
+use support::{examples, figure, npy_data, tool};
+
+const TARGET: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/targets/soc.acc");
+
+/// The target's pipeline, with `pipeline-frames` after `partition` when `frames` > 1.
+fn pipeline(frames: usize) -> String {
+    let framed = if frames > 1 {
+        format!("pipeline-frames{{frames={frames}}},")
+    } else {
+        String::new()
+    };
+    format!(
+        "quantize-pipeline,partition,{framed}tensorize,weight-prep,graph-to-tensor,bufferize,fuse-parallel,buffer-deallocation,forward-transfers,device-buffers,memory-plan,schedule-devices"
+    )
+}
+
+/// Imports the detector and compiles it for the SoC (`frames` frames a call) into
+/// `d/OUT`.
+fn compile(d: &Path, frames: usize, out: &str) {
+    let model = examples().join("detector.qdq.onnx");
+    if !d.join("detector.mlir").exists() {
+        tool(
+            "translate",
+            d,
+            &[
+                "--import-onnx",
+                model.to_str().expect("a UTF-8 path"),
+                "-o",
+                "detector.mlir",
+            ],
+        );
+    }
+    tool(
+        "opt",
+        d,
+        &[
+            "--target",
+            TARGET,
+            "--check-semantics",
+            "--pass",
+            &pipeline(frames),
+            "detector.mlir",
+            "-o",
+            out,
+        ],
+    );
+}
+
+fn f32s(bytes: &[u8]) -> Vec<f32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+#[test]
+fn the_detector_runs_on_the_dla_and_the_dsp_as_onnxruntime_computes() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let d = dir.path();
+    compile(d, 1, "soc.mlir");
+    let input = examples().join("detector.input0.npy");
+    let input = format!("0={}", input.display());
+    let outputs = [
+        "--output",
+        "boxes.npy",
+        "--output",
+        "scores.npy",
+        "--output",
+        "selected.npy",
+    ];
+    tool(
+        "run",
+        d,
+        &[&["soc.mlir", "--input", &input][..], &outputs].concat(),
+    );
+    // onnxruntime's selected triples exactly; boxes and scores within rounding.
+    assert_eq!(
+        npy_data(&d.join("selected.npy")),
+        npy_data(&examples().join("detector.qdq.output2.npy"))
+    );
+    for (mine, theirs, tolerance) in [
+        ("boxes.npy", "detector.qdq.output0.npy", 1e-4),
+        ("scores.npy", "detector.qdq.output1.npy", 1e-6),
+    ] {
+        let (a, b) = (
+            f32s(&npy_data(&d.join(mine))),
+            f32s(&npy_data(&examples().join(theirs))),
+        );
+        assert_eq!(a.len(), b.len());
+        for (x, y) in a.iter().zip(&b) {
+            assert!(
+                (x - y).abs() <= tolerance * y.abs().max(1.0),
+                "{mine}: {x} vs {y}"
+            );
+        }
+    }
+
+    // The program: the DSP's launches (quantizing the input, then post-processing),
+    // the DLA's (the backbone); the host waits once.
+    let ir = std::fs::read_to_string(d.join("soc.mlir")).expect("the program");
+    assert_eq!(ir.matches("hw.launch @dsp").count(), 2, "{ir}");
+    assert_eq!(ir.matches("hw.launch @dla").count(), 1, "{ir}");
+    assert_eq!(ir.matches("hw.wait").count(), 1, "{ir}");
+    assert_eq!(
+        ir.matches("hw.intrinsic \"dla_conv2d_s8\"").count(),
+        4,
+        "{ir}"
+    );
+
+    let sim = tool(
+        "run",
+        d,
+        &[
+            "soc.mlir", "--input", &input, "--mode", "sim", "--target", TARGET, "--trace", "t.json",
+        ],
+    );
+    assert_eq!(figure(&sim, "launches"), 3, "{sim}");
+    // Between the DLA and the DSP, only the engine joining their memories copies.
+    assert!(sim.contains("sim: dma=dla_dsp_dma transfers=2"), "{sim}");
+    assert!(!sim.contains("dma=dsp_dma"), "{sim}");
+    // The host's own work is a few ops (starting, loading the count).
+    let host_ops = sim
+        .lines()
+        .find_map(|l| l.strip_prefix("sim: host ops="))
+        .and_then(|l| l.split_whitespace().next())
+        .and_then(|v| v.parse::<i64>().ok())
+        .unwrap_or_else(|| panic!("no host line: {sim}"));
+    assert!(host_ops < 500, "{sim}");
+    let trace: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.join("t.json")).expect("the trace")).expect("JSON");
+    assert!(
+        trace["traceEvents"]
+            .as_array()
+            .is_some_and(|e| e.len() > 10)
+    );
+}
+
+#[test]
+fn a_pipelined_entry_overlaps_the_dla_and_the_dsp() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let d = dir.path();
+    compile(d, 2, "piped.mlir");
+    let input = examples().join("detector.input0.npy");
+    let (first, second) = (
+        format!("0={}", input.display()),
+        format!("1={}", input.display()),
+    );
+    let sim = tool(
+        "run",
+        d,
+        &[
+            "piped.mlir",
+            "--input",
+            &first,
+            "--input",
+            &second,
+            "--mode",
+            "sim",
+            "--target",
+            TARGET,
+        ],
+    );
+    // Frame 1's backbone runs while the DSP works on frame 0.
+    assert!(
+        figure(&sim, "makespan") < figure(&sim, "devices_busy_sum"),
+        "{sim}"
+    );
+    let ir = std::fs::read_to_string(d.join("piped.mlir")).expect("the program");
+    assert_eq!(ir.matches("hw.launch @dla").count(), 2, "{ir}");
+}
+
+#[test]
+fn the_c_of_each_device_gives_the_interpreters_results() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let d = dir.path();
+    compile(d, 1, "soc.mlir");
+    let input = examples().join("detector.input0.npy");
+    let arg = format!("0={}", input.display());
+    let outputs = [
+        "--output",
+        "boxes.npy",
+        "--output",
+        "scores.npy",
+        "--output",
+        "selected.npy",
+    ];
+    tool(
+        "run",
+        d,
+        &[&["soc.mlir", "--input", &arg][..], &outputs].concat(),
+    );
+    let mut expected = npy_data(&d.join("boxes.npy"));
+    expected.extend(npy_data(&d.join("scores.npy")));
+    expected.extend(npy_data(&d.join("selected.npy")));
+
+    std::fs::create_dir_all(d.join("out")).expect("a directory");
+    tool("translate", d, &["--emit-c", "soc.mlir", "-o", "out"]);
+    let dsp = std::fs::read_to_string(d.join("out/model.dsp.c")).expect("the DSP's program");
+    assert!(dsp.contains("Build with: cc -O2 -std=c99"), "{dsp}");
+    std::fs::write(d.join("input.bin"), npy_data(&input)).expect("the input");
+    std::fs::write(
+        d.join("driver.c"),
+        r#"#include <stdint.h>
+#include <stdio.h>
+#include "model.h"
+int main(void) {
+    static float x[3 * 32 * 32], boxes[64 * 4], scores[3 * 64];
+    static int64_t selected[12 * 3];
+    int64_t count = 0;
+    FILE *in = fopen("input.bin", "rb");
+    if (!in || fread(x, sizeof x[0], 3 * 32 * 32, in) != 3 * 32 * 32) return 1;
+    fclose(in);
+    for (int round = 0; round < 5; round++) acc_main(x, boxes, scores, selected, &count);
+    fwrite(boxes, 1, sizeof boxes, stdout);
+    fwrite(scores, 1, sizeof scores, stdout);
+    fwrite(selected, sizeof selected[0], (size_t)count * 3, stdout);
+    return 0;
+}
+"#,
+    )
+    .expect("write the driver");
+    let hwlib = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/hwlib");
+    for (name, flags) in [
+        ("threads", &["-O2", "-Wall", "-Wextra", "-Werror"][..]),
+        ("tsan", &["-O1", "-g", "-fsanitize=thread"][..]),
+    ] {
+        let built = Command::new("gcc")
+            .current_dir(d)
+            .args([
+                "-std=c99",
+                "-ffp-contract=off",
+                "-fno-strict-aliasing",
+                "-pthread",
+                "-Iout",
+            ])
+            .args(flags)
+            .arg(format!("-I{}", hwlib.display()))
+            .args([
+                "out/model.c",
+                "out/model.dla.c",
+                "out/model.dsp.c",
+                "driver.c",
+            ])
+            .args(["acc_devices.c", "soc.c", "tinynpu.c"].map(|f| hwlib.join(f)))
+            .args(["-o", name, "-lm"])
+            .output()
+            .expect("gcc runs");
+        assert!(
+            built.status.success(),
+            "gcc {name}: {}",
+            String::from_utf8_lossy(&built.stderr)
+        );
+        let ran = Command::new(d.join(name))
+            .current_dir(d)
+            .env("TSAN_OPTIONS", "halt_on_error=1 exitcode=66")
+            .output()
+            .expect("the program runs");
+        let report = String::from_utf8_lossy(&ran.stderr);
+        assert!(
+            ran.status.success() && report.is_empty(),
+            "{name}: {report}"
+        );
+        assert_eq!(
+            ran.stdout, expected,
+            "{name}: the C differs from the interpreter"
+        );
+    }
+}
