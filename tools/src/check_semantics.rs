@@ -36,10 +36,27 @@ pub(crate) fn run_checked(
             .map(|p| p.pass.frames())
             .max()
             .unwrap_or(1);
-        if frames > 1 {
-            (inputs, expected) = framed(ctx, ir, inputs, expected, frames, seed);
-        }
+        let framed_samples = (frames > 1).then(|| {
+            let (i, e) = framed(ctx, ir, &inputs, &expected, frames, seed);
+            (i, e, signature_sizes(ctx, ir))
+        });
         let output = run(&step, ctx, ir, opts)?;
+        // The functions the pass made take the frames take the framed samples.
+        if let Some((framed_inputs, framed_expected, before)) = framed_samples {
+            let after = signature_sizes(ctx, ir);
+            for (i, (sample, results)) in framed_inputs.into_iter().zip(framed_expected).enumerate()
+            {
+                let (Some(&(ins, outs)), Some(&now)) =
+                    (before.get(&sample.function), after.get(&sample.function))
+                else {
+                    continue;
+                };
+                if outs > 0 && now == (ins * frames, outs * frames) {
+                    inputs[i] = sample;
+                    expected[i] = results;
+                }
+            }
+        }
         outputs.push(output);
         let got = outcomes(ctx, ir, &inputs);
         let pass = step.first_pass_name().unwrap_or("?");
@@ -77,36 +94,53 @@ pub(crate) fn run_checked(
     Ok(outputs)
 }
 
+/// Each function's numbers of arguments and results.
+fn signature_sizes(ctx: &Context, ir: &Ir) -> std::collections::HashMap<String, (usize, usize)> {
+    acc_interp::functions(ctx, ir)
+        .into_iter()
+        .filter_map(|(name, body, op)| {
+            let (ins, outs) = acc_dialects::hooks::func::function_signature(ctx, ir.op(body, op))?;
+            Some((name, (ins.len(), outs.len())))
+        })
+        .collect()
+}
+
 /// A function's results on a sample (none: it cannot run).
 type Outcome = Option<Vec<acc_interp::Tensor>>;
 
-/// The samples and their expected results for functions that take `frames` frames:
-/// frame 0 the sample's inputs, frame K those of seed `seed + K`, each frame's
+/// The samples and their expected results for functions made to take `frames` frames:
+/// frame 0 the sample's inputs, frame K those of another seed, each frame's
 /// results computed by the functions as they are (before the pass repeating them).
 fn framed(
     ctx: &Context,
     ir: &Ir,
-    inputs: Vec<Sample>,
-    expected: Vec<Outcome>,
+    inputs: &[Sample],
+    expected: &[Outcome],
     frames: usize,
     seed: u64,
 ) -> (Vec<Sample>, Vec<Outcome>) {
     let more: Vec<(Vec<Sample>, Vec<Outcome>)> = (1..frames as u64)
         .map(|k| {
-            let s = samples(ctx, ir, seed.wrapping_add(k));
+            // Far apart in the high bits: the samples' generator ignores bit 0.
+            let s = samples(ctx, ir, seed ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15));
             let o = outcomes(ctx, ir, &s);
             (s, o)
         })
         .collect();
     inputs
-        .into_iter()
+        .iter()
         .zip(expected)
-        .map(|(mut sample, mut results)| {
+        .map(|(sample, results)| {
+            let mut framed = Sample {
+                function: sample.function.clone(),
+                loc: sample.loc,
+                inputs: sample.inputs.clone(),
+            };
+            let mut results = results.clone();
             for (s, o) in &more {
-                let frame = s.iter().position(|x| x.function == sample.function);
-                match frame {
+                match s.iter().position(|x| x.function == sample.function) {
                     Some(i) => {
-                        sample.inputs.extend(s[i].inputs.iter().cloned());
+                        framed.inputs.extend(s[i].inputs.iter().cloned());
                         results = match (results, &o[i]) {
                             (Some(mut r), Some(more)) => {
                                 r.extend(more.iter().cloned());
@@ -118,7 +152,7 @@ fn framed(
                     None => results = None,
                 }
             }
-            (sample, results)
+            (framed, results)
         })
         .unzip()
 }

@@ -153,15 +153,54 @@ fn the_detector_runs_on_the_dla_and_the_dsp_as_onnxruntime_computes() {
     );
 }
 
+/// The detector's outputs (boxes, scores, selected) from `program` on `inputs`, named
+/// `PREFIX.K.npy`.
+fn outputs(d: &Path, program: &str, inputs: &[&Path], prefix: &str) -> Vec<Vec<u8>> {
+    let mut args = vec![program.to_string()];
+    for (i, x) in inputs.iter().enumerate() {
+        args.extend(["--input".into(), format!("{i}={}", x.display())]);
+    }
+    let n = 3 * inputs.len();
+    for k in 0..n {
+        args.extend(["--output".into(), format!("{prefix}.{k}.npy")]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    tool("run", d, &args);
+    (0..n)
+        .map(|k| npy_data(&d.join(format!("{prefix}.{k}.npy"))))
+        .collect()
+}
+
 #[test]
 fn a_pipelined_entry_overlaps_the_dla_and_the_dsp() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let d = dir.path();
+    compile(d, 1, "soc.mlir");
     compile(d, 2, "piped.mlir");
-    let input = examples().join("detector.input0.npy");
-    let (first, second) = (
-        format!("0={}", input.display()),
-        format!("1={}", input.display()),
+    // A second image: the first's values in reverse order.
+    let first = examples().join("detector.input0.npy");
+    let bytes = std::fs::read(&first).expect("the input");
+    let data = 10 + u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    let mut second_bytes = bytes[..data].to_vec();
+    second_bytes.extend(bytes[data..].chunks_exact(4).rev().flatten());
+    let second = d.join("second.npy");
+    std::fs::write(&second, second_bytes).expect("the second input");
+
+    // Each frame gives what the one-frame program gives on its image.
+    let mut expected = outputs(d, "soc.mlir", &[&first], "one");
+    expected.extend(outputs(d, "soc.mlir", &[&second], "two"));
+    assert_ne!(
+        expected[2], expected[5],
+        "the two images select the same boxes"
+    );
+    assert_eq!(
+        outputs(d, "piped.mlir", &[&first, &second], "piped"),
+        expected
+    );
+
+    let (a, b) = (
+        format!("0={}", first.display()),
+        format!("1={}", second.display()),
     );
     let sim = tool(
         "run",
@@ -169,9 +208,9 @@ fn a_pipelined_entry_overlaps_the_dla_and_the_dsp() {
         &[
             "piped.mlir",
             "--input",
-            &first,
+            &a,
             "--input",
-            &second,
+            &b,
             "--mode",
             "sim",
             "--target",

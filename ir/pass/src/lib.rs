@@ -38,10 +38,10 @@ pub trait Pass: Send + Sync {
         false
     }
 
-    /// How many frames each function takes after the pass (its arguments that many
-    /// times over, its results likewise), each frame computed as before: a pipelined
-    /// entry. `--check-semantics` then runs the function before the pass on each
-    /// frame's inputs.
+    /// How many frames the functions the pass changes take after it (their arguments
+    /// that many times over, their results likewise), each frame computed as before:
+    /// a pipelined entry. `--check-semantics` then runs such a function as it was
+    /// before the pass on each frame's inputs.
     fn frames(&self) -> usize {
         1
     }

@@ -11,14 +11,16 @@
 //! - its `loop.alloc` is at the function's top level with a static shape, and a
 //!   top-level `loop.dealloc` frees it (the function does not return it);
 //! - every op using it or a view of it (`loop.reshape`, `loop.subview`), other than
-//!   its deallocs and views, is in the loops of one device D or is a transfer
-//!   (`hw.dma_start`);
-//! - D reaches exactly one memory M that no other device reaches (its local memory);
+//!   its deallocs and views, is in the loops of one device D or is a top-level
+//!   transfer (`hw.dma_start`), and no dealloc of it is inside a loop;
+//! - D is not the host, and exactly one memory M is reached by D alone (its local
+//!   memory);
 //! - for each transfer, the target declares an engine between M and the transfer's
 //!   other memory: the transfer then uses that engine and its wait;
 //! - the bytes moved into M, with the bytes already allocated there, fit M.
 //!
-//! Only types, engines and waits change: what the function computes does not
+//! A function `memory-plan` has placed already is left as it is. Only types, engines
+//! and waits change: what the function computes does not
 //! (`--check-semantics`).
 
 use acc_dialects::build::buffer_root;
@@ -92,6 +94,14 @@ fn place(ctx: &Context, ir: &mut Ir, body: BodyId, target: &Target) -> Result<()
         .filter(|o| loops::Alloc::is(ctx, ir.op(body, **o)))
         .filter_map(|o| ir.body(body).results(*o).next())
         .collect();
+    // After memory-plan, offsets stand: nothing moves.
+    if ops.iter().any(|o| {
+        ir.op(body, *o)
+            .attr(ctx, loops::Alloc::ATTR_OFFSET)
+            .is_some()
+    }) {
+        return Ok(());
+    }
     for v in &allocs {
         if let Some((bytes, Some(m))) = stored_bytes(ctx, ir.body(body).value_type(*v)) {
             *used.entry(m).or_default() += bytes.div_ceil(ALIGNMENT) * ALIGNMENT;
@@ -105,7 +115,7 @@ fn place(ctx: &Context, ir: &mut Ir, body: BodyId, target: &Target) -> Result<()
         let Some((bytes, _)) = stored_bytes(ctx, ir.body(body).value_type(root)) else {
             continue;
         };
-        let Some(users) = users(ctx, ir, body, root, &top) else {
+        let Some(users) = users(ctx, ir, body, target, root, &top) else {
             continue;
         };
         let Some(device) = users.device else { continue };
@@ -153,6 +163,7 @@ fn users(
     ctx: &Context,
     ir: &Ir,
     body: BodyId,
+    target: &Target,
     root: ValueId,
     top: &FxHashMap<OpId, OpId>,
 ) -> Option<Users> {
@@ -179,20 +190,27 @@ fn users(
                     }
                     continue;
                 }
+                // A dealloc inside a loop: not a lifetime this pass follows.
+                Some(loops::Op::Dealloc) if top.get(&u) != Some(&u) => return None,
                 Some(loops::Op::Dealloc) => {
-                    freed |= top.get(&u) == Some(&u);
+                    freed = true;
                     continue;
                 }
                 _ => {}
             }
             let t = *top.get(&u)?;
+            // A transfer inside a nest would keep its engine.
+            if t != u && hw::DmaStart::is(ctx, r) {
+                return None;
+            }
             if hw::DmaStart::is(ctx, ir.op(body, t)) {
                 if !found.transfers.contains(&t) {
                     found.transfers.push(t);
                 }
                 continue;
             }
-            let d = code_device(ctx, ir, body, t)?;
+            let d = code_device(ctx, ir, body, t)
+                .filter(|d| target.device(d).is_some_and(|dev| dev.kind != "host"))?;
             match &found.device {
                 Some(e) if *e != d => return None,
                 _ => found.device = Some(d),

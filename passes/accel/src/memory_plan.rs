@@ -15,10 +15,10 @@
 //!
 //! Two buffers share bytes only when they are not alive together and, with devices
 //! the host starts asynchronously (a target `device` with `submit`, which
-//! `schedule-devices` launches), when the device that last uses the first is the one
-//! that first uses the second (the host counting as one): reusing bytes never makes
-//! a device wait for another working at the same time (frame n+1's DLA input while
-//! the DSP still reads frame n's DLA result, `pipeline-frames`).
+//! `schedule-devices` launches), when the device that last uses the first (in the
+//! program's order) is the one that first uses the second, the host counting as one:
+//! frame n+1's DLA input does not take the bytes of frame n's DLA result the DSP
+//! still reads (`pipeline-frames`), so the DLA need not wait for the DSP.
 //!
 //! Placement is greedy by size (largest first, each at the lowest offset free during
 //! its lifetime), the strategy of TensorFlow Lite's arena planner. An arena is never
@@ -195,9 +195,9 @@ pub struct Lifetime {
     pub bytes: u64,
     /// The asynchronous device that first uses it (0: the host, or a device the host
     /// calls), and the one that last does (see [`Lifetime::shares_with`]).
-    pub first_user: u32,
-    /// See `first_user`.
-    pub last_user: u32,
+    pub first_device: u32,
+    /// See `first_device`.
+    pub last_device: u32,
 }
 
 impl Lifetime {
@@ -207,8 +207,8 @@ impl Lifetime {
             start,
             end,
             bytes,
-            first_user: 0,
-            last_user: 0,
+            first_device: 0,
+            last_device: 0,
         }
     }
 
@@ -223,9 +223,9 @@ impl Lifetime {
         if self.overlaps(other) {
             false
         } else if self.end < other.start {
-            self.last_user == other.first_user
+            self.last_device == other.first_device
         } else {
-            other.last_user == self.first_user
+            other.last_device == self.first_device
         }
     }
 }
@@ -367,13 +367,13 @@ fn plan_function(
             }
             Some(loops::Op::Dealloc) => {
                 if let Some((alloc, start, bytes, space)) = allocs.remove(&b.operand(o, 0)) {
-                    let (first_user, last_user) = users(&ops[start..=i], b.operand(o, 0));
+                    let (first_device, last_device) = users(&ops[start..=i], b.operand(o, 0));
                     let life = Lifetime {
                         start,
                         end: i,
                         bytes,
-                        first_user,
-                        last_user,
+                        first_device,
+                        last_device,
                     };
                     found.push((alloc, life, space));
                 }
@@ -477,6 +477,27 @@ mod tests {
         }
         assert!(size >= lower_bound(buffers));
         size
+    }
+
+    /// Bytes pass from a buffer the DSP (2) last used to one the DLA (1) first uses
+    /// only if they are alive apart and the devices match.
+    #[test]
+    fn bytes_pass_only_within_a_device() {
+        let on = |start, end, first_device, last_device| Lifetime {
+            start,
+            end,
+            bytes: 64,
+            first_device,
+            last_device,
+        };
+        // The DLA writes, the DSP reads; then the DLA's next buffer.
+        let (offsets, size) = plan(&[on(0, 2, 1, 2), on(3, 4, 1, 1)]);
+        assert_ne!(offsets[0], offsets[1]);
+        assert_eq!(size, 128);
+        // The DLA's alone: the bytes are reused.
+        let (offsets, size) = plan(&[on(0, 2, 1, 1), on(3, 4, 1, 1)]);
+        assert_eq!(offsets[0], offsets[1]);
+        assert_eq!(size, 64);
     }
 
     #[test]

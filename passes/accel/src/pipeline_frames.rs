@@ -1,6 +1,6 @@
-//! `pipeline-frames{frames=N}`: a pipelined entry. Each function takes N frames
-//! (its arguments N times over, frame by frame) and returns each frame's results;
-//! its placed ops (after `partition`) are ordered as a software pipeline over the
+//! `pipeline-frames{frames=N}`: a pipelined entry. Each function with work placed
+//! on a device (after `partition`) takes N frames (its arguments N times over, frame
+//! by frame) and returns each frame's results; its ops are ordered as a software pipeline over the
 //! devices, so that the schedule overlaps frames: while the DSP post-processes frame
 //! n, the DLA runs frame n+1.
 //!
@@ -14,12 +14,16 @@
 //! program's order, then keeps their buffers apart, and `schedule-devices` launches
 //! them at once.
 //!
-//! Constants are shared by the frames. Argument and result attributes are repeated per frame, an `onnx.name` gaining
-//! `.K` (frame K). What each frame computes does not change (`--check-semantics`).
+//! A function none of whose ops is placed on a device is left as it is; one that takes
+//! buffers (loop-level IR) or calls another function is an error. Constants are
+//! shared by the frames. Argument and result attributes are repeated per frame, an
+//! `onnx.name` gaining `.K` (frame K). What each frame computes does not change
+//! (`--check-semantics`).
 
-use acc_dialects::ops::func;
+use crate::forward_transfers::each_nested;
+use acc_dialects::ops::{arith, func, graph};
 use acc_ir::clone::{ValueMap, clone_op};
-use acc_ir::{AttrData, BodyId, Context, Diagnostic, InsertPoint, Ir, OpId, ValueId};
+use acc_ir::{AttrData, BodyId, Context, Diagnostic, InsertPoint, Ir, OpId, TypeData, ValueId};
 use acc_pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
 use acc_target::placement::DEVICE_ATTR;
 use rustc_hash::FxHashMap;
@@ -73,6 +77,17 @@ impl Pass for PipelineFrames {
         let Some(inner) = t.ir.body(t.body).nested_body(t.op) else {
             return Ok(());
         };
+        // Without work placed on a device there is nothing to pipeline.
+        let b = t.ir.body(inner);
+        let placed = b
+            .top_regions()
+            .iter()
+            .flat_map(|r| b.region_blocks(*r))
+            .flat_map(|bl| b.block_ops(bl))
+            .any(|o| placed_device(t.ctx, t.ir, inner, o).is_some());
+        if !placed {
+            return Ok(());
+        }
         let frames = self.frames as usize;
         repeat_body(t.ctx, t.ir, inner, frames).map_err(fail)?;
         repeat_signature(t.ctx, t.ir, t.body, t.op, frames).map_err(fail)
@@ -97,6 +112,15 @@ fn repeat_body(ctx: &Context, ir: &mut Ir, body: BodyId, frames: usize) -> Resul
         return Err("a function that does not end with 'func.return'".into());
     }
     let args: Vec<ValueId> = b.block_args(block).to_vec();
+    if args
+        .iter()
+        .any(|a| matches!(ctx.type_data(b.value_type(*a)), TypeData::MemRef { .. }))
+    {
+        return Err("it takes buffers: it runs on graph-level functions, after partition and before bufferize".into());
+    }
+    if work.iter().any(|o| func::Call::is(ctx, ir.op(body, *o))) {
+        return Err("the function calls another: inline it first".into());
+    }
     let stages = stages(ctx, ir, body, work);
     // (slot, frame, position) of every op.
     let mut keyed: Vec<((usize, usize, usize), OpId)> = work
@@ -114,9 +138,8 @@ fn repeat_body(ctx: &Context, ir: &mut Ir, body: BodyId, frames: usize) -> Resul
             map.values.insert(*a, new);
         }
         for (i, o) in work.iter().enumerate() {
-            // Constants (no operands, no regions) serve every frame.
-            let b = ir.body(body);
-            if b.operands(*o).len() == 0 && b.op_regions(*o).is_empty() {
+            // Constants serve every frame.
+            if is_constant(ctx, ir, body, *o) {
                 continue;
             }
             let copy = clone_op(ir, body, *o, body, InsertPoint::Before(ret), &mut map);
@@ -140,7 +163,8 @@ fn repeat_body(ctx: &Context, ir: &mut Ir, body: BodyId, frames: usize) -> Resul
 }
 
 /// Each op's stage: the device changes on the longest chain of ops to it (the host
-/// counting as a device; arguments and constants start chains).
+/// counting as a device; arguments and constants start chains; the values an op's
+/// regions use count as its operands).
 fn stages(ctx: &Context, ir: &Ir, body: BodyId, ops: &[OpId]) -> FxHashMap<OpId, usize> {
     let b = ir.body(body);
     // Per value an op with operands made: its op's stage and device.
@@ -148,13 +172,17 @@ fn stages(ctx: &Context, ir: &Ir, body: BodyId, ops: &[OpId]) -> FxHashMap<OpId,
     let mut out = FxHashMap::default();
     for o in ops {
         let device = placed_device(ctx, ir, body, *o).unwrap_or_default();
-        let stage = b
-            .operands(*o)
-            .filter_map(|v| of_value.get(&v))
+        let mut used: Vec<ValueId> = Vec::new();
+        each_nested(ir, body, *o, &mut |n| {
+            used.extend(ir.body(body).operands(n))
+        });
+        let stage = used
+            .iter()
+            .filter_map(|v| of_value.get(v))
             .map(|(s, d)| s + usize::from(*d != device))
             .max()
             .unwrap_or(0);
-        if b.operands(*o).len() > 0 {
+        if !is_constant(ctx, ir, body, *o) {
             for r in b.results(*o) {
                 of_value.insert(r, (stage, device.clone()));
             }
@@ -162,6 +190,12 @@ fn stages(ctx: &Context, ir: &Ir, body: BodyId, ops: &[OpId]) -> FxHashMap<OpId,
         out.insert(*o, stage);
     }
     out
+}
+
+/// Whether `op` is a constant (`graph.constant`, `arith.constant`): one for all frames.
+fn is_constant(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> bool {
+    let r = ir.op(body, op);
+    graph::Constant::is(ctx, r) || arith::Constant::is(ctx, r)
 }
 
 /// The device `op` is placed on (`hw.device`), if any.

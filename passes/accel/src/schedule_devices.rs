@@ -23,10 +23,11 @@
 //!
 //! Allocations, constants and views between a run's ops stay where they are (they
 //! compute addresses, not data); so the launch takes the place of the run's last op.
-//! A run whose ops give values to ops outside it is left to the host as it was, with a
-//! remark; so is every function of more than one block. What the function computes
-//! does not change: the interpreter runs the launches and reports any access that
-//! the tokens do not order (`--check-semantics`).
+//! A scalar a run makes for ops outside it comes back through a one-element buffer
+//! (`scalar_results`); a run whose ops give other values to ops outside it is left to
+//! the host as it was, with a remark; so is every function of more than one block.
+//! What the function computes does not change: the interpreter runs the launches and
+//! reports any access that the tokens do not order (`--check-semantics`).
 
 use acc_dialects::build::{Builder, buffer_root};
 use acc_dialects::ops::{arith, builtin, func, hw, loops};
@@ -280,10 +281,7 @@ impl<'a> Scheduler<'a> {
     }
 
     /// The top-level ops of `block`, their roles and their runs.
-    fn find_runs(
-        &self,
-        block: acc_ir::BlockId,
-    ) -> Result<Runs, String> {
+    fn find_runs(&self, block: acc_ir::BlockId) -> Result<Runs, String> {
         let ops: Vec<OpId> = self.ir.body(self.body).block_ops(block).collect();
         let roles: Vec<Role> = ops
             .iter()
@@ -360,6 +358,12 @@ impl<'a> Scheduler<'a> {
     /// one of its ops makes, or one of its ops waits for a transfer started outside
     /// it.
     fn unlaunchable(&self, run: &Run) -> Option<String> {
+        self.unlaunchable_but(run, false)
+    }
+
+    /// [`Self::unlaunchable`], scalars used outside allowed when `scalars` (they can
+    /// come back through memory).
+    fn unlaunchable_but(&self, run: &Run, scalars: bool) -> Option<String> {
         let b = self.ir.body(self.body);
         let inside: FxHashSet<OpId> = run
             .ops
@@ -371,6 +375,7 @@ impl<'a> Scheduler<'a> {
         run.ops.iter().find_map(|o| {
             let user = b
                 .results(*o)
+                .filter(|v| !(scalars && self.is_scalar(*v)))
                 .flat_map(|v| b.value_users(v))
                 .find(|u| !inside.contains(u));
             if let Some(u) = user {

@@ -28,6 +28,10 @@ impl Scheduler<'_> {
     ) -> Result<bool, String> {
         let mut changed = false;
         for run in runs {
+            // A run that stays with the host anyway keeps its scalars.
+            if self.unlaunchable_but(run, true).is_some() {
+                continue;
+            }
             let inside: FxHashSet<OpId> = run
                 .ops
                 .iter()
@@ -75,7 +79,7 @@ impl Scheduler<'_> {
             .collect()
     }
 
-    fn is_scalar(&self, v: ValueId) -> bool {
+    pub(super) fn is_scalar(&self, v: ValueId) -> bool {
         let ty = self.ir.body(self.body).value_type(v);
         matches!(
             self.ctx.type_data(ty),
@@ -158,6 +162,17 @@ impl Scheduler<'_> {
             });
         let offset = (size as u64).div_ceil(ALIGNMENT) * ALIGNMENT;
         let grown = offset + ALIGNMENT;
+        let host = self
+            .targets
+            .iter()
+            .find_map(|t| t.host_memory().map(|m| (m.name.clone(), m.size)));
+        if let Some((name, bytes)) = host
+            && grown > bytes
+        {
+            return Err(format!(
+                "the host's arena needs {grown} bytes with the cell of a launch's scalar, more than memory '{name}' holds ({bytes} bytes)"
+            ));
+        }
         let key = ctx.sym(ARENA_SIZE);
         let mut entries: Vec<_> = ctx
             .dict_entries(attrs)
