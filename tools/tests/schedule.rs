@@ -9,7 +9,6 @@
 //! `forward-transfers`, results cross between the devices' memories directly.
 
 use std::path::Path;
-use std::process::Command;
 
 mod support;
 use support::{figure, npy_data, tool};
@@ -395,56 +394,10 @@ int main(void) {{
 }
 
 /// Builds `out/` (the host's and both devices' programs) with `driver.c` in `d`, on
-/// the thread-per-device runtime and the two devices' stubs, twice: with warnings as
-/// errors, and under ThreadSanitizer; each run prints `expected` and nothing else.
+/// the thread-per-device runtime and the two devices' stubs
+/// ([`support::build_and_run_on_threads`]); each run prints `expected`.
 fn build_and_run(d: &Path, expected: &[u8]) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let hwlib = root.join("examples/hwlib");
     let stubs = root.join("test/c/two-devices");
-    for (name, flags) in [
-        ("threads", &["-O2", "-Wall", "-Wextra", "-Werror"][..]),
-        ("tsan", &["-O1", "-g", "-fsanitize=thread"][..]),
-    ] {
-        let built = Command::new("gcc")
-            .current_dir(d)
-            .args([
-                "-std=c99",
-                "-ffp-contract=off",
-                "-fno-strict-aliasing",
-                "-pthread",
-                "-Iout",
-            ])
-            .args(flags)
-            .arg(format!("-I{}", hwlib.display()))
-            .arg(format!("-I{}", stubs.display()))
-            .args([
-                "out/model.c",
-                "out/model.dla.c",
-                "out/model.dsp.c",
-                "driver.c",
-            ])
-            .arg(hwlib.join("acc_devices.c"))
-            .arg(stubs.join("two_devices.c"))
-            .args(["-o", name, "-lm"])
-            .output()
-            .expect("gcc runs");
-        assert!(
-            built.status.success(),
-            "gcc {name}: {}",
-            String::from_utf8_lossy(&built.stderr)
-        );
-        let ran = Command::new(d.join(name))
-            .env("TSAN_OPTIONS", "halt_on_error=1 exitcode=66")
-            .output()
-            .expect("the program runs");
-        let report = String::from_utf8_lossy(&ran.stderr);
-        assert!(
-            ran.status.success() && report.is_empty(),
-            "{name}: {report}"
-        );
-        assert_eq!(
-            ran.stdout, expected,
-            "{name}: the C differs from the interpreter"
-        );
-    }
+    support::build_and_run_on_threads(d, &[stubs.join("two_devices.c")], &[stubs], expected);
 }

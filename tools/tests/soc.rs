@@ -13,7 +13,6 @@
 //!   results bit for bit, under ThreadSanitizer too.
 
 use std::path::Path;
-use std::process::Command;
 
 mod support;
 use support::{examples, figure, npy_data, tool};
@@ -277,49 +276,6 @@ int main(void) {
     )
     .expect("write the driver");
     let hwlib = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/hwlib");
-    for (name, flags) in [
-        ("threads", &["-O2", "-Wall", "-Wextra", "-Werror"][..]),
-        ("tsan", &["-O1", "-g", "-fsanitize=thread"][..]),
-    ] {
-        let built = Command::new("gcc")
-            .current_dir(d)
-            .args([
-                "-std=c99",
-                "-ffp-contract=off",
-                "-fno-strict-aliasing",
-                "-pthread",
-                "-Iout",
-            ])
-            .args(flags)
-            .arg(format!("-I{}", hwlib.display()))
-            .args([
-                "out/model.c",
-                "out/model.dla.c",
-                "out/model.dsp.c",
-                "driver.c",
-            ])
-            .args(["acc_devices.c", "soc.c", "tinynpu.c"].map(|f| hwlib.join(f)))
-            .args(["-o", name, "-lm"])
-            .output()
-            .expect("gcc runs");
-        assert!(
-            built.status.success(),
-            "gcc {name}: {}",
-            String::from_utf8_lossy(&built.stderr)
-        );
-        let ran = Command::new(d.join(name))
-            .current_dir(d)
-            .env("TSAN_OPTIONS", "halt_on_error=1 exitcode=66")
-            .output()
-            .expect("the program runs");
-        let report = String::from_utf8_lossy(&ran.stderr);
-        assert!(
-            ran.status.success() && report.is_empty(),
-            "{name}: {report}"
-        );
-        assert_eq!(
-            ran.stdout, expected,
-            "{name}: the C differs from the interpreter"
-        );
-    }
+    let library = ["soc.c", "tinynpu.c"].map(|f| hwlib.join(f));
+    support::build_and_run_on_threads(d, &library, &[], &expected);
 }

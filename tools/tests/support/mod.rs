@@ -196,3 +196,64 @@ pub fn npy_data(path: &Path) -> Vec<u8> {
     let header = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
     bytes[10 + header..].to_vec()
 }
+
+/// Builds `out/` (the host's program and its two devices', `model.dla.c` and
+/// `model.dsp.c`) with `driver.c` in `d`, on the thread-per-device runtime
+/// (examples/hwlib/acc_devices.c) and the device library `sources` (`includes` its
+/// headers' folders), twice: with warnings as errors, and under ThreadSanitizer.
+/// Each program runs in `d` and must print `expected` and nothing else.
+pub fn build_and_run_on_threads(
+    d: &Path,
+    sources: &[PathBuf],
+    includes: &[PathBuf],
+    expected: &[u8],
+) {
+    let hwlib = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/hwlib");
+    for (name, flags) in [
+        ("threads", &["-O2", "-Wall", "-Wextra", "-Werror"][..]),
+        ("tsan", &["-O1", "-g", "-fsanitize=thread"][..]),
+    ] {
+        let built = Command::new("gcc")
+            .current_dir(d)
+            .args([
+                "-std=c99",
+                "-ffp-contract=off",
+                "-fno-strict-aliasing",
+                "-pthread",
+                "-Iout",
+            ])
+            .args(flags)
+            .arg(format!("-I{}", hwlib.display()))
+            .args(includes.iter().map(|i| format!("-I{}", i.display())))
+            .args([
+                "out/model.c",
+                "out/model.dla.c",
+                "out/model.dsp.c",
+                "driver.c",
+            ])
+            .arg(hwlib.join("acc_devices.c"))
+            .args(sources)
+            .args(["-o", name, "-lm"])
+            .output()
+            .expect("gcc runs");
+        assert!(
+            built.status.success(),
+            "gcc {name}: {}",
+            String::from_utf8_lossy(&built.stderr)
+        );
+        let ran = Command::new(d.join(name))
+            .current_dir(d)
+            .env("TSAN_OPTIONS", "halt_on_error=1 exitcode=66")
+            .output()
+            .expect("the program runs");
+        let report = String::from_utf8_lossy(&ran.stderr);
+        assert!(
+            ran.status.success() && report.is_empty(),
+            "{name}: {report}"
+        );
+        assert_eq!(
+            ran.stdout, expected,
+            "{name}: the C differs from the interpreter"
+        );
+    }
+}
