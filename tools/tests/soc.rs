@@ -75,39 +75,24 @@ fn the_detector_runs_on_the_dla_and_the_dsp_as_onnxruntime_computes() {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let d = dir.path();
     compile(d, 1, "soc.mlir");
-    let input = examples().join("detector.input0.npy");
-    let input = format!("0={}", input.display());
-    let outputs = [
-        "--output",
-        "boxes.npy",
-        "--output",
-        "scores.npy",
-        "--output",
-        "selected.npy",
-    ];
-    tool(
-        "run",
-        d,
-        &[&["soc.mlir", "--input", &input][..], &outputs].concat(),
-    );
+    let image = examples().join("detector.input0.npy");
+    let input = format!("0={}", image.display());
+    let got = outputs(d, "soc.mlir", &[&image], "one");
     // onnxruntime's selected triples exactly; boxes and scores within rounding.
     assert_eq!(
-        npy_data(&d.join("selected.npy")),
+        got[2],
         npy_data(&examples().join("detector.qdq.output2.npy"))
     );
-    for (mine, theirs, tolerance) in [
-        ("boxes.npy", "detector.qdq.output0.npy", 1e-4),
-        ("scores.npy", "detector.qdq.output1.npy", 1e-6),
+    for (k, theirs, tolerance) in [
+        (0, "detector.qdq.output0.npy", 1e-4),
+        (1, "detector.qdq.output1.npy", 1e-6),
     ] {
-        let (a, b) = (
-            f32s(&npy_data(&d.join(mine))),
-            f32s(&npy_data(&examples().join(theirs))),
-        );
+        let (a, b) = (f32s(&got[k]), f32s(&npy_data(&examples().join(theirs))));
         assert_eq!(a.len(), b.len());
         for (x, y) in a.iter().zip(&b) {
             assert!(
                 (x - y).abs() <= tolerance * y.abs().max(1.0),
-                "{mine}: {x} vs {y}"
+                "output {k}: {x} vs {y}"
             );
         }
     }
@@ -231,23 +216,7 @@ fn the_c_of_each_device_gives_the_interpreters_results() {
     let d = dir.path();
     compile(d, 1, "soc.mlir");
     let input = examples().join("detector.input0.npy");
-    let arg = format!("0={}", input.display());
-    let outputs = [
-        "--output",
-        "boxes.npy",
-        "--output",
-        "scores.npy",
-        "--output",
-        "selected.npy",
-    ];
-    tool(
-        "run",
-        d,
-        &[&["soc.mlir", "--input", &arg][..], &outputs].concat(),
-    );
-    let mut expected = npy_data(&d.join("boxes.npy"));
-    expected.extend(npy_data(&d.join("scores.npy")));
-    expected.extend(npy_data(&d.join("selected.npy")));
+    let expected: Vec<u8> = outputs(d, "soc.mlir", &[&input], "one").concat();
 
     std::fs::create_dir_all(d.join("out")).expect("a directory");
     tool("translate", d, &["--emit-c", "soc.mlir", "-o", "out"]);
