@@ -24,8 +24,10 @@ into an ELF object for the target, with a C header declaring them (default: OUT.
 with the extension .h).
 
 --emit-c: writes every function of IN.mlir (loop, arith, math, func and hw.intrinsic
-ops, scalar code, buffers placed by memory-plan) as portable C into DIR: model.c,
-model.h and weights.h (no malloc, no libc beyond stdint.h and string.h).
+ops, buffers placed by memory-plan) as portable C into DIR: model.c, model.h and
+weights.h (no malloc, no libc beyond stdint.h and string.h; vectorized loops as GNU
+C vectors), model.DEVICE.c for each device running launched work, and
+model.CALLEE.c for each region an external compiler built (it runs then).
 ";
 
 #[derive(Debug, Default, PartialEq)]
@@ -248,6 +250,9 @@ fn emit_c(o: &Options) -> Result<(), String> {
         .map_err(|e| format!("acc-translate: cannot create '{}': {e}", dir.display()))?;
     for (device, text) in &program.devices {
         write_file(&dir.join(format!("model.{device}.c")), text.as_bytes())?;
+    }
+    for (callee, text) in &program.externals {
+        write_file(&dir.join(format!("model.{callee}.c")), text.as_bytes())?;
     }
     write_file(&dir.join("model.h"), program.header.as_bytes())?;
     write_file(&dir.join("weights.h"), program.weights.as_bytes())?;

@@ -18,8 +18,12 @@ const C_PIPELINE: &str = "canonicalize,graph-to-tensor,bufferize,fuse-parallel,e
 #[test]
 fn example_models_as_c_match_the_interpreter_bit_for_bit() {
     let dir = tempfile::tempdir().expect("a directory");
-    for model in ["mlp", "cnn", "lenet5"] {
-        let d = dir.path().join(model);
+    let vectorized = format!("{C_PIPELINE},vectorize");
+    let runs = ["mlp", "cnn", "lenet5"]
+        .into_iter()
+        .flat_map(|m| [(m, C_PIPELINE, ""), (m, vectorized.as_str(), "-vectors")]);
+    for (model, pipeline, variant) in runs {
+        let d = dir.path().join(format!("{model}{variant}"));
         std::fs::create_dir_all(&d).expect("a directory");
         let ir = d.join("model.mlir");
         let loops = d.join("loops.mlir");
@@ -32,7 +36,7 @@ fn example_models_as_c_match_the_interpreter_bit_for_bit() {
         // (The passes are checked against the interpreter in their own tests; here
         // the reference output checks the whole chain.)
         run(Command::new(env!("CARGO_BIN_EXE_acc-opt"))
-            .args(["--pass", C_PIPELINE])
+            .args(["--pass", pipeline])
             .arg(&ir)
             .arg("-o")
             .arg(&loops));
@@ -57,6 +61,12 @@ fn example_models_as_c_match_the_interpreter_bit_for_bit() {
             "{model}"
         );
         assert!(!source.contains("malloc"), "{model}");
+        // `vectorize`'s loops are GNU C vectors of 4 lanes (the host's 128 bits).
+        assert_eq!(
+            source.contains("__attribute__((vector_size(16)))"),
+            !variant.is_empty(),
+            "{model}{variant}"
+        );
         // The interpreter on the same loops, and the reference.
         let interp = d.join("interp.npy");
         run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
@@ -91,8 +101,8 @@ fn code_the_c_back_end_cannot_take_is_an_error_and_writes_nothing() {
         ),
         (
             "vector.mlir",
-            "func.func @f(%x: memref<4xf32>) -> memref<4xf32> {\n  %c0 = arith.constant 0 : index\n  %v = loop.vload %x[%c0] : memref<4xf32>, vector<4xf32>\n  %r = loop.alloc() : memref<4xf32>\n  loop.vstore %v, %r[%c0] : memref<4xf32>, vector<4xf32>\n  return %r : memref<4xf32>\n}\n",
-            "without vectors",
+            "func.func @f(%x: memref<4xf32>) -> memref<4xf32> {\n  %c0 = arith.constant 0 : index\n  %v = loop.vload %x[%c0] : memref<4xf32>, vector<3xf32>\n  %r = loop.alloc() : memref<4xf32>\n  loop.vstore %v, %r[%c0] : memref<4xf32>, vector<3xf32>\n  return %r : memref<4xf32>\n}\n",
+            "vectors of one dimension, a power of two of lanes",
         ),
     ];
     for (file, text, message) in cases {
@@ -192,6 +202,55 @@ fn scalar_edge_cases_match_the_interpreter_bit_for_bit() {
     assert_eq!(f32::from_bits(got[5]), -3.0);
     assert_eq!(f32::from_bits(got[6]), -2.0);
     assert_eq!(f32::from_bits(got[7]), -2.0);
+}
+
+/// Reductions along rows of 64 (a softmax's max and sum, a mean) and a
+/// convolution's sums, which `vectorize` carries in vectors and folds with
+/// `loop.vreduce`.
+const REDUCTIONS: &str = r#"
+func.func @main(%x: tensor<4x64xf32>) -> (tensor<4x64xf32>, tensor<4x1xf32>) {
+  %s = graph.softmax %x {axis = 1 : i64} : tensor<4x64xf32>
+  %m = graph.reduce_mean %x {axes = array<i64: 1>, keepdims = true} : (tensor<4x64xf32>) -> tensor<4x1xf32>
+  return %s, %m : tensor<4x64xf32>, tensor<4x1xf32>
+}
+"#;
+
+#[test]
+fn vectorized_reductions_as_c_match_the_interpreter_bit_for_bit() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let d = dir.path();
+    std::fs::write(d.join("r.mlir"), REDUCTIONS).expect("write");
+    run(Command::new(env!("CARGO_BIN_EXE_acc-opt"))
+        .current_dir(d)
+        .args(["--check-semantics", "--pass"])
+        .arg(format!("{C_PIPELINE},vectorize"))
+        .args(["r.mlir", "-o", "loops.mlir"]));
+    let loops = std::fs::read_to_string(d.join("loops.mlir")).expect("loops");
+    assert!(loops.contains("loop.vreduce"), "{loops}");
+    run(Command::new(env!("CARGO_BIN_EXE_acc-translate"))
+        .current_dir(d)
+        .args(["--emit-c", "loops.mlir", "-o", "c"]));
+    let x: Vec<f32> = (0..256)
+        .map(|i| ((i * 37 % 101) as f32 - 50.0) * 0.173)
+        .collect();
+    write_input(d, &[4, 64], &x);
+    run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
+        .current_dir(d)
+        .args([
+            "loops.mlir",
+            "--input",
+            "0=x.npy",
+            "--output",
+            "out0.npy",
+            "--output",
+            "out1.npy",
+        ]));
+    let mut want = floats(&d.join("out0.npy"));
+    want.extend(floats(&d.join("out1.npy")));
+    // The softmax's 256 values, then the 4 means.
+    let driver = driver(256, 260).replace("acc_main(x, y)", "acc_main(x, y, y + 256)");
+    let got = compile_and_run(d, &driver, &["-lm"]);
+    assert_eq!(got, bits(&want), "C and the interpreter differ");
 }
 
 /// Arithmetic on i4 and i2 (kept sign-extended in an int8_t): wrapping sums and

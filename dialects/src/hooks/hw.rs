@@ -35,6 +35,15 @@ fn resolve<'a>(op: OpRef<'a>, ctx: &Context, a: AttrId, want: &str) -> Result<Op
     Ok(found)
 }
 
+/// The widths a device's vector registers may have (`vector_bits`): a power of two
+/// from 64 bits (a DSP's SIMD pairs) to 4096 (HVX pairs are 2048).
+pub const VECTOR_BITS: std::ops::RangeInclusive<i64> = 64..=4096;
+
+/// Whether `bits` is a width a device's vector registers may have ([`VECTOR_BITS`]).
+pub fn valid_vector_bits(bits: i64) -> bool {
+    VECTOR_BITS.contains(&bits) && bits & (bits - 1) == 0
+}
+
 pub(crate) fn verify_device(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     let kind = op
         .attr(ctx, hw::Device::ATTR_KIND)
@@ -42,7 +51,22 @@ pub(crate) fn verify_device(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     let result = match kind {
         Some(AttrData::String { value, .. }) if !ctx.str(*value).is_empty() => Ok(()),
         _ => Err("needs a non-empty 'kind' (\"host\", \"accelerator\", \"dsp\", ...)".to_string()),
-    };
+    }
+    .and_then(|()| {
+        let attrs = Attrs::of_op(ctx, op);
+        match attrs.int(hw::Device::ATTR_VECTOR_BITS)? {
+            Some(bits) if !valid_vector_bits(bits) => Err(format!(
+                "vector_bits must be a power of two from {} to {}, but is {bits}",
+                VECTOR_BITS.start(),
+                VECTOR_BITS.end()
+            )),
+            Some(_) if op.attr(ctx, hw::Device::ATTR_COMPILER).is_none() => Err(
+                "vector_bits is the vector types of a programmable device's compiler: it needs 'compiler'"
+                    .to_string(),
+            ),
+            _ => Ok(()),
+        }
+    });
     report(op, ctx, result)
 }
 
@@ -230,12 +254,27 @@ pub(crate) fn verify_intrinsic(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> 
             .last()
             .ok_or("empty semantics region")?;
         let yielded: Vec<TypeId> = body.operands(last).map(|v| body.value_type(v)).collect();
-        if ctx.op_name_str(body.op(last).name) != hw::Yield::NAME || yielded.len() != outputs.len()
-        {
+        // On tensors (an external region before `bufferize`), the results are what the
+        // region yields.
+        let results = op.result_types();
+        let wanted = if results.is_empty() {
+            outputs.len()
+        } else if outputs.is_empty() {
+            results.len()
+        } else {
+            return Err("with results, yields them: its 'outputs' are empty".into());
+        };
+        if ctx.op_name_str(body.op(last).name) != hw::Yield::NAME || yielded.len() != wanted {
             return Err(format!(
-                "semantics region must end with a hw.yield of {} values",
-                outputs.len()
+                "semantics region must end with a hw.yield of {wanted} values"
             ));
+        }
+        for (i, (t, r)) in yielded.iter().zip(results.iter()).enumerate() {
+            if t != r {
+                return Err(format!(
+                    "semantics result {i} differs from the op's result in type"
+                ));
+            }
         }
         for (t, i) in yielded.iter().zip(&outputs) {
             if shaped(ctx, *t) != shaped(ctx, operand(*i)?) {

@@ -181,6 +181,8 @@ impl Reader<'_> {
                     let mut cycles = None;
                     let mut submit = None;
                     let mut compiler = None;
+                    let mut vector = None;
+                    let mut external = None;
                     let mut seen = Vec::new();
                     for part in p {
                         if seen.contains(&part.as_rule()) {
@@ -192,6 +194,10 @@ impl Reader<'_> {
                         seen.push(part.as_rule());
                         match part.as_rule() {
                             Rule::device_cycles => cycles = part.into_inner().next(),
+                            Rule::device_vector => vector = part.into_inner().next(),
+                            Rule::device_external => {
+                                external = part.into_inner().next().map(|s| unquote(s.as_str()))
+                            }
                             Rule::device_compiler => {
                                 let mut q = part.into_inner().map(|s| unquote(s.as_str()));
                                 compiler = Some(acc_target::Compiler {
@@ -221,6 +227,23 @@ impl Reader<'_> {
                             self.error(
                                 at.clone(),
                                 format!("device '{name}': a programmable device needs `submit FUNCTION`, which starts its work (its code goes to its own C file, run by it)"),
+                            );
+                        }
+                    }
+                    if let Some(command) = &external {
+                        let problem = if kind == "host" {
+                            Some("the host's code is acc's own")
+                        } else if command.trim().is_empty() || command.contains('\n') {
+                            Some("the command is one line, not empty")
+                        } else if !command.contains("{output}") {
+                            Some("the command names where it writes the C function: {output}")
+                        } else {
+                            None
+                        };
+                        if let Some(problem) = problem {
+                            self.error(
+                                at.clone(),
+                                format!("device '{name}': `external` names the command of a vendor compiler building its regions ({problem})"),
                             );
                         }
                     }
@@ -256,6 +279,31 @@ impl Reader<'_> {
                             None
                         }
                     };
+                    let vector_bits = match vector.map(|v| v.as_str().parse::<i64>()) {
+                        None => None,
+                        Some(_) if compiler.is_none() => {
+                            self.error(
+                                at.clone(),
+                                format!("device '{name}': only a programmable device (with a `compiler`) declares vector_bits (the vector types its compiler takes)"),
+                            );
+                            None
+                        }
+                        Some(Ok(n)) if crate::hooks::hw::valid_vector_bits(n) => {
+                            u32::try_from(n).ok()
+                        }
+                        Some(_) => {
+                            let range = crate::hooks::hw::VECTOR_BITS;
+                            self.error(
+                                at.clone(),
+                                format!(
+                                    "device '{name}': vector_bits is a power of two from {} to {}",
+                                    range.start(),
+                                    range.end()
+                                ),
+                            );
+                            None
+                        }
+                    };
                     if t.devices.iter().any(|d| d.name == name) {
                         self.error(at, format!("device '{name}' is declared twice"));
                     }
@@ -265,6 +313,8 @@ impl Reader<'_> {
                         cycles_per_op,
                         submit,
                         compiler,
+                        vector_bits,
+                        external,
                     });
                 }
                 Rule::memory_def => {
@@ -357,13 +407,20 @@ impl Reader<'_> {
                                 ast.name.0, ast.device.0
                             ),
                         ),
-                        Some(d) if ast.compiled && d.compiler.is_none() && d.kind != "host" => self.error(
+                        Some(d)
+                            if ast.compiled
+                                && d.compiler.is_none()
+                                && d.external.is_none()
+                                && d.kind != "host" =>
+                        {
+                            self.error(
                             ast.device.1.clone(),
                             format!(
-                                "code '{}' runs on device '{}', which compiles no code of its own (give it `compiler \"CC\"`)",
+                                "code '{}' runs on device '{}', which compiles no code of its own (give it `compiler \"CC\"` or `external \"COMMAND\"`)",
                                 ast.name.0, ast.device.0
                             ),
-                        ),
+                        )
+                        }
                         Some(_) => {}
                     }
                     if let Some((memory, at)) = &ast.memory {

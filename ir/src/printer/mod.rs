@@ -111,6 +111,29 @@ pub fn write_ir(
 /// Prints one op (and what it nests) in `body`, without a resource section: what pass
 /// instrumentation dumps. Value names are as in the whole IR's printing.
 pub fn print_op(ctx: &Context, ir: &Ir, body: BodyId, op: OpId, opts: &PrintOptions) -> String {
+    print_one_op(ctx, ir, body, op, opts, false)
+}
+
+/// Prints one op as [`print_op`] does, followed by the resources it uses: a file that
+/// parses on its own when the op is one a file may hold (a module, a function).
+pub fn print_op_with_resources(
+    ctx: &Context,
+    ir: &Ir,
+    body: BodyId,
+    op: OpId,
+    opts: &PrintOptions,
+) -> String {
+    print_one_op(ctx, ir, body, op, opts, true)
+}
+
+fn print_one_op(
+    ctx: &Context,
+    ir: &Ir,
+    body: BodyId,
+    op: OpId,
+    opts: &PrintOptions,
+    resources: bool,
+) -> String {
     let mut out = Vec::new();
     let mut p = OpPrinter {
         ctx,
@@ -129,6 +152,9 @@ pub fn print_op(ctx: &Context, ir: &Ir, body: BodyId, op: OpId, opts: &PrintOpti
     p.ensure_names(body);
     p.print_op(body, op);
     p.buf.push('\n');
+    if resources {
+        p.print_resources();
+    }
     p.flush();
     String::from_utf8(out).unwrap_or_default()
 }

@@ -43,6 +43,17 @@ pub struct Device {
     /// For a programmable device: what builds its own C file (`compiler "CC" flags
     /// "..."`); only such a device runs code of its own (`code` rules).
     pub compiler: Option<Compiler>,
+    /// For a programmable device whose compiler takes vector types: the bits of its
+    /// vector registers (`vector_bits 512`, a power of two); `vectorize` runs the
+    /// loops of its launches on them.
+    pub vector_bits: Option<u32>,
+    /// For a device whose code an external (vendor) compiler builds, the way TVM's
+    /// BYOC hands a partitioned function to an external codegen: the command
+    /// (`external "vendor-cc {ir} {constants} {function} {output}"`). The ops its
+    /// `code` rules place become regions (`outline-external`), each given to the
+    /// command, as MLIR text and its constants as `.npy` files, when the C is emitted
+    /// (docs/codegen.md, "External compilers").
+    pub external: Option<String>,
 }
 
 /// The compiler of a programmable device's C file, as the target declares it.

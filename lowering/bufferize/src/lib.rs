@@ -540,6 +540,10 @@ impl<'a> Bufferizer<'a> {
             self.placed(op).map_err(fail)?;
             return Ok(true);
         }
+        if self.is_external_region(op) {
+            self.external_region(op).map_err(fail)?;
+            return Ok(true);
+        }
         if self.permuted_bitcast(op).map_err(fail)? || self.generate_for_layout(op).map_err(fail)? {
             return Ok(true);
         }

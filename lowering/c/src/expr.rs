@@ -55,7 +55,7 @@ impl CType {
                 Ok(CType::Int(q.storage_width))
             }
             TypeData::Vector { .. } => Err(format!(
-                "{} is a vector: the C back end takes scalar code (lower without `vectorize`)",
+                "{} is a vector, where the C back end takes a scalar",
                 acc_ir::printer::type_to_string(ctx, ty)
             )),
             _ => Err(format!(
@@ -78,6 +78,18 @@ impl CType {
             CType::F64 => "double",
             CType::Half(k) if k.width() > 8 => "uint16_t",
             CType::Half(_) => "uint8_t",
+        }
+    }
+
+    /// The bytes of its C type.
+    pub(crate) fn bytes(self) -> usize {
+        match self {
+            CType::Int(1 | 2 | 4 | 8) => 1,
+            CType::Int(16) => 2,
+            CType::Int(32) | CType::F32 => 4,
+            CType::Int(_) | CType::F64 => 8,
+            CType::Half(k) if k.width() > 8 => 2,
+            CType::Half(_) => 1,
         }
     }
 

@@ -1,6 +1,7 @@
 //! One function as C: its declaration, its static arena, and its body, op by op.
 
 mod launch;
+mod vector;
 
 use std::fmt::Write as _;
 
@@ -63,6 +64,9 @@ pub(crate) struct Shared {
     pub launch_count: usize,
     /// File-scope definitions of `model.c` (launch arguments, events).
     pub statics: Vec<String>,
+    /// The functions external compilers built (`hw.intrinsic` with `compiler`): the
+    /// callee and the C source its compiler wrote, in first-use order.
+    pub externals: Vec<(String, String)>,
 }
 
 /// A launch's work function.
@@ -86,6 +90,9 @@ pub(crate) struct FunctionC {
 enum Val {
     /// A C expression (a variable or a literal) of a scalar type.
     Scalar(String, CType),
+    /// A variable of a GNU C vector type: its element type and lanes
+    /// ([`vector`]).
+    Vector(String, CType, usize),
     /// A pointer to the first element, with the element type, shape and strides
     /// (in elements).
     Memref {
@@ -360,7 +367,7 @@ impl FnEmitter<'_> {
     fn scalar(&self, op: OpRef<'_>, v: ValueId) -> Result<(String, CType), Diagnostic> {
         match self.get(op, v)? {
             Val::Scalar(x, t) => Ok((x, t)),
-            Val::Memref { .. } => Err(fail(op, "expects a scalar operand")),
+            _ => Err(fail(op, "expects a scalar operand")),
         }
     }
 
@@ -376,7 +383,7 @@ impl FnEmitter<'_> {
                 shape,
                 strides,
             } => Ok((ptr, elem, shape, strides)),
-            Val::Scalar(..) => Err(fail(op, "expects a memref operand")),
+            _ => Err(fail(op, "expects a memref operand")),
         }
     }
 
@@ -458,14 +465,6 @@ impl FnEmitter<'_> {
                     .insert(results[0], Val::Scalar(literal(t, value), t));
             }
             Kind::Scalar(scalar) => {
-                let mut xs = Vec::new();
-                let mut ts = Vec::new();
-                for v in &operands {
-                    let (x, t) = self.scalar(op, *v)?;
-                    xs.push(x);
-                    ts.push(t);
-                }
-                let out = CType::of(self.ctx, result_types[0]).map_err(|m| fail(op, m))?;
                 let predicate = match scalar {
                     ScalarOp::Arith(arith::Op::Cmpi) => Some(arith::Cmpi::ATTR_PREDICATE),
                     ScalarOp::Arith(arith::Op::Cmpf) => Some(arith::Cmpf::ATTR_PREDICATE),
@@ -477,6 +476,18 @@ impl FnEmitter<'_> {
                     acc_ir::elements::Scalar::Int(i) => i as i64,
                     acc_ir::elements::Scalar::Float(x) => x as i64,
                 });
+                if vector::vector_type(self.ctx, result_types[0]).is_some() {
+                    let result = (results[0], result_types[0]);
+                    return self.lane_op(op, scalar, &operands, result, predicate);
+                }
+                let mut xs = Vec::new();
+                let mut ts = Vec::new();
+                for v in &operands {
+                    let (x, t) = self.scalar(op, *v)?;
+                    xs.push(x);
+                    ts.push(t);
+                }
+                let out = CType::of(self.ctx, result_types[0]).map_err(|m| fail(op, m))?;
                 let mut libm = false;
                 let x = expression(scalar, &xs, &ts, out, predicate, &mut libm)
                     .map_err(|m| fail(op, m))?;
@@ -498,9 +509,12 @@ impl FnEmitter<'_> {
                 // Through temporaries: a yielded value may be another carried one.
                 let mut temps = Vec::new();
                 for v in &operands {
-                    let (x, t) = self.scalar(op, *v)?;
+                    let (x, t, lanes) = self.carried(op, *v)?;
                     let tmp = self.fresh("y");
-                    self.line(&format!("const {} {tmp} = {x};", t.name()));
+                    self.line(&format!(
+                        "const {} = {x};",
+                        vector::variable(t, lanes, &tmp)
+                    ));
                     temps.push(tmp);
                 }
                 for (target, tmp) in targets.iter().zip(temps) {
@@ -522,6 +536,14 @@ impl FnEmitter<'_> {
                 let at = self.offset(op, &operands[2..], &strides)?;
                 self.line(&format!("{ptr}[{at}] = {x};"));
             }
+            Kind::Loop(loops::Op::Splat) => {
+                self.splat(op, &operands, (results[0], result_types[0]))?
+            }
+            Kind::Loop(loops::Op::Vload) => {
+                self.vload(op, &operands, (results[0], result_types[0]))?
+            }
+            Kind::Loop(loops::Op::Vstore) => self.vstore(op, &operands)?,
+            Kind::Loop(loops::Op::Vreduce) => self.vreduce(op, &operands, results[0])?,
             Kind::Loop(loops::Op::Alloc) => self.alloc(op, results[0], result_types[0])?,
             Kind::Loop(loops::Op::Dealloc) => {}
             Kind::Loop(loops::Op::Constant) => self.constant(op, results[0], result_types[0])?,
@@ -533,7 +555,23 @@ impl FnEmitter<'_> {
                 let (elem, shape, strides) =
                     layout(self.ctx, result_types[0]).map_err(|m| fail(op, m))?;
                 let init = format!("({} *){ptr}", elem.name());
-                self.bind_memref(results[0], elem, shape, strides, &init);
+                let b = self.ir.body(self.body);
+                let only_returned = b.value_users(results[0]).next().is_some()
+                    && b.value_users(results[0])
+                        .all(|u| func::Return::is(self.ctx, self.ir.op(self.body, u)));
+                if only_returned {
+                    // No variable: a result built in place never reads it.
+                    let ptr = format!("({init})");
+                    let view = Val::Memref {
+                        ptr,
+                        elem,
+                        shape,
+                        strides,
+                    };
+                    self.values.insert(results[0], view);
+                } else {
+                    self.bind_memref(results[0], elem, shape, strides, &init);
+                }
             }
             Kind::Loop(loops::Op::Subview) => {
                 self.subview(op, &operands, results[0], result_types[0])?
@@ -558,7 +596,7 @@ impl FnEmitter<'_> {
                 return Err(fail(
                     op,
                     format!(
-                        "no C for '{name}' (the C back end takes loop, arith, math, func, hw.intrinsic, DMA and launch ops, without vectors)"
+                        "no C for '{name}' (the C back end takes loop, arith, math, func, hw.intrinsic, DMA and launch ops)"
                     ),
                 ));
             }
@@ -628,13 +666,13 @@ impl FnEmitter<'_> {
         let (ub, _) = self.scalar(op, operands[1])?;
         let (step, _) = self.scalar(op, operands[2])?;
         let mut carried = Vec::new();
-        let mut types = Vec::new();
+        let mut kinds = Vec::new();
         for v in &operands[3..] {
-            let (x, t) = self.scalar(op, *v)?;
+            let (x, t, lanes) = self.carried(op, *v)?;
             let c = self.fresh("c");
-            self.line(&format!("{} {c} = {x};", t.name()));
+            self.line(&format!("{} = {x};", vector::variable(t, lanes, &c)));
+            kinds.push(self.get(op, *v)?);
             carried.push(c);
-            types.push(t);
         }
         let block = self.region_block(op)?;
         let params = self.ir.body(self.body).block_args(block).to_vec();
@@ -648,14 +686,14 @@ impl FnEmitter<'_> {
         self.indent += 1;
         self.values
             .insert(params[0], Val::Scalar(i, CType::Int(64)));
-        for ((p, c), t) in params[1..].iter().zip(&carried).zip(&types) {
-            self.values.insert(*p, Val::Scalar(c.clone(), *t));
+        for ((p, c), k) in params[1..].iter().zip(&carried).zip(&kinds) {
+            self.values.insert(*p, vector::renamed(k, c));
         }
         self.block(block, Some(&carried))?;
         self.indent -= 1;
         self.line("}");
-        for ((r, c), t) in results.iter().zip(carried).zip(types) {
-            self.values.insert(*r, Val::Scalar(c, t));
+        for ((r, c), k) in results.iter().zip(&carried).zip(&kinds) {
+            self.values.insert(*r, vector::renamed(k, c));
         }
         Ok(())
     }
@@ -842,6 +880,7 @@ impl FnEmitter<'_> {
                         e.line(&format!("acc_result{i}[{to}] = {ptr}[{from}];"));
                     });
                 }
+                Val::Vector(..) => return Err(fail(op, "returns a vector")),
             }
         }
         self.line("return;");
@@ -867,6 +906,7 @@ impl FnEmitter<'_> {
             args.push(match self.get(op, *v)? {
                 Val::Scalar(x, _) => x,
                 Val::Memref { ptr, .. } => ptr,
+                Val::Vector(..) => return Err(fail(op, "passes a vector to a call")),
             });
         }
         for (r, ty) in results.iter().zip(types) {
@@ -918,7 +958,17 @@ impl FnEmitter<'_> {
                     };
                     params.push(format!("{qualifier}{} *", elem.name()));
                 }
+                Val::Vector(..) => return Err(fail(op, "passes a vector to an intrinsic")),
             }
+        }
+        // An external compiler's region: built once, by its command.
+        let command = hw::Intrinsic::of(self.ctx, op).and_then(|i| i.compiler());
+        if let Some(command) = command
+            && !self.shared.externals.iter().any(|(c, _)| *c == callee)
+        {
+            let source = crate::external::build(self.ctx, self.ir, op, command, &callee)
+                .map_err(|m| fail(op, m))?;
+            self.shared.externals.push((callee.clone(), source));
         }
         self.declare(op, &callee, "void", params)?;
         self.line(&format!("{callee}({});", args.join(", ")));
@@ -1063,7 +1113,10 @@ fn dead_ops(ctx: &Context, ir: &Ir, body: BodyId) -> FxHashSet<OpId> {
         let r = ir.op(body, o);
         (arith::Op::of(ctx, r).is_some()
             || math::Op::of(ctx, r).is_some()
-            || loops::Load::is(ctx, r))
+            || loops::Load::is(ctx, r)
+            || loops::Vload::is(ctx, r)
+            || loops::Splat::is(ctx, r)
+            || loops::Vreduce::is(ctx, r))
             && b.results(o).next().is_some()
     };
     let mut uses: FxHashMap<ValueId, usize> = FxHashMap::default();

@@ -1,13 +1,14 @@
 //! The C back end: a module of `loop`, `arith`, `math`, `func` and `hw.intrinsic` ops
-//! (what `bufferize` and `memory-plan` leave, without `vectorize`) as portable C for
-//! a bare-metal target: `model.c` (the functions), `model.h` (their declarations) and
+//! (what `bufferize` and `memory-plan` leave; `vectorize`'s vectors as GNU C vectors)
+//! as portable C for a bare-metal target: `model.c` (the functions), `model.h` (their declarations) and
 //! `weights.h` (the constants).
 //!
 //! The output needs nothing beyond `stdint.h` and `string.h`: no malloc, no OS, no
 //! libc. Buffers live in one static arena per function, at the offsets `memory-plan`
 //! gave them; a buffer a function allocates only to return it is built in the
 //! caller's result buffer. `hw.intrinsic "NAME"` calls the C function NAME (a
-//! vendor's HWlib, or acc's runtime). Integer arithmetic wraps as in `arith` (done on
+//! vendor's HWlib, or acc's runtime; for a region an external compiler builds, the
+//! function it wrote, [`external`]). Integer arithmetic wraps as in `arith` (done on
 //! unsigned types in C), float-to-integer conversions saturate as in generated machine
 //! code, and the float operations are the same IEEE operations in the same order, so
 //! results agree with the interpreter bit for bit (compile with `-ffp-contract=off`,
@@ -21,6 +22,7 @@
 //! its first element, a scalar is passed by value, each result through a pointer.
 
 mod expr;
+pub mod external;
 mod function;
 
 use acc_dialects::ops::func;
@@ -38,6 +40,9 @@ pub struct CProgram {
     /// `model.DEVICE.c` for each device that runs launched work (started by the
     /// target's submit function): the device's name and its program.
     pub devices: Vec<(String, String)>,
+    /// `model.CALLEE.c` for each region an external compiler built
+    /// ([`external`]): the callee and the C its compiler wrote.
+    pub externals: Vec<(String, String)>,
 }
 
 /// Helpers the generated code may call, defined in `model.c` (all `static inline`).
@@ -181,6 +186,7 @@ pub fn emit(ctx: &Context, ir: &Ir, name: &str) -> Result<CProgram, Diagnostic> 
         header,
         weights,
         devices,
+        externals: shared.externals,
     })
 }
 

@@ -13,7 +13,7 @@
 
 use std::collections::HashMap;
 
-use acc_dialects::ops::tensor;
+use acc_dialects::ops::{hw, tensor};
 use acc_ir::attrs::{AttrData, DenseData};
 use acc_ir::{AttrId, BodyId, Context, InsertPoint, Ir, OpId, TypeData, TypeId, ValueId};
 
@@ -120,10 +120,29 @@ fn retype(
 }
 
 /// Ops whose operand and result types are fixed from outside the lowered code: the
-/// function's calls and return, and graph ops left for `bufferize` (placed ops).
+/// function's calls and return, graph ops left for `bufferize` (placed ops), and an
+/// external compiler's region (`outline-external`), which is handed over as it is.
 fn is_boundary(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> bool {
-    let name = ctx.op_name_str(ir.op(body, op).name());
-    name.starts_with("func.") || name.starts_with("graph.")
+    let r = ir.op(body, op);
+    let name = ctx.op_name_str(r.name());
+    name.starts_with("func.") || name.starts_with("graph.") || is_external_region(ctx, r)
+}
+
+/// Whether `op` is an external compiler's region on tensors.
+fn is_external_region(ctx: &Context, op: acc_ir::OpRef<'_>) -> bool {
+    hw::Intrinsic::of(ctx, op).is_some_and(|i| i.compiler().is_some())
+}
+
+/// Whether `op` is inside an external compiler's region.
+fn in_external_region(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> bool {
+    let mut at = ir.op(body, op).parent_op();
+    while let Some(p) = at {
+        if is_external_region(ctx, p) {
+            return true;
+        }
+        at = p.parent_op();
+    }
+    false
 }
 
 /// Retypes the signed and unsigned integers of `body` (a lowered function) to
@@ -135,6 +154,7 @@ pub(crate) fn make_signless(ctx: &Context, ir: &mut Ir, body: BodyId) -> Result<
             ops.push(op);
         }
     });
+    ops.retain(|op| !in_external_region(ctx, ir, body, *op));
     // The types values had before (for the bitcasts back at the boundary).
     let mut before: HashMap<ValueId, TypeId> = HashMap::new();
     // Arguments of the function's other blocks (branch targets) are computed values.

@@ -781,7 +781,8 @@ impl Interpreter<'_> {
 
     /// Runs an intrinsic by its `semantics` region: the operands listed by `inputs`
     /// are read as the region's arguments, and what it yields is written into the
-    /// buffers listed by `outputs`.
+    /// buffers listed by `outputs` (or, for an intrinsic with results, on tensors, is
+    /// its results).
     fn intrinsic_semantics(
         &self,
         body: BodyId,
@@ -825,6 +826,10 @@ impl Interpreter<'_> {
             args.push(Tensor::new(self.ctx, ty, values).map_err(fail)?);
         }
         let results = self.run_nested(body, op, 0, args, env, depth)?;
+        if r.results().next().is_some() {
+            // On tensors (an external region before `bufferize`): its results.
+            return Ok(results);
+        }
         for (o, t) in outputs.iter().zip(results) {
             let target = operands
                 .get(*o)

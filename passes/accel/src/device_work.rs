@@ -23,7 +23,11 @@ pub(crate) fn device_of(
     let device = match hw::Op::of(ctx, r) {
         Some(hw::Op::Intrinsic) => {
             let callee = string_attr(ctx, r.attr(ctx, hw::Intrinsic::ATTR_CALLEE))?;
-            targets.intrinsic_named(&callee).map(|i| i.device.clone())
+            // A target's intrinsic, or an external compiler's region (its `hw.device`).
+            targets
+                .intrinsic_named(&callee)
+                .map(|i| i.device.clone())
+                .or_else(|| string_attr(ctx, acc_dialects::hooks::hw::placed_device(ctx, r)))
         }
         Some(hw::Op::DmaStart) => {
             let (from, to) = (b.operand(op, 0), b.operand(op, 1));

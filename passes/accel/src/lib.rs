@@ -9,6 +9,9 @@
 //! 2. [`view_graph`] (`view-graph`): the placement as a Graphviz DOT graph;
 //!    [`pipeline_frames`] (`pipeline-frames`): a pipelined entry taking several
 //!    frames, its placed ops ordered as a software pipeline over the devices;
+//!    [`outline_external`] (`outline-external`): the ops placed on a device with an
+//!    external (vendor) compiler made regions that compiler builds, with their
+//!    constants;
 //! 3. [`tensorize`] (`tensorize`): placed ops split into tiles an intrinsic accepts and
 //!    whose buffers fit its local memory, two at a time;
 //! 4. [`weight_prep`] (`weight-prep`): the compile-time arguments of accelerator calls
@@ -33,6 +36,7 @@ mod device_work;
 pub mod forward_transfers;
 pub mod layout;
 pub mod memory_plan;
+pub mod outline_external;
 pub mod partition;
 pub mod pipeline_frames;
 pub mod schedule_devices;
@@ -45,6 +49,7 @@ use acc_pass::PassRegistry;
 /// Adds the accelerator passes to `r`.
 pub fn register_all(r: &mut PassRegistry) {
     r.register(partition::info());
+    r.register(outline_external::info());
     r.register(view_graph::info());
     r.register(pipeline_frames::info());
     r.register(tensorize::info());

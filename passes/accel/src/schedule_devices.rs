@@ -101,7 +101,7 @@ fn at(ir: &Ir, body: BodyId, op: OpId, m: String) -> Diagnostic {
 
 /// Adds `hw.device @NAME kind "KIND"` at the start of the module for each device
 /// launched on that the module does not declare yet (with the compiler of a
-/// programmable one).
+/// programmable one, and its vector registers' bits).
 fn declare_devices(
     ctx: &Context,
     ir: &mut Ir,
@@ -138,6 +138,9 @@ fn declare_devices(
             if !c.flags.is_empty() {
                 build = build.flags(ctx.string_attr(&c.flags));
             }
+        }
+        if let Some(bits) = device.and_then(|dev| dev.vector_bits) {
+            build = build.vector_bits(acc_dialects::build::i64_attr(ctx, i64::from(bits)));
         }
         build.create()?;
     }

@@ -12,7 +12,7 @@
 //! - [`collapse`] (`collapse-parallel`): trailing dimensions of parallel nests that
 //!   every access walks contiguously as one long dimension;
 //! - [`vectorize`] (`vectorize`): the innermost dimension of parallel loop nests on
-//!   128-bit vectors;
+//!   vectors: the host's 128-bit ones, a device's as its `hw.device` declares;
 //! - [`deallocation`] (`buffer-deallocation`): each buffer freed after its last use.
 
 #![deny(missing_docs)]

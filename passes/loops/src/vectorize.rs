@@ -1,5 +1,6 @@
-//! `vectorize`: the innermost dimension of each `loop.parallel` nest, run four (or
-//! more: one 128-bit register's worth of) iterations at a time.
+//! `vectorize`: the innermost dimension of each `loop.parallel` nest, run one vector
+//! register's worth of iterations at a time: four f32 lanes of the host's 128 bits, or
+//! as many as a device's `vector_bits` hold ([`units`]).
 //!
 //! A nest is vectorized when every value of its body is, along the last induction
 //! variable `i`, one of
@@ -17,9 +18,12 @@
 //! NCHW16c); arithmetic on vector data takes vector types
 //! (uniform operands are splat once; a select of a uniform condition keeps it
 //! scalar); `loop.for` loops inside carry vectors. Anything
-//! else (a gathered access, a strided store, a comparison of vector data, an op with a region
-//! other than `loop.for`, a load of a buffer the nest also writes at other indices)
-//! leaves the nest as it is. The iterations that do not fill a whole vector run in a
+//! else (a gathered access, a strided store, an op with a region other than
+//! `loop.for`, a load of a buffer the nest also writes at other indices; for the host,
+//! also a comparison of vector data and elements of different widths) leaves the nest
+//! as it is. For a unit written lane by lane (a device's, in C:
+//! [`VectorUnit::lane_by_lane`]), every elementwise op takes vectors, and elements of
+//! different widths share the lanes of the widest. The iterations that do not fill a whole vector run in a
 //! copy of the original nest over the remaining range.
 //!
 //! The result computes the same values as the input: each lane does what one iteration
@@ -34,51 +38,79 @@ use acc_ir::{
     BlockId, BodyId, Context, Diagnostic, InsertPoint, Ir, OpId, TypeData, TypeId, ValueDef,
     ValueId, clone,
 };
-use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
+use acc_pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use acc_dialects::build::{Builder, buffer_root, constant_int};
 use acc_dialects::ops::{arith, func, loops};
 
 mod reduction;
+mod units;
 
-/// The pass.
-pub struct Vectorize;
+pub use units::VectorUnit;
+
+/// The pass: the host's loops on 128-bit vectors (unless `host` is false), and the
+/// loops of each launch on a device declaring `vector_bits` on that device's vectors
+/// ([`units`] says which body gets which).
+pub struct Vectorize {
+    host: bool,
+}
 
 /// Its registration.
 pub fn info() -> PassInfo {
     PassInfo {
         name: "vectorize",
         title: "Vectorize",
-        summary: "Run the innermost dimension of loop.parallel nests on 128-bit vectors",
+        summary: "Run the innermost dimension of loop.parallel nests on vectors: the host's 128-bit ones, a device's as its hw.device declares",
         anchor: Some(func::Func::NAME),
-        options: Vec::new(),
-        create: |_: &PassOptions| Ok(Box::new(Vectorize)),
+        options: vec![PassOption {
+            name: "host",
+            description: "vectorize the host's loops too (false: only those of launches on devices declaring vector_bits)",
+            kind: OptionKind::Bool,
+            default: "true",
+        }],
+        create: |o: &PassOptions| {
+            Ok(Box::new(Vectorize {
+                host: o.get("host") == "true",
+            }))
+        },
     }
 }
 
 impl Pass for Vectorize {
     fn run(&self, t: &mut PassTarget<'_>) -> Result<(), Diagnostic> {
+        let units = units::BodyUnits::of(t.ctx, t.ir, t.body, t.op, self.host);
         for (body, _) in t.bodies() {
-            let nests: Vec<OpId> = crate::outermost_parallel_nests(t.ctx, t.ir, body);
-            for nest in nests {
-                let fail = |m: String| {
-                    Diagnostic::error(acc_ir::DiagLoc::Unknown, format!("vectorize: {m}"))
-                };
-                match analyze(t.ctx, t.ir, body, nest) {
-                    Some(plan) => rewrite(t.ctx, t.ir, body, nest, &plan).map_err(fail)?,
-                    None => {
-                        reduction::vectorize_reductions(t.ctx, t.ir, body, nest).map_err(fail)?;
-                    }
-                }
-            }
+            let Some(unit) = units.of_body(body) else {
+                continue;
+            };
+            vectorize_body(t.ctx, t.ir, body, unit).map_err(|m| {
+                Diagnostic::error(acc_ir::DiagLoc::Unknown, format!("vectorize: {m}"))
+            })?;
         }
         Ok(())
     }
 }
 
-/// Bits in one vector register.
-const VECTOR_BITS: u32 = 128;
+/// Vectorizes for `unit` every outermost parallel nest of `body` (or, where a nest
+/// cannot be, its reductions along the last dimension).
+fn vectorize_body(
+    ctx: &Context,
+    ir: &mut Ir,
+    body: BodyId,
+    unit: VectorUnit,
+) -> Result<(), String> {
+    let nests: Vec<OpId> = crate::outermost_parallel_nests(ctx, ir, body);
+    for nest in nests {
+        match analyze(ctx, ir, body, nest, unit) {
+            Some(plan) => rewrite(ctx, ir, body, nest, &plan)?,
+            None => {
+                reduction::vectorize_reductions(ctx, ir, body, nest, unit)?;
+            }
+        }
+    }
+    Ok(())
+}
 
 /// What a value of the nest is along its last induction variable.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -111,7 +143,10 @@ struct Analysis<'a> {
     ir: &'a Ir,
     body: BodyId,
     class: FxHashMap<ValueId, Class>,
-    /// The element width of the vector values (all must agree).
+    /// The vector unit.
+    unit: VectorUnit,
+    /// The element width of the vector values (all must agree, unless the unit goes
+    /// lane by lane: then the widest).
     width: Option<u32>,
     /// (buffer, indices, class of the access) of every load and store.
     loads: Vec<(ValueId, Vec<ValueId>, Class)>,
@@ -123,11 +158,12 @@ struct Analysis<'a> {
 
 impl<'a> Analysis<'a> {
     /// Nothing classified yet.
-    fn new(ctx: &'a Context, ir: &'a Ir, body: BodyId) -> Self {
+    fn new(ctx: &'a Context, ir: &'a Ir, body: BodyId, unit: VectorUnit) -> Self {
         Analysis {
             ctx,
             ir,
             body,
+            unit,
             class: FxHashMap::default(),
             width: None,
             loads: Vec::new(),
@@ -147,7 +183,16 @@ impl<'a> Analysis<'a> {
     /// Notes that a vector of element type `ty` is needed.
     fn vector_of(&mut self, ty: TypeId) -> Option<()> {
         let w = bits(self.ctx, ty)?;
-        if w < 8 || !VECTOR_BITS.is_multiple_of(w) {
+        if self.unit.lane_by_lane {
+            // An `i1` lane is a byte.
+            let w = w.max(8);
+            if !self.unit.bits.is_multiple_of(w) {
+                return None;
+            }
+            self.width = Some(self.width.map_or(w, |x| x.max(w)));
+            return Some(());
+        }
+        if w < 8 || !self.unit.bits.is_multiple_of(w) {
             return None;
         }
         match self.width {
@@ -272,7 +317,10 @@ impl<'a> Analysis<'a> {
                 for v in operands.iter().chain(&results) {
                     self.vector_of(b.value_type(*v))?;
                 }
-                if kind.1 == Some(arith::Op::Muli) && self.width == Some(8) {
+                if kind.1 == Some(arith::Op::Muli)
+                    && self.width == Some(8)
+                    && !self.unit.lane_by_lane
+                {
                     // No 8-bit vector multiply on x86-64.
                     return None;
                 }
@@ -292,17 +340,26 @@ impl<'a> Analysis<'a> {
     }
 
     /// Ops that apply lane by lane to vectors and that code generation has vector
-    /// forms of. Not: comparisons and selects of vector conditions (their masks have
-    /// other types; a select of a uniform condition is handled apart), integer
-    /// division and remainders, shifts (by a vector amount), NaN-ignoring min/max.
+    /// forms of: for a unit written lane by lane, every `arith` op but constants and
+    /// index casts; otherwise not comparisons and selects of vector conditions (their
+    /// masks have other types; a select of a uniform condition is handled apart),
+    /// integer division and remainders, shifts (by a vector amount), NaN-ignoring
+    /// min/max.
     fn vectorizable(&self, op: OpId) -> bool {
         let name = self.name(op);
         if !name.starts_with("arith.") {
             return name.starts_with("math.")
                 || loops::Fma::is(self.ctx, self.ir.op(self.body, op));
         }
+        let kind = arith::Op::of(self.ctx, self.ir.op(self.body, op));
+        if self.unit.lane_by_lane {
+            return !matches!(
+                kind,
+                Some(arith::Op::Constant | arith::Op::IndexCast | arith::Op::IndexCastui)
+            );
+        }
         !matches!(
-            arith::Op::of(self.ctx, self.ir.op(self.body, op)),
+            kind,
             Some(
                 arith::Op::Cmpi
                     | arith::Op::Cmpf
@@ -437,7 +494,7 @@ fn gather_dimension(ctx: &Context, memref: TypeId, classes: &[Class]) -> Option<
 }
 
 /// Whether `nest` can be vectorized, and how.
-fn analyze(ctx: &Context, ir: &Ir, body: BodyId, nest: OpId) -> Option<Plan> {
+fn analyze(ctx: &Context, ir: &Ir, body: BodyId, nest: OpId, unit: VectorUnit) -> Option<Plan> {
     let b = ir.body(body);
     let operands: Vec<ValueId> = b.operands(nest).collect();
     let rank = operands.len() / 3;
@@ -452,7 +509,7 @@ fn analyze(ctx: &Context, ir: &Ir, body: BodyId, nest: OpId) -> Option<Plan> {
     let region = *b.op_regions(nest).first()?;
     let block = b.entry_block(region)?;
     let ivs = b.block_args(block).to_vec();
-    let mut a = Analysis::new(ctx, ir, body);
+    let mut a = Analysis::new(ctx, ir, body, unit);
     for iv in &ivs {
         a.class.insert(*iv, Class::Uniform);
     }
@@ -461,9 +518,9 @@ fn analyze(ctx: &Context, ir: &Ir, body: BodyId, nest: OpId) -> Option<Plan> {
     if a.stores.is_empty() || a.hazard() {
         return None;
     }
-    let lanes = i64::from(VECTOR_BITS / a.width?);
+    let lanes = i64::from(unit.bits / a.width?);
     let whole = (upper - lower) / lanes * lanes;
-    if whole == 0 {
+    if lanes < 2 || whole == 0 {
         return None;
     }
     Some(Plan {

@@ -52,6 +52,7 @@
 // CHECK-NEXT: {{^}}  math-approximation{{ +}}Expand f32 math.exp, math.erf and math.tanh into polynomial arithmetic (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  memory-plan{{ +}}Place the buffers a function allocates in one static arena per memory, reusing memory by liveness (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}      target{{ +}}the target to consult, by name (empty: the compilation's first, from the first --target FILE) (string, default ){{$}}
+// CHECK-NEXT: {{^}}  outline-external{{ +}}Make the ops placed on a device with an external compiler regions (hw.intrinsic with the command) that compiler builds (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}  partition{{ +}}Place ops on the target's devices by its intrinsics' and code rules' matches, conditions and costs, searching for the shortest schedule with transfers priced; remark why each other op stays on the host (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}      target{{ +}}the target to consult, by name (empty: the compilation's first, from the first --target FILE) (string, default ){{$}}
 // CHECK-NEXT: {{^}}      placement{{ +}}schedule: the placement whose schedule, transfers included, is shortest; op-by-op: each op on its cheapest device (schedule|op-by-op, default schedule){{$}}
@@ -66,7 +67,8 @@
 // CHECK-NEXT: {{^}}  unroll{{ +}}Fully unroll loop.for loops with few iterations (runs on func.func){{$}}
 // CHECK-NEXT: {{^}}      max-trip{{ +}}unroll loops of at most this many iterations (int, default 8){{$}}
 // CHECK-NEXT: {{^}}      max-ops{{ +}}and whose unrolled body has at most this many ops (int, default 512){{$}}
-// CHECK-NEXT: {{^}}  vectorize{{ +}}Run the innermost dimension of loop.parallel nests on 128-bit vectors (runs on func.func){{$}}
+// CHECK-NEXT: {{^}}  vectorize{{ +}}Run the innermost dimension of loop.parallel nests on vectors: the host's 128-bit ones, a device's as its hw.device declares (runs on func.func){{$}}
+// CHECK-NEXT: {{^}}      host{{ +}}vectorize the host's loops too (false: only those of launches on devices declaring vector_bits) (bool, default true){{$}}
 // CHECK-NEXT: {{^}}  view-graph{{ +}}Write each function's data flow as Graphviz DOT, ops coloured by the device they are placed on (runs on builtin.module){{$}}
 // CHECK-NEXT: {{^}}      file{{ +}}where to write the graph ('-': standard error); required (string, default ){{$}}
 // CHECK-NEXT: {{^}}  weight-prep{{ +}}Compute the compile-time arguments of accelerator calls (packed weights, requantization tables) and store them on the placed ops (runs on func.func){{$}}

@@ -30,7 +30,7 @@
 // LIST: = canonicalize,quantize{requant=float}
 
 // HOST: Pass Manager with 12 passes:
-// HOST-NEXT: builtin.module(func.func(canonicalize{{.*}},graph-to-tensor,layout{table=host assume-finite=true}),bufferize{target="" {{.*}}},func.func(fuse-parallel,emulate-narrow-floats,math-approximation,unroll{{.*}},collapse-parallel,vectorize,buffer-deallocation,memory-plan{target=""}))
+// HOST-NEXT: builtin.module(func.func(canonicalize{{.*}},graph-to-tensor,layout{table=host assume-finite=true}),bufferize{target="" {{.*}}},func.func(fuse-parallel,emulate-narrow-floats,math-approximation,unroll{{.*}},collapse-parallel,vectorize{host=true},buffer-deallocation,memory-plan{target=""}))
 
 // TARGET: Pass Manager with 12 passes:
 // TARGET-NEXT: builtin.module(func.func(canonicalize{{.*}},quantize{requant=float},partition{target="" placement=schedule},tensorize{target=""},weight-prep,graph-to-tensor),bufferize{{.*}},func.func(fuse-parallel,emulate-narrow-floats,math-approximation,buffer-deallocation,memory-plan{target=""}))

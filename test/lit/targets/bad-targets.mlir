@@ -15,7 +15,7 @@
 // CHECK-DAG: bad-target.acc:8:51
 // CHECK-DAG: error: device 'dsp': `compiler` names the command building a programmable device's own C file (not empty, not on the host)
 // CHECK-DAG: bad-target.acc:9:3
-// CHECK-DAG: error: code 'npu_relu' runs on device 'npu', which compiles no code of its own (give it `compiler "CC"`)
+// CHECK-DAG: error: code 'npu_relu' runs on device 'npu', which compiles no code of its own (give it `compiler "CC"` or `external "COMMAND"`)
 // CHECK-DAG: bad-target.acc:10:20
 // CHECK-DAG: error: device 'arm': `compiler` names the command building a programmable device's own C file (not empty, not on the host)
 // CHECK-DAG: bad-target.acc:15:3
@@ -23,6 +23,14 @@
 // CHECK-DAG: bad-target.acc:16:3
 // CHECK-DAG: error: device 'npu2': a compiler command and flags are printable characters on one line, without `*/` (the C file's first comment gives them)
 // CHECK-DAG: bad-target.acc:17:3
+// CHECK-DAG: error: device 'vec1': vector_bits is a power of two from 64 to 4096
+// CHECK-DAG: bad-target.acc:18:3
+// CHECK-DAG: error: device 'vec2': only a programmable device (with a `compiler`) declares vector_bits (the vector types its compiler takes)
+// CHECK-DAG: bad-target.acc:19:3
+// CHECK-DAG: error: device 'ext1': `external` names the command of a vendor compiler building its regions (the command names where it writes the C function: {output})
+// CHECK-DAG: bad-target.acc:20:3
+// CHECK-DAG: error: device 'ext2': `external` names the command of a vendor compiler building its regions (the host's code is acc's own)
+// CHECK-DAG: bad-target.acc:21:3
 // TWO: error: a target file declares exactly one target (`target NAME { ... }`), not 2
 // MISSING: no-such-file.acc
 func.func @f() {

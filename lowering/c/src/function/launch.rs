@@ -120,6 +120,7 @@ impl FnEmitter<'_> {
             match self.get(op, *v)? {
                 Val::Memref { ptr, .. } => self.line(&format!("{args}.a{i} = (void *){ptr};")),
                 Val::Scalar(x, _) => self.line(&format!("{args}.a{i} = {x};")),
+                Val::Vector(..) => return Err(fail(op, "passes a vector to a launch")),
             }
         }
         let Some(submit) = submit else {

@@ -325,7 +325,8 @@ pub(super) fn splat(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 }
 
 /// `loop.vreduce`: the lanes combined by `kind` (add, mul, max, min), in lane order;
-/// a float max or min is NaN when a lane is (as `arith.maximumf` / `minimumf`).
+/// a float max or min is `arith.maximumf` / `minimumf` (NaN when a lane is, -0.0 below
+/// +0.0).
 pub(super) fn vreduce(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     let x = r.operand(0)?;
     let kind = super::shape::case(r, "kind", acc_dialects::ops::loops::enums::REDUCTION)
@@ -339,14 +340,15 @@ pub(super) fn vreduce(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
                 _ => p.min(q),
             }),
             _ => {
+                use acc_dialects::ops::arith::Op;
+                let op = match kind.as_str() {
+                    "add" => Op::Addf,
+                    "mul" => Op::Mulf,
+                    "max" => Op::Maximumf,
+                    _ => Op::Minimumf,
+                };
                 let (p, q) = (float(a), float(b));
-                Scalar::Float(match kind.as_str() {
-                    "add" => p + q,
-                    "mul" => p * q,
-                    _ if p.is_nan() || q.is_nan() => f64::NAN,
-                    "max" => p.max(q),
-                    _ => p.min(q),
-                })
+                Scalar::Float(acc_dialects::hooks::arith::float_eval(op, p, q).unwrap_or(f64::NAN))
             }
         }
     };

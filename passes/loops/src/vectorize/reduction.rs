@@ -2,9 +2,10 @@
 //! values each combine one new value per iteration (`acc = combine(acc, f(x[.., i]))`
 //! with `arith.addf`, `mulf`, `maximumf` or `minimumf` on f32), run on vectors.
 //!
-//! The loop runs `CHAINS` vector accumulators of 4 lanes each, started from the
-//! combiner's identity, over the whole multiples of 16 iterations (each chain takes
-//! every fourth vector, so the additions of one chain do not wait for the others);
+//! The loop runs `CHAINS` vector accumulators of one register's f32 lanes each (4 on
+//! the host), started from the combiner's identity, over the whole multiples of
+//! `CHAINS` vectors of iterations (each chain takes every fourth vector, so the
+//! additions of one chain do not wait for the others);
 //! the chains are then combined, their lanes reduced (`loop.vreduce`), the loop's own
 //! start folded in, and the original loop runs the remaining iterations from there.
 //!
@@ -16,14 +17,12 @@ use acc_dialects::build::BuildExt as _;
 use acc_ir::{BodyId, Context, InsertPoint, Ir, OpId, TypeData, TypeId, ValueDef, ValueId};
 use rustc_hash::FxHashMap;
 
-use super::{Analysis, Class};
+use super::{Analysis, Class, VectorUnit};
 use acc_dialects::build::{Builder, constant_int};
 use acc_dialects::ops::{arith, loops};
 
 /// Vector accumulators per carried value.
 const CHAINS: i64 = 4;
-/// f32 lanes of a 128-bit vector.
-const LANES: i64 = 4;
 
 /// The reductions found and vectorized inside `nest`; how many.
 pub(super) fn vectorize_reductions(
@@ -31,7 +30,13 @@ pub(super) fn vectorize_reductions(
     ir: &mut Ir,
     body: BodyId,
     nest: OpId,
+    unit: VectorUnit,
 ) -> Result<usize, String> {
+    // One element width: the accumulators are f32 vectors.
+    let unit = VectorUnit {
+        lane_by_lane: false,
+        ..unit
+    };
     let mut loops = Vec::new();
     ir.walk_nested(body, nest, &mut |b, op| {
         if b == body && loops::For::is(ctx, ir.op(b, op)) {
@@ -40,7 +45,7 @@ pub(super) fn vectorize_reductions(
     });
     let mut done = 0;
     for l in loops {
-        if let Some(plan) = plan(ctx, ir, body, l) {
+        if let Some(plan) = plan(ctx, ir, body, l, unit) {
             rewrite(ctx, ir, body, l, &plan)?;
             done += 1;
         }
@@ -87,19 +92,22 @@ const COMBINERS: [Combiner; 4] = [
 struct Plan {
     class: FxHashMap<ValueId, Class>,
     combiners: Vec<Combiner>,
+    /// f32 lanes of a vector.
+    lanes: i64,
     lower: i64,
-    /// Where the vector loop stops (lower + a whole number of CHAINS x LANES).
+    /// Where the vector loop stops (lower + a whole number of CHAINS x lanes).
     split: i64,
     upper: i64,
 }
 
-fn plan(ctx: &Context, ir: &Ir, body: BodyId, l: OpId) -> Option<Plan> {
+fn plan(ctx: &Context, ir: &Ir, body: BodyId, l: OpId, unit: VectorUnit) -> Option<Plan> {
     let b = ir.body(body);
     let operands: Vec<ValueId> = b.operands(l).collect();
     let bound = |i: usize| constant_int(ctx, ir, body, operands[i]);
     let (lower, upper, step) = (bound(0)?, bound(1)?, bound(2)?);
-    let unit = CHAINS * LANES;
-    let split = lower + (upper - lower) / unit * unit;
+    let lanes = i64::from(unit.bits / 32);
+    let whole = CHAINS * lanes;
+    let split = lower + (upper - lower) / whole * whole;
     if step != 1 || split == lower || operands.len() < 4 {
         return None;
     }
@@ -112,7 +120,7 @@ fn plan(ctx: &Context, ir: &Ir, body: BodyId, l: OpId) -> Option<Plan> {
     if b.block_ops(block).any(|op| !b.op_regions(op).is_empty()) {
         return None;
     }
-    let mut a = Analysis::new(ctx, ir, body);
+    let mut a = Analysis::new(ctx, ir, body, unit);
     a.class.insert(args[0], Class::Lane(1));
     for carried in &args[1..] {
         a.class.insert(*carried, Class::Vector);
@@ -147,15 +155,16 @@ fn plan(ctx: &Context, ir: &Ir, body: BodyId, l: OpId) -> Option<Plan> {
     Some(Plan {
         class: a.class,
         combiners,
+        lanes,
         lower,
         split,
         upper,
     })
 }
 
-fn vector_type(ctx: &Context, scalar: TypeId) -> TypeId {
+fn vector_type(ctx: &Context, scalar: TypeId, lanes: i64) -> TypeId {
     ctx.intern_type(TypeData::Vector {
-        shape: vec![LANES].into(),
+        shape: vec![lanes].into(),
         scalable: vec![false].into(),
         element: scalar,
     })
@@ -174,7 +183,7 @@ fn rewrite(ctx: &Context, ir: &mut Ir, body: BodyId, l: OpId, plan: &Plan) -> Re
     let yielded: Vec<ValueId> = b.operands(*terminator).collect();
     let loc = ir.op(body, l).loc();
     let f32 = ctx.float_type(acc_ir::FloatKind::F32);
-    let vty = vector_type(ctx, f32);
+    let vty = vector_type(ctx, f32, plan.lanes);
     let index = ctx.index_type();
     let carried = plan.combiners.len();
     let mut e = Builder::new(ctx, &mut *ir, body, InsertPoint::Before(l), loc);
@@ -188,14 +197,14 @@ fn rewrite(ctx: &Context, ir: &mut Ir, body: BodyId, l: OpId, plan: &Plan) -> Re
     let (lower, split, step) = (
         e.index(plan.lower)?,
         e.index(plan.split)?,
-        e.index(CHAINS * LANES)?,
+        e.index(CHAINS * plan.lanes)?,
     );
     let mut arg_types = vec![index];
     arg_types.extend(std::iter::repeat_n(vty, inits.len()));
     let mut fill = |e: &mut Builder<'_>, new_args: &[ValueId]| -> Result<Vec<ValueId>, String> {
         let mut next = Vec::new();
         for chain in 0..CHAINS as usize {
-            let offset = e.index(chain as i64 * LANES)?;
+            let offset = e.index(chain as i64 * plan.lanes)?;
             let at = arith::Addi::build(e, new_args[0], offset, index).result()?;
             let mut map: FxHashMap<ValueId, ValueId> = FxHashMap::default();
             map.insert(args[0], at);

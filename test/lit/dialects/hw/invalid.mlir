@@ -138,3 +138,28 @@ func.func @intrinsic(%a: memref<16xi8>, %b: memref<8xi8>, %i: index) {
   "hw.intrinsic"(%i) : (index) -> ()
   return
 }
+
+// -----
+
+// On tensors (an external compiler's region before bufferize), the semantics region
+// yields the results.
+func.func @intrinsic_results(%a: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'hw.intrinsic' op semantics result 0 differs from the op's result in type}}
+  %0 = hw.intrinsic "f_npu_ext0"(%a) {inputs = array<i64: 0>, outputs = array<i64>} : (tensor<4xf32>) -> tensor<4xf32> semantics {
+  ^bb0(%x: tensor<4xf32>):
+    %y = graph.constant dense<1> : tensor<4xi32>
+    hw.yield %y : tensor<4xi32>
+  }
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @intrinsic_outputs(%a: tensor<4xf32>, %b: memref<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'hw.intrinsic' op with results, yields them: its 'outputs' are empty}}
+  %0 = hw.intrinsic "f_npu_ext0"(%a, %b) {inputs = array<i64: 0>, outputs = array<i64: 1>} : (tensor<4xf32>, memref<4xf32>) -> tensor<4xf32> semantics {
+  ^bb0(%x: tensor<4xf32>):
+    hw.yield %x : tensor<4xf32>
+  }
+  return %0 : tensor<4xf32>
+}

@@ -1,0 +1,189 @@
+//! External compilers (a device's `external "COMMAND"` in its target file;
+//! docs/codegen.md, "External compilers"). An `hw.intrinsic` with `compiler` is a
+//! region `outline-external` made of the ops a device's `code` rules placed; the C back
+//! end builds it the way TVM's BYOC build calls an external codegen: the semantics
+//! region, as a function named after the callee that takes the region's inputs and
+//! returns its outputs (`func.func @CALLEE(tensor<...>, ...) -> (tensor<...>, ...)`,
+//! MLIR text), goes to the command with each constant of the region as a `.npy` file
+//! (the constant op names its file: `acc.file = "K.npy"`); the command writes a C
+//! file defining `void CALLEE(const T *acc_arg0, ..., T *acc_result0, ...)` (row-major
+//! buffers, inputs then outputs, as acc's own functions take them), which goes out
+//! beside `model.c` as `model.CALLEE.c`.
+//!
+//! The command runs through `sh -c` in the current directory, with `{ir}`,
+//! `{constants}`, `{function}` and `{output}` replaced by the function's file, the
+//! constants' directory, the callee's name and the C file to write, each quoted for
+//! the shell. A command that fails, or writes no file, is an error showing what it
+//! printed. The files live in a fresh directory of the system's temporary one,
+//! removed afterwards.
+
+use std::path::Path;
+use std::process::Command;
+
+use acc_dialects::build::Builder;
+use acc_dialects::ops::func;
+use acc_ir::clone::{ValueMap, clone_op};
+use acc_ir::{Context, InsertPoint, Ir, OpRef, ValueId};
+
+/// The discardable attribute naming a constant's `.npy` file (in the constants'
+/// directory) in the function handed to an external compiler.
+pub const FILE_ATTR: &str = "acc.file";
+
+/// The C source the external compiler `command` makes of the region `op` (an
+/// `hw.intrinsic` with a semantics region) as function `callee`.
+pub(crate) fn build(
+    ctx: &Context,
+    ir: &Ir,
+    op: OpRef<'_>,
+    command: &str,
+    callee: &str,
+) -> Result<String, String> {
+    let (text, constants) = function_text(ctx, ir, op, callee)?;
+    let dir = std::env::temp_dir().join(format!("acc-external-{}-{callee}", std::process::id()));
+    let result = run(&dir, command, callee, &text, &constants);
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+/// Writes the function and its constants into `dir`, runs the command, reads the C.
+fn run(
+    dir: &Path,
+    command: &str,
+    callee: &str,
+    text: &str,
+    constants: &[(String, acc_interp::Tensor)],
+) -> Result<String, String> {
+    let io = |what: &str, e: std::io::Error| format!("{what}: {e}");
+    let values = dir.join("constants");
+    std::fs::create_dir_all(&values).map_err(|e| io(&values.display().to_string(), e))?;
+    let ir_file = dir.join(format!("{callee}.mlir"));
+    std::fs::write(&ir_file, text).map_err(|e| io(&ir_file.display().to_string(), e))?;
+    for (name, t) in constants {
+        let path = values.join(name);
+        let mut f = std::fs::File::create(&path).map_err(|e| io(&path.display().to_string(), e))?;
+        acc_interp::npy::write(t, &mut f).map_err(|e| io(&path.display().to_string(), e))?;
+    }
+    let output = dir.join(format!("{callee}.c"));
+    let line = command
+        .replace("{ir}", &quoted(&ir_file))
+        .replace("{constants}", &quoted(&values))
+        .replace("{function}", callee)
+        .replace("{output}", &quoted(&output));
+    let ran = Command::new("sh")
+        .arg("-c")
+        .arg(&line)
+        .output()
+        .map_err(|e| format!("cannot run the external compiler `{line}`: {e}"))?;
+    let printed = || {
+        let mut s = String::from_utf8_lossy(&ran.stderr).trim().to_string();
+        if s.is_empty() {
+            s = String::from_utf8_lossy(&ran.stdout).trim().to_string();
+        }
+        s
+    };
+    if !ran.status.success() {
+        return Err(format!(
+            "the external compiler `{line}` failed ({}): {}",
+            ran.status,
+            printed()
+        ));
+    }
+    std::fs::read_to_string(&output).map_err(|e| {
+        format!(
+            "the external compiler `{line}` wrote no C file ({e}){}",
+            match printed() {
+                p if p.is_empty() => String::new(),
+                p => format!(": {p}"),
+            }
+        )
+    })
+}
+
+/// `path` quoted for `sh`.
+fn quoted(path: &Path) -> String {
+    format!("'{}'", path.display().to_string().replace('\'', "'\\''"))
+}
+
+/// The semantics region of `op` as a module's function `callee` (MLIR text, with the
+/// resources it uses), and the constants it holds, each with its file's name.
+fn function_text(
+    ctx: &Context,
+    ir: &Ir,
+    op: OpRef<'_>,
+    callee: &str,
+) -> Result<(String, Vec<(String, acc_interp::Tensor)>), String> {
+    let region = *op.regions().first().ok_or("no semantics region")?;
+    let region_body = op.region_body();
+    let b = ir.body(region_body);
+    let block = b.entry_block(region).ok_or("an empty semantics region")?;
+    let args = b.block_args(block).to_vec();
+    let arg_types: Vec<_> = args.iter().map(|a| b.value_type(*a)).collect();
+    let ops: Vec<_> = b.block_ops(block).collect();
+    let (last, ops) = ops.split_last().ok_or("an empty semantics region")?;
+    let yielded: Vec<ValueId> = b.operands(*last).collect();
+    let result_types: Vec<_> = yielded.iter().map(|v| b.value_type(*v)).collect();
+    // The function goes into a copy of the module, which is printed from it alone.
+    let mut copy = ir.clone();
+    let module = copy
+        .body(copy.root_body)
+        .nested_body(copy.root)
+        .ok_or("the module has no body")?;
+    let m = copy.body(module);
+    let module_block = m
+        .top_regions()
+        .first()
+        .and_then(|r| m.entry_block(*r))
+        .ok_or("the module has no block")?;
+    let loc = op.loc();
+    let mut e = Builder::new(ctx, &mut copy, module, InsertPoint::End(module_block), loc);
+    let (f, fbody) = func::Func::build(&mut e)
+        .sym_name(ctx.string_attr(callee))
+        .function_type(ctx.type_attr(ctx.function_type(&arg_types, &result_types)))
+        .create_isolated(&arg_types)?;
+    let fb = copy.body(fbody);
+    let entry = fb
+        .top_regions()
+        .first()
+        .and_then(|r| fb.entry_block(*r))
+        .ok_or("the function has no block")?;
+    let mut map = ValueMap::default();
+    for (a, p) in args.iter().zip(fb.block_args(entry).to_vec()) {
+        map.values.insert(*a, p);
+    }
+    let mut constants = Vec::new();
+    for o in ops {
+        let c = clone_op(
+            &mut copy,
+            region_body,
+            *o,
+            fbody,
+            InsertPoint::End(entry),
+            &mut map,
+        );
+        let r = copy.op(fbody, c);
+        let constant_like = ctx.op_def(r.name()).is_some_and(|d| d.traits.constant_like);
+        let value = r.attr(ctx, "value");
+        if let (true, Some(value)) = (constant_like, value)
+            && let Ok(t) = acc_interp::Tensor::from_attr(ctx, value)
+        {
+            let name = format!("{}.npy", constants.len());
+            let mut e = Builder::new(ctx, &mut copy, fbody, InsertPoint::End(entry), loc);
+            e.set_attr(c, FILE_ATTR, ctx.string_attr(&name))?;
+            constants.push((name, t));
+        }
+    }
+    let outs: Vec<ValueId> = yielded
+        .iter()
+        .map(|v| map.values.get(v).copied().unwrap_or(*v))
+        .collect();
+    let mut e = Builder::new(ctx, &mut copy, fbody, InsertPoint::End(entry), loc);
+    func::Return::build(&mut e, &outs).create()?;
+    let text = acc_ir::printer::print_op_with_resources(
+        ctx,
+        &copy,
+        module,
+        f,
+        &acc_ir::printer::PrintOptions::default(),
+    );
+    Ok((text, constants))
+}
