@@ -12,10 +12,13 @@
 //!
 //! The command runs through `sh -c` in the current directory, with `{ir}`,
 //! `{constants}`, `{function}` and `{output}` replaced by the function's file, the
-//! constants' directory, the callee's name and the C file to write, each quoted for
-//! the shell. A command that fails, or writes no file, is an error showing what it
-//! printed. The files live in a fresh directory of the system's temporary one,
-//! removed afterwards.
+//! constants' directory (paths quoted for the shell: the command does not quote
+//! them), the callee's name (a C identifier) and the C file to write. A command that
+//! fails, or writes no file, is an error showing what it printed. The files live in
+//! a fresh directory of the system's temporary one, removed afterwards. The command
+//! comes from the IR (the target file's, through `outline-external`): emitting C runs
+//! it, so emit C only from IR of a trusted origin, as one runs only trusted
+//! makefiles.
 
 use std::path::Path;
 use std::process::Command;
@@ -29,20 +32,75 @@ use acc_ir::{Context, InsertPoint, Ir, OpRef, ValueId};
 /// directory) in the function handed to an external compiler.
 pub const FILE_ATTR: &str = "acc.file";
 
-/// The C source the external compiler `command` makes of the region `op` (an
-/// `hw.intrinsic` with a semantics region) as function `callee`.
-pub(crate) fn build(
-    ctx: &Context,
-    ir: &Ir,
-    op: OpRef<'_>,
-    command: &str,
-    callee: &str,
-) -> Result<String, String> {
-    let (text, constants) = function_text(ctx, ir, op, callee)?;
-    let dir = std::env::temp_dir().join(format!("acc-external-{}-{callee}", std::process::id()));
-    let result = run(&dir, command, callee, &text, &constants);
-    let _ = std::fs::remove_dir_all(&dir);
-    result
+/// A region to hand to an external compiler: its function's text and constants.
+pub(crate) struct Region {
+    /// The callee.
+    callee: String,
+    /// The function, MLIR text with its resources.
+    pub text: String,
+    /// Each constant's file name and value.
+    constants: Vec<(String, acc_interp::Tensor)>,
+}
+
+/// A function an external compiler built.
+pub(crate) struct Built {
+    /// Its name.
+    pub callee: String,
+    /// The text of the region it was built from.
+    pub text: String,
+    /// The C source the compiler wrote.
+    pub source: String,
+}
+
+/// Whether a buffer of `shape` with `strides` (in elements) is row-major and
+/// contiguous (a dimension of one element may have any stride).
+pub(crate) fn is_row_major(shape: &[i64], strides: &[i64]) -> bool {
+    let mut expected = 1;
+    for (d, s) in shape.iter().zip(strides).rev() {
+        if *d != 1 && *s != expected {
+            return false;
+        }
+        expected *= d;
+    }
+    shape.len() == strides.len()
+}
+
+impl Region {
+    /// The region `op` (an `hw.intrinsic` with a semantics region) as function
+    /// `callee`.
+    pub(crate) fn of(
+        ctx: &Context,
+        ir: &Ir,
+        op: OpRef<'_>,
+        callee: &str,
+    ) -> Result<Region, String> {
+        let (text, constants) = function_text(ctx, ir, op, callee)?;
+        Ok(Region {
+            callee: callee.to_string(),
+            text,
+            constants,
+        })
+    }
+
+    /// Runs the external compiler `command` on the region: what it built.
+    pub(crate) fn build(self, command: &str) -> Result<Built, String> {
+        let dir = tempfile::Builder::new()
+            .prefix("acc-external-")
+            .tempdir()
+            .map_err(|e| format!("no temporary directory for the external compiler: {e}"))?;
+        let source = run(
+            dir.path(),
+            command,
+            &self.callee,
+            &self.text,
+            &self.constants,
+        )?;
+        Ok(Built {
+            callee: self.callee,
+            text: self.text,
+            source,
+        })
+    }
 }
 
 /// Writes the function and its constants into `dir`, runs the command, reads the C.
@@ -53,22 +111,26 @@ fn run(
     text: &str,
     constants: &[(String, acc_interp::Tensor)],
 ) -> Result<String, String> {
-    let io = |what: &str, e: std::io::Error| format!("{what}: {e}");
+    let io = |what: &Path, e: std::io::Error| format!("{}: {e}", what.display());
     let values = dir.join("constants");
-    std::fs::create_dir_all(&values).map_err(|e| io(&values.display().to_string(), e))?;
+    std::fs::create_dir(&values).map_err(|e| io(&values, e))?;
     let ir_file = dir.join(format!("{callee}.mlir"));
-    std::fs::write(&ir_file, text).map_err(|e| io(&ir_file.display().to_string(), e))?;
+    std::fs::write(&ir_file, text).map_err(|e| io(&ir_file, e))?;
     for (name, t) in constants {
         let path = values.join(name);
-        let mut f = std::fs::File::create(&path).map_err(|e| io(&path.display().to_string(), e))?;
-        acc_interp::npy::write(t, &mut f).map_err(|e| io(&path.display().to_string(), e))?;
+        let mut f = std::fs::File::create(&path).map_err(|e| io(&path, e))?;
+        acc_interp::npy::write(t, &mut f).map_err(|e| io(&path, e))?;
     }
     let output = dir.join(format!("{callee}.c"));
-    let line = command
-        .replace("{ir}", &quoted(&ir_file))
-        .replace("{constants}", &quoted(&values))
-        .replace("{function}", callee)
-        .replace("{output}", &quoted(&output));
+    let line = substitute(
+        command,
+        &[
+            ("{ir}", quoted(&ir_file)),
+            ("{constants}", quoted(&values)),
+            ("{function}", callee.to_string()),
+            ("{output}", quoted(&output)),
+        ],
+    );
     let ran = Command::new("sh")
         .arg("-c")
         .arg(&line)
@@ -97,6 +159,28 @@ fn run(
             }
         )
     })
+}
+
+/// `command` with each placeholder replaced, in one pass (a replacement is not
+/// searched again).
+fn substitute(command: &str, placeholders: &[(&str, String)]) -> String {
+    let mut out = String::new();
+    let mut rest = command;
+    'scan: while !rest.is_empty() {
+        for (key, value) in placeholders {
+            if let Some(after) = rest.strip_prefix(key) {
+                out.push_str(value);
+                rest = after;
+                continue 'scan;
+            }
+        }
+        let mut chars = rest.chars();
+        if let Some(c) = chars.next() {
+            out.push(c);
+        }
+        rest = chars.as_str();
+    }
+    out
 }
 
 /// `path` quoted for `sh`.
@@ -163,9 +247,9 @@ fn function_text(
         let r = copy.op(fbody, c);
         let constant_like = ctx.op_def(r.name()).is_some_and(|d| d.traits.constant_like);
         let value = r.attr(ctx, "value");
-        if let (true, Some(value)) = (constant_like, value)
-            && let Ok(t) = acc_interp::Tensor::from_attr(ctx, value)
-        {
+        if let (true, Some(value)) = (constant_like, value) {
+            let t = acc_interp::Tensor::from_attr(ctx, value)
+                .map_err(|m| format!("a constant of the region has no .npy form: {m}"))?;
             let name = format!("{}.npy", constants.len());
             let mut e = Builder::new(ctx, &mut copy, fbody, InsertPoint::End(entry), loc);
             e.set_attr(c, FILE_ATTR, ctx.string_attr(&name))?;

@@ -64,9 +64,9 @@ pub(crate) struct Shared {
     pub launch_count: usize,
     /// File-scope definitions of `model.c` (launch arguments, events).
     pub statics: Vec<String>,
-    /// The functions external compilers built (`hw.intrinsic` with `compiler`): the
-    /// callee and the C source its compiler wrote, in first-use order.
-    pub externals: Vec<(String, String)>,
+    /// The functions external compilers built (`hw.intrinsic` with `compiler`), in
+    /// first-use order.
+    pub externals: Vec<crate::external::Built>,
 }
 
 /// A launch's work function.
@@ -961,14 +961,35 @@ impl FnEmitter<'_> {
                 Val::Vector(..) => return Err(fail(op, "passes a vector to an intrinsic")),
             }
         }
-        // An external compiler's region: built once, by its command.
+        // An external compiler's region: built once, by its command, from row-major
+        // buffers; two regions of one name must compute the same.
         let command = hw::Intrinsic::of(self.ctx, op).and_then(|i| i.compiler());
-        if let Some(command) = command
-            && !self.shared.externals.iter().any(|(c, _)| *c == callee)
-        {
-            let source = crate::external::build(self.ctx, self.ir, op, command, &callee)
+        if let Some(command) = command {
+            for v in operands {
+                if let Val::Memref { shape, strides, .. } = self.get(op, *v)?
+                    && !crate::external::is_row_major(&shape, &strides)
+                {
+                    return Err(fail(
+                        op,
+                        "passes a strided view to an external compiler's function, which takes row-major buffers",
+                    ));
+                }
+            }
+            let region = crate::external::Region::of(self.ctx, self.ir, op, &callee)
                 .map_err(|m| fail(op, m))?;
-            self.shared.externals.push((callee.clone(), source));
+            match self.shared.externals.iter().find(|e| e.callee == callee) {
+                Some(built) if built.text != region.text => {
+                    return Err(fail(
+                        op,
+                        format!("two different regions are named '{callee}'"),
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    let built = region.build(command).map_err(|m| fail(op, m))?;
+                    self.shared.externals.push(built);
+                }
+            }
         }
         self.declare(op, &callee, "void", params)?;
         self.line(&format!("{callee}({});", args.join(", ")));

@@ -186,7 +186,11 @@ pub fn emit(ctx: &Context, ir: &Ir, name: &str) -> Result<CProgram, Diagnostic> 
         header,
         weights,
         devices,
-        externals: shared.externals,
+        externals: shared
+            .externals
+            .into_iter()
+            .map(|b| (b.callee, b.source))
+            .collect(),
     })
 }
 

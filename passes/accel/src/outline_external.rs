@@ -4,7 +4,9 @@
 //! for an external codegen.
 //!
 //! After `partition`, the ops placed on such a device (`hw.device`, no intrinsic) that
-//! data connects form one region, in each block of the function. A region becomes one
+//! data connects form one region, in each block of the function's body (ops nested
+//! in another op's region, and ops with regions, stay as they are); a region nothing
+//! reads is erased. A region becomes one
 //! `hw.intrinsic` on tensors where its last op was: its operands are the values the
 //! region reads from outside (the inputs), its results those read outside (the
 //! outputs), its `semantics` region the ops themselves (the constants they read cloned
@@ -72,11 +74,25 @@ impl Pass for OutlineExternal {
             .iter()
             .flat_map(|r| b.region_blocks(*r))
             .collect();
+        // Callees are unique in the module (another function's, an earlier run's).
+        let mut taken: FxHashSet<String> = FxHashSet::default();
+        t.ir.walk(t.body, &mut |b, o| {
+            if let Some(i) = hw::Intrinsic::of(t.ctx, t.ir.op(b, o))
+                && let Some(callee) = i.callee()
+            {
+                taken.insert(callee.to_string());
+            }
+        });
         let mut made = 0;
         for block in blocks {
             for (device, ops) in regions(t.ctx, t.ir, body, block, &commands) {
-                let callee = format!("{function}_{device}_ext{made}");
-                made += 1;
+                let callee = loop {
+                    let name = format!("{function}_{device}_ext{made}");
+                    made += 1;
+                    if taken.insert(name.clone()) {
+                        break name;
+                    }
+                };
                 outline(
                     t.ctx,
                     t.ir,
@@ -109,7 +125,7 @@ fn regions(
     let position: FxHashMap<OpId, usize> = ops.iter().enumerate().map(|(i, o)| (*o, i)).collect();
     let device: FxHashMap<OpId, String> = ops
         .iter()
-        .filter(|o| b.op_regions(**o).is_empty())
+        .filter(|o| b.op_regions(**o).is_empty() && !constant_like(ctx, ir, body, **o))
         .filter_map(|o| {
             code_device(ctx, ir, body, *o)
                 .filter(|d| commands.contains_key(d))
@@ -226,6 +242,13 @@ fn outline(
         .flat_map(|op| b.results(*op))
         .filter(|v| b.value_users(*v).any(|u| !inside.contains(&u)))
         .collect();
+    if outputs.is_empty() {
+        // Nothing reads what the region computes (its ops are pure graph ops).
+        for op in ops.iter().rev() {
+            ir.erase_op(body, *op);
+        }
+        return Ok(());
+    }
     for v in inputs.iter().chain(&outputs) {
         let ty = b.value_type(*v);
         let fixed = matches!(ctx.type_data(ty), TypeData::RankedTensor { shape, .. } if shape.iter().all(|d| *d >= 0));

@@ -10,10 +10,11 @@
 // RUN: FileCheck %s --check-prefix=GIVEN --input-file %t.c/model.main_npu_ext0.c
 // RUN: FileCheck %s --check-prefix=HOST --input-file %t.c/model.c
 
-// The add and relu, connected, are one region with the weights they read; the
-// host's neg comes after it; the mul is a region of its own.
+// The add and relu, connected, are one region with the weights they read (which the
+// function no longer holds); the host's neg comes after it; the mul is a region of
+// its own.
 // CHECK-LABEL: func.func @main
-// CHECK: %[[R:.*]] = hw.intrinsic "main_npu_ext0"(%arg0) {compiler = "{{.*}}", hw.device = "npu", inputs = array<i64: 0>, outputs = array<i64>} : (tensor<2x4xf32>) -> tensor<2x4xf32> semantics {
+// CHECK-NEXT: %[[R:.*]] = hw.intrinsic "main_npu_ext0"(%arg0) {compiler = "{{.*}}", hw.device = "npu", inputs = array<i64: 0>, outputs = array<i64>} : (tensor<2x4xf32>) -> tensor<2x4xf32> semantics {
 // CHECK-NEXT: ^bb0(%[[A:.*]]: tensor<2x4xf32>):
 // CHECK-NEXT: %[[W:.*]] = graph.constant dense<{{.*}}> : tensor<2x4xf32>
 // CHECK-NEXT: %[[S:.*]] = graph.add %[[A]], %[[W]]
@@ -70,4 +71,25 @@ func.func @interleaved(%x: tensor<4xf32>) -> tensor<4xf32> {
   %n = graph.neg %a : tensor<4xf32>
   %m = graph.mul %a, %n : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %m : tensor<4xf32>
+}
+
+// A constant the host reads too stays outside as well; a region nothing reads is
+// erased; callees are unique in the module.
+// CHECK-LABEL: func.func @shared
+// CHECK-NEXT: %[[C:.*]] = graph.constant dense<2.000000e+00> : tensor<4xf32>
+// CHECK-NEXT: hw.intrinsic "shared_npu_ext0"(%arg0)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: graph.constant dense<2.000000e+00> : tensor<4xf32>
+// CHECK-NEXT: graph.add
+// CHECK-NEXT: hw.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: graph.sub %{{.*}}, %[[C]]
+// CHECK-NOT: graph.relu
+// CHECK: return
+func.func @shared(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c = graph.constant dense<2.0> : tensor<4xf32>
+  %a = graph.add %x, %c : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %unused = graph.relu %x : tensor<4xf32>
+  %s = graph.sub %a, %c : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %s : tensor<4xf32>
 }
