@@ -3,7 +3,7 @@
 
 use crate::ops::hw;
 use acc_ir::attrs::AttrData;
-use acc_ir::{AttrId, Context, DiagLoc, Diagnostic, OpRef, TypeData, TypeId};
+use acc_ir::{AttrId, BodyId, Context, DiagLoc, Diagnostic, Ir, OpRef, TypeData, TypeId};
 
 use super::attr_read::Attrs;
 use crate::syntax::lookup_symbol;
@@ -33,6 +33,25 @@ fn resolve<'a>(op: OpRef<'a>, ctx: &Context, a: AttrId, want: &str) -> Result<Op
         return Err(format!("refers to @{name}, which is not a '{want}'"));
     }
     Ok(found)
+}
+
+/// The `hw.device` declarations among the ops of the module body `module`, in order.
+pub fn declared_devices<'a>(ctx: &'a Context, ir: &'a Ir, module: BodyId) -> Vec<hw::Device<'a>> {
+    let b = ir.body(module);
+    b.top_regions()
+        .iter()
+        .flat_map(|r| b.region_blocks(*r))
+        .flat_map(|bl| b.block_ops(bl))
+        .filter_map(|o| hw::Device::of(ctx, ir.op(module, o)))
+        .collect()
+}
+
+/// Whether `op` is an external compiler's region on tensors: `outline-external`'s
+/// `hw.intrinsic` with a `compiler` and results, before `bufferize` makes it a call
+/// on buffers.
+pub fn is_external_region(ctx: &Context, op: OpRef<'_>) -> bool {
+    hw::Intrinsic::of(ctx, op).is_some_and(|i| i.compiler().is_some())
+        && op.results().next().is_some()
 }
 
 /// The widths a device's vector registers may have (`vector_bits`): a power of two

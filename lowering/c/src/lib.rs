@@ -51,13 +51,9 @@ const PRELUDE: &str = include_str!("prelude.h");
 /// The programmable devices the module declares (`hw.device` with a `compiler`):
 /// each name and its compiler's command line (command and flags).
 fn device_compilers(ctx: &Context, ir: &Ir, module: BodyId) -> Vec<(String, String)> {
-    let b = ir.body(module);
-    b.top_regions()
-        .iter()
-        .flat_map(|r| b.region_blocks(*r))
-        .flat_map(|bl| b.block_ops(bl))
-        .filter_map(|o| {
-            let d = acc_dialects::ops::hw::Device::of(ctx, ir.op(module, o))?;
+    acc_dialects::hooks::hw::declared_devices(ctx, ir, module)
+        .into_iter()
+        .filter_map(|d| {
             let command = d.compiler()?;
             let line = match d.flags() {
                 Some(f) => format!("{command} {f}"),

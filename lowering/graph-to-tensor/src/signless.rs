@@ -13,7 +13,8 @@
 
 use std::collections::HashMap;
 
-use acc_dialects::ops::{hw, tensor};
+use acc_dialects::hooks::hw::is_external_region;
+use acc_dialects::ops::tensor;
 use acc_ir::attrs::{AttrData, DenseData};
 use acc_ir::{AttrId, BodyId, Context, InsertPoint, Ir, OpId, TypeData, TypeId, ValueId};
 
@@ -126,11 +127,6 @@ fn is_boundary(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> bool {
     let r = ir.op(body, op);
     let name = ctx.op_name_str(r.name());
     name.starts_with("func.") || name.starts_with("graph.") || is_external_region(ctx, r)
-}
-
-/// Whether `op` is an external compiler's region on tensors.
-fn is_external_region(ctx: &Context, op: acc_ir::OpRef<'_>) -> bool {
-    hw::Intrinsic::of(ctx, op).is_some_and(|i| i.compiler().is_some())
 }
 
 /// Whether `op` is inside an external compiler's region.

@@ -115,13 +115,9 @@ fn declare_devices(
         .first()
         .and_then(|r| ir.body(module).entry_block(*r))
         .ok_or("a module without a block")?;
-    let declared: FxHashSet<String> = ir
-        .body(module)
-        .block_ops(block)
-        .filter_map(|o| {
-            let r = ir.op(module, o);
-            hw::Device::of(ctx, r).and_then(|d| d.sym_name().map(str::to_string))
-        })
+    let declared: FxHashSet<String> = acc_dialects::hooks::hw::declared_devices(ctx, ir, module)
+        .iter()
+        .filter_map(|d| d.sym_name().map(str::to_string))
         .collect();
     let first = ir.body(module).first_op(block);
     for d in devices.iter().filter(|d| !declared.contains(*d)) {

@@ -14,9 +14,7 @@ use crate::{Bufferizer, buffer_type};
 impl Bufferizer<'_> {
     /// Whether `op` is an external compiler's region on tensors.
     pub(crate) fn is_external_region(&self, op: OpId) -> bool {
-        let r = self.ir.op(self.body, op);
-        hw::Intrinsic::of(self.ctx, r).is_some_and(|i| i.compiler().is_some())
-            && r.results().next().is_some()
+        acc_dialects::hooks::hw::is_external_region(self.ctx, self.ir.op(self.body, op))
     }
 
     /// Replaces the external region `op` by its call on buffers.

@@ -87,20 +87,14 @@ struct Device {
 
 /// The devices `module` declares (`hw.device`), by name.
 fn declared_devices(ctx: &Context, ir: &Ir, module: BodyId) -> FxHashMap<String, Device> {
-    let b = ir.body(module);
-    let mut out = FxHashMap::default();
-    for block in b.top_regions().iter().flat_map(|r| b.region_blocks(*r)) {
-        for o in b.block_ops(block) {
-            let Some(device) = hw::Device::of(ctx, ir.op(module, o)) else {
-                continue;
+    acc_dialects::hooks::hw::declared_devices(ctx, ir, module)
+        .into_iter()
+        .filter_map(|d| {
+            let device = Device {
+                host: d.kind() == Some("host"),
+                vector_bits: d.vector_bits().and_then(|n| u32::try_from(n).ok()),
             };
-            let Some(name) = device.sym_name() else {
-                continue;
-            };
-            let vector_bits = device.vector_bits().and_then(|n| u32::try_from(n).ok());
-            let host = device.kind() == Some("host");
-            out.insert(name.to_string(), Device { host, vector_bits });
-        }
-    }
-    out
+            Some((d.sym_name()?.to_string(), device))
+        })
+        .collect()
 }
