@@ -12,14 +12,27 @@
 
 #include "acc_devices.h"
 
-/* Convolution: x is c x h x w (NCHW, batch 1), weights m x c x kh x kw, y m x oh x
- * ow, strides (sh, sw), top/left padding (pt, pl) read as x_zero; one scale per
- * output channel. */
+/* The DLA's feature format: channels in blocks of 16, the innermost dimension
+ * (NCHW16c: ceil(c / 16) x h x w x 16 bytes for c x h x w); a partial last block's
+ * lanes hold 0 and are not read. */
+#define DLA_CHANNEL_BLOCK 16
+
+/* Convolution: x is c x h x w in the feature format (batch 1), weights m x c x kh x
+ * kw (OIHW), y m x oh x ow in the feature format, strides (sh, sw), top/left
+ * padding (pt, pl) read as x_zero; one scale per output channel. */
 void dla_conv2d_s8(const int8_t *x, const int8_t *weights, const int32_t *bias,
                    int8_t *y, int32_t c, int32_t h, int32_t w, int32_t m,
                    int32_t oh, int32_t ow, int32_t kh, int32_t kw, int32_t sh,
                    int32_t sw, int32_t pt, int32_t pl, int32_t x_zero,
                    int32_t y_zero, const float *scales);
+
+/* The same convolution in image input mode (for a network's first layer): x is c x h
+ * x w planar (NCHW, c <= 4), y in the feature format. */
+void dla_image_conv2d_s8(const int8_t *x, const int8_t *weights, const int32_t *bias,
+                         int8_t *y, int32_t c, int32_t h, int32_t w, int32_t m,
+                         int32_t oh, int32_t ow, int32_t kh, int32_t kw, int32_t sh,
+                         int32_t sw, int32_t pt, int32_t pl, int32_t x_zero,
+                         int32_t y_zero, const float *scales);
 
 /* The DMA engines: between the DDR and the DLA's SRAM, between the DDR and the
  * DSP's TCM, and between the DLA's SRAM and the DSP's TCM. Each starts a copy of

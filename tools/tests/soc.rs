@@ -109,10 +109,35 @@ fn the_detector_runs_on_the_dla_and_the_dsp_as_onnxruntime_computes() {
     assert_eq!(ir.matches("hw.launch @dsp").count(), 2, "{ir}");
     assert_eq!(ir.matches("hw.launch @dla").count(), 1, "{ir}");
     assert_eq!(ir.matches("hw.wait").count(), 1, "{ir}");
+    // The first convolution reads the planar image, the others the DLA's blocked
+    // feature format, in which every result stays between them: only the DSP's code
+    // unblocks (the head's 7 channels, one zero-padded block of 16).
+    assert_eq!(
+        ir.matches("hw.intrinsic \"dla_image_conv2d_s8\"").count(),
+        1,
+        "{ir}"
+    );
     assert_eq!(
         ir.matches("hw.intrinsic \"dla_conv2d_s8\"").count(),
-        4,
+        3,
         "{ir}"
+    );
+    for blocked in ["(memref<1x1x16x16x16x", "(memref<1x1x8x8x16x"] {
+        assert!(ir.contains(blocked), "no call reads {blocked}: {ir}");
+    }
+    // Each launch's line: its device, the buffers it takes and their types.
+    let launches: Vec<&str> = ir
+        .split("hw.launch @")
+        .skip(1)
+        .filter_map(|l| l.lines().next())
+        .collect();
+    let unblocking: Vec<&&str> = launches
+        .iter()
+        .filter(|l| l.starts_with("dsp") && l.contains("memref<1x1x8x8x16x"))
+        .collect();
+    assert!(
+        unblocking.len() == 1 && unblocking[0].contains("memref<1x7x8x8x"),
+        "one DSP launch takes the head's blocks and unblocks them: {ir}"
     );
 
     let sim = tool(

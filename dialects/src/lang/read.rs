@@ -557,10 +557,10 @@ pub(super) fn span(p: &Pair<'_, Rule>) -> Range<usize> {
     p.as_span().start()..p.as_span().end()
 }
 
-/// The contents of a string literal (escapes `\"`, `\\`, `\n`).
 /// The most cycles a host op may be declared to cost.
 const MAX_CYCLES_PER_OP: i64 = 1_000_000;
 
+/// The contents of a string literal (escapes `\"`, `\\`, `\n`).
 pub(super) fn unquote(s: &str) -> String {
     let inner = &s[1..s.len() - 1];
     let mut out = String::new();

@@ -157,12 +157,83 @@ pub struct Placement {
     /// ([`CallArg::Bytes`]) instead of their buffers; each is a constant.
     pub compile_time: Vec<ValueId>,
     /// The values whose buffers the call reads or writes in another layout (the
-    /// target's `layout %v (p0, p1, ...)`): the buffer holds the value transposed by
-    /// the permutation (its dimension `i` is the value's dimension `p[i]`).
-    pub layouts: Vec<(ValueId, Vec<i64>)>,
+    /// target's `layout %v (p0, p1, ...)` or `layout %v "NCHW" -> "NCHW16c"`).
+    pub layouts: Vec<(ValueId, BufferLayout)>,
     /// Pairs `(a, b)` whose buffers share whatever layout `b`'s has (`layout %a like
     /// %b`: an elementwise function, which any layout suits).
     pub layouts_like: Vec<(ValueId, ValueId)>,
+}
+
+/// How a call's buffer holds a value of rank `r`: the value's dimensions permuted,
+/// one of them possibly split into blocks that become the innermost stored
+/// dimension (a channel-blocked layout such as NCHW16c: N x ceil(C/16) x H x W x
+/// 16). It is `tensor.pack`'s rearrangement, with `outer_dims_perm = perm`,
+/// `inner_dims_pos = [d]` and `inner_tiles = [size]`.
+///
+/// Invariants: `perm` is a permutation of `0..r`; a block's dimension is below `r`
+/// and its size positive. The lanes of a partial last block (C not a multiple of
+/// the size) hold zero (the stored integer 0 of a quantized value): every copy into
+/// the layout writes them so, and nothing reads them as data.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct BufferLayout {
+    /// Stored (outer) dimension `i` is the value's dimension `perm[i]` (for the
+    /// blocked dimension, its number of blocks).
+    pub perm: Vec<i64>,
+    /// The value's dimension split into blocks, and the block's size.
+    pub block: Option<(usize, i64)>,
+}
+
+impl BufferLayout {
+    /// The value transposed by `perm` (stored dimension `i` is dimension `perm[i]`).
+    pub fn permutation(perm: Vec<i64>) -> BufferLayout {
+        BufferLayout { perm, block: None }
+    }
+
+    /// The rank of the values it holds.
+    pub fn rank(&self) -> usize {
+        self.perm.len()
+    }
+
+    /// The shape of the buffer holding a value of `shape` (of this rank).
+    pub fn stored_shape(&self, shape: &[i64]) -> Vec<i64> {
+        let mut outer = shape.to_vec();
+        if let Some((d, size)) = self.block
+            && let Some(dim) = outer.get_mut(d)
+        {
+            *dim = (*dim + size - 1) / size;
+        }
+        let mut stored: Vec<i64> = self
+            .perm
+            .iter()
+            .map(|p| outer.get(*p as usize).copied().unwrap_or(1))
+            .collect();
+        if let Some((_, size)) = self.block {
+            stored.push(size);
+        }
+        stored
+    }
+
+    /// The permutation undoing `perm`: the stored outer dimension holding the
+    /// value's dimension `i` is `inverse()[i]`.
+    pub fn inverse(&self) -> Vec<i64> {
+        let mut inv = vec![0; self.perm.len()];
+        for (i, p) in self.perm.iter().enumerate() {
+            if let Some(slot) = inv.get_mut(*p as usize) {
+                *slot = i as i64;
+            }
+        }
+        inv
+    }
+}
+
+impl std::fmt::Display for BufferLayout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.perm)?;
+        if let Some((d, size)) = self.block {
+            write!(f, " with dimension {d} in blocks of {size}")?;
+        }
+        Ok(())
+    }
 }
 
 /// What decides whether an intrinsic computes an op: the match, conditions, cost and
@@ -445,5 +516,35 @@ impl Targets {
     /// declaring it.
     pub fn dma_named(&self, start: &str) -> Option<&Dma> {
         self.targets.iter().find_map(|t| t.dma_named(start))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BufferLayout;
+
+    #[test]
+    fn a_blocked_layout_pads_the_last_block_and_puts_it_innermost() {
+        // NCHW16c of 1 x 20 x 4 x 5: two blocks of channels, the lanes innermost.
+        let nchw16c = BufferLayout {
+            perm: vec![0, 1, 2, 3],
+            block: Some((1, 16)),
+        };
+        assert_eq!(nchw16c.stored_shape(&[1, 20, 4, 5]), [1, 2, 4, 5, 16]);
+        assert_eq!(nchw16c.stored_shape(&[1, 32, 4, 5]), [1, 2, 4, 5, 16]);
+        // NHWC16c: the blocks' count takes C's place after W.
+        let nhwc16c = BufferLayout {
+            perm: vec![0, 2, 3, 1],
+            block: Some((1, 16)),
+        };
+        assert_eq!(nhwc16c.stored_shape(&[1, 20, 4, 5]), [1, 4, 5, 2, 16]);
+        assert_eq!(nhwc16c.inverse(), [0, 3, 1, 2]);
+        let nhwc = BufferLayout::permutation(vec![0, 2, 3, 1]);
+        assert_eq!(nhwc.stored_shape(&[1, 20, 4, 5]), [1, 4, 5, 20]);
+        assert_eq!(nhwc.to_string(), "[0, 2, 3, 1]");
+        assert_eq!(
+            nhwc16c.to_string(),
+            "[0, 2, 3, 1] with dimension 1 in blocks of 16"
+        );
     }
 }

@@ -359,10 +359,10 @@ struct Bufferizer<'a> {
     /// buffer the product writes through permuted strides.
     transposed_outputs: FxHashMap<OpId, OpId>,
     library: Library,
-    /// Values an intrinsic wrote in another layout: the buffer holding the value
-    /// transposed, and the permutation (`buffers` has the plain one only when some
-    /// user reads it so).
-    permuted: FxHashMap<ValueId, (ValueId, Vec<i64>)>,
+    /// Values an intrinsic wrote in another layout: the buffer holding the value in
+    /// it, and the layout (`buffers` has the plain one only when some user reads it
+    /// so).
+    permuted: FxHashMap<ValueId, (ValueId, acc_target::BufferLayout)>,
     /// What consecutive calls staging into a local memory share.
     staging: accel::staging::StagingState,
     /// Tensors of dynamic shape the function returns: the leading elements of a
@@ -391,7 +391,7 @@ enum Kind {
 
 /// Whether the top-level op `op` computes data (a loop nest, a copy, a call), not an
 /// address or a buffer's lifetime: what runs where the op it was lowered from runs.
-fn is_work(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> bool {
+pub(crate) fn is_work(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> bool {
     let r = ir.op(body, op);
     !(arith::Constant::is(ctx, r)
         || func::Return::is(ctx, r)

@@ -13,6 +13,14 @@
 // BAD-NEXT: bad-layout.acc:8:12
 // BAD: error: '%z' is not defined
 // BAD-NEXT: bad-layout.acc:8:34
+// BAD: error: layout "NC16cHW": acc's buffers hold at most one block, innermost (as "NCHW16c")
+// BAD-NEXT: bad-layout.acc:21:12
+// BAD: error: layout "NCH16c" must store each dimension of "NCHW" once
+// BAD-NEXT: bad-layout.acc:21:36
+// BAD: error: layout "NC16c" names the value's dimensions: it has no blocks
+// BAD-NEXT: bad-layout.acc:28:12
+// BAD: error: layout "NCHW8h16c": acc's buffers hold at most one block, innermost (as "NCHW16c")
+// BAD-NEXT: bad-layout.acc:28:34
 
 !x = !quant.uniform<i4:f32, 2.500000e-01:1>
 !w = !quant.uniform<i4:f32, 5.000000e-01>

@@ -10,7 +10,7 @@ use std::ops::Range;
 use acc_ir::diag::{DiagLoc, Diagnostic, FileId};
 use acc_ir::requant::Scheme;
 use acc_ir::{BodyId, Context, Ir, OpId, TypeId};
-use acc_target::{CallArg, IntrinsicRule, Placement};
+use acc_target::{BufferLayout, CallArg, IntrinsicRule, Placement};
 use pest::iterators::Pair;
 
 use super::apply::Bindings;
@@ -20,7 +20,7 @@ use super::expr::{self, Bound, Comparison, Expr, ExprAst, Param, SlotConstants};
 use super::functions::{self, ArgVal, Scope};
 use super::tables::{MAX_TABLE_ENTRIES, TableKind, packed, packed_len, requant_scales};
 use super::{Arg, AttrMatch, TextPattern};
-use crate::lang::read::{GrammarRule as Rule, span};
+use crate::lang::read::{GrammarRule as Rule, span, unquote};
 
 /// An intrinsic as written.
 #[derive(Clone, Debug)]
@@ -37,8 +37,8 @@ pub struct IntrinsicAst {
     pub requant: Option<Spanned>,
     /// The memory its buffers must be in, when not the host's.
     pub memory: Option<Spanned>,
-    /// The layouts of its buffers: a value and the permutation its buffer holds it in.
-    pub layouts: Vec<(Spanned, Vec<i64>, Range<usize>)>,
+    /// The layouts of its buffers: a value and the layout its buffer holds it in.
+    pub layouts: Vec<(Spanned, LayoutAst, Range<usize>)>,
     /// Values whose buffers have the layout of another's (`layout %y like %x`).
     pub layouts_like: Vec<(Spanned, Spanned)>,
     /// Its cost.
@@ -54,6 +54,16 @@ pub struct IntrinsicAst {
     pub span: Range<usize>,
     /// Written as `code NAME on DEVICE`: the device's own loops, no call.
     pub compiled: bool,
+}
+
+/// A buffer's layout as written.
+#[derive(Clone, Debug)]
+pub enum LayoutAst {
+    /// `(0, 2, 3, 1)`: the value's dimensions permuted.
+    Permutation(Vec<i64>),
+    /// `"NCHW" -> "NCHW16c"`: the value's dimensions named, then stored (without
+    /// their quotes).
+    Named(String, String),
 }
 
 /// A condition as written.
@@ -144,11 +154,17 @@ pub fn read_intrinsic(pair: Pair<'_, Rule>) -> IntrinsicAst {
                             .push((value, (like.as_str().to_string(), span(like))));
                         continue;
                     }
-                    let perm = rest
-                        .iter()
-                        .map(|d| d.as_str().parse::<i64>().unwrap_or(-1))
-                        .collect();
-                    ast.layouts.push((value, perm, at));
+                    let layout = match rest.as_slice() {
+                        [from, to] if from.as_rule() == Rule::string => {
+                            LayoutAst::Named(unquote(from.as_str()), unquote(to.as_str()))
+                        }
+                        _ => LayoutAst::Permutation(
+                            rest.iter()
+                                .map(|d| d.as_str().parse::<i64>().unwrap_or(-1))
+                                .collect(),
+                        ),
+                    };
+                    ast.layouts.push((value, layout, at));
                 }
             }
             Rule::intrinsic_cost => ast.cost = item.into_inner().next().map(expr::read_expr),
@@ -234,7 +250,7 @@ pub struct TextIntrinsic {
     /// [`call_params`]): each name and its argument's position.
     params: Vec<(String, usize)>,
     conditions: Vec<(Condition, String)>,
-    layouts: Vec<(usize, Vec<i64>)>,
+    layouts: Vec<(usize, BufferLayout)>,
     layouts_like: Vec<(usize, usize)>,
     cost: Option<Expr>,
     macs: Option<(Expr, Expr)>,
@@ -296,21 +312,33 @@ pub fn compile_intrinsic(
         }
     }
     let mut layouts = Vec::new();
-    for (value, perm, at) in &ast.layouts {
-        let mut sorted = perm.clone();
-        sorted.sort_unstable();
-        if !sorted.iter().copied().eq(0..perm.len() as i64) {
-            c.error(
-                at,
-                format!(
-                    "layout {perm:?} is not a permutation of dimensions 0 to {}",
-                    perm.len() - 1
-                ),
-            );
-            continue;
-        }
+    for (value, written, at) in &ast.layouts {
+        let layout = match written {
+            LayoutAst::Permutation(perm) => {
+                let mut sorted = perm.clone();
+                sorted.sort_unstable();
+                if !sorted.iter().copied().eq(0..perm.len() as i64) {
+                    c.error(
+                        at,
+                        format!(
+                            "layout {perm:?} is not a permutation of dimensions 0 to {}",
+                            perm.len() - 1
+                        ),
+                    );
+                    continue;
+                }
+                BufferLayout::permutation(perm.clone())
+            }
+            LayoutAst::Named(from, to) => match named_layout(from, to) {
+                Ok(layout) => layout,
+                Err(why) => {
+                    c.error(at, why);
+                    continue;
+                }
+            },
+        };
         if let Some(slot) = c.value(value) {
-            layouts.push((slot, perm.clone()));
+            layouts.push((slot, layout));
         }
     }
     let mut layouts_like = Vec::new();
@@ -1009,25 +1037,25 @@ impl IntrinsicRule for TextIntrinsic {
         }
         self.check_param_tables(ctx, ir, body, op, &call)?;
         let mut layouts = Vec::new();
-        for (slot, perm) in &self.layouts {
+        for (slot, layout) in &self.layouts {
             let v = b.values[*slot].ok_or("a layout's value is not bound")?;
             if !call.contains(&CallArg::Value(v)) {
                 return Err(format!(
-                    "layout {perm:?} is for a value the call does not pass as a buffer"
+                    "layout {layout} is for a value the call does not pass as a buffer"
                 ));
             }
-            let rank = ctx
-                .type_data(ir.body(body).value_type(v))
-                .shape()
-                .map(|s| s.len());
-            if rank != Some(perm.len()) {
+            let shape = ctx.type_data(ir.body(body).value_type(v)).shape();
+            if shape.map(<[i64]>::len) != Some(layout.rank()) {
                 return Err(format!(
-                    "layout {perm:?} has {} dimensions, its value {}",
-                    perm.len(),
-                    rank.map_or("is not shaped".to_string(), |r| format!("has {r}"))
+                    "layout {layout} has {} dimensions, its value {}",
+                    layout.rank(),
+                    shape.map_or("is not shaped".to_string(), |s| format!("has {}", s.len()))
                 ));
             }
-            layouts.push((v, perm.clone()));
+            if layout.block.is_some() && shape.is_some_and(|s| s.contains(&acc_ir::DYNAMIC)) {
+                return Err(format!("layout {layout} blocks a value of dynamic shape"));
+            }
+            layouts.push((v, layout.clone()));
         }
         let mut layouts_like = Vec::new();
         for (a, b2) in &self.layouts_like {
@@ -1058,6 +1086,44 @@ impl IntrinsicRule for TextIntrinsic {
             layouts_like,
         })
     }
+}
+
+/// The buffer layout `"NCHW" -> "NCHW16c"` names: `from` the value's dimensions
+/// (plain letters, in the value's order), `to` how the buffer stores them (each of
+/// `from`'s letters once, and at most one block, innermost), or why it is not one.
+fn named_layout(from: &str, to: &str) -> Result<BufferLayout, String> {
+    use crate::hooks::layout::Layout;
+    let value = Layout::parse(from)?;
+    let stored = Layout::parse(to)?;
+    if value.dims.iter().any(|d| d.block.is_some()) {
+        return Err(format!(
+            "layout \"{from}\" names the value's dimensions: it has no blocks"
+        ));
+    }
+    let position = |letter: char| value.dims.iter().position(|d| d.letter == letter);
+    let outer: Vec<_> = stored.dims.iter().filter(|d| d.block.is_none()).collect();
+    let blocks: Vec<_> = stored.dims.iter().filter(|d| d.block.is_some()).collect();
+    let same_letters =
+        outer.len() == value.dims.len() && outer.iter().all(|d| position(d.letter).is_some());
+    if !same_letters {
+        return Err(format!(
+            "layout \"{to}\" must store each dimension of \"{from}\" once"
+        ));
+    }
+    let perm = outer
+        .iter()
+        .filter_map(|d| position(d.letter).map(|p| p as i64))
+        .collect();
+    let block = match blocks.as_slice() {
+        [] => None,
+        [b] if stored.dims.last() == Some(*b) => position(b.letter).zip(b.block),
+        _ => {
+            return Err(format!(
+                "layout \"{to}\": acc's buffers hold at most one block, innermost (as \"NCHW16c\")"
+            ));
+        }
+    };
+    Ok(BufferLayout { perm, block })
 }
 
 /// A scheme as the target file names it.

@@ -16,13 +16,12 @@
 use acc_dialects::build::BuildExt as _;
 use acc_ir::clone::{ValueMap, clone_op};
 use acc_ir::{OpId, ValueId};
-use acc_target::{CallArg, Intrinsic, Placement};
+use acc_target::{BufferLayout, CallArg, Intrinsic, Placement};
 
-use super::layouts::{inverse, permuted_shape};
 use crate::{Bufferizer, buffer_type};
 use acc_dialects::build::{i64s, memref_type, shape_of, tensor_type};
 use acc_dialects::hooks::stored::constant_chain;
-use acc_dialects::ops::{graph, hw, loops};
+use acc_dialects::ops::{graph, hw, loops, tensor};
 pub use acc_target::placement::LAYOUT_ATTR;
 use acc_target::placement::{clear_placement, placed_intrinsic, placement};
 
@@ -90,23 +89,23 @@ impl Bufferizer<'_> {
                     if let Some(k) = operands.iter().position(|o| o == v) {
                         inputs.push((k, at));
                         match &layout {
-                            Some(perm) => self.input_in_layout(op, *v, perm)?,
+                            Some(layout) => self.input_in_layout(op, *v, layout)?,
                             None => self.buffer(loc, *v).map_err(|d| d.message)?,
                         }
                     } else if let Some(k) = results.iter().position(|o| o == v) {
                         let ty = self.ir.body(self.body).value_type(*v);
                         let (shape, element) = shape_of(self.ctx, ty)?;
                         let ty = match &layout {
-                            Some(perm) => {
-                                memref_type(self.ctx, &permuted_shape(&shape, perm), element)
+                            Some(layout) => {
+                                memref_type(self.ctx, &layout.stored_shape(&shape), element)
                             }
                             None => buffer_type(self.ctx, ty),
                         };
                         let buffer =
                             loops::Alloc::build(&mut self.emitter(op), &[], ty).result()?;
                         match layout {
-                            Some(perm) => {
-                                self.permuted.insert(results[k], (buffer, perm));
+                            Some(layout) => {
+                                self.permuted.insert(results[k], (buffer, layout));
                             }
                             None => {
                                 self.buffers.insert(results[k], buffer);
@@ -168,7 +167,7 @@ impl Bufferizer<'_> {
                 let (shape, element) =
                     shape_of(self.ctx, self.ir.body(self.body).value_type(operands[*k]))?;
                 let shape = match layout_of(operands[*k]) {
-                    Some(perm) => permuted_shape(&shape, &perm),
+                    Some(layout) => layout.stored_shape(&shape),
                     None => shape,
                 };
                 Ok(tensor_type(self.ctx, &shape, element))
@@ -179,9 +178,10 @@ impl Bufferizer<'_> {
         // copy of the op computes with them (so that a wrong one shows under
         // --check-semantics).
         let given = given_params(self.ctx, &placement)?;
-        let operand_layouts: Vec<Option<Vec<i64>>> =
+        let operand_layouts: Vec<Option<BufferLayout>> =
             operands.iter().map(|v| layout_of(*v)).collect();
-        let result_layouts: Vec<Option<Vec<i64>>> = results.iter().map(|v| layout_of(*v)).collect();
+        let result_layouts: Vec<Option<BufferLayout>> =
+            results.iter().map(|v| layout_of(*v)).collect();
         let staging = match &intrinsic.memory {
             Some(memory) => Some(crate::accel::staging::Staging::new(target, memory, name)?),
             None => None,
@@ -206,9 +206,12 @@ impl Bufferizer<'_> {
         let semantics = e.region(&arg_types, hw::Yield::NAME, &mut |e, block_args| {
             let mut map = ValueMap::default();
             for (k, a) in by_buffer.iter().zip(block_args) {
-                // An argument in another layout is transposed back first.
+                // An argument in another layout is made plain first.
                 let value = match &operand_layouts[*k] {
-                    Some(perm) => transpose(e, *a, &inverse(perm))?,
+                    Some(layout) => {
+                        let (shape, _) = shape_of(e.ctx, e.ir.body(body).value_type(operands[*k]))?;
+                        from_layout(e, *a, layout, &shape)?
+                    }
                     None => *a,
                 };
                 map.values.insert(operands[*k], value);
@@ -229,7 +232,7 @@ impl Bufferizer<'_> {
                 .iter()
                 .zip(&result_layouts)
                 .map(|(v, layout)| match layout {
-                    Some(perm) => transpose(e, *v, perm),
+                    Some(layout) => into_layout(e, *v, layout),
                     None => Ok(*v),
                 })
                 .collect()
@@ -252,23 +255,31 @@ impl Bufferizer<'_> {
             let mut by_position: Vec<(i64, usize)> =
                 outputs.iter().map(|(k, at)| (*at, *k)).collect();
             by_position.sort_unstable();
-            let settled: Vec<(ValueId, Option<Vec<i64>>)> = by_position
+            let settled: Vec<(ValueId, Option<BufferLayout>)> = by_position
                 .iter()
                 .map(|(_, k)| (results[*k], result_layouts[*k].clone()))
                 .collect();
             self.settle_staged_results(op, call, next, st, staged, &settled)?;
         }
-        // A result in another layout gets its plain buffer after the call (and after
-        // its copy back) when some user reads it plain.
+        // A result in another layout gets its plain buffer when some user reads it
+        // plain: made just before the first such user (so that what runs between,
+        // another frame's work, need not wait for it), on the device whose code reads
+        // it, if one device's does.
         for (v, layout) in results.iter().zip(&result_layouts) {
-            let Some(perm) = layout else {
+            let Some(layout) = layout else {
                 continue;
             };
-            if self.users_agree(*v, perm) {
+            if self.users_agree(*v, layout) {
                 continue;
             }
             let (buffer, _) = self.permuted[v].clone();
-            let plain = self.permuted_copy(next, buffer, &inverse(perm))?;
+            let (shape, _) = shape_of(self.ctx, self.ir.body(self.body).value_type(*v))?;
+            let at = self.first_plain_reader(*v, layout, next);
+            let created = self.ir.body(self.body).created_ops();
+            let plain = self.plain_copy(at, buffer, layout, &shape)?;
+            if let Some(device) = self.consuming_device(*v, layout) {
+                self.run_on(created, at, &device);
+            }
             self.buffers.insert(*v, plain);
         }
         Ok(())
@@ -309,18 +320,113 @@ fn given_params(
     Ok(props)
 }
 
+/// The plain value (of `shape`) of the tensor `v` a buffer holds in `layout`:
+/// unblocked (`tensor.unpack`), then transposed back.
+fn from_layout(
+    e: &mut acc_dialects::build::Builder<'_>,
+    v: ValueId,
+    layout: &BufferLayout,
+    shape: &[i64],
+) -> Result<ValueId, String> {
+    let unblocked = match layout.block {
+        Some((d, size)) => {
+            let (_, element) = shape_of(e.ctx, e.type_of(v))?;
+            // The transposed value, the blocked dimension whole again.
+            let at = layout.inverse()[d] as usize;
+            let whole: Vec<i64> = layout.perm.iter().map(|p| shape[*p as usize]).collect();
+            let ty = tensor_type(e.ctx, &whole, element);
+            let dest = tensor::Empty::build(e, &[], ty).result()?;
+            let (positions, tiles) = (i64s(e.ctx, &[at as i64]), i64s(e.ctx, &[size]));
+            let out = tensor::Unpack::build(e, v, dest, ty)
+                .inner_dims_pos(positions)
+                .inner_tiles(tiles)
+                .result()?;
+            mark_layout(e, out)?;
+            out
+        }
+        None => v,
+    };
+    transpose(e, unblocked, &layout.inverse())
+}
+
+/// The tensor `v` as a buffer holds it in `layout`: transposed, then split into
+/// blocks (`tensor.pack`; a partial last block's lanes the stored integer 0).
+fn into_layout(
+    e: &mut acc_dialects::build::Builder<'_>,
+    v: ValueId,
+    layout: &BufferLayout,
+) -> Result<ValueId, String> {
+    let transposed = transpose(e, v, &layout.perm)?;
+    let Some((d, size)) = layout.block else {
+        return Ok(transposed);
+    };
+    let (shape, element) = shape_of(e.ctx, e.type_of(transposed))?;
+    let at = layout.inverse()[d] as usize;
+    let tiled = BufferLayout {
+        perm: (0..shape.len() as i64).collect(),
+        block: Some((at, size)),
+    };
+    let stored = tiled.stored_shape(&shape);
+    // Quantized values are packed as their stored integers, padded with 0.
+    let integers = match e.ctx.type_data(element) {
+        acc_ir::TypeData::QuantUniform(q) => Some(e.ctx.int_type(q.storage_width)),
+        acc_ir::TypeData::QuantSubChannel(q) => Some(e.ctx.int_type(q.storage_width)),
+        _ => None,
+    };
+    let source = match integers {
+        Some(int) => {
+            let ty = tensor_type(e.ctx, &shape, int);
+            let seen = tensor::Bitcast::build(e, transposed, ty).result()?;
+            mark_layout(e, seen)?;
+            seen
+        }
+        None => transposed,
+    };
+    let packed_element = integers.unwrap_or(element);
+    let ty = tensor_type(e.ctx, &stored, packed_element);
+    let dest = tensor::Empty::build(e, &[], ty).result()?;
+    let padding = if shape[at] % size != 0 {
+        Some(e.scalar(packed_element, 0.0)?)
+    } else {
+        None
+    };
+    let (positions, tiles) = (i64s(e.ctx, &[at as i64]), i64s(e.ctx, &[size]));
+    let packed = tensor::Pack::build(e, source, dest, padding, ty)
+        .inner_dims_pos(positions)
+        .inner_tiles(tiles)
+        .result()?;
+    mark_layout(e, packed)?;
+    if integers.is_none() {
+        return Ok(packed);
+    }
+    let ty = tensor_type(e.ctx, &stored, element);
+    let out = tensor::Bitcast::build(e, packed, ty).result()?;
+    mark_layout(e, out)?;
+    Ok(out)
+}
+
 /// `graph.transpose` of the tensor `v` by `perm` (result dimension `i` is `v`'s
-/// dimension `perm[i]`).
+/// dimension `perm[i]`); `v` itself for the identity.
 fn transpose(
     e: &mut acc_dialects::build::Builder<'_>,
     v: ValueId,
     perm: &[i64],
 ) -> Result<ValueId, String> {
+    if perm.iter().copied().eq(0..perm.len() as i64) {
+        return Ok(v);
+    }
     let (shape, element) = shape_of(e.ctx, e.type_of(v))?;
-    let ty = tensor_type(e.ctx, &permuted_shape(&shape, perm), element);
+    let permuted: Vec<i64> = perm.iter().map(|p| shape[*p as usize]).collect();
+    let ty = tensor_type(e.ctx, &permuted, element);
     let perm = i64s(e.ctx, perm);
     let out = graph::Transpose::build(e, v, ty).perm(perm).result()?;
-    // Marked, so that a simulator finds the op the call computes under it.
+    mark_layout(e, out)?;
+    Ok(out)
+}
+
+/// Marks the op defining `out` as a layout change, so that a simulator finds the op
+/// the call computes under it (following operand 0).
+fn mark_layout(e: &mut acc_dialects::build::Builder<'_>, out: ValueId) -> Result<(), String> {
     if let acc_ir::ValueDef::Result(t, _) = e.ir.body(e.body).value(out).def {
         let unit = e.ctx.intern_attr(acc_ir::AttrData::Unit);
         e.ir.body_mut(e.body).op_mut(t).attrs = e
@@ -328,5 +434,5 @@ fn transpose(
             .dict_attr(vec![(e.ctx.sym(LAYOUT_ATTR), unit)])
             .map_err(|_| "duplicate attributes")?;
     }
-    Ok(out)
+    Ok(())
 }

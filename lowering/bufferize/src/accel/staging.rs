@@ -23,6 +23,7 @@ use rustc_hash::FxHashMap;
 use crate::Bufferizer;
 use acc_dialects::hooks::hw::{ALIGNMENT, stored_bytes};
 use acc_dialects::ops::{arith, hw, loops, tensor};
+use acc_target::BufferLayout;
 use acc_target::placement::placement;
 
 /// Where a call's buffers go: the intrinsic's memory and the DMA engine filling it.
@@ -223,14 +224,14 @@ impl Bufferizer<'_> {
         next: OpId,
         st: &Staging,
         staged: Staged,
-        results: &[(ValueId, Option<Vec<i64>>)],
+        results: &[(ValueId, Option<BufferLayout>)],
     ) -> Result<(), String> {
         let token_type = self.token_type();
         let start = self.ctx.string_attr(&st.start);
         let mut tokens = Vec::new();
         for ((local, home), (value, layout)) in staged.results.iter().zip(results) {
             self.staging.copies.insert(*home, *local);
-            if self.read_only_by_calls_in(op, *value, &st.memory, layout.as_deref()) {
+            if self.read_only_by_calls_in(op, *value, &st.memory, layout.as_ref()) {
                 self.staging.retained.push(*local);
                 continue;
             }
@@ -275,7 +276,7 @@ impl Bufferizer<'_> {
         op: OpId,
         v: ValueId,
         memory: &str,
-        layout: Option<&[i64]>,
+        layout: Option<&BufferLayout>,
     ) -> bool {
         let b = self.ir.body(self.body);
         let mut users: Vec<OpId> = b.value_users(v).collect();
@@ -382,16 +383,11 @@ impl Bufferizer<'_> {
         user: OpId,
         p: &acc_target::Placement,
         v: ValueId,
-        layout: Option<&[i64]>,
+        layout: Option<&BufferLayout>,
     ) -> bool {
-        let declared = |x: ValueId| {
-            p.layouts
-                .iter()
-                .find(|(y, _)| *y == x)
-                .map(|(_, perm)| perm.as_slice())
-        };
-        if let Some(perm) = declared(v) {
-            return layout == Some(perm);
+        let declared = |x: ValueId| p.layouts.iter().find(|(y, _)| *y == x).map(|(_, l)| l);
+        if let Some(declared) = declared(v) {
+            return layout == Some(declared);
         }
         let partner = p.layouts_like.iter().find_map(|(a, b)| {
             if *a == v {
@@ -405,8 +401,8 @@ impl Bufferizer<'_> {
         let Some(partner) = partner else {
             return layout.is_none();
         };
-        if let Some(perm) = declared(partner) {
-            return layout == Some(perm);
+        if let Some(declared) = declared(partner) {
+            return layout == Some(declared);
         }
         if self.ir.body(self.body).results(user).any(|r| r == partner) {
             return true;
@@ -423,19 +419,19 @@ impl Bufferizer<'_> {
         };
         let chosen = [b, a].into_iter().find_map(|x| {
             if x == v {
-                layout.map(<[i64]>::to_vec)
+                layout.cloned()
             } else {
                 self.written_layout(x)
             }
         });
-        layout.map(<[i64]>::to_vec) == chosen
+        layout.cloned() == chosen
     }
 
     /// The layout the buffer of `v` is written in: the one its producer wrote, or,
     /// before that, the one the intrinsic computing it declares.
-    fn written_layout(&self, v: ValueId) -> Option<Vec<i64>> {
-        if let Some((_, perm)) = self.permuted.get(&v) {
-            return Some(perm.clone());
+    fn written_layout(&self, v: ValueId) -> Option<BufferLayout> {
+        if let Some((_, layout)) = self.permuted.get(&v) {
+            return Some(layout.clone());
         }
         let acc_ir::ValueDef::Result(producer, _) = self.ir.body(self.body).value(v).def else {
             return None;
@@ -446,6 +442,6 @@ impl Bufferizer<'_> {
             .layouts
             .iter()
             .find(|(x, _)| *x == v)
-            .map(|(_, perm)| perm.clone())
+            .map(|(_, layout)| layout.clone())
     }
 }

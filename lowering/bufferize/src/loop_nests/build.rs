@@ -36,6 +36,21 @@ pub(crate) fn in_range(e: &mut Builder<'_>, i: ValueId, n: i64) -> Result<ValueI
     arith::Andi::build(e, lo, hi, i1).result()
 }
 
+/// The condition `ok` and, when there is one, `so_far` (both `i1`).
+pub(crate) fn and_also(
+    e: &mut Builder<'_>,
+    so_far: Option<ValueId>,
+    ok: ValueId,
+) -> Result<ValueId, String> {
+    match so_far {
+        None => Ok(ok),
+        Some(prev) => {
+            let i1 = e.ctx.int_type(1);
+            arith::Andi::build(e, prev, ok, i1).result()
+        }
+    }
+}
+
 /// `x` converted from element type `from` to `to` (a narrower integer or float
 /// widened), or `x` when they agree.
 pub(crate) fn convert(

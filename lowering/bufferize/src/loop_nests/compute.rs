@@ -9,8 +9,9 @@ use crate::library::window;
 use crate::library::{
     Activation, ConvKind, Gate, LibraryFunction, call_gemm, call_library, conv_as_gemm,
 };
+use crate::loop_nests::blocks::{Tiling, pack_nest, unpack_nest};
 use crate::loop_nests::build::{
-    clamp, convert, for_range, in_range, index_add, index_op, multiply_add, parallel,
+    and_also, clamp, convert, for_range, in_range, index_add, index_op, multiply_add, parallel,
     parallel_range, pos,
 };
 use crate::{Bufferizer, buffer_type};
@@ -175,69 +176,12 @@ impl Bufferizer<'_> {
             .ok_or("the input has no buffer")?;
         let shape = self.shape(init)?;
         let elem = self.element(x);
-        let rank = sx.len();
         let mut e = self.emitter(op);
-        if let ([d], [tile]) = (&positions[..], &tiles[..]) {
-            // One tiled dimension: the whole blocks, then the last one's real
-            // positions and its padding, each without a test per element.
-            let (d, tile) = (*d, *tile);
-            let (whole, rest) = (sx[d] / tile, sx[d] % tile);
-            let lane = shape.len() - 1;
-            for (blocks, lanes, padded) in [
-                ((0, whole), (0, tile), false),
-                ((whole, whole + 1), (0, rest), false),
-                ((whole, whole + 1), (rest, tile), true),
-            ] {
-                let partial = blocks.0 == whole;
-                if blocks.0 >= blocks.1 || lanes.0 >= lanes.1 || (partial && rest == 0) {
-                    continue;
-                }
-                let (mut lower, mut upper) = (vec![0; shape.len()], shape.clone());
-                (lower[d], upper[d], lower[lane], upper[lane]) =
-                    (blocks.0, blocks.1, lanes.0, lanes.1);
-                parallel_range(&mut e, &lower, &upper, &mut |e, ivs| {
-                    let v = match (padded, padding) {
-                        (true, Some(pad)) => pad,
-                        _ => {
-                            let mut at = ivs[..rank].to_vec();
-                            let outer = index_op(e, arith::Op::Muli, ivs[d], tile)?;
-                            at[d] = index_add(e, outer, ivs[lane])?;
-                            loops::Load::build(e, src, &at, elem).result()?
-                        }
-                    };
-                    loops::Store::build(e, v, dest, ivs).create()?;
-                    Ok(())
-                })?;
-            }
-            return Ok(dest);
-        }
-        parallel(&mut e, &shape, &mut |e, ivs| {
-            let mut at = ivs[..rank].to_vec();
-            let mut inside: Option<ValueId> = None;
-            for (k, (&d, &tile)) in positions.iter().zip(&tiles).enumerate() {
-                let outer = index_op(e, arith::Op::Muli, ivs[d], tile)?;
-                let p = index_add(e, outer, ivs[rank + k])?;
-                if sx[d] % tile == 0 {
-                    at[d] = p;
-                    continue;
-                }
-                let ok = in_range(e, p, sx[d])?;
-                inside = Some(match inside {
-                    None => ok,
-                    Some(prev) => {
-                        let i1 = e.ctx.int_type(1);
-                        arith::Andi::build(e, prev, ok, i1).result()?
-                    }
-                });
-                at[d] = clamp(e, p, sx[d])?;
-            }
-            let mut v = loops::Load::build(e, src, &at, elem).result()?;
-            if let (Some(c), Some(pad)) = (inside, padding) {
-                v = arith::Select::build(e, c, v, pad, elem).result()?;
-            }
-            loops::Store::build(e, v, dest, ivs).create()?;
-            Ok(())
-        })?;
+        let tiling = Tiling {
+            positions: &positions,
+            tiles: &tiles,
+        };
+        pack_nest(&mut e, src, dest, &sx, &shape, &tiling, padding, elem)?;
         Ok(dest)
     }
 
@@ -255,50 +199,11 @@ impl Bufferizer<'_> {
         let shape = self.shape(init)?;
         let elem = self.element(x);
         let mut e = self.emitter(op);
-        if let ([d], [tile]) = (&positions[..], &tiles[..]) {
-            // One tiled dimension, iterated in the result's order with its index
-            // split into block and lane (no division per element): the whole
-            // blocks, then the last one's real lanes.
-            let (d, tile) = (*d, *tile);
-            let (whole, rest) = (shape[d] / tile, shape[d] % tile);
-            for (blocks, lanes) in [((0, whole), (0, tile)), ((whole, whole + 1), (0, rest))] {
-                if blocks.0 >= blocks.1 || lanes.0 >= lanes.1 {
-                    continue;
-                }
-                let lower: Vec<i64> = [
-                    &vec![0; d][..],
-                    &[blocks.0, lanes.0],
-                    &vec![0; shape.len() - d - 1],
-                ]
-                .concat();
-                let upper: Vec<i64> = [&shape[..d], &[blocks.1, lanes.1], &shape[d + 1..]].concat();
-                parallel_range(&mut e, &lower, &upper, &mut |e, ivs| {
-                    let (block, lane) = (ivs[d], ivs[d + 1]);
-                    let rest_of = |head: ValueId| -> Vec<ValueId> {
-                        [&ivs[..d], &[head], &ivs[d + 2..]].concat()
-                    };
-                    let mut from = rest_of(block);
-                    from.push(lane);
-                    let v = loops::Load::build(e, src, &from, elem).result()?;
-                    let outer = index_op(e, arith::Op::Muli, block, tile)?;
-                    let channel = index_add(e, outer, lane)?;
-                    loops::Store::build(e, v, dest, &rest_of(channel)).create()?;
-                    Ok(())
-                })?;
-            }
-            return Ok(dest);
-        }
-        parallel(&mut e, &shape, &mut |e, ivs| {
-            let mut at = ivs.to_vec();
-            for (&d, &tile) in positions.iter().zip(&tiles) {
-                at[d] = index_op(e, arith::Op::Divui, ivs[d], tile)?;
-                let inner = index_op(e, arith::Op::Remui, ivs[d], tile)?;
-                at.push(inner);
-            }
-            let v = loops::Load::build(e, src, &at, elem).result()?;
-            loops::Store::build(e, v, dest, ivs).create()?;
-            Ok(())
-        })?;
+        let tiling = Tiling {
+            positions: &positions,
+            tiles: &tiles,
+        };
+        unpack_nest(&mut e, src, dest, &shape, &tiling, elem)?;
         Ok(dest)
     }
 
@@ -896,13 +801,7 @@ impl Bufferizer<'_> {
             for (d, iv) in ivs.iter().enumerate() {
                 let p = index_op(e, arith::Op::Subi, *iv, low[d])?;
                 let ok = in_range(e, p, sx[d])?;
-                inside = Some(match inside {
-                    None => ok,
-                    Some(prev) => {
-                        let i1 = e.ctx.int_type(1);
-                        arith::Andi::build(e, prev, ok, i1).result()?
-                    }
-                });
+                inside = Some(and_also(e, inside, ok)?);
                 at.push(clamp(e, p, sx[d])?);
             }
             let v = loops::Load::build(e, bx, &at, elem).result()?;

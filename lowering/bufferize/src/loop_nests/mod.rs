@@ -8,6 +8,7 @@
 //! - `build`: the loop-building helpers they share (ranges, nests, positions,
 //!   conversions).
 
+pub(crate) mod blocks;
 pub(crate) mod build;
 mod compute;
 mod data;
