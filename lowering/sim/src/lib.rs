@@ -95,7 +95,8 @@ fn string_attr(ctx: &Context, ir: &Ir, body: BodyId, op: OpId, name: &str) -> Op
 }
 
 /// The op computing the values a call's semantics region yields (under the
-/// transposes `bufferize` adds for results the call writes in another layout).
+/// transposes, packs and bitcasts `bufferize` adds, marked `hw.layout`, for results
+/// the call writes in another layout).
 fn semantics_root(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Option<(BodyId, OpId)> {
     let r = ir.op(body, op);
     let inner = r.region_body();

@@ -475,6 +475,11 @@ fn call_bytes(
                     Ok(s) => s,
                     Err(_) => continue,
                 };
+                // A blocked layout's buffer holds its padding too.
+                let shape = match p.layouts.iter().find(|(x, _)| x == v) {
+                    Some((_, layout)) => layout.stored_shape(&shape),
+                    None => shape,
+                };
                 let n = stored_bytes(ctx, memref_type(ctx, &shape, element)).map_or(0, |b| b.0);
                 if shared.iter().any(|k| operands[*k] == *v) {
                     bytes.shared += aligned(n);

@@ -4,9 +4,9 @@
 //! ([`BufferLayout`]).
 //!
 //! A result an intrinsic writes in a layout keeps that buffer (`permuted`); the
-//! plain one is made from it, by a copy right after the call (a view, when a
-//! transposition moves only dimensions of size 1), only when some user of the value
-//! does not read it in that layout. A bitcast keeps its operand's layout, and a host
+//! plain one is made from it, by a copy before its first plain reader (a view, when
+//! a transposition moves only dimensions of size 1), only when some user of the
+//! value does not read it in that layout. A bitcast keeps its operand's layout, and a host
 //! elementwise op whose users all read one transposition writes it directly. An
 //! operand an intrinsic reads in a layout takes the buffer its producer wrote when
 //! the layouts agree, and a copy of the plain buffer otherwise. So two accelerator
@@ -126,8 +126,9 @@ impl Bufferizer<'_> {
         from
     }
 
-    /// The top-level ops reading `v` other than in `layout`, through bitcasts (and
-    /// those bitcasts too, with `views`).
+    /// The top-level ops reading `v` other than in `layout`, through bitcasts; with
+    /// `views` (where a plain copy must come first), those bitcasts too and the
+    /// calls that take `layout` only by `like`.
     fn plain_readers(&self, v: ValueId, layout: &BufferLayout, views: bool, out: &mut Vec<OpId>) {
         for u in self.ir.body(self.body).value_users(v) {
             if let Some(r) = self.layout_keeping_bitcast(u) {
@@ -139,11 +140,16 @@ impl Bufferizer<'_> {
                 }
                 continue;
             }
-            let reads_laid_out = self.intrinsic_of(u).is_some_and(|i| {
-                self.place(i, u)
-                    .is_ok_and(|p| self.reads_in_layout(u, &p, v, Some(layout)))
-            });
-            if !reads_laid_out {
+            let placement = self.intrinsic_of(u).and_then(|i| self.place(i, u).ok());
+            let declared = placement
+                .as_ref()
+                .is_some_and(|p| p.layouts.iter().any(|(x, l)| *x == v && l == layout));
+            let reads_laid_out = placement
+                .as_ref()
+                .is_some_and(|p| self.reads_in_layout(u, p, v, Some(layout)));
+            // A `like` reader takes the layout only as predicted: for where the
+            // plain copy goes, it may read the plain buffer.
+            if !reads_laid_out || (views && !declared) {
                 out.push(self.top_level(u));
             }
         }
@@ -195,8 +201,9 @@ impl Bufferizer<'_> {
     }
 
     /// The layouts of the buffers of call `p`: those the target declares, and for
-    /// each `like` pair the declared layout of either value, else the layout the
-    /// operand's producer wrote.
+    /// each `like` pair the declared layout of either value, else the transposition
+    /// the operand's producer wrote (a blocked one is not passed on: a `like`
+    /// function counts its elements flat, so it would compute on the padding).
     pub(crate) fn call_layouts(&self, p: &Placement) -> Vec<(ValueId, BufferLayout)> {
         let mut layouts = p.layouts.clone();
         for (a, b) in &p.layouts_like {
@@ -208,6 +215,7 @@ impl Bufferizer<'_> {
                     [*b, *a]
                         .iter()
                         .find_map(|v| self.permuted.get(v).map(|(_, layout)| layout.clone()))
+                        .filter(|layout| layout.block.is_none())
                 });
             if let Some(layout) = layout {
                 for v in [*a, *b] {

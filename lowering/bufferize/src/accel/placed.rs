@@ -69,7 +69,8 @@ impl Bufferizer<'_> {
                 .find(|(x, _)| *x == v)
                 .map(|(_, p)| p.clone())
         };
-        // What follows the op: copies back and plain buffers go before it.
+        // What follows the op: copies back go before it (plain buffers before their
+        // first reader).
         let next = self
             .ir
             .body(self.body)

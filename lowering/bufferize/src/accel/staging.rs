@@ -374,8 +374,8 @@ impl Bufferizer<'_> {
 impl Bufferizer<'_> {
     /// Whether the call `p` of `user` reads `v` in `layout`: the layout it declares
     /// for `v`; for `v` in a `like` pair, its partner's declared layout, or any
-    /// layout when the partner is an undeclared result of the call (it follows
-    /// `v`); for a `like` pair of two operands, the layout [`Self::call_layouts`]
+    /// transposition when the partner is an undeclared result of the call (it
+    /// follows `v`); for a `like` pair of two operands, the layout [`Self::call_layouts`]
     /// will choose, its partner's written layout predicted from the intrinsic
     /// computing it ([`Self::written_layout`]); else plain.
     pub(crate) fn reads_in_layout(
@@ -405,7 +405,8 @@ impl Bufferizer<'_> {
             return layout == Some(declared);
         }
         if self.ir.body(self.body).results(user).any(|r| r == partner) {
-            return true;
+            // Any transposition; not blocks (`call_layouts`).
+            return layout.is_none_or(|l| l.block.is_none());
         }
         // Two operands alike: the call takes the layout of the first of the pair's
         // second and first values whose producer writes one (`call_layouts`).
@@ -427,11 +428,13 @@ impl Bufferizer<'_> {
         layout.cloned() == chosen
     }
 
-    /// The layout the buffer of `v` is written in: the one its producer wrote, or,
-    /// before that, the one the intrinsic computing it declares.
+    /// The transposition the buffer of `v` is written in (what a `like` pair may
+    /// take): the one its producer wrote, or, before that, the one the intrinsic
+    /// computing it declares.
     fn written_layout(&self, v: ValueId) -> Option<BufferLayout> {
+        let transposition = |l: &BufferLayout| l.block.is_none();
         if let Some((_, layout)) = self.permuted.get(&v) {
-            return Some(layout.clone());
+            return Some(layout.clone()).filter(transposition);
         }
         let acc_ir::ValueDef::Result(producer, _) = self.ir.body(self.body).value(v).def else {
             return None;
@@ -443,5 +446,6 @@ impl Bufferizer<'_> {
             .iter()
             .find(|(x, _)| *x == v)
             .map(|(_, layout)| layout.clone())
+            .filter(transposition)
     }
 }
