@@ -477,7 +477,7 @@ fn is_identity(perm: &[i64]) -> bool {
 }
 
 /// The integers a quantized `element` is stored as (`None` for other types).
-fn stored_integers(ctx: &acc_ir::Context, element: TypeId) -> Option<TypeId> {
+pub(crate) fn stored_integers(ctx: &acc_ir::Context, element: TypeId) -> Option<TypeId> {
     match ctx.type_data(element) {
         TypeData::QuantUniform(q) => Some(ctx.int_type(q.storage_width)),
         TypeData::QuantSubChannel(q) => Some(ctx.int_type(q.storage_width)),

@@ -18,6 +18,7 @@ use acc_ir::clone::{ValueMap, clone_op};
 use acc_ir::{OpId, ValueId};
 use acc_target::{BufferLayout, CallArg, Intrinsic, Placement};
 
+use super::layouts::stored_integers;
 use crate::{Bufferizer, buffer_type};
 use acc_dialects::build::{i64s, memref_type, shape_of, tensor_type};
 use acc_dialects::hooks::stored::constant_chain;
@@ -369,11 +370,7 @@ fn into_layout(
     };
     let stored = tiled.stored_shape(&shape);
     // Quantized values are packed as their stored integers, padded with 0.
-    let integers = match e.ctx.type_data(element) {
-        acc_ir::TypeData::QuantUniform(q) => Some(e.ctx.int_type(q.storage_width)),
-        acc_ir::TypeData::QuantSubChannel(q) => Some(e.ctx.int_type(q.storage_width)),
-        _ => None,
-    };
+    let integers = stored_integers(e.ctx, element);
     let source = match integers {
         Some(int) => {
             let ty = tensor_type(e.ctx, &shape, int);
