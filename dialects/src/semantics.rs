@@ -188,6 +188,8 @@ rules! {
     ExtractSlice = "extract_slice",
     /// Inserts a slice.
     InsertSlice = "insert_slice",
+    /// The size of a dimension.
+    TensorDim = "tensor_dim",
     /// Extracts an element.
     Extract = "extract",
     /// Inserts an element.

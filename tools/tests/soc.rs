@@ -122,6 +122,18 @@ fn the_detector_runs_on_the_dla_and_the_dsp_as_onnxruntime_computes() {
         3,
         "{ir}"
     );
+    // The NMS is the DSP library's, called in the DSP's post-processing launch: the
+    // selected triples go to a buffer of the most it can select (12 rows), their
+    // number to a one-element buffer the host reads where it returns them.
+    assert_eq!(
+        ir.matches("hw.intrinsic \"dsp_nms_f32\"").count(),
+        1,
+        "{ir}"
+    );
+    assert!(
+        ir.contains("memref<12x3xi64>, memref<1xi32>, i32"),
+        "the NMS call's bounded result and count: {ir}"
+    );
     for blocked in ["(memref<1x1x16x16x16x", "(memref<1x1x8x8x16x"] {
         assert!(ir.contains(blocked), "no call reads {blocked}: {ir}");
     }
@@ -268,6 +280,9 @@ fn the_c_of_each_device_gives_the_interpreters_results() {
     assert!(dsp.contains("__attribute__((vector_size(64)))"), "{dsp}");
     let host = std::fs::read_to_string(d.join("out/model.c")).expect("the host's program");
     assert!(!host.contains("vector_size"), "{host}");
+    // The DSP's program calls its library's NMS; the host does not.
+    assert!(dsp.contains("dsp_nms_f32("), "{dsp}");
+    assert!(!host.contains("dsp_nms_f32("), "{host}");
     std::fs::write(d.join("input.bin"), npy_data(&input)).expect("the input");
     std::fs::write(
         d.join("driver.c"),

@@ -61,3 +61,29 @@ pub fn bound(boxes: &[i64], scores: &[i64], max_per_class: i64) -> Option<i64> {
     }
     b.checked_mul(c)?.checked_mul(n.min(max_per_class.max(0)))
 }
+
+/// The static shape that bounds result `k` of `op` when its shape is dynamic: the
+/// shape of a buffer that can hold it whatever the run selects. Only
+/// `graph.non_max_suppression` has such a result (M x 3, M its [`bound`]); `None`
+/// for any other op, or when its operands' shapes are not static.
+pub fn bounded_result_shape(
+    ctx: &acc_ir::Context,
+    ir: &acc_ir::Ir,
+    body: acc_ir::BodyId,
+    op: acc_ir::OpId,
+    k: usize,
+) -> Option<Vec<i64>> {
+    let r = ir.op(body, op);
+    if !graph::NonMaxSuppression::is(ctx, r) || k != 0 {
+        return None;
+    }
+    let shape = |v| {
+        ctx.type_data(ir.body(body).value_type(v))
+            .shape()
+            .map(<[i64]>::to_vec)
+    };
+    let mut operands = r.operands();
+    let (boxes, scores) = (shape(operands.next()?)?, shape(operands.next()?)?);
+    let max = Suppression::of(&Attrs::of_op(ctx, r)).ok()?.max_per_class;
+    Some(vec![bound(&boxes, &scores, max)?, 3])
+}

@@ -135,6 +135,11 @@ pub enum CallArg {
     I16Table(Vec<i16>),
     /// A `float` known at compile time (a threshold).
     Float(f32),
+    /// `count(%y)`: an `int32_t *` to one element, where the library writes how many
+    /// rows (the size of the leading, dynamic dimension) it wrote into the buffer of
+    /// the result `%y`, a value of dynamic shape the call receives as the buffer of
+    /// its bound ([`Placement::bounds`]).
+    Count(ValueId),
 }
 
 /// Where an intrinsic would compute an op: its cost and the arguments of its call.
@@ -162,6 +167,11 @@ pub struct Placement {
     /// Pairs `(a, b)` whose buffers share whatever layout `b`'s has (`layout %a like
     /// %b`: an elementwise function, which any layout suits).
     pub layouts_like: Vec<(ValueId, ValueId)>,
+    /// The results of dynamic shape and the static shape of the buffer the call
+    /// writes each into: the most it can hold (a non-maximum suppression's B x C x
+    /// min(N, max_output_boxes_per_class) rows). Each has a [`CallArg::Count`] in
+    /// `call`, saying how many of the leading rows the call wrote.
+    pub bounds: Vec<(ValueId, Vec<i64>)>,
 }
 
 /// How a call's buffer holds a value of rank `r`: the value's dimensions permuted,

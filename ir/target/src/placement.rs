@@ -213,7 +213,7 @@ pub fn call_arg_attr(ctx: &Context, arg: &CallArg) -> Option<AttrId> {
             ctx.int_type(16),
             t.iter().map(|x| Scalar::Int(i128::from(*x))).collect(),
         ),
-        CallArg::Value(_) | CallArg::Int(_) | CallArg::Float(_) => return None,
+        CallArg::Value(_) | CallArg::Int(_) | CallArg::Float(_) | CallArg::Count(_) => return None,
     };
     elements::dense_attr(ctx, vector_type(ctx, element, values.len()), &values)
 }

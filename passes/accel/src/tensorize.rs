@@ -475,10 +475,15 @@ fn call_bytes(
                     Ok(s) => s,
                     Err(_) => continue,
                 };
-                // A blocked layout's buffer holds its padding too.
-                let shape = match p.layouts.iter().find(|(x, _)| x == v) {
-                    Some((_, layout)) => layout.stored_shape(&shape),
-                    None => shape,
+                // A blocked layout's buffer holds its padding too; a result of
+                // dynamic shape has the buffer of its bound.
+                let shape = match (
+                    p.layouts.iter().find(|(x, _)| x == v),
+                    p.bounds.iter().find(|(x, _)| x == v),
+                ) {
+                    (Some((_, layout)), _) => layout.stored_shape(&shape),
+                    (None, Some((_, bound))) => bound.clone(),
+                    (None, None) => shape,
                 };
                 let n = stored_bytes(ctx, memref_type(ctx, &shape, element)).map_or(0, |b| b.0);
                 if shared.iter().any(|k| operands[*k] == *v) {
@@ -488,6 +493,7 @@ fn call_bytes(
                 n
             }
             CallArg::Int(_) | CallArg::Float(_) => continue,
+            CallArg::Count(_) => 4,
             CallArg::F32Table(t) => 4 * t.len() as u64,
             CallArg::I32Table(t) => 4 * t.len() as u64,
             CallArg::I16Table(t) => 2 * t.len() as u64,

@@ -92,7 +92,9 @@ fn prepare(
             CallArg::I32Table(t) => ("int32 table entry", t.len()),
             CallArg::I16Table(t) => ("int16 table entry", t.len()),
             CallArg::Bytes(b) => ("packed weight byte", b.len()),
-            CallArg::Value(_) | CallArg::Int(_) | CallArg::Float(_) => continue,
+            CallArg::Value(_) | CallArg::Int(_) | CallArg::Float(_) | CallArg::Count(_) => {
+                continue;
+            }
         };
         attrs.push(
             call_arg_attr(ctx, arg).ok_or("weight-prep: a prepared argument cannot be stored")?,

@@ -6,13 +6,12 @@
 
 // CHECK-LABEL: func.func @opaque(
 // CHECK: %[[S:.*]] = "tensor.splat"(%arg0) : (f32) -> tensor<4xf32>
-// CHECK: %[[D:.*]] = "tensor.dim"(%[[S]], %{{.*}}) : (tensor<4xf32>, index) -> index
+// CHECK: %[[D:.*]] = "tensor.rank"(%[[S]]) : (tensor<4xf32>) -> index
 // CHECK: "builtin.unrealized_conversion_cast"(%[[D]]) : (index) -> i64
 // CHECK: "func.constant"() <{value = @opaque}> : () -> ((f32) -> i64)
 func.func @opaque(%x: f32) -> i64 {
-  %c0 = arith.constant 0 : index
   %s = "tensor.splat"(%x) : (f32) -> tensor<4xf32>
-  %d = "tensor.dim"(%s, %c0) : (tensor<4xf32>, index) -> index
+  %d = "tensor.rank"(%s) : (tensor<4xf32>) -> index
   %i = "builtin.unrealized_conversion_cast"(%d) : (index) -> i64
   %f = "func.constant"() <{value = @opaque}> : () -> ((f32) -> i64)
   return %i : i64

@@ -3,7 +3,7 @@
 // RUN: not acc-opt --target %S/Inputs/bad-intrinsics.acc %s 2>&1 | FileCheck %s
 // RUN: not acc-opt --target %S/Inputs/bad-intrinsic-devices.acc %s 2>&1 | FileCheck %s --check-prefix=DEVICES
 
-// CHECK: error: unknown function 'size': acc provides dim, rank, elements, storage_bits, is_signed, storage_min, storage_max, act_min, act_max, zero_point, scale, same_quantization, weight_sum, element, q31_multiplier, q31_shift, at, int, min, max
+// CHECK: error: unknown function 'size': acc provides dim, rank, elements, storage_bits, is_signed, storage_min, storage_max, act_min, act_max, zero_point, scale, same_quantization, weight_sum, element, q31_multiplier, q31_shift, at, int, real, min, max
 // CHECK-NEXT: bad-intrinsics.acc:7:11
 // CHECK: error: '%z' is not defined
 // CHECK-NEXT: bad-intrinsics.acc:12:14

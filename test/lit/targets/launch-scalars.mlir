@@ -1,5 +1,7 @@
 // A scalar a device's work makes for the host (the count of boxes a non-maximum
-// suppression on the DSP keeps, a result of the function) comes back through memory,
+// suppression on the DSP keeps, a result of the function) comes back through memory
+// (an NMS without a score threshold, which soc's DSP computes with its own loops
+// rather than its library's `dsp_nms_f32`),
 // since a launch returns only its token: the DSP stores it into a one-element buffer
 // of the DDR, given 64 more bytes of the host's arena after memory-plan, and the host
 // loads it after waiting for the launch. So the whole post-processing is one DSP
@@ -21,6 +23,6 @@
 
 func.func @detect(%boxes: tensor<1x64x4xf32>, %logits: tensor<1x3x64xf32>) -> tensor<?x3xi64> {
   %s = graph.sigmoid %logits : tensor<1x3x64xf32>
-  %k = graph.non_max_suppression %boxes, %s {iou_threshold = 4.000000e-01 : f32, max_output_boxes_per_class = 8 : i64, score_threshold = 3.000000e-01 : f32} : (tensor<1x64x4xf32>, tensor<1x3x64xf32>) -> tensor<?x3xi64>
+  %k = graph.non_max_suppression %boxes, %s {iou_threshold = 4.000000e-01 : f32, max_output_boxes_per_class = 8 : i64} : (tensor<1x64x4xf32>, tensor<1x3x64xf32>) -> tensor<?x3xi64>
   return %k : tensor<?x3xi64>
 }

@@ -123,7 +123,7 @@ pub struct ExprFunction {
 use Param::{Attr as A, Int as I, Value as V};
 
 /// The integer functions, by name.
-pub const FUNCTIONS: [ExprFunction; 20] = [
+pub const FUNCTIONS: [ExprFunction; 21] = [
     ExprFunction {
         name: "dim",
         params: &[V, I],
@@ -248,6 +248,17 @@ pub const FUNCTIONS: [ExprFunction; 20] = [
                 _ => Err("not an integer attribute".into()),
             },
             _ => Err("expects an attribute".into()),
+        },
+    },
+    ExprFunction {
+        name: "real",
+        params: &[A],
+        summary: "the value of a number attribute (`iou_threshold = $t`: `real($t)`), a real; only in real expressions: tables, `f32(...)`, `q31_multiplier`, `q31_shift`",
+        run: |_, _| {
+            Err(
+                "a real number: use it in a table, f32(...), q31_multiplier(...) or q31_shift(...)"
+                    .into(),
+            )
         },
     },
     ExprFunction {
@@ -540,6 +551,20 @@ impl Expr {
                     weight_sum(b, *slot, axis.eval(b)?, channel)?
                 }
                 ("element", [Expr::Value(slot)]) => constant_element(b, *slot, channel)?,
+                ("real", [Expr::Capture(i)]) => {
+                    let attr = b
+                        .captures
+                        .get(*i)
+                        .copied()
+                        .flatten()
+                        .ok_or("real: an unbound capture")?;
+                    match acc_ir::elements::scalar(b.ctx, attr) {
+                        Some((_, acc_ir::elements::Scalar::Float(x))) => x,
+                        Some((_, acc_ir::elements::Scalar::Int(i))) => i as f64,
+                        None => return Err("real: not a number attribute".into()),
+                    }
+                }
+
                 ("q31_multiplier" | "q31_shift", [x]) => {
                     let real = x.eval_real(b, channel)?;
                     let m = acc_ir::requant::FixedPointMultiplier::of_real(real).ok_or_else(|| {

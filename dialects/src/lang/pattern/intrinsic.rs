@@ -9,7 +9,7 @@ use std::ops::Range;
 
 use acc_ir::diag::{DiagLoc, Diagnostic, FileId};
 use acc_ir::requant::Scheme;
-use acc_ir::{BodyId, Context, Ir, OpId, TypeId};
+use acc_ir::{BodyId, Context, Ir, OpId, TypeId, ValueId};
 use acc_target::{BufferLayout, CallArg, IntrinsicRule, Placement};
 use pest::iterators::Pair;
 
@@ -218,6 +218,9 @@ enum CallItem {
     /// `%w`, its dimensions in the order given (as they are without one), `8 / width`
     /// to a byte, the first in the lowest bits (ONNX's order for int4 and int2).
     Packed(usize, Vec<Expr>),
+    /// `count(%y)`: where the library writes the number of rows of the result `%y`,
+    /// of dynamic shape.
+    Count(usize),
 }
 
 /// Tables the call may compute: name and parameters.
@@ -655,6 +658,9 @@ fn misplaced(
             if !at.table && (name == "weight_sum" || name == "element") {
                 per_channel.push(span.clone());
             }
+            if !at.real && name == "real" {
+                reals.push(span.clone());
+            }
             let table = TableKind::of_name(name).is_some();
             let real_argument = matches!(name.as_str(), "f32" | "q31_multiplier" | "q31_shift");
             for (i, a) in args.iter().enumerate() {
@@ -679,6 +685,16 @@ fn misplaced(
 fn call_item(c: &mut Compiler<'_>, e: &ExprAst) -> Option<CallItem> {
     match e {
         ExprAst::Value(v) => c.value(v).map(CallItem::Value),
+        ExprAst::Call((name, _), args, whole) if name == "count" => match args.as_slice() {
+            [ExprAst::Value(v)] => c.value(v).map(CallItem::Count),
+            _ => {
+                c.error(
+                    whole,
+                    "'count' takes one value (%name): a result of dynamic shape".to_string(),
+                );
+                None
+            }
+        },
         ExprAst::Call((name, _), args, whole) if TABLES.iter().any(|(n, _)| n == name) => {
             let mut kinds = TABLES.iter().find(|(n, _)| n == name)?.1.to_vec();
             // `packed` takes a dimension order after its value, of any length.
@@ -991,6 +1007,9 @@ impl IntrinsicRule for TextIntrinsic {
                     }
                     CallArg::Float(f)
                 }
+                CallItem::Count(slot) => {
+                    CallArg::Count(b.values[*slot].ok_or("a call argument is not bound")?)
+                }
                 CallItem::Packed(slot, order) => {
                     let v = b.values[*slot].ok_or("a call argument is not bound")?;
                     let order = order
@@ -1036,6 +1055,7 @@ impl IntrinsicRule for TextIntrinsic {
             }
         }
         self.check_param_tables(ctx, ir, body, op, &call)?;
+        let bounds = bounded_results(ctx, ir, body, op, &call)?;
         let mut layouts = Vec::new();
         for (slot, layout) in &self.layouts {
             let v = b.values[*slot].ok_or("a layout's value is not bound")?;
@@ -1084,8 +1104,47 @@ impl IntrinsicRule for TextIntrinsic {
             compile_time,
             layouts,
             layouts_like,
+            bounds,
         })
     }
+}
+
+/// The results of `op` of dynamic shape the call passes, each with the static shape
+/// of the buffer it gets (its bound): each must be passed as a buffer and with
+/// `count(...)`, and `count(...)` names only such results.
+fn bounded_results(
+    ctx: &Context,
+    ir: &Ir,
+    body: BodyId,
+    op: OpId,
+    call: &[CallArg],
+) -> Result<Vec<(ValueId, Vec<i64>)>, String> {
+    let results: Vec<ValueId> = ir.body(body).results(op).collect();
+    let dynamic = |v: ValueId| {
+        ctx.type_data(ir.body(body).value_type(v))
+            .shape()
+            .is_some_and(|s| s.contains(&acc_ir::DYNAMIC))
+    };
+    let mut bounds = Vec::new();
+    for arg in call {
+        if let CallArg::Count(v) = arg
+            && !results.iter().any(|r| r == v && dynamic(*v))
+        {
+            return Err("count(...) names a value that is not a result of dynamic shape".into());
+        }
+    }
+    for (k, r) in results.iter().enumerate() {
+        if !dynamic(*r) || !call.contains(&CallArg::Value(*r)) {
+            continue;
+        }
+        if !call.contains(&CallArg::Count(*r)) {
+            return Err("its result has a dynamic shape: the call must pass count(...) of it, where the library writes how many rows it wrote".into());
+        }
+        let bound = crate::hooks::nms::bounded_result_shape(ctx, ir, body, op, k)
+            .ok_or("its result has a dynamic shape with no static bound")?;
+        bounds.push((*r, bound));
+    }
+    Ok(bounds)
 }
 
 /// The buffer layout `"NCHW" -> "NCHW16c"` names: `from` the value's dimensions

@@ -1,11 +1,13 @@
 //! Ops `partition` placed on a device: each becomes the call of its intrinsic.
 //!
 //! The target file's `call(...)` list gives the arguments: a matched operand is its
-//! buffer, a result a new buffer, an integer an `i32` constant, a table or packed
-//! bytes a constant buffer. The `hw.intrinsic` keeps the op itself, on tensors, as
-//! its `semantics` region (`inputs` and `outputs` say which arguments the region
-//! reads and which it writes; an operand the call receives packed is a constant the
-//! region makes itself), so the interpreter runs what the op computes and
+//! buffer, a result a new buffer (one of dynamic size, the buffer of its bound, and
+//! its `count(%y)` a one-element `i32` buffer the library writes its number of rows
+//! into), an integer an `i32` constant, a table or packed bytes a constant buffer.
+//! The `hw.intrinsic` keeps the op itself, on tensors, as its `semantics` region
+//! (`inputs` and `outputs` say which arguments the region reads and which it writes;
+//! an operand the call receives packed is a constant the region makes itself), so
+//! the interpreter runs what the op computes and
 //! `--check-semantics` compares the call with the op it replaces. The arguments that
 //! carry a parameter of the op (`input_offset: ...`, `q31_multipliers(...)`,
 //! `act_min(%y)`; `Placement::params`) are set on the region's copy of the op, which
@@ -82,6 +84,21 @@ impl Bufferizer<'_> {
         let operands: Vec<ValueId> = r.operands().collect();
         let results: Vec<ValueId> = r.results().collect();
         let (mut args, mut inputs, mut outputs) = (Vec::new(), Vec::new(), Vec::new());
+        // Results of dynamic shape: the buffer of each one's bound, and where the call
+        // writes its number of rows (`count(%y)`), by result index.
+        let (mut bounded, mut counts) = (Vec::new(), Vec::new());
+        let bound_of = |v: ValueId| {
+            placement
+                .bounds
+                .iter()
+                .find(|(x, _)| *x == v)
+                .map(|(_, b)| b.clone())
+        };
+        if !placement.bounds.is_empty() && intrinsic.memory.is_some() {
+            return Err(format!(
+                "'{name}' writes a result of dynamic shape and stages its buffers in a local memory: results of dynamic shape are passed only in place (declare no `memory`)"
+            ));
+        }
         let i32_type = self.ctx.int_type(32);
         for arg in &placement.call {
             let at = args.len() as i64;
@@ -94,6 +111,26 @@ impl Bufferizer<'_> {
                             Some(layout) => self.input_in_layout(op, *v, layout)?,
                             None => self.buffer(loc, *v).map_err(|d| d.message)?,
                         }
+                    } else if let Some(k) = results.iter().position(|o| o == v)
+                        && let Some(bound) = bound_of(*v)
+                    {
+                        if layout.is_some() {
+                            return Err(format!(
+                                "'{name}' declares a layout for a result of dynamic shape"
+                            ));
+                        }
+                        let ty = self.ir.body(self.body).value_type(*v);
+                        let element = self
+                            .ctx
+                            .type_data(ty)
+                            .element_type()
+                            .ok_or("a result of dynamic shape without elements")?;
+                        let ty = memref_type(self.ctx, &bound, element);
+                        let buffer =
+                            loops::Alloc::build(&mut self.emitter(op), &[], ty).result()?;
+                        bounded.push((k, buffer, bound));
+                        outputs.push((k, at));
+                        buffer
                     } else if let Some(k) = results.iter().position(|o| o == v) {
                         let ty = self.ir.body(self.body).value_type(*v);
                         let (shape, element) = shape_of(self.ctx, ty)?;
@@ -121,6 +158,17 @@ impl Bufferizer<'_> {
                         ));
                     }
                 }
+                CallArg::Count(v) => {
+                    let k = results.iter().position(|r| r == v).ok_or_else(|| {
+                        format!(
+                            "the call of '{name}' counts a value that is not a result of the op"
+                        )
+                    })?;
+                    let ty = memref_type(self.ctx, &[1], i32_type);
+                    let buffer = loops::Alloc::build(&mut self.emitter(op), &[], ty).result()?;
+                    counts.push((k, at, buffer));
+                    buffer
+                }
                 CallArg::Int(i) => self.emitter(op).scalar(i32_type, *i as f64)?,
                 CallArg::Float(f) => {
                     let f32t = self.ctx.float_type(acc_ir::FloatKind::F32);
@@ -142,6 +190,13 @@ impl Bufferizer<'_> {
         // order: each must be passed exactly once.
         inputs.sort();
         outputs.sort();
+        bounded.sort_by_key(|b| b.0);
+        counts.sort_by_key(|c| c.0);
+        if counts.len() != bounded.len() {
+            return Err(format!(
+                "the call of '{name}' must pass count(...) of each result of dynamic shape, once"
+            ));
+        }
         let by_buffer: Vec<usize> = (0..operands.len())
             .filter(|k| !placement.compile_time.contains(&operands[*k]))
             .collect();
@@ -198,10 +253,19 @@ impl Bufferizer<'_> {
             None => None,
         };
         let body = self.body;
+        // The region yields the results, then the counts.
+        let written: Vec<i64> = outputs
+            .iter()
+            .map(|p| p.1)
+            .chain(counts.iter().map(|c| c.1))
+            .collect();
+        let bounds: Vec<Option<Vec<i64>>> = (0..results.len())
+            .map(|k| bounded.iter().find(|b| b.0 == k).map(|b| b.2.clone()))
+            .collect();
         let (callee, inputs_attr, outputs_attr) = (
             self.ctx.string_attr(name),
             i64s(self.ctx, &region_inputs),
-            i64s(self.ctx, &outputs.iter().map(|p| p.1).collect::<Vec<_>>()),
+            i64s(self.ctx, &written),
         );
         let ctx = self.ctx;
         let mut e = self.emitter(op);
@@ -230,14 +294,23 @@ impl Bufferizer<'_> {
                 given.iter().map(|(n, a)| (n.as_str(), *a)).collect();
             acc_dialects::build::set_props(ctx, e.ir, body, copy, &given, &[])?;
             let computed: Vec<ValueId> = e.ir.body(body).results(copy).collect();
-            computed
-                .iter()
-                .zip(&result_layouts)
-                .map(|(v, layout)| match layout {
-                    Some(layout) => into_layout(e, *v, layout),
-                    None => Ok(*v),
-                })
-                .collect()
+            let mut yielded = Vec::new();
+            let mut rows = Vec::new();
+            for ((v, layout), bound) in computed.iter().zip(&result_layouts).zip(&bounds) {
+                yielded.push(match (layout, bound) {
+                    (Some(layout), _) => into_layout(e, *v, layout)?,
+                    (None, Some(bound)) => {
+                        let (padded, n) = into_bound(e, *v, bound)?;
+                        rows.push(n);
+                        padded
+                    }
+                    (None, None) => *v,
+                });
+            }
+            for n in rows {
+                yielded.push(count_tensor(e, n)?);
+            }
+            Ok(yielded)
         })?;
         let made = hw::Intrinsic::build(&mut e, &args, &[])
             .callee(callee)
@@ -262,6 +335,35 @@ impl Bufferizer<'_> {
                 .map(|(_, k)| (results[*k], result_layouts[*k].clone()))
                 .collect();
             self.settle_staged_results(op, call, next, st, staged, &settled)?;
+        }
+        // A result of dynamic shape is the leading rows of its bound's buffer: their
+        // number is read where the function returns it (the only use such a value
+        // has after bufferization), so that work issued in between need not wait.
+        for ((k, buffer, _), (_, _, count)) in bounded.iter().zip(&counts) {
+            let v = results[*k];
+            let b = self.ir.body(self.body);
+            let users: Vec<OpId> = b.value_users(v).collect();
+            let returned = match users.as_slice() {
+                [only]
+                    if acc_dialects::ops::func::Return::is(
+                        self.ctx,
+                        self.ir.op(self.body, *only),
+                    ) =>
+                {
+                    *only
+                }
+                _ => {
+                    return Err(format!(
+                        "'{name}' writes a result of dynamic shape that is used other than by the function's return (dynamic shapes have no bufferization elsewhere yet)"
+                    ));
+                }
+            };
+            let mut e = self.emitter(returned);
+            let zero = e.index(0)?;
+            let n = loops::Load::build(&mut e, *count, &[zero], i32_type).result()?;
+            let index = e.ctx.index_type();
+            let rows = acc_dialects::ops::arith::IndexCast::build(&mut e, n, index).result()?;
+            self.bounded.insert(v, (*buffer, vec![(0, rows)]));
         }
         // A result in another layout gets its plain buffer when some user reads it
         // plain: made just before the first such user (so that what runs between,
@@ -320,6 +422,57 @@ fn given_params(
         props.push((PARAMS_ATTR.to_string(), params_attr(ctx, &params)?));
     }
     Ok(props)
+}
+
+/// The tensor `v` of dynamic shape in the leading rows of a tensor of shape `bound`
+/// (the rows after them zero), and its number of rows: what a call writing `v`
+/// into the buffer of its bound computes. Both ops are marked as layout changes,
+/// so that a simulator finds the op the call computes under them.
+fn into_bound(
+    e: &mut acc_dialects::build::Builder<'_>,
+    v: ValueId,
+    bound: &[i64],
+) -> Result<(ValueId, ValueId), String> {
+    let element = e
+        .ctx
+        .type_data(e.type_of(v))
+        .element_type()
+        .ok_or("a result of dynamic shape without elements")?;
+    let zero = e.index(0)?;
+    let index = e.ctx.index_type();
+    let rows = tensor::Dim::build(e, v, zero, index).result()?;
+    mark_layout(e, rows)?;
+    let ty = tensor_type(e.ctx, bound, element);
+    let n: i64 = bound.iter().product();
+    let zeros = vec![acc_ir::elements::Scalar::Int(0); n as usize];
+    let dense = acc_ir::elements::dense_attr(e.ctx, ty, &zeros).ok_or("a bound of no elements")?;
+    let dest = acc_dialects::ops::arith::Constant::build(e, ty)
+        .value(dense)
+        .result()?;
+    let mut sizes = bound.to_vec();
+    sizes[0] = acc_ir::DYNAMIC;
+    let (offsets, sizes, strides) = (
+        i64s(e.ctx, &vec![0; bound.len()]),
+        i64s(e.ctx, &sizes),
+        i64s(e.ctx, &vec![1; bound.len()]),
+    );
+    let padded = tensor::InsertSlice::build(e, v, dest, &[], &[rows], &[], ty)
+        .static_offsets(offsets)
+        .static_sizes(sizes)
+        .static_strides(strides)
+        .result()?;
+    mark_layout(e, padded)?;
+    Ok((padded, rows))
+}
+
+/// The number of rows `n` (an index) as the `tensor<1xi32>` a call writes it into.
+fn count_tensor(e: &mut acc_dialects::build::Builder<'_>, n: ValueId) -> Result<ValueId, String> {
+    let i32_type = e.ctx.int_type(32);
+    let count = acc_dialects::ops::arith::IndexCast::build(e, n, i32_type).result()?;
+    let ty = tensor_type(e.ctx, &[1], i32_type);
+    let dest = tensor::Empty::build(e, &[], ty).result()?;
+    let zero = e.index(0)?;
+    tensor::Insert::build(e, count, dest, &[zero], ty).result()
 }
 
 /// The plain value (of `shape`) of the tensor `v` a buffer holds in `layout`:

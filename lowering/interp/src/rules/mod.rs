@@ -98,7 +98,7 @@ pub(super) fn graph_only(r: &RuleInput<'_>) -> Result<(), String> {
 /// destinations it writes into, and the ops that move elements without reading them.
 pub fn accepts_unspecified(rule: Rule, i: usize, n: usize) -> bool {
     match rule {
-        Rule::ExtractSlice | Rule::Extract => i == 0,
+        Rule::ExtractSlice | Rule::Extract | Rule::TensorDim => i == 0,
         Rule::Insert
         | Rule::InsertSlice
         | Rule::TensorTranspose
@@ -191,6 +191,7 @@ pub fn rule(rule: Rule) -> Option<RuleFn> {
         Rule::Empty => Some(tensors::empty),
         Rule::ExtractSlice => Some(tensors::extract_slice),
         Rule::InsertSlice => Some(tensors::insert_slice),
+        Rule::TensorDim => Some(tensors::dim),
         Rule::Extract => Some(tensors::extract),
         Rule::Insert => Some(tensors::insert),
         Rule::TensorPad => Some(tensors::pad),

@@ -191,6 +191,21 @@ pub(super) fn extract(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     )?])
 }
 
+/// `tensor.dim`: the size of one dimension (the tensor's elements are not read).
+pub(super) fn dim(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
+    let t = r.operand(0)?;
+    let d = index(r.operand(1)?)?;
+    let size = t
+        .shape
+        .get(d)
+        .ok_or_else(|| format!("dimension {d} of a tensor of rank {}", t.shape.len()))?;
+    Ok(vec![Tensor::new(
+        r.ctx,
+        r.result_type(0)?,
+        vec![Scalar::Int(*size as i128)],
+    )?])
+}
+
 /// `tensor.insert`: the destination with one element replaced.
 pub(super) fn insert(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     let value = r.operand(0)?.scalar().ok_or("inserts one element")?;

@@ -6,6 +6,7 @@
 // RUN: acc-opt --print-generic %s | FileCheck %s --check-prefix=GENERIC
 // GENERIC: "tensor.extract_slice"(%arg0, %arg1) <{operandSegmentSizes = array<i32: 1, 1, 0, 0>, static_offsets = array<i64: 0, -9223372036854775808, 1>, static_sizes = array<i64: 2, 1, 3>, static_strides = array<i64: 1, 1, 1>}> : (tensor<2x3x4xf32>, index) -> tensor<2x3xf32>
 // GENERIC: "tensor.collapse_shape"(%arg0) <{reassociation = {{\[\[}}0, 1], [2]]}> : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+// GENERIC: "tensor.dim"(%0, %arg1) : (tensor<4x?xf32>, index) -> index
 
 // CHECK-LABEL: func.func @mlir_ops(
 func.func @mlir_ops(%arg0: tensor<2x3x4xf32>, %arg1: index, %arg2: f32) {
@@ -31,6 +32,8 @@ func.func @mlir_ops(%arg0: tensor<2x3x4xf32>, %arg1: index, %arg2: f32) {
   %6 = tensor.extract %arg0[%arg1, %arg1, %arg1] : tensor<2x3x4xf32>
   // CHECK-NEXT: %7 = tensor.insert %arg2 into %arg0[%arg1, %arg1, %arg1] : tensor<2x3x4xf32>
   %7 = tensor.insert %arg2 into %arg0[%arg1, %arg1, %arg1] : tensor<2x3x4xf32>
+  // CHECK-NEXT: %8 = tensor.dim %0, %arg1 : tensor<4x?xf32>
+  %8 = tensor.dim %0, %arg1 : tensor<4x?xf32>
   // CHECK-NEXT: return
   return
 }
