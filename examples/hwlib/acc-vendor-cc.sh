@@ -8,9 +8,11 @@
 #
 # IR is the region as MLIR text (`func.func @FUNCTION` on tensors); CONSTANTS the
 # directory of its constants as .npy files, each named by its op (`acc.file`);
-# OUTPUT the C file to write, defining `void FUNCTION(const T *in..., T *out...)`.
-# acc-opt and acc-translate come from the directory ACC_BIN (with its trailing
-# slash) when set, else from PATH.
+# OUTPUT the file to write, defining `void FUNCTION(const T *in..., T *out...)`: C
+# source, or, when its name ends in .o (the target's command names {object}), an
+# object file built by $CC (cc when unset) with CFLAGS (-O2 when unset). acc-opt and
+# acc-translate come from the directory ACC_BIN (with its trailing slash) when set,
+# else from PATH.
 set -eu
 ir=$1 constants=$2 function=$3 output=$4
 bin=${ACC_BIN:-}
@@ -27,5 +29,9 @@ done
 {
   cat "$work/c/model.h" "$work/c/weights.h"
   grep -v '^#include "\(model\|weights\)\.h"' "$work/c/model.c"
-} > "$output"
-test "$(grep -c "^void $function(" "$output")" -ge 1 || { echo "acc-vendor-cc: no function $function" >&2; exit 1; }
+} > "$work/function.c"
+test "$(grep -c "^void $function(" "$work/function.c")" -ge 1 || { echo "acc-vendor-cc: no function $function" >&2; exit 1; }
+case $output in
+  *.o) ${CC:-cc} ${CFLAGS:--O2} -ffp-contract=off -fno-strict-aliasing -c "$work/function.c" -o "$output" ;;
+  *) cp "$work/function.c" "$output" ;;
+esac

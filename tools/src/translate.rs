@@ -251,8 +251,8 @@ fn emit_c(o: &Options) -> Result<(), String> {
     for (device, text) in &program.devices {
         write_file(&dir.join(format!("model.{device}.c")), text.as_bytes())?;
     }
-    for (callee, text) in &program.externals {
-        write_file(&dir.join(format!("model.{callee}.c")), text.as_bytes())?;
+    for (file, bytes) in &program.externals {
+        write_file(&dir.join(file), bytes)?;
     }
     write_file(&dir.join("model.h"), program.header.as_bytes())?;
     write_file(&dir.join("weights.h"), program.weights.as_bytes())?;

@@ -134,17 +134,27 @@ fn float_regions_an_external_compiler_built_compute_the_model() {
     assert!(close(&got, &reference), "{got:?} vs {reference:?}");
 }
 
-#[test]
-fn int8_regions_an_external_compiler_built_match_the_interpreter_bit_for_bit() {
-    // The example target's rules on integers only: the int8 convolutions and the
-    // tables of the int8 activations.
+/// The example target's rules on integers only (the int8 convolutions and the
+/// tables of the int8 activations), in `dir`; with `object`, its compiler writes
+/// object files (`{object}`) instead of C.
+fn int8_target(dir: &Path, object: bool) -> PathBuf {
     let example = std::fs::read_to_string(root().join("examples/targets/vendor-npu.acc"))
         .expect("the example target");
     let cut = example.find("  code npu_relu").expect("the float rules");
+    let mut text = format!("{}}}\n", &example[..cut]);
+    if object {
+        assert!(text.contains("{output}\""));
+        text = text.replace("{output}\"", "{object}\"");
+    }
+    let target = dir.join("int8-npu.acc");
+    std::fs::write(&target, text).expect("the target");
+    target
+}
+
+#[test]
+fn int8_regions_an_external_compiler_built_match_the_interpreter_bit_for_bit() {
     let dir = tempfile::tempdir().expect("a directory");
-    let target = dir.path().join("int8-npu.acc");
-    std::fs::write(&target, format!("{}}}\n", &example[..cut])).expect("the target");
-    let (dir, got, want) = build("lenet5.qdq", &target);
+    let (dir, got, want) = build("lenet5.qdq", &int8_target(dir.path(), false));
     let files = regions(dir.path());
     assert_eq!(files.len(), 4, "{files:?}");
     assert_eq!(got, bits(&want), "C and the interpreter differ");
@@ -164,23 +174,53 @@ fn int8_regions_an_external_compiler_built_match_the_interpreter_bit_for_bit() {
 }
 
 #[test]
-fn a_failing_external_compiler_is_an_error_and_nothing_is_written() {
+fn object_files_an_external_compiler_built_link_and_match_the_interpreter() {
+    // The vendor's compiler writes object files: they go out as model.CALLEE.o (no C
+    // of theirs), model.c declares and calls their functions, and the program
+    // linked from model.c and the objects computes what the interpreter computes.
+    let dir = tempfile::tempdir().expect("a directory");
+    let (dir, got, want) = build("lenet5.qdq", &int8_target(dir.path(), true));
+    let files = regions(dir.path());
+    assert_eq!(
+        files,
+        (0..4)
+            .map(|k| format!("model.main_npu_ext{k}.o"))
+            .collect::<Vec<_>>()
+    );
+    let host = std::fs::read_to_string(dir.path().join("c/model.c")).expect("model.c");
+    for (k, file) in files.iter().enumerate() {
+        let bytes = std::fs::read(dir.path().join("c").join(file)).expect("an object");
+        assert_eq!(&bytes[..4], b"\x7fELF", "{file} is an object file");
+        assert!(
+            host.contains(&format!("main_npu_ext{k}(")),
+            "model.c calls {file}"
+        );
+    }
+    assert_eq!(got, bits(&want), "C and the interpreter differ");
+}
+
+/// `command` as the external compiler of a device computing a relu, run on a
+/// function of one: acc-translate's stderr, after checking that it failed and wrote
+/// no model.c.
+fn emit_with_failing_compiler(command: &str) -> String {
     let dir = tempfile::tempdir().expect("a directory");
     let d = dir.path();
     let target = d.join("broken.acc");
     std::fs::write(
         &target,
-        r#"target broken {
+        format!(
+            r#"target broken {{
   device cpu kind "host" cycles_per_op 1
-  device npu kind "accelerator" external "echo 'vendor-cc: cannot map {function}' >&2; exit 3; touch {output}"
-  code npu_relu on npu {
-    match {
+  device npu kind "accelerator" external "{command}"
+  code npu_relu on npu {{
+    match {{
       %y = graph.relu(%x)
-    }
+    }}
     cost 1
-  }
-}
-"#,
+  }}
+}}
+"#
+        ),
     )
     .expect("the target");
     let model = d.join("model.mlir");
@@ -205,11 +245,23 @@ fn a_failing_external_compiler_is_an_error_and_nothing_is_written() {
         .arg(d.join("c"))
         .output()
         .expect("acc-translate runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("loops.mlir:"), "{stderr}");
+    assert!(!d.join("c/model.c").exists());
+    stderr
+}
+
+#[test]
+fn a_failing_external_compiler_is_an_error_and_nothing_is_written() {
+    let stderr = emit_with_failing_compiler(
+        "echo 'vendor-cc: cannot map {function}' >&2; exit 3; touch {output}",
+    );
     assert!(
-        stderr.contains("vendor-cc: cannot map f_npu_ext0") && stderr.contains("loops.mlir:"),
+        stderr.contains("vendor-cc: cannot map f_npu_ext0"),
         "{stderr}"
     );
-    assert!(!d.join("c/model.c").exists());
+    // An object file that is empty is no function.
+    let stderr = emit_with_failing_compiler(": > {object}");
+    assert!(stderr.contains("wrote an empty object file"), "{stderr}");
 }

@@ -210,6 +210,85 @@ fn launches_overlap_compute_the_same_and_give_a_well_formed_timeline() {
     );
 }
 
+/// The two-device target without its `signal dsp -> dla` (the DSP cannot start the
+/// DLA: the host waits for the DSP and then starts the DLA), in `d`.
+fn relayed_target(d: &Path) -> String {
+    let text = std::fs::read_to_string(TARGET).expect("the target");
+    let line = "  signal dsp -> dla\n";
+    assert!(text.contains(line), "{text}");
+    let path = d.join("relayed.acc");
+    std::fs::write(&path, text.replace(line, "")).expect("write the target");
+    path.display().to_string()
+}
+
+#[test]
+fn without_a_signal_the_host_starts_the_device_and_the_results_are_the_same() {
+    let dir = setup();
+    let d = dir.path();
+    let relayed = relayed_target(d);
+    let passes = "partition,graph-to-tensor,bufferize,buffer-deallocation,forward-transfers,memory-plan,schedule-devices";
+    let mut reports = Vec::new();
+    for (target, out) in [
+        (TARGET, "signalled.mlir"),
+        (relayed.as_str(), "relayed.mlir"),
+    ] {
+        tool(
+            "opt",
+            d,
+            &[
+                "--target",
+                target,
+                "--check-semantics",
+                "--pass",
+                passes,
+                "f.mlir",
+                "-o",
+                out,
+            ],
+        );
+        reports.push(tool(
+            "run",
+            d,
+            &[
+                out, "--mode", "sim", "--target", target, "--input", "0=x.npy", "--input",
+                "1=y.npy",
+            ],
+        ));
+    }
+    let results = |report: &str| -> Vec<String> {
+        report
+            .lines()
+            .filter(|l| l.starts_with("result "))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(results(&reports[0]), results(&reports[1]));
+    // The host waits once more (for the DSP's work the DLA needs), so it finishes
+    // no sooner.
+    let text = |f: &str| std::fs::read_to_string(d.join(f)).expect("the IR");
+    let waits = |f: &str| text(f).matches("hw.wait").count();
+    assert_eq!(waits("relayed.mlir"), waits("signalled.mlir") + 1);
+    assert!(
+        !text("relayed.mlir")
+            .lines()
+            .any(|l| l.contains("hw.launch @dla after")),
+        "a DLA launch after a DSP's"
+    );
+    let (signalled, relayed) = (
+        figure(&reports[0], "makespan"),
+        figure(&reports[1], "makespan"),
+    );
+    assert!(signalled <= relayed, "{signalled} > {relayed}");
+    // As C: the host waits for the DSP's event before starting the DLA, and the
+    // program computes what the interpreter computes, on threads, under
+    // ThreadSanitizer too.
+    let expected = interpreted_and_emitted(d, "relayed.mlir");
+    let host = std::fs::read_to_string(d.join("out/model.c")).expect("the host's program");
+    assert_eq!(host.matches("acc_event_wait(").count(), 2, "{host}");
+    write_crossing_driver(d);
+    build_and_run(d, &expected);
+}
+
 #[test]
 fn the_c_of_each_device_runs_on_threads_as_the_interpreter_computes() {
     let dir = setup();
@@ -228,25 +307,7 @@ fn the_c_of_each_device_runs_on_threads_as_the_interpreter_computes() {
             "async.mlir",
         ],
     );
-    tool(
-        "run",
-        d,
-        &[
-            "async.mlir",
-            "--input",
-            "0=x.npy",
-            "--input",
-            "1=y.npy",
-            "--output",
-            "c.npy",
-            "--output",
-            "e.npy",
-        ],
-    );
-    let mut expected = npy_data(&d.join("c.npy"));
-    expected.extend(npy_data(&d.join("e.npy")));
-    std::fs::create_dir_all(d.join("out")).expect("a directory");
-    tool("translate", d, &["--emit-c", "async.mlir", "-o", "out"]);
+    let expected = interpreted_and_emitted(d, "async.mlir");
     // One program per device that runs launched work, the host's in model.c.
     let dsp = std::fs::read_to_string(d.join("out/model.dsp.c")).expect("the DSP's program");
     assert_eq!(dsp.matches("dsp_lut(").count(), 3, "{dsp}");
@@ -259,6 +320,31 @@ fn the_c_of_each_device_runs_on_threads_as_the_interpreter_computes() {
         "{host}"
     );
     assert_eq!(host.matches("acc_event_wait(").count(), 1, "{host}");
+    write_crossing_driver(d);
+    build_and_run(d, &expected);
+}
+
+/// Runs the scheduled `file` of `d` in the interpreter on the inputs of [`setup`]
+/// and emits its C into `d/out`: the bytes of both results, as the C driver prints
+/// them.
+fn interpreted_and_emitted(d: &Path, file: &str) -> Vec<u8> {
+    tool(
+        "run",
+        d,
+        &[
+            file, "--input", "0=x.npy", "--input", "1=y.npy", "-o", "c.npy", "-o", "e.npy",
+        ],
+    );
+    let mut expected = npy_data(&d.join("c.npy"));
+    expected.extend(npy_data(&d.join("e.npy")));
+    std::fs::create_dir_all(d.join("out")).expect("a directory");
+    tool("translate", d, &["--emit-c", file, "-o", "out"]);
+    expected
+}
+
+/// `driver.c` in `d`: runs `crossing` 20 times on the inputs of [`setup`], prints
+/// both results.
+fn write_crossing_driver(d: &Path) {
     std::fs::write(
         d.join("driver.c"),
         r#"#include <stdint.h>
@@ -280,7 +366,6 @@ int main(void) {
 "#,
     )
     .expect("write the driver");
-    build_and_run(d, &expected);
 }
 
 /// A DLA lookup whose result the DSP dequantizes, passes through a sigmoid and

@@ -235,8 +235,10 @@ impl Reader<'_> {
                             Some("the host's code is acc's own")
                         } else if command.trim().is_empty() || command.contains('\n') {
                             Some("the command is one line, not empty")
-                        } else if !command.contains("{output}") {
-                            Some("the command names where it writes the C function: {output}")
+                        } else if command.contains("{output}") == command.contains("{object}") {
+                            Some(
+                                "the command names where it writes the C function, {output}, or its object file, {object}: one of them",
+                            )
                         } else {
                             None
                         };
@@ -371,6 +373,7 @@ impl Reader<'_> {
                         t.dmas.push(dma);
                     }
                 }
+                Rule::signal_def => self.signal(item, &mut t),
                 Rule::kernel_def => {
                     let mut p = item.into_inner();
                     let symbol = p.next().map(|p| p.as_str().to_string()).unwrap_or_default();
@@ -502,6 +505,50 @@ impl Reader<'_> {
             setup,
             bytes_per_cycle,
         })
+    }
+
+    /// A `signal FROM -> TO, ...` declaration: devices declared before it, each
+    /// started by `submit` (the host waits for others anyway), pairs of two devices
+    /// declared once.
+    fn signal(&mut self, item: Pair<'_, Rule>, t: &mut acc_target::Target) {
+        let names: Vec<(String, Range<usize>)> = item
+            .into_inner()
+            .map(|p| (p.as_str().to_string(), span(&p)))
+            .collect();
+        let Some(((from, _), to)) = names.split_first() else {
+            return;
+        };
+        let mut ok = true;
+        for (name, at) in &names {
+            let problem = match t.device(name) {
+                None => Some(format!("names an undeclared device '{name}'")),
+                Some(d) if d.submit.is_none() => Some(format!(
+                    "names device '{name}', which is not started by `submit` (the host runs its work where it is issued, or is the host)"
+                )),
+                Some(_) => None,
+            };
+            if let Some(problem) = problem {
+                self.error(at.clone(), format!("signal: {problem}"));
+                ok = false;
+            }
+        }
+        for (name, at) in to {
+            if name == from {
+                self.error(
+                    at.clone(),
+                    format!(
+                        "signal: '{name}' signals itself (a device runs its own work in order)"
+                    ),
+                );
+            } else if t.signals(from, name) {
+                self.error(
+                    at.clone(),
+                    format!("signal: '{from}' -> '{name}' is declared twice"),
+                );
+            } else if ok {
+                t.signals.push((from.clone(), name.clone()));
+            }
+        }
     }
 
     /// An intrinsic's `memory NAME`: a declared memory its device reaches, which a DMA

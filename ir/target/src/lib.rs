@@ -49,7 +49,8 @@ pub struct Device {
     pub vector_bits: Option<u32>,
     /// For a device whose code an external (vendor) compiler builds, the way TVM's
     /// BYOC hands a partitioned function to an external codegen: the command
-    /// (`external "vendor-cc {ir} {constants} {function} {output}"`). The ops its
+    /// (`external "vendor-cc {ir} {constants} {function} {output}"`, or `{object}`
+    /// instead of `{output}` for a compiler writing an object file). The ops its
     /// `code` rules place become regions (`outline-external`), each given to the
     /// command, as MLIR text and its constants as `.npy` files, when the C is emitted
     /// (docs/codegen.md, "External compilers").
@@ -339,6 +340,12 @@ pub struct Target {
     /// The C headers that declare its library's functions (`header "npu.h"`): the
     /// emitted C includes them instead of declaring the functions itself.
     pub headers: Vec<String>,
+    /// The device-side signals (`signal dla -> dsp`): pairs (from, to) of devices
+    /// started by `submit`, where work on `to` can start when work on `from` is done
+    /// without the host (a DLA raising the DSP's semaphore). Between two such
+    /// devices without a signal the host waits for the first and then starts the
+    /// second (`schedule-devices`).
+    pub signals: Vec<(String, String)>,
 }
 
 impl Target {
@@ -361,6 +368,12 @@ impl Target {
         self.dmas
             .iter()
             .find(|d| d.memories.iter().any(|m| m == a) && d.memories.iter().any(|m| m == b))
+    }
+
+    /// Whether work on device `to` can start when work on `from` is done without the
+    /// host (`signal FROM -> TO`).
+    pub fn signals(&self, from: &str, to: &str) -> bool {
+        self.signals.iter().any(|(f, t)| f == from && t == to)
     }
 
     /// The DMA engine whose start function is `start`.

@@ -8,13 +8,17 @@
 //! (the constant op names its file: `acc.file = "K.npy"`); the command writes a C
 //! file defining `void CALLEE(const T *acc_arg0, ..., T *acc_result0, ...)` (row-major
 //! buffers, inputs then outputs, as acc's own functions take them), which goes out
-//! beside `model.c` as `model.CALLEE.c`.
+//! beside `model.c` as `model.CALLEE.c`. A command naming `{object}` instead of
+//! `{output}` writes an object file defining that function (built for the machine
+//! the program is linked for), which goes out as `model.CALLEE.o`, to be linked with
+//! the rest; `model.c` declares the function either way.
 //!
 //! The command runs through `sh -c` in the current directory, with `{ir}`,
-//! `{constants}`, `{function}` and `{output}` replaced by the function's file, the
-//! constants' directory (paths quoted for the shell: the command does not quote
-//! them), the callee's name (a C identifier) and the C file to write. A command that
-//! fails, or writes no file, is an error showing what it printed. The files live in
+//! `{constants}`, `{function}` and `{output}` (or `{object}`) replaced by the
+//! function's file, the constants' directory (paths quoted for the shell: the
+//! command does not quote them), the callee's name (a C identifier) and the file to
+//! write. A command that fails, or writes no file (or an empty one), is an error
+//! showing what it printed. The files live in
 //! a fresh directory of the system's temporary one, removed afterwards. The command
 //! comes from the IR (the target file's, through `outline-external`): emitting C runs
 //! it, so emit C only from IR of a trusted origin, as one runs only trusted
@@ -48,8 +52,18 @@ pub(crate) struct Built {
     pub callee: String,
     /// The text of the region it was built from.
     pub text: String,
-    /// The C source the compiler wrote.
-    pub source: String,
+    /// What the compiler wrote: C source, or an object file when `object`.
+    pub output: Vec<u8>,
+    /// Whether `output` is an object file.
+    pub object: bool,
+}
+
+impl Built {
+    /// The name of the file it goes out as: `model.CALLEE.c` or `model.CALLEE.o`.
+    pub(crate) fn file_name(&self) -> String {
+        let extension = if self.object { "o" } else { "c" };
+        format!("model.{}.{extension}", self.callee)
+    }
 }
 
 /// Whether a buffer of `shape` with `strides` (in elements) is row-major and
@@ -88,29 +102,34 @@ impl Region {
             .prefix("acc-external-")
             .tempdir()
             .map_err(|e| format!("no temporary directory for the external compiler: {e}"))?;
-        let source = run(
+        let object = command.contains("{object}");
+        let output = run(
             dir.path(),
             command,
             &self.callee,
             &self.text,
             &self.constants,
+            object,
         )?;
         Ok(Built {
             callee: self.callee,
             text: self.text,
-            source,
+            output,
+            object,
         })
     }
 }
 
-/// Writes the function and its constants into `dir`, runs the command, reads the C.
+/// Writes the function and its constants into `dir`, runs the command, reads what
+/// it wrote: C source, or an object file when `object`.
 fn run(
     dir: &Path,
     command: &str,
     callee: &str,
     text: &str,
     constants: &[(String, acc_interp::Tensor)],
-) -> Result<String, String> {
+    object: bool,
+) -> Result<Vec<u8>, String> {
     let io = |what: &Path, e: std::io::Error| format!("{}: {e}", what.display());
     let values = dir.join("constants");
     std::fs::create_dir(&values).map_err(|e| io(&values, e))?;
@@ -121,7 +140,11 @@ fn run(
         let mut f = std::fs::File::create(&path).map_err(|e| io(&path, e))?;
         acc_interp::npy::write(t, &mut f).map_err(|e| io(&path, e))?;
     }
-    let output = dir.join(format!("{callee}.c"));
+    let (output, what) = if object {
+        (dir.join(format!("{callee}.o")), "object file")
+    } else {
+        (dir.join(format!("{callee}.c")), "C file")
+    };
     let line = substitute(
         command,
         &[
@@ -129,6 +152,7 @@ fn run(
             ("{constants}", quoted(&values)),
             ("{function}", callee.to_string()),
             ("{output}", quoted(&output)),
+            ("{object}", quoted(&output)),
         ],
     );
     let ran = Command::new("sh")
@@ -150,15 +174,28 @@ fn run(
             printed()
         ));
     }
-    std::fs::read_to_string(&output).map_err(|e| {
+    let said = || match printed() {
+        p if p.is_empty() => String::new(),
+        p => format!(": {p}"),
+    };
+    let bytes = std::fs::read(&output).map_err(|e| {
         format!(
-            "the external compiler `{line}` wrote no C file ({e}){}",
-            match printed() {
-                p if p.is_empty() => String::new(),
-                p => format!(": {p}"),
-            }
+            "the external compiler `{line}` wrote no {what} ({e}){}",
+            said()
         )
-    })
+    })?;
+    if bytes.is_empty() {
+        return Err(format!(
+            "the external compiler `{line}` wrote an empty {what}{}",
+            said()
+        ));
+    }
+    if !object && std::str::from_utf8(&bytes).is_err() {
+        return Err(format!(
+            "the external compiler `{line}` wrote a C file that is not UTF-8 text (a compiler writing an object file names {{object}}, not {{output}})"
+        ));
+    }
+    Ok(bytes)
 }
 
 /// `command` with each placeholder replaced, in one pass (a replacement is not

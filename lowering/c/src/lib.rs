@@ -40,9 +40,9 @@ pub struct CProgram {
     /// `model.DEVICE.c` for each device that runs launched work (started by the
     /// target's submit function): the device's name and its program.
     pub devices: Vec<(String, String)>,
-    /// `model.CALLEE.c` for each region an external compiler built
-    /// ([`external`]): the callee and the C its compiler wrote.
-    pub externals: Vec<(String, String)>,
+    /// `model.CALLEE.c` (or `model.CALLEE.o`) for each region an external compiler
+    /// built ([`external`]): the file's name and what the compiler wrote.
+    pub externals: Vec<(String, Vec<u8>)>,
 }
 
 /// Helpers the generated code may call, defined in `model.c` (all `static inline`).
@@ -185,7 +185,7 @@ pub fn emit(ctx: &Context, ir: &Ir, name: &str) -> Result<CProgram, Diagnostic> 
         externals: shared
             .externals
             .into_iter()
-            .map(|b| (b.callee, b.source))
+            .map(|b| (b.file_name(), b.output))
             .collect(),
     })
 }

@@ -12,7 +12,9 @@
 //! and writes of them orders the work:
 //! - a launch comes `after` the launches of other devices that write a buffer it
 //!   reads, or read or write one it writes (a device waits for another's event,
-//!   without the host); launches on one device run in the order issued;
+//!   without the host, where the target declares `signal FROM -> TO`; between two
+//!   devices started by `submit` without one, the host waits for the first launch
+//!   and then starts the second); launches on one device run in the order issued;
 //! - the host waits (`hw.wait`) only before an op of its own touching what a launch
 //!   in flight writes (or writing what one reads), and before returning;
 //! - a `loop.dealloc` of a buffer a launch in flight uses moves after the wait that
@@ -545,7 +547,17 @@ impl<'a> Scheduler<'a> {
             .flat_map(|o| accesses(self.ctx, self.ir, self.body, *o))
             .collect::<Vec<_>>();
         let me = self.launches.len();
-        let deps = self.conflicts(&accesses, Some(&run.device));
+        // What a device cannot be signalled by, the host waits for before starting
+        // it.
+        let (relayed, deps): (Vec<usize>, Vec<usize>) = self
+            .conflicts(&accesses, Some(&run.device))
+            .into_iter()
+            .partition(|d| self.relayed_by_host(&self.launches[*d].device, &run.device));
+        self.wait_before(run.ops[0], relayed)?;
+        let deps: Vec<usize> = deps
+            .into_iter()
+            .filter(|d| !self.launches[*d].done)
+            .collect();
         let mut after: FxHashSet<usize> = FxHashSet::from_iter([me]);
         let previous = self.last_on.get(&run.device).copied();
         for d in deps.iter().copied().chain(previous) {
@@ -649,6 +661,20 @@ impl<'a> Scheduler<'a> {
             self.dealloc(*d);
         }
         Ok(())
+    }
+
+    /// Whether work on device `to` waits for work on `from` through the host: both
+    /// are started by `submit` and their target declares no `signal from -> to`.
+    fn relayed_by_host(&self, from: &str, to: &str) -> bool {
+        let submitted = |name: &str| {
+            self.targets
+                .iter()
+                .find_map(|t| t.device(name).map(|d| (t, d.submit.is_some())))
+        };
+        match (submitted(from), submitted(to)) {
+            (Some((_, true)), Some((t, true))) => !t.signals(from, to),
+            _ => false,
+        }
     }
 
     /// The launches in flight that work with `accesses` must wait for: those

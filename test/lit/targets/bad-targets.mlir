@@ -27,10 +27,20 @@
 // CHECK-DAG: bad-target.acc:18:3
 // CHECK-DAG: error: device 'vec2': only a programmable device (with a `compiler`) declares vector_bits (the vector types its compiler takes)
 // CHECK-DAG: bad-target.acc:19:3
-// CHECK-DAG: error: device 'ext1': `external` names the command of a vendor compiler building its regions (the command names where it writes the C function: {output})
+// CHECK-DAG: error: device 'ext1': `external` names the command of a vendor compiler building its regions (the command names where it writes the C function, {output}, or its object file, {object}: one of them)
 // CHECK-DAG: bad-target.acc:20:3
 // CHECK-DAG: error: device 'ext2': `external` names the command of a vendor compiler building its regions (the host's code is acc's own)
 // CHECK-DAG: bad-target.acc:21:3
+// CHECK-DAG: error: signal: names an undeclared device 'nowhere'
+// CHECK-DAG: bad-target.acc:22:17
+// CHECK-DAG: error: signal: 'npu' signals itself (a device runs its own work in order)
+// CHECK-DAG: bad-target.acc:23:17
+// CHECK-DAG: error: signal: 'npu' -> 'vec1' is declared twice
+// CHECK-DAG: bad-target.acc:24:23
+// CHECK-DAG: error: signal: names device 'cpu', which is not started by `submit` (the host runs its work where it is issued, or is the host)
+// CHECK-DAG: bad-target.acc:25:10
+// CHECK-DAG: error: device 'ext3': `external` names the command of a vendor compiler building its regions (the command names where it writes the C function, {output}, or its object file, {object}: one of them)
+// CHECK-DAG: bad-target.acc:26:3
 // TWO: error: a target file declares exactly one target (`target NAME { ... }`), not 2
 // MISSING: no-such-file.acc
 func.func @f() {

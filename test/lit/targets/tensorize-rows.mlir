@@ -51,6 +51,17 @@ func.func @conv(%x: tensor<1x4x48x48x!quant.uniform<i8:f32, 0.05:2>>) -> tensor<
 // POOL-NEXT: graph.max_pool {{.*}}pads = array<i64: 0, 1, 0, 1>
 // POOL: graph.max_pool {{.*}}pads = array<i64: 0, 1, 0, 1>{{.*}} -> tensor<1x8x1x16xi8>
 // POOL-NEXT: graph.concat {{.*}} {axis = 2 : i64}
+
+// The same pool on the unit's channel-blocked format (NCHW16c): the 8 channels fill
+// half of each 16-lane block, the other half padding, so the buffers hold twice
+// the bytes (20480) and a band is one output row.
+// RUN: sed '0,/^    memory local$/s//    memory local\n    layout %%x "NCHW" -> "NCHW16c", %%y "NCHW" -> "NCHW16c"/' %S/Inputs/pool-npu.acc > %t.acc
+// RUN: acc-opt --target %t.acc --check-semantics --remarks --pass partition,tensorize %s 2>&1 | FileCheck %s --check-prefix=BLOCKED
+// RUN: acc-opt --target %t.acc --check-semantics --pass partition,tensorize,graph-to-tensor,bufferize,buffer-deallocation,memory-plan %s | FileCheck %s --check-prefix=BLOCKED-LOOPS
+// BLOCKED: tensorize: 'max_pool_s8' computes this in 16 tiles of 1 output rows (its buffers take 20480 bytes, more than memory 'local' holds, 4096;
+// BLOCKED-LOOPS-LABEL: func.func @pool(
+// BLOCKED-LOOPS-COUNT-16: hw.intrinsic "max_pool_s8"({{.*}}memref<1x1x{{[23]}}x32x16xi8
+// BLOCKED-LOOPS-NOT: hw.intrinsic "max_pool_s8"
 func.func @pool(%x: tensor<1x8x32x32xi8>) -> tensor<1x8x16x16xi8> {
   %y = graph.max_pool %x {kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x8x32x32xi8>) -> tensor<1x8x16x16xi8>
   return %y : tensor<1x8x16x16xi8>

@@ -110,10 +110,16 @@ pub(super) fn rows_per_tile(
     (size, total): (u64, u64),
 ) -> Option<i64> {
     let b = ir.body(body);
+    // A buffer in a blocked layout holds its padding too (a block's lanes past the
+    // last channel): a row of it is that much larger.
     let bytes = |v: ValueId| {
         shape_of(ctx, b.value_type(v))
             .ok()
             .and_then(|(shape, element)| {
+                let shape = match p.layouts.iter().find(|(x, _)| *x == v) {
+                    Some((_, layout)) => layout.stored_shape(&shape),
+                    None => shape,
+                };
                 stored_bytes(ctx, acc_dialects::build::memref_type(ctx, &shape, element))
                     .map(|b| b.0)
             })
