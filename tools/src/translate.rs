@@ -27,7 +27,8 @@ with the extension .h).
 ops, buffers placed by memory-plan) as portable C into DIR: model.c, model.h and
 weights.h (no malloc, no libc beyond stdint.h and string.h; vectorized loops as GNU
 C vectors), model.DEVICE.c for each device running launched work, and
-model.CALLEE.c for each region an external compiler built (it runs then).
+model.CALLEE.c (or model.CALLEE.o) for each region an external compiler built (it
+runs then).
 ";
 
 #[derive(Debug, Default, PartialEq)]
@@ -237,8 +238,8 @@ fn write_file(p: &std::path::Path, data: &[u8]) -> Result<(), String> {
         .map_err(|e| format!("acc-translate: cannot write '{}': {e}", p.display()))
 }
 
-/// `--emit-c`: model.c, model.h and weights.h in the output directory, all three
-/// generated before any is written.
+/// `--emit-c`: model.c, model.h and weights.h in the output directory, with
+/// model.DEVICE.c and model.CALLEE.c / .o, all generated before any is written.
 fn emit_c(o: &Options) -> Result<(), String> {
     let dir = o
         .output

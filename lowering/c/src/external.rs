@@ -9,9 +9,10 @@
 //! file defining `void CALLEE(const T *acc_arg0, ..., T *acc_result0, ...)` (row-major
 //! buffers, inputs then outputs, as acc's own functions take them), which goes out
 //! beside `model.c` as `model.CALLEE.c`. A command naming `{object}` instead of
-//! `{output}` writes an object file defining that function (built for the machine
-//! the program is linked for), which goes out as `model.CALLEE.o`, to be linked with
-//! the rest; `model.c` declares the function either way.
+//! `{output}` writes an object file defining that function (built for the
+//! processor that runs the call: the host's, or a device's when the call runs in
+//! its launches), which goes out as `model.CALLEE.o`, to be linked with the rest;
+//! `model.c` declares the function either way.
 //!
 //! The command runs through `sh -c` in the current directory, with `{ir}`,
 //! `{constants}`, `{function}` and `{output}` (or `{object}`) replaced by the

@@ -16,7 +16,8 @@
 //!   devices started by `submit` without one, the host waits for the first launch
 //!   and then starts the second); launches on one device run in the order issued;
 //! - the host waits (`hw.wait`) only before an op of its own touching what a launch
-//!   in flight writes (or writing what one reads), and before returning;
+//!   in flight writes (or writing what one reads), before a launch whose device no
+//!   declared signal starts (above), and before returning;
 //! - a `loop.dealloc` of a buffer a launch in flight uses moves after the wait that
 //!   ends the launch (nothing frees what a device still uses); unless the
 //!   buffer is in a memory only one device reaches and only that device's launches
@@ -548,11 +549,22 @@ impl<'a> Scheduler<'a> {
             .collect::<Vec<_>>();
         let me = self.launches.len();
         // What a device cannot be signalled by, the host waits for before starting
-        // it.
+        // it, unless the device's previous launch already comes after it (the
+        // device's queue then orders the two).
         let (relayed, deps): (Vec<usize>, Vec<usize>) = self
             .conflicts(&accesses, Some(&run.device))
             .into_iter()
             .partition(|d| self.relayed_by_host(&self.launches[*d].device, &run.device));
+        let queued = self
+            .last_on
+            .get(&run.device)
+            .filter(|p| !self.launches[**p].done)
+            .map(|p| self.launches[*p].after.clone())
+            .unwrap_or_default();
+        let relayed: Vec<usize> = relayed
+            .into_iter()
+            .filter(|d| !queued.contains(d))
+            .collect();
         self.wait_before(run.ops[0], relayed)?;
         let deps: Vec<usize> = deps
             .into_iter()
