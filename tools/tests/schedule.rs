@@ -62,6 +62,15 @@ fn npy_i8(path: &Path, values: &[i8]) {
     npy(path, "|i1", &data);
 }
 
+/// The `result K: ...` lines of an acc-run report.
+fn results(report: &str) -> Vec<String> {
+    report
+        .lines()
+        .filter(|l| l.starts_with("result "))
+        .map(str::to_string)
+        .collect()
+}
+
 /// A directory with the module (`f.mlir`) and its two inputs (`x.npy`, `y.npy`: the
 /// values the C driver below makes too).
 fn setup() -> tempfile::TempDir {
@@ -109,13 +118,6 @@ fn launches_overlap_compute_the_same_and_give_a_well_formed_timeline() {
     };
     let overlapped = sim("async.mlir", &["--trace", "t.json"]);
     let in_order = sim("seq.mlir", &[]);
-    let results = |report: &str| -> Vec<String> {
-        report
-            .lines()
-            .filter(|l| l.starts_with("result "))
-            .map(str::to_string)
-            .collect()
-    };
     assert_eq!(results(&overlapped), results(&in_order));
     // Five calls; two of them split from their transfers where the memory plan
     // reuses bytes another device still reads.
@@ -255,13 +257,6 @@ fn without_a_signal_the_host_starts_the_device_and_the_results_are_the_same() {
             ],
         ));
     }
-    let results = |report: &str| -> Vec<String> {
-        report
-            .lines()
-            .filter(|l| l.starts_with("result "))
-            .map(str::to_string)
-            .collect()
-    };
     assert_eq!(results(&reports[0]), results(&reports[1]));
     // The host waits once more (for the DSP's work the DLA needs), so it finishes
     // no sooner.
