@@ -141,7 +141,7 @@ fn declared_formats_round_trip_and_never_panic() {
         for generic in [false, true] {
             let opts = PrintOptions {
                 generic,
-                debuginfo: false,
+                ..Default::default()
             };
             let first = print_ir(&ctx, &ir, &opts);
             let mut ctx2 = context();

@@ -6,6 +6,7 @@
 //! [`SourceMap`] turns the latter back into a span when the file is loaded.
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label, Severity as CsSeverity};
 use codespan_reporting::files::SimpleFiles;
@@ -35,6 +36,44 @@ impl Severity {
             Severity::Warning => "warning",
             Severity::Remark => "remark",
             Severity::Note => "note",
+        }
+    }
+}
+
+/// How [`SourceMap::render`] writes diagnostics: one setting for the whole process,
+/// chosen once by a tool's `--diagnostics-format` option.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum DiagnosticsFormat {
+    /// codespan-reporting's rendering: the position, the source line and a caret,
+    /// notes as labels (the default, for people).
+    Codespan,
+    /// One `file:line:col: severity: message` line per diagnostic and per note, as
+    /// GCC, Clang and mlir-opt print (for editors, CI annotators and scripts).
+    Gnu,
+}
+
+static FORMAT: AtomicU8 = AtomicU8::new(0);
+
+impl DiagnosticsFormat {
+    /// The format named `name` (`codespan` or `gnu`).
+    pub fn from_name(name: &str) -> Option<DiagnosticsFormat> {
+        match name {
+            "codespan" => Some(DiagnosticsFormat::Codespan),
+            "gnu" => Some(DiagnosticsFormat::Gnu),
+            _ => None,
+        }
+    }
+
+    /// Makes this the format of every later [`SourceMap::render`] in the process.
+    pub fn set(self) {
+        FORMAT.store(self as u8, Ordering::Relaxed);
+    }
+
+    /// The process's format.
+    pub fn current() -> DiagnosticsFormat {
+        match FORMAT.load(Ordering::Relaxed) {
+            1 => DiagnosticsFormat::Gnu,
+            _ => DiagnosticsFormat::Codespan,
         }
     }
 }
@@ -244,8 +283,12 @@ impl SourceMap {
         out.with_message(message)
     }
 
-    /// Renders diagnostics to a string (no colour).
+    /// Renders diagnostics to a string (no colour), in the process's
+    /// [`DiagnosticsFormat`].
     pub fn render(&self, ctx: &Context, diags: &[Diagnostic]) -> String {
+        if DiagnosticsFormat::current() == DiagnosticsFormat::Gnu {
+            return self.render_gnu(ctx, diags);
+        }
         let mut buffer = termcolor::Buffer::no_color();
         let config = term::Config::default();
         for d in diags {
@@ -259,6 +302,27 @@ impl SourceMap {
             }
         }
         String::from_utf8_lossy(buffer.as_slice()).into_owned()
+    }
+}
+
+impl SourceMap {
+    /// Renders diagnostics as `file:line:col: severity: message` lines, each note on a
+    /// line of its own after its diagnostic (`severity: message` where there is no
+    /// position).
+    pub fn render_gnu(&self, ctx: &Context, diags: &[Diagnostic]) -> String {
+        let mut out = String::new();
+        for d in diags {
+            for one in std::iter::once(d).chain(&d.notes) {
+                if let Some(lc) = self.resolve(ctx, &one.loc) {
+                    out.push_str(&format!("{}:{}:{}: ", lc.file, lc.line, lc.col));
+                }
+                // A message of several lines stays one record: continuation lines
+                // are indented, as GCC does.
+                let message = one.message.replace('\n', "\n  ");
+                out.push_str(&format!("{}: {message}\n", one.severity.word()));
+            }
+        }
+        out
     }
 }
 

@@ -139,6 +139,7 @@ fn exercise_in(ctx: &mut Context, text: &str, allow_unregistered: bool, fresh_re
         let opts = PrintOptions {
             generic,
             debuginfo: true,
+            ..Default::default()
         };
         let first = print_ir(ctx, &ir, &opts);
         let mut fresh;

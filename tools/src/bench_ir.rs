@@ -194,7 +194,7 @@ pub fn measure(text: &str) -> Result<Timings, String> {
     let mut sink = CountingSink(0);
     let opts = acc_ir::printer::PrintOptions {
         generic: true,
-        debuginfo: false,
+        ..Default::default()
     };
     acc_ir::printer::write_ir(&ctx, &ir, &opts, &mut sink).map_err(|e| e.to_string())?;
     let print = t2.elapsed();

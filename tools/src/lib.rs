@@ -7,7 +7,7 @@
 
 pub mod bench_ir;
 mod check_semantics;
-mod cli;
+pub mod cli;
 pub mod conformance;
 pub mod docgen;
 pub mod opt;

@@ -76,6 +76,13 @@ pub struct OptOptions {
     pub remarks: bool,
     /// Threads for passes on functions (`None`: as many as the machine has).
     pub threads: Option<usize>,
+    /// Print elements attributes of more elements than this elided
+    /// (`--mlir-elide-elementsattrs-if-larger`).
+    pub elide_elements_larger: Option<usize>,
+    /// Dump the IR after a pass that failed (`--mlir-print-ir-after-failure`).
+    pub print_ir_after_failure: bool,
+    /// Report the passes' counters at the end (`--mlir-pass-statistics`).
+    pub pass_statistics: bool,
 }
 
 /// Usage text.
@@ -87,7 +94,11 @@ Parses, verifies and prints acc IR (MLIR syntax).
 options:
   -o FILE                        write output to FILE (atomically; nothing on error)
   --print-generic                print every op in generic form (--mlir-print-op-generic)
-  --print-debuginfo              print locations (--mlir-print-debuginfo)
+  --print-debuginfo              print locations (--mlir-print-debuginfo); they are
+                                 always printed in place (--mlir-print-local-scope)
+  --elide-elementsattrs-if-larger=N
+                                 print elements attributes of more than N elements as
+                                 dense_resource<__elided__> (--mlir-elide-elementsattrs-if-larger)
   --split-input-file             process '// -----' chunks independently
   --verify-diagnostics           check diagnostics against 'expected-*' comments
   --allow-unregistered-dialect   keep unknown ops, types and attributes opaque
@@ -114,7 +125,11 @@ passes:
   --print-ir-before-all          dump the IR before every pass
   --print-ir-after-all           dump the IR after every pass
   --print-ir-after-change        dump the IR after a pass only when it changed it
+  --print-ir-after-failure       dump the IR after a pass that failed, in generic form
+                                 (--mlir-print-ir-after-failure)
   --timing                       report pass times (--mlir-timing)
+  --pass-statistics              report the passes' counters (cse's num-cse'd, ...) at the
+                                 end, in MLIR's list form (--mlir-pass-statistics)
   --remarks                      print the remarks of passes (why partition left an op
                                  on the host, memory-plan's arenas)
   --view-graph[=FILE]            run view-graph at this point of the pipeline: the
@@ -237,6 +252,32 @@ fn parse_args_impl(args: &[String], passes: Option<&PassRegistry>) -> Result<Opt
                     }
                 }
             }
+            "--elide-elementsattrs-if-larger" | "--mlir-elide-elementsattrs-if-larger" => {
+                let v = match inline_value {
+                    Some(v) => v,
+                    None => {
+                        let v = args
+                            .get(i)
+                            .ok_or(format!("option '{name}' needs a value"))?
+                            .clone();
+                        i += 1;
+                        v
+                    }
+                };
+                let n = v.parse::<usize>();
+                o.elide_elements_larger =
+                    Some(n.map_err(|_| format!("invalid element count '{v}' for '{name}'"))?);
+            }
+            "--pass-statistics" | "--mlir-pass-statistics" => {
+                o.pass_statistics = flag(&inline_value)?
+            }
+            "--print-ir-after-failure" | "--mlir-print-ir-after-failure" => {
+                o.print_ir_after_failure = flag(&inline_value)?
+            }
+            // Locations are always printed where they are used, never as `#loc` aliases.
+            "--mlir-print-local-scope" => {
+                flag(&inline_value)?;
+            }
             "--list-passes" => o.list_passes = flag(&inline_value)?,
             "--list-pipelines" => o.list_pipelines = flag(&inline_value)?,
             "--dump-pass-pipeline" | "--mlir-dump-pass-pipeline" => {
@@ -291,7 +332,20 @@ fn parse_args_impl(args: &[String], passes: Option<&PassRegistry>) -> Result<Opt
                 };
                 o.passes.push(pass);
             }
-            _ if name.starts_with('-') => return Err(format!("unknown option '{raw}'")),
+            _ if name.starts_with('-') => {
+                let mut message = crate::cli::unknown_option(raw, USAGE);
+                if !message.contains("did you mean")
+                    && let Some(passes) = passes
+                {
+                    // A misspelt pass flag: `--canonicalise`.
+                    let flags: Vec<String> = passes.names().map(|n| format!("--{n}")).collect();
+                    message.push_str(&acc_ir::suggest::did_you_mean(
+                        &name,
+                        flags.iter().map(String::as_str),
+                    ));
+                }
+                return Err(message);
+            }
             _ => {
                 if o.input.is_some() {
                     return Err(format!("unexpected extra input '{raw}'"));
@@ -343,11 +397,11 @@ pub fn main_with_registry(args: &[String], passes: &PassRegistry) -> ExitCode {
     let opts = match parse_args_with(args, passes) {
         Ok(o) => o,
         Err(e) if e.is_empty() => {
-            print!("{USAGE}");
+            print!("{USAGE}\ncommon options:\n{}", crate::cli::COMMON_USAGE);
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            eprintln!("acc-opt: {e}\n\n{USAGE}");
+            eprintln!("acc-opt: {e}\n(acc-opt --help lists the options, --list-passes the passes)");
             return ExitCode::from(2);
         }
     };
@@ -498,10 +552,8 @@ pub fn run_with(opts: &OptOptions, passes: &PassRegistry) -> ExitCode {
         print_before_all: opts.print_ir_before_all,
         print_after_all: opts.print_ir_after_all,
         print_after_change: opts.print_ir_after_change,
-        print: PrintOptions {
-            generic: opts.print_generic,
-            debuginfo: opts.print_debuginfo,
-        },
+        print_after_failure: opts.print_ir_after_failure,
+        print: print_options(opts),
         targets: acc_target::Targets::new(),
     };
     let mut timings = Timings::default();
@@ -514,6 +566,13 @@ pub fn run_with(opts: &OptOptions, passes: &PassRegistry) -> ExitCode {
     };
     let mut sources = SourceMap::new();
     let (file, not_utf8) = sources.add_bytes(&name, bytes);
+    if not_utf8.is_some() && name.ends_with(".onnx") {
+        eprintln!(
+            "acc-opt: '{name}' is an ONNX model, not IR: import it first with \
+             'acc-translate --import-onnx {name} -o model.mlir' (acc-run takes .onnx files as they are)"
+        );
+        return ExitCode::FAILURE;
+    }
     if let Some(d) = not_utf8 {
         eprint!("{}", sources.render(&Context::new(), &[d]));
         return ExitCode::FAILURE;
@@ -527,7 +586,14 @@ pub fn run_with(opts: &OptOptions, passes: &PassRegistry) -> ExitCode {
     let mut out = match crate::output::Output::open(opts.output.as_deref()) {
         Ok(o) => o,
         Err(e) => {
-            eprintln!("acc-opt: cannot open output: {e}");
+            eprintln!("acc-opt: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut side_files = match SideFiles::reserve(pipeline.as_ref(), opts) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("acc-opt: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -545,12 +611,10 @@ pub fn run_with(opts: &OptOptions, passes: &PassRegistry) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let print = PrintOptions {
-        generic: opts.print_generic,
-        debuginfo: opts.print_debuginfo,
-    };
+    let print = print_options(opts);
     let mut failed = false;
     let mut printed_any = false;
+    let mut statistics = acc_pass::manager::RunOutput::default();
     for chunk in &chunks {
         // Each chunk has its own context, and so its own targets.
         let mut ctx = match load_definitions(opts, &sources, &dialect_files, &target_files, passes)
@@ -574,6 +638,13 @@ pub fn run_with(opts: &OptOptions, passes: &PassRegistry) -> ExitCode {
             (Ok(mut ir), Some(p)) => match run_passes(p, &ctx, &mut ir, &run_options, opts) {
                 Ok(outputs) => {
                     for output in outputs {
+                        for (title, stats) in &output.statistics {
+                            statistics.add_statistics(title, stats);
+                        }
+                        if let Err(e) = side_files.write(&output.files) {
+                            eprintln!("acc-opt: {e}");
+                            return ExitCode::FAILURE;
+                        }
                         eprint!("{}", output.dumps);
                         timings.add(output.timing);
                         if opts.verify_diagnostics {
@@ -612,7 +683,11 @@ pub fn run_with(opts: &OptOptions, passes: &PassRegistry) -> ExitCode {
                     .write_all(separator)
                     .and_then(|()| write_ir(&ctx, &ir, &print, out.writer()));
                 if let Err(e) = written {
-                    eprintln!("acc-opt: cannot write output: {e}");
+                    let shown = opts
+                        .output
+                        .as_ref()
+                        .map_or("standard output".into(), |p| format!("'{}'", p.display()));
+                    eprintln!("acc-opt: cannot write {shown}: {e}");
                     return ExitCode::FAILURE;
                 }
                 // The process ends soon: freeing a large IR piece by piece is wasted time.
@@ -638,16 +713,83 @@ pub fn run_with(opts: &OptOptions, passes: &PassRegistry) -> ExitCode {
     if opts.timing {
         eprint!("{}", timings.report(started.elapsed()));
     }
+    if opts.pass_statistics && pipeline.is_some() {
+        eprint!("{}", statistics.statistics_report());
+    }
     if failed {
         // Dropping the output discards the temporary file: no partial output.
         return ExitCode::FAILURE;
     }
-    match out.commit() {
+    match out.commit().and_then(|()| side_files.set.commit()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("acc-opt: cannot write output: {e}");
+            eprintln!("acc-opt: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The files passes write beside the IR (`view-graph{file=F}`), reserved before the
+/// run and committed with the output.
+struct SideFiles {
+    set: crate::output::OutputSet,
+    /// Each reserved path with its index in `set`.
+    paths: Vec<(PathBuf, usize)>,
+}
+
+impl SideFiles {
+    /// Reserves the file of every `view-graph` of the pipeline, refusing one that is an
+    /// input of the run (the IR, a dialect or a target file).
+    fn reserve(pipeline: Option<&Pipeline>, opts: &OptOptions) -> Result<SideFiles, String> {
+        let mut files = SideFiles {
+            set: crate::output::OutputSet::new(),
+            paths: Vec::new(),
+        };
+        let passes = pipeline.map(|p| p.passes()).unwrap_or_default();
+        let inputs: Vec<PathBuf> = opts
+            .input
+            .iter()
+            .chain(&opts.dialects)
+            .chain(&opts.targets)
+            .filter_map(|p| std::fs::canonicalize(p).ok())
+            .collect();
+        for pass in passes.iter().filter(|p| p.info.name == "view-graph") {
+            let path = PathBuf::from(pass.options.get("file"));
+            if path.as_os_str() == "-" || files.paths.iter().any(|(p, _)| *p == path) {
+                continue;
+            }
+            if let Ok(real) = std::fs::canonicalize(&path)
+                && inputs.contains(&real)
+            {
+                return Err(format!(
+                    "view-graph would overwrite '{}', an input of this run: name another file",
+                    path.display()
+                ));
+            }
+            let index = files.set.reserve(&path)?;
+            files.paths.push((path, index));
+        }
+        Ok(files)
+    }
+
+    /// Writes what the passes produced into the reserved files (a file named by a pass
+    /// but not reserved is an error: the pipeline asked for no such file).
+    fn write(&mut self, produced: &[acc_pass::SideFile]) -> Result<(), String> {
+        for file in produced {
+            let index = self
+                .paths
+                .iter()
+                .find(|(p, _)| *p == file.path)
+                .map(|(_, i)| *i)
+                .ok_or_else(|| {
+                    format!(
+                        "a pass wrote '{}', which no option named",
+                        file.path.display()
+                    )
+                })?;
+            self.set.write(index, &file.bytes)?;
+        }
+        Ok(())
     }
 }
 
@@ -720,6 +862,15 @@ fn run_passes(
         crate::check_semantics::run_checked(p, ctx, ir, run_options, opts.check_semantics_seed)
     } else {
         run_pipeline(p, ctx, ir, run_options).map(|o| vec![o])
+    }
+}
+
+/// How the output and the dumps are printed.
+fn print_options(opts: &OptOptions) -> PrintOptions {
+    PrintOptions {
+        generic: opts.print_generic,
+        debuginfo: opts.print_debuginfo,
+        elide_elements_larger: opts.elide_elements_larger,
     }
 }
 

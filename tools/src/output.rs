@@ -1,8 +1,20 @@
-//! Output files written atomically: into a temporary file next to the target, renamed
-//! over it only when everything succeeded, so a failed run leaves no partial file.
+//! Output files written all or nothing.
+//!
+//! A tool reserves its destinations before it starts the work ([`Output::open`],
+//! [`OutputSet::reserve`], [`OutputDir::check`]): a destination that cannot be written
+//! is an error naming the user's path before anything is computed. Each file is written
+//! into a temporary file (`.acc-out-*`) beside its destination and renamed over it only
+//! when everything the tool writes succeeded; a failed run leaves no file behind, new
+//! or partial. Files are created with mode 0666 less the umask, a file replaced keeps
+//! its mode, and a destination that is a symbolic link is written through (the file it
+//! points to is replaced; the link stays).
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+
+/// How many symbolic links are followed before a destination is refused (as the
+/// kernel's `ELOOP`).
+const MAX_LINKS: usize = 40;
 
 /// Where results go: standard output, or a file committed only on success.
 pub enum Output {
@@ -10,18 +22,130 @@ pub enum Output {
     Stdout(io::BufWriter<io::Stdout>),
     /// A device or other non-regular file, written in place.
     Device(std::fs::File),
-    /// A temporary file that becomes `target` on [`Output::commit`].
-    File {
-        /// The temporary file.
-        temp: tempfile::NamedTempFile,
-        /// The final path.
-        target: PathBuf,
-    },
+    /// A temporary file that becomes the destination on [`Output::commit`].
+    File(Staged),
+}
+
+/// A temporary file beside its destination.
+pub struct Staged {
+    temp: tempfile::NamedTempFile,
+    /// The file replaced: the user's path with symbolic links followed.
+    target: PathBuf,
+    /// The user's path, for messages.
+    shown: PathBuf,
+}
+
+impl Staged {
+    /// A temporary file beside `path` (symbolic links followed), with the mode of the
+    /// file it replaces or 0666 less the umask. The error names `path`.
+    fn new(path: &Path) -> Result<Staged, String> {
+        // What the final rename would refuse is refused now, before any work.
+        let text = path.as_os_str().to_string_lossy();
+        if text.is_empty() {
+            return Err("cannot write '': an empty file name".into());
+        }
+        if text.ends_with('/') {
+            return Err(format!(
+                "cannot write '{text}': it names a directory, not a file"
+            ));
+        }
+        if path.file_name().is_some_and(|n| n.len() > MAX_NAME_BYTES) {
+            return Err(format!(
+                "cannot write '{text}': its name is longer than {MAX_NAME_BYTES} bytes"
+            ));
+        }
+        let target = follow_links(path)?;
+        let fail = |e: io::Error| cannot_write(path, e);
+        if target.is_dir() {
+            return Err(format!(
+                "cannot write '{}': it is a directory",
+                path.display()
+            ));
+        }
+        let dir = target
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let existing = std::fs::metadata(&target).ok().map(|m| m.permissions());
+        let temp = temp_builder(0o666).tempfile_in(dir).map_err(fail)?;
+        if let Some(mode) = existing {
+            temp.as_file().set_permissions(mode).map_err(fail)?;
+        }
+        Ok(Staged {
+            temp,
+            target,
+            shown: path.to_path_buf(),
+        })
+    }
+
+    /// Flushes the file and renames it over its destination.
+    fn persist(mut self) -> Result<(), String> {
+        let shown = self.shown.clone();
+        self.temp
+            .as_file_mut()
+            .flush()
+            .map_err(|e| cannot_write(&shown, e))?;
+        self.temp
+            .persist(&self.target)
+            .map(|_| ())
+            .map_err(|e| cannot_write(&shown, e.error))
+    }
+}
+
+/// The longest file name the common file systems take (`NAME_MAX`).
+const MAX_NAME_BYTES: usize = 255;
+
+/// `cannot write 'PATH': why`, with the user's path (and not the temporary file's,
+/// which `tempfile`'s errors name).
+fn cannot_write(path: &Path, e: io::Error) -> String {
+    let why = match e.raw_os_error() {
+        Some(code) => io::Error::from_raw_os_error(code).to_string(),
+        None => e.to_string(),
+    };
+    format!("cannot write '{}': {why}", path.display())
+}
+
+/// A builder of `.acc-out-*` temporary files or directories created with `mode` (0666
+/// for files, 0777 for directories), which the umask narrows as `open(2)` does for any
+/// tool writing a file.
+fn temp_builder(mode: u32) -> tempfile::Builder<'static, 'static> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".acc-out-");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(mode));
+    }
+    #[cfg(not(unix))]
+    let _ = mode;
+    builder
+}
+
+/// `path` with its symbolic links followed (a dangling link gives the path it names).
+fn follow_links(path: &Path) -> Result<PathBuf, String> {
+    let mut current = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        match std::fs::symlink_metadata(&current) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let link = std::fs::read_link(&current).map_err(|e| cannot_write(path, e))?;
+                current = match current.parent() {
+                    Some(dir) if link.is_relative() => dir.join(link),
+                    _ => link,
+                };
+            }
+            _ => return Ok(current),
+        }
+    }
+    Err(format!(
+        "cannot write '{}': more than {MAX_LINKS} symbolic links",
+        path.display()
+    ))
 }
 
 impl Output {
-    /// Opens standard output (`-` or no path) or a temporary file beside `path`.
-    pub fn open(path: Option<&Path>) -> io::Result<Output> {
+    /// Opens standard output (`-` or no path) or a temporary file beside `path`; the
+    /// error names `path`.
+    pub fn open(path: Option<&Path>) -> Result<Output, String> {
         match path {
             None => Ok(Output::Stdout(io::BufWriter::with_capacity(
                 1 << 16,
@@ -32,22 +156,13 @@ impl Output {
                 io::stdout(),
             ))),
             // Devices such as /dev/null are written directly: there is nothing to replace.
-            Some(p) if p.exists() && !p.is_file() => Ok(Output::Device(
-                std::fs::OpenOptions::new().write(true).open(p)?,
+            Some(p) if p.exists() && !p.is_file() && !p.is_dir() => Ok(Output::Device(
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(p)
+                    .map_err(|e| cannot_write(p, e))?,
             )),
-            Some(p) => {
-                let dir = p
-                    .parent()
-                    .filter(|d| !d.as_os_str().is_empty())
-                    .unwrap_or(Path::new("."));
-                let temp = tempfile::Builder::new()
-                    .prefix(".acc-out-")
-                    .tempfile_in(dir)?;
-                Ok(Output::File {
-                    temp,
-                    target: p.to_path_buf(),
-                })
-            }
+            Some(p) => Staged::new(p).map(Output::File),
         }
     }
 
@@ -56,19 +171,225 @@ impl Output {
         match self {
             Output::Stdout(w) => w,
             Output::Device(f) => f,
-            Output::File { temp, .. } => temp.as_file_mut(),
+            Output::File(staged) => staged.temp.as_file_mut(),
         }
     }
 
-    /// Flushes and, for a file, moves it into place.
-    pub fn commit(self) -> io::Result<()> {
+    /// Flushes and, for a file, moves it into place; the error names the user's path.
+    pub fn commit(self) -> Result<(), String> {
         match self {
-            Output::Stdout(mut w) => w.flush(),
-            Output::Device(mut f) => f.flush(),
-            Output::File { mut temp, target } => {
-                temp.as_file_mut().flush()?;
-                temp.persist(&target).map(|_| ()).map_err(|e| e.error)
+            Output::Stdout(mut w) => w.flush().map_err(|e| format!("cannot write: {e}")),
+            Output::Device(mut f) => f.flush().map_err(|e| format!("cannot write: {e}")),
+            Output::File(staged) => staged.persist(),
+        }
+    }
+}
+
+/// Several files written all or nothing: each reserved (its temporary file created)
+/// before the work, written, and all renamed into place by [`OutputSet::commit`].
+#[derive(Default)]
+pub struct OutputSet {
+    /// Each file with the user's path, for messages.
+    files: Vec<(Output, PathBuf)>,
+}
+
+impl OutputSet {
+    /// An empty set.
+    pub fn new() -> OutputSet {
+        OutputSet::default()
+    }
+
+    /// Reserves `path` (standard output for `-`) and returns its index; the error names
+    /// `path`.
+    pub fn reserve(&mut self, path: &Path) -> Result<usize, String> {
+        self.files
+            .push((Output::open(Some(path))?, path.to_path_buf()));
+        Ok(self.files.len() - 1)
+    }
+
+    /// Writes `bytes` into the reserved file `index`.
+    pub fn write(&mut self, index: usize, bytes: &[u8]) -> Result<(), String> {
+        let (file, path) = &mut self.files[index];
+        file.writer()
+            .write_all(bytes)
+            .map_err(|e| cannot_write(path, e))
+    }
+
+    /// The writer of the reserved file `index`.
+    pub fn writer(&mut self, index: usize) -> &mut dyn Write {
+        self.files[index].0.writer()
+    }
+
+    /// Moves every file into place. (A rename failing part-way, which takes a
+    /// destination removed or made read-only during the run, leaves the earlier
+    /// ones renamed.)
+    pub fn commit(self) -> Result<(), String> {
+        self.files.into_iter().try_for_each(|(file, path)| {
+            file.commit()
+                .map_err(|e| format!("{e} ('{}')", path.display()))
+        })
+    }
+}
+
+/// Writes the files passes produced beside the IR (`view-graph{file=F}`), all or
+/// nothing; a later file of the same path adds to the earlier one.
+pub fn write_side_files(files: &[acc_pass::SideFile]) -> Result<(), String> {
+    let mut set = OutputSet::new();
+    let mut reserved: Vec<(&Path, usize)> = Vec::new();
+    for file in files {
+        let index = match reserved.iter().find(|(p, _)| *p == file.path) {
+            Some((_, i)) => *i,
+            None => {
+                let i = set.reserve(&file.path)?;
+                reserved.push((&file.path, i));
+                i
+            }
+        };
+        set.write(index, &file.bytes)?;
+    }
+    set.commit()
+}
+
+/// A directory of outputs written all or nothing (`acc-translate --emit-c -o DIR`): a
+/// new directory is filled under a temporary name beside it and renamed at the end;
+/// into an existing one, the files are staged beside their destinations.
+pub struct OutputDir {
+    dir: PathBuf,
+}
+
+impl OutputDir {
+    /// Checks, before the work, that `dir` can be written: an existing directory, or a
+    /// path whose nearest existing ancestor is a directory that can be written.
+    pub fn check(dir: &Path) -> Result<OutputDir, String> {
+        let dir_shown = dir.display();
+        let mut probe = dir.to_path_buf();
+        loop {
+            if probe.exists() {
+                if !probe.is_dir() {
+                    return Err(format!(
+                        "cannot write into '{dir_shown}': '{}' is not a directory",
+                        probe.display()
+                    ));
+                }
+                // Creating (and dropping) a temporary file proves the directory writable.
+                temp_builder(0o600)
+                    .tempfile_in(&probe)
+                    .map_err(|e| cannot_write(dir, e))?;
+                return Ok(OutputDir {
+                    dir: dir.to_path_buf(),
+                });
+            }
+            match probe.parent() {
+                Some(p) if !p.as_os_str().is_empty() => probe = p.to_path_buf(),
+                _ => probe = PathBuf::from("."),
             }
         }
+    }
+
+    /// Writes `files` (names inside the directory, contents) all or nothing.
+    pub fn write_all(self, files: &[(String, &[u8])]) -> Result<(), String> {
+        let dir = &self.dir;
+        let fail = |e: io::Error| format!("cannot write into '{}': {e}", dir.display());
+        if dir.is_dir() {
+            let mut set = OutputSet::new();
+            for (name, bytes) in files {
+                let index = set.reserve(&dir.join(name))?;
+                set.write(index, bytes)?;
+            }
+            return set.commit();
+        }
+        let parent = dir
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        std::fs::create_dir_all(parent).map_err(fail)?;
+        let staging = temp_builder(0o777).tempdir_in(parent).map_err(fail)?;
+        for (name, bytes) in files {
+            let path = staging.path().join(name);
+            let written = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+                .and_then(|mut f| f.write_all(bytes).and_then(|()| f.flush()));
+            written.map_err(|e| cannot_write(&dir.join(name), e))?;
+        }
+        // Renamed whole: until here the destination did not exist.
+        std::fs::rename(staging.path(), dir).map_err(fail)?;
+        // The directory moved: nothing is left at the temporary name to remove.
+        let _ = staging.keep();
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_set_writes_nothing_until_it_commits_and_nothing_when_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a.txt"), dir.path().join("b.txt"));
+        let mut set = OutputSet::new();
+        let i = set.reserve(&a).unwrap();
+        let j = set.reserve(&b).unwrap();
+        set.write(i, b"one").unwrap();
+        set.write(j, b"two").unwrap();
+        assert!(!a.exists() && !b.exists());
+        set.commit().unwrap();
+        assert_eq!(std::fs::read(&a).unwrap(), b"one");
+        let mut dropped = OutputSet::new();
+        let k = dropped.reserve(&a).unwrap();
+        dropped.write(k, b"changed").unwrap();
+        drop(dropped);
+        assert_eq!(std::fs::read(&a).unwrap(), b"one");
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 2, "no temporary file is left");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_is_written_through_and_a_replaced_file_keeps_its_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real.txt");
+        std::fs::write(&real, b"old").unwrap();
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let link = dir.path().join("link.txt");
+        std::os::unix::fs::symlink("real.txt", &link).unwrap();
+        let mut out = Output::open(Some(&link)).unwrap();
+        out.writer().write_all(b"new").unwrap();
+        out.commit().unwrap();
+        assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read(&real).unwrap(), b"new");
+        let mode = real.metadata().unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o640);
+    }
+
+    #[test]
+    fn a_bad_destination_is_an_error_naming_it_before_any_work() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("file");
+        std::fs::write(&file, b"x").unwrap();
+        let inside = file.join("out.c");
+        let e = OutputDir::check(&inside).err().unwrap();
+        assert!(e.contains(&inside.display().to_string()), "{e}");
+        let e = Output::open(Some(dir.path())).err().unwrap();
+        assert!(e.contains("is a directory"), "{e}");
+    }
+
+    #[test]
+    fn a_new_directory_appears_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("new/model");
+        let target = OutputDir::check(&out).unwrap();
+        target
+            .write_all(&[("a.c".into(), b"int a;"), ("a.h".into(), b"extern int a;")])
+            .unwrap();
+        assert_eq!(std::fs::read(out.join("a.h")).unwrap(), b"extern int a;");
+        let left: Vec<_> = std::fs::read_dir(dir.path().join("new"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, vec![std::ffi::OsString::from("model")]);
     }
 }

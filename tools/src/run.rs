@@ -147,7 +147,7 @@ pub fn parse_args(args: &[String]) -> Result<RunOptions, String> {
                     _ => return Err(format!("--threads expects a positive count, got '{v}'")),
                 }
             }
-            f if f.starts_with('-') => return Err(format!("unknown option '{f}'")),
+            f if f.starts_with('-') => return Err(crate::cli::unknown_option(f, USAGE)),
             _ => {
                 if o.file.replace(PathBuf::from(flag)).is_some() {
                     return Err(format!("unexpected extra input '{flag}'"));
@@ -177,11 +177,11 @@ pub fn main_with_args(args: &[String]) -> ExitCode {
     match parse_args(args) {
         Ok(o) => run(&o),
         Err(e) if e.is_empty() => {
-            print!("{USAGE}");
+            print!("{USAGE}\ncommon options:\n{}", crate::cli::COMMON_USAGE);
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("acc-run: {e}\n\n{USAGE}");
+            eprintln!("acc-run: {e}\n(acc-run --help lists the options)");
             ExitCode::from(2)
         }
     }
@@ -200,6 +200,19 @@ pub fn run(o: &RunOptions) -> ExitCode {
 
 /// Everything, with errors as the text to print (ending in a newline).
 fn run_inner(o: &RunOptions) -> Result<(), String> {
+    // Every file written is reserved first, and all are written at the end or none.
+    let mut outputs = crate::output::OutputSet::new();
+    let fail = |e: String| format!("acc-run: {e}\n");
+    let trace_file = match &o.trace {
+        Some(p) if o.mode == Mode::Sim => Some(outputs.reserve(p).map_err(fail)?),
+        _ => None,
+    };
+    let result_files = o
+        .outputs
+        .iter()
+        .map(|p| outputs.reserve(p))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(fail)?;
     let mut sources = SourceMap::new();
     let mut ctx = acc_dialects::new_context();
     let read = |p: &PathBuf| {
@@ -306,16 +319,9 @@ fn run_inner(o: &RunOptions) -> Result<(), String> {
             let sim = acc_sim::simulate(&ctx, &ir, &targets, &trace)
                 .map_err(|e| format!("acc-run: {e}\n"))?;
             timing.push(acc_sim::report(&sim).trim_end().to_string());
-            if let Some(p) = &o.trace {
-                let mut out = crate::output::Output::open(Some(p))
-                    .map_err(|e| format!("acc-run: cannot write '{}': {e}\n", p.display()))?;
-                std::io::Write::write_all(
-                    out.writer(),
-                    acc_sim::chrome::trace_json(&sim).as_bytes(),
-                )
-                .map_err(|e| e.to_string())
-                .and_then(|()| out.commit().map_err(|e| e.to_string()))
-                .map_err(|e| format!("acc-run: cannot write '{}': {e}\n", p.display()))?;
+            if let Some(index) = trace_file {
+                let json = acc_sim::chrome::trace_json(&sim);
+                outputs.write(index, json.as_bytes()).map_err(fail)?;
             }
             results
         }
@@ -380,24 +386,18 @@ fn run_inner(o: &RunOptions) -> Result<(), String> {
     for line in &timing {
         println!("{line}");
     }
-    if o.outputs.is_empty() {
-        return Ok(());
-    }
-    if o.outputs.len() != results.len() {
+    if !o.outputs.is_empty() && o.outputs.len() != results.len() {
         return Err(format!(
             "acc-run: '@{entry}' has {} results but {} --output files were given\n",
             results.len(),
             o.outputs.len()
         ));
     }
-    for (r, p) in results.iter().zip(&o.outputs) {
-        let mut out = crate::output::Output::open(Some(p))
-            .map_err(|e| format!("acc-run: cannot write '{}': {e}\n", p.display()))?;
-        acc_interp::npy::write(r, out.writer())
-            .and_then(|()| out.commit())
-            .map_err(|e| format!("acc-run: cannot write '{}': {e}\n", p.display()))?;
+    for ((r, &index), path) in results.iter().zip(&result_files).zip(&o.outputs) {
+        acc_interp::npy::write(r, outputs.writer(index))
+            .map_err(|e| format!("acc-run: cannot write '{}': {e}\n", path.display()))?;
     }
-    Ok(())
+    outputs.commit().map_err(fail)
 }
 
 /// `tensor<2x3xf32> [1, 2.5, ...]`: the type and the first elements.

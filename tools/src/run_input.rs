@@ -104,6 +104,8 @@ fn run_passes(
     };
     match run_pipeline(pipeline, ctx, ir, &options) {
         Ok(output) => {
+            crate::output::write_side_files(&output.files)
+                .map_err(|e| format!("acc-run: {e}\n"))?;
             let warnings: Vec<Diagnostic> = output
                 .diagnostics
                 .into_iter()

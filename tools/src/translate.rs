@@ -79,7 +79,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             "--function" => o.function = Some(value()?),
             "--bind" => o.binds.push(name_and_file("--bind", &value()?)?),
             "--print-generic" | "--mlir-print-op-generic" => o.generic = true,
-            f if f.starts_with('-') => return Err(format!("unknown option '{f}'")),
+            f if f.starts_with('-') => return Err(crate::cli::unknown_option(f, USAGE)),
             _ => {
                 if o.input.replace(PathBuf::from(flag)).is_some() {
                     return Err(format!("unexpected extra input '{flag}'"));
@@ -116,11 +116,11 @@ pub fn main_with_args(args: &[String]) -> ExitCode {
     let o = match parse_args(args) {
         Ok(o) => o,
         Err(e) if e.is_empty() => {
-            print!("{USAGE}");
+            print!("{USAGE}\ncommon options:\n{}", crate::cli::COMMON_USAGE);
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            eprintln!("acc-translate: {e}\n\n{USAGE}");
+            eprintln!("acc-translate: {e}\n(acc-translate --help lists the options)");
             return ExitCode::from(2);
         }
     };
@@ -142,20 +142,20 @@ fn run(o: &Options) -> Result<(), String> {
     }
     let path = o.input.as_ref().ok_or("acc-translate: no input model")?;
     let shown = path.display();
+    let mut out = crate::output::Output::open(o.output.as_deref())
+        .map_err(|e| format!("acc-translate: {e}"))?;
     let bytes =
         std::fs::read(path).map_err(|e| format!("acc-translate: cannot read '{shown}': {e}"))?;
     let mut ctx = acc_dialects::new_context();
     let name = o.function.as_deref().unwrap_or("main");
     let ir = import_model(&mut ctx, path, &bytes, name, &o.binds)?;
-    let mut out = crate::output::Output::open(o.output.as_deref())
-        .map_err(|e| format!("acc-translate: cannot open output: {e}"))?;
     let print = PrintOptions {
         generic: o.generic,
         ..Default::default()
     };
     write_ir(&ctx, &ir, &print, out.writer())
-        .and_then(|()| out.commit())
-        .map_err(|e| format!("acc-translate: cannot write output: {e}"))
+        .map_err(|e| format!("acc-translate: cannot write: {e}"))?;
+    out.commit().map_err(|e| format!("acc-translate: {e}"))
 }
 
 /// The ONNX model `bytes` (read from `path`) imported into `ctx` as a function
@@ -229,41 +229,42 @@ fn read_ir(o: &Options) -> Result<(acc_ir::Context, acc_ir::Ir, acc_ir::SourceMa
     Ok((ctx, ir, sources))
 }
 
-/// Writes `data` to `p` atomically.
-fn write_file(p: &std::path::Path, data: &[u8]) -> Result<(), String> {
-    let mut f = crate::output::Output::open(Some(p))
-        .map_err(|e| format!("acc-translate: cannot write '{}': {e}", p.display()))?;
-    std::io::Write::write_all(f.writer(), data)
-        .and_then(|()| f.commit())
-        .map_err(|e| format!("acc-translate: cannot write '{}': {e}", p.display()))
-}
-
 /// `--emit-c`: model.c, model.h and weights.h in the output directory, with
-/// model.DEVICE.c and model.CALLEE.c / .o, all generated before any is written.
+/// model.DEVICE.c and model.CALLEE.c / .o, all generated before any is written and
+/// written all or nothing.
 fn emit_c(o: &Options) -> Result<(), String> {
     let dir = o
         .output
         .as_ref()
         .ok_or("acc-translate: no output directory")?;
+    let destination =
+        crate::output::OutputDir::check(dir).map_err(|e| format!("acc-translate: {e}"))?;
     let (ctx, ir, sources) = read_ir(o)?;
     let program = acc_c::emit(&ctx, &ir, "model").map_err(|d| sources.render(&ctx, &[d]))?;
-    std::fs::create_dir_all(dir)
-        .map_err(|e| format!("acc-translate: cannot create '{}': {e}", dir.display()))?;
+    let mut files: Vec<(String, &[u8])> = Vec::new();
     for (device, text) in &program.devices {
-        write_file(&dir.join(format!("model.{device}.c")), text.as_bytes())?;
+        files.push((format!("model.{device}.c"), text.as_bytes()));
     }
     for (file, bytes) in &program.externals {
-        write_file(&dir.join(file), bytes)?;
+        files.push((file.clone(), bytes));
     }
-    write_file(&dir.join("model.h"), program.header.as_bytes())?;
-    write_file(&dir.join("weights.h"), program.weights.as_bytes())?;
-    write_file(&dir.join("model.c"), program.source.as_bytes())
+    files.push(("model.h".into(), program.header.as_bytes()));
+    files.push(("weights.h".into(), program.weights.as_bytes()));
+    files.push(("model.c".into(), program.source.as_bytes()));
+    destination
+        .write_all(&files)
+        .map_err(|e| format!("acc-translate: {e}"))
 }
 
-/// `--emit-object`: the object file and its header.
+/// `--emit-object`: the object file and its header, written both or neither.
 fn emit_object(o: &Options) -> Result<(), String> {
     let out = o.output.as_ref().ok_or("acc-translate: no output file")?;
     let arch = o.target.as_deref().unwrap_or("x86_64");
+    let header = o.header.clone().unwrap_or_else(|| out.with_extension("h"));
+    let mut outputs = crate::output::OutputSet::new();
+    let fail = |e: String| format!("acc-translate: {e}");
+    let object_file = outputs.reserve(out).map_err(fail)?;
+    let header_file = outputs.reserve(&header).map_err(fail)?;
     let (ctx, ir, sources) = read_ir(o)?;
     let name = out
         .file_stem()
@@ -271,7 +272,9 @@ fn emit_object(o: &Options) -> Result<(), String> {
         .unwrap_or_else(|| "acc".into());
     let object = acc_cranelift::object::emit(&ctx, &ir, arch, &name)
         .map_err(|e| sources.render(&ctx, &[e.diagnostic()]))?;
-    let header = o.header.clone().unwrap_or_else(|| out.with_extension("h"));
-    write_file(out, &object.bytes)?;
-    write_file(&header, object.header.as_bytes())
+    outputs.write(object_file, &object.bytes).map_err(fail)?;
+    outputs
+        .write(header_file, object.header.as_bytes())
+        .map_err(fail)?;
+    outputs.commit().map_err(fail)
 }

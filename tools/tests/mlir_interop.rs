@@ -138,6 +138,7 @@ fn mlir_opt_accepts_acc_output_and_acc_reads_mlir_output() {
             let opts = PrintOptions {
                 generic: true,
                 debuginfo,
+                ..Default::default()
             };
             let Some(ours) = acc_print(&chunk, &opts) else {
                 continue;

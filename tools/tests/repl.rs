@@ -426,3 +426,23 @@ fn targets_and_named_pipelines() {
         "partition placed nothing:\n{placed}"
     );
 }
+
+/// At a pseudo-terminal (`test/repl/interrupt.py`): Ctrl-C while `:suggest` runs on a
+/// large module stops it, the prompt comes back with the module and the undo stack as
+/// they were, and the history file holds every entry while the session still runs.
+#[test]
+fn ctrl_c_stops_a_running_command_and_the_session_survives() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../test/repl/interrupt.py");
+    let out = Command::new("python3")
+        .arg(&script)
+        .arg(env!("CARGO_BIN_EXE_acc-repl"))
+        .output()
+        .expect("python3 runs test/repl/interrupt.py (CI installs Python 3)");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("Ctrl-C stopped the command"), "{text}");
+}

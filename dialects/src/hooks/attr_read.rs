@@ -199,10 +199,13 @@ pub fn dims_agree(a: i64, b: i64) -> bool {
     a == b || is_dyn(a) || is_dyn(b)
 }
 
-/// The product of dimensions, dynamic if any is.
+/// The product of dimensions, dynamic if any is; `i64::MAX` when it overflows (no
+/// shape has that many elements, so a comparison with it fails as it should).
 pub fn product(dims: &[i64]) -> i64 {
     if dims.iter().any(|d| is_dyn(*d)) {
         return DYNAMIC;
     }
-    dims.iter().product()
+    dims.iter()
+        .try_fold(1i64, |n, d| n.checked_mul(*d))
+        .unwrap_or(i64::MAX)
 }

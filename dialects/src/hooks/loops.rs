@@ -58,6 +58,36 @@ fn yield_types(op: OpRef<'_>, ctx: &Context) -> Result<Vec<TypeId>, String> {
     Ok(term.operand_types())
 }
 
+/// The value of operand `i` of `op` when a constant-like op (`arith.constant`) defines it
+/// as an integer.
+pub fn constant_operand(op: OpRef<'_>, ctx: &Context, i: usize) -> Option<i128> {
+    let b = op.ir.body(op.body);
+    let v = op.operands().nth(i)?;
+    let acc_ir::ValueDef::Result(def, 0) = b.value(v).def else {
+        return None;
+    };
+    let def = op.ir.op(op.body, def);
+    if !ctx
+        .op_def(def.name())
+        .is_some_and(|d| d.traits.constant_like)
+    {
+        return None;
+    }
+    match ctx.attr_data(def.attr_sym(ctx, ctx.value_sym())?) {
+        acc_ir::AttrData::Integer { value, .. } => Some(*value),
+        _ => None,
+    }
+}
+
+/// A step known at compile time must be positive, as MLIR's `scf.for` requires: a zero
+/// step would never end, a negative one never start.
+fn positive_step(op: OpRef<'_>, ctx: &Context, step: usize) -> Result<(), String> {
+    match constant_operand(op, ctx, step) {
+        Some(s) if s <= 0 => Err(format!("constant step operand must be positive, not {s}")),
+        _ => Ok(()),
+    }
+}
+
 fn index_type(ctx: &Context) -> Result<TypeId, String> {
     ctx.lookup_type(&TypeData::Index)
         .ok_or_else(|| "index is missing from the context".to_string())
@@ -67,6 +97,7 @@ fn index_type(ctx: &Context) -> Result<TypeId, String> {
 /// values of the carried types, which are the result types.
 pub(crate) fn verify_for(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
     let result = (|| {
+        positive_step(op, ctx, 2)?;
         let inits: Vec<TypeId> = op.operand_types()[3..].to_vec();
         let results = op.result_types();
         if inits != results {
@@ -109,6 +140,9 @@ pub(crate) fn verify_parallel(op: OpRef<'_>, ctx: &Context) -> Vec<Diagnostic> {
             return Err(format!(
                 "needs as many lower bounds, upper bounds and steps, but has {sizes:?}"
             ));
+        }
+        for step in 2 * sizes[0]..3 * sizes[0] {
+            positive_step(op, ctx, step)?;
         }
         let args = body_args(op)?;
         if args != vec![index_type(ctx)?; sizes[0]] {

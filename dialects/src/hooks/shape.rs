@@ -541,7 +541,10 @@ pub(crate) fn infer_pad(ctx: &Context, input: &InferInput<'_>) -> Inferred {
             out.push(DYNAMIC);
             continue;
         }
-        let size = d + pads[i] + pads[r + i];
+        let size = d
+            .checked_add(pads[i])
+            .and_then(|s| s.checked_add(pads[r + i]))
+            .ok_or_else(|| format!("pads of dimension {i} overflow 64 bits"))?;
         if size < 0 {
             return Err(format!("pads crop dimension {i} of size {d} below zero"));
         }
@@ -644,13 +647,24 @@ pub(crate) fn infer_resize(ctx: &Context, input: &InferInput<'_>) -> Inferred {
             .zip(&scales)
             .map(|(d, s)| {
                 if is_dyn(*d) {
-                    DYNAMIC
-                } else {
-                    (*d as f64 * s).floor() as i64
+                    return Ok(DYNAMIC);
                 }
+                let size = (*d as f64 * s).floor();
+                // Below 2^62: a size the element counts of later passes can multiply.
+                if !(s.is_finite() && *s > 0.0 && size < (1u64 << 62) as f64) {
+                    return Err(format!(
+                        "scale {s} of a dimension of size {d} is not a usable size"
+                    ));
+                }
+                Ok(size as i64)
             })
-            .collect(),
-        (_, Some(sizes)) if sizes.len() == x.len() => sizes,
+            .collect::<Result<Vec<i64>, String>>()?,
+        (_, Some(sizes)) if sizes.len() == x.len() => {
+            if let Some(bad) = sizes.iter().find(|s| **s < 0) {
+                return Err(format!("sizes must not be negative, found {bad}"));
+            }
+            sizes
+        }
         _ => {
             return Err(format!(
                 "requires one of 'scales' or 'sizes', with {} values",

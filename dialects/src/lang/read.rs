@@ -306,6 +306,18 @@ impl Reader<'_> {
                             None
                         }
                     };
+                    if kind.trim().is_empty() {
+                        self.error(
+                            at.clone(),
+                            format!("device '{name}': its kind is empty (\"host\" for the processor running the program, else the device's kind, as \"npu\")"),
+                        );
+                    }
+                    if kind == "host" && t.devices.iter().any(|d| d.kind == "host") {
+                        self.error(
+                            at.clone(),
+                            format!("device '{name}': a target has one host, and it declares one already"),
+                        );
+                    }
                     if t.devices.iter().any(|d| d.name == name) {
                         self.error(at, format!("device '{name}' is declared twice"));
                     }
@@ -479,21 +491,21 @@ impl Reader<'_> {
             self.error(at, format!("dma '{start}' is declared twice"));
         }
         let setup = match numbers[0].0 {
-            Some(n) if n >= 0 => n,
+            Some(n) if (0..=MAX_CYCLES).contains(&n) => n,
             _ => {
                 self.error(
                     numbers[0].1.clone(),
-                    "a DMA's setup is a number of cycles, 0 or more",
+                    format!("a DMA's setup is a number of cycles from 0 to {MAX_CYCLES}"),
                 );
                 0
             }
         };
         let bytes_per_cycle = match numbers[1].0 {
-            Some(n) if n > 0 => n,
+            Some(n) if (1..=MAX_CYCLES).contains(&n) => n,
             _ => {
                 self.error(
                     numbers[1].1.clone(),
-                    "a DMA moves a positive number of bytes a cycle",
+                    format!("a DMA moves from 1 to {MAX_CYCLES} bytes a cycle"),
                 );
                 1
             }
@@ -606,6 +618,11 @@ pub(super) fn span(p: &Pair<'_, Rule>) -> Range<usize> {
 
 /// The most cycles a host op may be declared to cost.
 const MAX_CYCLES_PER_OP: i64 = 1_000_000;
+
+/// The largest number of cycles (or bytes a cycle) a target may declare anywhere (a
+/// DMA's setup, an intrinsic's cost): 2^40, so that the simulator's sums of them
+/// cannot overflow.
+pub(crate) const MAX_CYCLES: i64 = 1 << 40;
 
 /// The contents of a string literal (escapes `\"`, `\\`, `\n`).
 pub(super) fn unquote(s: &str) -> String {

@@ -96,7 +96,8 @@ impl PassOptions {
                     format!("unknown option '{name}': the pass takes no options")
                 } else {
                     format!(
-                        "unknown option '{name}': expected one of {}",
+                        "unknown option '{name}'{}: expected one of {}",
+                        acc_ir::suggest::did_you_mean(name, names.iter().copied()),
                         names.join(", ")
                     )
                 });
@@ -251,6 +252,14 @@ impl PassRegistry {
         self.pipelines.iter()
     }
 
+    /// The names of the passes, then of the named pipelines.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.passes
+            .iter()
+            .map(|p| p.name)
+            .chain(self.pipelines.iter().map(|p| p.name))
+    }
+
     /// Whether `name` is a pass or a named pipeline.
     pub fn knows(&self, name: &str) -> bool {
         self.get(name).is_some() || self.pipeline(name).is_some()
@@ -325,6 +334,40 @@ pub struct PassTarget<'a> {
     pub targets: &'a Targets,
     /// Remarks and warnings for the user.
     pub diagnostics: Vec<Diagnostic>,
+    /// Files the pass produces beside the IR (`view-graph`'s DOT): the tool writes
+    /// them, with its own output, only when the whole pipeline succeeded.
+    pub files: Vec<SideFile>,
+    /// The pass's counters (`--mlir-pass-statistics`), added to with [`PassTarget::count`].
+    pub statistics: Vec<Statistic>,
+}
+
+/// A counter a pass keeps, reported by `--mlir-pass-statistics` as MLIR's pass
+/// statistics are: summed over every run of the pass.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Statistic {
+    /// Its name (`num-cse'd`).
+    pub name: &'static str,
+    /// What it counts.
+    pub description: &'static str,
+    /// The count.
+    pub value: u64,
+}
+
+/// Adds `stat` into `into`, summing the counters of the same name.
+pub fn add_statistic(into: &mut Vec<Statistic>, stat: &Statistic) {
+    match into.iter_mut().find(|s| s.name == stat.name) {
+        Some(s) => s.value += stat.value,
+        None => into.push(stat.clone()),
+    }
+}
+
+/// A file a pass produces beside the IR, written by the tool when the run succeeds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SideFile {
+    /// Where it goes, as the user named it.
+    pub path: std::path::PathBuf,
+    /// Its contents.
+    pub bytes: Vec<u8>,
 }
 
 /// The `target` option of a pass that consults one target of the compilation: its
@@ -339,6 +382,18 @@ pub fn target_option() -> PassOption {
 }
 
 impl PassTarget<'_> {
+    /// Adds `n` to the pass's counter `name` (reported by `--mlir-pass-statistics`).
+    pub fn count(&mut self, name: &'static str, description: &'static str, n: u64) {
+        add_statistic(
+            &mut self.statistics,
+            &Statistic {
+                name,
+                description,
+                value: n,
+            },
+        );
+    }
+
     /// The target named by a pass's `target` option (`name`; empty for the first
     /// one), or an error at the op saying that `what` (the pass, say) needs one.
     pub fn target(&self, name: &str, what: &str) -> Result<Arc<Target>, Diagnostic> {

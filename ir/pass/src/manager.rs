@@ -38,6 +38,9 @@ pub struct RunOptions {
     /// Dump the IR after a pass only when it changed it (with `print_after*`, or alone
     /// for every pass).
     pub print_after_change: bool,
+    /// Dump the IR after a pass that failed (or left invalid IR), as MLIR's
+    /// `--mlir-print-ir-after-failure`.
+    pub print_after_failure: bool,
     /// How dumps are printed.
     pub print: PrintOptions,
     /// The targets of the compilation, handed to every pass.
@@ -54,6 +57,7 @@ impl Default for RunOptions {
             print_before_all: false,
             print_after_all: false,
             print_after_change: false,
+            print_after_failure: false,
             print: PrintOptions::default(),
             targets: Targets::new(),
         }
@@ -80,6 +84,52 @@ pub struct RunOutput {
     pub timing: TimingNode,
     /// Remarks and warnings the passes reported.
     pub diagnostics: Vec<Diagnostic>,
+    /// Files the passes produced beside the IR, in order: the caller writes them
+    /// when the run succeeded (a failed run's are dropped).
+    pub files: Vec<crate::SideFile>,
+    /// The passes' counters, by pass title in the order the passes first ran, each
+    /// summed over every run of that pass.
+    pub statistics: Vec<(String, Vec<crate::Statistic>)>,
+}
+
+impl RunOutput {
+    /// Adds the counters `stats` of the pass titled `title`.
+    pub fn add_statistics(&mut self, title: &str, stats: &[crate::Statistic]) {
+        if stats.is_empty() {
+            return;
+        }
+        let at = match self.statistics.iter().position(|(t, _)| t == title) {
+            Some(i) => i,
+            None => {
+                self.statistics.push((title.to_string(), Vec::new()));
+                self.statistics.len() - 1
+            }
+        };
+        for s in stats {
+            crate::add_statistic(&mut self.statistics[at].1, s);
+        }
+    }
+
+    /// The report of `--mlir-pass-statistics`, as MLIR prints it in its list form:
+    /// each pass with counters, by title, and its counters.
+    pub fn statistics_report(&self) -> String {
+        let rule =
+            "===-------------------------------------------------------------------------===";
+        let mut out =
+            format!("{rule}\n                         ... Pass statistics report ...\n{rule}\n");
+        let mut passes: Vec<&(String, Vec<crate::Statistic>)> = self.statistics.iter().collect();
+        passes.sort_by(|a, b| a.0.cmp(&b.0));
+        for (title, stats) in passes {
+            out.push_str(&format!("{title}\n"));
+            for s in stats {
+                out.push_str(&format!(
+                    "  (S) {} {} - {}\n",
+                    s.value, s.name, s.description
+                ));
+            }
+        }
+        out
+    }
 }
 
 /// A failed run: the errors, and what was reported before them.
@@ -183,6 +233,13 @@ fn run_pass(
     out: &mut RunOutput,
 ) -> Result<(), Vec<Diagnostic>> {
     let name = pi.info.name;
+    // Ctrl-C in the REPL: stop before the next pass (the caller's IR is a copy).
+    if acc_ir::interrupt::requested() {
+        return Err(vec![Diagnostic::error(
+            DiagLoc::Loc(ir.op(body, op).loc()),
+            format!("{} before pass '{name}'", acc_ir::interrupt::MESSAGE),
+        )]);
+    }
     let header = |when: &str| {
         format!(
             "// -----// IR Dump {when} {} ({name}) //----- //\n",
@@ -204,16 +261,36 @@ fn run_pass(
         op,
         targets: &opts.targets,
         diagnostics: Vec::new(),
+        files: Vec::new(),
+        statistics: Vec::new(),
     };
     let result = pi.pass.run(&mut target);
     node.time += start.elapsed();
     out.diagnostics.append(&mut target.diagnostics);
+    out.files.append(&mut target.files);
+    out.add_statistics(pi.info.title, &target.statistics);
+    let failed = |out: &mut RunOutput, ir: &Ir| {
+        if opts.print_after_failure {
+            out.dumps.push_str(&format!(
+                "// -----// IR Dump After {} Failed ({name}) //----- //\n",
+                pi.info.title
+            ));
+            // Printed generically: the IR a pass left behind may not verify.
+            let generic = PrintOptions {
+                generic: true,
+                ..opts.print.clone()
+            };
+            out.dumps.push_str(&print_op(ctx, ir, body, op, &generic));
+        }
+    };
     if let Err(e) = result {
+        failed(out, ir);
         return Err(vec![e]);
     }
     if opts.verify_each
         && let Err(mut errors) = verifier::verify_op_parallel(ctx, ir, body, op, opts.threads)
     {
+        failed(out, ir);
         errors.push(Diagnostic::error(
             DiagLoc::Loc(ir.op(body, op).loc()),
             format!("the IR is invalid after pass '{name}'"),
@@ -349,6 +426,10 @@ fn run_on_children(
             }
             out.dumps.push_str(&o.dumps);
             out.diagnostics.extend(o.diagnostics);
+            out.files.extend(o.files);
+            for (title, stats) in &o.statistics {
+                out.add_statistics(title, stats);
+            }
             if let Err(e) = r {
                 first_error = Some(e);
             }

@@ -315,7 +315,10 @@ fn pass_or_pipeline(
     }
     let info = registry.get(name).cloned().ok_or_else(|| {
         (
-            format!("unknown pass '{name}' (see --list-passes)"),
+            format!(
+                "unknown pass '{name}'{} (see --list-passes)",
+                acc_ir::suggest::did_you_mean(name, registry.names())
+            ),
             name_span,
         )
     })?;

@@ -279,6 +279,27 @@ impl<'s, 'c> Parser<'s, 'c> {
         Err(Failed)
     }
 
+    /// Reports `message` at `span` with a note at `note_span` (MLIR's "previously
+    /// defined here").
+    pub fn err_with_note<T>(
+        &mut self,
+        span: std::ops::Range<usize>,
+        message: impl Into<String>,
+        note_span: std::ops::Range<usize>,
+        note: impl Into<String>,
+    ) -> PResult<T> {
+        if self.error.is_none() {
+            let mut d = Diagnostic::error(DiagLoc::Span(self.file, span), message);
+            d.notes.push(Diagnostic::new(
+                crate::diag::Severity::Note,
+                DiagLoc::Span(self.file, note_span),
+                note,
+            ));
+            self.error = Some(d);
+        }
+        Err(Failed)
+    }
+
     /// Reports `message` at the current token.
     pub fn err<T>(&mut self, message: impl Into<String>) -> PResult<T> {
         let span = self.tok_span();

@@ -64,10 +64,12 @@ pub struct UnresolvedOperand<'s> {
 
 /// A definition in scope: `count` consecutive values starting at `first` (op results),
 /// or one block argument.
-#[derive(Copy, Clone)]
+#[derive(Clone)]
 struct Def {
     first: ValueId,
     count: u32,
+    /// Where the name was defined, for the notes of later errors.
+    span: Range<usize>,
 }
 
 /// One isolated-from-above name scope.
@@ -326,11 +328,12 @@ impl<'s> Parser<'s, '_> {
         span: Range<usize>,
     ) -> PResult<()> {
         let body = self.cur_body();
-        if self.scope().defs.contains_key(name) {
-            return self.err_at(span, format!("redefinition of SSA value '%{name}'"));
+        if let Some(previous) = self.scope().defs.get(name).map(|d| d.span.clone()) {
+            let message = format!("redefinition of SSA value '%{name}'");
+            return self.err_with_note(span, message, previous, "previously defined here");
         }
         for index in 0..count {
-            if let Some((placeholder, _)) = self.scope().forward.remove(&(name, index)) {
+            if let Some((placeholder, use_span)) = self.scope().forward.remove(&(name, index)) {
                 let real = ValueId::from_index(first.index() + index as usize);
                 let b = ir.body_mut(body);
                 if b.value_type(placeholder) != b.value_type(real) {
@@ -340,13 +343,17 @@ impl<'s> Parser<'s, '_> {
                         crate::printer::type_to_string(self.ctx, got),
                         crate::printer::type_to_string(self.ctx, want)
                     );
-                    return self.err_at(span, msg);
+                    let note = format!(
+                        "previously used here with type {}",
+                        crate::printer::type_to_string(self.ctx, want)
+                    );
+                    return self.err_with_note(span, msg, use_span, note);
                 }
                 b.replace_all_uses(placeholder, real);
             }
         }
         let s = self.scope();
-        s.defs.insert(name, Def { first, count });
+        s.defs.insert(name, Def { first, count, span });
         if let Some(r) = s.region_defs.last_mut() {
             r.push(name);
         }
@@ -389,7 +396,8 @@ impl<'s> Parser<'s, '_> {
         ty: TypeId,
     ) -> PResult<ValueId> {
         let body = self.cur_body();
-        let found = self.scope().defs.get(op.name).copied();
+        let found = self.scope().defs.get(op.name).cloned();
+        let mut prior = found.as_ref().map(|d| d.span.clone());
         let value = match found {
             Some(def) => {
                 if op.index >= def.count {
@@ -404,7 +412,8 @@ impl<'s> Parser<'s, '_> {
                 ValueId::from_index(def.first.index() + op.index as usize)
             }
             None => {
-                if let Some((v, _)) = self.scope().forward.get(&(op.name, op.index)) {
+                if let Some((v, first_use)) = self.scope().forward.get(&(op.name, op.index)) {
+                    prior = Some(first_use.clone());
                     *v
                 } else {
                     let v = ir.body_mut(body).new_detached_value(ty);
@@ -423,7 +432,10 @@ impl<'s> Parser<'s, '_> {
                 crate::printer::type_to_string(self.ctx, ty),
                 crate::printer::type_to_string(self.ctx, actual)
             );
-            return self.err_at(op.span.clone(), msg);
+            return match prior {
+                Some(prior) => self.err_with_note(op.span.clone(), msg, prior, "prior use here"),
+                None => self.err_at(op.span.clone(), msg),
+            };
         }
         Ok(value)
     }

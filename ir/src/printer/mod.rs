@@ -34,6 +34,9 @@ pub struct PrintOptions {
     pub generic: bool,
     /// Print locations.
     pub debuginfo: bool,
+    /// Print an elements attribute of more elements than this (a splat excepted) as
+    /// `dense_resource<__elided__>`, as `--mlir-elide-elementsattrs-if-larger` does.
+    pub elide_elements_larger: Option<usize>,
 }
 
 /// The isolated-from-above ops at which value numbering restarts, as in MLIR: those
@@ -99,6 +102,7 @@ pub fn write_ir(
         body: ir.root_body,
     };
     p.ensure_names(ir.root_body);
+    let _elide = values::ElideLarger::set(opts.elide_elements_larger);
     p.print_op(ir.root_body, ir.root);
     p.print_resources();
     p.flush();

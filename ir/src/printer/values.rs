@@ -427,6 +427,29 @@ pub fn write_dict(
     out.push('}');
 }
 
+thread_local! {
+    /// The element count above which this thread's printing elides elements
+    /// attributes ([`super::PrintOptions::elide_elements_larger`]), set for the
+    /// duration of one `write_ir`.
+    static ELIDE_LARGER: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+/// While alive, this thread's printing elides elements attributes larger than a count;
+/// dropping it restores the previous setting.
+pub(crate) struct ElideLarger(Option<usize>);
+
+impl ElideLarger {
+    pub(crate) fn set(limit: Option<usize>) -> ElideLarger {
+        ElideLarger(ELIDE_LARGER.with(|c| c.replace(limit)))
+    }
+}
+
+impl Drop for ElideLarger {
+    fn drop(&mut self) {
+        ELIDE_LARGER.with(|c| c.set(self.0));
+    }
+}
+
 /// Writes an attribute. Handles of `dense_resource` attributes are pushed onto
 /// `resources`, so the printer can emit the blobs they need.
 pub fn write_attr(out: &mut String, ctx: &Context, a: AttrId, resources: &mut Vec<Sym>) {
@@ -528,6 +551,16 @@ pub fn write_attr(out: &mut String, ctx: &Context, a: AttrId, resources: &mut Ve
             }
             out.push('>');
         }
+        AttrData::DenseElements { ty, data }
+            if !matches!(data, DenseData::Splat(_))
+                && ELIDE_LARGER
+                    .with(|c| c.get())
+                    .is_some_and(|limit| dense_count(ctx, a) > limit) =>
+        {
+            // MLIR's spelling of an elided attribute: it parses, but holds no data.
+            out.push_str("dense_resource<__elided__> : ");
+            write_type(out, ctx, *ty, resources);
+        }
         AttrData::DenseElements { ty, data } => {
             out.push_str("dense<");
             write_dense_body(out, ctx, *ty, data);
@@ -608,7 +641,10 @@ fn dense_count(ctx: &Context, a: AttrId) -> usize {
         return 0;
     };
     let shape = ctx.type_data(*ty).shape().unwrap_or(&[]);
-    shape.iter().map(|&d| d.max(0) as usize).product()
+    shape
+        .iter()
+        .try_fold(1usize, |n, &d| n.checked_mul(d.max(0) as usize))
+        .unwrap_or(usize::MAX)
 }
 
 /// A sparse attribute's indices or values: always a (possibly empty) nested list, with

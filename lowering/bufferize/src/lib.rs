@@ -678,7 +678,20 @@ impl<'a> Bufferizer<'a> {
                 }
                 self.pad(op).map_err(fail)?
             }
-            _ => return Err(fail("no bufferization for this op yet".into())),
+            _ if name.starts_with("graph.") => {
+                return Err(fail(
+                    "it is a graph op: run graph-to-tensor before bufferize (or the whole \
+                     lowering: --pipeline host-pipeline)"
+                        .into(),
+                ));
+            }
+            _ => {
+                return Err(fail(
+                    "bufferize has no rule for it: it takes the tensor dialect's ops, func, \
+                     arith and the ops of a target's placed regions"
+                        .into(),
+                ));
+            }
         };
         self.buffers.insert(results[0], out);
         Ok(true)

@@ -58,6 +58,12 @@ impl CType {
                 "{} is a vector, where the C back end takes a scalar",
                 acc_ir::printer::type_to_string(ctx, ty)
             )),
+            TypeData::RankedTensor { .. } | TypeData::UnrankedTensor(_) => Err(format!(
+                "{} has no C type: C is emitted from loop-level IR, where tensors are \
+                 buffers; lower the network first (acc-opt --pipeline host-pipeline, or \
+                 --target FILE --pipeline target)",
+                acc_ir::printer::type_to_string(ctx, ty)
+            )),
             _ => Err(format!(
                 "{} has no C type here",
                 acc_ir::printer::type_to_string(ctx, ty)

@@ -593,10 +593,22 @@ impl FnEmitter<'_> {
             // The end of a launch's region (the work function returns).
             Kind::Hw(hw::Op::Yield) if operands.is_empty() => {}
             _ => {
+                // Say what lowers the op, for the ops of the levels above loops.
+                let run = match name.split('.').next() {
+                    Some("graph") => {
+                        ": lower the network first (acc-opt --pipeline host-pipeline, or \
+                         --target FILE --pipeline target)"
+                    }
+                    Some("tensor") => {
+                        ": bufferize the tensor ops first (acc-opt --pass bufferize, or the \
+                         whole --pipeline host-pipeline)"
+                    }
+                    _ => "",
+                };
                 return Err(fail(
                     op,
                     format!(
-                        "no C for '{name}' (the C back end takes loop, arith, math, func, hw.intrinsic, DMA and launch ops)"
+                        "no C for '{name}' (the C back end takes loop, arith, math, func, hw.intrinsic, DMA and launch ops){run}"
                     ),
                 ));
             }
@@ -680,8 +692,14 @@ impl FnEmitter<'_> {
             return Err(fail(op, "its region takes a different number of arguments"));
         }
         let i = self.fresh("i");
+        // A step not known positive here (the verifier refuses a constant one that is
+        // not) is tested: a non-positive one runs no iteration instead of forever.
+        let guard = match step.parse::<i64>() {
+            Ok(s) if s > 0 => String::new(),
+            _ => format!(" && {step} > 0"),
+        };
         self.line(&format!(
-            "for (int64_t {i} = {lb}; {i} < {ub}; {i} += {step}) {{"
+            "for (int64_t {i} = {lb}; {i} < {ub}{guard}; {i} += {step}) {{"
         ));
         self.indent += 1;
         self.values

@@ -117,6 +117,11 @@ pub fn repr(ctx: &Context, ty: TypeId) -> Result<Repr, String> {
         .iter()
         .map(|d| usize::try_from(*d).map_err(|_| format!("{} has a dynamic size", text())))
         .collect::<Result<_, _>>()?;
+    // Every byte offset into the memref fits 64 bits, and it is no bigger than the
+    // memory budget (what the native code allocates or is handed).
+    let element_bytes = u64::from(scalar_type(ctx, *element)?.bytes());
+    let dims: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+    acc_ir::budget::shape_allocation(&text(), &dims, element_bytes)?;
     let (strides, _) = memref_strides(ctx, ty)?;
     let strides: Vec<usize> = strides
         .iter()

@@ -105,6 +105,9 @@ pub struct Interpreter<'a> {
     in_semantics: Cell<u32>,
     /// While recording: the least and greatest element of each float value computed.
     ranges: RefCell<Option<Ranges>>,
+    /// The module's functions by name, built at the first call (a lookup per call
+    /// would make deep call chains quadratic).
+    functions: std::sync::OnceLock<FxHashMap<String, (BodyId, OpId)>>,
     /// The launches whose tokens nothing has waited for.
     launches: RefCell<crate::launches::Launches>,
     /// While a launch's region runs and the run is traced: the launch's index in the
@@ -163,6 +166,7 @@ impl<'a> Interpreter<'a> {
             ranges: RefCell::new(None),
             launches: RefCell::default(),
             current_launch: Cell::new(None),
+            functions: std::sync::OnceLock::new(),
         }
     }
 
@@ -198,10 +202,15 @@ impl<'a> Interpreter<'a> {
 
     /// The `func.func` named `name` in the module: its body and op.
     fn function(&self, name: &str) -> Option<(BodyId, OpId)> {
-        functions(self.ctx, self.ir)
-            .into_iter()
-            .find(|(n, _, _)| n == name)
-            .map(|(_, b, o)| (b, o))
+        let table = self.functions.get_or_init(|| {
+            let mut table = FxHashMap::default();
+            // The first of two functions of one name, as a scan in order finds it.
+            for (n, b, o) in functions(self.ctx, self.ir).into_iter().rev() {
+                table.insert(n, (b, o));
+            }
+            table
+        });
+        table.get(name).copied()
     }
 
     /// Calls the function `name` with `args`; its results (a `memref` result with its
@@ -376,6 +385,9 @@ impl<'a> Interpreter<'a> {
         for op in b.block_ops(block) {
             let r = self.ir.op(body, op);
             self.steps.set(self.steps.get() + 1);
+            if acc_ir::interrupt::requested() {
+                return Err(InterpError::at(r.loc(), acc_ir::interrupt::MESSAGE));
+            }
             if self.steps.get() > self.limits.max_steps {
                 return Err(InterpError::at(
                     r.loc(),
@@ -593,6 +605,7 @@ impl<'a> Interpreter<'a> {
             name: name.rsplit('.').next().unwrap_or(name),
             operands,
             regions: &run_region,
+            steps_left: self.limits.max_steps.saturating_sub(self.steps.get()),
         };
         let results = rule(&input).map_err(|m| {
             inner_error

@@ -18,6 +18,7 @@ pub fn shape(path: &Path) -> Result<Vec<usize>, String> {
     std::io::BufRead::read_until(&mut BufReader::new(file), b'\n', &mut header)
         .map_err(|e| format!("cannot read '{shown}': {e}"))?;
     let header = with_raw_one_byte_floats(header);
+    plain_header(&header).map_err(|e| format!("'{shown}' is not a valid .npy file: {e}"))?;
     let npy = NpyFile::new(&header[..])
         .map_err(|e| format!("'{shown}' is not a valid .npy file: {e}"))?;
     Ok(npy.shape().iter().map(|d| *d as usize).collect())
@@ -32,6 +33,7 @@ pub fn read(ctx: &Context, path: &Path, ty: TypeId) -> Result<Tensor, String> {
     let shown = path.display();
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read '{shown}': {e}"))?;
     let bytes = with_raw_one_byte_floats(bytes);
+    plain_header(&bytes).map_err(|e| format!("'{shown}' is not a valid .npy file: {e}"))?;
     let npy =
         NpyFile::new(&bytes[..]).map_err(|e| format!("'{shown}' is not a valid .npy file: {e}"))?;
     if npy.order() == npyz::Order::Fortran {
@@ -107,7 +109,58 @@ pub fn read(ctx: &Context, path: &Path, ty: TypeId) -> Result<Tensor, String> {
             acc_ir::printer::type_to_string(ctx, ty)
         ));
     }
+    // A value the argument's element type cannot hold is refused, not changed: an f64
+    // beyond f32's range would become inf, an integer out of range would wrap.
+    for (i, v) in data.iter().enumerate() {
+        let lossy = match (*v, kind) {
+            (Scalar::Float(x), ElementKind::Float(_)) => {
+                x.is_finite() && !matches!(kind.normalize(*v), Scalar::Float(y) if y.is_finite())
+            }
+            // Fits when it is a value of the width read as signed or as unsigned (a
+            // signless type holds either).
+            (Scalar::Int(x), ElementKind::Int(w, _)) => {
+                use Signedness::{Signed, Unsigned};
+                use acc_ir::elements::normalize_int;
+                normalize_int(x, w, Signed) != x && normalize_int(x, w, Unsigned) != x
+            }
+            _ => false,
+        };
+        if lossy {
+            let shown_value = match v {
+                Scalar::Float(x) => x.to_string(),
+                Scalar::Int(x) => x.to_string(),
+            };
+            return Err(format!(
+                "'{shown}' holds {shown_value} (element {i}), which the argument's {} cannot \
+                 hold: convert the file to the argument's type",
+                acc_ir::printer::type_to_string(ctx, ty)
+            ));
+        }
+    }
     Tensor::new(ctx, ty, data)
+}
+
+/// Refuses a header nested deeper than numpy writes (a dict holding a tuple):
+/// npyz's parser takes time exponential in the nesting.
+fn plain_header(bytes: &[u8]) -> Result<(), String> {
+    const MAX_NESTING: usize = 4;
+    let end = data_start(bytes).unwrap_or(bytes.len()).min(bytes.len());
+    let mut depth = 0usize;
+    for &b in &bytes[..end] {
+        match b {
+            b'{' | b'[' | b'(' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Err(format!(
+                        "its header nests brackets more than {MAX_NESTING} deep"
+                    ));
+                }
+            }
+            b'}' | b']' | b')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Where the elements of the `.npy` file `bytes` start: after the magic string, the

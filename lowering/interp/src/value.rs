@@ -347,6 +347,12 @@ impl Tensor {
                 let dims: Option<Vec<usize>> =
                     shape.iter().map(|d| usize::try_from(*d).ok()).collect();
                 let dims = dims.ok_or_else(|| "dynamic shapes are not supported".to_string())?;
+                // Each element is held as a Scalar: the budget counts those bytes.
+                acc_ir::budget::shape_allocation(
+                    &type_text(ctx, ty),
+                    shape,
+                    std::mem::size_of::<Scalar>() as u64,
+                )?;
                 (dims, ctx.type_data(ty).element_type().unwrap_or(ty))
             }
             _ => (Vec::new(), ty),

@@ -841,6 +841,10 @@ fn refines(ctx: &Context, declared: TypeId, computed: TypeId) -> bool {
 pub(crate) fn expand(ctx: &Context, a: AttrId) -> Option<Vec<Scalar>> {
     let d = elements::dense_view(ctx, a)?;
     let n = elements::num_elements(ctx, d.ty)?;
+    // A splat of absurd size stays unexpanded: the model is then refused where its
+    // values were needed, not by exhausting the machine.
+    acc_ir::budget::allocation("a constant", n as u64, std::mem::size_of::<Scalar>() as u64)
+        .ok()?;
     Some((0..n).map(|i| d.get(i)).collect())
 }
 

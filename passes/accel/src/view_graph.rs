@@ -5,14 +5,15 @@
 //! the host) are drawn in a box of their own; a value crossing between devices (the
 //! host's arguments and ops included) is a bold red edge labelled with its bytes: a
 //! transfer.
-//! The IR is unchanged. `view-graph{file=F}` writes F (`-`: standard error), and
+//! The IR is unchanged. `view-graph{file=F}` hands F to the tool, which writes it with
+//! its own output once the whole pipeline succeeded (`-`: standard error, at once), and
 //! `dot -Tsvg F` renders it. The file is required, so that trying every pass (the
 //! REPL's `:suggest`) never writes a graph.
 
 use std::fmt::Write as _;
 
 use acc_dialects::ops::{builtin, func};
-use acc_ir::{BodyId, Context, DiagLoc, Diagnostic, Ir, OpId, ValueDef};
+use acc_ir::{BodyId, Context, Diagnostic, Ir, OpId, ValueDef};
 use acc_pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
 use rustc_hash::FxHashMap;
 
@@ -74,18 +75,16 @@ impl Pass for ViewGraph {
                 function_graph(t.ctx, t.ir, body, &colours, &mut dot);
             }
         }
-        let written = if self.file == "-" {
+        if self.file == "-" {
             eprint!("{dot}");
-            Ok(())
         } else {
-            std::fs::write(&self.file, dot)
-        };
-        written.map_err(|e| {
-            Diagnostic::error(
-                DiagLoc::Loc(t.op_ref().loc()),
-                format!("view-graph: cannot write '{}': {e}", self.file),
-            )
-        })
+            // Written by the tool with its output, once the whole pipeline succeeded.
+            t.files.push(acc_pass::SideFile {
+                path: self.file.clone().into(),
+                bytes: dot.into_bytes(),
+            });
+        }
+        Ok(())
     }
 }
 

@@ -64,6 +64,7 @@ impl Pass for Canonicalize {
     fn run(&self, t: &mut PassTarget<'_>) -> Result<(), Diagnostic> {
         for (body, regions) in t.bodies() {
             let report = apply_greedily(t.ctx, t.ir, body, &regions, &[], &self.config);
+            count_rewrites(t, &report);
             if let Some(pattern) = &report.runaway {
                 return Err(Diagnostic::error(
                     DiagLoc::Loc(t.op_ref().loc()),
@@ -86,4 +87,18 @@ impl Pass for Canonicalize {
         }
         Ok(())
     }
+}
+
+/// Adds a greedy run's counts to the pass's statistics (`--mlir-pass-statistics`).
+pub(crate) fn count_rewrites(
+    t: &mut PassTarget<'_>,
+    report: &acc_ir::rewrite::greedy::GreedyReport,
+) {
+    t.count(
+        "num-rewrites",
+        "Number of patterns applied",
+        report.rewrites,
+    );
+    t.count("num-folds", "Number of ops folded", report.folds);
+    t.count("num-erased", "Number of dead ops erased", report.erased);
 }

@@ -57,7 +57,10 @@ impl Pass for Cse {
             for r in regions {
                 cse.region(t.ir, r, &mut Vec::new());
             }
-            cse.finish(t.ir);
+            let (merged, erased) = cse.finish(t.ir);
+            // MLIR's names for these counters.
+            t.count("num-cse'd", "Number of operations CSE'd", merged);
+            t.count("num-dce'd", "Number of operations DCE'd", erased);
         }
         Ok(())
     }
@@ -190,8 +193,11 @@ impl BodyCse<'_> {
     }
 
     /// Replaces and erases the duplicates, last first (a duplicate may use another).
-    fn finish(self, ir: &mut Ir) {
+    /// Replaces and erases the ops found: how many were merged into an earlier one,
+    /// and how many dead ones were erased.
+    fn finish(self, ir: &mut Ir) -> (u64, u64) {
         let body = ir.body_mut(self.body);
+        let mut erased = 0;
         for &(op, earlier) in self.replaced.iter() {
             let old: SmallVec<[ValueId; 2]> = body.results(op).collect();
             let new: SmallVec<[ValueId; 2]> = body.results(earlier).collect();
@@ -205,7 +211,9 @@ impl BodyCse<'_> {
         for &op in self.dead.iter().rev() {
             if body.results(op).all(|r| !body.has_uses(r)) {
                 body.erase_op(op);
+                erased += 1;
             }
         }
+        (self.replaced.len() as u64, erased)
     }
 }

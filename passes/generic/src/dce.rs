@@ -13,7 +13,8 @@ pub struct Restricted {
 impl Pass for Restricted {
     fn run(&self, t: &mut PassTarget<'_>) -> Result<(), Diagnostic> {
         for (body, regions) in t.bodies() {
-            apply_greedily(t.ctx, t.ir, body, &regions, &[], &self.config);
+            let report = apply_greedily(t.ctx, t.ir, body, &regions, &[], &self.config);
+            crate::canonicalize::count_rewrites(t, &report);
         }
         Ok(())
     }

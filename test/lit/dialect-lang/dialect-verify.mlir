@@ -60,6 +60,7 @@ func.func @loop_needs_terminator(%n: index) {
 
 // -----
 
+// expected-note @+1 {{prior use here}}
 func.func @custom_form_type_error(%a: tensor<4xi32>) {
   // expected-error @+1 {{use of value '%a' expects different type than prior uses: 'tensor<8xi32>' vs 'tensor<4xi32>'}}
   %0 = dsp.add %a, %a : tensor<8xi32>

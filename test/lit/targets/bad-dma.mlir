@@ -4,7 +4,7 @@
 
 // CHECK: error: dma 'copy' names an undeclared memory 'tcm'
 // CHECK-NEXT: bad-dma.acc:7:41
-// CHECK: error: a DMA moves a positive number of bytes a cycle
+// CHECK: error: a DMA moves from 1 to 1099511627776 bytes a cycle
 // CHECK-NEXT: bad-dma.acc:7:70
 // CHECK: error: intrinsic 'relu_a' reads memory 'local', but no dma (declared before it) copies between 'sram' and 'local'
 // CHECK-NEXT: bad-dma.acc:12:12

@@ -46,3 +46,17 @@
 func.func @f() {
   return
 }
+
+// Numbers out of range, an empty kind and a second host are refused when the file loads.
+// RUN: not acc-opt --target %S/Inputs/bad-numbers.acc %s 2>&1 | FileCheck %s --check-prefix=NUMBERS
+// NUMBERS-DAG: error: device 'npu': its kind is empty
+// NUMBERS-DAG: bad-numbers.acc:3:3
+// NUMBERS-DAG: error: device 'cpu2': a target has one host, and it declares one already
+// NUMBERS-DAG: bad-numbers.acc:4:3
+// NUMBERS-DAG: error: a DMA's setup is a number of cycles from 0 to 1099511627776
+// NUMBERS-DAG: bad-numbers.acc:7:54
+// RUN: not acc-opt --target %S/Inputs/bad-costs.acc %s 2>&1 | FileCheck %s --check-prefix=COSTS
+// COSTS-DAG: error: a cost is a number of cycles from 0 to 1099511627776
+// COSTS-DAG: bad-costs.acc:8:10
+// COSTS-DAG: error: a peak is from 1 to 1099511627776 MACs a cycle
+// COSTS-DAG: bad-costs.acc:9:31

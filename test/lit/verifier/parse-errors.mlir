@@ -10,6 +10,7 @@ func.func @undefined() {
 // -----
 
 func.func @redefined() {
+  // expected-note @+1 {{previously defined here}}
   %a = "t.def"() : () -> i32
   // expected-error @+1 {{redefinition of SSA value '%a'}}
   %a = "t.def"() : () -> i32
@@ -19,6 +20,7 @@ func.func @redefined() {
 // -----
 
 func.func @type_mismatch() {
+  // expected-note @+1 {{prior use here}}
   %a = "t.def"() : () -> i32
   // expected-error @+1 {{use of value '%a' expects different type than prior uses: 'i64' vs 'i32'}}
   "t.use"(%a) : (i64) -> ()

@@ -17,7 +17,14 @@ fn usage() -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args = match acc_tools::cli::args("acc-bench-ir") {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    let args = match acc_tools::cli::common_options("acc-bench-ir", &args) {
+        Ok(rest) => rest,
+        Err(code) => return code,
+    };
     match args.first().map(String::as_str) {
         Some("gen") => {
             let mut ops = None;

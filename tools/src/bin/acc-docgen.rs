@@ -9,6 +9,13 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     acc_tools::abort_on_panic();
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args = match acc_tools::cli::args("acc-docgen") {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    let args = match acc_tools::cli::common_options("acc-docgen", &args) {
+        Ok(rest) => rest,
+        Err(code) => return code,
+    };
     acc_tools::docgen::main_with_args(&args)
 }

@@ -7,6 +7,13 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
     acc_tools::abort_on_panic();
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args = match acc_tools::cli::args("acc-opt") {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    let args = match acc_tools::cli::common_options("acc-opt", &args) {
+        Ok(rest) => rest,
+        Err(code) => return code,
+    };
     acc_tools::opt::main_with_args(&args)
 }

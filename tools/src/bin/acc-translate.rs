@@ -1,6 +1,13 @@
 //! `acc-translate`: see [`acc_tools::translate`].
 fn main() -> std::process::ExitCode {
     acc_tools::abort_on_panic();
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args = match acc_tools::cli::args("acc-translate") {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    let args = match acc_tools::cli::common_options("acc-translate", &args) {
+        Ok(rest) => rest,
+        Err(code) => return code,
+    };
     acc_tools::translate::main_with_args(&args)
 }

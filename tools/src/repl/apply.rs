@@ -46,6 +46,8 @@ pub struct Applied {
     pub ir: Ir,
     /// Remarks and warnings the passes reported.
     pub diagnostics: Vec<Diagnostic>,
+    /// Files the passes produced (`view-graph`'s), for the session to write.
+    pub files: Vec<acc_pass::SideFile>,
 }
 
 /// Runs `pipeline` on a clone of `ir`, verifying after each pass. The errors are the
@@ -66,7 +68,7 @@ pub fn apply(
     // The clone is dropped on a panic, so nothing half-rewritten can be observed.
     let result = catch_unwind(AssertUnwindSafe(|| {
         run(pipeline, ctx, &mut work, &options)
-            .map(|output| output.diagnostics)
+            .map(|output| (output.diagnostics, output.files))
             .map_err(|failure| {
                 let mut all = failure.output.diagnostics;
                 all.extend(failure.errors);
@@ -74,9 +76,10 @@ pub fn apply(
             })
     }));
     match result {
-        Ok(Ok(diagnostics)) => Ok(Applied {
+        Ok(Ok((diagnostics, files))) => Ok(Applied {
             ir: work,
             diagnostics,
+            files,
         }),
         Ok(Err(diagnostics)) => Err(diagnostics),
         Err(payload) => {
@@ -109,13 +112,14 @@ pub struct Suggestion {
 
 /// The passes of `passes` that change the printed form of `ir` when run alone with
 /// their default options, by name. Passes that need options, fail or panic are left out.
+/// An interrupt (Ctrl-C) stops the search: the error says so.
 pub fn suggest(
     passes: &PassRegistry,
     ctx: &Context,
     targets: &Targets,
     ir: &Ir,
     threads: usize,
-) -> Vec<Suggestion> {
+) -> Result<Vec<Suggestion>, &'static str> {
     let print = PrintOptions::default();
     let before = print_ir(ctx, ir, &print);
     let mut out = Vec::new();
@@ -123,7 +127,11 @@ pub fn suggest(
         let Ok(pipeline) = Pipeline::from_pass_list(info.name, passes) else {
             continue;
         };
-        let Ok(applied) = apply(&pipeline, ctx, targets, ir, threads) else {
+        let applied = apply(&pipeline, ctx, targets, ir, threads);
+        if acc_ir::interrupt::requested() {
+            return Err(acc_ir::interrupt::MESSAGE);
+        }
+        let Ok(applied) = applied else {
             continue;
         };
         let after = print_ir(ctx, &applied.ir, &print);
@@ -135,7 +143,7 @@ pub fn suggest(
             });
         }
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -211,6 +219,7 @@ mod tests {
         let mut ctx = acc_dialects::new_context();
         let ir = module(&mut ctx);
         let names: Vec<&str> = suggest(&registry(), &ctx, &Targets::new(), &ir, 1)
+            .unwrap()
             .iter()
             .map(|s| s.name)
             .collect();

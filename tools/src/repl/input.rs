@@ -121,6 +121,10 @@ impl Entries for Interactive {
                 Ok(entry) => {
                     if !entry.trim().is_empty() {
                         let _ = self.editor.add_history_entry(entry.as_str());
+                        // Saved as it grows: a session that ends abruptly keeps it.
+                        if let Some(p) = &self.history {
+                            let _ = self.editor.append_history(p);
+                        }
                     }
                     return Ok(Some(entry));
                 }

@@ -102,7 +102,7 @@ pub fn parse_args(args: &[String]) -> Result<ReplOptions, String> {
             "--target" => o.targets.push(value()?),
             "--echo" => o.echo = true,
             "--allow-unregistered-dialect" => o.allow_unregistered_dialect = true,
-            _ if name.starts_with('-') => return Err(format!("unknown option '{arg}'")),
+            _ if name.starts_with('-') => return Err(crate::cli::unknown_option(arg, USAGE)),
             _ if o.input.is_some() => return Err(format!("unexpected extra input '{arg}'")),
             _ => o.input = Some(PathBuf::from(arg)),
         }
@@ -120,11 +120,11 @@ pub fn main_with_registry(args: &[String], passes: PassRegistry) -> ExitCode {
     let opts = match parse_args(args) {
         Ok(o) => o,
         Err(e) if e.is_empty() => {
-            print!("{USAGE}");
+            print!("{USAGE}\ncommon options:\n{}", crate::cli::COMMON_USAGE);
             return ExitCode::SUCCESS;
         }
         Err(e) => {
-            eprintln!("acc-repl: {e}\n\n{USAGE}");
+            eprintln!("acc-repl: {e}\n(acc-repl --help lists the options)");
             return ExitCode::from(2);
         }
     };
@@ -192,7 +192,10 @@ pub fn run(session: &mut Session, entries: &mut dyn Entries, echo: bool) -> bool
                 return false;
             }
         };
+        // A Ctrl-C typed between commands is not for the next one.
+        acc_ir::interrupt::clear();
         let reply = session.execute(&entry);
+        acc_ir::interrupt::clear();
         failed |= show(&reply, echo.then_some(entry.as_str()));
         if reply.quit {
             return !failed;
@@ -200,7 +203,8 @@ pub fn run(session: &mut Session, entries: &mut dyn Entries, echo: bool) -> bool
     }
 }
 
-/// The terminal session: a banner, the line editor, and the history saved at the end.
+/// The terminal session: a banner, the line editor, the history saved as it grows, and
+/// Ctrl-C stopping the running command.
 fn run_interactive(session: &mut Session) -> ExitCode {
     let vocab = complete::Vocabulary::new(session.context(), session.passes());
     let history = history_path(
@@ -214,7 +218,16 @@ fn run_interactive(session: &mut Session) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    println!("acc-repl: :help lists the commands, :quit (or Ctrl-D) leaves");
+    // Ctrl-C while a command runs stops it (at its next pass or interpreted op) and
+    // comes back to the prompt; at the prompt the line editor reads it as a key.
+    if let Err(e) =
+        signal_hook::flag::register(signal_hook::consts::SIGINT, acc_ir::interrupt::flag())
+    {
+        eprintln!("acc-repl: warning: Ctrl-C will end the session: {e}");
+    }
+    println!(
+        "acc-repl: :help lists the commands, :quit (or Ctrl-D) leaves; Ctrl-C stops a running command"
+    );
     // At a terminal, failed entries were seen as they happened: leaving is a success.
     run(session, &mut editor, false);
     if let Err(e) = editor.save_history() {

@@ -228,7 +228,7 @@ impl Session {
                 ir,
                 &PrintOptions {
                     generic,
-                    debuginfo: false,
+                    ..Default::default()
                 },
             )),
             Err(r) => r,
@@ -257,6 +257,9 @@ impl Session {
                 return r;
             }
         };
+        if let Err(e) = crate::output::write_side_files(&applied.files) {
+            return Reply::error(format!("error: {e}; the module is unchanged\n"));
+        }
         let print = PrintOptions::default();
         let before = print_ir(&self.ctx, ir, &print);
         let after = print_ir(&self.ctx, &applied.ir, &print);
@@ -323,15 +326,13 @@ impl Session {
     }
 
     fn suggest(&self) -> Reply {
-        match self.current() {
-            Ok(ir) => Reply::ok(listing::suggestions(&apply::suggest(
-                &self.passes,
-                &self.ctx,
-                &self.targets,
-                ir,
-                self.threads,
-            ))),
-            Err(r) => r,
+        let ir = match self.current() {
+            Ok(ir) => ir,
+            Err(r) => return r,
+        };
+        match apply::suggest(&self.passes, &self.ctx, &self.targets, ir, self.threads) {
+            Ok(found) => Reply::ok(listing::suggestions(&found)),
+            Err(why) => Reply::error(format!("error: :suggest {why}; the module is unchanged\n")),
         }
     }
 }

@@ -350,6 +350,19 @@ pub fn compile_intrinsic(
             layouts_like.push((a, b));
         }
     }
+    // A number written as the cost or the peak is checked here; an expression, when
+    // it is evaluated for an op.
+    let max = crate::lang::read::MAX_CYCLES;
+    if let Some(ExprAst::Int(n, at)) = &ast.cost
+        && !(0..=max).contains(n)
+    {
+        c.error(at, format!("a cost is a number of cycles from 0 to {max}"));
+    }
+    if let Some((_, ExprAst::Int(n, at))) = &ast.macs
+        && !(1..=max).contains(n)
+    {
+        c.error(at, format!("a peak is from 1 to {max} MACs a cycle"));
+    }
     let cost = ast.cost.as_ref().and_then(|e| int_expr(&mut c, e));
     let macs = ast.macs.as_ref().and_then(|(work, peak)| {
         let work = int_expr(&mut c, work);
@@ -917,12 +930,24 @@ impl IntrinsicRule for TextIntrinsic {
             Some(e) => e.eval(&bound).map_err(|e| format!("its cost: {e}"))?,
             None => 0,
         };
+        let max = crate::lang::read::MAX_CYCLES;
+        if !(0..=max).contains(&cost) {
+            return Err(format!("its cost, {cost} cycles, is outside 0 to {max}"));
+        }
         // Only the simulator reads the MACs: an expression that does not apply to
-        // this op leaves its calls uncounted rather than refusing it.
+        // this op leaves its calls uncounted rather than refusing it; one that gives
+        // a negative count or a peak below one a cycle is wrong.
         let macs = self
             .macs
             .as_ref()
             .and_then(|(work, peak)| Some((work.eval(&bound).ok()?, peak.eval(&bound).ok()?)));
+        if let Some((work, peak)) = macs
+            && (!(0..=i64::MAX / 2).contains(&work) || !(1..=max).contains(&peak))
+        {
+            return Err(format!(
+                "its macs, {work} at {peak} per cycle, are not a count of 0 or more at 1 to {max} a cycle"
+            ));
+        }
         let mut call = Vec::new();
         let mut compile_time = Vec::new();
         let mut prepared = prepared.map(|p| p.iter());
@@ -962,6 +987,11 @@ impl IntrinsicRule for TextIntrinsic {
                     // The float scheme's multipliers: the intrinsic is `requant float`
                     // (checked when it loads), and so is the op (checked above).
                     let n = n.eval(&bound).map_err(|e| format!("requant_scales: {e}"))?;
+                    if !(1..=MAX_TABLE_ENTRIES).contains(&n) {
+                        return Err(format!(
+                            "requant_scales: a table of {n} entries (1 to {MAX_TABLE_ENTRIES})"
+                        ));
+                    }
                     match take_prepared("requant_scales")? {
                         Some(CallArg::F32Table(t)) if t.len() as i64 == n => CallArg::F32Table(t),
                         Some(_) => {

@@ -388,7 +388,7 @@ impl Bufferizer<'_> {
             );
             if !l.is_empty() && !l.contains(&format!("\"{plain}\"")) && !blocked_call {
                 return Err(format!(
-                    "{name} {l} has no bufferization without a library convolution for it (bufferize{{blocked=...}}; plain: {plain})"
+                    "{name} {l} has no bufferization without a library convolution for it: give the target whose kernels take it (--target lowering/runtime/host.acc for the host's), or leave the layout plain ({plain})"
                 ));
             }
         }

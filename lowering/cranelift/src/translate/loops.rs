@@ -421,6 +421,10 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
             self.scalar(op, operands[1])?,
             self.scalar(op, operands[2])?,
         );
+        // A step that is not positive at run time (the verifier refuses a constant
+        // one) runs no iteration instead of looping forever.
+        let positive = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, step, 0);
+        let ub = self.b.ins().select(positive, ub, lb);
         let inits: Vec<Val> = operands[3..]
             .iter()
             .map(|v| self.get(op, *v))
@@ -774,6 +778,8 @@ fn constant_bytes(ctx: &acc_ir::Context, value: acc_ir::AttrId) -> Result<Vec<u8
         let n = elements::num_elements(ctx, view.ty);
         if let (true, Some(n)) = (whole_bytes, n) {
             let raw = view.raw_bytes();
+            let what = acc_ir::printer::type_to_string(ctx, view.ty);
+            acc_ir::budget::allocation(&what, n as u64, view.kind.bytes() as u64)?;
             return Ok(if view.splat {
                 raw.repeat(n)
             } else {

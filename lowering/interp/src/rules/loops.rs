@@ -58,7 +58,13 @@ pub(super) fn alloc(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
             }
         })
         .collect::<Result<Vec<usize>, String>>()?;
-    let cells: usize = shape.iter().product();
+    let dims: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+    let what = acc_ir::printer::type_to_string(r.ctx, ty);
+    let cells = acc_ir::budget::shape_allocation(
+        &what,
+        &dims,
+        std::mem::size_of::<Option<Scalar>>() as u64,
+    )?;
     let view = View {
         buffer: Buffer::uninitialized(cells),
         offset: 0,
@@ -372,6 +378,9 @@ pub(super) fn for_loop(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     if step <= 0 {
         return Err(format!("the step must be positive, not {step}"));
     }
+    if ub > lb {
+        r.check_trips((ub - lb + step - 1) as u128 / step as u128)?;
+    }
     let mut carried: Vec<Tensor> = r.operands[3..].to_vec();
     let mut i = lb;
     while i < ub {
@@ -402,6 +411,10 @@ pub(super) fn parallel(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     if bounds.iter().any(|(lb, ub, _)| lb >= ub) {
         return Ok(Vec::new());
     }
+    let trips = bounds.iter().fold(1u128, |n, (lb, ub, s)| {
+        n.saturating_mul((ub - lb + s - 1) as u128 / *s as u128)
+    });
+    r.check_trips(trips)?;
     let mut point: Vec<i128> = bounds.iter().map(|b| b.0).collect();
     loop {
         let args = point

@@ -33,9 +33,28 @@ pub struct RuleInput<'a> {
     /// Runs the op's region `i` with the given block arguments and gives the values
     /// its yield returns (values defined above the op are visible inside).
     pub regions: &'a dyn Fn(usize, Vec<Tensor>) -> Result<Vec<Tensor>, String>,
+    /// How many more ops the interpreter's limit lets run: a loop whose trip count
+    /// alone goes past it is refused before its first iteration.
+    pub steps_left: u64,
 }
 
 impl RuleInput<'_> {
+    /// Refuses a loop of `trips` iterations when, at one op per iteration for each op
+    /// directly in the body of region 0 (a lower bound of what it runs), it would go
+    /// past the interpreter's limit.
+    pub fn check_trips(&self, trips: u128) -> Result<(), String> {
+        let per_trip = least_ops(self.ctx, self.op, 0).max(1);
+        let needed = trips.saturating_mul(per_trip);
+        if needed > self.steps_left as u128 {
+            return Err(format!(
+                "runs {trips} iterations of at least {per_trip} ops: more than the {} ops \
+                 left under the interpreter's limit",
+                self.steps_left
+            ));
+        }
+        Ok(())
+    }
+
     /// Operand `i`, or an error naming it.
     pub fn operand(&self, i: usize) -> Result<&Tensor, String> {
         self.operands
@@ -246,4 +265,50 @@ const KERNELS: &[(&str, RuleFn)] = &[
 /// The kernel whose C symbol is `symbol`.
 pub fn kernel(symbol: &str) -> Option<RuleFn> {
     KERNELS.iter().find(|(n, _)| *n == symbol).map(|(_, r)| *r)
+}
+
+/// The fewest ops one run of region 0 of `op` executes: each op of its entry block
+/// once, and for a nested `loop.for` or `loop.parallel` whose bounds and steps are
+/// constants, its trip count times the fewest of its own body (down to 16 levels).
+fn least_ops(ctx: &acc_ir::Context, op: acc_ir::OpRef<'_>, depth: u32) -> u128 {
+    use acc_dialects::hooks::loops::constant_operand;
+    use acc_dialects::ops::loops;
+    let body = op.region_body();
+    let b = op.ir.body(body);
+    let Some(block) = op
+        .regions()
+        .first()
+        .and_then(|&r| b.region_blocks(r).next())
+    else {
+        return 0;
+    };
+    let mut total: u128 = 0;
+    for inner in b.block_ops(block) {
+        let inner = op.ir.op(body, inner);
+        let dims = if loops::For::is(ctx, inner) {
+            1
+        } else if loops::Parallel::is(ctx, inner) {
+            inner.operands().len() / 3
+        } else {
+            0
+        };
+        let mut trips: Option<u128> = (dims > 0 && depth < 16).then_some(1);
+        for d in 0..dims {
+            let bound = |k: usize| constant_operand(inner, ctx, k * dims + d);
+            trips = match (trips, bound(0), bound(1), bound(2)) {
+                (Some(n), Some(lb), Some(ub), Some(step)) if step > 0 => {
+                    let t = if ub > lb {
+                        ((ub - lb + step - 1) / step) as u128
+                    } else {
+                        0
+                    };
+                    Some(n.saturating_mul(t))
+                }
+                _ => None,
+            };
+        }
+        let nested = trips.map_or(0, |t| t.saturating_mul(least_ops(ctx, inner, depth + 1)));
+        total = total.saturating_add(1).saturating_add(nested);
+    }
+    total
 }

@@ -53,7 +53,9 @@ fn shape_of(ctx: &Context, ty: TypeId, dynamic: &[Tensor]) -> Result<Vec<usize>,
 pub(super) fn empty(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
     let ty = r.result_type(0)?;
     let shape = shape_of(r.ctx, ty, r.operands)?;
-    let n = shape.iter().product();
+    let dims: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+    let what = acc_ir::printer::type_to_string(r.ctx, ty);
+    let n = acc_ir::budget::shape_allocation(&what, &dims, std::mem::size_of::<Scalar>() as u64)?;
     let zero = match Tensor::layout(r.ctx, r.ctx.type_data(ty).element_type().unwrap_or(ty))?.1 {
         acc_ir::elements::ElementKind::Float(_) => Scalar::Float(0.0),
         _ => Scalar::Int(0),

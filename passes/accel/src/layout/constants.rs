@@ -51,8 +51,9 @@ impl Layouts<'_> {
                 &mut fill,
             );
             let size = kind.bytes();
-            let count: i64 = blocked.iter().product();
-            let mut out = Vec::with_capacity(count.max(0) as usize * size);
+            let what = acc_ir::printer::type_to_string(self.ctx, ty);
+            let count = acc_ir::budget::shape_allocation(&what, &blocked, size as u64)?;
+            let mut out = Vec::with_capacity(count * size);
             for at in pack_sources(&plain, &blocked, &tiling) {
                 match at {
                     Some(_) if splat => out.extend_from_slice(&bytes[..size]),

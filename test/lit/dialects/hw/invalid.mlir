@@ -64,6 +64,7 @@ func.func @dma_start(%a: memref<16xi8>, %b: memref<8xi8>, %i: index) {
 
 hw.device @dla kind "accelerator"
 hw.memory @sram size 1024 {alignment = 64 : i64}
+// expected-note @+1 {{prior use here}}
 func.func @dma_wait(%a: memref<16xi8>, %b: memref<8xi8>, %i: index) {
   // expected-error @+1 {{use of value '%i' expects different type than prior uses: '!hw.token' vs 'index'}}
   hw.dma_wait %i

@@ -133,3 +133,27 @@ func.func @reshape_count(%m: memref<2x3xf32>) {
   %0 = loop.reshape %m : memref<2x3xf32> to memref<7xf32>
   return
 }
+
+// -----
+
+// A constant step must be positive, as MLIR's scf.for requires: zero would loop forever.
+func.func @zero_step(%i: index, %f: f32) -> f32 {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{'loop.for' op constant step operand must be positive, not 0}}
+  %0 = loop.for %k = %i to %i step %c0 iter_args(%a = %f) -> (f32) {
+    loop.yield %a : f32
+  }
+  return %0 : f32
+}
+
+// -----
+
+func.func @negative_parallel_step(%i: index) {
+  %c = arith.constant -2 : index
+  // expected-error @+1 {{'loop.parallel' op constant step operand must be positive, not -2}}
+  "loop.parallel"(%i, %i, %c) <{operandSegmentSizes = array<i32: 1, 1, 1>}> ({
+  ^bb0(%k: index):
+    loop.yield
+  }) : (index, index, index) -> ()
+  return
+}
