@@ -39,6 +39,13 @@ pub fn version_line(tool: &str) -> String {
     format!("{tool} (acc) {}", env!("CARGO_PKG_VERSION"))
 }
 
+/// What a tool's `main` starts with: the process's arguments (without the program
+/// name) less the options every tool takes ([`common_options`]), or the exit code when
+/// the run is over (`--version`, an invalid option, an argument that is not UTF-8).
+pub fn tool_args(tool: &str) -> Result<Vec<String>, std::process::ExitCode> {
+    common_options(tool, &args(tool)?)
+}
+
 /// The process's arguments (without the program name), or, when one is not UTF-8, an
 /// error saying which (exit status 2).
 pub fn args(tool: &str) -> Result<Vec<String>, std::process::ExitCode> {

@@ -281,6 +281,12 @@ impl OutputDir {
             }
             match probe.parent() {
                 Some(p) if !p.as_os_str().is_empty() => probe = p.to_path_buf(),
+                // Nothing of the path exists, not even the current directory.
+                _ if probe == Path::new(".") => {
+                    return Err(format!(
+                        "cannot write into '{dir_shown}': no such directory"
+                    ));
+                }
                 _ => probe = PathBuf::from("."),
             }
         }

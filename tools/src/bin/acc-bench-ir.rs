@@ -17,11 +17,7 @@ fn usage() -> ExitCode {
 }
 
 fn main() -> ExitCode {
-    let args = match acc_tools::cli::args("acc-bench-ir") {
-        Ok(a) => a,
-        Err(code) => return code,
-    };
-    let args = match acc_tools::cli::common_options("acc-bench-ir", &args) {
+    let args = match acc_tools::cli::tool_args("acc-bench-ir") {
         Ok(rest) => rest,
         Err(code) => return code,
     };

@@ -9,11 +9,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     acc_tools::abort_on_panic();
-    let args = match acc_tools::cli::args("acc-docgen") {
-        Ok(a) => a,
-        Err(code) => return code,
-    };
-    let args = match acc_tools::cli::common_options("acc-docgen", &args) {
+    let args = match acc_tools::cli::tool_args("acc-docgen") {
         Ok(rest) => rest,
         Err(code) => return code,
     };

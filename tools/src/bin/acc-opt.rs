@@ -7,11 +7,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
     acc_tools::abort_on_panic();
-    let args = match acc_tools::cli::args("acc-opt") {
-        Ok(a) => a,
-        Err(code) => return code,
-    };
-    let args = match acc_tools::cli::common_options("acc-opt", &args) {
+    let args = match acc_tools::cli::tool_args("acc-opt") {
         Ok(rest) => rest,
         Err(code) => return code,
     };

@@ -1,10 +1,6 @@
 //! `acc-repl`: see [`acc_tools::repl`].
 fn main() -> std::process::ExitCode {
-    let args = match acc_tools::cli::args("acc-repl") {
-        Ok(a) => a,
-        Err(code) => return code,
-    };
-    let args = match acc_tools::cli::common_options("acc-repl", &args) {
+    let args = match acc_tools::cli::tool_args("acc-repl") {
         Ok(rest) => rest,
         Err(code) => return code,
     };

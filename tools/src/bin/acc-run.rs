@@ -1,11 +1,7 @@
 //! `acc-run`: see [`acc_tools::run`].
 fn main() -> std::process::ExitCode {
     acc_tools::abort_on_panic();
-    let args = match acc_tools::cli::args("acc-run") {
-        Ok(a) => a,
-        Err(code) => return code,
-    };
-    let args = match acc_tools::cli::common_options("acc-run", &args) {
+    let args = match acc_tools::cli::tool_args("acc-run") {
         Ok(rest) => rest,
         Err(code) => return code,
     };

@@ -1,11 +1,7 @@
 //! `acc-translate`: see [`acc_tools::translate`].
 fn main() -> std::process::ExitCode {
     acc_tools::abort_on_panic();
-    let args = match acc_tools::cli::args("acc-translate") {
-        Ok(a) => a,
-        Err(code) => return code,
-    };
-    let args = match acc_tools::cli::common_options("acc-translate", &args) {
+    let args = match acc_tools::cli::tool_args("acc-translate") {
         Ok(rest) => rest,
         Err(code) => return code,
     };
