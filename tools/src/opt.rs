@@ -229,6 +229,8 @@ fn parse_args_impl(args: &[String], passes: Option<&PassRegistry>) -> Result<Opt
             | "--print-ir-after"
             | "--mlir-print-ir-before"
             | "--mlir-print-ir-after"
+            | "--elide-elementsattrs-if-larger"
+            | "--mlir-elide-elementsattrs-if-larger"
             | "--threads" => {
                 let v = match inline_value {
                     Some(v) => v,
@@ -246,27 +248,18 @@ fn parse_args_impl(args: &[String], passes: Option<&PassRegistry>) -> Result<Opt
                     "--pass-pipeline" => o.pass_pipeline = Some(v),
                     "--print-ir-before" | "--mlir-print-ir-before" => o.print_ir_before.push(v),
                     "--print-ir-after" | "--mlir-print-ir-after" => o.print_ir_after.push(v),
+                    "--elide-elementsattrs-if-larger" | "--mlir-elide-elementsattrs-if-larger" => {
+                        let n = v.parse::<usize>();
+                        o.elide_elements_larger =
+                            Some(n.map_err(|_| {
+                                format!("invalid element count '{v}' for '{name}'")
+                            })?);
+                    }
                     _ => {
                         let n = v.parse::<usize>().ok().filter(|n| *n >= 1);
                         o.threads = Some(n.ok_or(format!("invalid thread count '{v}'"))?);
                     }
                 }
-            }
-            "--elide-elementsattrs-if-larger" | "--mlir-elide-elementsattrs-if-larger" => {
-                let v = match inline_value {
-                    Some(v) => v,
-                    None => {
-                        let v = args
-                            .get(i)
-                            .ok_or(format!("option '{name}' needs a value"))?
-                            .clone();
-                        i += 1;
-                        v
-                    }
-                };
-                let n = v.parse::<usize>();
-                o.elide_elements_larger =
-                    Some(n.map_err(|_| format!("invalid element count '{v}' for '{name}'"))?);
             }
             "--pass-statistics" | "--mlir-pass-statistics" => {
                 o.pass_statistics = flag(&inline_value)?
