@@ -142,26 +142,7 @@ pub fn make_props(
 }
 
 /// The op defining symbol `name` (its `sym_name`) in the nearest symbol table
-/// enclosing `op`, if any.
+/// enclosing `op`, if any ([`acc_ir::symbols::lookup`]: cached while the verifier runs).
 pub fn lookup_symbol<'a>(op: OpRef<'a>, ctx: &Context, name: Sym) -> Option<OpRef<'a>> {
-    let mut cur = op.parent_op();
-    while let Some(p) = cur {
-        if ctx.op_def(p.name()).is_some_and(|d| d.traits.symbol_table) {
-            let body = p.ir.body(p.region_body());
-            for &region in p.regions() {
-                for block in body.region_blocks(region) {
-                    for o in body.block_ops(block) {
-                        let r = p.ir.op(p.region_body(), o);
-                        let sym = r.attr(ctx, "sym_name");
-                        if sym.is_some_and(|a| matches!(ctx.attr_data(a), AttrData::String { value, .. } if *value == name)) {
-                            return Some(r);
-                        }
-                    }
-                }
-            }
-            return None;
-        }
-        cur = p.parent_op();
-    }
-    None
+    acc_ir::symbols::lookup(op, ctx, name)
 }

@@ -101,6 +101,38 @@ pub fn describe(bytes: u64) -> String {
     }
 }
 
+/// The contents of the file at `path`, read only up to [`input_limit`]: a larger file,
+/// or a device that never ends (`/dev/zero`), is an error saying so instead of a read
+/// that runs until the machine's memory is gone.
+pub fn read_file(path: &std::path::Path) -> std::io::Result<Vec<u8>> {
+    read_all(std::fs::File::open(path)?)
+}
+
+/// The most acc reads from one input: four times the budget of one value (what the
+/// process may use, by default), and at least 64 MiB however low the budget is set.
+pub fn input_limit() -> u64 {
+    max_bytes().saturating_mul(4).max(64 << 20)
+}
+
+/// Everything `reader` gives (standard input, a file), up to [`input_limit`], as
+/// [`read_file`] reads.
+pub fn read_all(reader: impl std::io::Read) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let limit = input_limit();
+    let mut bytes = Vec::new();
+    reader
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(std::io::Error::other(format!(
+            "it is larger than the {} acc reads from one input (four times the memory \
+             budget; --max-memory raises it)",
+            describe(limit)
+        )));
+    }
+    Ok(bytes)
+}
+
 /// The number of elements of `shape` (every dimension static and non-negative), with
 /// checked arithmetic: an error when a dimension is negative or the product overflows.
 pub fn elements(shape: &[i64]) -> Result<u64, String> {

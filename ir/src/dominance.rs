@@ -17,6 +17,12 @@ pub struct DomTree {
     idom: Vec<usize>,
     /// The reachable blocks in reverse post-order.
     rpo: Vec<BlockId>,
+    /// The children of each block in the tree, by RPO index (each in RPO order).
+    children: Vec<Vec<usize>>,
+    /// When a depth-first walk of the tree enters and leaves each block, by RPO index:
+    /// `a` dominates `b` exactly when `a`'s interval holds `b`'s.
+    enter: Vec<u32>,
+    exit: Vec<u32>,
 }
 
 /// The successors of `block`: the successors of its ops (only its terminator has any in
@@ -106,11 +112,31 @@ impl DomTree {
                 }
             }
         }
+        let mut children = vec![Vec::new(); rpo.len()];
+        for (i, &d) in idom.iter().enumerate().skip(1) {
+            if d != UNDEF {
+                children[d].push(i);
+            }
+        }
+        let (enter, exit) = walk_numbers(&children);
         DomTree {
             rpo_index,
             idom,
             rpo,
+            children,
+            enter,
+            exit,
         }
+    }
+
+    /// The blocks `block` immediately dominates, in reverse post-order (none for an
+    /// unreachable block).
+    pub fn children(&self, block: BlockId) -> impl Iterator<Item = BlockId> + '_ {
+        let kids = match self.rpo_index.get(&block) {
+            Some(&i) => self.children[i].as_slice(),
+            None => &[],
+        };
+        kids.iter().map(|&c| self.rpo[c])
     }
 
     /// True when `block` is reachable from the entry.
@@ -126,12 +152,35 @@ impl DomTree {
         let (Some(&ia), Some(&ib)) = (self.rpo_index.get(&a), self.rpo_index.get(&b)) else {
             return !self.rpo_index.contains_key(&b);
         };
-        let mut cur = ib;
-        while cur != 0 && cur > ia {
-            cur = self.idom[cur];
-        }
-        cur == ia
+        self.enter[ia] <= self.enter[ib] && self.exit[ib] <= self.exit[ia]
     }
+}
+
+/// The entry and exit numbers of a depth-first walk of the tree given by `children`
+/// (rooted at index 0), without recursion: a chain of blocks as deep as the input
+/// makes it must not overflow the stack.
+fn walk_numbers(children: &[Vec<usize>]) -> (Vec<u32>, Vec<u32>) {
+    let n = children.len();
+    let (mut enter, mut exit) = (vec![0u32; n], vec![0u32; n]);
+    if n == 0 {
+        return (enter, exit);
+    }
+    let mut clock = 0u32;
+    let mut stack = vec![(0usize, 0usize)];
+    enter[0] = clock;
+    while let Some(&mut (node, ref mut next)) = stack.last_mut() {
+        if let Some(&child) = children[node].get(*next) {
+            *next += 1;
+            clock += 1;
+            enter[child] = clock;
+            stack.push((child, 0));
+        } else {
+            clock += 1;
+            exit[node] = clock;
+            stack.pop();
+        }
+    }
+    (enter, exit)
 }
 
 fn intersect(idom: &[usize], mut a: usize, mut b: usize) -> usize {

@@ -1,13 +1,21 @@
 //! Where ops are: the order of ops in blocks, kept apart from what they are.
 //!
 //! Each block is a doubly linked list of ops. Every placed op has a 64-bit sequence number that
-//! increases along its block, so "is A before B in the same block" is one comparison;
-//! when an insertion finds no gap, the block is renumbered (amortised O(1) for appends).
+//! increases along its block, so "is A before B in the same block" is one comparison.
+//! When an insertion finds no gap, the few ops after it are pushed up (a pass inserting
+//! many ops before one, such as a loop's terminator, moves only that one), and the block
+//! is renumbered only when that would move more than [`MAX_PUSHED`] ops: inserting N ops
+//! at one point costs O(N), appends amortised O(1).
 
 use crate::entity::PackedId;
 use crate::ir::*;
 
-const SEQ_STRIDE: u64 = 1 << 10;
+/// The gap between consecutive ops after renumbering (20 insertions at one point before
+/// the gap closes; 2^44 ops in a block before the numbers run out).
+const SEQ_STRIDE: u64 = 1 << 20;
+
+/// How many ops an insertion without a gap pushes up before renumbering the block.
+const MAX_PUSHED: usize = 32;
 
 /// Where [`Body::insert_op`] puts an op.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -75,8 +83,45 @@ impl Body {
         };
         match seq {
             Some(s) => self.layout[op].seq = s,
-            None => self.renumber_block(block),
+            None => {
+                if !self.push_up(op, lo.unwrap_or(0)) {
+                    self.renumber_block(block);
+                }
+            }
         }
+    }
+
+    /// Numbers `op` (just linked after an op numbered `lo`, or first) and pushes the
+    /// ops after it up until one is already above its new number; `false`, having
+    /// changed nothing, when that would take more than [`MAX_PUSHED`] ops.
+    fn push_up(&mut self, op: OpId, lo: u64) -> bool {
+        let Some(first) = lo.checked_add(SEQ_STRIDE) else {
+            return false;
+        };
+        // Count first: the ops to push and whether their numbers stay in range.
+        let (mut cur, mut seq, mut pushed) = (self.layout[op].next, first, 0);
+        while let Some(n) = cur.get() {
+            if self.layout[n].seq > seq {
+                break;
+            }
+            pushed += 1;
+            let Some(next_seq) = seq.checked_add(SEQ_STRIDE) else {
+                return false;
+            };
+            if pushed > MAX_PUSHED {
+                return false;
+            }
+            seq = next_seq;
+            cur = self.layout[n].next;
+        }
+        let (mut cur, mut seq): (PackedId<OpId>, u64) = (op.into(), first);
+        for _ in 0..=pushed {
+            let Some(n) = cur.get() else { break };
+            self.layout[n].seq = seq;
+            seq += SEQ_STRIDE;
+            cur = self.layout[n].next;
+        }
+        true
     }
 
     fn renumber_block(&mut self, block: BlockId) {
@@ -215,6 +260,28 @@ mod tests {
         for w in order.windows(2) {
             assert!(body.is_before_in_block(w[0], w[1]));
         }
+        // Many more at the front and before the last op: the order stays right
+        // through pushes and renumberings.
+        for i in 0..200 {
+            let b = body.create_op(spec(&mut ctx, &[], &[i32t]));
+            let first = body.first_op(block).unwrap();
+            body.insert_op(b, InsertPoint::Before(if i % 2 == 0 { first } else { c }));
+        }
+        let order: Vec<OpId> = body.block_ops(block).collect();
+        assert_eq!(order.len(), 242);
+        for w in order.windows(2) {
+            assert!(body.is_before_in_block(w[0], w[1]));
+            assert!(!body.is_before_in_block(w[1], w[0]));
+        }
+        for _ in 0..200 {
+            let b = body.create_op(spec(&mut ctx, &[], &[i32t]));
+            body.insert_op(b, InsertPoint::Before(c));
+        }
+        let order: Vec<OpId> = body.block_ops(block).collect();
+        assert_eq!(order.len(), 442);
+        for w in order.windows(2) {
+            assert!(body.is_before_in_block(w[0], w[1]));
+        }
         assert_eq!(body.value_users(va).count(), 2);
         let vb = body.results(inserted[0]).next().unwrap();
         body.replace_all_uses(va, vb);
@@ -222,6 +289,6 @@ mod tests {
         assert_eq!(body.operands(c).collect::<Vec<_>>(), vec![vb, vb]);
         body.erase_op(c);
         assert!(!body.has_uses(vb));
-        assert_eq!(body.block_ops(block).count(), 41);
+        assert_eq!(body.block_ops(block).count(), 441);
     }
 }

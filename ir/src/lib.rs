@@ -45,6 +45,7 @@ pub mod requant;
 pub mod rewrite;
 pub mod split;
 pub mod suggest;
+pub mod symbols;
 pub mod types;
 mod uniquer;
 pub mod verifier;

@@ -53,6 +53,17 @@ pub fn verify_op_parallel(
     op: OpId,
     threads: usize,
 ) -> Result<(), Vec<Diagnostic>> {
+    crate::symbols::with_cache(|| verify_op_parallel_cached(ctx, ir, body, op, threads))
+}
+
+/// [`verify_op_parallel`] with symbol lookups cached on this thread.
+fn verify_op_parallel_cached(
+    ctx: &Context,
+    ir: &Ir,
+    body: BodyId,
+    op: OpId,
+    threads: usize,
+) -> Result<(), Vec<Diagnostic>> {
     /// Below this many isolated ops, threads cost more than they save.
     const MIN_PARALLEL_OPS: usize = 64;
     let mut root = Verifier::new(ctx, ir);
@@ -72,11 +83,13 @@ pub fn verify_op_parallel(
                 .chunks(per)
                 .map(|chunk| {
                     scope.spawn(move || {
-                        let mut v = Verifier::new(ctx, ir);
-                        for &(body, op) in chunk {
-                            v.verify_op(body, op);
-                        }
-                        v.diags.is_empty()
+                        crate::symbols::with_cache(|| {
+                            let mut v = Verifier::new(ctx, ir);
+                            for &(body, op) in chunk {
+                                v.verify_op(body, op);
+                            }
+                            v.diags.is_empty()
+                        })
                     })
                 })
                 .collect();
@@ -93,9 +106,11 @@ pub fn verify_op_parallel(
 /// Verifies the op `op` of `body` and everything nested in it (what a pass running on
 /// that op may have changed).
 pub fn verify_op(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Result<(), Vec<Diagnostic>> {
-    let mut v = Verifier::new(ctx, ir);
-    v.verify_op(body, op);
-    v.finish()
+    crate::symbols::with_cache(|| {
+        let mut v = Verifier::new(ctx, ir);
+        v.verify_op(body, op);
+        v.finish()
+    })
 }
 
 struct Verifier<'a> {

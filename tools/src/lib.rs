@@ -5,6 +5,36 @@
 
 #![deny(missing_docs)]
 
+// The printing macros of this crate, in place of std's: std's panic when standard
+// error or output cannot be written (a closed pipe, `2>/dev/full`), and a panic here
+// aborts the tool. A message that cannot be written is lost instead; the exit status
+// still tells. Defined before the modules, so they see these (textual scope wins over
+// the prelude's).
+macro_rules! eprintln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($t)*);
+    }};
+}
+macro_rules! eprint {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr(), $($t)*);
+    }};
+}
+macro_rules! println {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($t)*);
+    }};
+}
+macro_rules! print {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($t)*);
+    }};
+}
+
 pub mod bench_ir;
 mod check_semantics;
 pub mod cli;

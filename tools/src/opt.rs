@@ -415,18 +415,15 @@ fn read_input(opts: &OptOptions) -> Result<(String, Vec<u8>), String> {
         None => read_stdin(),
         Some(p) if p.as_os_str() == "-" => read_stdin(),
         Some(p) => {
-            let bytes =
-                std::fs::read(p).map_err(|e| format!("cannot read '{}': {e}", p.display()))?;
+            let bytes = acc_ir::budget::read_file(p.as_ref())
+                .map_err(|e| format!("cannot read '{}': {e}", p.display()))?;
             Ok((p.display().to_string(), bytes))
         }
     }
 }
 
 fn read_stdin() -> Result<(String, Vec<u8>), String> {
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    std::io::stdin()
-        .read_to_end(&mut bytes)
+    let bytes = acc_ir::budget::read_all(std::io::stdin())
         .map_err(|e| format!("cannot read standard input: {e}"))?;
     Ok(("<stdin>".to_string(), bytes))
 }
@@ -832,7 +829,7 @@ fn add_dialect_files(sources: &mut SourceMap, paths: &[PathBuf]) -> Result<Vec<u
     paths
         .iter()
         .map(|p| {
-            let bytes = std::fs::read(p).map_err(|e| {
+            let bytes = acc_ir::budget::read_file(p.as_ref()).map_err(|e| {
                 format!("acc-opt: cannot read dialect file '{}': {e}\n", p.display())
             })?;
             match sources.add_bytes(&p.display().to_string(), bytes) {

@@ -95,6 +95,8 @@ pub struct RunOptions {
     pub perf_map: bool,
     /// Where to write the simulated timeline (Chrome trace JSON).
     pub trace: Option<PathBuf>,
+    /// Warnings for options given that the mode chosen does not use.
+    pub ignored: Vec<String>,
 }
 
 fn argument_index(name: &str) -> Option<usize> {
@@ -169,13 +171,26 @@ pub fn parse_args(args: &[String]) -> Result<RunOptions, String> {
             "--repeat times runs; --mode sim counts cycles instead: use one or the other".into(),
         );
     }
+    if o.mode != Mode::Jit {
+        for (given, flag) in [(o.threads != 0, "--threads"), (o.perf_map, "--perf-map")] {
+            if given {
+                o.ignored
+                    .push(format!("{flag} applies to --mode jit only; it is ignored"));
+            }
+        }
+    }
     Ok(o)
 }
 
 /// Runs `acc-run` with `args`.
 pub fn main_with_args(args: &[String]) -> ExitCode {
     match parse_args(args) {
-        Ok(o) => run(&o),
+        Ok(o) => {
+            for warning in &o.ignored {
+                eprintln!("acc-run: warning: {warning}");
+            }
+            run(&o)
+        }
         Err(e) if e.is_empty() => {
             print!("{USAGE}\ncommon options:\n{}", crate::cli::COMMON_USAGE);
             ExitCode::SUCCESS
@@ -216,7 +231,8 @@ fn run_inner(o: &RunOptions) -> Result<(), String> {
     let mut sources = SourceMap::new();
     let mut ctx = acc_dialects::new_context();
     let read = |p: &PathBuf| {
-        std::fs::read(p).map_err(|e| format!("acc-run: cannot read '{}': {e}\n", p.display()))
+        acc_ir::budget::read_file(p.as_ref())
+            .map_err(|e| format!("acc-run: cannot read '{}': {e}\n", p.display()))
     };
     for d in &o.dialects {
         let (file, bad) = sources.add_bytes(&d.display().to_string(), read(d)?);

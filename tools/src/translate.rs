@@ -51,6 +51,8 @@ struct Options {
     generic: bool,
     /// Model inputs fixed to values at import (`--bind NAME=FILE.npy`).
     binds: Vec<(String, PathBuf)>,
+    /// Options given that the translation chosen does not use (each warned about).
+    ignored: Vec<String>,
 }
 
 /// Parses `NAME=FILE` (the value of `--bind` or `--input`).
@@ -108,6 +110,32 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
     if o.input.is_none() {
         return Err("no input file".into());
     }
+    let only = |given: bool, flag: &str, what: &str| {
+        given.then(|| format!("{flag} applies to {what} only; it is ignored"))
+    };
+    let emit_object = o.translation == Translation::EmitObject;
+    let import = o.translation == Translation::ImportOnnx;
+    o.ignored = [
+        only(
+            o.header.is_some() && !emit_object,
+            "--header",
+            "--emit-object",
+        ),
+        only(
+            o.target.is_some() && !emit_object,
+            "--target",
+            "--emit-object",
+        ),
+        only(
+            o.function.is_some() && !import,
+            "--function",
+            "--import-onnx",
+        ),
+        only(o.generic && !import, "--print-generic", "--import-onnx"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     Ok(o)
 }
 
@@ -124,6 +152,9 @@ pub fn main_with_args(args: &[String]) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    for warning in &o.ignored {
+        eprintln!("acc-translate: warning: {warning}");
+    }
     match run(&o) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -144,8 +175,8 @@ fn run(o: &Options) -> Result<(), String> {
     let shown = path.display();
     let mut out = crate::output::Output::open(o.output.as_deref())
         .map_err(|e| format!("acc-translate: {e}"))?;
-    let bytes =
-        std::fs::read(path).map_err(|e| format!("acc-translate: cannot read '{shown}': {e}"))?;
+    let bytes = acc_ir::budget::read_file(path.as_ref())
+        .map_err(|e| format!("acc-translate: cannot read '{shown}': {e}"))?;
     let mut ctx = acc_dialects::new_context();
     let name = o.function.as_deref().unwrap_or("main");
     let ir = import_model(&mut ctx, path, &bytes, name, &o.binds)?;
@@ -215,7 +246,7 @@ fn bound_value(
 /// The verified IR of the input file.
 fn read_ir(o: &Options) -> Result<(acc_ir::Context, acc_ir::Ir, acc_ir::SourceMap), String> {
     let path = o.input.as_ref().ok_or("acc-translate: no input file")?;
-    let bytes = std::fs::read(path)
+    let bytes = acc_ir::budget::read_file(path.as_ref())
         .map_err(|e| format!("acc-translate: cannot read '{}': {e}", path.display()))?;
     let mut sources = acc_ir::SourceMap::new();
     let mut ctx = acc_dialects::new_context();

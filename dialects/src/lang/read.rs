@@ -81,6 +81,7 @@ pub fn read(
     text: &str,
 ) -> Result<(FileItems, Vec<Diagnostic>), Diagnostic> {
     let pairs = DialectGrammar::parse(Rule::file, text).map_err(|e| pest_error(file, text, e))?;
+    check_expression_depth(file, pairs.clone())?;
     let mut reader = Reader {
         ctx,
         file,
@@ -103,6 +104,49 @@ pub fn read(
         }
     }
     Ok((items, reader.errors))
+}
+
+/// The deepest an expression's tree may be (its operators chained, through
+/// parentheses): expressions are read, compiled, evaluated and dropped by recursion,
+/// which a longer chain would take off the end of the stack.
+const MAX_EXPRESSION_DEPTH: usize = 1000;
+
+/// An error at the first expression whose tree would be deeper than
+/// [`MAX_EXPRESSION_DEPTH`]. One walk of the parse tree: each `expr` or `product`
+/// adds its operators (a left-leaning chain that deep) to the depth of the
+/// expressions enclosing it.
+fn check_expression_depth(
+    file: FileId,
+    pairs: pest::iterators::Pairs<'_, Rule>,
+) -> Result<(), Diagnostic> {
+    // The enclosing expressions: where each ends and the depth up to it.
+    let mut open: Vec<(usize, usize)> = Vec::new();
+    for pair in pairs.flatten() {
+        if !matches!(pair.as_rule(), Rule::expr | Rule::product) {
+            continue;
+        }
+        let at = span(&pair);
+        while open.last().is_some_and(|(end, _)| *end <= at.start) {
+            open.pop();
+        }
+        let operators = pair
+            .clone()
+            .into_inner()
+            .filter(|p| matches!(p.as_rule(), Rule::add_op | Rule::mul_op))
+            .count();
+        let depth = open.last().map_or(0, |(_, d)| *d) + operators + 1;
+        if depth > MAX_EXPRESSION_DEPTH {
+            return Err(Diagnostic::error(
+                DiagLoc::Span(file, at),
+                format!(
+                    "expression too deep: its operators nest {depth} levels, more than \
+                     {MAX_EXPRESSION_DEPTH} (split it, or precompute a table)"
+                ),
+            ));
+        }
+        open.push((at.end, depth));
+    }
+    Ok(())
 }
 
 fn pest_error(file: FileId, text: &str, e: pest::error::Error<Rule>) -> Diagnostic {

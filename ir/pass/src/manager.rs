@@ -183,7 +183,12 @@ pub fn run(
     }
     let start = Instant::now();
     let mut timing = std::mem::take(&mut out.timing);
-    let result = run_pipeline(pipeline, &mut timing, ctx, ir, body, root, opts, &mut out);
+    // Symbol lookups (the verifier's, after each pass) share one table per symbol
+    // table, checked against the IR the passes change: verifying each of N functions
+    // calling others is then O(N), not O(N²).
+    let result = acc_ir::symbols::with_checked_cache(|| {
+        run_pipeline(pipeline, &mut timing, ctx, ir, body, root, opts, &mut out)
+    });
     timing.time += start.elapsed();
     out.timing = timing;
     match result {
@@ -391,19 +396,22 @@ fn run_on_children(
             .map(|(w, group)| {
                 let shape = shape.clone();
                 s.spawn(move || {
-                    let mut node = shape;
-                    let mut per_child = Vec::new();
-                    for &child in group {
-                        let mut o = RunOutput::default();
-                        let r =
-                            run_pipeline(p, &mut node, ctx, &mut w.ir, inner, child, opts, &mut o);
-                        let failed = r.is_err();
-                        per_child.push((o, r));
-                        if failed {
-                            break;
+                    acc_ir::symbols::with_checked_cache(|| {
+                        let mut node = shape;
+                        let mut per_child = Vec::new();
+                        for &child in group {
+                            let mut o = RunOutput::default();
+                            let r = run_pipeline(
+                                p, &mut node, ctx, &mut w.ir, inner, child, opts, &mut o,
+                            );
+                            let failed = r.is_err();
+                            per_child.push((o, r));
+                            if failed {
+                                break;
+                            }
                         }
-                    }
-                    (node, per_child)
+                        (node, per_child)
+                    })
                 })
             })
             .collect();

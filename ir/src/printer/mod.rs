@@ -103,7 +103,8 @@ pub fn write_ir(
     };
     p.ensure_names(ir.root_body);
     let _elide = values::ElideLarger::set(opts.elide_elements_larger);
-    p.print_op(ir.root_body, ir.root);
+    // Custom printers verify their op first, which may look symbols up.
+    crate::symbols::with_cache(|| p.print_op(ir.root_body, ir.root));
     p.print_resources();
     p.flush();
     match p.io_error.take() {
@@ -154,7 +155,7 @@ fn print_one_op(
         body,
     };
     p.ensure_names(body);
-    p.print_op(body, op);
+    crate::symbols::with_cache(|| p.print_op(body, op));
     p.buf.push('\n');
     if resources {
         p.print_resources();

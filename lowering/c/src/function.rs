@@ -698,8 +698,19 @@ impl FnEmitter<'_> {
             Ok(s) if s > 0 => String::new(),
             _ => format!(" && {step} > 0"),
         };
+        // An induction variable that may step past INT64_MAX ends the loop there (as
+        // the interpreter's, which counts in i128) instead of overflowing (undefined
+        // behaviour in C); with a constant bound and step that cannot, the plain
+        // increment.
+        let bounded = matches!((ub.parse::<i64>(), step.parse::<i64>()),
+            (Ok(u), Ok(s)) if (u as i128) - 1 + (s as i128) <= i64::MAX as i128);
+        let advance = if bounded {
+            format!("{i} += {step}")
+        } else {
+            format!("{i} = {i} > INT64_MAX - {step} ? {ub} : {i} + {step}")
+        };
         self.line(&format!(
-            "for (int64_t {i} = {lb}; {i} < {ub}{guard}; {i} += {step}) {{"
+            "for (int64_t {i} = {lb}; {i} < {ub}{guard}; {advance}) {{"
         ));
         self.indent += 1;
         self.values

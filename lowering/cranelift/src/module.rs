@@ -3,9 +3,10 @@
 
 use acc_dialects::ops::func;
 use acc_ir::{BodyId, Context, EntityId, Ir, OpId};
+use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::ir::UserFuncName;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
-use cranelift_module::{FuncId, Linkage, Module};
+use cranelift_module::{FuncId, Linkage, Module, ModuleReloc};
 use rustc_hash::FxHashMap;
 
 use crate::CodegenError;
@@ -75,6 +76,16 @@ pub fn compile<M: Module>(
             };
             CodegenError::at(r.loc(), format!("'@{name}': {m}{hint}"))
         })?;
+        let params = abi.args.len() + abi.results.len();
+        if params > MAX_PARAMS {
+            return Err(CodegenError::at(
+                r.loc(),
+                format!(
+                    "'@{name}' takes {params} arguments and result buffers: native code takes \
+                     at most {MAX_PARAMS} (a limit of Cranelift's); pass them in buffers"
+                ),
+            ));
+        }
         abi.result_sizes = acc_dialects::hooks::func::result_sizes(ctx, r)
             .map_err(|m| CodegenError::at(r.loc(), format!("'@{name}': {m}")))?;
         let declare = |module: &mut M, symbol: &str, sig: &cranelift_codegen::ir::Signature| {
@@ -125,8 +136,9 @@ pub fn compile<M: Module>(
             constants: &mut constants,
         };
         FnTranslator::new(ctx, ir, inner, b, shared, c.abi.clone()).run(region)?;
-        module.define_function(c.id, &mut cctx).map_err(|e| {
-            CodegenError::at(r.loc(), format!("Cranelift rejected '@{}': {e:?}", c.name))
+        let wide = c.abi.args.len() + c.abi.results.len() > WIDE;
+        define(module, c.id, &mut cctx, wide).map_err(|e| {
+            CodegenError::at(r.loc(), format!("Cranelift rejected '@{}': {e}", c.name))
         })?;
         if let Some(code) = cctx.compiled_code() {
             c.code_ranges = code
@@ -143,12 +155,58 @@ pub fn compile<M: Module>(
         cctx.func.name = UserFuncName::user(0, c.packed.as_u32());
         let callee = module.declare_func_in_func(c.id, &mut cctx.func);
         build_packed(&mut cctx.func, &mut fctx, &c.abi, callee, config);
-        module.define_function(c.packed, &mut cctx).map_err(|e| {
-            CodegenError::new(format!("Cranelift rejected '{}_packed': {e:?}", c.name))
+        define(module, c.packed, &mut cctx, wide).map_err(|e| {
+            CodegenError::new(format!("Cranelift rejected '{}_packed': {e}", c.name))
         })?;
         module.clear_context(&mut cctx);
     }
     Ok(compiled)
+}
+
+/// The most parameters (arguments and result pointers) Cranelift takes in a signature.
+const MAX_PARAMS: usize = 65535;
+
+/// Above this many arguments and results, a function and its packed wrapper are
+/// compiled with the single-pass register allocator ([`crate::target::single_pass`]):
+/// the default one takes time quadratic in the values live at once (20,000 arguments:
+/// 7.5 s instead of 0.1 s), and such a function is all argument passing anyway.
+const WIDE: usize = 256;
+
+/// Compiles and defines the function in `cctx` as `id`: with the module's ISA, or
+/// when `wide`, with its single-pass variant.
+fn define<M: Module>(
+    module: &mut M,
+    id: FuncId,
+    cctx: &mut cranelift_codegen::Context,
+    wide: bool,
+) -> Result<(), String> {
+    let single_pass = if wide {
+        crate::target::single_pass(module.isa()).ok()
+    } else {
+        None
+    };
+    let Some(isa) = single_pass else {
+        return module
+            .define_function(id, cctx)
+            .map_err(|e| format!("{e:?}"));
+    };
+    cctx.compile(&*isa, &mut ControlPlane::default())
+        .map_err(|e| format!("{:?}", e.inner))?;
+    let code = cctx.compiled_code().ok_or("no code after compiling")?;
+    let relocs: Vec<ModuleReloc> = code
+        .buffer
+        .relocs()
+        .iter()
+        .map(|r| ModuleReloc::from_mach_reloc(r, &cctx.func, id))
+        .collect();
+    module
+        .define_function_bytes(
+            id,
+            u64::from(code.buffer.alignment),
+            code.buffer.data(),
+            &relocs,
+        )
+        .map_err(|e| format!("{e:?}"))
 }
 
 /// Whether a function type has tensor arguments or results.

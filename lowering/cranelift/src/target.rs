@@ -92,3 +92,27 @@ pub fn named(arch: &str) -> Result<Target, String> {
     let features = features(&isa, arch, false);
     Ok(Target { isa, features })
 }
+
+/// `isa` with Cranelift's single-pass register allocator instead of the backtracking
+/// one: linear in the code where the backtracking allocator is quadratic in the
+/// values live at once, which a function of thousands of arguments (and its packed
+/// wrapper, which loads them all for one call) has. Its code spills more: it is used
+/// only there ([`crate::module`]).
+pub fn single_pass(isa: &dyn isa::TargetIsa) -> Result<OwnedTargetIsa, String> {
+    let set = |b: &mut dyn Configurable, k: &str, v: &str| {
+        b.set(k, v).map_err(|e| format!("setting {k}: {e}"))
+    };
+    let mut shared = settings::builder();
+    for v in isa.flags().iter() {
+        if v.name != "regalloc_algorithm" {
+            set(&mut shared, v.name, &v.value_string())?;
+        }
+    }
+    set(&mut shared, "regalloc_algorithm", "single_pass")?;
+    let mut b = isa::lookup(isa.triple().clone()).map_err(|e| e.to_string())?;
+    for v in isa.isa_flags() {
+        set(&mut b, v.name, &v.value_string())?;
+    }
+    b.finish(settings::Flags::new(shared))
+        .map_err(|e| format!("cannot configure the single-pass ISA: {e}"))
+}

@@ -949,3 +949,104 @@ func.func @main(%a: memref<256xi4>, %b: memref<256xi4>) -> (memref<256xi4>, memr
         );
     }
 }
+
+/// A `loop.for` whose induction variable would step past i64::MAX ends after its last
+/// iteration below the bound (as the interpreter's, which counts in i128), instead of
+/// wrapping around to negative values and running forever; with the bound or the step
+/// a run-time value, too.
+#[test]
+fn a_loop_stepping_past_i64_max_ends() {
+    let text = r#"
+func.func @near_max(%x: i64) -> i64 {
+  %lb = arith.constant 9223372036854775799 : index
+  %ub = arith.constant 9223372036854775807 : index
+  %step = arith.constant 5 : index
+  %one = arith.constant 1 : i64
+  %n = loop.for %i = %lb to %ub step %step iter_args(%c = %x) -> (i64) {
+    %d = arith.addi %c, %one : i64
+    loop.yield %d : i64
+  }
+  return %n : i64
+}
+func.func @run_time_step(%x: i64) -> i64 {
+  %lb = arith.constant 9223372036854775799 : index
+  %ub = arith.constant 9223372036854775807 : index
+  %one = arith.constant 1 : i64
+  %base = arith.constant 9223372036854775700 : index
+  %s = arith.index_cast %x : i64 to index
+  %step = arith.addi %s, %base : index
+  %n = loop.for %i = %lb to %ub step %step iter_args(%c = %x) -> (i64) {
+    %d = arith.addi %c, %one : i64
+    loop.yield %d : i64
+  }
+  return %n : i64
+}
+"#;
+    for (entry, iterations) in [("near_max", 2), ("run_time_step", 1)] {
+        let (got, want) = both(text, entry, &["i64"], 1);
+        assert_eq!(got[0].data, want[0].data, "{entry}");
+        let x = match both(text, entry, &["i64"], 1).0[0].data[0] {
+            Scalar::Int(v) => v,
+            ref other => panic!("{other:?}"),
+        };
+        let arg = {
+            let mut ctx = acc_dialects::new_context();
+            let mut s = 1;
+            match sample(&mut ctx, "i64", &mut s).data[0] {
+                Scalar::Int(v) => v,
+                ref other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(x, arg + iterations, "{entry} runs {iterations} iterations");
+    }
+    // A huge run-time step: one iteration, then past i64::MAX (for every sample).
+    assert_same(text, "run_time_step", &["i64"]);
+}
+
+/// A function of more arguments than `WIDE` (256) and its packed wrapper are compiled
+/// with the single-pass register allocator and defined as bytes with their
+/// relocations: the results are the same (a call inside, to exercise a relocation).
+#[test]
+fn a_function_of_300_arguments_matches_the_interpreter() {
+    let n = 300;
+    let params: Vec<String> = (0..n).map(|i| format!("%a{i}: i32")).collect();
+    let mut text = format!(
+        "func.func @twice(%x: i32) -> i32 {{\n  %y = arith.addi %x, %x : i32\n  return %y : i32\n}}\nfunc.func @wide({}) -> i32 {{\n  %s0 = arith.addi %a0, %a1 : i32\n",
+        params.join(", ")
+    );
+    for i in 2..n {
+        text.push_str(&format!(
+            "  %s{} = arith.addi %s{}, %a{i} : i32\n",
+            i - 1,
+            i - 2
+        ));
+    }
+    text.push_str(&format!(
+        "  %t = func.call @twice(%s{}) : (i32) -> i32\n  return %t : i32\n}}\n",
+        n - 2
+    ));
+    let types = vec!["i32"; n];
+    assert_same(&text, "wide", &types);
+}
+
+/// More parameters than a Cranelift signature takes is an error at the function,
+/// not Cranelift's verifier output.
+#[test]
+fn a_function_of_too_many_arguments_is_refused_with_a_message() {
+    let params: Vec<String> = (0..65536).map(|i| format!("%a{i}: i32")).collect();
+    let text = format!(
+        "func.func @huge({}) -> i32 {{\n  return %a0 : i32\n}}\n",
+        params.join(", ")
+    );
+    let mut ctx = acc_dialects::new_context();
+    let ir = parse(&mut ctx, &text);
+    let Err(e) = JitModule::compile(&ctx, &ir) else {
+        panic!("65536 arguments compiled");
+    };
+    assert!(
+        e.message
+            .contains("takes 65537 arguments and result buffers: native code takes at most 65535"),
+        "{}",
+        e.message
+    );
+}

@@ -4,7 +4,7 @@
 use acc_ir::elements::{ElementKind, Scalar};
 use acc_ir::{AttrId, Context, Ir};
 
-use crate::machine::{Interpreter, Limits, functions};
+use crate::machine::{FunctionTable, Interpreter, Limits, function_parameter_types, functions};
 use crate::value::Tensor;
 
 /// A function and the inputs it is run on.
@@ -90,10 +90,13 @@ pub fn samples(ctx: &Context, ir: &Ir, seed: u64) -> Vec<Sample> {
 /// A bufferized function takes memrefs where its source took tensors of the same
 /// shape: the inputs are retyped to its parameters then.
 pub fn outcomes(ctx: &Context, ir: &Ir, samples: &[Sample]) -> Vec<Option<Vec<Tensor>>> {
+    // One table for every sample: a lookup each would scan the module per sample.
+    let table = std::sync::Arc::new(FunctionTable::of(ctx, ir));
     samples
         .iter()
         .map(|s| {
-            let params = crate::parameter_types(ctx, ir, &s.function)?;
+            let (body, op) = table.get(&s.function)?;
+            let params = function_parameter_types(ir, body, op)?;
             let inputs = s
                 .inputs
                 .iter()
@@ -101,6 +104,7 @@ pub fn outcomes(ctx: &Context, ir: &Ir, samples: &[Sample]) -> Vec<Option<Vec<Te
                 .map(|(t, p)| retyped(ctx, t, *p))
                 .collect::<Option<Vec<_>>>()?;
             Interpreter::new(ctx, ir, Limits::default())
+                .with_functions(table.clone())
                 .call(&s.function, inputs)
                 .ok()
         })

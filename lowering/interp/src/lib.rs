@@ -20,7 +20,7 @@ pub mod rules;
 mod value;
 
 pub use machine::{
-    HwTrace, InterpError, Interpreter, Limits, Ranges, TracedOp, argument_names, function_names,
-    functions, parameter_types,
+    FunctionTable, HwTrace, InterpError, Interpreter, Limits, Ranges, TracedOp, argument_names,
+    function_names, function_parameter_types, functions, parameter_types,
 };
 pub use value::Tensor;

@@ -2,6 +2,7 @@
 //! op, branches following successors, `func.call` and `func.return`.
 
 use std::cell::{Cell, RefCell};
+use std::sync::Arc;
 
 use acc_dialects::ops::{cf, func, hw, loops, tensor};
 use acc_dialects::semantics::Rule;
@@ -106,8 +107,9 @@ pub struct Interpreter<'a> {
     /// While recording: the least and greatest element of each float value computed.
     ranges: RefCell<Option<Ranges>>,
     /// The module's functions by name, built at the first call (a lookup per call
-    /// would make deep call chains quadratic).
-    functions: std::sync::OnceLock<FxHashMap<String, (BodyId, OpId)>>,
+    /// would make deep call chains quadratic) unless given
+    /// ([`Interpreter::with_functions`]).
+    functions: std::sync::OnceLock<Arc<FunctionTable>>,
     /// The launches whose tokens nothing has waited for.
     launches: RefCell<crate::launches::Launches>,
     /// While a launch's region runs and the run is traced: the launch's index in the
@@ -200,17 +202,18 @@ impl<'a> Interpreter<'a> {
         self
     }
 
+    /// Uses `table` (built by [`FunctionTable::of`] from this interpreter's IR) to find
+    /// functions: a caller running many functions of one module builds it once.
+    pub fn with_functions(self, table: Arc<FunctionTable>) -> Self {
+        let _ = self.functions.set(table);
+        self
+    }
+
     /// The `func.func` named `name` in the module: its body and op.
     fn function(&self, name: &str) -> Option<(BodyId, OpId)> {
-        let table = self.functions.get_or_init(|| {
-            let mut table = FxHashMap::default();
-            // The first of two functions of one name, as a scan in order finds it.
-            for (n, b, o) in functions(self.ctx, self.ir).into_iter().rev() {
-                table.insert(n, (b, o));
-            }
-            table
-        });
-        table.get(name).copied()
+        self.functions
+            .get_or_init(|| Arc::new(FunctionTable::of(self.ctx, self.ir)))
+            .get(name)
     }
 
     /// Calls the function `name` with `args`; its results (a `memref` result with its
@@ -232,7 +235,13 @@ impl<'a> Interpreter<'a> {
             message: format!("result of '@{name}': {m}"),
             loc: None,
         };
-        let triples = crate::bounded::result_sizes(self.ctx, self.ir, name).map_err(failed)?;
+        let triples = match self.function(name) {
+            Some((body, op)) => {
+                acc_dialects::hooks::func::result_sizes(self.ctx, self.ir.op(body, op))
+                    .map_err(failed)?
+            }
+            None => Vec::new(),
+        };
         crate::bounded::trim(self.ctx, &triples, results)
             .map_err(failed)?
             .iter()
@@ -887,6 +896,27 @@ pub fn functions(ctx: &Context, ir: &Ir) -> Vec<(String, BodyId, OpId)> {
         .collect()
 }
 
+/// The module's functions by name (the first of two of one name, as a scan in order
+/// finds it). Invariant: describes the IR it was built from, as long as no function is
+/// added, erased or renamed.
+pub struct FunctionTable(FxHashMap<String, (BodyId, OpId)>);
+
+impl FunctionTable {
+    /// The table of `ir`'s functions.
+    pub fn of(ctx: &Context, ir: &Ir) -> FunctionTable {
+        let mut table = FxHashMap::default();
+        for (n, b, o) in functions(ctx, ir).into_iter().rev() {
+            table.insert(n, (b, o));
+        }
+        FunctionTable(table)
+    }
+
+    /// The function `name`: the body holding it and its op.
+    pub fn get(&self, name: &str) -> Option<(BodyId, OpId)> {
+        self.0.get(name).copied()
+    }
+}
+
 /// The names of the module's functions, in order.
 pub fn function_names(ctx: &Context, ir: &Ir) -> Vec<String> {
     functions(ctx, ir).into_iter().map(|(n, _, _)| n).collect()
@@ -923,6 +953,11 @@ pub fn argument_names(ctx: &Context, ir: &Ir, name: &str, key: &str) -> Vec<Opti
 /// The argument types of the function `name`, if it exists and has a body.
 pub fn parameter_types(ctx: &Context, ir: &Ir, name: &str) -> Option<Vec<acc_ir::TypeId>> {
     let (_, body, op) = functions(ctx, ir).into_iter().find(|(n, _, _)| n == name)?;
+    function_parameter_types(ir, body, op)
+}
+
+/// The argument types of the function `op` of `body`, if it has a body.
+pub fn function_parameter_types(ir: &Ir, body: BodyId, op: OpId) -> Option<Vec<acc_ir::TypeId>> {
     let inner = ir.body(body).nested_body(op)?;
     let entry = ir
         .body(inner)

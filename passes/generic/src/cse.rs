@@ -55,7 +55,7 @@ impl Pass for Cse {
                 dead: Vec::new(),
             };
             for r in regions {
-                cse.region(t.ir, r, &mut Vec::new());
+                cse.region(t.ir, r, &mut ScopedTable::default());
             }
             let (merged, erased) = cse.finish(t.ir);
             // MLIR's names for these counters.
@@ -66,8 +66,42 @@ impl Pass for Cse {
     }
 }
 
-/// The tables of one block: what its ops computed.
-type Table = FxHashMap<Key, OpId>;
+/// What the ops in scope computed, as one map (MLIR's `ScopedHashTable`): a scope
+/// opened for a block is closed by removing the keys its ops added. An op is only
+/// added when no op in scope computes the same, so closing never has to restore a
+/// shadowed entry, and a lookup costs the same however deep the scopes nest.
+#[derive(Default)]
+struct ScopedTable {
+    ops: FxHashMap<Key, OpId>,
+    /// The keys added, in order.
+    added: Vec<Key>,
+    /// Where each open scope's keys start in `added`.
+    scopes: Vec<usize>,
+}
+
+impl ScopedTable {
+    fn open(&mut self) {
+        self.scopes.push(self.added.len());
+    }
+
+    fn close(&mut self) {
+        let start = self.scopes.pop().unwrap_or(0);
+        for key in self.added.drain(start..) {
+            self.ops.remove(&key);
+        }
+    }
+
+    fn get(&self, key: &Key) -> Option<OpId> {
+        self.ops.get(key).copied()
+    }
+
+    /// Adds `key` (not in scope yet) to the innermost scope.
+    fn insert(&mut self, key: Key, op: OpId) {
+        debug_assert!(!self.ops.contains_key(&key), "the key is not shadowed");
+        self.added.push(key.clone());
+        self.ops.insert(key, op);
+    }
+}
 
 struct BodyCse<'c> {
     ctx: &'c Context,
@@ -122,44 +156,45 @@ impl BodyCse<'_> {
         }
     }
 
-    /// CSEs `region`, seeing the enclosing scopes `outer` (tables of the blocks that
-    /// dominate the op holding the region, innermost last).
-    fn region(&mut self, ir: &Ir, region: RegionId, outer: &mut Vec<Table>) {
+    /// CSEs `region`, seeing what `scopes` holds (the ops of the blocks that dominate
+    /// the op holding the region, and that block's ops before it). The blocks are
+    /// walked depth first down the dominator tree, each in a scope of its own, without
+    /// recursion (a chain of blocks is as deep as the input makes it).
+    fn region(&mut self, ir: &Ir, region: RegionId, scopes: &mut ScopedTable) {
         let b = ir.body(self.body);
         let blocks: Vec<BlockId> = b.region_blocks(region).collect();
         if blocks.len() == 1 {
-            outer.push(Table::default());
-            self.block(ir, blocks[0], outer);
-            outer.pop();
+            scopes.open();
+            self.block(ir, blocks[0], scopes);
+            scopes.close();
             return;
         }
         let dom = DomTree::compute(b, region);
-        let mut tables: FxHashMap<BlockId, Table> = FxHashMap::default();
-        for &block in dom.reverse_post_order() {
-            // The scope of a block: its dominators' tables (in order), then its own.
-            let mut chain = Vec::new();
-            let mut cur = dom.idom(block);
-            while let Some(d) = cur {
-                chain.push(d);
-                cur = dom.idom(d);
+        let Some(&entry) = dom.reverse_post_order().first() else {
+            return;
+        };
+        enum Step {
+            Enter(BlockId),
+            Leave,
+        }
+        let mut work = vec![Step::Enter(entry)];
+        while let Some(step) = work.pop() {
+            match step {
+                Step::Enter(block) => {
+                    scopes.open();
+                    self.block(ir, block, scopes);
+                    work.push(Step::Leave);
+                    let first = work.len();
+                    work.extend(dom.children(block).map(Step::Enter));
+                    // Children in reverse post-order, as MLIR visits them.
+                    work[first..].reverse();
+                }
+                Step::Leave => scopes.close(),
             }
-            let base = outer.len();
-            for d in chain.iter().rev() {
-                outer.push(tables.remove(d).unwrap_or_default());
-            }
-            outer.push(Table::default());
-            self.block(ir, block, outer);
-            let own = outer.pop().unwrap_or_default();
-            for d in chain.iter() {
-                let t = outer.pop().unwrap_or_default();
-                tables.insert(*d, t);
-            }
-            debug_assert_eq!(outer.len(), base, "scopes are balanced");
-            tables.insert(block, own);
         }
     }
 
-    fn block(&mut self, ir: &Ir, block: BlockId, scopes: &mut Vec<Table>) {
+    fn block(&mut self, ir: &Ir, block: BlockId, scopes: &mut ScopedTable) {
         let ops: Vec<OpId> = ir.body(self.body).block_ops(block).collect();
         for op in ops {
             if self.is_cacheable(ir, op) {
@@ -169,19 +204,15 @@ impl BodyCse<'_> {
                     continue;
                 }
                 let key = self.key(ir, op);
-                match scopes.iter().rev().find_map(|t| t.get(&key)) {
-                    Some(&earlier) => {
+                match scopes.get(&key) {
+                    Some(earlier) => {
                         let b = ir.body(self.body);
                         for (o, n) in b.results(op).zip(b.results(earlier)) {
                             self.subst.insert(o, n);
                         }
                         self.replaced.push((op, earlier));
                     }
-                    None => {
-                        if let Some(t) = scopes.last_mut() {
-                            t.insert(key, op);
-                        }
-                    }
+                    None => scopes.insert(key, op),
                 }
             } else if ir.body(self.body).nested_body(op).is_none() {
                 let regions: Vec<RegionId> = ir.body(self.body).op_regions(op).to_vec();

@@ -3,13 +3,19 @@
 //! results), repeatedly, so calls inside inlined bodies are inlined too. Recursive
 //! calls, calls marked `no_inline`, and callees with several blocks are left alone.
 //! Callees that end up unused stay: `symbol-dce` erases the private ones.
+//!
+//! Each round looks callees up in a table of the module's functions built once, and
+//! the ops copied are counted against the memory budget (`acc_ir::budget`, 256 bytes
+//! an op): inlining a chain of calls doubles its code each round, and past the budget
+//! the pass fails at the call instead of exhausting the machine.
 
 use acc_dialects::ops::{builtin, func};
 use acc_ir::attrs::AttrData;
 use acc_ir::clone::{ValueMap, clone_op};
 use acc_ir::layout::InsertPoint;
-use acc_ir::{BodyId, Diagnostic, OpId, ValueId};
+use acc_ir::{BodyId, DiagLoc, Diagnostic, OpId, ValueId};
 use acc_pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
+use rustc_hash::FxHashMap;
 
 /// The pass.
 pub struct Inline {
@@ -40,11 +46,19 @@ pub fn info() -> PassInfo {
     }
 }
 
+/// What one inlined op is taken to cost in memory, for the growth budget.
+const BYTES_PER_OP: u64 = 256;
+
 impl Pass for Inline {
     fn run(&self, t: &mut PassTarget<'_>) -> Result<(), Diagnostic> {
         let ctx = t.ctx;
         let module_body = t.ir.region_body(t.body, t.op);
+        // Ops inlining may add before the module outgrows the memory budget: inlining
+        // a call chain copies each callee into every caller above it, round after round.
+        let max_ops = acc_ir::budget::max_bytes() / BYTES_PER_OP;
+        let mut added = 0u64;
         for _ in 0..self.max_rounds {
+            let functions = module_functions(t.ir, module_body, ctx);
             // Calls and the body of the function they are in.
             let mut calls: Vec<(BodyId, OpId, OpId)> = Vec::new();
             t.ir.walk_nested(t.body, t.op, &mut |b, o| {
@@ -62,14 +76,28 @@ impl Pass for Inline {
                 if !nested.is_empty() {
                     return;
                 }
-                if let Some(callee) = module_function(t.ir, module_body, ctx, *root) {
+                if let Some(&callee) = functions.get(root) {
                     calls.push((b, o, callee));
                 }
             });
             let mut inlined = 0;
             for (body, call, callee) in calls {
+                let loc = t.ir.op(body, call).loc();
+                let before = t.ir.body(body).created_ops();
                 if inline_call(t, body, call, module_body, callee) {
                     inlined += 1;
+                }
+                added += (t.ir.body(body).created_ops() - before) as u64;
+                if added > max_ops {
+                    return Err(Diagnostic::error(
+                        DiagLoc::Loc(loc),
+                        format!(
+                            "inlining made the module grow by more than {max_ops} ops, more \
+                             than the memory budget of {} allows (--max-memory raises it; \
+                             a smaller max-rounds inlines less)",
+                            acc_ir::budget::describe(acc_ir::budget::max_bytes())
+                        ),
+                    ));
                 }
             }
             if inlined == 0 {
@@ -80,22 +108,26 @@ impl Pass for Inline {
     }
 }
 
-/// The `func.func` of the module named `name`.
-fn module_function(
+/// The `func.func`s of the module by name (the first of two of one name).
+fn module_functions(
     ir: &acc_ir::Ir,
     module_body: BodyId,
     ctx: &acc_ir::Context,
-    name: acc_ir::Sym,
-) -> Option<OpId> {
+) -> FxHashMap<acc_ir::Sym, OpId> {
     let body = ir.body(module_body);
-    let top = body.top_regions().first().copied()?;
-    body.region_blocks(top)
-        .flat_map(|b| body.block_ops(b).collect::<Vec<_>>())
-        .find(|&o| {
-            func::Func::of(ctx, ir.op(module_body, o)).is_some_and(|f| {
-                f.sym_name_attr().is_some_and(|n| matches!(ctx.attr_data(n), AttrData::String { value, .. } if *value == name))
-            })
-        })
+    let mut functions = FxHashMap::default();
+    let Some(&top) = body.top_regions().first() else {
+        return functions;
+    };
+    for o in body.region_blocks(top).flat_map(|b| body.block_ops(b)) {
+        let Some(f) = func::Func::of(ctx, ir.op(module_body, o)) else {
+            continue;
+        };
+        if let Some(AttrData::String { value, .. }) = f.sym_name_attr().map(|n| ctx.attr_data(n)) {
+            functions.entry(*value).or_insert(o);
+        }
+    }
+    functions
 }
 
 /// Inlines one call; false when the callee cannot be inlined there.

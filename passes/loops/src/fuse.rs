@@ -14,9 +14,7 @@
 //! An elementwise chain (a broadcast materialized for an `add`, the `add`, a
 //! `relu`, the copy into a padded buffer) becomes one nest.
 
-use acc_ir::{
-    BlockId, BodyId, Context, Diagnostic, InsertPoint, Ir, OpId, ValueDef, ValueId, clone,
-};
+use acc_ir::{BlockId, BodyId, Context, Diagnostic, InsertPoint, Ir, OpId, ValueDef, ValueId};
 use acc_pass::{Pass, PassInfo, PassOptions, PassTarget};
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -66,56 +64,82 @@ fn kind(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Option<loops::Op> {
 ///
 /// Each sweep goes down the block once, fusing every pair it can as it goes (a nest
 /// that took another's work stays a candidate for the nests after it); sweeps repeat
-/// while one fused something, since a fusion can clear the way for another. A nest's
-/// bounds are read once per sweep.
+/// while one fused something, since a fusion can clear the way for another.
+///
+/// Near-linear in the block's ops: each nest is read once per sweep into a
+/// [`Summary`] (a fused nest's is the two summaries merged), the only candidates for
+/// `P` are the latest nests writing a buffer `Q` reads, and a fusion moves `Q`'s ops
+/// into `P` (which then takes `Q`'s place) rather than copying `P`'s growing body.
 fn fuse_block(ctx: &Context, ir: &mut Ir, body: BodyId, block: BlockId) {
     loop {
         let ops: Vec<OpId> = ir.body(body).block_ops(block).collect();
         let mut fused = false;
         // The nests since the last op that is neither a nest nor a constant, allocation
-        // or view.
-        let mut earlier: Vec<OpId> = Vec::new();
-        let mut bounds: FxHashMap<OpId, Option<Vec<i64>>> = FxHashMap::default();
+        // or view, in order (`None` where one was fused into a later one).
+        let mut earlier: Vec<Option<OpId>> = Vec::new();
+        // The position in `earlier` of the latest nest writing each buffer.
+        let mut writer: FxHashMap<ValueId, usize> = FxHashMap::default();
+        let mut summaries: FxHashMap<OpId, Summary> = FxHashMap::default();
         for op in ops {
             if ir.body(body).is_erased(op) {
                 continue;
             }
             match kind(ctx, ir, body, op) {
                 Some(loops::Op::Parallel) => {
-                    let Some(here) = cached_bounds(&mut bounds, ctx, ir, body, op) else {
-                        earlier.push(op);
-                        continue;
-                    };
+                    let q = summary_of(&mut summaries, ctx, ir, body, op).clone();
+                    let mut candidates: Vec<usize> = q
+                        .loads
+                        .iter()
+                        .filter_map(|l| writer.get(&l.root).copied())
+                        .collect();
+                    candidates.sort_unstable();
+                    candidates.dedup();
                     let mut taken = None;
-                    for (k, &p) in earlier.iter().enumerate().rev() {
-                        if cached_bounds(&mut bounds, ctx, ir, body, p).as_ref() != Some(&here) {
+                    for &k in candidates.iter().rev() {
+                        let Some(p) = earlier[k] else { continue };
+                        if q.bounds.is_none() || summaries[&p].bounds != q.bounds {
                             continue;
                         }
-                        let Some(plan) = fusible(ctx, ir, body, p, op) else {
+                        let Some(plan) = fusible(ctx, ir, body, (p, &summaries[&p]), (op, &q))
+                        else {
                             continue;
                         };
-                        let (p_reads, _) = accesses(ctx, ir, body, p);
-                        let target = buffer_root(ctx, ir, body, plan.buffer);
-                        let clear = earlier[k + 1..].iter().all(|x| {
-                            let (reads, writes) = accesses(ctx, ir, body, *x);
-                            !reads.contains(&target)
-                                && !writes.contains(&target)
-                                && writes.is_disjoint(&p_reads)
+                        let p_reads = &summaries[&p].reads;
+                        let clear = earlier[k + 1..].iter().flatten().all(|x| {
+                            let x = &summaries[x];
+                            !x.reads.contains(&plan.target)
+                                && !x.writes.contains(&plan.target)
+                                && x.writes.is_disjoint(p_reads)
                         });
-                        if clear && fuse(ctx, ir, body, p, op, plan).is_some() {
-                            taken = Some(k);
+                        if clear {
+                            let p_summary = summaries.remove(&p).unwrap_or_default();
+                            let merged = fuse(ctx, ir, body, p, op, plan, p_summary, q.clone());
+                            summaries.remove(&op);
+                            summaries.insert(p, merged);
+                            earlier[k] = None;
+                            taken = Some(p);
                             break;
                         }
                     }
-                    if let Some(k) = taken {
-                        earlier.remove(k);
-                        fused = true;
+                    let nest = match taken {
+                        Some(p) => {
+                            fused = true;
+                            p
+                        }
+                        None => op,
+                    };
+                    let at = earlier.len();
+                    earlier.push(Some(nest));
+                    for root in &summaries[&nest].writes {
+                        writer.insert(*root, at);
                     }
-                    earlier.push(op);
                 }
                 Some(loops::Op::Alloc | loops::Op::Reshape | loops::Op::Subview) => {}
                 _ if arith::Constant::is(ctx, ir.op(body, op)) => {}
-                _ => earlier.clear(),
+                _ => {
+                    earlier.clear();
+                    writer.clear();
+                }
             }
         }
         if !fused {
@@ -124,76 +148,120 @@ fn fuse_block(ctx: &Context, ir: &mut Ir, body: BodyId, block: BlockId) {
     }
 }
 
-/// The buffers a nest reads and writes (through any view).
-fn accesses(
+/// A load or store in a nest.
+#[derive(Clone)]
+struct Access {
+    op: OpId,
+    /// The buffer (or view) accessed, and the buffer under its views.
+    buffer: ValueId,
+    root: ValueId,
+    /// Whether its indices are the nest's induction variables, in order.
+    at_ivs: bool,
+    /// Whether it is directly in the nest's block (not in a loop inside it).
+    top: bool,
+    /// Whether it is a vector access (`loop.vload`, `loop.vstore`).
+    vector: bool,
+}
+
+/// What fusion needs to know of a nest, read once (and merged when nests fuse).
+#[derive(Clone, Default)]
+struct Summary {
+    /// Its bounds and steps, when all are constants.
+    bounds: Option<Vec<i64>>,
+    loads: Vec<Access>,
+    stores: Vec<Access>,
+    /// The buffers it reads and writes (under their views).
+    reads: FxHashSet<ValueId>,
+    writes: FxHashSet<ValueId>,
+    /// Whether every op besides scalar loads and stores is pure or structural
+    /// ([`pure_or_structural`]; a vector load is not).
+    pure: bool,
+}
+
+/// The summary of nest `op`, read at the first need.
+fn summary_of<'s>(
+    cache: &'s mut FxHashMap<OpId, Summary>,
     ctx: &Context,
     ir: &Ir,
     body: BodyId,
     op: OpId,
-) -> (FxHashSet<ValueId>, FxHashSet<ValueId>) {
-    let (mut reads, mut writes) = (FxHashSet::default(), FxHashSet::default());
-    let mut ops = Vec::new();
-    if let Some((block, _, _)) = nest(ir, body, op) {
-        all_ops(ir, body, block, &mut ops);
-    }
-    let b = ir.body(body);
-    for o in ops {
-        match kind(ctx, ir, body, o) {
-            Some(loops::Op::Load | loops::Op::Vload) => {
-                reads.insert(buffer_root(ctx, ir, body, b.operand(o, 0)));
-            }
-            Some(loops::Op::Store | loops::Op::Vstore) => {
-                writes.insert(buffer_root(ctx, ir, body, b.operand(o, 1)));
-            }
-            _ => {}
-        }
-    }
-    (reads, writes)
+) -> &'s Summary {
+    cache
+        .entry(op)
+        .or_insert_with(|| summarize(ctx, ir, body, op))
 }
 
-/// The one block of a nest, its induction variables and its ops.
-fn nest(ir: &Ir, body: BodyId, op: OpId) -> Option<(BlockId, Vec<ValueId>, Vec<OpId>)> {
+/// Reads nest `op`.
+fn summarize(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Summary {
+    let b = ir.body(body);
+    let mut s = Summary {
+        bounds: constant_bounds(ctx, ir, body, op),
+        pure: true,
+        ..Summary::default()
+    };
+    let Some((block, ivs)) = nest(ir, body, op) else {
+        s.pure = false;
+        return s;
+    };
+    let mut ops = Vec::new();
+    all_ops(ir, body, block, &mut ops);
+    for o in ops {
+        let access = |buffer: ValueId, from: usize, vector: bool| Access {
+            op: o,
+            buffer,
+            root: buffer_root(ctx, ir, body, buffer),
+            at_ivs: b.operands(o).skip(from).eq(ivs.iter().copied()),
+            top: b.op_block(o) == Some(block),
+            vector,
+        };
+        match kind(ctx, ir, body, o) {
+            Some(k @ (loops::Op::Load | loops::Op::Vload)) => {
+                let a = access(b.operand(o, 0), 1, k == loops::Op::Vload);
+                s.reads.insert(a.root);
+                // A vector load makes the nest unfusible, as any op the list does not know.
+                s.pure &= !a.vector;
+                s.loads.push(a);
+            }
+            Some(k @ (loops::Op::Store | loops::Op::Vstore)) => {
+                let a = access(b.operand(o, 1), 2, k == loops::Op::Vstore);
+                s.writes.insert(a.root);
+                s.stores.push(a);
+            }
+            _ => s.pure &= pure_or_structural(ctx, ir, body, o),
+        }
+    }
+    s
+}
+
+/// The one block of a nest and its induction variables.
+fn nest(ir: &Ir, body: BodyId, op: OpId) -> Option<(BlockId, Vec<ValueId>)> {
     let b = ir.body(body);
     let region = *b.op_regions(op).first()?;
     let block = b.entry_block(region)?;
-    Some((
-        block,
-        b.block_args(block).to_vec(),
-        b.block_ops(block).collect(),
-    ))
+    Some((block, b.block_args(block).to_vec()))
 }
 
-/// Every op inside a nest (nested regions included).
+/// Every op inside a nest (nested regions included), without recursion.
 fn all_ops(ir: &Ir, body: BodyId, block: BlockId, out: &mut Vec<OpId>) {
     let b = ir.body(body);
-    for op in b.block_ops(block) {
-        out.push(op);
-        for r in b.op_regions(op) {
-            for blk in b.region_blocks(*r) {
-                all_ops(ir, body, blk, out);
+    let mut blocks = vec![block];
+    while let Some(blk) = blocks.pop() {
+        for op in b.block_ops(blk) {
+            out.push(op);
+            for r in b.op_regions(op) {
+                blocks.extend(b.region_blocks(*r));
             }
         }
     }
 }
 
-/// What fusing `p` into `q` needs: the buffer `p` writes and `q`'s loads of it.
+/// What fusing `p` into `q` needs: the buffer `p` writes (and the buffer under its
+/// views), `p`'s store of it, and `q`'s loads of it.
 struct Plan {
     buffer: ValueId,
+    target: ValueId,
+    store: OpId,
     loads: Vec<OpId>,
-}
-
-/// [`constant_bounds`] of `op`, read once per sweep.
-fn cached_bounds(
-    cache: &mut FxHashMap<OpId, Option<Vec<i64>>>,
-    ctx: &Context,
-    ir: &Ir,
-    body: BodyId,
-    op: OpId,
-) -> Option<Vec<i64>> {
-    cache
-        .entry(op)
-        .or_insert_with(|| constant_bounds(ctx, ir, body, op))
-        .clone()
 }
 
 /// A nest's bounds and steps, when all are constants.
@@ -205,68 +273,46 @@ fn constant_bounds(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> Option<Vec
 }
 
 /// Whether `p` can move into `q` (whose bounds the caller found equal).
-fn fusible(ctx: &Context, ir: &Ir, body: BodyId, p: OpId, q: OpId) -> Option<Plan> {
-    let b = ir.body(body);
+fn fusible(
+    ctx: &Context,
+    ir: &Ir,
+    body: BodyId,
+    (p, ps): (OpId, &Summary),
+    (q, qs): (OpId, &Summary),
+) -> Option<Plan> {
     let device = |o| acc_dialects::hooks::hw::placed_device(ctx, ir.op(body, o));
-    if device(p) != device(q) {
+    if device(p) != device(q) || !ps.pure || !qs.pure {
         return None;
     }
-    let (p_block, p_ivs, _) = nest(ir, body, p)?;
-    let (q_block, q_ivs, _) = nest(ir, body, q)?;
-    let (mut p_ops, mut q_ops) = (Vec::new(), Vec::new());
-    all_ops(ir, body, p_block, &mut p_ops);
-    all_ops(ir, body, q_block, &mut q_ops);
-    let at_ivs = |op: OpId, from: usize, ivs: &[ValueId]| -> bool {
-        b.operands(op).skip(from).collect::<Vec<_>>() == ivs
+    // P: exactly one store, scalar, directly in its block, at its indices.
+    let [store] = ps.stores.as_slice() else {
+        return None;
     };
-    // P: exactly one store, at its indices; loads anywhere.
-    let mut buffer = None;
-    let mut p_reads = FxHashSet::default();
-    for &o in &p_ops {
-        match kind(ctx, ir, body, o) {
-            Some(loops::Op::Store) => {
-                let top = b.op_block(o) == Some(p_block);
-                if buffer.is_some() || !top || !at_ivs(o, 2, &p_ivs) {
-                    return None;
-                }
-                buffer = Some(b.operand(o, 1));
-            }
-            Some(loops::Op::Load) => {
-                p_reads.insert(buffer_root(ctx, ir, body, b.operand(o, 0)));
-            }
-            _ if pure_or_structural(ctx, ir, body, o) => {}
-            _ => return None,
-        }
-    }
-    let buffer = buffer?;
-    let target = buffer_root(ctx, ir, body, buffer);
-    if p_reads.contains(&target) {
+    if store.vector || !store.top || !store.at_ivs || ps.reads.contains(&store.root) {
         return None;
     }
+    let target = store.root;
     // Q: reads of B at its indices only; writes to neither B nor what P reads.
     let mut loads = Vec::new();
-    for &o in &q_ops {
-        match kind(ctx, ir, body, o) {
-            Some(loops::Op::Load) => {
-                let m = b.operand(o, 0);
-                if buffer_root(ctx, ir, body, m) == target {
-                    if m != buffer || !at_ivs(o, 1, &q_ivs) {
-                        return None;
-                    }
-                    loads.push(o);
-                }
-            }
-            Some(loops::Op::Store | loops::Op::Vstore) => {
-                let m = buffer_root(ctx, ir, body, b.operand(o, 1));
-                if m == target || p_reads.contains(&m) {
-                    return None;
-                }
-            }
-            _ if pure_or_structural(ctx, ir, body, o) => {}
-            _ => return None,
+    for l in qs.loads.iter().filter(|l| l.root == target) {
+        if l.buffer != store.buffer || !l.at_ivs {
+            return None;
         }
+        loads.push(l.op);
     }
-    (!loads.is_empty()).then_some(Plan { buffer, loads })
+    if qs
+        .stores
+        .iter()
+        .any(|s| s.root == target || ps.reads.contains(&s.root))
+    {
+        return None;
+    }
+    (!loads.is_empty()).then_some(Plan {
+        buffer: store.buffer,
+        target,
+        store: store.op,
+        loads,
+    })
 }
 
 /// Ops a fused body may hold besides loads and stores.
@@ -280,47 +326,76 @@ fn pure_or_structural(ctx: &Context, ir: &Ir, body: BodyId, op: OpId) -> bool {
         )
 }
 
-/// Moves `p` into `q` by `plan` (which `fusible` made); `None`, before changing
-/// anything, if the nests are not shaped as it found them.
-fn fuse(ctx: &Context, ir: &mut Ir, body: BodyId, p: OpId, q: OpId, plan: Plan) -> Option<()> {
-    let (_, p_ivs, p_ops) = nest(ir, body, p)?;
-    let (q_block, q_ivs, _) = nest(ir, body, q)?;
-    let first = ir.body(body).first_op(q_block)?;
-    let load_results: Vec<ValueId> = plan
-        .loads
-        .iter()
-        .map(|l| ir.body(body).results(*l).next())
-        .collect::<Option<_>>()?;
-    if !p_ops.iter().any(|o| loops::Store::is(ctx, ir.op(body, *o))) {
-        return None;
+/// Fuses `p` into `q` by `plan` (which [`fusible`] made from their summaries): `q`'s
+/// ops move to the end of `p`'s body, on `p`'s indices, reading the value `p` stored
+/// instead of loading it; `p` takes `q`'s place, attributes and location, and `q` is
+/// erased. The fused nest's summary.
+#[allow(clippy::too_many_arguments)]
+fn fuse(
+    ctx: &Context,
+    ir: &mut Ir,
+    body: BodyId,
+    p: OpId,
+    q: OpId,
+    plan: Plan,
+    mut ps: Summary,
+    qs: Summary,
+) -> Summary {
+    let (p_block, p_ivs) = nest(ir, body, p).expect("a fusible nest has a block");
+    let (q_block, q_ivs) = nest(ir, body, q).expect("a fusible nest has a block");
+    let value = ir.body(body).operand(plan.store, 0);
+    let p_end = ir
+        .body(body)
+        .last_op(p_block)
+        .filter(|y| loops::Yield::is(ctx, ir.op(body, *y)));
+    let b = ir.body_mut(body);
+    for (qi, pi) in q_ivs.iter().zip(&p_ivs) {
+        b.replace_all_uses(*qi, *pi);
     }
-    // P's body (without its yield) at the start of Q's, on Q's indices.
-    let mut map = clone::ValueMap::default();
-    for (a, b) in p_ivs.iter().zip(&q_ivs) {
-        map.values.insert(*a, *b);
+    for l in &plan.loads {
+        let r = b.results(*l).next().expect("a load has a result");
+        b.replace_all_uses(r, value);
+        b.erase_op(*l);
     }
-    let mut stored = None;
-    for &o in &p_ops {
-        if loops::Yield::is(ctx, ir.op(body, o)) {
-            continue;
-        }
-        let copy = clone::clone_op(ir, body, o, body, InsertPoint::Before(first), &mut map);
-        if loops::Store::is(ctx, ir.op(body, copy)) {
-            stored = Some((copy, ir.body(body).operand(copy, 0)));
-        }
+    let moved: Vec<OpId> = ir
+        .body(body)
+        .block_ops(q_block)
+        .filter(|o| !loops::Yield::is(ctx, ir.op(body, *o)))
+        .collect();
+    let b = ir.body_mut(body);
+    for o in moved {
+        b.unlink_op(o);
+        b.insert_op(
+            o,
+            match p_end {
+                Some(y) => InsertPoint::Before(y),
+                None => InsertPoint::End(p_block),
+            },
+        );
     }
-    // The store checked above was copied.
-    let (store, value) = stored?;
-    for (l, r) in plan.loads.iter().zip(load_results) {
-        ir.body_mut(body).replace_all_uses(r, value);
-        ir.body_mut(body).erase_op(*l);
-    }
-    ir.body_mut(body).erase_op(p);
+    let (loc, attrs, props) = {
+        let d = b.op(q);
+        (d.loc, d.attrs, d.props)
+    };
+    let d = b.op_mut(p);
+    (d.loc, d.attrs, d.props) = (loc, attrs, props);
+    b.move_op_before(p, q);
+    b.erase_op(q);
+    // The fused nest: both summaries, less the loads replaced.
+    let gone: FxHashSet<OpId> = plan.loads.iter().copied().collect();
+    ps.loads
+        .extend(qs.loads.into_iter().filter(|l| !gone.contains(&l.op)));
+    ps.reads.extend(qs.reads);
+    // Q's every read of B was one of the loads replaced, and P reads no B.
+    ps.reads.remove(&plan.target);
+    ps.stores.extend(qs.stores);
+    ps.writes.extend(qs.writes);
+    ps.pure &= qs.pure;
     // A buffer nothing else uses is not needed at all.
     let users: Vec<OpId> = ir.body(body).value_users(plan.buffer).collect();
     let only_written = users
         .iter()
-        .all(|u| *u == store || loops::Dealloc::is(ctx, ir.op(body, *u)));
+        .all(|u| *u == plan.store || loops::Dealloc::is(ctx, ir.op(body, *u)));
     let allocated = matches!(ir.body(body).value(plan.buffer).def,
         ValueDef::Result(def, _) if loops::Alloc::is(ctx, ir.op(body, def)));
     if only_written && allocated {
@@ -330,6 +405,8 @@ fn fuse(ctx: &Context, ir: &mut Ir, body: BodyId, p: OpId, q: OpId, plan: Plan) 
         if let ValueDef::Result(def, _) = ir.body(body).value(plan.buffer).def {
             ir.body_mut(body).erase_op(def);
         }
+        ps.stores.retain(|s| s.op != plan.store);
+        ps.writes.remove(&plan.target);
     }
-    Some(())
+    ps
 }

@@ -10,6 +10,8 @@
 // FITS: result 0: tensor<16x16xf32> [1, 1,
 // RUN: not acc-run %s --entry endless 2>&1 | FileCheck %s --check-prefix=TRIPS
 // TRIPS: runs 1000000000000000 iterations of at least 2 ops: more than the {{[0-9]+}} ops left under the interpreter's limit
+// RUN: not acc-run %s --entry deep 2>&1 | FileCheck %s --check-prefix=DEEP
+// DEEP: runs 2 iterations of at least {{[0-9]+}} ops: more than the {{9999999[0-9]}} ops left under the interpreter's limit
 
 func.func @huge() -> tensor<100000x100000xf32> {
   %c = arith.constant dense<1.0> : tensor<100000x100000xf32>
@@ -31,4 +33,98 @@ func.func @endless() -> f32 {
     loop.yield %b : f32
   }
   return %r : f32
+}
+
+// 28 nested loops of 2 iterations: 2^28 iterations of the innermost body, refused
+// before the first (every level of the nest counts, not only the first 16).
+func.func @deep() {
+  %lb = arith.constant 0 : index
+  %ub = arith.constant 2 : index
+  %step = arith.constant 1 : index
+  loop.for %i0 = %lb to %ub step %step {
+    loop.for %i1 = %lb to %ub step %step {
+      loop.for %i2 = %lb to %ub step %step {
+        loop.for %i3 = %lb to %ub step %step {
+          loop.for %i4 = %lb to %ub step %step {
+            loop.for %i5 = %lb to %ub step %step {
+              loop.for %i6 = %lb to %ub step %step {
+                loop.for %i7 = %lb to %ub step %step {
+                  loop.for %i8 = %lb to %ub step %step {
+                    loop.for %i9 = %lb to %ub step %step {
+                      loop.for %i10 = %lb to %ub step %step {
+                        loop.for %i11 = %lb to %ub step %step {
+                          loop.for %i12 = %lb to %ub step %step {
+                            loop.for %i13 = %lb to %ub step %step {
+                              loop.for %i14 = %lb to %ub step %step {
+                                loop.for %i15 = %lb to %ub step %step {
+                                  loop.for %i16 = %lb to %ub step %step {
+                                    loop.for %i17 = %lb to %ub step %step {
+                                      loop.for %i18 = %lb to %ub step %step {
+                                        loop.for %i19 = %lb to %ub step %step {
+                                          loop.for %i20 = %lb to %ub step %step {
+                                            loop.for %i21 = %lb to %ub step %step {
+                                              loop.for %i22 = %lb to %ub step %step {
+                                                loop.for %i23 = %lb to %ub step %step {
+                                                  loop.for %i24 = %lb to %ub step %step {
+                                                    loop.for %i25 = %lb to %ub step %step {
+                                                      loop.for %i26 = %lb to %ub step %step {
+                                                        loop.for %i27 = %lb to %ub step %step {
+                                                          %x = arith.addi %lb, %step : index
+                                                          loop.yield
+                                                        }
+                                                        loop.yield
+                                                      }
+                                                      loop.yield
+                                                    }
+                                                    loop.yield
+                                                  }
+                                                  loop.yield
+                                                }
+                                                loop.yield
+                                              }
+                                              loop.yield
+                                            }
+                                            loop.yield
+                                          }
+                                          loop.yield
+                                        }
+                                        loop.yield
+                                      }
+                                      loop.yield
+                                    }
+                                    loop.yield
+                                  }
+                                  loop.yield
+                                }
+                                loop.yield
+                              }
+                              loop.yield
+                            }
+                            loop.yield
+                          }
+                          loop.yield
+                        }
+                        loop.yield
+                      }
+                      loop.yield
+                    }
+                    loop.yield
+                  }
+                  loop.yield
+                }
+                loop.yield
+              }
+              loop.yield
+            }
+            loop.yield
+          }
+          loop.yield
+        }
+        loop.yield
+      }
+      loop.yield
+    }
+    loop.yield
+  }
+  return
 }

@@ -28,4 +28,24 @@
 // RUN: not acc-opt %s --max-memory=lots 2>&1 | FileCheck %s --check-prefix=MEMORY
 // MEMORY: acc-opt: --max-memory: invalid size 'lots'
 
+// Options the chosen translation or mode does not use are warned about, not
+// silently dropped.
+// RUN: acc-translate --import-onnx %S/../../../examples/onnx/mlp.onnx -o %t.mlp.mlir --header x.h --target x86_64 2>&1 | FileCheck %s --check-prefix=IGNORED
+// IGNORED: acc-translate: warning: --header applies to --emit-object only; it is ignored
+// IGNORED: acc-translate: warning: --target applies to --emit-object only; it is ignored
+// RUN: acc-run %s --entry g --threads 2 --perf-map 2>&1 | FileCheck %s --check-prefix=RUNIGNORED
+// RUNIGNORED: acc-run: warning: --threads applies to --mode jit only; it is ignored
+// RUNIGNORED: acc-run: warning: --perf-map applies to --mode jit only; it is ignored
+// RUNIGNORED: result 0: i32 [7]
+
+// An input is read only up to the memory budget: a device that never ends is an
+// error, not a read until the machine's memory is gone.
+// RUN: not acc-opt /dev/zero --max-memory=1M 2>&1 | FileCheck %s --check-prefix=ENDLESS
+// ENDLESS: cannot read '/dev/zero': it is larger than the 64.0 MiB acc reads from one input (four times the memory budget; --max-memory raises it)
+
 func.func private @f()
+
+func.func @g() -> i32 {
+  %c = arith.constant 7 : i32
+  return %c : i32
+}

@@ -60,3 +60,15 @@ func.func @f() {
 // COSTS-DAG: bad-costs.acc:8:10
 // COSTS-DAG: error: a peak is from 1 to 1099511627776 MACs a cycle
 // COSTS-DAG: bad-costs.acc:9:31
+
+// requant_scales takes the matched op's input, weights and result, in that order.
+// RUN: not acc-opt --target %S/Inputs/bad-roles.acc %s 2>&1 | FileCheck %s --check-prefix=ROLES
+// ROLES-DAG: error: requant_scales takes the input (operand 0 of the matched op) here, %x, not %y
+// ROLES-DAG: bad-roles.acc:7:41
+// ROLES-DAG: error: requant_scales takes the matched op's result here, %y, not %x
+// ROLES-DAG: bad-roles.acc:7:49
+
+// An expression deeper than 1000 levels is refused before anything walks it.
+// RUN: not acc-opt --target %S/Inputs/deep-expression.acc %s 2>&1 | FileCheck %s --check-prefix=DEEP
+// DEEP: error: expression too deep: its operators nest 1500 levels, more than 1000
+// DEEP: deep-expression.acc:9:10

@@ -373,6 +373,11 @@ pub fn compile_intrinsic(
         .iter()
         .filter_map(|e| call_item(&mut c, e))
         .collect();
+    if let Some(root) = ast.matched.last() {
+        for e in &ast.call {
+            check_requant_roles(&mut c, root, e);
+        }
+    }
     let requant = match &ast.requant {
         None => Scheme::Float,
         Some((name, at)) => Scheme::of_name(name).unwrap_or_else(|| {
@@ -692,6 +697,49 @@ fn misplaced(
         }
         ExprAst::Real(_, span) if !at.real => reals.push(span.clone()),
         _ => {}
+    }
+}
+
+/// `requant_scales(%x, %w, %y, n)` computes `s_x * s_w[c] / s_y`, as the quantized
+/// ops' semantics do with their input (operand 0), weights (operand 1) and result: an
+/// error at each value given in another role (the scales would be wrong for every
+/// model while the call still looks right).
+fn check_requant_roles(c: &mut Compiler<'_>, root: &OpAst, e: &ExprAst) {
+    let ExprAst::Call((name, _), args, _) = e else {
+        return;
+    };
+    if name != "requant_scales" {
+        return;
+    }
+    let roles = [
+        (
+            root.operands.first(),
+            "the input (operand 0 of the matched op)",
+        ),
+        (
+            root.operands.get(1),
+            "the weights (operand 1 of the matched op)",
+        ),
+        (root.results.first(), "the matched op's result"),
+    ];
+    for (arg, (want, role)) in args.iter().zip(roles) {
+        let ExprAst::Value((given, at)) = arg else {
+            continue;
+        };
+        match want {
+            Some((want, _)) if want != given => c.error(
+                at,
+                format!(
+                    "requant_scales takes {role} here, {want}, not {given}: its multiplier is \
+                     s_x * s_w / s_y, of requant_scales(%x, %w, %y, n)"
+                ),
+            ),
+            None => c.error(
+                at,
+                format!("requant_scales takes {role} here, and the matched op has none"),
+            ),
+            _ => {}
+        }
     }
 }
 

@@ -409,6 +409,16 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
         (header, body, exit)
     }
 
+    /// Whether `iv + step` may pass i64::MAX in a loop up to `ub`: unless both are
+    /// constants with `ub - 1 + step` in range.
+    fn step_may_overflow(&self, ub: ValueId, step: ValueId) -> bool {
+        let constant = |v| acc_dialects::build::constant_int(self.ctx, self.ir, self.body, v);
+        match (constant(ub), constant(step)) {
+            (Some(ub), Some(step)) => (ub as i128) - 1 + (step as i128) > i64::MAX as i128,
+            _ => true,
+        }
+    }
+
     /// `loop.for`: the results are the exit block's parameters.
     pub(super) fn for_loop(
         &mut self,
@@ -464,13 +474,23 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
         region_args.extend(carried.iter().cloned());
         let yielded = self.region(id, 0, &region_args)?;
         let next = self.b.ins().iadd(iv, step);
+        let yielded: Vec<cranelift_codegen::ir::BlockArg> = yielded
+            .iter()
+            .map(|v| cranelift_codegen::ir::BlockArg::from(machine(v)))
+            .collect();
         let mut back: Vec<cranelift_codegen::ir::BlockArg> = vec![next.into()];
-        back.extend(
-            yielded
-                .iter()
-                .map(|v| cranelift_codegen::ir::BlockArg::from(machine(v))),
-        );
-        self.b.ins().jump(header, &back);
+        back.extend(yielded.iter().copied());
+        if self.step_may_overflow(operands[1], operands[2]) {
+            // The last iteration may be one whose next induction variable is past
+            // i64::MAX: the loop ends there (as the interpreter's, which counts in
+            // i128) instead of wrapping around to run forever.
+            let room = self.b.ins().iconst(types::I64, i64::MAX);
+            let room = self.b.ins().isub(room, step);
+            let over = self.b.ins().icmp(IntCC::SignedGreaterThan, iv, room);
+            self.b.ins().brif(over, exit, &yielded, header, &back);
+        } else {
+            self.b.ins().jump(header, &back);
+        }
         self.b.switch_to_block(exit);
         let outs = self.b.block_params(exit).to_vec();
         Ok(carried

@@ -80,10 +80,9 @@ pub(super) fn alloc(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
 
 /// `loop.constant`: a buffer holding the value.
 pub(super) fn buffer_constant(r: &RuleInput<'_>) -> Result<Vec<Tensor>, String> {
-    let value =
-        r.op.attr(r.ctx, "value")
-            .ok_or("requires a value")
-            .and_then(|a| Tensor::from_attr(r.ctx, a).map_err(|_| "unsupported value"))?;
+    let attr = r.op.attr(r.ctx, "value").ok_or("requires a value")?;
+    // Its own message: a value over the memory budget says so.
+    let value = Tensor::from_attr(r.ctx, attr)?;
     Ok(vec![Tensor::new(r.ctx, r.result_type(0)?, value.data)?])
 }
 

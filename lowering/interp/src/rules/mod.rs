@@ -267,9 +267,15 @@ pub fn kernel(symbol: &str) -> Option<RuleFn> {
     KERNELS.iter().find(|(n, _)| *n == symbol).map(|(_, r)| *r)
 }
 
+/// How deep [`least_ops`] looks into nested loops: deeper than the parser lets a file
+/// nest (200 levels), so a nest of 50 loops of 2 iterations is refused as 2^50 at once
+/// instead of running into the op limit.
+const LEAST_OPS_DEPTH: u32 = 256;
+
 /// The fewest ops one run of region 0 of `op` executes: each op of its entry block
 /// once, and for a nested `loop.for` or `loop.parallel` whose bounds and steps are
-/// constants, its trip count times the fewest of its own body (down to 16 levels).
+/// constants, its trip count times the fewest of its own body (down to
+/// [`LEAST_OPS_DEPTH`] levels): a walk of the nest each time a loop starts.
 fn least_ops(ctx: &acc_ir::Context, op: acc_ir::OpRef<'_>, depth: u32) -> u128 {
     use acc_dialects::hooks::loops::constant_operand;
     use acc_dialects::ops::loops;
@@ -292,7 +298,7 @@ fn least_ops(ctx: &acc_ir::Context, op: acc_ir::OpRef<'_>, depth: u32) -> u128 {
         } else {
             0
         };
-        let mut trips: Option<u128> = (dims > 0 && depth < 16).then_some(1);
+        let mut trips: Option<u128> = (dims > 0 && depth < LEAST_OPS_DEPTH).then_some(1);
         for d in 0..dims {
             let bound = |k: usize| constant_operand(inner, ctx, k * dims + d);
             trips = match (trips, bound(0), bound(1), bound(2)) {
