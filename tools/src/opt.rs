@@ -415,7 +415,7 @@ fn read_input(opts: &OptOptions) -> Result<(String, Vec<u8>), String> {
         None => read_stdin(),
         Some(p) if p.as_os_str() == "-" => read_stdin(),
         Some(p) => {
-            let bytes = acc_ir::budget::read_file(p.as_ref())
+            let bytes = acc_ir::budget::read_file(p)
                 .map_err(|e| format!("cannot read '{}': {e}", p.display()))?;
             Ok((p.display().to_string(), bytes))
         }

@@ -68,7 +68,7 @@ fn read_module(
     path: &Path,
     binds: &[(String, std::path::PathBuf)],
 ) -> Result<Ir, String> {
-    let bytes = acc_ir::budget::read_file(path.as_ref())
+    let bytes = acc_ir::budget::read_file(path)
         .map_err(|e| format!("acc-run: cannot read '{}': {e}\n", path.display()))?;
     if path
         .extension()

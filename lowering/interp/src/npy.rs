@@ -31,8 +31,8 @@ pub fn shape(path: &Path) -> Result<Vec<usize>, String> {
 /// for bf16), the type's own bit pattern (a sub-byte integer in the low bits).
 pub fn read(ctx: &Context, path: &Path, ty: TypeId) -> Result<Tensor, String> {
     let shown = path.display();
-    let bytes = acc_ir::budget::read_file(path.as_ref())
-        .map_err(|e| format!("cannot read '{shown}': {e}"))?;
+    let bytes =
+        acc_ir::budget::read_file(path).map_err(|e| format!("cannot read '{shown}': {e}"))?;
     let bytes = with_raw_one_byte_floats(bytes);
     plain_header(&bytes).map_err(|e| format!("'{shown}' is not a valid .npy file: {e}"))?;
     let npy =

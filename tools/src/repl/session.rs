@@ -94,7 +94,7 @@ impl Session {
     /// Loads the dialects defined in the file at `path` (`--dialect`); the error is
     /// the message or diagnostics to print.
     pub fn load_dialect(&mut self, path: &std::path::Path) -> Result<(), String> {
-        let bytes = acc_ir::budget::read_file(path.as_ref()).map_err(|e| {
+        let bytes = acc_ir::budget::read_file(path).map_err(|e| {
             format!(
                 "error: cannot read dialect file '{}': {e}\n",
                 path.display()
@@ -112,7 +112,7 @@ impl Session {
     /// Loads the target file at `path` (`--target`): its target joins the ones passes
     /// lower for; the error is the message or diagnostics to print.
     pub fn load_target(&mut self, path: &std::path::Path) -> Result<(), String> {
-        let bytes = acc_ir::budget::read_file(path.as_ref())
+        let bytes = acc_ir::budget::read_file(path)
             .map_err(|e| format!("error: cannot read target file '{}': {e}\n", path.display()))?;
         let (file, not_utf8) = self.sources.add_bytes(&path.display().to_string(), bytes);
         if let Some(d) = not_utf8 {
