@@ -28,9 +28,12 @@ pub fn max_bytes() -> u64 {
     }
 }
 
-/// Sets the budget for the rest of the process (at least one byte).
+/// Sets the budget for the rest of the process: at least one byte, and at most the
+/// address-space limit (`ulimit -v`) when there is one, since no value larger than
+/// that can be allocated (asking more would turn the diagnostic into an abort).
 pub fn set_max_bytes(bytes: u64) {
-    MAX_BYTES.store(bytes.max(1), Ordering::Relaxed);
+    let limit = read_number("/proc/self/limits", "Max address space").unwrap_or(u64::MAX);
+    MAX_BYTES.store(bytes.min(limit).max(1), Ordering::Relaxed);
 }
 
 /// A quarter of the smaller of the machine's memory and the address-space limit.

@@ -1,7 +1,8 @@
 //! `inline`: replaces `func.call`s to functions of the module by the callee's body
 //! (a copy of its single block, with the returned values in place of the call's
 //! results), repeatedly, so calls inside inlined bodies are inlined too. Recursive
-//! calls, calls marked `no_inline`, and callees with several blocks are left alone.
+//! calls, calls to a function that calls itself, calls marked `no_inline`, and callees
+//! with several blocks are left alone.
 //! Callees that end up unused stay: `symbol-dce` erases the private ones.
 //!
 //! Each round looks callees up in a table of the module's functions built once, and
@@ -15,7 +16,7 @@ use acc_ir::clone::{ValueMap, clone_op};
 use acc_ir::layout::InsertPoint;
 use acc_ir::{BodyId, DiagLoc, Diagnostic, OpId, ValueId};
 use acc_pass::{OptionKind, Pass, PassInfo, PassOption, PassOptions, PassTarget};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The pass.
 pub struct Inline {
@@ -80,8 +81,19 @@ impl Pass for Inline {
                     calls.push((b, o, callee));
                 }
             });
+            // A function calling itself is not inlined anywhere: each copy would bring
+            // its call along, and rounds would grow the caller without end (MLIR's
+            // inliner keeps a history for the same reason).
+            let recursive: FxHashSet<OpId> = calls
+                .iter()
+                .filter(|(b, _, callee)| t.ir.body(module_body).nested_body(*callee) == Some(*b))
+                .map(|(_, _, callee)| *callee)
+                .collect();
             let mut inlined = 0;
             for (body, call, callee) in calls {
+                if recursive.contains(&callee) {
+                    continue;
+                }
                 let loc = t.ir.op(body, call).loc();
                 let before = t.ir.body(body).created_ops();
                 if inline_call(t, body, call, module_body, callee) {

@@ -120,6 +120,15 @@ func.func @rec(%x: i32) -> i32 {
   %r = func.call @rec(%x) : (i32) -> i32
   return %r : i32
 }
+// A call to a function that calls itself is not inlined either: each copy would
+// bring the recursive call along, one more per round.
+// CHECK-LABEL: func.func @calls_rec(
+// CHECK-NEXT: %[[R:.*]] = call @rec(%arg0) : (i32) -> i32
+// CHECK-NEXT: return %[[R]] : i32
+func.func @calls_rec(%x: i32) -> i32 {
+  %r = func.call @rec(%x) : (i32) -> i32
+  return %r : i32
+}
 // CHECK-LABEL: func.func @not_inlined(
 // CHECK-NEXT: call @add_mul(%arg1, %arg1) {no_inline} : (i32, i32) -> i32
 // CHECK-NEXT: call @decl(%arg1) : (i32) -> i32
