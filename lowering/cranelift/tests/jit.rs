@@ -985,17 +985,10 @@ func.func @run_time_step(%x: i64) -> i64 {
     for (entry, iterations) in [("near_max", 2), ("run_time_step", 1)] {
         let (got, want) = both(text, entry, &["i64"], 1);
         assert_eq!(got[0].data, want[0].data, "{entry}");
-        let x = match both(text, entry, &["i64"], 1).0[0].data[0] {
-            Scalar::Int(v) => v,
-            ref other => panic!("{other:?}"),
-        };
-        let arg = {
-            let mut ctx = acc_dialects::new_context();
-            let mut s = 1;
-            match sample(&mut ctx, "i64", &mut s).data[0] {
-                Scalar::Int(v) => v,
-                ref other => panic!("{other:?}"),
-            }
+        // The argument `both` passed with seed 1.
+        let arg = sample(&mut acc_dialects::new_context(), "i64", &mut 1).data[0];
+        let (Scalar::Int(x), Scalar::Int(arg)) = (got[0].data[0], arg) else {
+            panic!("{entry}: not integers");
         };
         assert_eq!(x, arg + iterations, "{entry} runs {iterations} iterations");
     }
