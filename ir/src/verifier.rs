@@ -17,7 +17,8 @@
 //! 7. an isolated-from-above op keeps its regions in its own body (so nothing inside
 //!    can see values from outside);
 //! 8. symbol names are unique in symbol tables;
-//! 9. the op's own verifier hook, if it has one.
+//! 9. the op's own verifier hook, if it has one;
+//! 10. no result or block argument has more than [`MAX_RANK`] dimensions.
 //!
 //! Errors point at the op's location and carry notes (where the operand is defined,
 //! where a symbol was first defined). Messages are MLIR's: those MLIR emits with
@@ -31,6 +32,12 @@ use crate::diag::{DiagLoc, Diagnostic};
 use crate::dominance::DomTree;
 use crate::ir::{BlockId, Body, BodyId, Ir, OpId, RegionId, ValueDef};
 use crate::registry::OpTraits;
+use crate::types::TypeId;
+
+/// The most dimensions a value may have (NumPy's limit). The lowerings nest a loop,
+/// and recurse, once per dimension: a value of 20,000 dimensions would overflow the
+/// stack in `bufferize` rather than be refused.
+pub const MAX_RANK: usize = 64;
 
 /// Verifies the whole IR. Returns every error found.
 pub fn verify(ctx: &Context, ir: &Ir) -> Result<(), Vec<Diagnostic>> {
@@ -177,6 +184,8 @@ impl<'a> Verifier<'a> {
             };
             self.error(body, op, message);
         }
+        let result_types: Vec<TypeId> = b.results(op).map(|v| b.value_type(v)).collect();
+        self.check_rank(body, op, &result_types, "a result");
         for (i, v) in b.operands(op).enumerate() {
             if matches!(b.value(v).def, ValueDef::Detached) {
                 self.error(
@@ -265,6 +274,24 @@ impl<'a> Verifier<'a> {
         }
     }
 
+    /// An error at `op` when one of `types` (of its results or its blocks'
+    /// arguments, `what`) has more than [`MAX_RANK`] dimensions.
+    fn check_rank(&mut self, body: BodyId, op: OpId, types: &[TypeId], what: &str) {
+        let deepest = types
+            .iter()
+            .filter_map(|t| self.ctx.type_data(*t).shape().map(<[i64]>::len))
+            .max();
+        if let Some(rank) = deepest.filter(|r| *r > MAX_RANK) {
+            self.error(
+                body,
+                op,
+                format!(
+                    "{what} of {rank} dimensions: acc takes at most {MAX_RANK} (its lowerings nest a loop per dimension)"
+                ),
+            );
+        }
+    }
+
     fn verify_successor_operands(
         &mut self,
         body: BodyId,
@@ -342,6 +369,12 @@ impl<'a> Verifier<'a> {
                 .or_insert_with(|| DomTree::compute(b, region));
         }
         for &block in &blocks {
+            let arg_types: Vec<TypeId> = b
+                .block_args(block)
+                .iter()
+                .map(|v| b.value_type(*v))
+                .collect();
+            self.check_rank(obody, op, &arg_types, "a block argument");
             if needs_terminator {
                 match b.last_op(block) {
                     None => {

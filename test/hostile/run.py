@@ -1766,6 +1766,33 @@ def ir_loop_bounds(lb, ub, st) -> str:
     )
 
 
+def ir_parallel_bounds(lb, ub, st) -> str:
+    return (
+        "func.func @main() {\n"
+        "  %f = arith.constant 1.0 : f32\n"
+        f"  %lb = arith.constant {lb} : index\n"
+        f"  %ub = arith.constant {ub} : index\n"
+        f"  %st = arith.constant {st} : index\n"
+        "  loop.parallel (%k) = (%lb) to (%ub) step (%st) {\n"
+        "    %b = arith.addf %f, %f : f32\n"
+        "    loop.yield\n"
+        "  }\n"
+        "  return\n"
+        "}\n"
+    )
+
+
+def ir_high_rank(rank: int) -> str:
+    t = "tensor<" + "x".join(["2"] * min(rank, 3) + ["1"] * max(rank - 3, 0)) + "xf32>"
+    axes = ", ".join(str(i) for i in range(rank))
+    return (
+        f"func.func @main(%x: {t}) -> tensor<f32> {{\n"
+        f"  %s = graph.reduce_sum %x {{axes = array<i64: {axes}>, keepdims = false}} : ({t}) -> tensor<f32>\n"
+        "  return %s : tensor<f32>\n"
+        "}\n"
+    )
+
+
 def ir_big_tensor(shape: str, op: str) -> str:
     t = f"tensor<{shape}xf32>"
     body = f"  %c = arith.constant dense<1.0> : {t}\n"
@@ -1812,7 +1839,7 @@ def stress_command(rng, modes=("interp", "jit", "opt"), lowered=False):
 
 
 def gen_stress(rng, workdir):
-    k = rng.randrange(9)
+    k = rng.randrange(11)
     if k == 0:
         depth = rng.choice((50, 200, 1000, 5000))
         argv, m = stress_command(rng, ("interp", "jit", "opt", "print", "passes", "emit-c"), lowered=True)
@@ -1848,7 +1875,7 @@ def gen_stress(rng, workdir):
         if m == "passes" and rng.random() < 0.5:
             argv[3] = f"inline{{max-rounds={rng.choice(['8', '100', '100000', str(2**63)])}}}"
         note = "self-recursive call" if recursive else f"call chain {n} deep"
-    elif k == 5:
+    elif k in (5, 9):
         lb, ub, st = rng.choice(
             [
                 (0, 10, 0),
@@ -1864,7 +1891,7 @@ def gen_stress(rng, workdir):
                 (5, 5, 0),
             ]
         )
-        text = ir_loop_bounds(lb, ub, st)
+        text = ir_loop_bounds(lb, ub, st) if k == 5 else ir_parallel_bounds(lb, ub, st)
         # Native code runs a loop of 10^15 trips as a C program would: only loops of a
         # bounded trip count (or none) go to the JIT.
         long_run = st > 0 and ub > lb and (ub - lb) // st > 10**7
@@ -1872,7 +1899,14 @@ def gen_stress(rng, workdir):
         argv, m = stress_command(rng, modes, lowered=True)
         if m == "passes":
             argv[3] = rng.choice(["unroll", "canonicalize", f"unroll{{max-trip={rng.choice(HUGE)} max-ops={rng.choice(HUGE)}}}"])
-        note = f"loop.for {lb} to {ub} step {st}"
+        note = f"{'loop.for' if k == 5 else 'loop.parallel'} {lb} to {ub} step {st}"
+    elif k == 10:
+        rank = rng.choice((64, 65, 3000, 20000, 60000))
+        text = ir_high_rank(rank)
+        argv, m = stress_command(rng, ("interp", "opt", "print", "passes"))
+        if m == "passes":
+            argv[3] = rng.choice(["graph-to-tensor,bufferize", "host-pipeline", "canonicalize"])
+        note = f"a reduction over {rank} dimensions"
     elif k == 6:
         shape = rng.choice(["100000x100000", "1x1x100000x100000", f"{2**31}x{2**31}", f"{2**32}x{2**32}x16", f"{2**63 - 1}", "65536x65536", "46341x46341"])
         text = ir_big_tensor(shape, rng.choice(["add", "relu", "sigmoid"]))

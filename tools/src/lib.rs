@@ -56,6 +56,25 @@ pub fn abort_on_panic() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         default(info);
+        output::remove_pending();
         std::process::abort();
     }));
+}
+
+/// Makes SIGINT, SIGTERM and SIGHUP remove the temporary outputs not yet renamed into
+/// place ([`output::remove_pending`]) before the tool ends as the signal would have
+/// ended it: Ctrl-C during `acc-opt -o F` leaves neither F nor a `.acc-out-*` file.
+/// (SIGKILL cannot be caught: its temporary files stay.)
+pub fn remove_outputs_on_signal() {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            output::remove_pending();
+            let _ = signal_hook::low_level::emulate_default_handler(signal);
+            std::process::exit(128 + signal);
+        }
+    });
 }

@@ -8,9 +8,64 @@
 //! or partial. Files are created with mode 0666 less the umask, a file replaced keeps
 //! its mode, and a destination that is a symbolic link is written through (the file it
 //! points to is replaced; the link stays).
+//!
+//! A set of files is renamed into place one by one; a rename failing part-way puts
+//! back what the earlier ones replaced (or removes what they created). Every
+//! temporary file or directory not yet renamed is listed ([`remove_pending`]), so a
+//! tool stopped by a signal or a panic removes them before it ends.
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The temporary files and directories not yet renamed into place or removed.
+static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// A temporary path listed in [`PENDING`] while this lives.
+struct Pending(PathBuf);
+
+impl Pending {
+    fn new(path: &Path) -> Pending {
+        if let Ok(mut pending) = PENDING.lock() {
+            pending.push(path.to_path_buf());
+        }
+        Pending(path.to_path_buf())
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if let Ok(mut pending) = PENDING.lock()
+            && let Some(i) = pending.iter().rposition(|p| *p == self.0)
+        {
+            pending.swap_remove(i);
+        }
+    }
+}
+
+/// Removes every temporary file and directory not yet renamed into place: what a
+/// tool stopped by a signal ([`crate::remove_outputs_on_signal`]) or a panic does
+/// before it ends, as the destructors that would have removed them do not run.
+pub fn remove_pending() {
+    remove_pending_where(|_| true);
+}
+
+/// Removes the temporary files and directories not yet renamed into place for which
+/// `chosen` holds.
+fn remove_pending_where(chosen: impl Fn(&Path) -> bool) {
+    // A panic while the list was held still leaves it readable.
+    let pending = match PENDING.lock() {
+        Ok(p) => p,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    for path in pending.iter().filter(|p| chosen(p)) {
+        if path.is_dir() {
+            let _ = std::fs::remove_dir_all(path);
+        } else {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
 
 /// How many symbolic links are followed before a destination is refused (as the
 /// kernel's `ELOOP`).
@@ -33,6 +88,8 @@ pub struct Staged {
     target: PathBuf,
     /// The user's path, for messages.
     shown: PathBuf,
+    /// Lists the temporary file until it is renamed or removed.
+    _pending: Pending,
 }
 
 impl Staged {
@@ -68,6 +125,7 @@ impl Staged {
             .unwrap_or(Path::new("."));
         let existing = std::fs::metadata(&target).ok().map(|m| m.permissions());
         let temp = temp_builder(0o666).tempfile_in(dir).map_err(fail)?;
+        let _pending = Pending::new(temp.path());
         if let Some(mode) = existing {
             temp.as_file().set_permissions(mode).map_err(fail)?;
         }
@@ -75,20 +133,87 @@ impl Staged {
             temp,
             target,
             shown: path.to_path_buf(),
+            _pending,
         })
+    }
+
+    /// Flushes the file.
+    fn flush(&mut self) -> Result<(), String> {
+        self.temp
+            .as_file_mut()
+            .flush()
+            .map_err(|e| cannot_write(&self.shown, e))
     }
 
     /// Flushes the file and renames it over its destination.
     fn persist(mut self) -> Result<(), String> {
-        let shown = self.shown.clone();
-        self.temp
-            .as_file_mut()
-            .flush()
-            .map_err(|e| cannot_write(&shown, e))?;
-        self.temp
-            .persist(&self.target)
+        self.flush()?;
+        let Staged {
+            temp,
+            target,
+            shown,
+            _pending,
+        } = self;
+        temp.persist(&target)
             .map(|_| ())
             .map_err(|e| cannot_write(&shown, e.error))
+    }
+}
+
+/// What a rename into place replaced, to put back if a later one fails.
+enum Replaced {
+    /// Nothing: the destination was created.
+    Nothing(PathBuf),
+    /// A file, kept under a temporary name (a hard link to it, removed when this
+    /// drops) until the set is in.
+    File(PathBuf, tempfile::TempPath, Pending),
+    /// A file no link could be made to (a file system without them): it cannot be
+    /// put back.
+    Lost,
+}
+
+impl Replaced {
+    /// Keeps what renaming onto `target` is about to replace.
+    fn keep(target: &Path) -> Replaced {
+        if std::fs::symlink_metadata(target).is_err() {
+            return Replaced::Nothing(target.to_path_buf());
+        }
+        let dir = target
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        // A fresh name (created, then freed for the link).
+        let Ok(name) = temp_builder(0o600)
+            .tempfile_in(dir)
+            .map(|t| t.into_temp_path())
+        else {
+            return Replaced::Lost;
+        };
+        let path = name.to_path_buf();
+        if name.close().is_err() || std::fs::hard_link(target, &path).is_err() {
+            return Replaced::Lost;
+        }
+        let pending = Pending::new(&path);
+        match tempfile::TempPath::try_from_path(&path) {
+            Ok(kept) => Replaced::File(target.to_path_buf(), kept, pending),
+            Err(_) => {
+                let _ = std::fs::remove_file(&path);
+                Replaced::Lost
+            }
+        }
+    }
+
+    /// Puts the replaced file back (or removes the created one).
+    fn restore(self) {
+        match self {
+            Replaced::Nothing(target) => {
+                let _ = std::fs::remove_file(target);
+            }
+            Replaced::File(target, kept, _pending) => {
+                let _ = kept.persist(&target);
+            }
+            Replaced::Lost => {}
+        }
     }
 }
 
@@ -220,14 +345,28 @@ impl OutputSet {
         self.files[index].0.writer()
     }
 
-    /// Moves every file into place. (A rename failing part-way, which takes a
-    /// destination removed or made read-only during the run, leaves the earlier
-    /// ones renamed.)
+    /// Moves every file into place. A rename failing part-way (a destination's
+    /// directory removed or made read-only during the run) puts back the files the
+    /// earlier ones replaced and removes those they created, so the destinations are
+    /// as before the run; on a file system without hard links a replaced file cannot
+    /// be put back.
     pub fn commit(self) -> Result<(), String> {
-        self.files.into_iter().try_for_each(|(file, path)| {
-            file.commit()
-                .map_err(|e| format!("{e} ('{}')", path.display()))
-        })
+        let mut done: Vec<Replaced> = Vec::new();
+        for (file, path) in self.files {
+            let replaced = match &file {
+                Output::File(staged) => Some(Replaced::keep(&staged.target)),
+                _ => None,
+            };
+            if let Err(e) = file.commit() {
+                for replaced in done.into_iter().rev() {
+                    replaced.restore();
+                }
+                return Err(format!("{e} ('{}')", path.display()));
+            }
+            done.extend(replaced);
+        }
+        // In place: the kept copies are removed as they drop.
+        Ok(())
     }
 }
 
@@ -310,6 +449,7 @@ impl OutputDir {
             .unwrap_or(Path::new("."));
         std::fs::create_dir_all(parent).map_err(fail)?;
         let staging = temp_builder(0o777).tempdir_in(parent).map_err(fail)?;
+        let _pending = Pending::new(staging.path());
         for (name, bytes) in files {
             let path = staging.path().join(name);
             let written = std::fs::OpenOptions::new()
@@ -350,6 +490,49 @@ mod tests {
         assert_eq!(std::fs::read(&a).unwrap(), b"one");
         let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 2, "no temporary file is left");
+    }
+
+    #[test]
+    fn a_rename_failing_part_way_puts_the_earlier_files_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).unwrap();
+        let (old, new, late) = (
+            dir.path().join("old.txt"),
+            dir.path().join("new.txt"),
+            sub.join("late.txt"),
+        );
+        std::fs::write(&old, b"before").unwrap();
+        let mut set = OutputSet::new();
+        for (path, bytes) in [(&old, b"after"), (&new, b"fresh"), (&late, b"never")] {
+            let i = set.reserve(path).unwrap();
+            set.write(i, bytes).unwrap();
+        }
+        // The last destination's directory goes away during the run: its rename fails.
+        std::fs::remove_dir_all(&sub).unwrap();
+        let e = set.commit().unwrap_err();
+        assert!(e.contains("late.txt"), "{e}");
+        assert_eq!(std::fs::read(&old).unwrap(), b"before");
+        assert!(!new.exists());
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["old.txt"], "nothing else is left");
+    }
+
+    #[test]
+    fn pending_temporary_files_are_removed_on_request() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut set = OutputSet::new();
+        let i = set.reserve(&dir.path().join("a.txt")).unwrap();
+        set.write(i, b"one").unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        // What a signal's handler does, the set still alive (here only for this
+        // test's directory: the other tests run beside it).
+        remove_pending_where(|p| p.starts_with(dir.path()));
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        drop(set);
     }
 
     #[cfg(unix)]

@@ -213,11 +213,38 @@ pub(crate) fn import_model(
             .collect::<Vec<_>>()
             .join("\n")
     })?;
+    let rank = deepest_rank(ctx, &ir);
+    let most = acc_ir::verifier::MAX_RANK;
+    if rank > most {
+        return Err(format!(
+            "{shown}: error: the model has a tensor of {rank} dimensions: acc takes at most {most} (its lowerings nest a loop per dimension)"
+        ));
+    }
     acc_ir::verifier::verify(ctx, &ir).map_err(|d| {
         let why = acc_ir::SourceMap::new().render(ctx, &d);
         format!("{shown}: error: the imported IR does not verify (a bug in the importer):\n{why}")
     })?;
     Ok(ir)
+}
+
+/// The most dimensions of a value in `ir`: of an op's result, or of an argument of
+/// a function's entry block.
+fn deepest_rank(ctx: &acc_ir::Context, ir: &acc_ir::Ir) -> usize {
+    let rank = |t: acc_ir::TypeId| ctx.type_data(t).shape().map_or(0, <[i64]>::len);
+    let mut deepest = 0;
+    ir.walk_nested(ir.root_body, ir.root, &mut |body, op| {
+        let b = ir.body(body);
+        let inner = ir.body(ir.region_body(body, op));
+        let results = b.results(op).map(|v| b.value_type(v));
+        let args = ir
+            .op(body, op)
+            .regions()
+            .iter()
+            .filter_map(|r| inner.entry_block(*r))
+            .flat_map(|block| inner.block_args(block).iter().map(|v| inner.value_type(*v)));
+        deepest = results.chain(args).map(rank).fold(deepest, usize::max);
+    });
+    deepest
 }
 
 /// The value of model input `input` in the `.npy` file `file`, as a constant of the

@@ -204,6 +204,76 @@ fn scalar_edge_cases_match_the_interpreter_bit_for_bit() {
     assert_eq!(f32::from_bits(got[7]), -2.0);
 }
 
+/// Loops whose induction variable would step past INT64_MAX, with steps read from
+/// the input: `out[0]` counts a `loop.parallel`'s iterations, `out[1]` a
+/// `loop.for`'s, `out[2]` a parallel loop's of constant step 5.
+const NEAR_MAX: &str = r#"
+func.func @near_max(%x: memref<4xf32>) -> memref<3xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c5 = arith.constant 5 : index
+  %lb = arith.constant 9223372036854775797 : index
+  %ub = arith.constant 9223372036854775807 : index
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %out = loop.alloc() : memref<3xf32>
+  loop.store %zero, %out[%c0] : memref<3xf32>
+  loop.store %zero, %out[%c1] : memref<3xf32>
+  loop.store %zero, %out[%c2] : memref<3xf32>
+  %x0 = loop.load %x[%c0] : memref<4xf32>
+  %s0 = arith.fptosi %x0 : f32 to i64
+  %step0 = arith.index_cast %s0 : i64 to index
+  loop.parallel (%i) = (%lb) to (%ub) step (%step0) {
+    %n = loop.load %out[%c0] : memref<3xf32>
+    %m = arith.addf %n, %one : f32
+    loop.store %m, %out[%c0] : memref<3xf32>
+    loop.yield
+  }
+  %x1 = loop.load %x[%c1] : memref<4xf32>
+  %s1 = arith.fptosi %x1 : f32 to i64
+  %step1 = arith.index_cast %s1 : i64 to index
+  loop.for %i = %lb to %ub step %step1 {
+    %n = loop.load %out[%c1] : memref<3xf32>
+    %m = arith.addf %n, %one : f32
+    loop.store %m, %out[%c1] : memref<3xf32>
+    loop.yield
+  }
+  loop.parallel (%i) = (%lb) to (%ub) step (%c5) {
+    %n = loop.load %out[%c2] : memref<3xf32>
+    %m = arith.addf %n, %one : f32
+    loop.store %m, %out[%c2] : memref<3xf32>
+    loop.yield
+  }
+  return %out : memref<3xf32>
+}
+"#;
+
+/// The C of [`NEAR_MAX`] ends each loop after its last iteration below the bound (no
+/// signed overflow, no endless loop), as the interpreter counts; steps of 0 and -2
+/// run no iteration (the interpreter refuses them) instead of forever.
+#[test]
+fn loops_stepping_past_int64_max_or_by_zero_end_in_c() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let d = dir.path();
+    std::fs::write(d.join("near_max.mlir"), NEAR_MAX).expect("write");
+    run(Command::new(env!("CARGO_BIN_EXE_acc-translate"))
+        .current_dir(d)
+        .args(["--emit-c", "near_max.mlir", "-o", "c"]));
+    let driver = driver(4, 3).replace("acc_main(x, y)", "near_max(x, y)");
+    // Steps 3 and 4 from MAX - 10: 4 and 3 iterations; 5: 2.
+    write_input(d, &[4], &[3.0, 4.0, 0.0, 0.0]);
+    run(Command::new(env!("CARGO_BIN_EXE_acc-run"))
+        .current_dir(d)
+        .args(["near_max.mlir", "--input", "0=x.npy", "-o", "interp.npy"]));
+    let want = floats(&d.join("interp.npy"));
+    assert_eq!(want, [4.0, 3.0, 2.0]);
+    assert_eq!(compile_and_run(d, &driver, &[]), bits(&want));
+    write_input(d, &[4], &[0.0, -2.0, 0.0, 0.0]);
+    let got = compile_and_run(d, &driver, &[]);
+    assert_eq!(got, bits(&[0.0, 0.0, 2.0]));
+}
+
 /// Reductions along rows of 64 (a softmax's max and sum, a mean) and a
 /// convolution's sums, which `vectorize` carries in vectors and folds with
 /// `loop.vreduce`.

@@ -653,8 +653,9 @@ impl<'s> Parser<'s, '_> {
             );
         }
         Ok(match signedness {
-            // `true`, `1 : i1` and `-1 : i1` are the same value.
-            _ if width == 1 => value & 1,
+            // `true`, `1 : i1` and `-1 : i1` are the same value; an `si1` holds -1
+            // or 0 (and prints so), a `ui1` 0 or 1.
+            Signedness::Signless if width == 1 => value & 1,
             Signedness::Unsigned => value,
             _ => sign_extend(value, width),
         })

@@ -692,26 +692,7 @@ impl FnEmitter<'_> {
             return Err(fail(op, "its region takes a different number of arguments"));
         }
         let i = self.fresh("i");
-        // A step not known positive here (the verifier refuses a constant one that is
-        // not) is tested: a non-positive one runs no iteration instead of forever.
-        let guard = match step.parse::<i64>() {
-            Ok(s) if s > 0 => String::new(),
-            _ => format!(" && {step} > 0"),
-        };
-        // An induction variable that may step past INT64_MAX ends the loop there (as
-        // the interpreter's, which counts in i128) instead of overflowing (undefined
-        // behaviour in C); with a constant bound and step that cannot, the plain
-        // increment.
-        let bounded = matches!((ub.parse::<i64>(), step.parse::<i64>()),
-            (Ok(u), Ok(s)) if (u as i128) - 1 + (s as i128) <= i64::MAX as i128);
-        let advance = if bounded {
-            format!("{i} += {step}")
-        } else {
-            format!("{i} = {i} > INT64_MAX - {step} ? {ub} : {i} + {step}")
-        };
-        self.line(&format!(
-            "for (int64_t {i} = {lb}; {i} < {ub}{guard}; {advance}) {{"
-        ));
+        self.line(&loop_header(&i, &lb, &ub, &step));
         self.indent += 1;
         self.values
             .insert(params[0], Val::Scalar(i, CType::Int(64)));
@@ -739,9 +720,7 @@ impl FnEmitter<'_> {
             let (ub, _) = self.scalar(op, operands[n + d])?;
             let (step, _) = self.scalar(op, operands[2 * n + d])?;
             let i = self.fresh("i");
-            self.line(&format!(
-                "for (int64_t {i} = {lb}; {i} < {ub}; {i} += {step}) {{"
-            ));
+            self.line(&loop_header(&i, &lb, &ub, &step));
             self.indent += 1;
             self.values
                 .insert(params[d], Val::Scalar(i, CType::Int(64)));
@@ -1263,4 +1242,26 @@ fn index_expr(ivs: &[String], strides: &[i64]) -> String {
     } else {
         terms.join(" + ")
     }
+}
+
+/// `for (int64_t I = LB; I < UB; ...) {`, the header of a loop of `loop.for` or of a
+/// dimension of `loop.parallel` (C expressions). A step not known positive here (the
+/// verifier refuses a constant one that is not) is tested: a non-positive one runs no
+/// iteration instead of forever. An induction variable that may step past INT64_MAX
+/// ends the loop there (as the interpreter's, which counts in i128) instead of
+/// overflowing (undefined behaviour in C); with a constant bound and step that
+/// cannot, the plain increment.
+fn loop_header(i: &str, lb: &str, ub: &str, step: &str) -> String {
+    let guard = match step.parse::<i64>() {
+        Ok(s) if s > 0 => String::new(),
+        _ => format!(" && {step} > 0"),
+    };
+    let bounded = matches!((ub.parse::<i64>(), step.parse::<i64>()),
+        (Ok(u), Ok(s)) if (u as i128) - 1 + (s as i128) <= i64::MAX as i128);
+    let advance = if bounded {
+        format!("{i} += {step}")
+    } else {
+        format!("{i} = {i} > INT64_MAX - {step} ? {ub} : {i} + {step}")
+    };
+    format!("for (int64_t {i} = {lb}; {i} < {ub}{guard}; {advance}) {{")
 }

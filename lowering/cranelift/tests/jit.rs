@@ -996,6 +996,79 @@ func.func @run_time_step(%x: i64) -> i64 {
     assert_same(text, "run_time_step", &["i64"]);
 }
 
+/// A `loop.parallel` dimension whose induction variable would step past i64::MAX ends
+/// after its last iteration below the bound, as `loop.for`'s; one whose step is not
+/// positive at run time runs no iteration (the interpreter refuses it) instead of
+/// looping forever.
+#[test]
+fn a_parallel_loop_stepping_past_i64_max_or_by_zero_ends() {
+    let counting = |name: &str, lb: &str, step: &str| {
+        format!(
+            r#"
+func.func @{name}(%x: i64) -> i64 {{
+  %lb = arith.constant {lb} : index
+  %ub = arith.constant 9223372036854775807 : index
+  %base = arith.constant 9223372036854775700 : index
+  %s = arith.index_cast %x : i64 to index
+  %huge = arith.addi %s, %base : index
+  %five = arith.constant 5 : index
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1 : i64
+  %m = loop.alloc() : memref<1xi64>
+  loop.store %x, %m[%c0] : memref<1xi64>
+  loop.parallel (%i) = (%lb) to (%ub) step ({step}) {{
+    %c = loop.load %m[%c0] : memref<1xi64>
+    %d = arith.addi %c, %one : i64
+    loop.store %d, %m[%c0] : memref<1xi64>
+    loop.yield
+  }}
+  %n = loop.load %m[%c0] : memref<1xi64>
+  loop.dealloc %m : memref<1xi64>
+  return %n : i64
+}}
+"#
+        )
+    };
+    let text = [
+        counting("near_max", "9223372036854775799", "%five"),
+        counting("run_time_step", "9223372036854775799", "%huge"),
+        counting("step_of_x", "9223372036854775797", "%s"),
+    ]
+    .concat();
+    for (entry, iterations) in [("near_max", 2), ("run_time_step", 1)] {
+        let (got, want) = both(&text, entry, &["i64"], 1);
+        assert_eq!(got[0].data, want[0].data, "{entry}");
+        let arg = sample(&mut acc_dialects::new_context(), "i64", &mut 1).data[0];
+        assert_eq!(
+            (got[0].data[0], arg),
+            match arg {
+                Scalar::Int(a) => (Scalar::Int(a + iterations), arg),
+                _ => panic!("not an integer"),
+            },
+            "{entry} runs {iterations} iterations"
+        );
+    }
+    let mut ctx = acc_dialects::new_context();
+    let ir = parse(&mut ctx, &text);
+    let jit = JitModule::compile(&ctx, &ir).unwrap_or_else(|e| panic!("compile: {}", e.message));
+    let ty = acc_ir::parser::parse_type_str(&mut ctx, "i64").expect("a type");
+    // Steps 3 (iterations at MAX-10, -7, -4, -1: 4), 0 and -3 (none: the JIT ends
+    // the loop where the interpreter refuses the step).
+    for (x, want) in [(3, 7), (0, 0), (-3, -3)] {
+        let arg = Tensor::new(&ctx, ty, vec![Scalar::Int(x)]).expect("a value");
+        let got = jit
+            .call(&ctx, "step_of_x", std::slice::from_ref(&arg))
+            .unwrap_or_else(|e| panic!("jit: {}", e.message));
+        assert_eq!(got[0].data, [Scalar::Int(want)], "a step of {x}");
+        if x > 0 {
+            let interpreted = Interpreter::new(&ctx, &ir, Limits::default())
+                .call("step_of_x", vec![arg])
+                .unwrap_or_else(|e| panic!("interpreter: {}", e.message));
+            assert_eq!(interpreted[0].data, got[0].data);
+        }
+    }
+}
+
 /// A function of more arguments than `WIDE` (256) and its packed wrapper are compiled
 /// with the single-pass register allocator and defined as bytes with their
 /// relocations: the results are the same (a call inside, to exercise a relocation).

@@ -14,7 +14,11 @@
 // CHECK-SAME: i = -2 : i2
 // CHECK-SAME: j = 26 : i64
 // CHECK-SAME: k = -128 : si8
-"t.ints"() {a = 42, b = -7 : i8, c = 255 : i8, d = 255 : ui8, e = true, f = false, g = 3 : index, h = 7 : i4, i = 2 : i2, j = 0x1A, k = -128 : si8} : () -> ()
+// A signed 1-bit integer holds -1 or 0 and prints so (MLIR's test/IR/attribute.mlir).
+// CHECK-SAME: l = -1 : si1
+// CHECK-SAME: m = 0 : si1
+// CHECK-SAME: n = 1 : ui1
+"t.ints"() {a = 42, b = -7 : i8, c = 255 : i8, d = 255 : ui8, e = true, f = false, g = 3 : index, h = 7 : i4, i = 2 : i2, j = 0x1A, k = -128 : si8, l = -1 : si1, m = 0 : si1, n = 1 : ui1} : () -> ()
 
 // CHECK-LABEL: "t.floats"
 // CHECK-SAME: a = 1.500000e+00 : f64

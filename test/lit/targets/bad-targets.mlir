@@ -67,6 +67,13 @@ func.func @f() {
 // ROLES-DAG: bad-roles.acc:7:41
 // ROLES-DAG: error: requant_scales takes the matched op's result here, %y, not %x
 // ROLES-DAG: bad-roles.acc:7:49
+// An offset or clamp of another operand or result than its own.
+// ROLES-DAG: error: 'input2_offset' is zero_point of the matched op's second input (operand 1), %b, not of %y
+// ROLES-DAG: bad-roles.acc:19:40
+// ROLES-DAG: error: 'output_offset' is zero_point of the matched op's result, %y, not of %a
+// ROLES-DAG: bad-roles.acc:25:36
+// ROLES-DAG: error: 'act_min' is act_min of the matched op's result, %y, not of %b
+// ROLES-DAG: bad-roles.acc:25:58
 
 // An expression deeper than 1000 levels is refused before anything walks it.
 // RUN: not acc-opt --target %S/Inputs/deep-expression.acc %s 2>&1 | FileCheck %s --check-prefix=DEEP

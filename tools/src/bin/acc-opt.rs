@@ -7,6 +7,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
     acc_tools::abort_on_panic();
+    acc_tools::remove_outputs_on_signal();
     let args = match acc_tools::cli::tool_args("acc-opt") {
         Ok(rest) => rest,
         Err(code) => return code,

@@ -1,6 +1,7 @@
 //! `acc-run`: see [`acc_tools::run`].
 fn main() -> std::process::ExitCode {
     acc_tools::abort_on_panic();
+    acc_tools::remove_outputs_on_signal();
     let args = match acc_tools::cli::tool_args("acc-run") {
         Ok(rest) => rest,
         Err(code) => return code,

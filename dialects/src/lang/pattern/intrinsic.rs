@@ -433,7 +433,7 @@ pub fn compile_intrinsic(
     });
     let params = match ast.matched.last() {
         Some(root) if call.len() == ast.call.len() => {
-            call_params(&mut c, ast, &root.name.0, requant, &call, root_result)
+            call_params(&mut c, ast, root, requant, &call, root_result)
         }
         _ => Vec::new(),
     };
@@ -478,16 +478,18 @@ pub fn compile_intrinsic(
 /// a label `q31_multipliers(...)` (`multipliers`), `q31_shifts(...)` (`shifts`),
 /// `requant_scales(...)` (`scales`), and `act_min(%y)` / `act_max(%y)` of the root's
 /// result. Each must be one the root takes, of the argument's kind and the
-/// intrinsic's scheme (an error at the label, or the argument, otherwise).
+/// intrinsic's scheme (an error at the label, or the argument, otherwise), and
+/// whose zero points and clamps are those of its role ([`check_param_roles`]).
 fn call_params(
     c: &mut Compiler<'_>,
     ast: &IntrinsicAst,
-    root: &str,
+    root_op: &OpAst,
     scheme: Scheme,
     call: &[CallItem],
     root_result: Option<usize>,
 ) -> Vec<(String, usize)> {
     use crate::hooks::params::{self, ParamKind};
+    let root = root_op.name.0.as_str();
     let takes_clamp = !params::params_of(root).is_empty();
     let mut found: Vec<(String, usize)> = Vec::new();
     let mut clamps = Vec::new();
@@ -538,6 +540,7 @@ fn call_params(
                 );
             }
             clamps.push(name.clone());
+            check_param_roles(c, root_op, &name, &ast.call[k]);
             found.push((name, k));
             continue;
         }
@@ -546,6 +549,7 @@ fn call_params(
             c.error(&at, e);
             continue;
         }
+        check_param_roles(c, root_op, &name, &ast.call[k]);
         found.push((name, k));
     }
     let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
@@ -738,6 +742,66 @@ fn check_requant_roles(c: &mut Compiler<'_>, root: &OpAst, e: &ExprAst) {
                 at,
                 format!("requant_scales takes {role} here, and the matched op has none"),
             ),
+            _ => {}
+        }
+    }
+}
+
+/// The value of the matched op whose zero point (`zero_point(%v)`) or clamp
+/// (`act_min(%v)`, `act_max(%v)`) parameter `name` carries, if it carries one: an
+/// input's offset its input's, the result's offset and the clamp the result's.
+fn param_role<'a>(
+    root: &'a OpAst,
+    name: &str,
+) -> Option<(&'static [&'static str], &'a str, &'static str)> {
+    const ZERO_POINT: &[&str] = &["zero_point"];
+    const CLAMP: &[&str] = &["act_min", "act_max"];
+    let (functions, value, role) = match name {
+        "input_offset" | "input1_offset" => {
+            (ZERO_POINT, root.operands.first(), "input (operand 0)")
+        }
+        "input2_offset" => (ZERO_POINT, root.operands.get(1), "second input (operand 1)"),
+        "output_offset" => (ZERO_POINT, root.results.first(), "result"),
+        "act_min" | "act_max" => (CLAMP, root.results.first(), "result"),
+        _ => return None,
+    };
+    Some((functions, value?.0.as_str(), role))
+}
+
+/// An error at each `zero_point(%v)` (or `act_min(%v)` / `act_max(%v)`) in parameter
+/// `name`'s expression `e` whose `%v` is an operand or result of the matched op other
+/// than the one the parameter belongs to (`output_offset: zero_point(%x)`): the
+/// library would be given another value's zero point, right only when the two happen
+/// to agree. Values of the other matched ops are left alone.
+fn check_param_roles(c: &mut Compiler<'_>, root: &OpAst, name: &str, e: &ExprAst) {
+    let Some((functions, want, role)) = param_role(root, name) else {
+        return;
+    };
+    let of_root = |v: &str| {
+        root.operands
+            .iter()
+            .chain(&root.results)
+            .any(|(n, _)| n == v)
+    };
+    let mut pending = vec![e];
+    while let Some(e) = pending.pop() {
+        match e {
+            ExprAst::Call((f, _), args, _) => {
+                if functions.contains(&f.as_str())
+                    && let [ExprAst::Value((given, at))] = args.as_slice()
+                    && given != want
+                    && of_root(given)
+                {
+                    c.error(
+                        at,
+                        format!(
+                            "'{name}' is {f} of the matched op's {role}, {want}, not of {given}"
+                        ),
+                    );
+                }
+                pending.extend(args);
+            }
+            ExprAst::Binary(_, x, y, _) => pending.extend([x.as_ref(), y.as_ref()]),
             _ => {}
         }
     }

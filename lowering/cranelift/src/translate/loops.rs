@@ -552,8 +552,12 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
             return Err(err(op, "its region takes a different number of arguments"));
         }
         let constant = |v: ValueId| super::hoist::constant_index(self.ctx, self.ir, self.body, v);
+        let positive_step: Vec<bool> = (0..n)
+            .map(|d| constant(operands[2 * n + d]).is_some_and(|s| s > 0))
+            .collect();
         let runs = (0..n).all(|d| {
             matches!((constant(operands[d]), constant(operands[n + d])), (Some(l), Some(u)) if l < u)
+                && positive_step[d]
         });
         let levels = super::hoist::levels(self.ctx, self.ir, self.body, blk, n, runs);
         if runs {
@@ -577,7 +581,17 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
             // end: one branch per iteration.
             let rotated = runs && split != Some(d);
             let starts: Vec<Value> = streams.iter().map(|s| s.start).collect();
-            let (header, exit) = self.loop_start((*lb, *ub), &starts, &carried, rotated);
+            // A step not known positive (the verifier refuses a constant one that is
+            // not) is tested: a non-positive one runs no iteration instead of forever
+            // (the interpreter refuses it).
+            let ub = if positive_step[d] {
+                *ub
+            } else {
+                let positive = self.b.ins().icmp_imm_s(IntCC::SignedGreaterThan, *step, 0);
+                self.b.ins().select(positive, *ub, *lb)
+            };
+            let may_overflow = self.step_may_overflow(operands[n + d], operands[2 * n + d]);
+            let (header, exit) = self.loop_start((*lb, ub), &starts, &carried, rotated);
             let header_params = self.b.block_params(header).to_vec();
             let iv = header_params[0];
             self.values.insert(params[d], Val::Scalar(iv));
@@ -588,7 +602,7 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
                 header,
                 exit,
                 iv,
-                (*step, *ub, rotated),
+                (*step, ub, rotated, may_overflow),
                 streams,
                 header_params,
             ));
@@ -601,7 +615,7 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
         if !matches!(ended, Some(super::Ended::Yield(_))) {
             return Err(err(op, "its region must end with a yield"));
         }
-        for (header, exit, iv, (step, ub, rotated), streams, header_params) in
+        for (header, exit, iv, (step, ub, rotated, may_overflow), streams, header_params) in
             exits.into_iter().rev()
         {
             let next = self.b.ins().iadd(iv, step);
@@ -609,6 +623,9 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
             for (s, address) in streams.iter().zip(&header_params[1..]) {
                 self.streams.remove(&s.op);
                 back.push(self.b.ins().iadd(*address, s.advance).into());
+            }
+            if may_overflow {
+                self.exit_before_overflow(exit, (iv, step), &back[1..]);
             }
             self.loop_end((header, exit), (next, ub), &back, rotated);
         }
@@ -642,6 +659,24 @@ impl<M: Module> FnTranslator<'_, '_, '_, M> {
         self.b.ins().brif(c, body, &[], exit, &passed);
         self.b.switch_to_block(body);
         (header, exit)
+    }
+
+    /// Leaves for `exit` (passing `exit_args`) when the induction variable `iv` plus
+    /// `step` would pass i64::MAX: the iteration just run was the last below the bound
+    /// (as the interpreter's, which counts in i128), instead of a wrap-around that
+    /// runs forever. The code after it continues the loop.
+    fn exit_before_overflow(
+        &mut self,
+        exit: Block,
+        (iv, step): (Value, Value),
+        exit_args: &[BlockArg],
+    ) {
+        let room = self.b.ins().iconst(types::I64, i64::MAX);
+        let room = self.b.ins().isub(room, step);
+        let over = self.b.ins().icmp(IntCC::SignedGreaterThan, iv, room);
+        let go_on = self.b.create_block();
+        self.b.ins().brif(over, exit, exit_args, go_on, &[]);
+        self.b.switch_to_block(go_on);
     }
 
     /// Ends a loop begun by [`Self::loop_start`]: `back` (the next induction
