@@ -64,10 +64,15 @@ pub fn abort_on_panic() {
 /// Makes SIGINT, SIGTERM and SIGHUP remove the temporary outputs not yet renamed into
 /// place ([`output::remove_pending`]) before the tool ends as the signal would have
 /// ended it: Ctrl-C during `acc-opt -o F` leaves neither F nor a `.acc-out-*` file.
-/// (SIGKILL cannot be caught: its temporary files stay.)
+/// A signal ignored when the tool starts (SIGINT in a shell's background job, SIGHUP
+/// under `nohup`) stays ignored. (SIGKILL cannot be caught: its temporary files stay.)
 pub fn remove_outputs_on_signal() {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+    let caught: Vec<i32> = [SIGINT, SIGTERM, SIGHUP]
+        .into_iter()
+        .filter(|s| !ignored(*s))
+        .collect();
+    let Ok(mut signals) = signal_hook::iterator::Signals::new(&caught) else {
         return;
     };
     std::thread::spawn(move || {
@@ -77,4 +82,15 @@ pub fn remove_outputs_on_signal() {
             std::process::exit(128 + signal);
         }
     });
+}
+
+/// Whether `signal`'s disposition is to be ignored.
+fn ignored(signal: i32) -> bool {
+    // SAFETY: with a null new action, sigaction only writes the current one into
+    // `old`, a plain struct it owns for the call.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        libc::sigaction(signal, std::ptr::null(), &mut old) == 0
+            && old.sa_sigaction == libc::SIG_IGN
+    }
 }

@@ -155,8 +155,11 @@ pub fn first_difference(before: &[Tensor], after: &[Tensor], tol: f64) -> Option
         };
         for (j, (x, y)) in a.data.iter().zip(&b.data).enumerate() {
             let same = match (x, y) {
+                // Equal values first: an infinity is not within any tolerance of
+                // itself (inf - inf is NaN).
                 (Scalar::Float(x), Scalar::Float(y)) => {
-                    (x.is_nan() && y.is_nan())
+                    x == y
+                        || (x.is_nan() && y.is_nan())
                         || (x - y).abs() <= tol * (1.0 + x.abs())
                         || half.is_some_and(|h| (x - y).abs() <= 2.0 * h.ulp(x.abs().max(y.abs())))
                 }
